@@ -1,0 +1,76 @@
+# tr - offline trace analysis. See README.md.
+.SUFFIXES:
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isrc/lib
+LDLIBS  ?=
+LIBS     = -ljansson -lzstd -lm -lpthread $(LDLIBS)
+
+# Every build output goes under BUILD, so a sanitizer build can sit beside the normal one.
+BUILD   ?= build
+
+LIB_SRC  := $(sort $(wildcard src/lib/*.c))
+LIB_OBJ  := $(LIB_SRC:src/lib/%.c=$(BUILD)/lib/%.o)
+TOOLS    := $(sort $(patsubst src/%.c,%,$(wildcard src/tr-*.c)))
+BINS     := $(TOOLS:%=$(BUILD)/bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+MANS     := $(wildcard man/*.1 man/*.5 man/*.7)
+
+all: deps $(BINS) $(BUILD)/bin/trsim
+
+deps:
+	@sh scripts/deps.sh
+
+$(BUILD)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(STDFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libtr.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(BUILD)/bin/%: src/%.c $(BUILD)/libtr.a $(wildcard src/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
+
+$(BUILD)/bin/trsim: sim/trsim.c
+	@mkdir -p $(@D)
+	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ sim/trsim.c -lm
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(wildcard src/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
+
+# The test suite: C unit tests, then the bats suites (tests/*.bats).
+check: all $(UNITS)
+	@set -e; for t in $(UNITS); do echo "unit: $$t"; $$t; done
+	TR_BIN=$(CURDIR)/$(BUILD)/bin bats tests
+
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+check-asan:
+	$(MAKE) check BUILD=build/asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+# The main job on the samples: ingest, then every analysis that has landed.
+demo: all
+	@sh scripts/demo.sh $(BUILD)/bin
+
+bench: all
+	@sh bench/run.sh $(BUILD)/bin
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	for b in $(BINS); do cp $$b $(DESTDIR)$(BINDIR)/; done
+	for m in $(MANS); do s=$${m##*.}; cp $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+clean:
+	rm -rf build
+
+.PHONY: all deps check check-asan demo bench install clean

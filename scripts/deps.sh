@@ -1,0 +1,23 @@
+#!/bin/sh
+# Make sure the build and test dependencies are present: libjansson, libzstd
+# (headers), bats. Installs the missing ones with apt-get when run as root.
+missing=""
+have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
+have_header jansson.h || missing="$missing libjansson-dev"
+have_header zstd.h    || missing="$missing libzstd-dev"
+command -v bats >/dev/null 2>&1 || missing="$missing bats"
+[ -z "$missing" ] && exit 0
+echo "deps: installing:$missing" >&2
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		SUDO=sudo
+	else
+		echo "deps: missing$missing; install them (apt-get install$missing) as root, then run make again" >&2
+		exit 1
+	fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null && $SUDO apt-get install -y -qq $missing >/dev/null || {
+	echo "deps: apt-get install$missing failed" >&2
+	exit 1
+}

@@ -1,0 +1,19 @@
+/* dot.h - Graphviz DOT output, shared by every tool that draws a graph. */
+#ifndef TR_DOT_H
+#define TR_DOT_H
+
+#include "util.h"
+
+/* Append s as a quoted DOT string ("..." with ", \ and newlines escaped). */
+void dot_quote(strbuf *b, const char *s);
+/* digraph NAME { with the toolkit's default node and edge style. */
+void dot_begin(strbuf *b, const char *name, const char *rankdir);
+void dot_end(strbuf *b);
+/* subgraph cluster_N { label="..." */
+void dot_cluster_begin(strbuf *b, const char *id, const char *label);
+void dot_cluster_end(strbuf *b);
+/* id [label="..." attrs]; attrs is raw DOT (e.g. "color=red, penwidth=2") or NULL. */
+void dot_node(strbuf *b, const char *id, const char *label, const char *attrs);
+void dot_edge(strbuf *b, const char *from, const char *to, const char *label, const char *attrs);
+
+#endif

@@ -1,0 +1,72 @@
+/* filter.c - the main loop every line-format tool shares. */
+#include "filter.h"
+
+#include <string.h>
+
+void
+tr_print_version(void)
+{
+	printf("%s (tr) %s\n", tr_progname, TR_VERSION);
+}
+
+int
+tr_filter_run(const tr_filter *f)
+{
+	tr_reader *r = tr_reader_new(f->files, f->nfiles);
+	tr_output *out = tr_output_open(f->out_path, 0);
+	strbuf b = {0};
+	size_t failed = 0;
+	int status = TR_EXIT_OK;
+
+	if (f->pass_through)
+		tr_output_puts(out, TR_FORMAT_HEADER "\n");
+	for (;;) {
+		tr_trace *t = NULL;
+		const char *line = NULL;
+		size_t len = 0;
+		enum tr_next n = tr_reader_next(r, &t, &line, &len);
+
+		if (n == TR_EOF)
+			break;
+		if (n == TR_LINE) {
+			if (f->on_line)
+				f->on_line(f->ctx, line, len, &b);
+			else if (f->pass_through) {
+				sb_add(&b, line, len);
+				sb_addc(&b, '\n');
+			}
+		} else if (n == TR_TRACE) {
+			size_t mark = b.len;
+
+			if (f->on_trace(f->ctx, t, &b) < 0) {
+				b.len = mark;	/* nothing of a failed trace is written */
+				failed++;
+				n = TR_BAD;
+			}
+		}
+		if (n == TR_BAD && !f->keep_going) {
+			status = TR_EXIT_INPUT;
+			break;
+		}
+		if (b.len >= 64 * 1024) {
+			tr_output_sb(out, &b);
+			sb_clear(&b);
+		}
+	}
+	if (status == TR_EXIT_OK && f->on_end) {
+		tr_output_sb(out, &b);
+		sb_clear(&b);
+		f->on_end(f->ctx, out);
+	}
+	tr_output_sb(out, &b);
+	sb_free(&b);
+	size_t bad = tr_reader_bad(r) + failed;
+	if (bad)
+		status = TR_EXIT_INPUT;
+	if (f->verbose || (bad && f->keep_going))
+		tr_warn("%zu traces read, %zu bad%s", tr_reader_traces(r) - failed, bad,
+			bad && !f->keep_going ? " (stopped at the first; -k goes on)" : "");
+	tr_output_close(out);
+	tr_reader_free(r);
+	return status;
+}

@@ -1,0 +1,35 @@
+/* filter.h - the main loop every line-format tool shares: read traces,
+ * analyse each, write the results, pass everything else through. */
+#ifndef TR_FILTER_H
+#define TR_FILTER_H
+
+#include "io.h"
+#include "trace.h"
+
+#define TR_VERSION "0.1.0"
+
+typedef struct tr_filter {
+	char **files;		/* inputs; none means stdin */
+	int nfiles;
+	const char *out_path;	/* -o FILE, NULL for stdout */
+	int keep_going;		/* -k: skip bad traces instead of stopping */
+	int verbose;		/* -v: a summary line on stderr at the end */
+	int pass_through;	/* write the #tr/1 header and pass traceless lines */
+	/* Analyse one trace and append its output to out (a filter calls
+	 * tr_write_trace first). Return -1 to count the trace as bad. */
+	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);
+	/* A traceless line; NULL means: pass it through when pass_through. */
+	void (*on_line)(void *ctx, const char *line, size_t len, strbuf *out);
+	/* After the last trace: reports over all traces. */
+	void (*on_end)(void *ctx, tr_output *out);
+	void *ctx;
+} tr_filter;
+
+/* Runs the loop; returns the exit status (0, or TR_EXIT_INPUT when a trace
+ * was bad). Output goes through a temporary file when out_path is set. */
+int tr_filter_run(const tr_filter *f);
+
+/* "tr-xxx (tr) 0.1.0" on stdout. */
+void tr_print_version(void);
+
+#endif

@@ -1,0 +1,29 @@
+/* hash.h - open-addressing map from byte strings to integers.
+ * Keys are not copied: they must outlive the map (arena memory, usually). */
+#ifndef TR_HASH_H
+#define TR_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct strmap_slot {
+	const char *key;
+	uint32_t len;
+	uint32_t used;
+	uint64_t hash;
+	int64_t val;
+} strmap_slot;
+
+typedef struct strmap {
+	strmap_slot *slots;
+	size_t cap, count;	/* cap is a power of two */
+} strmap;
+
+/* Returns the slot for key, inserting it with val = -1 and *added = 1 when absent. */
+strmap_slot *strmap_put(strmap *m, const char *key, size_t len, int *added);
+/* Returns the slot for key or NULL. */
+strmap_slot *strmap_get(const strmap *m, const char *key, size_t len);
+void strmap_clear(strmap *m);	/* keep the slots for reuse */
+void strmap_free(strmap *m);
+
+#endif

@@ -1,0 +1,411 @@
+/* io.c - byte input with transparent zstd, line reading, and safe output. */
+#define _POSIX_C_SOURCE 200809L
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define IN_CHUNK (256 * 1024)
+
+struct tr_input {
+	char *name;
+	int fd;
+	int zstd;
+	ZSTD_DCtx *dctx;
+	/* raw (compressed) bytes */
+	char *raw;
+	size_t raw_len, raw_off;
+	int raw_eof;
+	int zstd_done;	/* the last frame ended cleanly */
+	/* decoded bytes, for line reading */
+	char *buf;
+	size_t buf_len, buf_off, buf_cap;
+	int eof;
+	uint64_t lineno, consumed;
+};
+
+static size_t
+raw_fill(tr_input *in)
+{
+	ssize_t n;
+
+	if (in->raw_off < in->raw_len || in->raw_eof)
+		return in->raw_len - in->raw_off;
+	do
+		n = read(in->fd, in->raw, IN_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in->name, strerror(errno));
+	in->raw_len = (size_t)n;
+	in->raw_off = 0;
+	in->consumed += (size_t)n;
+	if (n == 0)
+		in->raw_eof = 1;
+	return (size_t)n;
+}
+
+tr_input *
+tr_input_open(const char *path)
+{
+	tr_input *in = xcalloc(1, sizeof *in);
+	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+
+	if (!path || strcmp(path, "-") == 0) {
+		in->fd = 0;
+		in->name = xstrdup("<stdin>");
+	} else {
+		in->fd = open(path, O_RDONLY);
+		if (in->fd < 0)
+			tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
+		in->name = xstrdup(path);
+	}
+	in->raw = xmalloc(IN_CHUNK);
+	/* Fill until four bytes are there or the input ends: a pipe may deliver less. */
+	while (in->raw_len < 4 && !in->raw_eof) {
+		ssize_t n = read(in->fd, in->raw + in->raw_len, IN_CHUNK - in->raw_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in->name, strerror(errno));
+		if (n == 0)
+			in->raw_eof = 1;
+		in->raw_len += (size_t)n;
+		in->consumed += (size_t)n;
+	}
+	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0) {
+		in->zstd = 1;
+		in->dctx = ZSTD_createDCtx();
+		if (!in->dctx)
+			tr_die(TR_EXIT_SYSTEM, "out of memory");
+	}
+	in->lineno = 0;
+	return in;
+}
+
+const char *
+tr_input_name(const tr_input *in)
+{
+	return in->name;
+}
+
+int
+tr_input_is_zstd(const tr_input *in)
+{
+	return in->zstd;
+}
+
+uint64_t
+tr_input_lineno(const tr_input *in)
+{
+	return in->lineno;
+}
+
+uint64_t
+tr_input_bytes(const tr_input *in)
+{
+	return in->consumed;
+}
+
+static size_t
+zstd_read(tr_input *in, void *buf, size_t n)
+{
+	ZSTD_outBuffer out = {buf, n, 0};
+
+	while (out.pos == 0) {
+		if (!raw_fill(in)) {
+			if (!in->zstd_done)
+				tr_die(TR_EXIT_INPUT, "%s: truncated zstd stream", in->name);
+			return 0;
+		}
+		ZSTD_inBuffer zin = {in->raw + in->raw_off, in->raw_len - in->raw_off, 0};
+		size_t r = ZSTD_decompressStream(in->dctx, &out, &zin);
+
+		if (ZSTD_isError(r))
+			tr_die(TR_EXIT_INPUT, "%s: zstd: %s", in->name, ZSTD_getErrorName(r));
+		in->raw_off += zin.pos;
+		in->zstd_done = r == 0;
+	}
+	return out.pos;
+}
+
+static size_t
+plain_read(tr_input *in, void *buf, size_t n)
+{
+	size_t have = raw_fill(in);
+
+	if (have > n)
+		have = n;
+	memcpy(buf, in->raw + in->raw_off, have);
+	in->raw_off += have;
+	return have;
+}
+
+size_t
+tr_input_read(tr_input *in, void *buf, size_t n)
+{
+	size_t have;
+
+	/* Bytes already decoded for line reading come first. */
+	if (in->buf_off < in->buf_len) {
+		have = in->buf_len - in->buf_off;
+		if (have > n)
+			have = n;
+		memcpy(buf, in->buf + in->buf_off, have);
+		in->buf_off += have;
+		return have;
+	}
+	return in->zstd ? zstd_read(in, buf, n) : plain_read(in, buf, n);
+}
+
+void
+tr_input_slurp(tr_input *in, strbuf *b)
+{
+	size_t n;
+
+	do {
+		sb_reserve(b, IN_CHUNK);
+		n = tr_input_read(in, b->s + b->len, IN_CHUNK);
+		b->len += n;
+		b->s[b->len] = '\0';
+	} while (n);
+}
+
+char *
+tr_input_line(tr_input *in, size_t *len)
+{
+	char *nl;
+
+	for (;;) {
+		size_t avail = in->buf_len - in->buf_off;
+
+		nl = memchr(in->buf + in->buf_off, '\n', avail);
+		if (nl || in->eof)
+			break;
+		/* Move the partial line to the front and read more behind it. */
+		if (in->buf_off) {
+			memmove(in->buf, in->buf + in->buf_off, avail);
+			in->buf_len = avail;
+			in->buf_off = 0;
+		}
+		if (in->buf_cap - in->buf_len < IN_CHUNK)
+			GROW(in->buf, in->buf_cap, in->buf_len + IN_CHUNK + 1);
+		size_t n = in->zstd ? zstd_read(in, in->buf + in->buf_len, IN_CHUNK)
+				    : plain_read(in, in->buf + in->buf_len, IN_CHUNK);
+		if (n == 0)
+			in->eof = 1;
+		in->buf_len += n;
+	}
+	char *line = in->buf + in->buf_off;
+	size_t avail = in->buf_len - in->buf_off;
+
+	if (!avail && in->eof)
+		return NULL;
+	if (nl) {
+		*len = (size_t)(nl - line);
+		*nl = '\0';
+		in->buf_off += *len + 1;
+	} else {
+		/* Last line without LF: terminate it in place (buf always has a spare byte). */
+		*len = avail;
+		line[avail] = '\0';
+		in->buf_off = in->buf_len;
+	}
+	in->lineno++;
+	return line;
+}
+
+void
+tr_input_close(tr_input *in)
+{
+	if (!in)
+		return;
+	if (in->fd > 0)
+		close(in->fd);
+	ZSTD_freeDCtx(in->dctx);
+	free(in->raw);
+	free(in->buf);
+	free(in->name);
+	free(in);
+}
+
+#define OUT_CHUNK (256 * 1024)
+
+struct tr_output {
+	int fd;
+	char *path, *tmp;
+	char *buf;
+	size_t len;
+	ZSTD_CCtx *cctx;
+	char *zbuf;
+	size_t zcap;
+};
+
+/* The one output file not yet committed: removed if the program dies first,
+ * so an interrupted or failed run never leaves a partial file behind. */
+static char *pending_tmp;
+
+static void
+remove_pending(void)
+{
+	if (pending_tmp)
+		unlink(pending_tmp);
+}
+
+static void
+out_raw(tr_output *o, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(o->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			int e = errno;
+
+			tr_output_abort(o);
+			if (e == EPIPE)	/* SIGPIPE was ignored by the caller: stop quietly */
+				exit(TR_EXIT_SYSTEM);
+			tr_die(TR_EXIT_SYSTEM, "write error: %s", strerror(e));
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void
+out_compress(tr_output *o, const char *p, size_t n, ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = {p, n, 0};
+	size_t r;
+
+	do {
+		ZSTD_outBuffer out = {o->zbuf, o->zcap, 0};
+
+		r = ZSTD_compressStream2(o->cctx, &out, &in, mode);
+		if (ZSTD_isError(r))
+			tr_die(TR_EXIT_SYSTEM, "zstd: %s", ZSTD_getErrorName(r));
+		out_raw(o, o->zbuf, out.pos);
+	} while (mode == ZSTD_e_end ? r != 0 : in.pos < in.size);
+}
+
+tr_output *
+tr_output_open(const char *path, int zstd_level)
+{
+	tr_output *o = xcalloc(1, sizeof *o);
+
+	o->buf = xmalloc(OUT_CHUNK);
+	if (path && strcmp(path, "-") != 0) {
+		size_t n = strlen(path) + 16;
+
+		o->path = xstrdup(path);
+		o->tmp = xmalloc(n);
+		snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+		o->fd = mkstemp(o->tmp);
+		if (o->fd < 0)
+			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
+		mode_t um = umask(0);
+
+		umask(um);
+		fchmod(o->fd, 0666 & ~um);	/* mkstemp's 0600 is not what a user expects */
+		if (!pending_tmp)
+			atexit(remove_pending);
+		pending_tmp = o->tmp;
+	} else
+		o->fd = 1;
+	if (zstd_level) {
+		o->cctx = ZSTD_createCCtx();
+		ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_compressionLevel, zstd_level);
+		o->zcap = ZSTD_CStreamOutSize();
+		o->zbuf = xmalloc(o->zcap);
+	}
+	return o;
+}
+
+void
+tr_output_flush(tr_output *o)
+{
+	if (!o->len)
+		return;
+	if (o->cctx)
+		out_compress(o, o->buf, o->len, ZSTD_e_continue);
+	else
+		out_raw(o, o->buf, o->len);
+	o->len = 0;
+}
+
+void
+tr_output_write(tr_output *o, const void *p, size_t n)
+{
+	if (o->len + n > OUT_CHUNK) {
+		tr_output_flush(o);
+		if (n > OUT_CHUNK) {
+			if (o->cctx)
+				out_compress(o, p, n, ZSTD_e_continue);
+			else
+				out_raw(o, p, n);
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+void
+tr_output_puts(tr_output *o, const char *s)
+{
+	tr_output_write(o, s, strlen(s));
+}
+
+void
+tr_output_sb(tr_output *o, const strbuf *b)
+{
+	tr_output_write(o, b->s, b->len);
+}
+
+static void
+output_free(tr_output *o)
+{
+	ZSTD_freeCCtx(o->cctx);
+	free(o->zbuf);
+	free(o->buf);
+	free(o->path);
+	free(o->tmp);
+	free(o);
+}
+
+void
+tr_output_close(tr_output *o)
+{
+	tr_output_flush(o);
+	if (o->cctx)
+		out_compress(o, "", 0, ZSTD_e_end);
+	if (o->tmp) {
+		if (fsync(o->fd) < 0 && errno != EINVAL)
+			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
+		if (close(o->fd) < 0 || rename(o->tmp, o->path) < 0) {
+			int e = errno;
+
+			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(e));
+		}
+		pending_tmp = NULL;
+	}
+	output_free(o);
+}
+
+void
+tr_output_abort(tr_output *o)
+{
+	if (o->tmp) {
+		close(o->fd);
+		unlink(o->tmp);
+		pending_tmp = NULL;
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+}

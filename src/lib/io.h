@@ -1,0 +1,42 @@
+/* io.h - byte input with transparent zstd, line reading, and safe output. */
+#ifndef TR_IO_H
+#define TR_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* An input file ("-" is stdin); zstd frames are detected by magic number and decoded. */
+typedef struct tr_input tr_input;
+
+tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
+const char *tr_input_name(const tr_input *in);
+int tr_input_is_zstd(const tr_input *in);
+/* Read up to n bytes; returns the count, 0 at end. Dies on a read or zstd error. */
+size_t tr_input_read(tr_input *in, void *buf, size_t n);
+/* Read the whole remaining input into b (used where a format needs the whole file). */
+void tr_input_slurp(tr_input *in, strbuf *b);
+/* Next line without its LF (a trailing CR is kept: callers decide). Returns NULL at end.
+ * The pointer is valid until the next call. *lineno counts from 1. */
+char *tr_input_line(tr_input *in, size_t *len);
+uint64_t tr_input_lineno(const tr_input *in);
+uint64_t tr_input_bytes(const tr_input *in);	/* compressed bytes consumed */
+void tr_input_close(tr_input *in);
+
+/* Output to stdout or, with a path, to a temporary file renamed into place by
+ * tr_output_close; optional zstd compression. Write errors die with exit 4. */
+typedef struct tr_output tr_output;
+
+tr_output *tr_output_open(const char *path, int zstd_level);
+void tr_output_write(tr_output *o, const void *p, size_t n);
+void tr_output_puts(tr_output *o, const char *s);
+void tr_output_sb(tr_output *o, const strbuf *b);
+void tr_output_flush(tr_output *o);
+/* Commit: flush, finish the zstd frame, rename the temporary file. */
+void tr_output_close(tr_output *o);
+/* Give up: remove the temporary file (nothing half-written is left). */
+void tr_output_abort(tr_output *o);
+
+#endif

@@ -1,0 +1,29 @@
+/* pagcp.h - critical participation (SnailTrail) over PAG records that tr-pag
+ * writes. tr-cp feeds every PAG record of its input here and reports at the end. */
+#ifndef TR_PAGCP_H
+#define TR_PAGCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io.h"
+
+typedef struct pag_cp pag_cp;
+
+typedef struct pag_cp_opts {
+	const char *format;	/* "tsv" (default), "csv" or "json" */
+	int header;		/* print a header line (tsv/csv) */
+} pag_cp_opts;
+
+/* True when the line is a PAG record (a type tr-pag writes). */
+int pag_cp_is_record(const char *line, size_t len);
+pag_cp *pag_cp_new(const pag_cp_opts *o);
+/* Take one PAG record; returns -1 after printing a message when it is bad. */
+int pag_cp_feed(pag_cp *p, const char *line, size_t len);
+/* True once at least one PAG record was fed. */
+int pag_cp_has_input(const pag_cp *p);
+/* Compute CP per window and write the four summaries. */
+void pag_cp_report(pag_cp *p, tr_output *out);
+void pag_cp_free(pag_cp *p);
+
+#endif

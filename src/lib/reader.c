@@ -1,0 +1,334 @@
+/* reader.c - group a line-format stream into traces.
+ *
+ * tr-ingest and every filter open each trace's records with a T record.
+ * Records that follow their T record with the same trace id form a group:
+ * the trace is complete when the group ends, so it is handed out at once and
+ * memory stays bounded by the largest trace. Records outside any group
+ * (after sort, grep of T lines, hand-written input) are kept until the end of
+ * the input and handed out then, so the result is right whatever the order. */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct loose_trace {
+	char *trace_id;		/* escaped, as in the input */
+	tr_record *recs;
+	size_t n, cap;
+} loose_trace;
+
+struct tr_reader {
+	char **files;
+	int nfiles, cur;
+	const char **names;
+	tr_input *in;
+	tr_trace trace;
+	int in_group;
+	strbuf group_id;	/* escaped trace id of the open group */
+	strbuf held;		/* a line read ahead that ends the group */
+	uint64_t held_lineno;
+	int has_held;
+	strmap loose_ids;	/* escaped trace id -> index in loose */
+	loose_trace *loose;
+	size_t nloose, caploose, loose_next;
+	arena loose_mem;
+	int at_eof;
+	size_t ntraces, nbad;
+	int warned_version;
+};
+
+tr_reader *
+tr_reader_new(char **files, int nfiles)
+{
+	static char *dash[] = {"-"};
+	tr_reader *r = xcalloc(1, sizeof *r);
+
+	if (nfiles == 0) {
+		files = dash;
+		nfiles = 1;
+	}
+	r->files = files;
+	r->nfiles = nfiles;
+	r->names = xcalloc((size_t)nfiles, sizeof *r->names);
+	for (int i = 0; i < nfiles; i++)
+		r->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
+	r->trace.files = r->names;
+	r->cur = -1;
+	return r;
+}
+
+/* The next raw line of the whole input, or NULL at the end of the last file. */
+static char *
+next_line(tr_reader *r, size_t *len, uint64_t *lineno)
+{
+	for (;;) {
+		char *line;
+
+		if (!r->in) {
+			if (r->cur + 1 >= r->nfiles)
+				return NULL;
+			r->in = tr_input_open(r->files[++r->cur]);
+		}
+		line = tr_input_line(r->in, len);
+		if (line) {
+			*lineno = tr_input_lineno(r->in);
+			if (*len && line[*len - 1] == '\r')	/* CRLF input */
+				line[--*len] = '\0';
+			return line;
+		}
+		tr_input_close(r->in);
+		r->in = NULL;
+	}
+}
+
+static void
+trace_add(tr_trace *t, const char *line, size_t len, uint32_t file, uint64_t lineno)
+{
+	tr_record *rec;
+
+	GROW(t->recs, t->caprecs, t->nrecs + 1);
+	rec = &t->recs[t->nrecs++];
+	rec->line = arena_strndup(&t->mem, line, len);
+	rec->len = (uint32_t)len;
+	rec->file = file;
+	rec->lineno = lineno;
+	rec->span = -1;
+}
+
+static loose_trace *
+loose_get(tr_reader *r, const char *id, size_t len)
+{
+	int added;
+	strmap_slot *s;
+
+	s = strmap_put(&r->loose_ids, id, len, &added);
+	if (added) {
+		GROW(r->loose, r->caploose, r->nloose + 1);
+		memset(&r->loose[r->nloose], 0, sizeof *r->loose);
+		r->loose[r->nloose].trace_id = arena_strndup(&r->loose_mem, id, len);
+		s->key = r->loose[r->nloose].trace_id;	/* the map must not keep the line buffer */
+		s->val = (int64_t)r->nloose++;
+	}
+	return &r->loose[s->val];
+}
+
+static void
+loose_add(loose_trace *lt, tr_reader *r, const char *line, size_t len, uint32_t file, uint64_t lineno)
+{
+	tr_record *rec;
+
+	GROW(lt->recs, lt->cap, lt->n + 1);
+	rec = &lt->recs[lt->n++];
+	rec->line = arena_strndup(&r->loose_mem, line, len);
+	rec->len = (uint32_t)len;
+	rec->file = file;
+	rec->lineno = lineno;
+	rec->span = -1;
+}
+
+void
+tr_trace_reset(tr_trace *t)
+{
+	arena_reset(&t->mem);
+	t->nrecs = t->nspans = t->nrefs = t->nlogs = t->nroots = 0;
+	t->ntags = 0;
+	t->trace_id = "";
+}
+
+void
+tr_trace_free(tr_trace *t)
+{
+	arena_free(&t->mem);
+	free(t->recs);
+	free(t->spans);
+	free(t->refs);
+	free(t->logs);
+	free(t->roots);
+	strmap_free(&t->ids);
+}
+
+static void
+set_trace_id(tr_trace *t, const char *id, size_t len)
+{
+	char *s = arena_alloc(&t->mem, len + 1);
+
+	tr_unescape(s, id, len);
+	t->trace_id = s;
+}
+
+static enum tr_next
+hand_out(tr_reader *r, tr_trace **trace)
+{
+	if (tr_trace_parse(&r->trace) < 0) {
+		r->nbad++;
+		return TR_BAD;
+	}
+	r->ntraces++;
+	*trace = &r->trace;
+	return TR_TRACE;
+}
+
+static enum tr_next
+next_loose(tr_reader *r, tr_trace **trace)
+{
+	loose_trace *lt;
+
+	if (r->loose_next >= r->nloose)
+		return TR_EOF;
+	lt = &r->loose[r->loose_next++];
+	tr_trace_reset(&r->trace);
+	set_trace_id(&r->trace, lt->trace_id, strlen(lt->trace_id));
+	GROW(r->trace.recs, r->trace.caprecs, lt->n);
+	memcpy(r->trace.recs, lt->recs, lt->n * sizeof *lt->recs);
+	r->trace.nrecs = lt->n;
+	free(lt->recs);
+	lt->recs = NULL;
+	return hand_out(r, trace);
+}
+
+/* The open group has ended: hand it out, or merge it into loose records of
+ * the same trace seen earlier (the input was not grouped for that trace). */
+static int
+end_group(tr_reader *r)
+{
+	strmap_slot *s;
+
+	r->in_group = 0;
+	s = strmap_get(&r->loose_ids, r->group_id.s, r->group_id.len);
+	if (!s)
+		return 1;
+	for (size_t i = 0; i < r->trace.nrecs; i++) {
+		tr_record *rec = &r->trace.recs[i];
+
+		loose_add(&r->loose[s->val], r, rec->line, rec->len, rec->file, rec->lineno);
+	}
+	tr_trace_reset(&r->trace);
+	return 0;
+}
+
+static void
+check_header(tr_reader *r, const char *line)
+{
+	long v = strtol(line + 4, NULL, 10);
+
+	if (v > TR_FORMAT_VERSION && !r->warned_version) {
+		tr_warn("%s: line format version %ld is newer than %d; records not understood pass through",
+			r->names[r->cur], v, TR_FORMAT_VERSION);
+		r->warned_version = 1;
+	}
+}
+
+static int
+owned_type(const char *line, size_t len)
+{
+	return len >= 1 && (len == 1 || line[1] == '\t') && strchr("SRLT", line[0]);
+}
+
+enum tr_next
+tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
+{
+	if (r->at_eof)
+		return next_loose(r, trace);
+	if (!r->in_group)
+		tr_trace_reset(&r->trace);
+	for (;;) {
+		char *line;
+		size_t len;
+		uint64_t lineno;
+
+		if (r->has_held) {
+			r->has_held = 0;
+			line = r->held.s;
+			len = r->held.len;
+			lineno = r->held_lineno;
+		} else if (!(line = next_line(r, &len, &lineno))) {
+			if (r->in_group && end_group(r))
+				return hand_out(r, trace);
+			r->at_eof = 1;
+			return next_loose(r, trace);
+		}
+		if (len == 0)
+			continue;
+		if (line[0] == '#') {
+			if (strncmp(line, "#tr/", 4) == 0) {
+				check_header(r, line);
+				continue;
+			}
+			*out = line;
+			*outlen = len;
+			return TR_LINE;
+		}
+		const char *tab = memchr(line, '\t', len);
+		const char *tid = tab ? tab + 1 : line + len;
+		const char *tend = tab ? memchr(tid, '\t', len - (size_t)(tid - line)) : NULL;
+		size_t tidlen = (size_t)((tend ? tend : line + len) - tid);
+		uint32_t file = (uint32_t)r->cur;
+
+		if (!tab || tidlen == 0) {
+			if (owned_type(line, len)) {
+				tr_warn("%s:%llu: record has no trace id", r->names[r->cur],
+					(unsigned long long)lineno);
+				r->nbad++;
+				return TR_BAD;
+			}
+			*out = line;
+			*outlen = len;
+			return TR_LINE;
+		}
+		int same = r->in_group && tidlen == r->group_id.len &&
+			   memcmp(tid, r->group_id.s, tidlen) == 0;
+		if (r->in_group && (!same || (line[0] == 'T' && line[1] == '\t'))) {
+			/* This line belongs to what comes next: keep it for the next call. */
+			if (line != r->held.s) {
+				sb_clear(&r->held);
+				sb_add(&r->held, line, len);
+			}
+			r->has_held = 1;
+			r->held_lineno = lineno;
+			if (end_group(r))
+				return hand_out(r, trace);
+			continue;
+		}
+		if (same) {
+			trace_add(&r->trace, line, len, file, lineno);
+		} else if (line[0] == 'T' && line[1] == '\t') {
+			r->in_group = 1;
+			sb_clear(&r->group_id);
+			sb_add(&r->group_id, tid, tidlen);
+			set_trace_id(&r->trace, tid, tidlen);
+			trace_add(&r->trace, line, len, file, lineno);
+		} else {
+			loose_add(loose_get(r, tid, tidlen), r, line, len, file, lineno);
+		}
+	}
+}
+
+size_t
+tr_reader_traces(const tr_reader *r)
+{
+	return r->ntraces;
+}
+
+size_t
+tr_reader_bad(const tr_reader *r)
+{
+	return r->nbad;
+}
+
+void
+tr_reader_free(tr_reader *r)
+{
+	if (!r)
+		return;
+	tr_input_close(r->in);
+	tr_trace_free(&r->trace);
+	for (size_t i = 0; i < r->nloose; i++)
+		free(r->loose[i].recs);
+	free(r->loose);
+	strmap_free(&r->loose_ids);
+	arena_free(&r->loose_mem);
+	sb_free(&r->group_id);
+	sb_free(&r->held);
+	free(r->names);
+	free(r);
+}

@@ -1,0 +1,472 @@
+/* trace.c - parse a trace's records into spans and a span tree. */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Split a NUL-terminated, writable copy of a record at TABs in place. */
+static size_t
+split_inplace(char *s, char **f, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		char *tab = strchr(s, '\t');
+
+		if (n < max)
+			f[n] = s;
+		n++;
+		if (!tab)
+			return n;
+		*tab = '\0';
+		s = tab + 1;
+	}
+}
+
+static char *
+unescape_inplace(char *s)
+{
+	size_t n = strlen(s);
+
+	if (!tr_plain(s, n))
+		tr_unescape(s, s, n);
+	return s;
+}
+
+typedef struct parse_ctx {
+	tr_trace *t;
+	const tr_record *rec;
+	char err[256];
+} parse_ctx;
+
+#define PARSE_FAIL(c, ...) (snprintf((c)->err, sizeof (c)->err, __VA_ARGS__), -1)
+
+/* Parse key=value fields f[0..n) into an arena array. */
+static int
+parse_tags(parse_ctx *c, char **f, size_t n, tr_tag **out, uint32_t *nout)
+{
+	tr_tag *tags = n ? arena_alloc(&c->t->mem, n * sizeof *tags) : NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		char *eq = strchr(f[i], '=');
+
+		if (!eq || eq == f[i])
+			return PARSE_FAIL(c, "field %zu: expected key=value, got \"%.40s\"", i + 1, f[i]);
+		*eq = '\0';
+		tags[i].key = unescape_inplace(f[i]);
+		tags[i].val = unescape_inplace(eq + 1);
+	}
+	*out = tags;
+	*nout = (uint32_t)n;
+	return 0;
+}
+
+static int
+parse_time(parse_ctx *c, const char *what, const char *s, int64_t *v)
+{
+	if (parse_i64(s, strlen(s), v) < 0)
+		return PARSE_FAIL(c, "%s: not an integer: \"%.40s\"", what, s);
+	return 0;
+}
+
+#define MAX_FIELDS 4096
+
+static int
+parse_span(parse_ctx *c, char **f, size_t nf)
+{
+	tr_trace *t = c->t;
+	tr_span *s;
+	int kind;
+
+	if (nf < TR_SPAN_FIELDS)
+		return PARSE_FAIL(c, "S record has %zu fields, needs %d", nf, TR_SPAN_FIELDS);
+	if (!*f[2])
+		return PARSE_FAIL(c, "empty span id");
+	GROW(t->spans, t->capspans, t->nspans + 1);
+	s = &t->spans[t->nspans];
+	memset(s, 0, sizeof *s);
+	s->span_id = unescape_inplace(f[2]);
+	s->parent_id = unescape_inplace(f[3]);
+	if (*f[4] || *f[5]) {
+		if (parse_time(c, "start", f[4], &s->start) < 0 ||
+		    parse_time(c, "duration", f[5], &s->duration) < 0)
+			return -1;
+		if (s->duration < 0)
+			return PARSE_FAIL(c, "negative duration %lld", (long long)s->duration);
+		if (s->start > INT64_MAX - s->duration)
+			return PARSE_FAIL(c, "start + duration overflows");
+		s->flags |= TR_SPAN_HAS_TIME;
+	}
+	s->service = unescape_inplace(f[6]);
+	s->operation = unescape_inplace(f[7]);
+	kind = tr_kind_parse(f[8], strlen(f[8]));
+	if (kind < 0)
+		return PARSE_FAIL(c, "unknown span kind \"%.40s\"", f[8]);
+	s->kind = (uint8_t)kind;
+	s->host = unescape_inplace(f[9]);
+	if (parse_tags(c, f + TR_SPAN_FIELDS, nf - TR_SPAN_FIELDS, &s->tags, &s->ntags) < 0)
+		return -1;
+	s->rec = (uint32_t)(c->rec - t->recs);
+	s->parent = s->first_child = s->next_sibling = -1;
+	t->nspans++;
+	return 0;
+}
+
+/* Refs and logs name their span by id; resolved once all spans are known. */
+static int
+parse_ref(parse_ctx *c, char **f, size_t nf)
+{
+	tr_trace *t = c->t;
+	tr_ref *r;
+
+	if (nf < 6)
+		return PARSE_FAIL(c, "R record has %zu fields, needs 6", nf);
+	GROW(t->refs, t->caprefs, t->nrefs + 1);
+	r = &t->refs[t->nrefs++];
+	r->span = (int32_t)(c->rec - t->recs);	/* record index for now */
+	r->type = unescape_inplace(f[3]);
+	r->trace_id = unescape_inplace(f[4]);
+	r->span_id = unescape_inplace(f[5]);
+	r->trace_id = *r->trace_id ? r->trace_id : t->trace_id;
+	return parse_tags(c, f + 6, nf - 6, &r->tags, &r->ntags);
+}
+
+static int
+parse_log(parse_ctx *c, char **f, size_t nf)
+{
+	tr_trace *t = c->t;
+	tr_log *l;
+
+	if (nf < 4)
+		return PARSE_FAIL(c, "L record has %zu fields, needs 4", nf);
+	GROW(t->logs, t->caplogs, t->nlogs + 1);
+	l = &t->logs[t->nlogs++];
+	l->span = (int32_t)(c->rec - t->recs);
+	if (parse_time(c, "log time", f[3], &l->time) < 0)
+		return -1;
+	return parse_tags(c, f + 4, nf - 4, &l->tags, &l->ntags);
+}
+
+static int
+parse_record(parse_ctx *c)
+{
+	char *f[MAX_FIELDS];
+	char *copy = arena_strndup(&c->t->mem, c->rec->line, c->rec->len);
+	size_t nf = split_inplace(copy, f, MAX_FIELDS);
+
+	if (nf > MAX_FIELDS)
+		return PARSE_FAIL(c, "record has %zu fields, at most %d are allowed", nf, MAX_FIELDS);
+	if (strcmp(f[0], "S") == 0)
+		return parse_span(c, f, nf);
+	if (strcmp(f[0], "R") == 0)
+		return parse_ref(c, f, nf);
+	if (strcmp(f[0], "L") == 0)
+		return parse_log(c, f, nf);
+	if (strcmp(f[0], "T") == 0)
+		return parse_tags(c, f + 2, nf - 2, &c->t->tags, &c->t->ntags);
+	return 0;	/* a record type this library does not own: kept as is */
+}
+
+static int
+span_less(const tr_span *a, const tr_span *b)
+{
+	int at = a->flags & TR_SPAN_HAS_TIME, bt = b->flags & TR_SPAN_HAS_TIME;
+
+	if (at != bt)
+		return at > bt;	/* spans with no time go last */
+	if (a->start != b->start)
+		return a->start < b->start;
+	return strcmp(a->span_id, b->span_id) < 0;
+}
+
+static int
+span_cmp(const void *pa, const void *pb)
+{
+	const tr_span *a = pa, *b = pb;
+
+	return span_less(a, b) ? -1 : span_less(b, a) ? 1 : 0;
+}
+
+static void
+sort_spans(tr_trace *t)
+{
+	size_t i;
+
+	for (i = 1; i < t->nspans; i++)
+		if (span_less(&t->spans[i], &t->spans[i - 1]))
+			break;
+	if (i < t->nspans)	/* tr-ingest output is already in order */
+		qsort(t->spans, t->nspans, sizeof *t->spans, span_cmp);
+	for (i = 0; i < t->nspans; i++)
+		t->recs[t->spans[i].rec].span = (int32_t)i;
+}
+
+static int
+index_ids(parse_ctx *c)
+{
+	tr_trace *t = c->t;
+
+	strmap_clear(&t->ids);
+	for (size_t i = 0; i < t->nspans; i++) {
+		const char *id = t->spans[i].span_id;
+		int added;
+		strmap_slot *slot = strmap_put(&t->ids, id, strlen(id), &added);
+
+		if (!added) {
+			c->rec = &t->recs[t->spans[i].rec];
+			return PARSE_FAIL(c, "duplicate span id \"%.60s\"", id);
+		}
+		slot->val = (int64_t)i;
+	}
+	return 0;
+}
+
+int32_t
+tr_trace_find(const tr_trace *t, const char *span_id)
+{
+	strmap_slot *s = strmap_get(&t->ids, span_id, strlen(span_id));
+
+	return s ? (int32_t)s->val : -1;
+}
+
+/* Turn the record indexes stored in refs and logs into span indexes. */
+static int
+resolve_owners(parse_ctx *c)
+{
+	tr_trace *t = c->t;
+	char *f[3];
+
+	for (size_t i = 0; i < t->nrefs + t->nlogs; i++) {
+		int32_t *owner = i < t->nrefs ? &t->refs[i].span : &t->logs[i - t->nrefs].span;
+		const tr_record *rec = &t->recs[*owner];
+		char *copy = arena_strndup(&t->mem, rec->line, rec->len);
+
+		if (split_inplace(copy, f, 3) < 3)
+			continue;	/* cannot happen: checked when parsed */
+		*owner = tr_trace_find(t, unescape_inplace(f[2]));
+		if (*owner < 0) {
+			c->rec = rec;
+			return PARSE_FAIL(c, "%s record names span \"%.60s\" that is not in trace \"%.60s\"",
+					  f[0], f[2], t->trace_id);
+		}
+	}
+	return 0;
+}
+
+static void
+link_parents(tr_trace *t)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		tr_span *s = &t->spans[i];
+
+		if (!*s->parent_id)
+			continue;
+		s->parent = tr_trace_find(t, s->parent_id);
+		if (s->parent < 0)
+			s->flags |= TR_SPAN_ORPHAN;
+		else if (s->parent == (int32_t)i) {
+			s->parent = -1;	/* its own parent: a root */
+			s->flags |= TR_SPAN_CYCLE;
+		}
+	}
+	for (size_t i = 0; i < t->nrefs; i++) {
+		tr_ref *r = &t->refs[i];
+		tr_span *s = &t->spans[r->span];
+
+		if (strcmp(r->type, "follows_from") == 0 && s->parent >= 0 &&
+		    strcmp(r->trace_id, t->trace_id) == 0 && strcmp(r->span_id, s->parent_id) == 0)
+			s->flags |= TR_SPAN_FOLLOWS;
+	}
+}
+
+/* Cut parent cycles deterministically: in each cycle the span that sorts
+ * first becomes a root. Walks up with an explicit path, no recursion. */
+static void
+break_cycles(tr_trace *t)
+{
+	uint8_t *state = xcalloc(t->nspans ? t->nspans : 1, 1);	/* 0 new, 1 on path, 2 done */
+	int32_t *path = xmalloc((t->nspans ? t->nspans : 1) * sizeof *path);
+
+	for (size_t i = 0; i < t->nspans; i++) {
+		size_t n = 0;
+		int32_t j = (int32_t)i;
+
+		while (j >= 0 && state[j] == 0) {
+			state[j] = 1;
+			path[n++] = j;
+			j = t->spans[j].parent;
+		}
+		if (j >= 0 && state[j] == 1) {
+			int32_t min = j;
+
+			for (int32_t k = t->spans[j].parent; k != j; k = t->spans[k].parent)
+				if (k < min)
+					min = k;
+			t->spans[min].parent = -1;
+			t->spans[min].flags |= TR_SPAN_CYCLE;
+			t->ncycles++;
+		}
+		while (n)
+			state[path[--n]] = 2;
+	}
+	free(path);
+	free(state);
+}
+
+static void
+build_tree(tr_trace *t)
+{
+	t->nroots = 0;
+	t->norphans = 0;
+	for (size_t i = t->nspans; i-- > 0;) {
+		tr_span *s = &t->spans[i];
+
+		if (s->parent >= 0) {
+			s->next_sibling = t->spans[s->parent].first_child;
+			t->spans[s->parent].first_child = (int32_t)i;
+		}
+	}
+	for (size_t i = 0; i < t->nspans; i++) {
+		if (t->spans[i].parent >= 0)
+			continue;
+		GROW(t->roots, t->caproots, t->nroots + 1);
+		t->roots[t->nroots++] = (int32_t)i;
+		if (t->spans[i].flags & TR_SPAN_ORPHAN)
+			t->norphans++;
+	}
+	/* Depths, top-down with an explicit stack. */
+	int32_t *stack = xmalloc((t->nspans ? t->nspans : 1) * sizeof *stack);
+	size_t n = 0;
+
+	for (size_t r = 0; r < t->nroots; r++) {
+		t->spans[t->roots[r]].depth = 0;
+		stack[n++] = t->roots[r];
+		while (n) {
+			int32_t p = stack[--n];
+
+			for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling) {
+				t->spans[c].depth = t->spans[p].depth + 1;
+				stack[n++] = c;
+			}
+		}
+	}
+	free(stack);
+}
+
+int
+tr_trace_parse(tr_trace *t)
+{
+	parse_ctx c = {.t = t};
+
+	t->nspans = t->nrefs = t->nlogs = t->nroots = 0;
+	t->ntags = 0;
+	t->ncycles = t->norphans = 0;
+	for (size_t i = 0; i < t->nrecs; i++) {
+		c.rec = &t->recs[i];
+		t->recs[i].span = -1;
+		if (parse_record(&c) < 0)
+			goto fail;
+	}
+	sort_spans(t);
+	if (index_ids(&c) < 0 || resolve_owners(&c) < 0)
+		goto fail;
+	link_parents(t);
+	break_cycles(t);
+	build_tree(t);
+	return 0;
+fail:
+	tr_warn("%s:%llu: %s", t->files[c.rec->file], (unsigned long long)c.rec->lineno, c.err);
+	return -1;
+}
+
+const char *
+tr_span_tag(const tr_span *s, const char *key)
+{
+	for (uint32_t i = 0; i < s->ntags; i++)
+		if (strcmp(s->tags[i].key, key) == 0)
+			return s->tags[i].val;
+	return NULL;
+}
+
+/* Index of the first tag field of a record type, or 0 for types we do not own. */
+static size_t
+first_tag_field(const char *line)
+{
+	switch (line[0] && line[1] == '\t' ? line[0] : 0) {
+	case 'S': return TR_SPAN_FIELDS;
+	case 'R': return 6;
+	case 'L': return 4;
+	case 'T': return 2;
+	default: return 0;
+	}
+}
+
+void
+tr_write_record(strbuf *out, const tr_trace *t, size_t i,
+		const char *drop_prefix, const char *extra, size_t extra_len)
+{
+	const tr_record *r = &t->recs[i];
+	size_t first = first_tag_field(r->line), plen;
+	char pat[64];
+
+	plen = drop_prefix ? strlen(drop_prefix) : 0;
+	if (plen && plen < sizeof pat - 1 && first) {
+		pat[0] = '\t';
+		memcpy(pat + 1, drop_prefix, plen + 1);
+	} else
+		plen = 0;
+	if (!plen || !strstr(r->line, pat)) {
+		sb_add(out, r->line, r->len);
+	} else {
+		const char *p = r->line, *end = r->line + r->len;
+		size_t field = 0;
+
+		while (p <= end) {
+			const char *tab = memchr(p, '\t', (size_t)(end - p));
+			const char *e = tab ? tab : end;
+
+			if (!(field >= first && (size_t)(e - p) > plen && memcmp(p, drop_prefix, plen) == 0)) {
+				if (field)
+					sb_addc(out, '\t');
+				sb_add(out, p, (size_t)(e - p));
+			}
+			field++;
+			p = e + 1;
+		}
+	}
+	sb_add(out, extra, extra_len);
+	sb_addc(out, '\n');
+}
+
+void
+tr_write_group(strbuf *out, const tr_trace *t)
+{
+	sb_add(out, "T\t", 2);
+	tr_escapes(out, t->trace_id, 0);
+	for (uint32_t i = 0; i < t->ntags; i++)
+		tr_add_tag(out, t->tags[i].key, t->tags[i].val);
+	sb_addc(out, '\n');
+}
+
+void
+tr_write_trace(strbuf *out, const tr_trace *t, const tr_write_opts *o)
+{
+	strbuf extra = {0};
+	size_t tlen = o && o->drop_type ? strlen(o->drop_type) : 0;
+
+	tr_write_group(out, t);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const tr_record *r = &t->recs[i];
+
+		if (r->line[0] == 'T' && r->line[1] == '\t')
+			continue;	/* replaced by the group record above */
+		if (tlen && r->len > tlen && r->line[tlen] == '\t' &&
+		    memcmp(r->line, o->drop_type, tlen) == 0)
+			continue;	/* our own records from an earlier run */
+		sb_clear(&extra);
+		if (r->span >= 0 && o && o->span_extra)
+			o->span_extra(o->ctx, t, r->span, &extra);
+		tr_write_record(out, t, i, o ? o->drop_prefix : NULL, extra.s, extra.len);
+	}
+	sb_free(&extra);
+}

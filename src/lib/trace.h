@@ -1,0 +1,133 @@
+/* trace.h - one trace in memory: its records, spans, references, logs and
+ * span tree; and the reader that groups a line-format stream into traces. */
+#ifndef TR_TRACE_H
+#define TR_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "hash.h"
+#include "io.h"
+#include "util.h"
+
+typedef struct tr_tag {
+	const char *key, *val;	/* unescaped, NUL-terminated */
+} tr_tag;
+
+/* A raw record of the trace, kept in input order so that filters can pass
+ * every record through unchanged. */
+typedef struct tr_record {
+	char *line;		/* without LF, NUL-terminated */
+	uint32_t len;
+	uint32_t file;		/* index into the reader's file names */
+	uint64_t lineno;
+	int32_t span;		/* index into spans for S records, else -1 */
+} tr_record;
+
+enum {
+	TR_SPAN_HAS_TIME = 1,	/* start and duration are known */
+	TR_SPAN_FOLLOWS = 2,	/* the parent link is FOLLOWS_FROM: it does not wait */
+	TR_SPAN_ORPHAN = 4,	/* names a parent that is not in the trace */
+	TR_SPAN_CYCLE = 8	/* its parent link was cut to break a cycle */
+};
+
+typedef struct tr_span {
+	const char *span_id, *parent_id, *service, *operation, *host;
+	int64_t start, duration;	/* µs; 0 when !(flags & TR_SPAN_HAS_TIME) */
+	uint32_t flags;
+	uint8_t kind;
+	uint32_t ntags;
+	tr_tag *tags;
+	uint32_t rec;		/* its record */
+	int32_t parent;		/* in-trace parent index, -1 for roots */
+	int32_t first_child;	/* children in (start, span_id) order */
+	int32_t next_sibling;
+	uint32_t depth;		/* 0 for roots */
+} tr_span;
+
+typedef struct tr_ref {
+	int32_t span;		/* index of the referring span */
+	const char *type;	/* child_of, follows_from, link */
+	const char *trace_id, *span_id;
+	uint32_t ntags;
+	tr_tag *tags;
+} tr_ref;
+
+typedef struct tr_log {
+	int32_t span;
+	int64_t time;
+	uint32_t ntags;
+	tr_tag *tags;
+} tr_log;
+
+typedef struct tr_trace {
+	const char *trace_id;
+	arena mem;
+	tr_record *recs;
+	size_t nrecs, caprecs;
+	tr_span *spans;		/* sorted by (start, span_id) */
+	size_t nspans, capspans;
+	tr_ref *refs;
+	size_t nrefs, caprefs;
+	tr_log *logs;
+	size_t nlogs, caplogs;
+	int32_t *roots;		/* parentless spans in span order; roots[0] is the root */
+	size_t nroots, caproots;
+	uint32_t ntags;		/* tags of the T record */
+	tr_tag *tags;
+	size_t norphans, ncycles;
+	strmap ids;		/* span_id -> index */
+	const char *const *files;	/* file names, for messages */
+} tr_trace;
+
+/* Look up a span by id; -1 when absent. */
+int32_t tr_trace_find(const tr_trace *t, const char *span_id);
+/* Value of a span tag, NULL when absent. */
+const char *tr_span_tag(const tr_span *s, const char *key);
+static inline int64_t tr_span_end(const tr_span *s) { return s->start + s->duration; }
+
+/* Write record i of t, dropping its tags whose key starts with drop_prefix
+ * (when not NULL: a re-run replaces its own earlier results) and appending
+ * extra, which holds "\tkey=value" fields already escaped. */
+void tr_write_record(strbuf *out, const tr_trace *t, size_t i,
+		     const char *drop_prefix, const char *extra, size_t extra_len);
+/* Write the T record that opens t's group in the output. */
+void tr_write_group(strbuf *out, const tr_trace *t);
+
+/* Write a whole trace group: its T record, then every record but T records
+ * and records of type drop_type; S records get the tags span_extra appends. */
+typedef struct tr_write_opts {
+	const char *drop_prefix;	/* tag namespace the tool owns, e.g. "cp." */
+	const char *drop_type;		/* record type the tool owns, e.g. "C" */
+	void (*span_extra)(void *ctx, const tr_trace *t, int32_t span, strbuf *extra);
+	void *ctx;
+} tr_write_opts;
+void tr_write_trace(strbuf *out, const tr_trace *t, const tr_write_opts *o);
+
+/* Parse t->recs into spans, refs, logs and the tree. Returns 0, or -1 after
+ * printing "prog: file:line: what". Used by the reader and by unit tests. */
+int tr_trace_parse(tr_trace *t);
+void tr_trace_reset(tr_trace *t);
+void tr_trace_free(tr_trace *t);
+
+/* The reader: files in order ("-" or none: stdin). */
+typedef struct tr_reader tr_reader;
+
+enum tr_next {
+	TR_EOF,		/* no more input */
+	TR_TRACE,	/* *trace holds a complete, parsed trace */
+	TR_LINE,	/* a record with no trace (a comment, a future record type
+			   with an empty trace field): pass it through; *line */
+	TR_BAD		/* a trace could not be parsed: the message is printed,
+			   its records are dropped */
+};
+
+tr_reader *tr_reader_new(char **files, int nfiles);
+/* Next trace or pass-through line. The trace and the line are valid until the next call. */
+enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
+size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */
+size_t tr_reader_bad(const tr_reader *r);	/* TR_BAD returned so far */
+void tr_reader_free(tr_reader *r);
+
+#endif

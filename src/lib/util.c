@@ -1,0 +1,323 @@
+/* util.c - error reporting, checked allocation, growable buffers, arenas. */
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tr_progname = "tr";
+
+void
+tr_setprogname(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+	tr_progname = slash ? slash + 1 : argv0;
+}
+
+void
+tr_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", tr_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+void
+tr_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", tr_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		tr_die(TR_EXIT_SYSTEM, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		tr_die(TR_EXIT_SYSTEM, "out of memory");
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		tr_die(TR_EXIT_SYSTEM, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}
+
+void
+grow_array(void **p, size_t *cap, size_t need, size_t sz)
+{
+	size_t c = *cap;
+
+	if (need <= c)
+		return;
+	if (c < 8)
+		c = 8;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / sz)
+			tr_die(TR_EXIT_SYSTEM, "out of memory");
+		c *= 2;
+	}
+	*p = xrealloc(*p, c * sz);
+	*cap = c;
+}
+
+void
+sb_reserve(strbuf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+
+	if (need <= b->cap)
+		return;
+	GROW(b->s, b->cap, need);
+}
+
+void
+sb_add(strbuf *b, const void *p, size_t n)
+{
+	sb_reserve(b, n);
+	memcpy(b->s + b->len, p, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void
+sb_addc(strbuf *b, char c)
+{
+	sb_reserve(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
+
+void
+sb_adds(strbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+void
+sb_addf(strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void
+sb_addu(strbuf *b, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof tmp;
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sb_add(b, tmp + i, sizeof tmp - (size_t)i);
+}
+
+void
+sb_addi(strbuf *b, int64_t v)
+{
+	if (v < 0) {
+		sb_addc(b, '-');
+		sb_addu(b, (uint64_t)0 - (uint64_t)v);
+	} else
+		sb_addu(b, (uint64_t)v);
+}
+
+void
+sb_clear(strbuf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+void
+sb_free(strbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+struct arena_chunk {
+	arena_chunk *next;
+	size_t size, off;
+	_Alignas(16) char data[];
+};
+
+#define ARENA_CHUNK (64 * 1024)
+
+void *
+arena_alloc(arena *a, size_t n)
+{
+	arena_chunk *c = a->head;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!c || c->size - c->off < n) {
+		arena_chunk **pp = &a->spare;
+
+		/* Reuse a spare chunk big enough before asking malloc. */
+		while (*pp && (*pp)->size < n)
+			pp = &(*pp)->next;
+		if (*pp) {
+			c = *pp;
+			*pp = c->next;
+		} else {
+			size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+			c = xmalloc(sizeof *c + size);
+			c->size = size;
+		}
+		c->off = 0;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = c->data + c->off;
+	c->off += n;
+	a->used += n;
+	return p;
+}
+
+char *
+arena_strndup(arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void
+arena_reset(arena *a)
+{
+	arena_chunk *c = a->head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		/* Huge one-off chunks go back to malloc so one big trace does not pin memory. */
+		if (c->size > 16 * ARENA_CHUNK) {
+			free(c);
+			continue;
+		}
+		c->next = a->spare;
+		a->spare = c;
+	}
+	a->head = NULL;
+	a->used = 0;
+}
+
+void
+arena_free(arena *a)
+{
+	arena_chunk *c, *next;
+
+	arena_reset(a);
+	for (c = a->spare; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->spare = NULL;
+}
+
+int
+parse_i64(const char *s, size_t n, int64_t *out)
+{
+	uint64_t v = 0, lim;
+	int neg = 0;
+	size_t i = 0;
+
+	if (n && (s[0] == '-' || s[0] == '+')) {
+		neg = s[0] == '-';
+		i = 1;
+	}
+	if (i == n)
+		return -1;
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -1;
+		if (v > (lim - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+void
+fmt_double(char *buf, size_t size, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+uint64_t
+hash_bytes(const void *p, size_t n)
+{
+	/* FNV-1a with a final avalanche: short ids, good spread, no tables. */
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}

@@ -1,0 +1,69 @@
+/* util.h - error reporting, checked allocation, growable buffers, arenas. */
+#ifndef TR_UTIL_H
+#define TR_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses shared by every tool (see tr.7). */
+enum {
+	TR_EXIT_OK = 0,
+	TR_EXIT_FINDING = 1, /* a finding, a failed gate */
+	TR_EXIT_USAGE = 2,   /* bad options or query syntax */
+	TR_EXIT_INPUT = 3,   /* bad input (after every good trace was written) */
+	TR_EXIT_SYSTEM = 4   /* I/O error, out of memory */
+};
+
+extern const char *tr_progname;	/* set once by main; an option flag in spirit */
+
+void tr_setprogname(const char *argv0);
+_Noreturn void tr_die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* Grow *p (holding *cap elements of size sz) to hold at least need. */
+void grow_array(void **p, size_t *cap, size_t need, size_t sz);
+#define GROW(p, cap, need) grow_array((void **)&(p), &(cap), (need), sizeof *(p))
+
+/* A growable byte string, always NUL-terminated. */
+typedef struct strbuf {
+	char *s;
+	size_t len, cap;
+} strbuf;
+
+void sb_reserve(strbuf *b, size_t extra);
+void sb_add(strbuf *b, const void *p, size_t n);
+void sb_addc(strbuf *b, char c);
+void sb_adds(strbuf *b, const char *s);
+void sb_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_addi(strbuf *b, int64_t v);
+void sb_addu(strbuf *b, uint64_t v);
+void sb_clear(strbuf *b);
+void sb_free(strbuf *b);
+
+/* A bump allocator that frees everything at once; chunks are kept on reset. */
+typedef struct arena_chunk arena_chunk;
+typedef struct arena {
+	arena_chunk *head;   /* current chunk */
+	arena_chunk *spare;  /* chunks kept from earlier resets */
+	size_t used;         /* bytes handed out since the last reset */
+} arena;
+
+void *arena_alloc(arena *a, size_t n);
+char *arena_strndup(arena *a, const char *s, size_t n);
+void arena_reset(arena *a);
+void arena_free(arena *a);
+
+/* Parse a decimal int64 from [s, s+n); returns 0 on success. */
+int parse_i64(const char *s, size_t n, int64_t *out);
+/* Shortest "%.*g" text that reads back as the same double. */
+void fmt_double(char *buf, size_t size, double v);
+
+uint64_t hash_bytes(const void *p, size_t n);
+
+#endif

@@ -1,0 +1,26 @@
+# Shared by every bats suite: where the binaries and the shared data are.
+# TR_BIN is set by 'make check'; running bats by hand falls back to build/bin.
+: "${TR_BIN:=$BATS_TEST_DIRNAME/../build/bin}"
+PATH="$TR_BIN:$PATH"
+export PATH
+
+# Third-party conformance data lives beside the project, never inside it.
+CONF="${TR_SHARED:-$BATS_TEST_DIRNAME/../../shared}/conformance"
+SAMPLES="$BATS_TEST_DIRNAME/../samples"
+FIX="$BATS_TEST_DIRNAME/fixtures"
+
+need_conformance() {
+	[ -d "$CONF" ] || skip "no ../shared/conformance beside the project"
+}
+
+# Write stdin to a file in the test's own temporary directory and print its path.
+mkfix() {
+	local f="$BATS_TEST_TMPDIR/$1"
+	cat > "$f"
+	printf '%s\n' "$f"
+}
+
+# The S records of a line-format stream, tags cut off (fields 1-10).
+spans() {
+	awk -F'\t' -v OFS='\t' '$1 == "S" { NF = 10; print }'
+}
