@@ -1,0 +1,595 @@
+/* ingest.c - walk a JSON file without holding it whole, hand each trace (Jaeger)
+ * or span (Zipkin) or resource (OTLP) to its converter.
+ *
+ * A small scanner finds where each element of the top-level array, or of a
+ * top-level object's "data" or "resourceSpans" array, begins and ends; jansson
+ * parses one element at a time. So a Jaeger export of any size needs memory
+ * for its largest trace only, and an error points at a line and column of the
+ * file. Files that are several JSON documents (JSON Lines) are read the same way. */
+#include "ingest_impl.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct jscan {
+	tr_input *in;
+	char *buf;
+	size_t len, cap, pos;
+	size_t keep;		/* bytes before keep may be dropped */
+	uint64_t base;		/* file offset of buf[0] */
+	uint64_t line, line_start;	/* line of pos, file offset where it starts */
+	int eof;
+} jscan;
+
+typedef int (*elem_fn)(ingest *g, jscan *j, const json_t *v);
+
+/* jansson allocates a node per JSON value; while one element is converted its
+ * allocations come from an arena dropped as a whole afterwards. A header tells
+ * arena blocks from heap blocks, since values made outside an element (the
+ * envelope's other keys) are freed one by one. The pointer is per thread. */
+static _Thread_local arena *json_arena;
+
+typedef struct json_block {
+	size_t from_arena;
+	size_t pad;	/* keeps the payload 16-byte aligned */
+} json_block;
+
+static void *
+json_block_alloc(size_t n)
+{
+	json_block *h;
+
+	if (json_arena)
+		h = arena_alloc(json_arena, n + sizeof *h);
+	else if (!(h = malloc(n + sizeof *h)))
+		return NULL;
+	h->from_arena = json_arena != NULL;
+	return h + 1;
+}
+
+static void
+json_block_free(void *p)
+{
+	json_block *h = (json_block *)p - 1;
+
+	if (p && !h->from_arena)
+		free(h);
+}
+
+static size_t
+scan_fill(jscan *j)
+{
+	size_t n;
+
+	if (j->eof)
+		return 0;
+	if (j->keep) {
+		memmove(j->buf, j->buf + j->keep, j->len - j->keep);
+		j->base += j->keep;
+		j->len -= j->keep;
+		j->pos -= j->keep;
+		j->keep = 0;
+	}
+	if (j->cap - j->len < 64 * 1024)
+		GROW(j->buf, j->cap, j->len + 256 * 1024);
+	n = tr_input_read(j->in, j->buf + j->len, j->cap - j->len);
+	if (!n)
+		j->eof = 1;
+	j->len += n;
+	return n;
+}
+
+static int
+scan_peek(jscan *j)
+{
+	while (j->pos >= j->len)
+		if (!scan_fill(j))
+			return -1;
+	return (unsigned char)j->buf[j->pos];
+}
+
+static void
+scan_advance(jscan *j)
+{
+	if (j->buf[j->pos] == '\n') {
+		j->line++;
+		j->line_start = j->base + j->pos + 1;
+	}
+	j->pos++;
+}
+
+static int
+scan_ws(jscan *j)
+{
+	int c;
+
+	while ((c = scan_peek(j)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		scan_advance(j);
+	return c;
+}
+
+static uint64_t
+scan_col(const jscan *j)
+{
+	return j->base + j->pos - j->line_start + 1;
+}
+
+/* Report a problem at the scanner's position. */
+static int
+scan_error(ingest *g, jscan *j, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[400];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)j->line,
+		(unsigned long long)scan_col(j), msg);
+	return -1;
+}
+
+/* Move pos past the JSON value that starts there; the value stays in buf from
+ * the returned *start on. Checks nesting and strings only: jansson checks the
+ * rest. Works on the buffer directly: this loop sees every byte of the input. */
+static int
+scan_value(ingest *g, jscan *j, size_t *start)
+{
+	int depth = 0, in_str = 0, done = 0, need_more = 0;
+
+	j->keep = j->pos;	/* compaction keeps the value's first byte at buf[keep] */
+	while (!done) {
+		if (j->pos >= j->len || need_more) {
+			need_more = 0;
+			if (!scan_fill(j)) {
+				if (!depth && !in_str && j->pos > j->keep)
+					break;	/* a scalar at the very end of the input */
+				return scan_error(g, j, "unexpected end of input inside a JSON value");
+			}
+		}
+		const char *b = j->buf;
+		size_t p = j->pos, n = j->len;
+
+		for (; p < n; p++) {
+			char c = b[p];
+
+			if (in_str) {
+				if (c == '\\') {
+					if (p + 1 >= n) {
+						need_more = 1;	/* refill, then skip the escaped byte */
+						break;
+					}
+					p++;
+				} else if (c == '"') {
+					in_str = 0;
+					if (!depth) {
+						p++;
+						done = 1;
+						break;
+					}
+				}
+				continue;
+			}
+			if (c == '"')
+				in_str = 1;
+			else if (c == '{' || c == '[')
+				depth++;
+			else if (c == '}' || c == ']') {
+				if (!depth) {
+					done = 1;	/* a scalar ends at its container's end */
+					break;
+				}
+				if (--depth == 0) {
+					p++;
+					done = 1;
+					break;
+				}
+			} else if (c == '\n') {
+				if (!depth) {
+					done = 1;
+					break;
+				}
+				j->line++;
+				j->line_start = j->base + p + 1;
+			} else if (!depth && (c == ',' || c == ' ' || c == '\t' || c == '\r')) {
+				done = 1;
+				break;
+			}
+		}
+		j->pos = p;
+		if (g->opts.max_bytes && j->pos - j->keep > g->opts.max_bytes)
+			return scan_error(g, j, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
+	}
+	*start = j->keep;
+	return 0;
+}
+
+/* Parse buf[start, pos) with jansson; errors point into the file. */
+static json_t *
+scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col)
+{
+	json_error_t e;
+	json_t *v = json_loadb(j->buf + start, j->pos - start, JSON_DECODE_ANY, &e);
+
+	if (!v) {
+		/* Count lines up to jansson's byte position for an exact place. */
+		size_t p = (size_t)e.position < j->pos - start ? (size_t)e.position : j->pos - start;
+
+		for (size_t i = 0; i < p; i++) {
+			if (j->buf[start + i] == '\n') {
+				line++;
+				col = 1;
+			} else
+				col++;
+		}
+		tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, e.text);
+	}
+	return v;
+}
+
+/* Read the value at pos into a json_t. */
+static json_t *
+read_value(ingest *g, jscan *j)
+{
+	uint64_t line = j->line, col = scan_col(j);
+	size_t start = 0;
+
+	if (scan_value(g, j, &start) < 0)
+		return NULL;
+	return scan_parse(g, j, start, line, col);
+}
+
+/* Give one element to its converter; a failure names the element's place. */
+static int
+convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
+{
+	uint64_t line = j->line, col = scan_col(j);
+	json_t *v;
+	int r;
+
+	json_arena = &g->json_mem;
+	v = read_value(g, j);
+	if (!v) {
+		json_arena = NULL;
+		arena_reset(&g->json_mem);
+		return -2;	/* malformed JSON: the rest of the file cannot be read */
+	}
+	g->err[0] = '\0';
+	r = fn(g, j, v);
+	json_decref(v);
+	json_arena = NULL;
+	arena_reset(&g->json_mem);
+	j->keep = j->pos;
+	if (r < 0) {
+		tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, g->err);
+		if (jaeger)
+			g->stats.broken++;
+		return -1;
+	}
+	if (jaeger)
+		ig_flush(g);	/* a Jaeger trace object is a whole trace */
+	return 0;
+}
+
+static int
+expect(ingest *g, jscan *j, char c)
+{
+	if (scan_ws(j) != c)
+		return scan_error(g, j, "expected '%c'", c);
+	scan_advance(j);
+	return 0;
+}
+
+/* Walk an array at pos, converting each element. Returns 0, -1 (an element
+ * failed), or -2 (malformed: stop reading the file). */
+static int
+walk_array(ingest *g, jscan *j, elem_fn fn, int jaeger)
+{
+	int c, failed = 0;
+
+	scan_advance(j);	/* [ */
+	for (;;) {
+		c = scan_ws(j);
+		if (c == ']') {
+			scan_advance(j);
+			return failed ? -1 : 0;
+		}
+		if (c < 0)
+			return scan_error(g, j, "unexpected end of input in an array"), -2;
+		int r = convert(g, j, fn, jaeger);
+		if (r == -2)
+			return -2;
+		if (r < 0) {
+			failed = 1;
+			if (!g->opts.keep_going)
+				return -1;
+		}
+		c = scan_ws(j);
+		if (c == ',')
+			scan_advance(j);
+		else if (c != ']')
+			return scan_error(g, j, c < 0 ? "unexpected end of input in an array"
+						      : "expected ',' or ']'"), -2;
+	}
+}
+
+static int
+elem_jaeger(ingest *g, jscan *j, const json_t *v)
+{
+	(void)j;
+	return jaeger_trace(g, v);
+}
+
+static int
+elem_otlp(ingest *g, jscan *j, const json_t *v)
+{
+	(void)j;
+	return otlp_resource_spans(g, v);
+}
+
+static int
+zipkin_version(const ingest *g)
+{
+	return g->opts.format == INGEST_ZIPKIN1 ? 1 : g->opts.format == INGEST_ZIPKIN2 ? 2 : 0;
+}
+
+/* A top-level array element: a span, or a trace given as an array of spans. */
+static int
+elem_zipkin(ingest *g, jscan *j, const json_t *v)
+{
+	size_t i;
+	const json_t *span;
+	int failed = 0;
+
+	(void)j;
+	if (!json_is_array(v))
+		return zipkin_span(g, v, zipkin_version(g));
+	json_array_foreach(v, i, span)
+		if (zipkin_span(g, span, zipkin_version(g)) < 0) {
+			failed = 1;
+			if (!g->opts.keep_going)
+				break;
+		}
+	return failed ? -1 : 0;
+}
+
+static int
+allows(const ingest *g, enum ingest_format f)
+{
+	enum ingest_format o = g->opts.format;
+
+	if (o == INGEST_ZIPKIN1 || o == INGEST_ZIPKIN2)
+		o = INGEST_ZIPKIN;
+	return o == INGEST_AUTO || o == f;
+}
+
+static int
+read_key(ingest *g, jscan *j, strbuf *key)
+{
+	json_t *k;
+
+	if (scan_ws(j) != '"')
+		return scan_error(g, j, "expected a key string");
+	if (!(k = read_value(g, j)))
+		return -1;
+	sb_clear(key);
+	sb_add(key, json_string_value(k), json_string_length(k));
+	json_decref(k);
+	return expect(g, j, ':');
+}
+
+/* The value of a top-level key that holds the data: walk it element by element. */
+static int
+data_value(ingest *g, jscan *j, const char *key, int *seen)
+{
+	int c = scan_ws(j);
+
+	if (strcmp(key, "data") == 0 && allows(g, INGEST_JAEGER)) {
+		*seen = INGEST_JAEGER;
+		if (c == '[')
+			return walk_array(g, j, elem_jaeger, 1);
+		if (c == 'n') {		/* "data": null */
+			json_t *v = read_value(g, j);
+
+			json_decref(v);
+			return v ? 0 : -2;
+		}
+		return convert(g, j, elem_jaeger, 1);	/* the UI's data-as-object */
+	}
+	if (strcmp(key, "resourceSpans") == 0 && allows(g, INGEST_OTLP) && c == '[') {
+		*seen = INGEST_OTLP;
+		return walk_array(g, j, elem_otlp, 0);
+	}
+	return 1;	/* not a data key */
+}
+
+static int
+other_document(ingest *g, json_t *rest)
+{
+	int r;
+
+	if (json_object_get(rest, "result") && allows(g, INGEST_OTLP))
+		r = otlp_document(g, rest);
+	else if (json_object_get(rest, "spans") && allows(g, INGEST_JAEGER)) {
+		r = jaeger_trace(g, rest);
+		if (r < 0)
+			g->stats.broken++;
+		else
+			ig_flush(g);
+	} else if (json_object_get(rest, "traceId") && allows(g, INGEST_ZIPKIN))
+		r = zipkin_span(g, rest, zipkin_version(g));
+	else
+		return ig_fail(g, "not a Jaeger, Zipkin or OTLP document%s",
+			       g->opts.format ? " of the format given with -f" : "");
+	return r;
+}
+
+/* A top-level object: an envelope whose data is walked, or a document that is
+ * read whole (a bare Jaeger trace, the OTLP api_v3 wrapper, one Zipkin span). */
+static int
+walk_object(ingest *g, jscan *j)
+{
+	json_t *rest = json_object();
+	strbuf key = {0};
+	int seen = 0, failed = 0, r, c;
+	uint64_t line = j->line, col = scan_col(j);
+
+	scan_advance(j);	/* { */
+	for (;;) {
+		c = scan_ws(j);
+		if (c == '}') {
+			scan_advance(j);
+			break;
+		}
+		if (read_key(g, j, &key) < 0)
+			goto malformed;
+		r = data_value(g, j, key.s, &seen);
+		if (r == -2)
+			goto malformed;
+		if (r < 0) {
+			failed = 1;
+			if (!g->opts.keep_going)
+				goto out;
+		}
+		if (r == 1) {
+			json_t *v = read_value(g, j);
+
+			if (!v)
+				goto malformed;
+			json_object_set_new(rest, key.s, v);
+		}
+		j->keep = j->pos;
+		c = scan_ws(j);
+		if (c == ',')
+			scan_advance(j);
+		else if (c != '}') {
+			scan_error(g, j, c < 0 ? "unexpected end of input in an object" : "expected ',' or '}'");
+			goto malformed;
+		}
+	}
+	if (!seen) {
+		g->err[0] = '\0';
+		if (other_document(g, rest) < 0) {
+			tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line,
+				(unsigned long long)col, g->err);
+			failed = 1;
+		}
+	}
+out:
+	json_decref(rest);
+	sb_free(&key);
+	return failed ? -1 : 0;
+malformed:
+	json_decref(rest);
+	sb_free(&key);
+	return -2;
+}
+
+static int
+walk_documents(ingest *g, jscan *j)
+{
+	int c, failed = 0, r;
+
+	while ((c = scan_ws(j)) >= 0) {
+		if (c == '{')
+			r = walk_object(g, j);
+		else if (c == '[' && allows(g, INGEST_ZIPKIN))
+			r = walk_array(g, j, elem_zipkin, 0);
+		else {
+			scan_error(g, j, c == '[' ? "a JSON array is Zipkin, not the format given with -f"
+						  : "not JSON: expected '{' or '['");
+			return -2;
+		}
+		if (r == -2)
+			return -2;
+		if (r < 0) {
+			failed = 1;
+			if (!g->opts.keep_going)
+				return -1;
+		}
+		j->keep = j->pos;
+	}
+	return failed ? -1 : 0;
+}
+
+int
+ingest_format_parse(const char *name)
+{
+	static const char *const names[] = {"auto", "jaeger", "otlp", "zipkin", "zipkin1", "zipkin2"};
+
+	for (int i = 0; i < 6; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+ingest *
+ingest_new(const ingest_opts *o, tr_output *out)
+{
+	ingest *g = xcalloc(1, sizeof *g);
+
+	g->opts = *o;
+	g->out = out;
+	json_set_alloc_funcs(json_block_alloc, json_block_free);
+	return g;
+}
+
+int
+ingest_file(ingest *g, const char *path)
+{
+	jscan j = {0};
+	int r;
+
+	j.in = tr_input_open(path);
+	j.line = 1;
+	g->file = tr_input_name(j.in);
+	g->file_failed = 0;
+	g->stats.files++;
+	size_t broken0 = g->stats.broken;
+	r = walk_documents(g, &j);
+	if (r == -2 || (r < 0 && !g->opts.keep_going)) {
+		/* Spans waiting for the end of the file may belong to traces we did
+		 * not read whole: none of them is written. */
+		if (g->batch.n)
+			g->stats.broken++;
+		ig_discard(g);
+	} else
+		ig_flush(g);
+	if (g->stats.broken > broken0)
+		r = -1;
+	if (g->file_failed && r == 0)
+		r = -1;
+	if (g->opts.verbose)
+		tr_warn("%s: %s%s", g->file, tr_input_is_zstd(j.in) ? "zstd, " : "",
+			r < 0 ? "had errors" : "ok");
+	tr_input_close(j.in);
+	free(j.buf);
+	return r < 0 ? -1 : 0;
+}
+
+const ingest_stats *
+ingest_stats_get(const ingest *g)
+{
+	return &g->stats;
+}
+
+void
+ingest_free(ingest *g)
+{
+	ig_discard(g);
+	arena_free(&g->batch.mem);
+	arena_free(&g->json_mem);
+	free(g->batch.spans);
+	strmap_free(&g->batch.bad_traces);
+	strmap_free(&g->ids);
+	ibuild *b = &g->build;
+	free(b->tags);
+	free(b->refs);
+	free(b->logs);
+	free(b->ptags);
+	sb_free(&g->text);
+	sb_free(&g->scratch);
+	free(g->order);
+	free(g);
+}

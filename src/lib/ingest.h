@@ -1,0 +1,37 @@
+/* ingest.h - Jaeger, Zipkin (v1, v2) and OTLP JSON to the tr line format. */
+#ifndef TR_INGEST_H
+#define TR_INGEST_H
+
+#include <stddef.h>
+
+#include "io.h"
+
+enum ingest_format {
+	INGEST_AUTO, INGEST_JAEGER, INGEST_OTLP, INGEST_ZIPKIN, INGEST_ZIPKIN1, INGEST_ZIPKIN2
+};
+
+typedef struct ingest_opts {
+	enum ingest_format format;
+	int keep_going;		/* skip broken traces instead of stopping */
+	int verbose;		/* per-file counts and tree problems on stderr */
+	size_t max_spans;	/* spans per trace; 0: no limit */
+	size_t max_bytes;	/* bytes of one JSON trace or document; 0: no limit */
+} ingest_opts;
+
+typedef struct ingest_stats {
+	size_t files, traces, spans, broken, dropped_duplicates, renamed;
+	size_t orphans, cycles;	/* counted with verbose only */
+} ingest_stats;
+
+typedef struct ingest ingest;
+
+int ingest_format_parse(const char *name);	/* -1 when unknown */
+ingest *ingest_new(const ingest_opts *o, tr_output *out);
+/* Convert one file ("-": stdin). Returns 0, or -1 when it held a broken
+ * trace or could not be read (the message is printed). Without keep_going
+ * the caller stops at the first -1. */
+int ingest_file(ingest *g, const char *path);
+const ingest_stats *ingest_stats_get(const ingest *g);
+void ingest_free(ingest *g);
+
+#endif

@@ -1,0 +1,525 @@
+/* ingest_batch.c - spans under construction, the batch of spans waiting to
+ * be written, and writing a trace: shared ids, duplicates, order. */
+#include "ingest_impl.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *
+ig_strn(ingest *g, const char *s, size_t n)
+{
+	return arena_strndup(&g->batch.mem, s, n);
+}
+
+const char *
+ig_str(ingest *g, const char *s)
+{
+	return s ? ig_strn(g, s, strlen(s)) : "";
+}
+
+const char *
+ig_lower(ingest *g, const char *s)
+{
+	size_t n = strlen(s);
+	char *p = arena_strndup(&g->batch.mem, s, n);
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = (char)tolower((unsigned char)p[i]);
+	return p;
+}
+
+void
+ig_tag(ingest *g, const char *key, const char *val)
+{
+	ibuild *b = &g->build;
+
+	GROW(b->tags, b->captags, b->ntags + 1);
+	b->tags[b->ntags].key = key;
+	b->tags[b->ntags++].val = val;
+}
+
+void
+ig_ptag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	ibuild *b = &g->build;
+	size_t pl = strlen(prefix), kl = strlen(key);
+	char *k = arena_alloc(&g->batch.mem, pl + kl + 1);
+
+	memcpy(k, prefix, pl);
+	memcpy(k + pl, key, kl + 1);
+	GROW(b->ptags, b->capptags, b->nptags + 1);
+	b->ptags[b->nptags].key = k;
+	b->ptags[b->nptags++].val = val;
+}
+
+const char *
+ig_json_text(ingest *g, const json_t *v)
+{
+	char buf[64];
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return ig_strn(g, json_string_value(v), json_string_length(v));
+	case JSON_INTEGER:
+		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return ig_str(g, buf);
+	case JSON_REAL:
+		fmt_double(buf, sizeof buf, json_real_value(v));
+		return ig_str(g, buf);
+	case JSON_TRUE:
+		return "true";
+	case JSON_FALSE:
+		return "false";
+	case JSON_NULL:
+		return "";
+	default: {
+		size_t n = json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
+		char *s = arena_alloc(&g->batch.mem, n + 1);
+
+		json_dumpb(v, s, n, JSON_COMPACT | JSON_ENCODE_ANY);
+		s[n] = '\0';
+		return s;
+	}
+	}
+}
+
+void
+ig_log_begin(ingest *g, int64_t time)
+{
+	ibuild *b = &g->build;
+
+	GROW(b->logs, b->caplogs, b->nlogs + 1);
+	memset(&b->logs[b->nlogs], 0, sizeof *b->logs);
+	b->logs[b->nlogs++].time = time;
+}
+
+/* Log and ref tags go straight to the arena: they are few per span. */
+static void
+push_tag(ingest *g, itag **tags, uint32_t *n, const char *key, const char *val)
+{
+	/* Grow by doubling inside the arena; the old copy is simply left behind. */
+	if ((*n & (*n - 1)) == 0) {
+		itag *nt = arena_alloc(&g->batch.mem, (*n ? *n * 2 : 1) * sizeof *nt);
+
+		if (*n)
+			memcpy(nt, *tags, *n * sizeof *nt);
+		*tags = nt;
+	}
+	(*tags)[*n].key = key;
+	(*tags)[(*n)++].val = val;
+}
+
+void
+ig_log_tag(ingest *g, const char *key, const char *val)
+{
+	ilog *l = &g->build.logs[g->build.nlogs - 1];
+
+	push_tag(g, &l->tags, &l->ntags, key, val);
+}
+
+void
+ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_id)
+{
+	ibuild *b = &g->build;
+
+	GROW(b->refs, b->caprefs, b->nrefs + 1);
+	memset(&b->refs[b->nrefs], 0, sizeof *b->refs);
+	b->refs[b->nrefs].type = type;
+	b->refs[b->nrefs].trace_id = trace_id;
+	b->refs[b->nrefs++].span_id = span_id;
+}
+
+void
+ig_ref_tag(ingest *g, const char *key, const char *val)
+{
+	iref *r = &g->build.refs[g->build.nrefs - 1];
+
+	push_tag(g, &r->tags, &r->ntags, key, val);
+}
+
+void
+ig_build_reset(ingest *g)
+{
+	g->build.ntags = g->build.nrefs = g->build.nlogs = g->build.nptags = 0;
+}
+
+ispan *
+ig_span_commit(ingest *g, const ispan *proto)
+{
+	ibatch *bt = &g->batch;
+	ibuild *b = &g->build;
+	ispan *s;
+	size_t nt = b->ntags + b->nptags;
+
+	GROW(bt->spans, bt->cap, bt->n + 1);
+	s = &bt->spans[bt->n];
+	*s = *proto;
+	s->seq = (uint32_t)bt->n++;
+	s->tags = arena_alloc(&bt->mem, (nt ? nt : 1) * sizeof *s->tags);
+	memcpy(s->tags, b->tags, b->ntags * sizeof *s->tags);
+	memcpy(s->tags + b->ntags, b->ptags, b->nptags * sizeof *s->tags);
+	s->ntags = (uint32_t)nt;
+	s->refs = arena_alloc(&bt->mem, (b->nrefs ? b->nrefs : 1) * sizeof *s->refs);
+	memcpy(s->refs, b->refs, b->nrefs * sizeof *s->refs);
+	s->nrefs = (uint32_t)b->nrefs;
+	s->logs = arena_alloc(&bt->mem, (b->nlogs ? b->nlogs : 1) * sizeof *s->logs);
+	memcpy(s->logs, b->logs, b->nlogs * sizeof *s->logs);
+	s->nlogs = (uint32_t)b->nlogs;
+	ig_build_reset(g);
+	return s;
+}
+
+int
+ig_fail(ingest *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->err, sizeof g->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+ig_bad_trace(ingest *g, const char *trace_id)
+{
+	int added;
+	const char *id = ig_str(g, trace_id);
+
+	strmap_put(&g->batch.bad_traces, id, strlen(id), &added);
+}
+
+int
+ig_get_str(ingest *g, const json_t *o, const char *key, int required, const char **out)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v)) {
+		*out = "";
+		return required ? ig_fail(g, "\"%s\" is missing", key) : 0;
+	}
+	if (!json_is_string(v))
+		return ig_fail(g, "\"%s\" is not a string", key);
+	*out = ig_strn(g, json_string_value(v), json_string_length(v));
+	return 0;
+}
+
+int
+ig_get_i64(ingest *g, const json_t *o, const char *key, int required, int64_t *out, int *present)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*out = 0;
+	if (present)
+		*present = 0;
+	if (!v || json_is_null(v))
+		return required ? ig_fail(g, "\"%s\" is missing", key) : 0;
+	if (json_is_integer(v))
+		*out = json_integer_value(v);
+	else if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v))
+		*out = (int64_t)json_real_value(v);
+	else if (!json_is_string(v) ||
+		 parse_i64(json_string_value(v), json_string_length(v), out) < 0)
+		return ig_fail(g, "\"%s\" is not an integer", key);
+	if (present)
+		*present = 1;
+	return 0;
+}
+
+int
+ig_get_array(ingest *g, const json_t *o, const char *key, const json_t **out)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v))
+		return ig_fail(g, "\"%s\" is not an array", key);
+	*out = v;
+	return 0;
+}
+
+/* ---- writing ---- */
+
+static void
+add_tags(strbuf *b, const itag *t, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		tr_add_tag(b, t[i].key, t[i].val);
+}
+
+static void
+serialise(strbuf *b, const ispan *s)
+{
+	strbuf *o = b;
+
+	sb_add(o, "S\t", 2);
+	tr_escapes(o, s->trace_id, 0);
+	sb_addc(o, '\t');
+	tr_escapes(o, s->span_id, 0);
+	sb_addc(o, '\t');
+	tr_escapes(o, s->parent_id, 0);
+	sb_addc(o, '\t');
+	if (s->has_time) {
+		sb_addi(o, s->start);
+		sb_addc(o, '\t');
+		sb_addi(o, s->duration);
+	} else
+		sb_addc(o, '\t');
+	sb_addc(o, '\t');
+	tr_escapes(o, s->service, 0);
+	sb_addc(o, '\t');
+	tr_escapes(o, s->operation, 0);
+	sb_addc(o, '\t');
+	sb_adds(o, tr_kind_name(s->kind));
+	sb_addc(o, '\t');
+	tr_escapes(o, s->host, 0);
+	add_tags(o, s->tags, s->ntags);
+	sb_addc(o, '\n');
+	for (uint32_t i = 0; i < s->nrefs; i++) {
+		const iref *r = &s->refs[i];
+
+		sb_add(o, "R\t", 2);
+		tr_escapes(o, s->trace_id, 0);
+		sb_addc(o, '\t');
+		tr_escapes(o, s->span_id, 0);
+		sb_addc(o, '\t');
+		sb_adds(o, r->type);
+		sb_addc(o, '\t');
+		tr_escapes(o, r->trace_id, 0);
+		sb_addc(o, '\t');
+		tr_escapes(o, r->span_id, 0);
+		add_tags(o, r->tags, r->ntags);
+		sb_addc(o, '\n');
+	}
+	for (uint32_t i = 0; i < s->nlogs; i++) {
+		const ilog *l = &s->logs[i];
+
+		sb_add(o, "L\t", 2);
+		tr_escapes(o, s->trace_id, 0);
+		sb_addc(o, '\t');
+		tr_escapes(o, s->span_id, 0);
+		sb_addc(o, '\t');
+		sb_addi(o, l->time);
+		add_tags(o, l->tags, l->ntags);
+		sb_addc(o, '\n');
+	}
+}
+
+static void
+set_text(ingest *g, ispan *s)
+{
+	sb_clear(&g->scratch);
+	serialise(&g->scratch, s);
+	s->text = ig_strn(g, g->scratch.s, g->scratch.len);
+	s->textlen = g->scratch.len;
+}
+
+static int
+ispan_less(const ispan *a, const ispan *b)
+{
+	if (a->has_time != b->has_time)
+		return a->has_time > b->has_time;
+	if (a->has_time && a->start != b->start)
+		return a->start < b->start;
+	int c = strcmp(a->span_id, b->span_id);
+
+	return c ? c < 0 : a->seq < b->seq;
+}
+
+static int
+ispan_ptr_cmp(const void *pa, const void *pb)
+{
+	const ispan *a = *(ispan *const *)pa, *b = *(ispan *const *)pb;
+
+	return ispan_less(a, b) ? -1 : ispan_less(b, a) ? 1 : 0;
+}
+
+/* A different span reusing an id becomes id~2, id~3, ... (first free). */
+static void
+rename_duplicate(ingest *g, ispan *s)
+{
+	char *id;
+	size_t n = strlen(s->span_id) + 24;
+
+	for (unsigned k = 2;; k++) {
+		id = arena_alloc(&g->batch.mem, n);
+		snprintf(id, n, "%s~%u", s->span_id, k);
+		if (!strmap_get(&g->ids, id, strlen(id)))
+			break;
+	}
+	ig_ptag(g, "", "tr.renamed_from", s->span_id);
+	/* Put the new tag on this span: rebuild its tag array with one more. */
+	itag *nt = arena_alloc(&g->batch.mem, (s->ntags + 1) * sizeof *nt);
+	memcpy(nt, s->tags, s->ntags * sizeof *nt);
+	nt[s->ntags++] = g->build.ptags[--g->build.nptags];
+	s->tags = nt;
+	s->span_id = id;
+	g->stats.renamed++;
+}
+
+/* Drop identical duplicates, rename different spans sharing an id. */
+static size_t
+dedupe(ingest *g, ispan **v, size_t n)
+{
+	size_t dropped = 0;
+
+	strmap_clear(&g->ids);
+	for (size_t i = 0; i < n; i++) {
+		int added;
+		strmap_slot *slot;
+
+		set_text(g, v[i]);
+		slot = strmap_put(&g->ids, v[i]->span_id, strlen(v[i]->span_id), &added);
+		if (added) {
+			slot->val = (int64_t)i;
+			continue;
+		}
+		const ispan *first = v[slot->val];
+		if (first->textlen == v[i]->textlen && memcmp(first->text, v[i]->text, first->textlen) == 0) {
+			v[i]->dropped = 1;
+			dropped++;
+			continue;
+		}
+		rename_duplicate(g, v[i]);
+		set_text(g, v[i]);
+		slot = strmap_put(&g->ids, v[i]->span_id, strlen(v[i]->span_id), &added);
+		slot->val = (int64_t)i;
+	}
+	return dropped;
+}
+
+/* With -v: report what the span tree of the written trace looks like. */
+static void
+check_tree(ingest *g, const strbuf *text, const char *trace_id)
+{
+	static const char *names[1];
+	tr_trace t = {0};
+	char *p = text->s, *end = text->s + text->len;
+
+	names[0] = g->file;
+	t.files = names;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		GROW(t.recs, t.caprecs, t.nrecs + 1);
+		t.recs[t.nrecs++] = (tr_record){.line = p, .len = (uint32_t)(nl - p), .span = -1};
+		*nl = '\0';
+		p = nl + 1;
+	}
+	t.trace_id = trace_id;
+	if (tr_trace_parse(&t) == 0) {
+		size_t self = 0;
+
+		for (size_t i = 0; i < t.nspans; i++)
+			self += strcmp(t.spans[i].span_id, t.spans[i].parent_id) == 0;
+		if (t.norphans || t.ncycles || self)
+			tr_warn("%s: trace %s: %zu spans, %zu roots, %zu with a missing parent, "
+				"%zu self-parents, %zu parent cycles cut", g->file, trace_id,
+				t.nspans, t.nroots, t.norphans, self, t.ncycles - self);
+		g->stats.orphans += t.norphans;
+		g->stats.cycles += t.ncycles;
+	}
+	for (size_t i = 0; i < t.nrecs; i++)
+		t.recs[i].line[t.recs[i].len] = '\n';
+	tr_trace_free(&t);
+}
+
+static void
+write_trace(ingest *g, ispan **v, size_t n)
+{
+	const char *tid = v[0]->trace_id;
+	size_t dropped, written = 0;
+	strbuf *o = &g->text;
+
+	if (strmap_get(&g->batch.bad_traces, tid, strlen(tid))) {
+		g->stats.broken++;
+		return;
+	}
+	if (g->opts.max_spans && n > g->opts.max_spans) {
+		tr_warn("%s: trace %s has %zu spans, more than --max-spans %zu: skipped",
+			g->file, tid, n, g->opts.max_spans);
+		g->stats.broken++;
+		g->file_failed = 1;
+		return;
+	}
+	dropped = dedupe(g, v, n);
+	qsort(v, n, sizeof *v, ispan_ptr_cmp);
+	sb_clear(o);
+	sb_add(o, "T\t", 2);
+	tr_escapes(o, tid, 0);
+	if (dropped)
+		tr_add_tag_i64(o, "tr.dropped_duplicates", (int64_t)dropped);
+	sb_addc(o, '\n');
+	size_t body = o->len;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->dropped)
+			continue;
+		sb_add(o, v[i]->text, v[i]->textlen);
+		written++;
+	}
+	if (g->opts.verbose) {
+		strbuf sub = {o->s + body, o->len - body, 0};
+
+		check_tree(g, &sub, tid);
+	}
+	tr_output_sb(g->out, o);
+	g->stats.traces++;
+	g->stats.spans += written;
+	g->stats.dropped_duplicates += dropped;
+}
+
+void
+ig_flush(ingest *g)
+{
+	ibatch *bt = &g->batch;
+	strmap rank = {0};
+	ispan **v;
+
+	if (!bt->n)
+		goto done;
+	if (g->zipkin_seen)
+		zipkin_pair_shared(g);
+	g->zipkin_seen = 0;
+	/* Group by trace in order of first appearance, input order within. */
+	size_t *key = xmalloc(bt->n * sizeof *key), ntr = 0;
+	for (size_t i = 0; i < bt->n; i++) {
+		int added;
+		strmap_slot *s = strmap_put(&rank, bt->spans[i].trace_id, strlen(bt->spans[i].trace_id), &added);
+
+		if (added)
+			s->val = (int64_t)ntr++;
+		key[i] = (size_t)s->val;
+	}
+	size_t *start = xcalloc(ntr + 1, sizeof *start);
+	for (size_t i = 0; i < bt->n; i++)
+		start[key[i] + 1]++;
+	for (size_t r = 0; r < ntr; r++)
+		start[r + 1] += start[r];
+	v = xmalloc(bt->n * sizeof *v);
+	size_t *fill = xmalloc((ntr + 1) * sizeof *fill);
+	memcpy(fill, start, (ntr + 1) * sizeof *fill);
+	for (size_t i = 0; i < bt->n; i++)
+		v[fill[key[i]]++] = &bt->spans[i];
+	for (size_t r = 0; r < ntr; r++)
+		write_trace(g, v + start[r], start[r + 1] - start[r]);
+	free(fill);
+	free(v);
+	free(start);
+	free(key);
+	strmap_free(&rank);
+done:
+	ig_discard(g);
+}
+
+void
+ig_discard(ingest *g)
+{
+	g->batch.n = 0;
+	strmap_clear(&g->batch.bad_traces);
+	strmap_clear(&g->ids);
+	arena_reset(&g->batch.mem);
+}

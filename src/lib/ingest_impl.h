@@ -1,0 +1,128 @@
+/* ingest_impl.h - what the format converters share: the span being built,
+ * the batch of spans waiting to be written, and error reporting. */
+#ifndef TR_INGEST_IMPL_H
+#define TR_INGEST_IMPL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "hash.h"
+#include "ingest.h"
+#include "trace.h"
+#include "util.h"
+
+typedef struct itag {
+	const char *key, *val;
+} itag;
+
+typedef struct iref {
+	const char *type, *trace_id, *span_id;
+	itag *tags;
+	uint32_t ntags;
+} iref;
+
+typedef struct ilog {
+	int64_t time;
+	itag *tags;
+	uint32_t ntags;
+} ilog;
+
+typedef struct ispan {
+	const char *trace_id, *span_id, *parent_id, *service, *operation, *host;
+	int64_t start, duration;
+	int has_time;
+	int kind;
+	int shared;		/* Zipkin: the server half of a shared span id */
+	itag *tags;
+	uint32_t ntags;
+	iref *refs;
+	uint32_t nrefs;
+	ilog *logs;
+	uint32_t nlogs;
+	uint32_t seq;		/* input order */
+	const char *text;	/* serialised records, set when the trace is written */
+	size_t textlen;
+	int dropped;
+} ispan;
+
+/* Spans read but not yet written, in input order; all strings in mem. */
+typedef struct ibatch {
+	arena mem;
+	ispan *spans;
+	size_t n, cap;
+	strmap bad_traces;	/* trace ids with an error: none of their spans is written */
+} ibatch;
+
+/* Vectors the converters fill for the span under construction. */
+typedef struct ibuild {
+	itag *tags;
+	size_t ntags, captags;
+	iref *refs;
+	size_t nrefs, caprefs;
+	ilog *logs;
+	size_t nlogs, caplogs;
+	itag *ptags;		/* process/resource tags, appended last */
+	size_t nptags, capptags;
+} ibuild;
+
+struct ingest {
+	ingest_opts opts;
+	tr_output *out;
+	ingest_stats stats;
+	ibatch batch;
+	arena json_mem;		/* jansson's nodes for the element being converted */
+	ibuild build;
+	strbuf text, scratch;
+	const char *file;	/* name for messages */
+	char err[512];		/* the converter's message for the current element */
+	uint64_t err_line, err_col;	/* where the element starts */
+	int file_failed;
+	int zipkin_seen;	/* the batch holds Zipkin spans: pair shared ids */
+	strmap ids;		/* scratch: span ids while writing a trace */
+	int32_t *order;
+	size_t capord;
+};
+
+/* Arena copies. */
+const char *ig_str(ingest *g, const char *s);
+const char *ig_strn(ingest *g, const char *s, size_t n);
+const char *ig_lower(ingest *g, const char *s);	/* hex ids in any case */
+
+/* Tags of the span being built. */
+void ig_tag(ingest *g, const char *key, const char *val);
+void ig_ptag(ingest *g, const char *prefix, const char *key, const char *val);
+/* A JSON scalar as tag text: strings as is, numbers exactly, bools true/false;
+ * arrays and objects as compact JSON. */
+const char *ig_json_text(ingest *g, const json_t *v);
+void ig_log_begin(ingest *g, int64_t time);
+void ig_log_tag(ingest *g, const char *key, const char *val);
+void ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_id);
+void ig_ref_tag(ingest *g, const char *key, const char *val);
+/* Move the built vectors into a new batch span; returns it for the caller to fill. */
+ispan *ig_span_commit(ingest *g, const ispan *proto);
+void ig_build_reset(ingest *g);
+
+/* Record an error for the current element: returns -1. */
+int ig_fail(ingest *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Mark a trace broken (its spans are never written). */
+void ig_bad_trace(ingest *g, const char *trace_id);
+/* Write every trace of the batch whose spans are complete, then empty it. */
+void ig_flush(ingest *g);
+/* Drop the batch unwritten (a file that could not be read to its end). */
+void ig_discard(ingest *g);
+
+/* JSON field helpers: each returns 0 or -1 via ig_fail with the field named. */
+int ig_get_str(ingest *g, const json_t *o, const char *key, int required, const char **out);
+int ig_get_i64(ingest *g, const json_t *o, const char *key, int required, int64_t *out, int *present);
+/* An array field: NULL, missing and [] are all empty; -1 when of another type. */
+int ig_get_array(ingest *g, const json_t *o, const char *key, const json_t **out);
+
+/* The converters: one JSON element each. */
+int jaeger_trace(ingest *g, const json_t *trace);
+int otlp_resource_spans(ingest *g, const json_t *rs);
+int otlp_document(ingest *g, const json_t *doc);
+int zipkin_span(ingest *g, const json_t *span, int version);	/* 1, 2, or 0: detect */
+void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
+
+#endif

@@ -1,0 +1,273 @@
+/* ingest_jaeger.c - one Jaeger JSON trace (query API, UI export) to spans. */
+#include "ingest_impl.h"
+
+#include <string.h>
+
+/* A Jaeger tag's value as text, by its declared type (or the JSON type). */
+static int
+tag_value(ingest *g, const json_t *tag, const char **out)
+{
+	const json_t *v = json_object_get(tag, "value");
+	const char *type = json_string_value(json_object_get(tag, "type"));
+
+	if (!v)
+		return ig_fail(g, "tag without \"value\"");
+	if (type && (strcmp(type, "int64") == 0 || strcmp(type, "INT64") == 0) && json_is_string(v)) {
+		int64_t x;
+
+		/* Beyond 2^53 Jaeger writes int64 as a string; keep it exact. */
+		if (parse_i64(json_string_value(v), json_string_length(v), &x) < 0)
+			return ig_fail(g, "int64 tag value \"%.40s\" is not an integer", json_string_value(v));
+	} else if (type && (strcmp(type, "bool") == 0 || strcmp(type, "BOOL") == 0) &&
+		   !json_is_boolean(v) && !json_is_string(v))
+		return ig_fail(g, "bool tag value is not a boolean");
+	*out = ig_json_text(g, v);
+	return 0;
+}
+
+static int
+tags_of(ingest *g, const json_t *o, const char *field, const json_t **arr)
+{
+	if (ig_get_array(g, o, field, arr) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+each_tag(ingest *g, const json_t *arr, void (*put)(ingest *, const char *, const char *, const char *),
+	 const char *prefix)
+{
+	size_t i;
+	const json_t *tag;
+
+	json_array_foreach(arr, i, tag) {
+		const char *key = "", *val = "";
+
+		if (!json_is_object(tag))
+			return ig_fail(g, "tag %zu is not an object", i);
+		if (ig_get_str(g, tag, "key", 1, &key) < 0 || tag_value(g, tag, &val) < 0)
+			return -1;
+		put(g, prefix, key, val);
+	}
+	return 0;
+}
+
+static void
+put_span_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_tag(g, key, val);
+}
+
+static void
+put_log_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_log_tag(g, key, val);
+}
+
+typedef struct jprocess {
+	const char *service, *host;
+	const json_t *tags;
+} jprocess;
+
+static int
+process_of(ingest *g, const json_t *p, jprocess *out)
+{
+	static const char *const host_keys[] = {"hostname", "host.name", "ip"};
+	const json_t *tags;
+
+	memset(out, 0, sizeof *out);
+	out->host = "";
+	if (!json_is_object(p))
+		return ig_fail(g, "process is not an object");
+	if (ig_get_str(g, p, "serviceName", 0, &out->service) < 0 || tags_of(g, p, "tags", &tags) < 0)
+		return -1;
+	out->tags = tags;
+	for (size_t k = 0; k < 3 && tags && !*out->host; k++) {
+		size_t i;
+		const json_t *tag;
+
+		json_array_foreach(tags, i, tag) {
+			const char *key = json_string_value(json_object_get(tag, "key"));
+			const json_t *v = json_object_get(tag, "value");
+
+			if (key && v && strcmp(key, host_keys[k]) == 0) {
+				out->host = ig_json_text(g, v);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Primary parent: the first CHILD_OF in the trace, else the first FOLLOWS_FROM
+ * in the trace; every other reference becomes an R record. */
+static int
+references(ingest *g, const json_t *span, const char *trace_id, ispan *s)
+{
+	const json_t *refs, *ref;
+	size_t i;
+	int parent = -1, follows = 0;
+
+	if (ig_get_array(g, span, "references", &refs) < 0)
+		return -1;
+	for (int pass = 0; pass < 2 && parent < 0; pass++) {
+		json_array_foreach(refs, i, ref) {
+			const char *type = json_string_value(json_object_get(ref, "refType"));
+			const char *rt = json_string_value(json_object_get(ref, "traceID"));
+
+			if (!type || (rt && *rt && strcmp(rt, trace_id) != 0))
+				continue;
+			if (strcmp(type, pass ? "FOLLOWS_FROM" : "CHILD_OF") == 0) {
+				parent = (int)i;
+				follows = pass;
+				break;
+			}
+		}
+	}
+	const char *pid = "";
+	json_array_foreach(refs, i, ref) {
+		const char *type, *rtrace, *rspan;
+
+		if (!json_is_object(ref))
+			return ig_fail(g, "reference %zu is not an object", i);
+		/* An old UI export nests a copy of the parent under "span": never followed. */
+		if (ig_get_str(g, ref, "refType", 1, &type) < 0 ||
+		    ig_get_str(g, ref, "traceID", 0, &rtrace) < 0 ||
+		    ig_get_str(g, ref, "spanID", 1, &rspan) < 0)
+			return -1;
+		if (!*rtrace)
+			rtrace = trace_id;
+		int is_follows = strcmp(type, "FOLLOWS_FROM") == 0;
+		if (!is_follows && strcmp(type, "CHILD_OF") != 0)
+			return ig_fail(g, "reference %zu: unknown refType \"%.40s\"", i, type);
+		if ((int)i == parent) {
+			pid = rspan;
+			if (follows)
+				ig_ref(g, "follows_from", rtrace, rspan);
+			continue;
+		}
+		/* A FOLLOWS_FROM to the CHILD_OF parent adds nothing to the tree. */
+		if (is_follows && parent >= 0 && !follows && strcmp(rspan, pid) == 0 &&
+		    strcmp(rtrace, trace_id) == 0)
+			continue;
+		ig_ref(g, is_follows ? "follows_from" : "child_of", rtrace, rspan);
+	}
+	s->parent_id = pid;
+	return 0;
+}
+
+static int
+logs_of(ingest *g, const json_t *span)
+{
+	const json_t *logs, *log, *fields;
+	size_t i;
+
+	if (ig_get_array(g, span, "logs", &logs) < 0)
+		return -1;
+	json_array_foreach(logs, i, log) {
+		int64_t ts;
+
+		if (!json_is_object(log))
+			return ig_fail(g, "log %zu is not an object", i);
+		if (ig_get_i64(g, log, "timestamp", 1, &ts, NULL) < 0 ||
+		    ig_get_array(g, log, "fields", &fields) < 0)
+			return -1;
+		ig_log_begin(g, ts);
+		if (each_tag(g, fields, put_log_tag, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+kind_of_tags(const ispan *proto, ingest *g)
+{
+	(void)proto;
+	for (size_t i = 0; i < g->build.ntags; i++)
+		if (strcmp(g->build.tags[i].key, "span.kind") == 0) {
+			int k = tr_kind_parse(g->build.tags[i].val, strlen(g->build.tags[i].val));
+
+			return k < 0 ? TR_KIND_NONE : k;
+		}
+	return TR_KIND_NONE;
+}
+
+static int
+one_span(ingest *g, const json_t *span, const char *trace_id, const json_t *processes, size_t idx)
+{
+	ispan s = {0};
+	jprocess proc = {0};
+	const json_t *tags, *p;
+	int has_start, has_dur;
+	const char *pid;
+
+	if (!json_is_object(span))
+		return ig_fail(g, "span %zu is not an object", idx);
+	if (ig_get_str(g, span, "traceID", 0, &s.trace_id) < 0 ||
+	    ig_get_str(g, span, "spanID", 1, &s.span_id) < 0 ||
+	    ig_get_str(g, span, "operationName", 0, &s.operation) < 0 ||
+	    ig_get_i64(g, span, "startTime", 0, &s.start, &has_start) < 0 ||
+	    ig_get_i64(g, span, "duration", 0, &s.duration, &has_dur) < 0 ||
+	    tags_of(g, span, "tags", &tags) < 0)
+		return -1;
+	if (!*s.trace_id)
+		s.trace_id = trace_id;
+	if (!*s.span_id)
+		return ig_fail(g, "span %zu: empty spanID", idx);
+	if (has_dur && s.duration < 0)
+		return ig_fail(g, "span %s: negative duration", s.span_id);
+	s.has_time = has_start && has_dur;
+	if (!s.has_time)
+		s.start = s.duration = 0;
+	if ((p = json_object_get(span, "process")) && !json_is_null(p)) {
+		if (process_of(g, p, &proc) < 0)
+			return -1;
+	} else if (ig_get_str(g, span, "processID", 0, &pid) < 0) {
+		return -1;
+	} else if (*pid) {
+		p = json_object_get(processes, pid);
+		if (!p)
+			return ig_fail(g, "span %s: processID \"%.40s\" is not in \"processes\"", s.span_id, pid);
+		if (process_of(g, p, &proc) < 0)
+			return -1;
+	}
+	s.service = proc.service ? proc.service : "";
+	s.host = proc.host ? proc.host : "";
+	if (each_tag(g, tags, put_span_tag, NULL) < 0 || references(g, span, s.trace_id, &s) < 0 ||
+	    logs_of(g, span) < 0)
+		return -1;
+	if (!s.has_time)
+		ig_tag(g, "tr.no_time", "true");
+	s.kind = kind_of_tags(&s, g);
+	if (proc.tags && each_tag(g, proc.tags, ig_ptag, "process.") < 0)
+		return -1;
+	ig_span_commit(g, &s);
+	return 0;
+}
+
+int
+jaeger_trace(ingest *g, const json_t *trace)
+{
+	const json_t *spans, *span, *processes;
+	const char *trace_id;
+	size_t i, mark = g->batch.n;
+
+	if (!json_is_object(trace))
+		return ig_fail(g, "a Jaeger trace must be an object");
+	if (ig_get_str(g, trace, "traceID", 0, &trace_id) < 0 ||
+	    ig_get_array(g, trace, "spans", &spans) < 0)
+		return -1;
+	processes = json_object_get(trace, "processes");
+	if (processes && !json_is_null(processes) && !json_is_object(processes))
+		return ig_fail(g, "\"processes\" is not an object");
+	json_array_foreach(spans, i, span) {
+		ig_build_reset(g);
+		if (one_span(g, span, trace_id, processes, i) < 0) {
+			g->batch.n = mark;	/* nothing of a broken trace is kept */
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,363 @@
+/* ingest_otlp.c - OTLP/JSON resourceSpans to spans, converted as Jaeger does. */
+#include "ingest_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* An AnyValue object as text; arrays and key-value lists as compact JSON. */
+static int
+any_value(ingest *g, const json_t *v, const char **out)
+{
+	const json_t *x;
+
+	if (!json_is_object(v))
+		return ig_fail(g, "attribute value is not an object");
+	if ((x = json_object_get(v, "stringValue")) || (x = json_object_get(v, "boolValue")) ||
+	    (x = json_object_get(v, "doubleValue")) || (x = json_object_get(v, "bytesValue"))) {
+		*out = ig_json_text(g, x);
+		return 0;
+	}
+	if ((x = json_object_get(v, "intValue"))) {
+		int64_t i;
+
+		/* proto3 JSON writes int64 as a string; numbers are accepted too. */
+		if (json_is_integer(x))
+			i = json_integer_value(x);
+		else if (!json_is_string(x) || parse_i64(json_string_value(x), json_string_length(x), &i) < 0)
+			return ig_fail(g, "intValue is not an integer");
+		char buf[24];
+		snprintf(buf, sizeof buf, "%lld", (long long)i);
+		*out = ig_str(g, buf);
+		return 0;
+	}
+	if ((x = json_object_get(v, "arrayValue")) || (x = json_object_get(v, "kvlistValue"))) {
+		*out = ig_json_text(g, json_object_get(x, "values") ? json_object_get(x, "values") : x);
+		return 0;
+	}
+	*out = "";
+	return 0;
+}
+
+typedef void (*put_fn)(ingest *, const char *prefix, const char *key, const char *val);
+
+static int
+attributes(ingest *g, const json_t *o, put_fn put, const char *prefix, const char *skip)
+{
+	const json_t *arr, *a;
+	size_t i;
+
+	if (ig_get_array(g, o, "attributes", &arr) < 0)
+		return -1;
+	json_array_foreach(arr, i, a) {
+		const char *key = "", *val = "";
+
+		if (!json_is_object(a))
+			return ig_fail(g, "attribute %zu is not an object", i);
+		if (ig_get_str(g, a, "key", 1, &key) < 0 || any_value(g, json_object_get(a, "value"), &val) < 0)
+			return -1;
+		if (skip && strcmp(key, skip) == 0)
+			continue;
+		put(g, prefix, key, val);
+	}
+	return 0;
+}
+
+static void
+put_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_tag(g, key, val);
+}
+
+static void
+put_log_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_log_tag(g, key, val);
+}
+
+static void
+put_ref_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_ref_tag(g, key, val);
+}
+
+/* Nanoseconds given as a string or a number. */
+static int
+get_ns(ingest *g, const json_t *o, const char *key, uint64_t *out)
+{
+	const json_t *v = json_object_get(o, key);
+	char *end;
+
+	if (!v)
+		return ig_fail(g, "\"%s\" is missing", key);
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 1.8e19) {
+		*out = (uint64_t)json_real_value(v);
+		return 0;
+	}
+	if (json_is_string(v) && *json_string_value(v)) {
+		*out = strtoull(json_string_value(v), &end, 10);
+		if (!*end && *json_string_value(v) != '-')
+			return 0;
+	}
+	return ig_fail(g, "\"%s\" is not a non-negative integer", key);
+}
+
+static int
+kind_of(ingest *g, const json_t *span, int *kind)
+{
+	static const char *const names[] = {
+		"SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER",
+		"SPAN_KIND_CLIENT", "SPAN_KIND_PRODUCER", "SPAN_KIND_CONSUMER"
+	};
+	static const int to_tr[] = {
+		TR_KIND_NONE, TR_KIND_INTERNAL, TR_KIND_SERVER, TR_KIND_CLIENT,
+		TR_KIND_PRODUCER, TR_KIND_CONSUMER
+	};
+	const json_t *v = json_object_get(span, "kind");
+	long k = -1;
+
+	if (!v || json_is_null(v))
+		k = 0;
+	else if (json_is_integer(v))
+		k = (long)json_integer_value(v);
+	else if (json_is_string(v))
+		for (int i = 0; i < 6; i++)
+			if (strcmp(json_string_value(v), names[i]) == 0)
+				k = i;
+	if (k < 0 || k > 5)
+		return ig_fail(g, "unknown span kind");
+	*kind = to_tr[k];
+	return 0;
+}
+
+/* Status ERROR (2 or "STATUS_CODE_ERROR") and OK, as Jaeger's translator tags them. */
+static int
+status_of(ingest *g, const json_t *span)
+{
+	const json_t *st = json_object_get(span, "status"), *c;
+	const char *msg = "";
+	long code = 0;
+
+	if (!st || json_is_null(st))
+		return 0;
+	if (!json_is_object(st))
+		return ig_fail(g, "\"status\" is not an object");
+	c = json_object_get(st, "code");
+	if (json_is_integer(c))
+		code = (long)json_integer_value(c);
+	else if (json_is_string(c))
+		code = strcmp(json_string_value(c), "STATUS_CODE_ERROR") == 0 ? 2 :
+		       strcmp(json_string_value(c), "STATUS_CODE_OK") == 0 ? 1 : 0;
+	if (ig_get_str(g, st, "message", 0, &msg) < 0)
+		return -1;
+	if (code == 1)
+		ig_tag(g, "otel.status_code", "OK");
+	if (code == 2) {
+		ig_tag(g, "otel.status_code", "ERROR");
+		ig_tag(g, "error", "true");
+	}
+	if (*msg)
+		ig_tag(g, "otel.status_description", msg);
+	return 0;
+}
+
+static int
+events_of(ingest *g, const json_t *span)
+{
+	const json_t *arr, *e;
+	size_t i;
+
+	if (ig_get_array(g, span, "events", &arr) < 0)
+		return -1;
+	json_array_foreach(arr, i, e) {
+		uint64_t ns;
+		const char *name;
+
+		if (!json_is_object(e))
+			return ig_fail(g, "event %zu is not an object", i);
+		if (get_ns(g, e, "timeUnixNano", &ns) < 0 || ig_get_str(g, e, "name", 0, &name) < 0)
+			return -1;
+		ig_log_begin(g, (int64_t)(ns / 1000));
+		if (*name)
+			ig_log_tag(g, "event", name);
+		if (attributes(g, e, put_log_tag, NULL, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+links_of(ingest *g, const json_t *span)
+{
+	const json_t *arr, *l;
+	size_t i;
+
+	if (ig_get_array(g, span, "links", &arr) < 0)
+		return -1;
+	json_array_foreach(arr, i, l) {
+		const char *tid, *sid;
+
+		if (!json_is_object(l))
+			return ig_fail(g, "link %zu is not an object", i);
+		if (ig_get_str(g, l, "traceId", 1, &tid) < 0 || ig_get_str(g, l, "spanId", 1, &sid) < 0)
+			return -1;
+		ig_ref(g, "link", ig_lower(g, tid), ig_lower(g, sid));
+		if (attributes(g, l, put_ref_tag, NULL, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+typedef struct oscope {
+	const char *name, *version, *service, *host;
+	const json_t *resource, *scope;
+} oscope;
+
+static int
+one_span(ingest *g, const json_t *span, const oscope *sc, size_t idx)
+{
+	ispan s = {0};
+	uint64_t t0, t1;
+	const char *state;
+
+	if (!json_is_object(span))
+		return ig_fail(g, "span %zu is not an object", idx);
+	if (ig_get_str(g, span, "traceId", 1, &s.trace_id) < 0 ||
+	    ig_get_str(g, span, "spanId", 1, &s.span_id) < 0 ||
+	    ig_get_str(g, span, "parentSpanId", 0, &s.parent_id) < 0 ||
+	    ig_get_str(g, span, "name", 0, &s.operation) < 0 ||
+	    get_ns(g, span, "startTimeUnixNano", &t0) < 0 ||
+	    get_ns(g, span, "endTimeUnixNano", &t1) < 0 || kind_of(g, span, &s.kind) < 0)
+		return -1;
+	if (!*s.trace_id || !*s.span_id)
+		return ig_fail(g, "span %zu: empty traceId or spanId", idx);
+	s.trace_id = ig_lower(g, s.trace_id);
+	s.span_id = ig_lower(g, s.span_id);
+	s.parent_id = ig_lower(g, s.parent_id);
+	if (t0 / 1000 > INT64_MAX)
+		return ig_fail(g, "span %s: start time out of range", s.span_id);
+	s.start = (int64_t)(t0 / 1000);
+	s.duration = t1 >= t0 ? (int64_t)((t1 - t0) / 1000) : -(int64_t)((t0 - t1) / 1000);
+	if (s.duration < 0)
+		return ig_fail(g, "span %s: ends before it starts", s.span_id);
+	s.has_time = 1;
+	s.service = sc->service;
+	s.host = sc->host;
+	if (*sc->name)
+		ig_tag(g, "otel.scope.name", sc->name);
+	if (*sc->version)
+		ig_tag(g, "otel.scope.version", sc->version);
+	if (attributes(g, span, put_tag, NULL, NULL) < 0)
+		return -1;
+	if (s.kind != TR_KIND_NONE)
+		ig_tag(g, "span.kind", tr_kind_name(s.kind));
+	if (status_of(g, span) < 0 || ig_get_str(g, span, "traceState", 0, &state) < 0)
+		return -1;
+	if (*state)
+		ig_tag(g, "w3c.tracestate", state);
+	if (events_of(g, span) < 0 || links_of(g, span) < 0)
+		return -1;
+	if (sc->scope && attributes(g, sc->scope, ig_ptag, "otel.scope.", NULL) < 0)
+		return -1;
+	if (attributes(g, sc->resource, ig_ptag, "process.", "service.name") < 0)
+		return -1;
+	ig_span_commit(g, &s);
+	return 0;
+}
+
+static const char *
+resource_attr(ingest *g, const json_t *resource, const char *key)
+{
+	const json_t *arr = json_object_get(resource, "attributes"), *a;
+	size_t i;
+	const char *val;
+
+	json_array_foreach(arr, i, a) {
+		const char *k = json_string_value(json_object_get(a, "key"));
+
+		if (k && strcmp(k, key) == 0 && any_value(g, json_object_get(a, "value"), &val) == 0)
+			return val;
+	}
+	return NULL;
+}
+
+static int
+scope_spans(ingest *g, const json_t *ss, oscope *sc)
+{
+	const json_t *scope, *spans, *span;
+	size_t i;
+
+	if (!json_is_object(ss))
+		return ig_fail(g, "scopeSpans element is not an object");
+	scope = json_object_get(ss, "scope");
+	if (!scope)
+		scope = json_object_get(ss, "instrumentationLibrary");
+	sc->name = sc->version = "";
+	sc->scope = NULL;
+	if (scope && json_is_object(scope)) {
+		if (ig_get_str(g, scope, "name", 0, &sc->name) < 0 ||
+		    ig_get_str(g, scope, "version", 0, &sc->version) < 0)
+			return -1;
+		sc->scope = scope;
+	}
+	if (ig_get_array(g, ss, "spans", &spans) < 0)
+		return -1;
+	json_array_foreach(spans, i, span) {
+		ig_build_reset(g);
+		if (one_span(g, span, sc, i) < 0) {
+			const char *tid = json_string_value(json_object_get(span, "traceId"));
+
+			if (tid)
+				ig_bad_trace(g, ig_lower(g, tid));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+otlp_resource_spans(ingest *g, const json_t *rs)
+{
+	const json_t *resource, *sss, *ss;
+	oscope sc = {0};
+	size_t i;
+	const char *v;
+
+	if (!json_is_object(rs))
+		return ig_fail(g, "resourceSpans element is not an object");
+	resource = json_object_get(rs, "resource");
+	sc.resource = resource && json_is_object(resource) ? resource : NULL;
+	sc.service = (v = resource_attr(g, sc.resource, "service.name")) ? v : "";
+	sc.host = (v = resource_attr(g, sc.resource, "host.name")) ? v :
+		  (v = resource_attr(g, sc.resource, "host.ip")) ? v : "";
+	if (ig_get_array(g, rs, "scopeSpans", &sss) < 0)
+		return -1;
+	if (!sss && ig_get_array(g, rs, "instrumentationLibrarySpans", &sss) < 0)
+		return -1;
+	json_array_foreach(sss, i, ss)
+		if (scope_spans(g, ss, &sc) < 0)
+			return -1;
+	return 0;
+}
+
+int
+otlp_document(ingest *g, const json_t *doc)
+{
+	const json_t *arr, *rs;
+	size_t i;
+
+	if (json_object_get(doc, "result"))
+		doc = json_object_get(doc, "result");
+	if (!json_is_object(doc) || ig_get_array(g, doc, "resourceSpans", &arr) < 0)
+		return ig_fail(g, "not an OTLP document");
+	json_array_foreach(arr, i, rs)
+		if (otlp_resource_spans(g, rs) < 0)
+			return -1;
+	return 0;
+}

@@ -1,0 +1,427 @@
+/* ingest_zipkin.c - Zipkin v2 and v1 JSON spans; shared client/server ids. */
+#include "ingest_impl.h"
+
+#include <string.h>
+
+static int
+kind_of(ingest *g, const json_t *span, int *kind)
+{
+	const char *k;
+
+	if (ig_get_str(g, span, "kind", 0, &k) < 0)
+		return -1;
+	if (!*k) {
+		*kind = TR_KIND_NONE;
+		return 0;
+	}
+	char low[16];
+	size_t n = strlen(k);
+	if (n >= sizeof low)
+		return ig_fail(g, "unknown span kind \"%.20s\"", k);
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)(k[i] >= 'A' && k[i] <= 'Z' ? k[i] + 32 : k[i]);
+	*kind = tr_kind_parse(low, n);
+	if (*kind < 0 || *kind == TR_KIND_INTERNAL)
+		return ig_fail(g, "unknown span kind \"%.20s\"", k);
+	return 0;
+}
+
+/* localEndpoint: service and host; remoteEndpoint: peer.* tags. */
+static int
+endpoint(ingest *g, const json_t *ep, const char **service, const char **host)
+{
+	const char *ip4, *ip6;
+
+	*service = *host = "";
+	if (!ep || json_is_null(ep))
+		return 0;
+	if (!json_is_object(ep))
+		return ig_fail(g, "endpoint is not an object");
+	if (ig_get_str(g, ep, "serviceName", 0, service) < 0 || ig_get_str(g, ep, "ipv4", 0, &ip4) < 0 ||
+	    ig_get_str(g, ep, "ipv6", 0, &ip6) < 0)
+		return -1;
+	*host = *ip4 ? ip4 : ip6;
+	return 0;
+}
+
+static int
+remote_tags(ingest *g, const json_t *ep)
+{
+	const char *svc, *ip4, *ip6;
+	const json_t *port;
+
+	if (!ep || json_is_null(ep))
+		return 0;
+	if (!json_is_object(ep))
+		return ig_fail(g, "remoteEndpoint is not an object");
+	if (ig_get_str(g, ep, "serviceName", 0, &svc) < 0 || ig_get_str(g, ep, "ipv4", 0, &ip4) < 0 ||
+	    ig_get_str(g, ep, "ipv6", 0, &ip6) < 0)
+		return -1;
+	if (*svc)
+		ig_tag(g, "peer.service", svc);
+	if (*ip4)
+		ig_tag(g, "peer.ipv4", ip4);
+	if (*ip6)
+		ig_tag(g, "peer.ipv6", ip6);
+	if ((port = json_object_get(ep, "port")) && json_is_integer(port) && json_integer_value(port))
+		ig_tag(g, "peer.port", ig_json_text(g, port));
+	return 0;
+}
+
+static int
+ids_of(ingest *g, const json_t *span, ispan *s)
+{
+	if (ig_get_str(g, span, "traceId", 1, &s->trace_id) < 0 ||
+	    ig_get_str(g, span, "id", 1, &s->span_id) < 0 ||
+	    ig_get_str(g, span, "parentId", 0, &s->parent_id) < 0 ||
+	    ig_get_str(g, span, "name", 0, &s->operation) < 0)
+		return -1;
+	if (!*s->trace_id || !*s->span_id)
+		return ig_fail(g, "empty traceId or id");
+	s->trace_id = ig_lower(g, s->trace_id);
+	s->span_id = ig_lower(g, s->span_id);
+	s->parent_id = ig_lower(g, s->parent_id);
+	return 0;
+}
+
+/* timestamp and duration; a span without them is kept and flagged. */
+static int
+times_of(ingest *g, const json_t *span, ispan *s)
+{
+	int has_ts, has_dur;
+
+	if (ig_get_i64(g, span, "timestamp", 0, &s->start, &has_ts) < 0 ||
+	    ig_get_i64(g, span, "duration", 0, &s->duration, &has_dur) < 0)
+		return -1;
+	if (has_dur && s->duration < 0)
+		return ig_fail(g, "negative duration");
+	s->has_time = has_ts && has_dur;
+	if (!s->has_time) {
+		ig_tag(g, "tr.no_time", "true");
+		if (has_ts)
+			ig_tag(g, "tr.start_us", ig_json_text(g, json_object_get(span, "timestamp")));
+		s->start = s->duration = 0;
+	}
+	return 0;
+}
+
+static int
+v2_span(ingest *g, const json_t *span)
+{
+	ispan s = {0};
+	const json_t *tags, *annots, *a, *v;
+	const char *key;
+	size_t i;
+
+	if (ids_of(g, span, &s) < 0 || kind_of(g, span, &s.kind) < 0 ||
+	    endpoint(g, json_object_get(span, "localEndpoint"), &s.service, &s.host) < 0 ||
+	    times_of(g, span, &s) < 0)
+		return -1;
+	tags = json_object_get(span, "tags");
+	if (tags && !json_is_null(tags) && !json_is_object(tags))
+		return ig_fail(g, "\"tags\" is not an object");
+	if (s.kind != TR_KIND_NONE)
+		ig_tag(g, "span.kind", tr_kind_name(s.kind));
+	json_object_foreach((json_t *)tags, key, v)
+		ig_tag(g, ig_str(g, key), ig_json_text(g, v));
+	if (remote_tags(g, json_object_get(span, "remoteEndpoint")) < 0 ||
+	    ig_get_array(g, span, "annotations", &annots) < 0)
+		return -1;
+	json_array_foreach(annots, i, a) {
+		int64_t ts;
+		const char *val;
+
+		if (!json_is_object(a))
+			return ig_fail(g, "annotation %zu is not an object", i);
+		if (ig_get_i64(g, a, "timestamp", 1, &ts, NULL) < 0 || ig_get_str(g, a, "value", 0, &val) < 0)
+			return -1;
+		ig_log_begin(g, ts);
+		ig_log_tag(g, "event", val);
+	}
+	s.shared = json_is_true(json_object_get(span, "shared"));
+	ig_span_commit(g, &s);
+	return 0;
+}
+
+/* ---- Zipkin v1: split by cs/sr/ss/cr (ms/mr) annotations, as Zipkin's V1SpanConverter does ---- */
+
+typedef struct v1note {
+	int64_t ts;
+	const char *value;
+	const json_t *ep;
+} v1note;
+
+typedef struct v1side {
+	const v1note *begin, *end;	/* cs/cr, sr/ss, ms, mr */
+} v1side;
+
+static const v1note *
+note(const v1note *n, size_t nn, const char *value)
+{
+	for (size_t i = 0; i < nn; i++)
+		if (strcmp(n[i].value, value) == 0)
+			return &n[i];
+	return NULL;
+}
+
+static int
+is_core_note(const char *v)
+{
+	static const char *const core[] = {"cs", "cr", "sr", "ss", "ms", "mr"};
+
+	for (size_t i = 0; i < sizeof core / sizeof *core; i++)
+		if (strcmp(v, core[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e,
+	const json_t *ep, const json_t *remote, const json_t *bin, const v1note *notes, size_t nn,
+	int shared, int64_t span_ts, int64_t span_dur, int has_span_time)
+{
+	ispan s = *base;
+	size_t i;
+	const json_t *ba;
+
+	s.kind = kind;
+	s.shared = shared;
+	if (endpoint(g, ep, &s.service, &s.host) < 0)
+		return -1;
+	if (b && e) {
+		s.start = b->ts;
+		s.duration = e->ts - b->ts;
+		s.has_time = s.duration >= 0;
+	} else if (has_span_time && !shared) {
+		s.start = span_ts;
+		s.duration = span_dur;
+		s.has_time = 1;
+	} else
+		s.has_time = 0;
+	if (!s.has_time) {
+		s.start = s.duration = 0;
+		ig_tag(g, "tr.no_time", "true");
+		if (b) {
+			char buf[24];
+
+			snprintf(buf, sizeof buf, "%lld", (long long)b->ts);
+			ig_tag(g, "tr.start_us", ig_str(g, buf));
+		}
+	}
+	if (kind != TR_KIND_NONE)
+		ig_tag(g, "span.kind", tr_kind_name(kind));
+	json_array_foreach(bin, i, ba) {
+		const char *key = json_string_value(json_object_get(ba, "key"));
+		const json_t *v = json_object_get(ba, "value");
+
+		if (!key || !v || strcmp(key, "sa") == 0 || strcmp(key, "ca") == 0 || strcmp(key, "ma") == 0)
+			continue;
+		ig_tag(g, ig_str(g, key), ig_json_text(g, v));
+	}
+	if (remote && remote_tags(g, remote) < 0)
+		return -1;
+	/* Annotations other than the core ones go to the side whose endpoint logged them. */
+	for (i = 0; i < nn; i++) {
+		const v1note *n = &notes[i];
+		const char *svc = json_string_value(json_object_get(n->ep, "serviceName"));
+
+		if (n == b || n == e || (svc && *s.service && strcmp(svc, s.service) != 0))
+			continue;
+		if (is_core_note(n->value))
+			continue;
+		ig_log_begin(g, n->ts);
+		ig_log_tag(g, "event", n->value);
+	}
+	ig_span_commit(g, &s);
+	return 0;
+}
+
+static const json_t *
+address(const json_t *bin, const char *key)
+{
+	size_t i;
+	const json_t *ba;
+
+	json_array_foreach(bin, i, ba) {
+		const char *k = json_string_value(json_object_get(ba, "key"));
+
+		if (k && strcmp(k, key) == 0)
+			return json_object_get(ba, "endpoint");
+	}
+	return NULL;
+}
+
+static int
+v1_span(ingest *g, const json_t *span)
+{
+	ispan base = {0};
+	const json_t *annots, *bin, *a;
+	v1note notes[64];
+	size_t nn = 0, i;
+	int64_t ts, dur;
+	int has_ts, has_dur;
+
+	if (ids_of(g, span, &base) < 0 || ig_get_array(g, span, "annotations", &annots) < 0 ||
+	    ig_get_array(g, span, "binaryAnnotations", &bin) < 0 ||
+	    ig_get_i64(g, span, "timestamp", 0, &ts, &has_ts) < 0 ||
+	    ig_get_i64(g, span, "duration", 0, &dur, &has_dur) < 0)
+		return -1;
+	json_array_foreach(annots, i, a) {
+		if (!json_is_object(a))
+			return ig_fail(g, "annotation %zu is not an object", i);
+		if (nn == sizeof notes / sizeof *notes)
+			return ig_fail(g, "more than %zu annotations", nn);
+		if (ig_get_i64(g, a, "timestamp", 1, &notes[nn].ts, NULL) < 0 ||
+		    ig_get_str(g, a, "value", 1, &notes[nn].value) < 0)
+			return -1;
+		notes[nn++].ep = json_object_get(a, "endpoint");
+	}
+	const v1note *cs = note(notes, nn, "cs"), *cr = note(notes, nn, "cr");
+	const v1note *sr = note(notes, nn, "sr"), *ss = note(notes, nn, "ss");
+	const v1note *ms = note(notes, nn, "ms"), *mr = note(notes, nn, "mr");
+	int timed = has_ts && has_dur;
+	int n = 0;
+
+	if (cs || cr) {
+		if (v1_emit(g, &base, TR_KIND_CLIENT, cs, cr, (cs ? cs : cr)->ep, address(bin, "sa"), bin,
+			    notes, nn, 0, ts, dur, timed) < 0)
+			return -1;
+		n++;
+	}
+	if (sr || ss) {
+		/* The server side of a span the client also reported shares its id. */
+		int shared = n > 0 || !has_ts;
+		if (v1_emit(g, &base, TR_KIND_SERVER, sr, ss, (sr ? sr : ss)->ep, address(bin, "ca"), bin,
+			    notes, nn, shared, ts, dur, timed && !n) < 0)
+			return -1;
+		n++;
+	}
+	if (ms && !n) {
+		if (v1_emit(g, &base, TR_KIND_PRODUCER, ms, NULL, ms->ep, address(bin, "ma"), bin, notes, nn,
+			    0, ts, dur, timed) < 0)
+			return -1;
+		n++;
+	}
+	if (mr && !n) {
+		if (v1_emit(g, &base, TR_KIND_CONSUMER, mr, NULL, mr->ep, address(bin, "ma"), bin, notes, nn,
+			    0, ts, dur, timed) < 0)
+			return -1;
+		n++;
+	}
+	if (!n) {
+		/* A local span: its endpoint from "lc" or the first annotation. */
+		const json_t *ep = address(bin, "lc");
+
+		if (!ep && nn)
+			ep = notes[0].ep;
+		if (v1_emit(g, &base, TR_KIND_NONE, NULL, NULL, ep, NULL, bin, notes, nn, 0, ts, dur, timed) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+is_v1(const json_t *span)
+{
+	const json_t *annots = json_object_get(span, "annotations"), *a;
+	size_t i;
+
+	if (json_object_get(span, "binaryAnnotations"))
+		return 1;
+	if (json_object_get(span, "localEndpoint") || json_object_get(span, "kind") ||
+	    json_object_get(span, "tags"))
+		return 0;
+	json_array_foreach(annots, i, a)
+		if (json_object_get(a, "endpoint"))
+			return 1;
+	return 0;
+}
+
+int
+zipkin_span(ingest *g, const json_t *span, int version)
+{
+	int r;
+
+	if (!json_is_object(span))
+		return ig_fail(g, "a Zipkin span must be an object");
+	ig_build_reset(g);
+	g->zipkin_seen = 1;
+	if (!version)
+		version = is_v1(span) ? 1 : 2;
+	r = version == 1 ? v1_span(g, span) : v2_span(g, span);
+	if (r < 0) {
+		const char *tid = json_string_value(json_object_get(span, "traceId"));
+
+		if (tid)
+			ig_bad_trace(g, ig_lower(g, tid));
+	}
+	return r;
+}
+
+/* Zipkin instruments an RPC as a client span and a server span with the same
+ * id. The server half becomes "<id>:s", a child of the client half; spans that
+ * name the shared id as parent hang under the half in their own service. */
+void
+zipkin_pair_shared(ingest *g)
+{
+	ibatch *bt = &g->batch;
+	strmap client = {0}, server = {0};
+	strbuf key = {0};
+
+	/* A server span sharing its id with a client span is the shared half,
+	 * whether or not the instrumentation set "shared". */
+	for (size_t i = 0; i < bt->n; i++) {
+		ispan *s = &bt->spans[i];
+		int added;
+
+		s->shared = s->shared || s->kind == TR_KIND_SERVER;
+		sb_clear(&key);
+		sb_adds(&key, s->trace_id);
+		sb_addc(&key, '\t');
+		sb_adds(&key, s->span_id);
+		const char *k = ig_strn(g, key.s, key.len);
+		strmap_put(s->shared ? &server : &client, k, key.len, &added)->val = (int64_t)i;
+	}
+	if (!server.count)
+		goto done;
+	for (size_t i = 0; i < bt->n; i++) {
+		ispan *s = &bt->spans[i];
+		strmap_slot *srv, *cli;
+
+		sb_clear(&key);
+		sb_adds(&key, s->trace_id);
+		sb_addc(&key, '\t');
+		if (s->shared) {
+			sb_adds(&key, s->span_id);
+			if (!strmap_get(&client, key.s, key.len))
+				continue;	/* no client half: nothing to tell apart */
+			s->parent_id = s->span_id;
+			size_t n = strlen(s->span_id);
+			char *id = arena_alloc(&bt->mem, n + 3);
+			memcpy(id, s->span_id, n);
+			memcpy(id + n, ":s", 3);
+			s->span_id = id;
+			continue;
+		}
+		if (!*s->parent_id)
+			continue;
+		sb_adds(&key, s->parent_id);
+		srv = strmap_get(&server, key.s, key.len);
+		cli = strmap_get(&client, key.s, key.len);
+		if (!srv || !cli)
+			continue;
+		/* Children of the client's own service stay with the client half. */
+		if (strcmp(bt->spans[cli->val].service, s->service) == 0 &&
+		    strcmp(bt->spans[srv->val].service, s->service) != 0)
+			continue;
+		size_t n = strlen(s->parent_id);
+		char *id = arena_alloc(&bt->mem, n + 3);
+		memcpy(id, s->parent_id, n);
+		memcpy(id + n, ":s", 3);
+		s->parent_id = id;
+	}
+done:
+	sb_free(&key);
+	strmap_free(&client);
+	strmap_free(&server);
+}

@@ -1,0 +1,97 @@
+/* tr-ingest - Jaeger, Zipkin and OTLP JSON to the tr line format. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "format.h"
+#include "ingest.h"
+
+static void
+usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: tr-ingest [-kqvz] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [FILE...]\n"
+		"Convert Jaeger, Zipkin (v1, v2) and OTLP JSON, plain or zstd, to the tr line format.\n"
+		"  -f, --format FORMAT  auto (default), jaeger, otlp, zipkin, zipkin1, zipkin2\n"
+		"  -k, --keep-going     skip broken traces, write every good one, report at the end\n"
+		"  -o, --output FILE    write to FILE (through a temporary file) instead of stdout\n"
+		"  -z, --zstd           compress the output with zstd\n"
+		"      --max-spans N    a trace with more spans is an error (default 10000000)\n"
+		"      --max-bytes N    a JSON trace or document larger than N bytes is an error\n"
+		"                       (default 4294967296)\n"
+		"  -q, --quiet          no summary, even with -k\n"
+		"  -v, --verbose        a summary and span-tree problems on stderr\n"
+		"  -h, --help           this text;  --version  the version\n");
+	exit(status);
+}
+
+static size_t
+size_arg(const char *s, const char *opt)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (!*s || *end || *s == '-')
+		tr_die(TR_EXIT_USAGE, "%s: not a number: %s", opt, s);
+	return (size_t)v;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'}, {"keep-going", no_argument, NULL, 'k'},
+		{"output", required_argument, NULL, 'o'}, {"zstd", no_argument, NULL, 'z'},
+		{"quiet", no_argument, NULL, 'q'}, {"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
+		{"max-spans", required_argument, NULL, 'S'}, {"max-bytes", required_argument, NULL, 'B'},
+		{NULL, 0, NULL, 0}
+	};
+	ingest_opts o = {.max_spans = 10000000, .max_bytes = (size_t)4 << 30};
+	const char *outpath = NULL;
+	int c, zstd = 0, quiet = 0, status = TR_EXIT_OK;
+
+	tr_setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "f:ko:zqvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if ((c = ingest_format_parse(optarg)) < 0)
+				tr_die(TR_EXIT_USAGE, "unknown format: %s (auto, jaeger, otlp, zipkin, zipkin1, zipkin2)", optarg);
+			o.format = (enum ingest_format)c;
+			break;
+		case 'k': o.keep_going = 1; break;
+		case 'o': outpath = optarg; break;
+		case 'z': zstd = 1; break;
+		case 'q': quiet = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 'S': o.max_spans = size_arg(optarg, "--max-spans"); break;
+		case 'B': o.max_bytes = size_arg(optarg, "--max-bytes"); break;
+		case 'h': usage(stdout, TR_EXIT_OK); break;
+		case 'V': tr_print_version(); return TR_EXIT_OK;
+		default: usage(stderr, TR_EXIT_USAGE);
+		}
+	}
+	tr_output *out = tr_output_open(outpath, zstd ? 3 : 0);
+	ingest *g = ingest_new(&o, out);
+	static char *dash[] = {"-"};
+	char **files = optind < argc ? argv + optind : dash;
+	int nfiles = optind < argc ? argc - optind : 1;
+
+	tr_output_puts(out, TR_FORMAT_HEADER "\n");
+	for (int i = 0; i < nfiles; i++) {
+		if (ingest_file(g, files[i]) < 0) {
+			status = TR_EXIT_INPUT;
+			if (!o.keep_going)
+				break;
+		}
+	}
+	const ingest_stats *st = ingest_stats_get(g);
+	if (!quiet && (o.verbose || (o.keep_going && st->broken)))
+		tr_warn("%zu files, %zu traces, %zu spans written; %zu broken traces skipped, "
+			"%zu duplicate spans dropped, %zu span ids renamed",
+			st->files, st->traces, st->spans, st->broken, st->dropped_duplicates, st->renamed);
+	tr_output_close(out);
+	ingest_free(g);
+	return status;
+}
