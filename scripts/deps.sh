@@ -1,11 +1,13 @@
 #!/bin/sh
 # Make sure the build and test dependencies are present: libjansson, libzstd
-# (headers), bats. Installs the missing ones with apt-get when run as root.
+# (headers), bats, and jq and zstd (tests compare against them). Installs the missing ones with apt-get when run as root.
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
 have_header jansson.h || missing="$missing libjansson-dev"
 have_header zstd.h    || missing="$missing libzstd-dev"
 command -v bats >/dev/null 2>&1 || missing="$missing bats"
+command -v jq >/dev/null 2>&1   || missing="$missing jq"
+command -v zstd >/dev/null 2>&1 || missing="$missing zstd"
 [ -z "$missing" ] && exit 0
 echo "deps: installing:$missing" >&2
 if [ "$(id -u)" != 0 ]; then

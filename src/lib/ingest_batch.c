@@ -419,7 +419,7 @@ check_tree(ingest *g, const strbuf *text, const char *trace_id)
 		if (t.norphans || t.ncycles || self)
 			tr_warn("%s: trace %s: %zu spans, %zu roots, %zu with a missing parent, "
 				"%zu self-parents, %zu parent cycles cut", g->file, trace_id,
-				t.nspans, t.nroots, t.norphans, self, t.ncycles - self);
+				t.nspans, t.nroots, t.norphans, self, t.ncycles);
 		g->stats.orphans += t.norphans;
 		g->stats.cycles += t.ncycles;
 	}

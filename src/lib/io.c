@@ -300,9 +300,15 @@ tr_output_open(const char *path, int zstd_level)
 	tr_output *o = xcalloc(1, sizeof *o);
 
 	o->buf = xmalloc(OUT_CHUNK);
-	if (path && strcmp(path, "-") != 0) {
-		size_t n = strlen(path) + 16;
+	struct stat st;
 
+	if (path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device or FIFO is written in place: renaming over it would replace it. */
+		o->fd = open(path, O_WRONLY | O_TRUNC);
+		if (o->fd < 0)
+			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
+	} else if (path && strcmp(path, "-") != 0) {
+		size_t n = strlen(path) + 16;
 		o->path = xstrdup(path);
 		o->tmp = xmalloc(n);
 		snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
@@ -394,7 +400,8 @@ tr_output_close(tr_output *o)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(e));
 		}
 		pending_tmp = NULL;
-	}
+	} else if (o->fd > 2 && close(o->fd) < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path ? o->path : "output", strerror(errno));
 	output_free(o);
 }
 

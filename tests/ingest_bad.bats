@@ -1,0 +1,181 @@
+#!/usr/bin/env bats
+# tr-ingest on bad input: clear messages, exit 3, nothing of a broken trace,
+# every good trace still out with -k.
+load helper
+
+two_traces() {
+	mkfix two.json <<'J'
+{"data":[
+{"traceID":"good","spans":[{"spanID":"a","operationName":"o","startTime":1,"duration":2}]},
+{"traceID":"bad","spans":[{"spanID":"b","operationName":"o","startTime":"soon","duration":2}]},
+{"traceID":"good2","spans":[{"spanID":"c","operationName":"o","startTime":3,"duration":2}]}
+]}
+J
+}
+
+@test "a wrong type stops at the broken trace: earlier traces whole, nothing of it, exit 3" {
+	run tr-ingest "$(two_traces)"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"two.json:3:1: \"startTime\" is not an integer"* ]]
+	[[ "$output" == *$'T\tgood'* ]]
+	[[ "$output" != *$'\tbad'* ]]
+	[[ "$output" != *good2* ]]
+}
+
+@test "-k skips the broken trace, writes every good one and reports the count" {
+	run tr-ingest -k "$(two_traces)"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *$'T\tgood\n'* ]]
+	[[ "$output" == *$'T\tgood2'* ]]
+	[[ "$output" != *$'\tbad'* ]]
+	[[ "$output" == *"1 broken traces skipped"* ]]
+}
+
+@test "malformed JSON is reported at its line and column" {
+	f=$(mkfix bad.json <<'J'
+{"data":[
+{"traceID":"t","spans":[{"spanID":"a" "operationName":"o"}]}
+]}
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"bad.json:2:"*":"* ]]
+	[[ "$output" != *$'S\t'* ]]
+}
+
+@test "a file truncated inside a trace keeps the traces before it whole" {
+	env=$(two_traces)
+	head -c 120 "$env" > "$BATS_TEST_TMPDIR/cut.json"
+	run tr-ingest -k "$BATS_TEST_TMPDIR/cut.json"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"unexpected end of input"* ]]
+	[[ "$output" == *$'S\tgood\ta'* ]]
+	[[ "$output" != *$'\tbad'* ]]
+}
+
+@test "a truncated Zipkin file writes none of its traces: any of them may be incomplete" {
+	printf '[{"traceId":"a","id":"1","name":"x","timestamp":1,"duration":1},{"traceId":"a","id":"2"' > "$BATS_TEST_TMPDIR/z.json"
+	run tr-ingest "$BATS_TEST_TMPDIR/z.json"
+	[ "$status" -eq 3 ]
+	[[ "$output" != *$'S\t'* ]]
+}
+
+@test "a truncated zstd stream is an error" {
+	env=$(two_traces)
+	zstd -q -c "$env" | head -c 60 > "$BATS_TEST_TMPDIR/cut.zst"
+	run tr-ingest "$BATS_TEST_TMPDIR/cut.zst"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"cut.zst"* ]]
+}
+
+@test "an unknown document, a JSON scalar and binary garbage are errors" {
+	echo '{"hello":"world"}' > "$BATS_TEST_TMPDIR/u.json"
+	run tr-ingest "$BATS_TEST_TMPDIR/u.json"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"u.json:1:1: not a Jaeger, Zipkin or OTLP document"* ]]
+	echo 42 > "$BATS_TEST_TMPDIR/n.json"
+	run tr-ingest "$BATS_TEST_TMPDIR/n.json"
+	[ "$status" -eq 3 ]
+	head -c 3000 /bin/sh > "$BATS_TEST_TMPDIR/bin"
+	run tr-ingest "$BATS_TEST_TMPDIR/bin"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"not JSON"* ]]
+}
+
+@test "empty input gives the header and nothing else" {
+	run tr-ingest < /dev/null
+	[ "$status" -eq 0 ]
+	[ "$output" = "#tr/1" ]
+}
+
+@test "invalid UTF-8 inside a string is an error in that trace" {
+	printf '{"traceID":"t","spans":[{"spanID":"a","operationName":"\xff\xfe","startTime":1,"duration":1}]}' > "$BATS_TEST_TMPDIR/u8.json"
+	run tr-ingest "$BATS_TEST_TMPDIR/u8.json"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"u8.json:1:"* ]]
+}
+
+@test "-f forces the format: an OTLP reader refuses a Jaeger file" {
+	run tr-ingest -f otlp "$(two_traces)"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"not a Jaeger, Zipkin or OTLP document of the format given with -f"* ]]
+}
+
+@test "usage errors exit 2; --help exits 0 on stdout; a missing file exits 3" {
+	run tr-ingest --bogus
+	[ "$status" -eq 2 ]
+	run tr-ingest -f yaml x
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown format: yaml"* ]]
+	run tr-ingest --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == usage:* ]]
+	run tr-ingest /nonexistent.json
+	[ "$status" -eq 3 ]
+	[[ "$output" == "tr-ingest: /nonexistent.json: No such file or directory" ]]
+}
+
+@test "a write error (full disk) is reported with exit 4" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	run tr-ingest -k -o /dev/full "$(two_traces)"
+	[ "$status" -eq 4 ]
+	[ -c /dev/full ]
+	run sh -c "tr-ingest -k '$(two_traces)' > /dev/full"
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"write error"* ]]
+}
+
+@test "-o leaves no partial file when the run fails" {
+	run tr-ingest -o "$BATS_TEST_TMPDIR/out.tr" "$(two_traces)"
+	[ "$status" -eq 3 ]
+	run tr-ingest -o "$BATS_TEST_TMPDIR/out2.tr" /nonexistent
+	[ ! -e "$BATS_TEST_TMPDIR/out2.tr" ]
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep tmp)" ]
+}
+
+@test "a closed pipe ends the run quietly" {
+	for i in $(seq 1 3000); do printf '{"traceID":"t%d","spans":[{"spanID":"a","operationName":"o","startTime":1,"duration":2}]}\n' $i; done > "$BATS_TEST_TMPDIR/many.jsonl"
+	run sh -c "tr-ingest '$BATS_TEST_TMPDIR/many.jsonl' 2>&1 >/dev/null | head -1; tr-ingest '$BATS_TEST_TMPDIR/many.jsonl' 2>'$BATS_TEST_TMPDIR/err' | head -1"
+	[ "$output" = "#tr/1" ]
+	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+}
+
+@test "parent cycles, self-parents and missing parents are kept and reported with -v" {
+	f=$(mkfix cyc.json <<'J'
+{"traceID":"t","spans":[
+ {"spanID":"a","operationName":"o","startTime":1,"duration":9,"references":[{"refType":"CHILD_OF","spanID":"b"}]},
+ {"spanID":"b","operationName":"o","startTime":2,"duration":1,"references":[{"refType":"CHILD_OF","spanID":"a"}]},
+ {"spanID":"c","operationName":"o","startTime":3,"duration":1,"references":[{"refType":"CHILD_OF","spanID":"c"}]},
+ {"spanID":"d","operationName":"o","startTime":4,"duration":1,"references":[{"refType":"CHILD_OF","spanID":"gone"}]}]}
+J
+)
+	run tr-ingest -v "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c $'^S\t')" -eq 4 ]
+	[[ "$output" == *"trace t: 4 spans, 3 roots, 1 with a missing parent, 1 self-parents, 1 parent cycles cut"* ]]
+}
+
+@test "--max-spans turns an oversized trace into a counted skip, never a silent cut" {
+	f=$(mkfix big.json <<'J'
+{"traceID":"t","spans":[{"spanID":"a","startTime":1,"duration":2},{"spanID":"b","startTime":1,"duration":2}]}
+J
+)
+	run tr-ingest --max-spans 1 "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"trace t has 2 spans, more than --max-spans 1: skipped"* ]]
+	[[ "$output" != *$'S\t'* ]]
+}
+
+@test "--max-bytes turns an oversized JSON trace into an error" {
+	run tr-ingest --max-bytes 50 "$(two_traces)"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"larger than --max-bytes 50"* ]]
+}
+
+@test "CRLF line endings in JSON are fine" {
+	printf '{"traceID":"t",\r\n"spans":[{"spanID":"a","startTime":1,"duration":2}]}\r\n' > "$BATS_TEST_TMPDIR/crlf.json"
+	run tr-ingest "$BATS_TEST_TMPDIR/crlf.json"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = $'S\tt\ta\t\t1\t2\t\t\t\t' ]
+}

@@ -1,0 +1,216 @@
+/* Unit tests of the shared library: escaping, the span tree, re-writing records. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "trace.h"
+
+static int passed, failed;
+
+#define CHECK(c) do { if (c) passed++; else { failed++; fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+static void
+test_escape_roundtrip(void)
+{
+	const char *vals[] = {"plain", "tab\there", "nl\nand\rcr", "100%", "%09 literal", "k=v", "", "é ü 中"};
+
+	for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+		for (int key = 0; key < 2; key++) {
+			strbuf b = {0};
+			char out[64];
+
+			tr_escapes(&b, vals[i], key);
+			CHECK(!memchr(b.s ? b.s : "", '\t', b.len) && !memchr(b.s ? b.s : "", '\n', b.len));
+			CHECK(!key || !memchr(b.s ? b.s : "", '=', b.len));
+			tr_unescape(out, b.s ? b.s : "", b.len);
+			CHECK(strcmp(out, vals[i]) == 0);
+			sb_free(&b);
+		}
+	}
+	char out[16];
+	tr_unescape(out, "50%-%zz%4", 9);	/* bad escapes stay as written */
+	CHECK(strcmp(out, "50%-%zz%4") == 0);
+}
+
+static const char *names[] = {"test"};
+
+static void
+load(tr_trace *t, const char *text)
+{
+	char *copy = strdup(text), *p = copy, *nl;
+
+	tr_trace_reset(t);
+	t->files = names;
+	t->trace_id = "t";
+	while ((nl = strchr(p, '\n'))) {
+		GROW(t->recs, t->caprecs, t->nrecs + 1);
+		*nl = '\0';
+		t->recs[t->nrecs++] = (tr_record){.line = arena_strndup(&t->mem, p, strlen(p)),
+						  .len = (uint32_t)strlen(p), .lineno = t->nrecs + 1, .span = -1};
+		p = nl + 1;
+	}
+	free(copy);
+}
+
+static void
+test_tree(void)
+{
+	tr_trace t = {0};
+
+	/* b before a in the input; c's parent is missing; d->e->d is a cycle. */
+	load(&t, "S\tt\tb\ta\t10\t5\ts\top\tclient\th\tk=v\n"
+		 "S\tt\ta\t\t0\t100\ts\troot\tserver\th\n"
+		 "S\tt\tc\tgone\t20\t1\ts\to\t\t\n"
+		 "S\tt\td\te\t30\t1\ts\to\t\t\n"
+		 "S\tt\te\td\t31\t1\ts\to\t\t\n"
+		 "R\tt\tb\tfollows_from\tt\ta\n"
+		 "L\tt\tb\t12\tevent=x\n");
+	CHECK(tr_trace_parse(&t) == 0);
+	CHECK(t.nspans == 5);
+	CHECK(strcmp(t.spans[0].span_id, "a") == 0 && strcmp(t.spans[1].span_id, "b") == 0);
+	CHECK(t.spans[1].parent == 0 && t.spans[0].first_child == 1);
+	CHECK(t.spans[1].flags & TR_SPAN_FOLLOWS);
+	CHECK(t.spans[1].depth == 1);
+	CHECK(t.nroots == 3 && t.roots[0] == 0);
+	CHECK(t.norphans == 1 && t.ncycles == 1);
+	CHECK(t.spans[3].parent == -1 && t.spans[4].parent == 3);	/* d sorts first: it becomes the root */
+	CHECK(t.nlogs == 1 && t.logs[0].span == 1 && t.logs[0].time == 12);
+	CHECK(strcmp(tr_span_tag(&t.spans[1], "k"), "v") == 0);
+	tr_trace_free(&t);
+}
+
+static void
+test_deep_chain(void)
+{
+	tr_trace t = {0};
+	strbuf b = {0};
+	const int n = 100000;
+
+	for (int i = 0; i < n; i++) {
+		char parent[16] = "";
+
+		if (i)
+			snprintf(parent, sizeof parent, "s%d", i - 1);
+		sb_addf(&b, "S\tt\ts%d\t%s\t%d\t%d\tsvc\top\t\t\n", i, parent, i, 2 * n - 2 * i);
+	}
+	load(&t, b.s);
+	CHECK(tr_trace_parse(&t) == 0);
+	CHECK(t.nroots == 1 && t.spans[n - 1].depth == (uint32_t)n - 1);
+	tr_trace_free(&t);
+	sb_free(&b);
+}
+
+static void
+test_errors(void)
+{
+	tr_trace t = {0};
+
+	load(&t, "S\tt\ta\t\tx\t5\ts\top\t\t\n");
+	CHECK(tr_trace_parse(&t) < 0);
+	load(&t, "S\tt\ta\t\t1\t-5\ts\top\t\t\n");
+	CHECK(tr_trace_parse(&t) < 0);
+	load(&t, "S\tt\ta\t\t1\t5\ts\top\tbogus\t\n");
+	CHECK(tr_trace_parse(&t) < 0);
+	load(&t, "S\tt\ta\t\t1\t5\ts\n");
+	CHECK(tr_trace_parse(&t) < 0);
+	load(&t, "S\tt\ta\t\t1\t5\ts\to\t\t\tnoequals\n");
+	CHECK(tr_trace_parse(&t) < 0);
+	load(&t, "S\tt\ta\t\t1\t5\ts\to\t\t\nS\tt\ta\t\t2\t5\ts\to\t\t\n");
+	CHECK(tr_trace_parse(&t) < 0);	/* duplicate ids */
+	load(&t, "L\tt\tnobody\t1\n");
+	CHECK(tr_trace_parse(&t) < 0);
+	load(&t, "X\tt\tanything\there\nS\tt\ta\t\t\t\ts\to\t\t\n");
+	CHECK(tr_trace_parse(&t) == 0 && !(t.spans[0].flags & TR_SPAN_HAS_TIME));
+	tr_trace_free(&t);
+}
+
+static void
+test_rewrite(void)
+{
+	tr_trace t = {0};
+	strbuf out = {0};
+
+	load(&t, "S\tt\ta\t\t0\t9\tcp.svc\top\t\t\tcp.self=3\tx=1\tcp.old=2\n");
+	CHECK(tr_trace_parse(&t) == 0);
+	tr_write_record(&out, &t, 0, "cp.", "\tcp.self=9", 10);
+	/* positional fields that happen to start with the prefix are kept */
+	CHECK(strcmp(out.s, "S\tt\ta\t\t0\t9\tcp.svc\top\t\t\tx=1\tcp.self=9\n") == 0);
+	sb_free(&out);
+	tr_trace_free(&t);
+}
+
+/* Read text through the reader; describe what came out as "id:spans ..." and L for lines. */
+static void
+read_all(const char *text, strbuf *desc)
+{
+	char path[] = "/tmp/test_lib_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	char *files[] = {path};
+
+	fputs(text, f);
+	fclose(f);
+	tr_reader *r = tr_reader_new(files, 1);
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next n = tr_reader_next(r, &t, &line, &len);
+
+		if (n == TR_EOF)
+			break;
+		if (n == TR_TRACE)
+			sb_addf(desc, "%s:%zu ", t->trace_id, t->nspans);
+		else if (n == TR_LINE)
+			sb_addf(desc, "L(%.*s) ", (int)len, line);
+		else
+			sb_adds(desc, "BAD ");
+	}
+	tr_reader_free(r);
+	unlink(path);
+}
+
+static void
+test_reader(void)
+{
+	strbuf d = {0};
+
+	/* Groups are handed out as soon as they end; comments pass at once. */
+	read_all("#tr/1\nT\tx\nS\tx\ta\t\t1\t1\ts\to\t\t\n# hi\nS\tx\tb\ta\t2\t1\ts\to\t\t\n"
+		 "T\ty\nS\ty\ta\t\t1\t1\ts\to\t\t\n", &d);
+	CHECK(strcmp(d.s, "L(# hi) x:2 y:1 ") == 0);
+	sb_clear(&d);
+	/* After sort: T records last, S records interleaved: collected until the end. */
+	read_all("S\tx\ta\t\t1\t1\ts\to\t\t\nS\ty\ta\t\t1\t1\ts\to\t\t\nS\tx\tb\ta\t2\t1\ts\to\t\t\n"
+		 "T\tx\nT\ty\n", &d);
+	CHECK(strcmp(d.s, "x:2 y:1 ") == 0);
+	sb_clear(&d);
+	/* Loose records of a trace, then its group: merged into one trace. */
+	read_all("S\tx\tb\ta\t2\t1\ts\to\t\t\nT\tx\nS\tx\ta\t\t1\t1\ts\to\t\t\n", &d);
+	CHECK(strcmp(d.s, "x:2 ") == 0);
+	sb_clear(&d);
+	/* A future record type with no trace passes through; CRLF is accepted. */
+	read_all("Z\t\tfuture\r\nT\tx\r\nS\tx\ta\t\t1\t1\ts\to\t\t\r\n", &d);
+	CHECK(strcmp(d.s, "L(Z\t\tfuture) x:1 ") == 0);
+	sb_clear(&d);
+	/* An S record without a trace id is bad; the reader goes on. */
+	read_all("S\nT\tx\nS\tx\ta\t\t1\t1\ts\to\t\t\n", &d);
+	CHECK(strcmp(d.s, "BAD x:1 ") == 0);
+	sb_free(&d);
+}
+
+int
+main(void)
+{
+	tr_setprogname("test_lib");
+	test_escape_roundtrip();
+	test_tree();
+	test_deep_chain();
+	test_errors();
+	test_rewrite();
+	test_reader();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
