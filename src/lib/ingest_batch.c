@@ -158,14 +158,18 @@ ig_span_commit(ingest *g, const ispan *proto)
 	*s = *proto;
 	s->seq = (uint32_t)bt->n++;
 	s->tags = arena_alloc(&bt->mem, (nt ? nt : 1) * sizeof *s->tags);
-	memcpy(s->tags, b->tags, b->ntags * sizeof *s->tags);
-	memcpy(s->tags + b->ntags, b->ptags, b->nptags * sizeof *s->tags);
+	if (b->ntags)
+		memcpy(s->tags, b->tags, b->ntags * sizeof *s->tags);
+	if (b->nptags)
+		memcpy(s->tags + b->ntags, b->ptags, b->nptags * sizeof *s->tags);
 	s->ntags = (uint32_t)nt;
 	s->refs = arena_alloc(&bt->mem, (b->nrefs ? b->nrefs : 1) * sizeof *s->refs);
-	memcpy(s->refs, b->refs, b->nrefs * sizeof *s->refs);
+	if (b->nrefs)
+		memcpy(s->refs, b->refs, b->nrefs * sizeof *s->refs);
 	s->nrefs = (uint32_t)b->nrefs;
 	s->logs = arena_alloc(&bt->mem, (b->nlogs ? b->nlogs : 1) * sizeof *s->logs);
-	memcpy(s->logs, b->logs, b->nlogs * sizeof *s->logs);
+	if (b->nlogs)
+		memcpy(s->logs, b->logs, b->nlogs * sizeof *s->logs);
 	s->nlogs = (uint32_t)b->nlogs;
 	ig_build_reset(g);
 	return s;

@@ -52,18 +52,14 @@ raw_fill(tr_input *in)
 tr_input *
 tr_input_open(const char *path)
 {
-	tr_input *in = xcalloc(1, sizeof *in);
 	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+	int fd = 0;
 
-	if (!path || strcmp(path, "-") == 0) {
-		in->fd = 0;
-		in->name = xstrdup("<stdin>");
-	} else {
-		in->fd = open(path, O_RDONLY);
-		if (in->fd < 0)
-			tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
-		in->name = xstrdup(path);
-	}
+	if (path && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0)
+		tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
+	tr_input *in = xcalloc(1, sizeof *in);
+	in->fd = fd;
+	in->name = xstrdup(fd ? path : "<stdin>");
 	in->raw = xmalloc(IN_CHUNK);
 	/* Fill until four bytes are there or the input ends: a pipe may deliver less. */
 	while (in->raw_len < 4 && !in->raw_eof) {
@@ -184,7 +180,7 @@ tr_input_line(tr_input *in, size_t *len)
 	for (;;) {
 		size_t avail = in->buf_len - in->buf_off;
 
-		nl = memchr(in->buf + in->buf_off, '\n', avail);
+		nl = avail ? memchr(in->buf + in->buf_off, '\n', avail) : NULL;
 		if (nl || in->eof)
 			break;
 		/* Move the partial line to the front and read more behind it. */
@@ -201,11 +197,11 @@ tr_input_line(tr_input *in, size_t *len)
 			in->eof = 1;
 		in->buf_len += n;
 	}
-	char *line = in->buf + in->buf_off;
 	size_t avail = in->buf_len - in->buf_off;
 
 	if (!avail && in->eof)
 		return NULL;
+	char *line = in->buf + in->buf_off;
 	if (nl) {
 		*len = (size_t)(nl - line);
 		*nl = '\0';

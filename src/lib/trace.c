@@ -434,7 +434,8 @@ tr_write_record(strbuf *out, const tr_trace *t, size_t i,
 			p = e + 1;
 		}
 	}
-	sb_add(out, extra, extra_len);
+	if (extra_len)
+		sb_add(out, extra, extra_len);
 	sb_addc(out, '\n');
 }
 
@@ -451,7 +452,6 @@ tr_write_group(strbuf *out, const tr_trace *t)
 void
 tr_write_trace(strbuf *out, const tr_trace *t, const tr_write_opts *o)
 {
-	strbuf extra = {0};
 	size_t tlen = o && o->drop_type ? strlen(o->drop_type) : 0;
 
 	tr_write_group(out, t);
@@ -463,10 +463,11 @@ tr_write_trace(strbuf *out, const tr_trace *t, const tr_write_opts *o)
 		if (tlen && r->len > tlen && r->line[tlen] == '\t' &&
 		    memcmp(r->line, o->drop_type, tlen) == 0)
 			continue;	/* our own records from an earlier run */
-		sb_clear(&extra);
-		if (r->span >= 0 && o && o->span_extra)
-			o->span_extra(o->ctx, t, r->span, &extra);
-		tr_write_record(out, t, i, o ? o->drop_prefix : NULL, extra.s, extra.len);
+		tr_write_record(out, t, i, o ? o->drop_prefix : NULL, NULL, 0);
+		if (r->span >= 0 && o && o->span_extra) {
+			out->len--;	/* append the tool's tags before the newline */
+			o->span_extra(o->ctx, t, r->span, out);
+			sb_addc(out, '\n');
+		}
 	}
-	sb_free(&extra);
 }
