@@ -4,17 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Split a NUL-terminated, writable copy of a record at TABs in place. */
+/* Split a writable copy of a record (len bytes, NUL after) at TABs in place;
+ * f[i] is NUL-terminated and fl[i] its length. Returns the field count. */
 static size_t
-split_inplace(char *s, char **f, size_t max)
+split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
 {
+	char *end = s + len;
 	size_t n = 0;
 
 	for (;;) {
-		char *tab = strchr(s, '\t');
+		char *tab = memchr(s, '\t', (size_t)(end - s));
+		char *e = tab ? tab : end;
 
-		if (n < max)
+		if (n < max) {
 			f[n] = s;
+			fl[n] = (uint32_t)(e - s);
+		}
 		n++;
 		if (!tab)
 			return n;
@@ -24,14 +29,18 @@ split_inplace(char *s, char **f, size_t max)
 }
 
 static char *
-unescape_inplace(char *s)
+unescape_n(char *s, size_t n)
 {
-	size_t n = strlen(s);
-
-	if (!tr_plain(s, n))
+	if (memchr(s, '%', n))
 		tr_unescape(s, s, n);
 	return s;
 }
+
+/* The fields of the record being parsed. */
+typedef struct fields {
+	char **f;
+	uint32_t *len;
+} fields;
 
 typedef struct parse_ctx {
 	tr_trace *t;
@@ -43,18 +52,21 @@ typedef struct parse_ctx {
 
 /* Parse key=value fields f[0..n) into an arena array. */
 static int
-parse_tags(parse_ctx *c, char **f, size_t n, tr_tag **out, uint32_t *nout)
+parse_tags(parse_ctx *c, fields fs, size_t first, size_t nf, tr_tag **out, uint32_t *nout)
 {
+	size_t n = nf - first;
 	tr_tag *tags = n ? arena_alloc(&c->t->mem, n * sizeof *tags) : NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		char *eq = strchr(f[i], '=');
+		char *f = fs.f[first + i];
+		size_t len = fs.len[first + i];
+		char *eq = memchr(f, '=', len);
 
-		if (!eq || eq == f[i])
-			return PARSE_FAIL(c, "field %zu: expected key=value, got \"%.40s\"", i + 1, f[i]);
+		if (!eq || eq == f)
+			return PARSE_FAIL(c, "field %zu: expected key=value, got \"%.40s\"", first + i + 1, f);
 		*eq = '\0';
-		tags[i].key = unescape_inplace(f[i]);
-		tags[i].val = unescape_inplace(eq + 1);
+		tags[i].key = unescape_n(f, (size_t)(eq - f));
+		tags[i].val = unescape_n(eq + 1, len - (size_t)(eq - f) - 1);
 	}
 	*out = tags;
 	*nout = (uint32_t)n;
@@ -62,9 +74,9 @@ parse_tags(parse_ctx *c, char **f, size_t n, tr_tag **out, uint32_t *nout)
 }
 
 static int
-parse_time(parse_ctx *c, const char *what, const char *s, int64_t *v)
+parse_time(parse_ctx *c, const char *what, const char *s, size_t n, int64_t *v)
 {
-	if (parse_i64(s, strlen(s), v) < 0)
+	if (parse_i64(s, n, v) < 0)
 		return PARSE_FAIL(c, "%s: not an integer: \"%.40s\"", what, s);
 	return 0;
 }
@@ -72,8 +84,10 @@ parse_time(parse_ctx *c, const char *what, const char *s, int64_t *v)
 #define MAX_FIELDS 4096
 
 static int
-parse_span(parse_ctx *c, char **f, size_t nf)
+parse_span(parse_ctx *c, fields fs, size_t nf)
 {
+	char **f = fs.f;
+	uint32_t *fl = fs.len;
 	tr_trace *t = c->t;
 	tr_span *s;
 	int kind;
@@ -85,11 +99,11 @@ parse_span(parse_ctx *c, char **f, size_t nf)
 	GROW(t->spans, t->capspans, t->nspans + 1);
 	s = &t->spans[t->nspans];
 	memset(s, 0, sizeof *s);
-	s->span_id = unescape_inplace(f[2]);
-	s->parent_id = unescape_inplace(f[3]);
+	s->span_id = unescape_n(f[2], fl[2]);
+	s->parent_id = unescape_n(f[3], fl[3]);
 	if (*f[4] || *f[5]) {
-		if (parse_time(c, "start", f[4], &s->start) < 0 ||
-		    parse_time(c, "duration", f[5], &s->duration) < 0)
+		if (parse_time(c, "start", f[4], fl[4], &s->start) < 0 ||
+		    parse_time(c, "duration", f[5], fl[5], &s->duration) < 0)
 			return -1;
 		if (s->duration < 0)
 			return PARSE_FAIL(c, "negative duration %lld", (long long)s->duration);
@@ -97,14 +111,14 @@ parse_span(parse_ctx *c, char **f, size_t nf)
 			return PARSE_FAIL(c, "start + duration overflows");
 		s->flags |= TR_SPAN_HAS_TIME;
 	}
-	s->service = unescape_inplace(f[6]);
-	s->operation = unescape_inplace(f[7]);
-	kind = tr_kind_parse(f[8], strlen(f[8]));
+	s->service = unescape_n(f[6], fl[6]);
+	s->operation = unescape_n(f[7], fl[7]);
+	kind = tr_kind_parse(f[8], fl[8]);
 	if (kind < 0)
 		return PARSE_FAIL(c, "unknown span kind \"%.40s\"", f[8]);
 	s->kind = (uint8_t)kind;
-	s->host = unescape_inplace(f[9]);
-	if (parse_tags(c, f + TR_SPAN_FIELDS, nf - TR_SPAN_FIELDS, &s->tags, &s->ntags) < 0)
+	s->host = unescape_n(f[9], fl[9]);
+	if (parse_tags(c, fs, TR_SPAN_FIELDS, nf, &s->tags, &s->ntags) < 0)
 		return -1;
 	s->rec = (uint32_t)(c->rec - t->recs);
 	s->parent = s->first_child = s->next_sibling = -1;
@@ -114,8 +128,10 @@ parse_span(parse_ctx *c, char **f, size_t nf)
 
 /* Refs and logs name their span by id; resolved once all spans are known. */
 static int
-parse_ref(parse_ctx *c, char **f, size_t nf)
+parse_ref(parse_ctx *c, fields fs, size_t nf)
 {
+	char **f = fs.f;
+	uint32_t *fl = fs.len;
 	tr_trace *t = c->t;
 	tr_ref *r;
 
@@ -124,16 +140,18 @@ parse_ref(parse_ctx *c, char **f, size_t nf)
 	GROW(t->refs, t->caprefs, t->nrefs + 1);
 	r = &t->refs[t->nrefs++];
 	r->span = (int32_t)(c->rec - t->recs);	/* record index for now */
-	r->type = unescape_inplace(f[3]);
-	r->trace_id = unescape_inplace(f[4]);
-	r->span_id = unescape_inplace(f[5]);
+	r->type = unescape_n(f[3], fl[3]);
+	r->trace_id = unescape_n(f[4], fl[4]);
+	r->span_id = unescape_n(f[5], fl[5]);
 	r->trace_id = *r->trace_id ? r->trace_id : t->trace_id;
-	return parse_tags(c, f + 6, nf - 6, &r->tags, &r->ntags);
+	return parse_tags(c, fs, 6, nf, &r->tags, &r->ntags);
 }
 
 static int
-parse_log(parse_ctx *c, char **f, size_t nf)
+parse_log(parse_ctx *c, fields fs, size_t nf)
 {
+	char **f = fs.f;
+	uint32_t *fl = fs.len;
 	tr_trace *t = c->t;
 	tr_log *l;
 
@@ -142,28 +160,32 @@ parse_log(parse_ctx *c, char **f, size_t nf)
 	GROW(t->logs, t->caplogs, t->nlogs + 1);
 	l = &t->logs[t->nlogs++];
 	l->span = (int32_t)(c->rec - t->recs);
-	if (parse_time(c, "log time", f[3], &l->time) < 0)
+	if (parse_time(c, "log time", f[3], fl[3], &l->time) < 0)
 		return -1;
-	return parse_tags(c, f + 4, nf - 4, &l->tags, &l->ntags);
+	return parse_tags(c, fs, 4, nf, &l->tags, &l->ntags);
 }
 
 static int
 parse_record(parse_ctx *c)
 {
 	char *f[MAX_FIELDS];
-	char *copy = arena_strndup(&c->t->mem, c->rec->line, c->rec->len);
-	size_t nf = split_inplace(copy, f, MAX_FIELDS);
+	uint32_t fl[MAX_FIELDS];
+	fields fs = {f, fl};
+	const char *line = c->rec->line;
+	size_t nf;
 
+	/* Only the record types this library owns are split. */
+	if (!(line[0] && line[1] == '\t' && strchr("SRLT", line[0])))
+		return 0;
+	nf = split_inplace(arena_strndup(&c->t->mem, line, c->rec->len), c->rec->len, f, fl, MAX_FIELDS);
 	if (nf > MAX_FIELDS)
 		return PARSE_FAIL(c, "record has %zu fields, at most %d are allowed", nf, MAX_FIELDS);
-	if (strcmp(f[0], "S") == 0)
-		return parse_span(c, f, nf);
-	if (strcmp(f[0], "R") == 0)
-		return parse_ref(c, f, nf);
-	if (strcmp(f[0], "L") == 0)
-		return parse_log(c, f, nf);
-	if (strcmp(f[0], "T") == 0)
-		return parse_tags(c, f + 2, nf - 2, &c->t->tags, &c->t->ntags);
+	switch (line[0]) {
+	case 'S': return parse_span(c, fs, nf);
+	case 'R': return parse_ref(c, fs, nf);
+	case 'L': return parse_log(c, fs, nf);
+	default: return parse_tags(c, fs, 2, nf, &c->t->tags, &c->t->ntags);
+	}
 	return 0;	/* a record type this library does not own: kept as is */
 }
 
@@ -235,15 +257,16 @@ resolve_owners(parse_ctx *c)
 {
 	tr_trace *t = c->t;
 	char *f[3];
+	uint32_t fl[3];
 
 	for (size_t i = 0; i < t->nrefs + t->nlogs; i++) {
 		int32_t *owner = i < t->nrefs ? &t->refs[i].span : &t->logs[i - t->nrefs].span;
 		const tr_record *rec = &t->recs[*owner];
 		char *copy = arena_strndup(&t->mem, rec->line, rec->len);
 
-		if (split_inplace(copy, f, 3) < 3)
+		if (split_inplace(copy, rec->len, f, fl, 3) < 3)
 			continue;	/* cannot happen: checked when parsed */
-		*owner = tr_trace_find(t, unescape_inplace(f[2]));
+		*owner = tr_trace_find(t, unescape_n(f[2], fl[2]));
 		if (*owner < 0) {
 			c->rec = rec;
 			return PARSE_FAIL(c, "%s record names span \"%.60s\" that is not in trace \"%.60s\"",
