@@ -74,3 +74,6 @@ clean:
 	rm -rf build
 
 .PHONY: all deps check check-asan demo bench install clean
+
+# Further targets (fuzzing, memcheck, docs) live in mk/*.mk.
+-include $(wildcard mk/*.mk)

@@ -9,6 +9,21 @@ tr_print_version(void)
 	printf("%s (tr) %s\n", tr_progname, TR_VERSION);
 }
 
+/* The #tr/1 header goes out with the first record, so that a tool whose whole
+ * output is a report (tr-cp over PAG records) writes the report alone. */
+static void
+emit(tr_output *out, strbuf *b, int *header_pending)
+{
+	if (!b->len)
+		return;
+	if (*header_pending) {
+		tr_output_puts(out, TR_FORMAT_HEADER "\n");
+		*header_pending = 0;
+	}
+	tr_output_sb(out, b);
+	sb_clear(b);
+}
+
 int
 tr_filter_run(const tr_filter *f)
 {
@@ -16,10 +31,7 @@ tr_filter_run(const tr_filter *f)
 	tr_output *out = tr_output_open(f->out_path, 0);
 	strbuf b = {0};
 	size_t failed = 0;
-	int status = TR_EXIT_OK;
-
-	if (f->pass_through)
-		tr_output_puts(out, TR_FORMAT_HEADER "\n");
+	int status = TR_EXIT_OK, header_pending = f->pass_through;
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;
@@ -48,17 +60,14 @@ tr_filter_run(const tr_filter *f)
 			status = TR_EXIT_INPUT;
 			break;
 		}
-		if (b.len >= 64 * 1024) {
-			tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
+		if (b.len >= 64 * 1024)
+			emit(out, &b, &header_pending);
 	}
-	if (status == TR_EXIT_OK && f->on_end) {
-		tr_output_sb(out, &b);
-		sb_clear(&b);
+	emit(out, &b, &header_pending);
+	if (header_pending && f->end_writes_records && status == TR_EXIT_OK)
+		tr_output_puts(out, TR_FORMAT_HEADER "\n");
+	if (status == TR_EXIT_OK && f->on_end)
 		f->on_end(f->ctx, out);
-	}
-	tr_output_sb(out, &b);
 	sb_free(&b);
 	size_t bad = tr_reader_bad(r) + failed;
 	if (bad)

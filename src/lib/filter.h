@@ -20,6 +20,8 @@ typedef struct tr_filter {
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);
 	/* A traceless line; NULL means: pass it through when pass_through. */
 	void (*on_line)(void *ctx, const char *line, size_t len, strbuf *out);
+	/* on_end writes line-format records (not a report): the header goes first. */
+	int end_writes_records;
 	/* After the last trace: reports over all traces. */
 	void (*on_end)(void *ctx, tr_output *out);
 	void *ctx;

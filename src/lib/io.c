@@ -344,6 +344,8 @@ tr_output_flush(tr_output *o)
 void
 tr_output_write(tr_output *o, const void *p, size_t n)
 {
+	if (!n)
+		return;
 	if (o->len + n > OUT_CHUNK) {
 		tr_output_flush(o);
 		if (n > OUT_CHUNK) {

@@ -110,6 +110,10 @@ sb_reserve(strbuf *b, size_t extra)
 void
 sb_add(strbuf *b, const void *p, size_t n)
 {
+	if (!n) {
+		sb_reserve(b, 0);	/* keeps b->s a string */
+		return;
+	}
 	sb_reserve(b, n);
 	memcpy(b->s + b->len, p, n);
 	b->len += n;

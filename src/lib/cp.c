@@ -1,0 +1,392 @@
+/* cp.c - the critical path of one trace.
+ *
+ * The algorithm of Jaeger UI and CRISP: start at the root, take the child
+ * that finished last, then walk back through the children that finished
+ * before the one taken started; do the same inside every child taken.
+ * Before that the tree is sanitised as Jaeger UI does: non-blocking children
+ * (FOLLOWS_FROM, a CONSUMER under a PRODUCER) go with their subtree, a child
+ * overflowing its parent is clamped to it, a child entirely outside it goes
+ * with its subtree. Everything uses explicit stacks: traces can be deep. */
+#include "cp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cp_frame {
+	int32_t span;
+	uint32_t pos;		/* next candidate in the span's kids range */
+	int32_t lrc;		/* the child taken last, -1 before the first */
+} cp_frame;
+
+void
+cp_trace_init(cp_trace *c, double overlap_allowance)
+{
+	memset(c, 0, sizeof *c);
+	c->overlap_allowance = overlap_allowance;
+	c->root = -1;
+}
+
+void
+cp_trace_free(cp_trace *c)
+{
+	free(c->state);
+	free(c->start);
+	free(c->end);
+	free(c->self);
+	free(c->order);
+	free(c->path);
+	free(c->sec);
+	free(c->kids);
+	free(c->kstart);
+	free(c->kend);
+	free(c->koff);
+	free(c->kn);
+	free(c->cp_child);
+	free(c->cp_next);
+	free(c->absorbed);
+	free(c->frames);
+	memset(c, 0, sizeof *c);
+}
+
+static void
+reserve(cp_trace *c, size_t n)
+{
+	if (n <= c->cap)
+		return;
+	size_t cap = c->cap ? c->cap : 64;
+
+	while (cap < n)
+		cap *= 2;
+	c->state = xrealloc(c->state, cap * sizeof *c->state);
+	c->start = xrealloc(c->start, cap * sizeof *c->start);
+	c->end = xrealloc(c->end, cap * sizeof *c->end);
+	c->self = xrealloc(c->self, cap * sizeof *c->self);
+	c->order = xrealloc(c->order, cap * sizeof *c->order);
+	c->path = xrealloc(c->path, cap * sizeof *c->path);
+	c->kids = xrealloc(c->kids, cap * sizeof *c->kids);
+	c->kstart = xrealloc(c->kstart, cap * sizeof *c->kstart);
+	c->kend = xrealloc(c->kend, cap * sizeof *c->kend);
+	c->koff = xrealloc(c->koff, cap * sizeof *c->koff);
+	c->kn = xrealloc(c->kn, cap * sizeof *c->kn);
+	c->cp_child = xrealloc(c->cp_child, cap * sizeof *c->cp_child);
+	c->cp_next = xrealloc(c->cp_next, cap * sizeof *c->cp_next);
+	c->absorbed = xrealloc(c->absorbed, cap * sizeof *c->absorbed);
+	c->cap = cap;
+}
+
+/* Latest end first; equal ends: earliest start, then span order (start, id). */
+static int
+kid_cmp(const void *pa, const void *pb)
+{
+	const cp_kid *a = pa, *b = pb;
+
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->span > b->span) - (a->span < b->span);
+}
+
+static int
+i64_cmp(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* A child the parent waits for: not FOLLOWS_FROM, not a CONSUMER of a PRODUCER. */
+static int
+blocks(const tr_span *parent, const tr_span *child)
+{
+	if (child->flags & TR_SPAN_FOLLOWS)
+		return 0;
+	if (child->kind == TR_KIND_CONSUMER && parent->kind == TR_KIND_PRODUCER)
+		return 0;
+	return (child->flags & TR_SPAN_HAS_TIME) != 0;
+}
+
+/* Clamp [*s, *e) to the parent's window [ps, pe) as Jaeger UI does;
+ * returns 0 when the child lies entirely outside it. */
+static int
+clamp(int64_t *s, int64_t *e, int64_t ps, int64_t pe)
+{
+	if (*s >= ps) {
+		if (*s >= pe)
+			return 0;
+		if (*e > pe)
+			*e = pe;
+		return 1;
+	}
+	if (*e <= ps)
+		return 0;
+	*s = ps;
+	if (*e > pe)
+		*e = pe;
+	return 1;
+}
+
+/* Collect p's blocking children inside its window into its kids range. */
+static void
+collect_kids(cp_trace *c, const tr_trace *t, int32_t p, uint32_t *nk)
+{
+	const tr_span *ps = &t->spans[p];
+	uint32_t off = *nk;
+
+	c->koff[p] = off;
+	for (int32_t k = ps->first_child; k >= 0; k = t->spans[k].next_sibling) {
+		const tr_span *ks = &t->spans[k];
+		int64_t s = ks->start, e = tr_span_end(ks);
+
+		if (!blocks(ps, ks) || !clamp(&s, &e, c->start[p], c->end[p]))
+			continue;
+		c->start[k] = s;
+		c->end[k] = e;
+		c->state[k] = CP_TREE;
+		c->kids[*nk] = (cp_kid){e, s, k};
+		c->kstart[*nk] = s;
+		(*nk)++;
+	}
+	c->kn[p] = *nk - off;
+	if (c->kn[p] > 1) {
+		qsort(c->kids + off, c->kn[p], sizeof *c->kids, kid_cmp);
+		if (c->overlap_allowance > 0)	/* happens_before counts events in them */
+			qsort(c->kstart + off, c->kn[p], sizeof *c->kstart, i64_cmp);
+	}
+	for (uint32_t i = 0; i < c->kn[p]; i++)	/* kids come latest end first */
+		c->kend[off + i] = c->kids[*nk - 1 - i].end;
+}
+
+/* The sanitised tree under the root, parents before children (c->order). */
+static void
+sanitise(cp_trace *c, const tr_trace *t)
+{
+	uint32_t nk = 0;
+	size_t top = 0;
+	int32_t *stack = c->cp_next;	/* free until the walk */
+
+	c->norder = 0;
+	stack[top++] = c->root;
+	while (top) {
+		int32_t p = stack[--top];
+
+		c->order[c->norder++] = p;
+		collect_kids(c, t, p, &nk);
+		for (uint32_t i = c->kn[p]; i-- > 0;)
+			stack[top++] = c->kids[c->koff[p] + i].span;
+	}
+}
+
+/* Number of values of the ascending v[0..n) in [lo, hi]. */
+static size_t
+count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi)
+{
+	size_t a = 0, b = n, first, last;
+
+	while (a < b) {		/* first v >= lo */
+		size_t m = a + (b - a) / 2;
+		if (v[m] < lo) a = m + 1; else b = m;
+	}
+	first = a;
+	b = n;
+	while (a < b) {		/* first v > hi */
+		size_t m = a + (b - a) / 2;
+		if (v[m] <= hi) a = m + 1; else b = m;
+	}
+	last = a;
+	return last - first;
+}
+
+/* CRISP's happensBefore: child a ends before child b starts; with an
+ * overlap allowance, a may overlap b's start by less than that fraction of
+ * the parent's duration when nothing else of the parent's children starts
+ * or ends in the overlap (exactly the two events a's end and b's start). */
+static int
+happens_before(const cp_trace *c, int32_t p, int32_t a, int32_t b)
+{
+	if (c->end[a] < c->start[b])
+		return 1;
+	if (c->overlap_allowance <= 0 || c->end[a] >= c->end[b] || c->start[a] >= c->start[b])
+		return 0;
+	int64_t overlap = c->end[a] - c->start[b];
+	double limit = c->overlap_allowance * (double)(c->end[p] - c->start[p]);
+
+	if (!((double)overlap < limit))
+		return 0;
+	uint32_t off = c->koff[p], n = c->kn[p];
+	size_t events = count_in(c->kstart + off, n, c->start[b], c->end[a]) +
+			count_in(c->kend + off, n, c->start[b], c->end[a]);
+	return events == 2;
+}
+
+/* The next child of the frame's span on the critical path, or -1. Children
+ * come latest end first; one that fails happens_before against the child
+ * taken last can never pass later (starts only move back), so each child is
+ * looked at once. */
+static int32_t
+next_child(const cp_trace *c, cp_frame *f)
+{
+	uint32_t off = c->koff[f->span], n = c->kn[f->span];
+
+	while (f->pos < n) {
+		int32_t k = c->kids[off + f->pos++].span;
+
+		if (f->lrc < 0 || happens_before(c, f->span, k, f->lrc))
+			return k;
+	}
+	return -1;
+}
+
+/* Emit [min(from, *at), *at) for span: the walk only moves back in time. */
+static void
+emit(cp_trace *c, int32_t span, int64_t from, int64_t *at)
+{
+	if (from >= *at)
+		return;
+	GROW(c->sec, c->capsec, c->nsec + 1);
+	c->sec[c->nsec++] = (cp_section){span, from, *at};
+	*at = from;
+}
+
+static void
+push_frame(cp_trace *c, size_t *top, int32_t span)
+{
+	GROW(c->frames, c->capframes, *top + 1);
+	c->frames[(*top)++] = (cp_frame){span, 0, -1};
+	c->state[span] = CP_PATH;
+	c->self[span] = c->end[span] - c->start[span];
+	c->cp_child[span] = -1;
+	c->absorbed[span] = 0;
+}
+
+/* The walk. cp.self follows CRISP: a span's duration less the durations of
+ * its critical children. Sections follow Jaeger UI; where an allowed overlap
+ * makes a child end after the point the walk reached, its section is cut
+ * there so that sections never overlap. */
+static void
+walk(cp_trace *c)
+{
+	size_t top = 0;
+	int64_t at = c->end[c->root];
+
+	c->nsec = 0;
+	c->npath = 0;
+	push_frame(c, &top, c->root);
+	c->path[c->npath++] = c->root;
+	while (top) {
+		cp_frame *f = &c->frames[top - 1];
+		int32_t p = f->span, k = next_child(c, f);
+
+		if (k < 0) {
+			emit(c, p, c->start[p], &at);
+			top--;
+			continue;
+		}
+		emit(c, p, c->end[k], &at);
+		c->self[p] -= c->end[k] - c->start[k];
+		f->lrc = k;
+		push_frame(c, &top, k);		/* may move c->frames: f is stale */
+		c->cp_next[k] = c->cp_child[p];
+		c->cp_child[p] = k;
+		c->path[c->npath++] = k;
+	}
+}
+
+/* With overlaps a span's critical children may add up to more than the span
+ * (CRISP then clamps it to 0 and the sum exceeds the root's duration). Here
+ * the excess is taken from those children, earliest first, and from theirs
+ * in turn, so that the sum always equals the root's duration. */
+static void
+settle_overlaps(cp_trace *c)
+{
+	for (size_t i = 0; i < c->npath; i++) {
+		int32_t s = c->path[i];
+		int64_t deficit;
+
+		c->self[s] -= c->absorbed[s];
+		if (c->self[s] >= 0)
+			continue;
+		deficit = -c->self[s];
+		c->self[s] = 0;
+		for (int32_t k = c->cp_child[s]; k >= 0 && deficit; k = c->cp_next[k]) {
+			int64_t room = c->end[k] - c->start[k] - c->absorbed[k];
+			int64_t take = room < deficit ? room : deficit;
+
+			c->absorbed[k] += take;
+			deficit -= take;
+		}
+	}
+}
+
+int
+cp_trace_run(cp_trace *c, const tr_trace *t)
+{
+	reserve(c, t->nspans ? t->nspans : 1);
+	c->nspans = t->nspans;
+	c->nsec = 0;
+	c->norder = 0;
+	c->npath = 0;
+	memset(c->state, CP_OFF, t->nspans);
+	memset(c->self, 0, t->nspans * sizeof *c->self);
+	c->root = -1;
+	c->root_duration = 0;
+	if (!t->nroots || !(t->spans[t->roots[0]].flags & TR_SPAN_HAS_TIME))
+		return -1;
+	c->root = t->roots[0];
+	c->start[c->root] = t->spans[c->root].start;
+	c->end[c->root] = tr_span_end(&t->spans[c->root]);
+	c->root_duration = c->end[c->root] - c->start[c->root];
+	c->state[c->root] = CP_TREE;
+	sanitise(c, t);
+	walk(c);
+	settle_overlaps(c);
+	return 0;
+}
+
+int64_t
+cp_conventional_self(const tr_trace *t, int32_t i)
+{
+	const tr_span *s = &t->spans[i];
+	int64_t lo = s->start, hi = tr_span_end(s), covered = 0, cs = 0, ce = 0;
+	int open = 0;
+
+	if (!(s->flags & TR_SPAN_HAS_TIME))
+		return 0;
+	/* children come in start order: sweep their union */
+	for (int32_t k = s->first_child; k >= 0; k = t->spans[k].next_sibling) {
+		const tr_span *ks = &t->spans[k];
+		int64_t a = ks->start, b = tr_span_end(ks);
+
+		if (!(ks->flags & TR_SPAN_HAS_TIME))
+			continue;
+		a = a < lo ? lo : a;
+		b = b > hi ? hi : b;
+		if (a >= b)
+			continue;
+		if (open && a <= ce) {
+			if (b > ce)
+				ce = b;
+			continue;
+		}
+		if (open)
+			covered += ce - cs;
+		cs = a;
+		ce = b;
+		open = 1;
+	}
+	if (open)
+		covered += ce - cs;
+	return hi - lo - covered;
+}
+
+int64_t
+cp_percentile(const int64_t *v, size_t n, int p)
+{
+	if (!n)
+		return 0;
+	size_t rank = ((size_t)p * n + 99) / 100;	/* ceil(p/100 * n) */
+
+	if (rank < 1)
+		rank = 1;
+	return v[rank - 1];
+}

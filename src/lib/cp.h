@@ -1,0 +1,109 @@
+/* cp.h - the critical path of one trace (Jaeger UI's and CRISP's algorithm),
+ * and the reports tr-cp builds over many traces: summaries, folded stacks,
+ * DOT, what-if. See tr-cp(1) for the definitions. */
+#ifndef TR_CP_H
+#define TR_CP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io.h"
+#include "trace.h"
+#include "util.h"
+
+/* Where a span stands after the analysis. */
+enum cp_state {
+	CP_OFF,		/* not analysed: outside the root's tree, no time, non-blocking
+			   (FOLLOWS_FROM, CONSUMER of a PRODUCER) or outside its parent */
+	CP_TREE,	/* in the root's sanitised tree, off the critical path */
+	CP_PATH		/* on the critical path */
+};
+
+/* One stretch of the critical path: [start, end) spent in span itself. */
+typedef struct cp_section {
+	int32_t span;
+	int64_t start, end;
+} cp_section;
+
+/* A child in its parent's list, sorted by (end desc, start, span index). */
+typedef struct cp_kid {
+	int64_t end, start;
+	int32_t span;
+} cp_kid;
+
+/* The analysis of one trace. Arrays are indexed like t->spans and reused
+ * from trace to trace (no allocation per span). */
+typedef struct cp_trace {
+	double overlap_allowance;	/* fraction of the parent's duration */
+	int32_t root;			/* -1: the trace was not analysed */
+	int64_t root_duration;
+	size_t nspans;
+	uint8_t *state;			/* enum cp_state */
+	int64_t *start, *end;		/* clamped window (CP_TREE, CP_PATH) */
+	int64_t *self;			/* cp.self */
+	int32_t *order;			/* the sanitised tree, parents first */
+	size_t norder;
+	int32_t *path;			/* the critical spans, parents first */
+	size_t npath;
+	cp_section *sec;		/* in the order Jaeger UI emits them */
+	size_t nsec;
+	/* work space */
+	cp_kid *kids;			/* children lists, one range per span */
+	int64_t *kstart, *kend;		/* the same ranges' starts and ends, ascending */
+	uint32_t *koff, *kn;
+	int32_t *cp_child, *cp_next;	/* critical children, earliest first */
+	int64_t *absorbed;
+	struct cp_frame *frames;
+	size_t cap, capsec, capframes;
+} cp_trace;
+
+void cp_trace_init(cp_trace *c, double overlap_allowance);
+/* Analyse t. Returns 0, or -1 when t has no root with a time (nothing analysed). */
+int cp_trace_run(cp_trace *c, const tr_trace *t);
+void cp_trace_free(cp_trace *c);
+
+/* The conventional self time of span i: its duration less the time any of
+ * its children (all of them, clipped to it) runs. 0 for a span with no time. */
+int64_t cp_conventional_self(const tr_trace *t, int32_t i);
+
+/* Nearest-rank percentile (p in 1..100) of v[0..n), sorted ascending. */
+int64_t cp_percentile(const int64_t *v, size_t n, int p);
+
+/* --- reports over many traces (cp_report.c) --- */
+
+enum cp_format { CP_TSV, CP_CSV, CP_JSON };
+int cp_format_parse(const char *s);	/* -1 when unknown */
+
+/* --summary KEY: "service", "operation" (service and operation) or a tag. */
+typedef struct cp_summary cp_summary;
+cp_summary *cp_summary_new(const char *key, int format);
+void cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c);
+void cp_summary_write(cp_summary *s, tr_output *out);
+void cp_summary_free(cp_summary *s);
+
+/* --folded: critical-path µs per call path, summed over traces. */
+typedef struct cp_folded cp_folded;
+cp_folded *cp_folded_new(void);
+void cp_folded_add(cp_folded *f, const tr_trace *t, const cp_trace *c);
+void cp_folded_write(cp_folded *f, tr_output *out);
+void cp_folded_free(cp_folded *f);
+
+/* --dot: the span tree of t with the critical path drawn in red, as a cluster. */
+void cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c);
+
+/* --whatif 'service=X[,operation=Y]:scale=F' (cp_whatif.c). */
+typedef struct cp_whatif cp_whatif;
+/* Returns NULL after writing a message to err when the rule is malformed. */
+cp_whatif *cp_whatif_new(const char *rule, int format, char *err, size_t errsize);
+/* Re-lay the analysed tree of t; appends the trace's row to out. */
+void cp_whatif_add(cp_whatif *w, const tr_trace *t, const cp_trace *c, strbuf *out);
+/* The predicted latency of c's root (for tests): */
+int64_t cp_whatif_predict(cp_whatif *w, const tr_trace *t, const cp_trace *c);
+void cp_whatif_finish(cp_whatif *w, strbuf *out);
+void cp_whatif_free(cp_whatif *w);
+
+/* Helpers the report writers share. */
+void cp_csv_field(strbuf *b, const char *s);
+void cp_json_string(strbuf *b, const char *s);
+
+#endif

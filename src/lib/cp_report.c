@@ -1,0 +1,492 @@
+/* cp_report.c - what tr-cp reports over many traces: the summary table,
+ * folded stacks and DOT. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp.h"
+#include "dot.h"
+
+int
+cp_format_parse(const char *s)
+{
+	if (strcmp(s, "tsv") == 0)
+		return CP_TSV;
+	if (strcmp(s, "csv") == 0)
+		return CP_CSV;
+	if (strcmp(s, "json") == 0)
+		return CP_JSON;
+	return -1;
+}
+
+void
+cp_csv_field(strbuf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		sb_adds(b, s);
+		return;
+	}
+	sb_addc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			sb_addc(b, '"');
+		sb_addc(b, *s);
+	}
+	sb_addc(b, '"');
+}
+
+void
+cp_json_string(strbuf *b, const char *s)
+{
+	sb_addc(b, '"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\') {
+			sb_addc(b, '\\');
+			sb_addc(b, (char)ch);
+		} else if (ch < 0x20)
+			sb_addf(b, "\\u%04x", ch);
+		else
+			sb_addc(b, (char)ch);
+	}
+	sb_addc(b, '"');
+}
+
+/* --- the summary table --- */
+
+enum { KEY_SERVICE, KEY_OPERATION, KEY_TAG };
+
+typedef struct group {
+	const char *service, *operation;	/* operation: KEY_OPERATION only */
+	int64_t cp, self;			/* totals, µs */
+	int64_t *per_trace;			/* critical-path µs in each trace it is in */
+	size_t ntraces, cap;
+	int64_t cur;
+	uint64_t seen;				/* serial of the last trace it was in */
+} group;
+
+struct cp_summary {
+	int key, format;
+	const char *tag;
+	arena mem;
+	strmap map;
+	group *g;
+	size_t ng, capg;
+	size_t *touched;
+	size_t ntouched, captouched;
+	uint64_t serial;
+	strbuf buf;
+};
+
+cp_summary *
+cp_summary_new(const char *key, int format)
+{
+	cp_summary *s = xcalloc(1, sizeof *s);
+
+	s->format = format;
+	if (strcmp(key, "service") == 0)
+		s->key = KEY_SERVICE;
+	else if (strcmp(key, "operation") == 0)
+		s->key = KEY_OPERATION;
+	else {
+		s->key = KEY_TAG;
+		s->tag = key;
+	}
+	return s;
+}
+
+static group *
+find_group(cp_summary *s, const tr_span *sp)
+{
+	const char *a, *b = "";
+	size_t alen;
+	int added;
+
+	if (s->key == KEY_TAG) {
+		a = tr_span_tag(sp, s->tag);
+		a = a ? a : "";
+	} else {
+		a = sp->service;
+		b = s->key == KEY_OPERATION ? sp->operation : "";
+	}
+	alen = strlen(a);
+	sb_clear(&s->buf);
+	sb_add(&s->buf, a, alen + 1);	/* the NUL separates the two parts */
+	sb_adds(&s->buf, b);
+	strmap_slot *slot = strmap_put(&s->map, s->buf.s, s->buf.len, &added);
+	if (added) {
+		char *k = arena_alloc(&s->mem, s->buf.len + 1);
+		group *g;
+
+		memcpy(k, s->buf.s, s->buf.len + 1);
+		slot->key = k;
+		slot->val = (int64_t)s->ng;
+		GROW(s->g, s->capg, s->ng + 1);
+		g = &s->g[s->ng++];
+		memset(g, 0, sizeof *g);
+		g->service = k;
+		g->operation = k + alen + 1;
+	}
+	return &s->g[slot->val];
+}
+
+void
+cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c)
+{
+	if (c->root < 0)
+		return;	/* nothing analysed */
+	s->serial++;
+	s->ntouched = 0;
+	for (size_t i = 0; i < t->nspans; i++) {
+		group *g = find_group(s, &t->spans[i]);
+
+		if (g->seen != s->serial) {
+			g->seen = s->serial;
+			g->cur = 0;
+			GROW(s->touched, s->captouched, s->ntouched + 1);
+			s->touched[s->ntouched++] = (size_t)(g - s->g);
+		}
+		g->cur += c->self[i];
+		g->self += cp_conventional_self(t, (int32_t)i);
+	}
+	for (size_t i = 0; i < s->ntouched; i++) {
+		group *g = &s->g[s->touched[i]];
+
+		GROW(g->per_trace, g->cap, g->ntraces + 1);
+		g->per_trace[g->ntraces++] = g->cur;
+		g->cp += g->cur;
+	}
+}
+
+static int
+i64_cmp(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* Most critical-path time first; then by key. */
+static int
+group_cmp(const void *pa, const void *pb)
+{
+	const group *a = pa, *b = pb;
+	int r;
+
+	if (a->cp != b->cp)
+		return a->cp > b->cp ? -1 : 1;
+	if ((r = strcmp(a->service, b->service)))
+		return r;
+	return strcmp(a->operation, b->operation);
+}
+
+static const char *const value_cols[] = {
+	"traces", "cp_us", "cp_pct", "cp_p50_us", "cp_p95_us", "cp_p99_us", "self_us", "self_pct"
+};
+#define NVALUE_COLS (sizeof value_cols / sizeof value_cols[0])
+
+/* The key columns' names. */
+static size_t
+key_cols(const cp_summary *s, const char **names)
+{
+	if (s->key == KEY_TAG) {
+		names[0] = s->tag;
+		return 1;
+	}
+	names[0] = "service";
+	names[1] = "operation";
+	return s->key == KEY_OPERATION ? 2 : 1;
+}
+
+static void
+add_field(strbuf *b, int format, size_t col, const char *name, const char *text, int quoted)
+{
+	if (format == CP_JSON) {
+		sb_adds(b, col ? ", " : "{");
+		cp_json_string(b, name);
+		sb_adds(b, ": ");
+		if (quoted)
+			cp_json_string(b, text);
+		else
+			sb_adds(b, text);
+		return;
+	}
+	if (col)
+		sb_addc(b, format == CP_CSV ? ',' : '\t');
+	if (format == CP_CSV)
+		cp_csv_field(b, text);
+	else
+		tr_escapes(b, text, 0);
+}
+
+static void
+pct(char *buf, size_t size, int64_t part, int64_t whole)
+{
+	snprintf(buf, size, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
+}
+
+static void
+write_row(strbuf *b, const cp_summary *s, group *g, int64_t all_cp, int64_t all_self, int first)
+{
+	const char *names[2];
+	size_t nkeys = key_cols(s, names), col = 0;
+	const char *keys[2] = {g->service, g->operation};
+	char v[NVALUE_COLS][32];
+
+	qsort(g->per_trace, g->ntraces, sizeof *g->per_trace, i64_cmp);
+	snprintf(v[0], sizeof v[0], "%zu", g->ntraces);
+	snprintf(v[1], sizeof v[1], "%lld", (long long)g->cp);
+	pct(v[2], sizeof v[2], g->cp, all_cp);
+	snprintf(v[3], sizeof v[3], "%lld", (long long)cp_percentile(g->per_trace, g->ntraces, 50));
+	snprintf(v[4], sizeof v[4], "%lld", (long long)cp_percentile(g->per_trace, g->ntraces, 95));
+	snprintf(v[5], sizeof v[5], "%lld", (long long)cp_percentile(g->per_trace, g->ntraces, 99));
+	snprintf(v[6], sizeof v[6], "%lld", (long long)g->self);
+	pct(v[7], sizeof v[7], g->self, all_self);
+	if (s->format == CP_JSON)
+		sb_adds(b, first ? "\n  " : ",\n  ");
+	for (size_t i = 0; i < nkeys; i++)
+		add_field(b, s->format, col++, names[i], keys[i], 1);
+	for (size_t i = 0; i < NVALUE_COLS; i++)
+		add_field(b, s->format, col++, value_cols[i], v[i], 0);
+	sb_adds(b, s->format == CP_JSON ? "}" : "\n");
+}
+
+void
+cp_summary_write(cp_summary *s, tr_output *out)
+{
+	strbuf b = {0};
+	const char *names[2];
+	size_t nkeys = key_cols(s, names);
+	int64_t all_cp = 0, all_self = 0;
+
+	for (size_t i = 0; i < s->ng; i++) {
+		all_cp += s->g[i].cp;
+		all_self += s->g[i].self;
+	}
+	qsort(s->g, s->ng, sizeof *s->g, group_cmp);
+	if (s->format == CP_JSON)
+		sb_addc(&b, '[');
+	else {
+		for (size_t i = 0; i < nkeys + NVALUE_COLS; i++)
+			add_field(&b, s->format, i, "", i < nkeys ? names[i] : value_cols[i - nkeys], 1);
+		sb_addc(&b, '\n');
+	}
+	for (size_t i = 0; i < s->ng; i++) {
+		write_row(&b, s, &s->g[i], all_cp, all_self, i == 0);
+		if (b.len > 65536) {
+			tr_output_sb(out, &b);
+			sb_clear(&b);
+		}
+	}
+	if (s->format == CP_JSON)
+		sb_adds(&b, s->ng ? "\n]\n" : "]\n");
+	tr_output_sb(out, &b);
+	sb_free(&b);
+}
+
+void
+cp_summary_free(cp_summary *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ng; i++)
+		free(s->g[i].per_trace);
+	free(s->g);
+	free(s->touched);
+	strmap_free(&s->map);
+	arena_free(&s->mem);
+	sb_free(&s->buf);
+	free(s);
+}
+
+/* --- folded stacks: a calling-context tree keyed by (parent node, frame) --- */
+
+#define NO_NODE UINT32_MAX
+
+struct cp_folded {
+	arena mem;
+	strmap frames;		/* "service:operation" -> frame number */
+	const char **frame;
+	size_t nframes, capframes;
+	strmap nodes;		/* (parent node, frame) -> node number */
+	struct cct_node {
+		uint32_t parent, frame;
+		int64_t value;
+	} *node;
+	size_t nnodes, capnodes;
+	uint32_t *node_of;	/* per span of the current trace */
+	size_t capspans;
+	strbuf buf;
+};
+
+cp_folded *
+cp_folded_new(void)
+{
+	return xcalloc(1, sizeof(cp_folded));
+}
+
+/* A frame's text: ';' and line breaks would break the format: '_' instead. */
+static uint32_t
+frame_of(cp_folded *f, const tr_span *s)
+{
+	int added;
+
+	sb_clear(&f->buf);
+	sb_adds(&f->buf, s->service);
+	sb_addc(&f->buf, ':');
+	sb_adds(&f->buf, s->operation);
+	for (size_t i = 0; i < f->buf.len; i++)
+		if (strchr(";\n\r\t", f->buf.s[i]))
+			f->buf.s[i] = '_';
+	strmap_slot *slot = strmap_put(&f->frames, f->buf.s, f->buf.len, &added);
+	if (added) {
+		slot->key = arena_strndup(&f->mem, f->buf.s, f->buf.len);
+		slot->val = (int64_t)f->nframes;
+		GROW(f->frame, f->capframes, f->nframes + 1);
+		f->frame[f->nframes++] = slot->key;
+	}
+	return (uint32_t)slot->val;
+}
+
+static uint32_t
+node_of(cp_folded *f, uint32_t parent, uint32_t frame)
+{
+	uint32_t key[2] = {parent, frame};
+	int added;
+	strmap_slot *slot = strmap_put(&f->nodes, (const char *)key, sizeof key, &added);
+
+	if (added) {
+		char *k = arena_alloc(&f->mem, sizeof key);
+
+		memcpy(k, key, sizeof key);
+		slot->key = k;
+		slot->val = (int64_t)f->nnodes;
+		GROW(f->node, f->capnodes, f->nnodes + 1);
+		f->node[f->nnodes++] = (struct cct_node){parent, frame, 0};
+	}
+	return (uint32_t)slot->val;
+}
+
+void
+cp_folded_add(cp_folded *f, const tr_trace *t, const cp_trace *c)
+{
+	GROW(f->node_of, f->capspans, t->nspans);
+	/* c->path has parents first, and the parent of a critical span is critical */
+	for (size_t i = 0; i < c->npath; i++) {
+		int32_t s = c->path[i];
+		uint32_t parent = s == c->root ? NO_NODE : f->node_of[t->spans[s].parent];
+		uint32_t n = node_of(f, parent, frame_of(f, &t->spans[s]));
+
+		f->node_of[s] = n;
+		f->node[n].value += c->self[s];
+	}
+}
+
+static int
+str_cmp(const void *pa, const void *pb)
+{
+	return strcmp(*(char *const *)pa, *(char *const *)pb);
+}
+
+void
+cp_folded_write(cp_folded *f, tr_output *out)
+{
+	char **lines = xcalloc(f->nnodes ? f->nnodes : 1, sizeof *lines);
+	size_t nlines = 0;
+	uint32_t *up = NULL;
+	size_t capup = 0;
+	strbuf b = {0};
+
+	for (size_t i = 0; i < f->nnodes; i++) {
+		size_t depth = 0;
+
+		if (f->node[i].value <= 0)
+			continue;
+		for (uint32_t n = (uint32_t)i; n != NO_NODE; n = f->node[n].parent) {
+			GROW(up, capup, depth + 1);
+			up[depth++] = n;
+		}
+		sb_clear(&b);
+		while (depth--) {
+			sb_adds(&b, f->frame[f->node[up[depth]].frame]);
+			if (depth)
+				sb_addc(&b, ';');
+		}
+		sb_addf(&b, " %lld\n", (long long)f->node[i].value);
+		lines[nlines++] = xstrdup(b.s);
+	}
+	qsort(lines, nlines, sizeof *lines, str_cmp);
+	for (size_t i = 0; i < nlines; i++) {
+		tr_output_puts(out, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	free(up);
+	sb_free(&b);
+}
+
+void
+cp_folded_free(cp_folded *f)
+{
+	if (!f)
+		return;
+	strmap_free(&f->frames);
+	strmap_free(&f->nodes);
+	free(f->frame);
+	free(f->node);
+	free(f->node_of);
+	arena_free(&f->mem);
+	sb_free(&f->buf);
+	free(f);
+}
+
+/* --- DOT --- */
+
+static void
+node_id(strbuf *b, const tr_trace *t, int32_t s)
+{
+	sb_clear(b);
+	sb_adds(b, t->trace_id);
+	sb_addc(b, '/');
+	sb_adds(b, t->spans[s].span_id);
+}
+
+void
+cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
+{
+	strbuf id = {0}, pid = {0}, label = {0};
+
+	sb_addf(&label, "cluster_%s", t->trace_id);
+	sb_clear(&id);
+	sb_addf(&id, "trace %s", t->trace_id);
+	if (c->root >= 0)
+		sb_addf(&id, "\ncritical path %lld us", (long long)c->root_duration);
+	dot_cluster_begin(b, label.s, id.s);
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *s = &t->spans[i];
+		int st = c->state[i];
+
+		sb_clear(&label);
+		sb_addf(&label, "%s\n%s\n%lld us", s->service, s->operation, (long long)s->duration);
+		if (st == CP_PATH)
+			sb_addf(&label, "\ncp.self %lld us", (long long)c->self[i]);
+		node_id(&id, t, (int32_t)i);
+		dot_node(b, id.s, label.s, st == CP_PATH ? "color=red, penwidth=2" :
+			 st == CP_OFF ? "style=dashed, color=gray" : NULL);
+	}
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *s = &t->spans[i];
+
+		if (s->parent < 0)
+			continue;
+		node_id(&pid, t, s->parent);
+		node_id(&id, t, (int32_t)i);
+		dot_edge(b, pid.s, id.s, NULL,
+			 c->state[i] == CP_PATH && c->state[s->parent] == CP_PATH ? "color=red, penwidth=2" :
+			 s->flags & TR_SPAN_FOLLOWS ? "style=dashed" : NULL);
+	}
+	dot_cluster_end(b);
+	sb_free(&id);
+	sb_free(&pid);
+	sb_free(&label);
+}

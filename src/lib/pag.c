@@ -1,0 +1,555 @@
+/* pag.c - the program activity graph: its vertices, lanes and edges, its
+ * line-format records (PG, PW, PV, PE), DOT output and durations. */
+#include "pag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dot.h"
+#include "format.h"
+
+static const char *const type_names[PAG_NTYPES] = {
+	"processing", "io", "unknown", "waiting",
+	"request", "response", "message", "spawn", "join"
+};
+static const char *const event_names[] = { "start", "end", "point", "begin", "finish" };
+
+const char *
+pag_type_name(int type)
+{
+	return type >= 0 && type < PAG_NTYPES ? type_names[type] : "?";
+}
+
+int
+pag_type_parse(const char *s, size_t n)
+{
+	for (int i = 0; i < PAG_NTYPES; i++)
+		if (strlen(type_names[i]) == n && memcmp(type_names[i], s, n) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+pag_event_name(int ev)
+{
+	return ev >= 0 && ev <= PAG_EV_FINISH ? event_names[ev] : "?";
+}
+
+/* ---- the graph ---- */
+
+void
+pag_graph_init(pag_graph *g)
+{
+	memset(g, 0, sizeof *g);
+}
+
+void
+pag_graph_free(pag_graph *g)
+{
+	arena_free(&g->mem);
+	free(g->workers);
+	strmap_free(&g->worker_ids);
+	free(g->lanes);
+	free(g->ops);
+	strmap_free(&g->op_ids);
+	free(g->spans);
+	free(g->edges);
+	free(g->vtime);
+	free(g->vlane);
+	free(g->vevent);
+	free(g->vspan);
+	sb_free(&g->scratch[0]);
+	sb_free(&g->scratch[1]);
+	memset(g, 0, sizeof *g);
+}
+
+uint32_t
+pag_intern_worker(pag_graph *g, const char *name, size_t len)
+{
+	int added;
+	strmap_slot *sl = strmap_put(&g->worker_ids, name, len, &added);
+
+	if (added) {
+		char *s = arena_strndup(&g->mem, name, len);
+
+		sl->key = s;	/* the map keeps our copy, not the caller's */
+		GROW(g->workers, g->capworkers, g->nworkers + 1);
+		g->workers[g->nworkers] = s;
+		sl->val = (int64_t)g->nworkers++;
+	}
+	return (uint32_t)sl->val;
+}
+
+uint32_t
+pag_intern_op(pag_graph *g, const char *service, const char *operation)
+{
+	size_t ls = strlen(service), lo = strlen(operation);
+	char key[512], *k = ls + lo + 2 <= sizeof key ? key : xmalloc(ls + lo + 2);
+	int added;
+	strmap_slot *sl;
+
+	memcpy(k, service, ls);
+	k[ls] = '\t';
+	memcpy(k + ls + 1, operation, lo + 1);
+	sl = strmap_put(&g->op_ids, k, ls + lo + 1, &added);
+	if (added) {
+		char *copy = arena_strndup(&g->mem, k, ls + lo + 1);
+
+		sl->key = copy;	/* the map must not keep the caller's buffer */
+		GROW(g->ops, g->capops, g->nops + 1);
+		g->ops[g->nops] = (pag_op){arena_strndup(&g->mem, service, ls),
+					   arena_strndup(&g->mem, operation, lo)};
+		sl->val = (int64_t)g->nops++;
+	}
+	if (k != key)
+		free(k);
+	return (uint32_t)sl->val;
+}
+
+uint32_t
+pag_add_lane(pag_graph *g, uint32_t worker, uint32_t index)
+{
+	GROW(g->lanes, g->caplanes, g->nlanes + 1);
+	g->lanes[g->nlanes] = (pag_lane){worker, index};
+	return (uint32_t)g->nlanes++;
+}
+
+static void
+grow_vertices(pag_graph *g, size_t need)
+{
+	size_t cap = g->capvertices;
+
+	if (need <= cap)
+		return;
+	cap = cap ? cap : 1024;
+	while (cap < need)
+		cap *= 2;
+	g->vtime = xrealloc(g->vtime, cap * sizeof *g->vtime);
+	g->vlane = xrealloc(g->vlane, cap * sizeof *g->vlane);
+	g->vevent = xrealloc(g->vevent, cap * sizeof *g->vevent);
+	g->vspan = xrealloc(g->vspan, cap * sizeof *g->vspan);
+	for (size_t i = g->capvertices; i < cap; i++)
+		g->vlane[i] = PAG_NONE;	/* not defined yet */
+	g->capvertices = cap;
+}
+
+uint32_t
+pag_add_vertex(pag_graph *g, uint32_t lane, int64_t t, int event, uint32_t span)
+{
+	uint32_t v = (uint32_t)g->nvertices++;
+
+	grow_vertices(g, g->nvertices);
+	g->vtime[v] = t;
+	g->vlane[v] = lane;
+	g->vevent[v] = (uint8_t)event;
+	g->vspan[v] = span;
+	return v;
+}
+
+void
+pag_add_edge(pag_graph *g, uint32_t src, uint32_t dst, int type, uint32_t op, uint32_t span)
+{
+	pag_edge *e;
+
+	GROW(g->edges, g->capedges, g->nedges + 1);
+	e = &g->edges[g->nedges++];
+	*e = (pag_edge){src, dst, g->vlane[src], g->vlane[dst], g->vtime[src], g->vtime[dst],
+			op, span, (uint8_t)type};
+}
+
+/* ---- records ---- */
+
+int
+pag_is_record(const char *line, size_t len)
+{
+	return len >= 4 && line[0] == 'P' && strchr("GWVE", line[1]) && line[1] &&
+	       line[2] == '\t' && line[3] == '\t';
+}
+
+#define MAXF 16
+
+typedef struct rec_ctx {
+	pag_graph *g;
+	const char *where;
+	tr_field f[MAXF];
+	size_t nf;
+	char *buf;	/* unescaped field text */
+} rec_ctx;
+
+static int
+rec_fail(const rec_ctx *c, const char *what, const char *detail)
+{
+	if (c->where)
+		tr_warn("%s: %.2s record: %s%s", c->where, c->f[0].s, what, detail ? detail : "");
+	else
+		tr_warn("%.2s record: %s%s", c->f[0].s, what, detail ? detail : "");
+	return -1;
+}
+
+static int
+rec_int(const rec_ctx *c, size_t i, const char *what, int64_t *v)
+{
+	if (i >= c->nf || parse_i64(c->f[i].s, c->f[i].len, v) < 0)
+		return rec_fail(c, "bad ", what);
+	return 0;
+}
+
+static int
+rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+{
+	int64_t v;
+
+	if (rec_int(c, i, what, &v) < 0)
+		return -1;
+	if (v < 0 || v >= INT32_MAX)
+		return rec_fail(c, "out of range: ", what);
+	*id = (uint32_t)v;
+	return 0;
+}
+
+/* Field i unescaped into scratch buffer k, valid until the next record. */
+static const char *
+rec_tmp(rec_ctx *c, size_t i, int k)
+{
+	strbuf *b = &c->g->scratch[k];
+
+	sb_clear(b);
+	if (i < c->nf) {
+		sb_reserve(b, c->f[i].len + 1);
+		b->len = tr_unescape(b->s, c->f[i].s, c->f[i].len);
+		b->s[b->len] = '\0';
+	}
+	return b->s ? b->s : "";
+}
+
+/* Field i unescaped into the graph's arena ("" when absent). */
+static const char *
+rec_str(rec_ctx *c, size_t i)
+{
+	char *s;
+
+	if (i >= c->nf)
+		return "";
+	s = arena_alloc(&c->g->mem, c->f[i].len + 1);
+	tr_unescape(s, c->f[i].s, c->f[i].len);
+	return s;
+}
+
+static uint32_t
+lane_of(pag_graph *g, uint32_t id)
+{
+	while (g->nlanes <= id) {
+		char name[32];
+		int n = snprintf(name, sizeof name, "lane%zu", g->nlanes);
+
+		pag_add_lane(g, pag_intern_worker(g, name, (size_t)n), 0);
+	}
+	return id;
+}
+
+static int
+define_vertex(rec_ctx *c, uint32_t v, uint32_t lane, int64_t t)
+{
+	pag_graph *g = c->g;
+	char detail[96];
+
+	grow_vertices(g, (size_t)v + 1);
+	if (g->nvertices <= v)
+		g->nvertices = (size_t)v + 1;
+	if (g->vlane[v] == PAG_NONE) {
+		g->vlane[v] = lane;
+		g->vtime[v] = t;
+		g->vevent[v] = PAG_EV_POINT;
+		g->vspan[v] = PAG_NONE;
+		return 0;
+	}
+	if (g->vtime[v] != t || g->vlane[v] != lane) {
+		snprintf(detail, sizeof detail, "%u (lane %u, time %lld here; lane %u, time %lld before)",
+			 v, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
+		return rec_fail(c, "inconsistent vertex ", detail);
+	}
+	return 0;
+}
+
+static int
+read_header(rec_ctx *c)
+{
+	pag_graph *g = c->g;
+
+	if (rec_int(c, 2, "window", &g->window) < 0 || rec_int(c, 3, "origin", &g->origin) < 0 ||
+	    rec_int(c, 4, "start", &g->start) < 0 || rec_int(c, 5, "end", &g->end) < 0)
+		return -1;
+	if (g->window < 0)
+		return rec_fail(c, "negative window", NULL);
+	g->has_header = 1;
+	return 0;
+}
+
+static int
+read_lane(rec_ctx *c)
+{
+	pag_graph *g = c->g;
+	uint32_t lane, index;
+	const char *name;
+
+	if (rec_id(c, 2, "lane", &lane) < 0 || c->nf < 5 || rec_id(c, 4, "lane index", &index) < 0)
+		return -1;
+	name = rec_tmp(c, 3, 0);
+	lane_of(g, lane);
+	g->lanes[lane] = (pag_lane){pag_intern_worker(g, name, strlen(name)), index};
+	return 0;
+}
+
+static uint32_t
+add_spanref(pag_graph *g, const char *trace_id, const char *span_id)
+{
+	if (!*trace_id && !*span_id)
+		return PAG_NONE;
+	GROW(g->spans, g->capspans, g->nspans + 1);
+	g->spans[g->nspans] = (pag_spanref){trace_id, span_id};
+	return (uint32_t)g->nspans++;
+}
+
+static int
+read_vertex(rec_ctx *c)
+{
+	pag_graph *g = c->g;
+	uint32_t v, lane;
+	int64_t t;
+
+	if (rec_id(c, 2, "vertex", &v) < 0 || rec_id(c, 3, "lane", &lane) < 0 ||
+	    rec_int(c, 4, "time", &t) < 0)
+		return -1;
+	lane_of(g, lane);
+	if (define_vertex(c, v, lane, t) < 0)
+		return -1;
+	for (int ev = 0; ev <= PAG_EV_FINISH && c->nf > 5; ev++)
+		if (c->f[5].len == strlen(event_names[ev]) &&
+		    memcmp(c->f[5].s, event_names[ev], c->f[5].len) == 0)
+			g->vevent[v] = (uint8_t)ev;
+	if (c->nf > 6 && !g->skip_spanrefs)
+		g->vspan[v] = add_spanref(g, rec_str(c, 6), rec_str(c, 7));
+	return 0;
+}
+
+static int
+read_edge(rec_ctx *c)
+{
+	pag_graph *g = c->g;
+	uint32_t src, dst, sl, dl;
+	int64_t t0, t1;
+	int type;
+
+	if (rec_id(c, 2, "source vertex", &src) < 0 || rec_id(c, 3, "destination vertex", &dst) < 0)
+		return -1;
+	if (c->nf < 5 || (type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
+		return rec_fail(c, "bad activity type", NULL);
+	if (rec_int(c, 5, "start", &t0) < 0 || rec_int(c, 6, "end", &t1) < 0 ||
+	    rec_id(c, 7, "source lane", &sl) < 0 || rec_id(c, 8, "destination lane", &dl) < 0)
+		return -1;
+	if (t1 < t0)
+		return rec_fail(c, "edge goes back in time", NULL);
+	if (src == dst)
+		return rec_fail(c, "edge is a loop", NULL);
+	if (!pag_type_is_comm(type) && sl != dl)
+		return rec_fail(c, "worker activity between two lanes", NULL);
+	lane_of(g, sl > dl ? sl : dl);
+	if (define_vertex(c, src, sl, t0) < 0 || define_vertex(c, dst, dl, t1) < 0)
+		return -1;
+	pag_add_edge(g, src, dst, type, pag_intern_op(g, rec_tmp(c, 9, 0), rec_tmp(c, 10, 1)),
+		     c->nf > 11 && !g->skip_spanrefs ?
+		     add_spanref(g, rec_str(c, 11), rec_str(c, 12)) : PAG_NONE);
+	return 0;
+}
+
+int
+pag_read_record(pag_graph *g, const char *line, size_t len, const char *where)
+{
+	rec_ctx c = {.g = g, .where = where};
+
+	c.nf = tr_split(line, len, c.f, MAXF);
+	if (c.nf > MAXF)
+		c.nf = MAXF;
+	switch (line[1]) {
+	case 'G': return read_header(&c);
+	case 'W': return read_lane(&c);
+	case 'V': return read_vertex(&c);
+	case 'E': return read_edge(&c);
+	}
+	return rec_fail(&c, "unknown record type", NULL);
+}
+
+void
+pag_read_finish(pag_graph *g)
+{
+	if (g->has_header || g->nedges == 0)
+		return;
+	g->start = g->edges[0].t0;
+	g->end = g->edges[0].t1;
+	for (size_t i = 1; i < g->nedges; i++) {
+		if (g->edges[i].t0 < g->start)
+			g->start = g->edges[i].t0;
+		if (g->edges[i].t1 > g->end)
+			g->end = g->edges[i].t1;
+	}
+}
+
+static void
+add_field(strbuf *b, const char *s)
+{
+	sb_addc(b, '\t');
+	tr_escapes(b, s ? s : "", 0);
+}
+
+/* Hand big outputs over in pieces: a PAG can be ten times its input. */
+static void
+flush_big(strbuf *b, tr_output *o)
+{
+	if (b->len >= 256 * 1024) {
+		tr_output_sb(o, b);
+		sb_clear(b);
+	}
+}
+
+void
+pag_write_records(const pag_graph *g, tr_output *o, int vertices)
+{
+	strbuf buf = {0}, *out = &buf;
+
+	sb_adds(out, "PG\t");
+	sb_addc(out, '\t');
+	sb_addi(out, g->window);
+	sb_addc(out, '\t');
+	sb_addi(out, g->origin);
+	sb_addc(out, '\t');
+	sb_addi(out, g->start);
+	sb_addc(out, '\t');
+	sb_addi(out, g->end);
+	tr_add_tag_i64(out, "pag.workers", (int64_t)g->nworkers);
+	tr_add_tag_i64(out, "pag.lanes", (int64_t)g->nlanes);
+	tr_add_tag_i64(out, "pag.vertices", (int64_t)g->nvertices);
+	tr_add_tag_i64(out, "pag.edges", (int64_t)g->nedges);
+	sb_addc(out, '\n');
+	for (size_t i = 0; i < g->nlanes; i++) {
+		sb_adds(out, "PW\t\t");
+		sb_addu(out, i);
+		add_field(out, g->workers[g->lanes[i].worker]);
+		sb_addc(out, '\t');
+		sb_addu(out, g->lanes[i].index);
+		sb_addc(out, '\n');
+	}
+	for (size_t v = 0; vertices && v < g->nvertices; v++) {
+		const pag_spanref *r = g->vspan[v] == PAG_NONE ? NULL : &g->spans[g->vspan[v]];
+
+		if (g->vlane[v] == PAG_NONE)
+			continue;
+		sb_adds(out, "PV\t\t");
+		sb_addu(out, v);
+		sb_addc(out, '\t');
+		sb_addu(out, g->vlane[v]);
+		sb_addc(out, '\t');
+		sb_addi(out, g->vtime[v]);
+		add_field(out, pag_event_name(g->vevent[v]));
+		add_field(out, r ? r->trace_id : "");
+		add_field(out, r ? r->span_id : "");
+		sb_addc(out, '\n');
+		flush_big(out, o);
+	}
+	for (size_t i = 0; i < g->nedges; i++) {
+		const pag_edge *e = &g->edges[i];
+		const pag_spanref *r = e->span == PAG_NONE ? NULL : &g->spans[e->span];
+
+		sb_adds(out, "PE\t\t");
+		sb_addu(out, e->src);
+		sb_addc(out, '\t');
+		sb_addu(out, e->dst);
+		add_field(out, pag_type_name(e->type));
+		sb_addc(out, '\t');
+		sb_addi(out, e->t0);
+		sb_addc(out, '\t');
+		sb_addi(out, e->t1);
+		sb_addc(out, '\t');
+		sb_addu(out, e->src_lane);
+		sb_addc(out, '\t');
+		sb_addu(out, e->dst_lane);
+		add_field(out, g->ops[e->op].service);
+		add_field(out, g->ops[e->op].operation);
+		add_field(out, r ? r->trace_id : "");
+		add_field(out, r ? r->span_id : "");
+		sb_addc(out, '\n');
+		flush_big(out, o);
+	}
+	tr_output_sb(o, out);
+	sb_free(out);
+}
+
+/* ---- DOT: one cluster per worker, its lanes' vertices inside ---- */
+
+void
+pag_write_dot(const pag_graph *g, tr_output *o)
+{
+	char id[32], id2[32], label[160];
+	strbuf buf = {0}, *out = &buf;
+
+	dot_begin(out, "pag", "LR");
+	for (size_t w = 0; w < g->nworkers; w++) {
+		snprintf(id, sizeof id, "cluster_%zu", w);
+		dot_cluster_begin(out, id, g->workers[w]);
+		for (size_t v = 0; v < g->nvertices; v++) {
+			uint32_t lane = g->vlane[v];
+
+			if (lane == PAG_NONE || g->lanes[lane].worker != w)
+				continue;
+			snprintf(id, sizeof id, "v%zu", v);
+			snprintf(label, sizeof label, "#%u %s\n+%lld", g->lanes[lane].index,
+				 pag_event_name(g->vevent[v]), (long long)(g->vtime[v] - g->start));
+			sb_adds(out, "  ");
+			dot_node(out, id, label, NULL);
+		}
+		dot_cluster_end(out);
+	}
+	for (size_t i = 0; i < g->nedges; i++) {
+		const pag_edge *e = &g->edges[i];
+		const pag_op *op = &g->ops[e->op];
+		const char *attrs = e->type == PAG_WAITING ? "style=dashed, color=gray" :
+				    e->type == PAG_UNKNOWN ? "color=gray" :
+				    pag_type_is_comm(e->type) ? "color=blue, constraint=false" : NULL;
+
+		snprintf(id, sizeof id, "v%u", e->src);
+		snprintf(id2, sizeof id2, "v%u", e->dst);
+		snprintf(label, sizeof label, "%s %lld%s%s", pag_type_name(e->type),
+			 (long long)(e->t1 - e->t0), *op->operation ? "\n" : "", op->operation);
+		dot_edge(out, id, id2, label, attrs);
+		flush_big(out, o);
+	}
+	dot_end(out);
+	tr_output_sb(o, out);
+	sb_free(out);
+}
+
+/* ---- durations ---- */
+
+int
+pag_parse_duration(const char *s, int64_t *us)
+{
+	static const struct { const char *unit; int64_t us; } units[] = {
+		{"us", 1}, {"\xc2\xb5s", 1}, {"ms", 1000}, {"s", 1000000},
+		{"m", 60000000}, {"h", 3600000000LL}, {"", 1}
+	};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0 || !isfinite(v))
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			double r = v * (double)units[i].us;
+
+			if (r > 9e18)
+				return -1;
+			*us = (int64_t)llround(r);
+			return 0;
+		}
+	return -1;
+}

@@ -1,0 +1,169 @@
+/* pag.h - SnailTrail's program activity graph (PAG) built from spans, its
+ * line-format records (PG, PW, PV, PE; man tr-pag(1)), time windows
+ * (snapshots), path counting and critical participation (CP). */
+#ifndef TR_PAG_H
+#define TR_PAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "io.h"
+#include "trace.h"
+#include "util.h"
+
+/* Activity types. Worker activities come first, then communication. */
+enum pag_type {
+	PAG_PROCESSING,	/* a span's own time */
+	PAG_IO,		/* a client span whose callee is not traced */
+	PAG_UNKNOWN,	/* a lane not covered by any span */
+	PAG_WAITING,	/* a client span blocked until its response: never critical */
+	PAG_REQUEST,	/* client start -> server start */
+	PAG_RESPONSE,	/* server end -> client end */
+	PAG_MESSAGE,	/* producer -> consumer, follows_from */
+	PAG_SPAWN,	/* parent's lane -> a child on another lane */
+	PAG_JOIN,	/* a child's end -> its parent's lane */
+	PAG_NTYPES
+};
+const char *pag_type_name(int type);
+int pag_type_parse(const char *s, size_t n);	/* -1 when unknown */
+static inline int pag_type_is_comm(int type) { return type >= PAG_REQUEST; }
+
+/* Path counts: m * 2^e with m in [0.5, 1) (or 0), so that counts far beyond
+ * 2^64 (and beyond long double's range) stay exact to 53 bits. */
+typedef struct pag_count {
+	double m;
+	int64_t e;
+} pag_count;
+pag_count pag_count_of(double v);
+pag_count pag_count_add(pag_count a, pag_count b);
+pag_count pag_count_mul(pag_count a, pag_count b);
+double pag_count_ratio(pag_count a, pag_count b);	/* a / b as a double */
+double pag_count_log2(pag_count a);			/* -inf for 0 */
+void pag_count_format(char *buf, size_t size, pag_count a);	/* "6", "1.18059e+21" */
+
+typedef struct pag_edge {
+	uint32_t src, dst;	/* vertex ids */
+	uint32_t src_lane, dst_lane;
+	int64_t t0, t1;		/* times of src and dst; weight = t1 - t0 */
+	uint32_t op;		/* index into ops: the span it belongs to */
+	uint32_t span;		/* index into spans (trace id, span id), or NONE */
+	uint8_t type;
+} pag_edge;
+
+#define PAG_NONE UINT32_MAX
+
+typedef struct pag_lane {
+	uint32_t worker;	/* index into workers */
+	uint32_t index;		/* lane number within the worker */
+} pag_lane;
+
+typedef struct pag_op {
+	const char *service, *operation;
+} pag_op;
+
+typedef struct pag_spanref {
+	const char *trace_id, *span_id;
+} pag_spanref;
+
+/* A whole PAG. Strings live in mem. Vertex times are kept so that records
+ * read back can be checked (every edge must agree on its vertices' times). */
+typedef struct pag_graph {
+	arena mem;
+	const char **workers;	/* display names: service@host[/key] */
+	size_t nworkers, capworkers;
+	strmap worker_ids;
+	pag_lane *lanes;
+	size_t nlanes, caplanes;
+	pag_op *ops;
+	size_t nops, capops;
+	strmap op_ids;		/* "service\toperation" -> op */
+	pag_spanref *spans;
+	size_t nspans, capspans;
+	pag_edge *edges;
+	size_t nedges, capedges;
+	int64_t *vtime;		/* per vertex */
+	uint32_t *vlane;
+	uint8_t *vevent;	/* enum pag_event */
+	uint32_t *vspan;
+	size_t nvertices, capvertices;
+	int64_t window, origin;	/* window 0: one window over [start, end] */
+	int64_t start, end;	/* time range of the graph */
+	int has_header;		/* a PG record was read */
+	int skip_spanrefs;	/* reading: keep no trace and span ids (CP needs none) */
+	strbuf scratch[2];	/* reading: unescaped fields before they are interned */
+	size_t nspans_skipped;	/* spans without time */
+	size_t nskew;		/* communication edges dropped: they go back in time */
+} pag_graph;
+
+enum pag_event { PAG_EV_START, PAG_EV_END, PAG_EV_POINT, PAG_EV_BEGIN, PAG_EV_FINISH };
+const char *pag_event_name(int ev);
+
+void pag_graph_init(pag_graph *g);
+void pag_graph_free(pag_graph *g);
+uint32_t pag_intern_worker(pag_graph *g, const char *name, size_t len);
+uint32_t pag_intern_op(pag_graph *g, const char *service, const char *operation);
+uint32_t pag_add_lane(pag_graph *g, uint32_t worker, uint32_t index);
+uint32_t pag_add_vertex(pag_graph *g, uint32_t lane, int64_t t, int event, uint32_t span);
+void pag_add_edge(pag_graph *g, uint32_t src, uint32_t dst, int type, uint32_t op, uint32_t span);
+
+/* Records. True for PG, PW, PV and PE lines (with an empty trace field). */
+int pag_is_record(const char *line, size_t len);
+/* Read one record into g; returns -1 after printing "prog: what" (where is
+ * the caller's prefix, e.g. "file:line", or NULL). */
+int pag_read_record(pag_graph *g, const char *line, size_t len, const char *where);
+/* After the last record: without a PG record, the time range is the edges'. */
+void pag_read_finish(pag_graph *g);
+void pag_write_records(const pag_graph *g, tr_output *o, int vertices);
+void pag_write_dot(const pag_graph *g, tr_output *o);
+
+/* Build a PAG from spans: feed every trace, then finish. */
+typedef struct pag_builder pag_builder;
+typedef struct pag_build_opts {
+	const char *worker_key;	/* "service,host" by default; other names are span tags */
+	int64_t unknown_threshold;	/* gaps shorter than this take the preceding activity */
+} pag_build_opts;
+pag_builder *pag_builder_new(const pag_build_opts *o);
+void pag_builder_add(pag_builder *b, const tr_trace *t);
+/* Build the graph into g (initialised by the caller) and free the builder. */
+void pag_builder_finish(pag_builder *b, pag_graph *g);
+
+/* A window's snapshot: edges projected onto [ts, te] (Definitions 5 and 6). */
+typedef struct pag_snap {
+	int64_t ts, te;		/* the window */
+	int64_t tmin, tmax;	/* first and last vertex time in the snapshot */
+	size_t nedges;
+	uint32_t *edge;		/* graph edge of each snapshot edge */
+	int64_t *t0, *t1;	/* projected times */
+	uint32_t *src, *dst;	/* snapshot vertex ids */
+	size_t nvertices;
+	int64_t *vtime;
+	uint32_t *vlane;
+	uint8_t *vcopy;		/* 1: a copy of a vertex outside the window */
+} pag_snap;
+
+/* Number of windows from the first edge's window to the last's (1 without
+ * a window); callers refuse absurd counts before pag_windows. */
+#define PAG_MAX_WINDOWS 10000000
+int64_t pag_window_count(const pag_graph *g);
+/* Call fn for every window that holds at least one edge, in time order. */
+typedef void pag_window_fn(void *ctx, const pag_graph *g, const pag_snap *s);
+void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);
+
+/* Transient path centrality and CP of every snapshot edge (Algorithm 2):
+ * cp[i] for snapshot edge i; *npaths the number of transient critical paths.
+ * Returns the number of vertices left out because they lie on a cycle. */
+size_t pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths);
+
+/* SnailTrail's instrumentation properties (Appendix A.2) on one snapshot. */
+typedef struct pag_violations {
+	size_t no_input;	/* property 1: vertices no usable edge enters */
+	size_t all_waiting;	/* property 2: stretches where every lane waits, no message */
+	int64_t all_waiting_us;
+} pag_violations;
+void pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v);
+
+/* "1s", "250ms", "10us", "2m", "1h"; a bare number is microseconds. */
+int pag_parse_duration(const char *s, int64_t *us);
+
+#endif

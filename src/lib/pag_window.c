@@ -1,0 +1,492 @@
+/* pag_window.c - the PAG cut into windows (SnailTrail's snapshots), path
+ * counts that do not overflow, transient path centrality and critical
+ * participation (Algorithm 2), and the instrumentation properties. */
+#include "pag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- path counts ---- */
+
+static pag_count
+count_norm(double m, int64_t e)
+{
+	int k;
+
+	if (m == 0)
+		return (pag_count){0, 0};
+	m = frexp(m, &k);
+	return (pag_count){m, e + k};
+}
+
+pag_count
+pag_count_of(double v)
+{
+	return count_norm(v, 0);
+}
+
+pag_count
+pag_count_add(pag_count a, pag_count b)
+{
+	if (a.m == 0)
+		return b;
+	if (b.m == 0)
+		return a;
+	if (a.e < b.e) {
+		pag_count t = a;
+		a = b;
+		b = t;
+	}
+	if (a.e - b.e > 64)	/* b is below a's precision */
+		return a;
+	return count_norm(a.m + ldexp(b.m, (int)(b.e - a.e)), a.e);
+}
+
+pag_count
+pag_count_mul(pag_count a, pag_count b)
+{
+	if (a.m == 0 || b.m == 0)
+		return (pag_count){0, 0};
+	return count_norm(a.m * b.m, a.e + b.e);
+}
+
+double
+pag_count_ratio(pag_count a, pag_count b)
+{
+	int64_t e;
+
+	if (a.m == 0 || b.m == 0)
+		return 0;
+	e = a.e - b.e;
+	if (e < -2000)
+		return 0;
+	if (e > 2000)
+		return HUGE_VAL;
+	return ldexp(a.m / b.m, (int)e);
+}
+
+double
+pag_count_log2(pag_count a)
+{
+	return a.m == 0 ? -HUGE_VAL : log2(a.m) + (double)a.e;
+}
+
+void
+pag_count_format(char *buf, size_t size, pag_count a)
+{
+	if (a.m == 0) {
+		snprintf(buf, size, "0");
+	} else if (a.e < 1000) {
+		snprintf(buf, size, "%.6g", ldexp(a.m, (int)a.e));
+	} else {
+		double l = log10(a.m) + (double)a.e * log10(2.0);
+		double x = floor(l);
+
+		snprintf(buf, size, "%.6ge+%.0f", pow(10, l - x), x);
+	}
+}
+
+/* ---- windows ---- */
+
+static int64_t
+floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+typedef struct start_key {
+	int64_t t0;
+	uint32_t edge;
+} start_key;
+
+static int
+by_start(const void *pa, const void *pb)
+{
+	const start_key *a = pa, *b = pb;
+
+	if (a->t0 != b->t0)
+		return a->t0 < b->t0 ? -1 : 1;
+	return a->edge < b->edge ? -1 : a->edge > b->edge;
+}
+
+/* Edge indices sorted by start time (then index, so the order is stable). */
+static uint32_t *
+edges_by_start(const pag_graph *g)
+{
+	start_key *k = xmalloc(g->nedges * sizeof *k);
+	uint32_t *order = xmalloc(g->nedges * sizeof *order);
+
+	for (size_t i = 0; i < g->nedges; i++)
+		k[i] = (start_key){g->edges[i].t0, (uint32_t)i};
+	qsort(k, g->nedges, sizeof *k, by_start);
+	for (size_t i = 0; i < g->nedges; i++)
+		order[i] = k[i].edge;
+	free(k);
+	return order;
+}
+
+/* Is edge e in the window [ts, te)? Edges of positive length overlap it by a
+ * positive length; a zero-length edge belongs to the window it starts in. */
+static int
+in_window(const pag_edge *e, int64_t ts, int64_t te)
+{
+	if (e->t1 > e->t0)
+		return e->t0 < te && e->t1 > ts;
+	return e->t0 >= ts && e->t0 < te;
+}
+
+int64_t
+pag_window_count(const pag_graph *g)
+{
+	int64_t lo, hi;
+
+	if (g->nedges == 0)
+		return 0;
+	if (g->window <= 0)
+		return 1;
+	lo = hi = g->edges[0].t0;
+	for (size_t i = 0; i < g->nedges; i++) {
+		if (g->edges[i].t0 < lo)
+			lo = g->edges[i].t0;
+		if (g->edges[i].t1 > hi)
+			hi = g->edges[i].t1;
+	}
+	return floor_div(hi - g->origin, g->window) - floor_div(lo - g->origin, g->window) + 1;
+}
+
+typedef struct snap_buf {
+	pag_snap s;
+	size_t cap, capv;
+	int32_t *vmap;	/* graph vertex -> snapshot vertex, -1 */
+} snap_buf;
+
+static void
+snap_fill(snap_buf *sb, const pag_graph *g, const uint32_t *act, size_t n, int64_t ts, int64_t te)
+{
+	pag_snap *s = &sb->s;
+
+	if (n > sb->cap) {
+		sb->cap = n;
+		s->edge = xrealloc(s->edge, n * sizeof *s->edge);
+		s->t0 = xrealloc(s->t0, n * sizeof *s->t0);
+		s->t1 = xrealloc(s->t1, n * sizeof *s->t1);
+		s->src = xrealloc(s->src, n * sizeof *s->src);
+		s->dst = xrealloc(s->dst, n * sizeof *s->dst);
+	}
+	if (2 * n > sb->capv) {
+		sb->capv = 2 * n;
+		s->vtime = xrealloc(s->vtime, sb->capv * sizeof *s->vtime);
+		s->vlane = xrealloc(s->vlane, sb->capv * sizeof *s->vlane);
+		s->vcopy = xrealloc(s->vcopy, sb->capv * sizeof *s->vcopy);
+	}
+	s->ts = ts;
+	s->te = te;
+	s->nedges = n;
+	s->nvertices = 0;
+	for (size_t i = 0; i < n; i++) {
+		const pag_edge *e = &g->edges[act[i]];
+		uint32_t ends[2] = {e->src, e->dst};
+		uint32_t local[2];
+
+		for (int k = 0; k < 2; k++) {
+			uint32_t v = ends[k];
+
+			if (sb->vmap[v] < 0) {
+				int64_t t = g->vtime[v];
+
+				/* a vertex outside the window becomes its copy on the edge (Def. 5) */
+				s->vtime[s->nvertices] = t < ts ? ts : t > te ? te : t;
+				s->vlane[s->nvertices] = g->vlane[v];
+				s->vcopy[s->nvertices] = t < ts || t > te;
+				sb->vmap[v] = (int32_t)s->nvertices++;
+			}
+			local[k] = (uint32_t)sb->vmap[v];
+		}
+		s->edge[i] = act[i];
+		s->src[i] = local[0];
+		s->dst[i] = local[1];
+		s->t0[i] = s->vtime[local[0]];
+		s->t1[i] = s->vtime[local[1]];
+		if (i == 0 || s->t0[i] < s->tmin)
+			s->tmin = s->t0[i];
+		if (i == 0 || s->t1[i] > s->tmax)
+			s->tmax = s->t1[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		sb->vmap[g->edges[act[i]].src] = -1;
+		sb->vmap[g->edges[act[i]].dst] = -1;
+	}
+}
+
+void
+pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
+{
+	size_t n = g->nedges, next = 0, nact = 0;
+	uint32_t *order, *act, *win;
+	snap_buf sb = {0};
+	int64_t w = g->window, k;
+
+	if (n == 0)
+		return;
+	order = edges_by_start(g);
+	act = xmalloc(n * sizeof *act);
+	win = xmalloc(n * sizeof *win);
+	sb.vmap = xmalloc(g->nvertices * sizeof *sb.vmap);
+	memset(sb.vmap, 0xff, g->nvertices * sizeof *sb.vmap);
+	if (w <= 0) {	/* one window over the whole graph */
+		int64_t te = g->edges[order[0]].t1;
+
+		for (size_t i = 0; i < n; i++)
+			if (g->edges[i].t1 > te)
+				te = g->edges[i].t1;
+		snap_fill(&sb, g, order, n, g->edges[order[0]].t0, te);
+		fn(ctx, g, &sb.s);
+		goto done;
+	}
+	k = floor_div(g->edges[order[0]].t0 - g->origin, w);
+	while (next < n || nact) {
+		int64_t ts = g->origin + k * w, te = ts + w;
+		size_t keep = 0;
+
+		/* act stays sorted by start: what is carried over started in an
+		 * earlier window, what is added starts in this one */
+		while (next < n && g->edges[order[next]].t0 < te)
+			act[nact++] = order[next++];
+		for (size_t i = 0; i < nact; i++)
+			if (in_window(&g->edges[act[i]], ts, te))
+				win[keep++] = act[i];
+		if (keep) {
+			snap_fill(&sb, g, win, keep, ts, te);
+			fn(ctx, g, &sb.s);
+		}
+		/* keep only edges that reach into later windows */
+		keep = 0;
+		for (size_t i = 0; i < nact; i++)
+			if (g->edges[act[i]].t1 > te)
+				act[keep++] = act[i];
+		nact = keep;
+		if (!nact && next < n)	/* skip empty windows at once */
+			k = floor_div(g->edges[order[next]].t0 - g->origin, w);
+		else
+			k++;
+	}
+done:
+	free(order);
+	free(act);
+	free(win);
+	free(sb.vmap);
+	free(sb.s.edge);
+	free(sb.s.t0);
+	free(sb.s.t1);
+	free(sb.s.src);
+	free(sb.s.dst);
+	free(sb.s.vtime);
+	free(sb.s.vlane);
+	free(sb.s.vcopy);
+}
+
+/* ---- transient path centrality and CP (Algorithm 2) ---- */
+
+/* Out-edges (that are not waiting) per snapshot vertex, as CSR. */
+typedef struct adjacency {
+	uint32_t *first;	/* nvertices + 1 */
+	uint32_t *edges;
+	uint32_t *indeg;
+} adjacency;
+
+static void
+adj_build(adjacency *a, const pag_graph *g, const pag_snap *s)
+{
+	size_t nv = s->nvertices;
+
+	a->first = xcalloc(nv + 1, sizeof *a->first);
+	a->indeg = xcalloc(nv, sizeof *a->indeg);
+	a->edges = xmalloc((s->nedges ? s->nedges : 1) * sizeof *a->edges);
+	for (size_t i = 0; i < s->nedges; i++)
+		if (g->edges[s->edge[i]].type != PAG_WAITING) {
+			a->first[s->src[i] + 1]++;
+			a->indeg[s->dst[i]]++;
+		}
+	for (size_t v = 0; v < nv; v++)
+		a->first[v + 1] += a->first[v];
+	uint32_t *fill = xmalloc((nv + 1) * sizeof *fill);
+	memcpy(fill, a->first, (nv + 1) * sizeof *fill);
+	for (size_t i = 0; i < s->nedges; i++)
+		if (g->edges[s->edge[i]].type != PAG_WAITING)
+			a->edges[fill[s->src[i]]++] = (uint32_t)i;
+	free(fill);
+}
+
+static void
+adj_free(adjacency *a)
+{
+	free(a->first);
+	free(a->edges);
+	free(a->indeg);
+}
+
+/* Kahn's algorithm: a topological order of the vertices; returns its length
+ * (shorter than nvertices when zero-length edges form a cycle). */
+static size_t
+topo_order(const adjacency *a, const pag_snap *s, uint32_t *order)
+{
+	uint32_t *indeg = xmalloc((s->nvertices ? s->nvertices : 1) * sizeof *indeg);
+	size_t head = 0, tail = 0;
+
+	memcpy(indeg, a->indeg, s->nvertices * sizeof *indeg);
+	for (size_t v = 0; v < s->nvertices; v++)
+		if (indeg[v] == 0)
+			order[tail++] = (uint32_t)v;
+	while (head < tail) {
+		uint32_t v = order[head++];
+
+		for (uint32_t j = a->first[v]; j < a->first[v + 1]; j++)
+			if (--indeg[s->dst[a->edges[j]]] == 0)
+				order[tail++] = s->dst[a->edges[j]];
+	}
+	free(indeg);
+	return tail;
+}
+
+size_t
+pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths)
+{
+	size_t nv = s->nvertices, ntopo;
+	adjacency a;
+	uint32_t *order = xmalloc((nv ? nv : 1) * sizeof *order);
+	pag_count *fwd = xcalloc(nv ? nv : 1, sizeof *fwd), *bwd = xcalloc(nv ? nv : 1, sizeof *bwd);
+	pag_count n = {0, 0}, one = pag_count_of(1);
+	double span = (double)(s->tmax - s->tmin);
+
+	adj_build(&a, g, s);
+	ntopo = topo_order(&a, s, order);
+	/* Paths are maximal: they start at a vertex of the first time that no
+	 * edge enters and end at a vertex of the last time that no edge leaves. */
+	for (size_t i = 0; i < ntopo; i++) {
+		uint32_t v = order[i];
+
+		if (s->vtime[v] == s->tmin && a.indeg[v] == 0)
+			fwd[v] = pag_count_add(fwd[v], one);
+		for (uint32_t j = a.first[v]; j < a.first[v + 1]; j++)
+			fwd[s->dst[a.edges[j]]] = pag_count_add(fwd[s->dst[a.edges[j]]], fwd[v]);
+	}
+	for (size_t i = ntopo; i-- > 0;) {
+		uint32_t v = order[i];
+
+		if (s->vtime[v] == s->tmax && a.first[v] == a.first[v + 1]) {
+			bwd[v] = pag_count_add(bwd[v], one);
+			n = pag_count_add(n, fwd[v]);
+		}
+		for (uint32_t j = a.first[v]; j < a.first[v + 1]; j++)
+			bwd[v] = pag_count_add(bwd[v], bwd[s->dst[a.edges[j]]]);
+	}
+	for (size_t i = 0; i < s->nedges; i++) {
+		cp[i] = 0;
+		if (g->edges[s->edge[i]].type == PAG_WAITING || n.m == 0 || span <= 0)
+			continue;
+		cp[i] = pag_count_ratio(pag_count_mul(fwd[s->src[i]], bwd[s->dst[i]]), n) *
+			((double)(s->t1[i] - s->t0[i]) / span);
+	}
+	*npaths = n;
+	adj_free(&a);
+	free(order);
+	free(fwd);
+	free(bwd);
+	return nv - ntopo;
+}
+
+/* ---- instrumentation properties (Appendix A.2) ---- */
+
+typedef struct sweep_ev {
+	int64_t t;
+	int8_t alive, waiting, comm;
+} sweep_ev;
+
+static int
+by_time(const void *pa, const void *pb)
+{
+	const sweep_ev *a = pa, *b = pb;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/* True when some lane runs through the whole snapshot without waiting: then
+ * not every lane can wait at once (the common case, found in linear time). */
+static int
+lane_never_waits(const pag_graph *g, const pag_snap *s)
+{
+	int64_t *busy = xcalloc(g->nlanes ? g->nlanes : 1, sizeof *busy);
+	int found = 0;
+
+	for (size_t i = 0; i < s->nedges; i++) {
+		int type = g->edges[s->edge[i]].type;
+		uint32_t l = s->vlane[s->src[i]];
+
+		if (pag_type_is_comm(type))
+			continue;
+		if (type == PAG_WAITING)
+			busy[l] = INT64_MIN;
+		else if (busy[l] >= 0)
+			busy[l] += s->t1[i] - s->t0[i];
+	}
+	for (size_t l = 0; l < g->nlanes && !found; l++)
+		found = busy[l] == s->tmax - s->tmin && busy[l] > 0;
+	free(busy);
+	return found;
+}
+
+void
+pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
+{
+	uint8_t *entered = xcalloc(s->nvertices ? s->nvertices : 1, 1);
+	sweep_ev *ev = xmalloc((2 * s->nedges + 1) * sizeof *ev);
+	size_t nev = 0;
+	long alive = 0, waiting = 0, comm = 0;
+	int in_violation = 0;
+
+	/* Property 1: every vertex after the window start has an incoming edge
+	 * a transient critical path can use (waiting edges cannot). A copy at
+	 * the window end stands for a vertex of a later window: not counted. */
+	for (size_t i = 0; i < s->nedges; i++)
+		if (g->edges[s->edge[i]].type != PAG_WAITING)
+			entered[s->dst[i]] = 1;
+	for (size_t u = 0; u < s->nvertices; u++)
+		if (s->vtime[u] > s->tmin && !entered[u] && !s->vcopy[u])
+			v->no_input++;
+	/* Property 2: never do all lanes wait while no message is in flight. */
+	if (lane_never_waits(g, s))
+		goto done;
+	for (size_t i = 0; i < s->nedges; i++) {
+		int type = g->edges[s->edge[i]].type;
+		int c = pag_type_is_comm(type), w = type == PAG_WAITING;
+
+		if (s->t1[i] <= s->t0[i])
+			continue;
+		ev[nev++] = (sweep_ev){s->t0[i], (int8_t)!c, (int8_t)w, (int8_t)c};
+		ev[nev++] = (sweep_ev){s->t1[i], (int8_t)-!c, (int8_t)-w, (int8_t)-c};
+	}
+	qsort(ev, nev, sizeof *ev, by_time);
+	for (size_t i = 0; i < nev;) {
+		int64_t t = ev[i].t;
+
+		for (; i < nev && ev[i].t == t; i++) {
+			alive += ev[i].alive;
+			waiting += ev[i].waiting;
+			comm += ev[i].comm;
+		}
+		int bad = alive > 0 && waiting == alive && comm == 0;
+		if (bad && i < nev) {
+			if (!in_violation)
+				v->all_waiting++;
+			v->all_waiting_us += ev[i].t - t;
+		}
+		in_violation = bad;
+	}
+done:
+	free(entered);
+	free(ev);
+}
+

@@ -1,0 +1,332 @@
+/* pagcp.c - critical participation over the PAG records tr-pag writes:
+ * per window, CP of every activity (pag_snap_cp) summed into SnailTrail's
+ * four summaries: by activity type, by worker (stragglers), by service and
+ * operation, by worker pair (communication). */
+#include "pagcp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "pag.h"
+
+struct pag_cp {
+	pag_cp_opts o;
+	pag_graph g;
+	int fed;
+	int header_done;
+	size_t cycles;
+};
+
+/* Summaries in the order they are written. */
+enum { SUM_WINDOW, SUM_ACTIVITY, SUM_WORKER, SUM_OPERATION, SUM_CHANNEL, SUM_N };
+static const char *const summary_names[SUM_N] = {
+	"window", "activity", "worker", "operation", "channel"
+};
+
+typedef struct row {
+	int summary;
+	const char *key, *detail;
+	double cp;
+	int64_t time;
+	size_t edges, workers;
+} row;
+
+typedef struct report {
+	pag_cp *p;
+	tr_output *out;
+	strbuf line, key;
+	arena mem;		/* keys of one window */
+	strmap ids;		/* summary+key+detail -> row */
+	row *rows;
+	size_t nrows, caprows;
+	strmap pairs;		/* (row, worker) pairs seen: a row's distinct workers */
+	uint32_t *seen;		/* per worker: last window (1-based) it was counted in */
+	size_t capseen;
+	uint32_t nwindow;
+	double *cp;
+	size_t capcp;
+} report;
+
+int
+pag_cp_is_record(const char *line, size_t len)
+{
+	return pag_is_record(line, len);
+}
+
+pag_cp *
+pag_cp_new(const pag_cp_opts *o)
+{
+	pag_cp *p = xcalloc(1, sizeof *p);
+
+	if (o)
+		p->o = *o;
+	if (!p->o.format)
+		p->o.format = "tsv";
+	pag_graph_init(&p->g);
+	p->g.skip_spanrefs = 1;	/* the summaries name workers and operations only */
+	return p;
+}
+
+int
+pag_cp_feed(pag_cp *p, const char *line, size_t len)
+{
+	p->fed = 1;
+	return pag_read_record(&p->g, line, len, NULL);
+}
+
+int
+pag_cp_has_input(const pag_cp *p)
+{
+	return p->fed;
+}
+
+void
+pag_cp_free(pag_cp *p)
+{
+	if (!p)
+		return;
+	pag_graph_free(&p->g);
+	free(p);
+}
+
+/* ---- grouping ---- */
+
+static row *
+row_get(report *r, int summary, const char *key, const char *detail)
+{
+	int added;
+	strmap_slot *sl;
+
+	sb_clear(&r->key);
+	sb_addc(&r->key, (char)('0' + summary));
+	sb_adds(&r->key, key);
+	sb_addc(&r->key, '\t');
+	sb_adds(&r->key, detail);
+	sl = strmap_put(&r->ids, r->key.s, r->key.len, &added);
+	if (added) {
+		sl->key = arena_strndup(&r->mem, r->key.s, r->key.len);
+		GROW(r->rows, r->caprows, r->nrows + 1);
+		r->rows[r->nrows] = (row){summary, key, detail, 0, 0, 0, 0};
+		sl->val = (int64_t)r->nrows++;
+	}
+	return &r->rows[sl->val];
+}
+
+static void
+add_to(report *r, int summary, const char *key, const char *detail,
+       double cp, int64_t time, uint32_t worker)
+{
+	row *w = row_get(r, summary, key, detail);
+	uint32_t pair[2] = {(uint32_t)(w - r->rows), worker};
+	int added;
+	strmap_slot *sl;
+
+	w->cp += cp;
+	w->time += time;
+	w->edges++;
+	sl = strmap_put(&r->pairs, (const char *)pair, sizeof pair, &added);
+	if (added) {
+		char *copy = arena_alloc(&r->mem, sizeof pair);
+
+		memcpy(copy, pair, sizeof pair);
+		sl->key = copy;	/* the map must not keep our stack buffer */
+		w->workers++;
+	}
+}
+
+/* Rank within a summary: highest CP first, then by name for a stable order. */
+static int
+by_rank(const void *pa, const void *pb)
+{
+	const row *a = pa, *b = pb;
+	int c;
+
+	if (a->summary != b->summary)
+		return a->summary - b->summary;
+	if (a->cp != b->cp)
+		return a->cp > b->cp ? -1 : 1;
+	if ((c = strcmp(a->key, b->key)))
+		return c;
+	return strcmp(a->detail, b->detail);
+}
+
+/* ---- output ---- */
+
+static void
+add_text(strbuf *b, const char *fmt, const char *s)
+{
+	if (strcmp(fmt, "json") == 0) {
+		sb_addc(b, '"');
+		for (; *s; s++) {
+			unsigned char ch = (unsigned char)*s;
+
+			if (ch == '"' || ch == '\\')
+				sb_addf(b, "\\%c", ch);
+			else if (ch < 0x20)
+				sb_addf(b, "\\u%04x", ch);
+			else
+				sb_addc(b, (char)ch);
+		}
+		sb_addc(b, '"');
+	} else if (strcmp(fmt, "csv") == 0 && strpbrk(s, ",\"\r\n")) {
+		sb_addc(b, '"');
+		for (; *s; s++) {
+			if (*s == '"')
+				sb_addc(b, '"');
+			sb_addc(b, *s);
+		}
+		sb_addc(b, '"');
+	} else if (strcmp(fmt, "tsv") == 0) {
+		tr_escapes(b, s, 0);	/* a TAB or LF in a name must not split the row */
+	} else {
+		sb_adds(b, s);
+	}
+}
+
+static const char *const columns[] = {
+	"start_us", "end_us", "summary", "key", "detail", "cp", "time_us", "edges", "workers"
+};
+
+static void
+write_header(report *r)
+{
+	const char *fmt = r->p->o.format;
+	char sep = strcmp(fmt, "csv") == 0 ? ',' : '\t';
+
+	if (strcmp(fmt, "json") == 0 || !r->p->o.header || r->p->header_done)
+		return;
+	r->p->header_done = 1;
+	for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++) {
+		if (i)
+			sb_addc(&r->line, sep);
+		sb_adds(&r->line, columns[i]);
+	}
+	sb_addc(&r->line, '\n');
+}
+
+static void
+write_row(report *r, int64_t ts, int64_t te, const row *w)
+{
+	const char *fmt = r->p->o.format;
+	int json = strcmp(fmt, "json") == 0;
+	char sep = strcmp(fmt, "csv") == 0 ? ',' : '\t', num[40];
+	strbuf *b = &r->line;
+
+	snprintf(num, sizeof num, "%.6g", w->cp < 1e-12 && w->cp > -1e-12 ? 0 : w->cp);
+	if (json) {
+		sb_addf(b, "{\"start_us\":%lld,\"end_us\":%lld,\"summary\":", (long long)ts, (long long)te);
+		add_text(b, fmt, summary_names[w->summary]);
+		sb_adds(b, ",\"key\":");
+		add_text(b, fmt, w->key);
+		sb_adds(b, ",\"detail\":");
+		add_text(b, fmt, w->detail);
+		sb_addf(b, ",\"cp\":%s,\"time_us\":%lld,\"edges\":%zu,\"workers\":%zu}\n",
+			num, (long long)w->time, w->edges, w->workers);
+		return;
+	}
+	sb_addf(b, "%lld%c%lld%c%s%c", (long long)ts, sep, (long long)te, sep,
+		summary_names[w->summary], sep);
+	add_text(b, fmt, w->key);
+	sb_addc(b, sep);
+	add_text(b, fmt, w->detail);
+	sb_addf(b, "%c%s%c%lld%c%zu%c%zu\n", sep, num, sep, (long long)w->time, sep, w->edges,
+		sep, w->workers);
+}
+
+/* ---- one window ---- */
+
+static void
+group_edges(report *r, const pag_graph *g, const pag_snap *s)
+{
+	for (size_t i = 0; i < s->nedges; i++) {
+		const pag_edge *e = &g->edges[s->edge[i]];
+		const pag_op *op = &g->ops[e->op];
+		uint32_t src = g->lanes[s->vlane[s->src[i]]].worker;
+		uint32_t dst = g->lanes[s->vlane[s->dst[i]]].worker;
+		int64_t w = s->t1[i] - s->t0[i];
+		double cp = r->cp[i];
+
+		add_to(r, SUM_ACTIVITY, pag_type_name(e->type), "", cp, w, src);
+		if (pag_type_is_comm(e->type)) {
+			add_to(r, SUM_CHANNEL, g->workers[src], g->workers[dst], cp, w, src);
+			continue;
+		}
+		add_to(r, SUM_WORKER, g->workers[src], "", cp, w, src);
+		if ((e->type == PAG_PROCESSING || e->type == PAG_IO) && (*op->service || *op->operation))
+			add_to(r, SUM_OPERATION, op->service, op->operation, cp, w, src);
+	}
+}
+
+static void
+cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
+{
+	report *r = ctx;
+	pag_count n;
+	char paths[64];
+	row *win;
+	int one_window = g->window <= 0;
+	int64_t ts = one_window ? s->tmin : s->ts, te = one_window ? s->tmax : s->te;
+
+	GROW(r->cp, r->capcp, s->nedges);
+	r->p->cycles += pag_snap_cp(g, s, r->cp, &n);
+	pag_count_format(paths, sizeof paths, n);
+	win = row_get(r, SUM_WINDOW, "paths", arena_strndup(&r->mem, paths, strlen(paths)));
+	win->time = s->tmax - s->tmin;
+	win->edges = s->nedges;
+	for (size_t i = 0; i < s->nedges; i++)
+		win->cp += r->cp[i];
+	r->nwindow++;
+	GROW(r->seen, r->capseen, g->nworkers);
+	if (r->nwindow == 1 && r->capseen)
+		memset(r->seen, 0, r->capseen * sizeof *r->seen);
+	for (size_t v = 0; v < s->nvertices; v++) {	/* the window row counts every worker */
+		uint32_t w = g->lanes[s->vlane[v]].worker;
+
+		if (r->seen[w] != r->nwindow) {
+			r->seen[w] = r->nwindow;
+			win->workers++;
+		}
+	}
+	if (n.m != 0)
+		group_edges(r, g, s);
+	qsort(r->rows, r->nrows, sizeof *r->rows, by_rank);
+	write_header(r);
+	for (size_t i = 0; i < r->nrows; i++)
+		write_row(r, ts, te, &r->rows[i]);
+	if (r->line.len)
+		tr_output_sb(r->out, &r->line);
+	sb_clear(&r->line);
+	strmap_clear(&r->ids);
+	strmap_clear(&r->pairs);
+	arena_reset(&r->mem);
+	r->nrows = 0;
+}
+
+void
+pag_cp_report(pag_cp *p, tr_output *out)
+{
+	report r = {.p = p, .out = out};
+
+	pag_read_finish(&p->g);
+	if (pag_window_count(&p->g) > PAG_MAX_WINDOWS) {
+		tr_warn("more than %d windows of %lld us: no critical participation computed",
+			PAG_MAX_WINDOWS, (long long)p->g.window);
+		return;
+	}
+	write_header(&r);
+	pag_windows(&p->g, cp_window, &r);
+	if (r.line.len)
+		tr_output_sb(out, &r.line);
+	if (p->cycles)
+		tr_warn("%zu vertices on cycles of zero-length edges left out of the path counts",
+			p->cycles);
+	sb_free(&r.line);
+	sb_free(&r.key);
+	arena_free(&r.mem);
+	strmap_free(&r.ids);
+	strmap_free(&r.pairs);
+	free(r.rows);
+	free(r.seen);
+	free(r.cp);
+}

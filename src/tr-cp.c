@@ -1,0 +1,289 @@
+/* tr-cp - critical paths of traces: cp.self tags, sections, summaries,
+ * folded stacks, DOT, what-if; and SnailTrail's critical participation
+ * over PAG records (pagcp.h). See tr-cp(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp.h"
+#include "dot.h"
+#include "filter.h"
+#include "pagcp.h"
+
+enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF };
+
+typedef struct cp_ctx {
+	cp_trace cp;
+	enum mode mode;
+	int sections, quiet;
+	cp_summary *summary;
+	cp_folded *folded;
+	cp_whatif *whatif;
+	char **pick;		/* --trace IDs; none: every trace */
+	size_t npick, drawn;
+	pag_cp *pag;
+	size_t pag_bad;
+} cp_ctx;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
+	    "       tr-cp --summary KEY [-f tsv|csv|json] [options] [FILE...]\n"
+	    "       tr-cp --folded | --dot [--trace ID]... [options] [FILE...]\n"
+	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F' [-f FMT] [FILE...]\n"
+	    "Critical path of every trace: tags spans with cp.self=<us>.\n"
+	    "  --overlap-allowance F  siblings overlapping by less than F of their\n"
+	    "                         parent's duration are sequential (default 0.01;\n"
+	    "                         0 gives exactly Jaeger UI's path)\n"
+	    "  --sections             also write C records (Jaeger UI's sections)\n"
+	    "  --summary KEY          table per service, operation or tag KEY\n"
+	    "  --folded               critical-path time as folded stacks\n"
+	    "  --dot                  span trees with the critical path in red\n"
+	    "  --trace ID             with --dot: only this trace (repeatable)\n"
+	    "  --whatif RULE          scale matching spans' self time, predict latency\n"
+	    "  -f, --format FMT       table format: tsv (default), csv, json\n"
+	    "  -o FILE                write to FILE (atomically)\n"
+	    "  -k, --keep-going       skip bad traces instead of stopping\n"
+	    "  -q, --quiet            no notes on stderr\n"
+	    "  -v, --verbose          counts on stderr at the end\n"
+	    "  -h, --help             this help\n"
+	    "      --version          print the version\n");
+}
+
+static void
+add_self(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
+{
+	const cp_trace *c = ctx;
+
+	(void)t;
+	sb_add(extra, "\tcp.self=", 9);
+	sb_addi(extra, c->self[span]);
+}
+
+static void
+write_sections(strbuf *out, const tr_trace *t, const cp_trace *c)
+{
+	for (size_t i = 0; i < c->nsec; i++) {
+		const cp_section *s = &c->sec[i];
+
+		sb_add(out, "C\t", 2);
+		tr_escapes(out, t->trace_id, 0);
+		sb_addc(out, '\t');
+		tr_escapes(out, t->spans[s->span].span_id, 0);
+		sb_addc(out, '\t');
+		sb_addi(out, s->start);
+		sb_addc(out, '\t');
+		sb_addi(out, s->end);
+		sb_addc(out, '\n');
+	}
+}
+
+static int
+picked(const cp_ctx *x, const tr_trace *t)
+{
+	if (!x->npick)
+		return 1;
+	for (size_t i = 0; i < x->npick; i++)
+		if (strcmp(x->pick[i], t->trace_id) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+on_trace(void *ctx, tr_trace *t, strbuf *out)
+{
+	cp_ctx *x = ctx;
+	int analysed = cp_trace_run(&x->cp, t) == 0;
+	tr_write_opts wo = {"cp.", "C", analysed ? add_self : NULL, &x->cp};
+
+	switch (x->mode) {
+	case MODE_FILTER:
+		tr_write_trace(out, t, &wo);
+		if (analysed && x->sections)
+			write_sections(out, t, &x->cp);
+		break;
+	case MODE_SUMMARY:
+		cp_summary_add(x->summary, t, &x->cp);
+		break;
+	case MODE_FOLDED:
+		if (analysed)
+			cp_folded_add(x->folded, t, &x->cp);
+		break;
+	case MODE_DOT:
+		if (picked(x, t)) {
+			if (!x->drawn++)
+				dot_begin(out, "tr-cp", "TB");
+			cp_dot_trace(out, t, &x->cp);
+		}
+		break;
+	case MODE_WHATIF:
+		if (analysed)
+			cp_whatif_add(x->whatif, t, &x->cp, out);
+		break;
+	}
+	return 0;
+}
+
+static void
+on_line(void *ctx, const char *line, size_t len, strbuf *out)
+{
+	cp_ctx *x = ctx;
+
+	if (pag_cp_is_record(line, len)) {
+		if (pag_cp_feed(x->pag, line, len) < 0)
+			x->pag_bad++;
+		return;
+	}
+	if (x->mode == MODE_FILTER) {
+		sb_add(out, line, len);
+		sb_addc(out, '\n');
+	}
+}
+
+static void
+on_end(void *ctx, tr_output *out)
+{
+	cp_ctx *x = ctx;
+	strbuf b = {0};
+
+	switch (x->mode) {
+	case MODE_SUMMARY:
+		cp_summary_write(x->summary, out);
+		break;
+	case MODE_FOLDED:
+		cp_folded_write(x->folded, out);
+		break;
+	case MODE_DOT:
+		if (!x->drawn)
+			dot_begin(&b, "tr-cp", "TB");
+		dot_end(&b);
+		if (x->npick && x->drawn < x->npick && !x->quiet)
+			tr_warn("%zu of %zu traces named by --trace not found",
+				x->npick - x->drawn, x->npick);
+		break;
+	case MODE_WHATIF:
+		cp_whatif_finish(x->whatif, &b);
+		break;
+	case MODE_FILTER:
+		break;
+	}
+	tr_output_sb(out, &b);
+	sb_free(&b);
+	if (pag_cp_has_input(x->pag))
+		pag_cp_report(x->pag, out);
+}
+
+static double
+parse_fraction(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0)
+		tr_die(TR_EXIT_USAGE, "--overlap-allowance: not a fraction >= 0: %s", s);
+	return v;
+}
+
+static void
+set_mode(cp_ctx *x, enum mode m)
+{
+	if (x->mode != MODE_FILTER && x->mode != m)
+		tr_die(TR_EXIT_USAGE, "--summary, --folded, --dot and --whatif exclude each other");
+	x->mode = m;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
+	       OPT_TRACE, OPT_WHATIF, OPT_VERSION };
+	static const struct option longopts[] = {
+		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
+		{"sections", no_argument, NULL, OPT_SECTIONS},
+		{"summary", required_argument, NULL, OPT_SUMMARY},
+		{"folded", no_argument, NULL, OPT_FOLDED},
+		{"dot", no_argument, NULL, OPT_DOT},
+		{"trace", required_argument, NULL, OPT_TRACE},
+		{"whatif", required_argument, NULL, OPT_WHATIF},
+		{"format", required_argument, NULL, 'f'},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0}
+	};
+	cp_ctx x = {0};
+	tr_filter f = {0};
+	const char *summary_key = NULL, *whatif_rule = NULL;
+	double allowance = 0.01;
+	int format = CP_TSV, opt, status;
+
+	tr_setprogname(argv[0]);
+	x.pick = xcalloc((size_t)argc, sizeof *x.pick);
+	while ((opt = getopt_long(argc, argv, "f:ko:qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_OVERLAP: allowance = parse_fraction(optarg); break;
+		case OPT_SECTIONS: x.sections = 1; break;
+		case OPT_SUMMARY: set_mode(&x, MODE_SUMMARY); summary_key = optarg; break;
+		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
+		case OPT_DOT: set_mode(&x, MODE_DOT); break;
+		case OPT_TRACE: x.pick[x.npick++] = optarg; break;
+		case OPT_WHATIF: set_mode(&x, MODE_WHATIF); whatif_rule = optarg; break;
+		case 'f':
+			if ((format = cp_format_parse(optarg)) < 0)
+				tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (tsv, csv, json)", optarg);
+			break;
+		case 'k': f.keep_going = 1; break;
+		case 'o': f.out_path = optarg; break;
+		case 'q': x.quiet = 1; break;
+		case 'v': f.verbose = 1; break;
+		case 'h': usage(stdout); free(x.pick); return TR_EXIT_OK;
+		case OPT_VERSION: tr_print_version(); free(x.pick); return TR_EXIT_OK;
+		default: usage(stderr); free(x.pick); return TR_EXIT_USAGE;
+		}
+	}
+	if (x.npick && x.mode != MODE_DOT)
+		tr_die(TR_EXIT_USAGE, "--trace goes with --dot");
+	if (x.sections && x.mode != MODE_FILTER)
+		tr_die(TR_EXIT_USAGE, "--sections goes with the line-format output only");
+	if (summary_key && !*summary_key)
+		tr_die(TR_EXIT_USAGE, "--summary: empty key");
+	cp_trace_init(&x.cp, allowance);
+	if (x.mode == MODE_SUMMARY)
+		x.summary = cp_summary_new(summary_key, format);
+	else if (x.mode == MODE_FOLDED)
+		x.folded = cp_folded_new();
+	else if (x.mode == MODE_WHATIF) {
+		char err[256];
+
+		if (!(x.whatif = cp_whatif_new(whatif_rule, format, err, sizeof err)))
+			tr_die(TR_EXIT_USAGE, "--whatif: %s", err);
+	}
+	x.pag = pag_cp_new(&(pag_cp_opts){format == CP_CSV ? "csv" : format == CP_JSON ? "json" : "tsv", 1});
+
+	f.files = argv + optind;
+	f.nfiles = argc - optind;
+	f.pass_through = x.mode == MODE_FILTER;
+	f.on_trace = on_trace;
+	f.on_line = on_line;
+	f.on_end = on_end;
+	f.ctx = &x;
+	status = tr_filter_run(&f);
+	if (x.pag_bad && status == TR_EXIT_OK)
+		status = TR_EXIT_INPUT;
+
+	pag_cp_free(x.pag);
+	cp_summary_free(x.summary);
+	cp_folded_free(x.folded);
+	cp_whatif_free(x.whatif);
+	cp_trace_free(&x.cp);
+	free(x.pick);
+	return status;
+}

@@ -1,0 +1,235 @@
+/* tr-pag - build SnailTrail's program activity graph from traces. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "pag.h"
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tr-pag [-hkqv] [-w duration] [--origin time] [--worker-key keys]\n"
+		"              [--unknown-threshold duration] [-f line|dot] [--dot]\n"
+		"              [--pag-only] [--no-vertices] [-o file] [file ...]\n"
+		"Build the program activity graph of all traces (workers, activities,\n"
+		"communication) and write it as PG, PW, PV and PE records after the\n"
+		"traces, for tr-cp to rank activities by critical participation.\n"
+		"  -w, --window D           tumbling windows of length D (1s, 250ms, 10us)\n"
+		"      --origin T           windows start at T + k*D (µs or a duration; 0)\n"
+		"      --worker-key K       what makes a worker: service,host[,tag...]\n"
+		"      --unknown-threshold D  gaps shorter than D take the preceding activity\n"
+		"  -f, --format F           line (default) or dot; --dot is -f dot\n"
+		"  -P, --pag-only           write the graph only, not the traces\n"
+		"  -n, --no-vertices        write no PV records (PE records stand alone)\n"
+		"  -o FILE                  output file (written via a temporary file)\n"
+		"  -k, --keep-going         skip bad traces\n"
+		"  -q, --quiet              no warnings about the instrumentation\n"
+		"  -v, --verbose            a summary line on stderr\n"
+		"  -h, --help               this help;  --version  the version\n");
+}
+
+typedef struct pag_ctx {
+	pag_builder *b;
+	pag_graph read;		/* PAG records of the input (used when it holds no traces) */
+	size_t ntraces, nbad_records;
+	int pag_only, dot, vertices, quiet, verbose;
+	int64_t window, origin;
+	int has_window, has_origin;
+} pag_ctx;
+
+static int
+on_trace(void *ctx, tr_trace *t, strbuf *out)
+{
+	pag_ctx *c = ctx;
+
+	pag_builder_add(c->b, t);
+	c->ntraces++;
+	if (!c->pag_only && !c->dot)
+		tr_write_trace(out, t, NULL);
+	return 0;
+}
+
+static void
+on_line(void *ctx, const char *line, size_t len, strbuf *out)
+{
+	pag_ctx *c = ctx;
+
+	if (pag_is_record(line, len)) {	/* ours: rebuilt, or read back and checked */
+		if (pag_read_record(&c->read, line, len, NULL) < 0)
+			c->nbad_records++;
+		return;
+	}
+	if (!c->dot) {
+		sb_add(out, line, len);
+		sb_addc(out, '\n');
+	}
+}
+
+typedef struct check_sum {
+	pag_violations v;
+	size_t windows, p1_windows, p2_windows;
+} check_sum;
+
+static void
+check_window(void *ctx, const pag_graph *g, const pag_snap *s)
+{
+	check_sum *sum = ctx;
+	pag_violations v = {0};
+
+	pag_snap_check(g, s, &v);
+	sum->windows++;
+	sum->p1_windows += v.no_input > 0;
+	sum->p2_windows += v.all_waiting > 0;
+	sum->v.no_input += v.no_input;
+	sum->v.all_waiting += v.all_waiting;
+	sum->v.all_waiting_us += v.all_waiting_us;
+}
+
+static void
+warn_graph(const pag_ctx *c, const pag_graph *g)
+{
+	check_sum sum = {0};
+
+	pag_windows(g, check_window, &sum);
+	if (c->verbose)
+		tr_warn("%zu workers, %zu lanes, %zu vertices, %zu edges, %zu windows",
+			g->nworkers, g->nlanes, g->nvertices, g->nedges, sum.windows);
+	if (c->quiet)
+		return;
+	if (sum.v.no_input)
+		tr_warn("property 1: %zu vertices in %zu of %zu windows have no incoming edge "
+			"a critical path can use (missing instrumentation?)",
+			sum.v.no_input, sum.p1_windows, sum.windows);
+	if (sum.v.all_waiting)
+		tr_warn("property 2: %zu times (%lld us) in %zu of %zu windows every worker waits "
+			"and no message is in flight (missing instrumentation?)",
+			sum.v.all_waiting, (long long)sum.v.all_waiting_us, sum.p2_windows, sum.windows);
+	if (g->nskew)
+		tr_warn("%zu communication edges dropped: they arrive before they leave (clock skew)",
+			g->nskew);
+	if (g->nspans_skipped)
+		tr_warn("%zu spans without time left out", g->nspans_skipped);
+}
+
+static void
+on_end(void *ctx, tr_output *out)
+{
+	pag_ctx *c = ctx;
+	pag_graph built, *g = &c->read;
+
+	pag_builder_finish(c->b, &built);
+	c->b = NULL;
+	if (c->ntraces || !c->read.nedges) {
+		g = &built;	/* traces replace the PAG of an earlier run */
+		g->window = c->read.window;
+		g->origin = c->read.origin;
+	} else {
+		pag_read_finish(g);
+	}
+	if (c->has_window)
+		g->window = c->window;
+	if (c->has_origin)
+		g->origin = c->origin;
+	if (pag_window_count(g) > PAG_MAX_WINDOWS) {
+		tr_warn("more than %d windows of %lld us: choose a longer --window",
+			PAG_MAX_WINDOWS, (long long)g->window);
+		exit(TR_EXIT_USAGE);	/* the temporary output file is removed at exit */
+	}
+	warn_graph(c, g);
+	if (c->dot)
+		pag_write_dot(g, out);
+	else
+		pag_write_records(g, out, c->vertices);
+	pag_graph_free(&built);
+}
+
+static int64_t
+duration_arg(const char *opt, const char *arg)
+{
+	int64_t v;
+
+	if (pag_parse_duration(arg, &v) < 0) {
+		tr_warn("bad %s: %s", opt, arg);
+		exit(TR_EXIT_USAGE);
+	}
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"window", required_argument, NULL, 'w'},
+		{"origin", required_argument, NULL, 'O'},
+		{"worker-key", required_argument, NULL, 'K'},
+		{"unknown-threshold", required_argument, NULL, 'U'},
+		{"format", required_argument, NULL, 'f'},
+		{"dot", no_argument, NULL, 'D'},
+		{"pag-only", no_argument, NULL, 'P'},
+		{"no-vertices", no_argument, NULL, 'n'},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0}
+	};
+	pag_ctx c = {.vertices = 1};
+	pag_build_opts bo = {0};
+	tr_filter f = {.pass_through = 1, .on_trace = on_trace, .on_line = on_line,
+		       .on_end = on_end, .end_writes_records = 1, .ctx = &c};
+	int ch, status;
+
+	tr_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "w:f:o:DPnkqvh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'w':
+			c.window = duration_arg("window", optarg);
+			c.has_window = 1;
+			if (c.window <= 0) {
+				tr_warn("the window must be longer than 0");
+				return TR_EXIT_USAGE;
+			}
+			break;
+		case 'O': c.origin = duration_arg("origin", optarg); c.has_origin = 1; break;
+		case 'K': bo.worker_key = optarg; break;
+		case 'U': bo.unknown_threshold = duration_arg("unknown threshold", optarg); break;
+		case 'f':
+			if (strcmp(optarg, "dot") == 0)
+				c.dot = 1;
+			else if (strcmp(optarg, "line") != 0) {
+				tr_warn("unknown format: %s (line or dot)", optarg);
+				return TR_EXIT_USAGE;
+			}
+			break;
+		case 'D': c.dot = 1; break;
+		case 'P': c.pag_only = 1; break;
+		case 'n': c.vertices = 0; break;
+		case 'o': f.out_path = optarg; break;
+		case 'k': f.keep_going = 1; break;
+		case 'q': c.quiet = 1; break;
+		case 'v': c.verbose = f.verbose = 1; break;
+		case 'h': usage(stdout); return TR_EXIT_OK;
+		case 'V': tr_print_version(); return TR_EXIT_OK;
+		default: usage(stderr); return TR_EXIT_USAGE;
+		}
+	}
+	f.files = argv + optind;
+	f.nfiles = argc - optind;
+	f.pass_through = !c.dot;
+	pag_graph_init(&c.read);
+	c.b = pag_builder_new(&bo);
+	status = tr_filter_run(&f);
+	if (c.b) {	/* stopped before the end: nothing is written */
+		pag_graph unused;
+
+		pag_builder_finish(c.b, &unused);
+		pag_graph_free(&unused);
+	}
+	pag_graph_free(&c.read);
+	if (status == TR_EXIT_OK && c.nbad_records)
+		status = TR_EXIT_INPUT;
+	return status;
+}

@@ -1,0 +1,438 @@
+#!/usr/bin/env bats
+# tr-cp: critical paths, sections, summaries, folded stacks, DOT, what-if.
+
+load helper
+
+# Fixtures are written with | for TAB.
+fix() {
+	tr '|' '\t' | mkfix "$1"
+}
+
+# "span_id cp.self" for every S record of a line-format stream.
+selfs() {
+	awk -F'\t' '$1 == "S" { v = "-"; for (i = 11; i <= NF; i++) if ($i ~ /^cp\.self=/) v = substr($i, 9); print $3, v }'
+}
+
+# "span_id start end" for every C record.
+sections() {
+	awk -F'\t' '$1 == "C" { print $3, $4, $5 }'
+}
+
+# Jaeger UI's test1: C [1,101] with children D [20,40] and E [50,60].
+jaeger_test1() {
+	fix t1.tr <<-'EOF'
+	#tr/1
+	T|t1
+	S|t1|C||1|100|svc|op C||
+	S|t1|D|C|20|20|svc|op D||
+	S|t1|E|C|50|10|svc|op E||
+	EOF
+}
+
+@test "--help prints usage on stdout and exits 0; --version names the tool" {
+	run tr-cp --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == usage:* ]]
+	[[ "$output" == *--overlap-allowance* ]]
+	run tr-cp --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "tr-cp (tr) "* ]]
+}
+
+@test "usage errors exit 2: unknown option, bad allowance, bad format, bad rule, mixed modes" {
+	run tr-cp --no-such-option
+	[ "$status" -eq 2 ]
+	run tr-cp --overlap-allowance -1 /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--overlap-allowance"* ]]
+	run tr-cp --overlap-allowance 0.1x /dev/null
+	[ "$status" -eq 2 ]
+	run tr-cp --summary service -f xml /dev/null
+	[ "$status" -eq 2 ]
+	run tr-cp --whatif 'operation=x:scale=2' /dev/null
+	[ "$status" -eq 2 ]
+	run tr-cp --whatif 'service=x:scale=fast' /dev/null
+	[ "$status" -eq 2 ]
+	run tr-cp --folded --dot /dev/null
+	[ "$status" -eq 2 ]
+	run tr-cp --trace abc /dev/null
+	[ "$status" -eq 2 ]
+	run tr-cp --sections --summary service /dev/null
+	[ "$status" -eq 2 ]
+}
+
+@test "cp.self: exclusive time on the path, summing to the root's duration" {
+	f=$(jaeger_test1)
+	run tr-cp "$f"
+	[ "$status" -eq 0 ]
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "C 70 D 20 E 10 " ]
+}
+
+@test "--sections writes C records in Jaeger UI's order, walking back in time" {
+	f=$(jaeger_test1)
+	run bash -c "tr-cp --overlap-allowance 0 --sections '$f' | awk -F'\t' '\$1==\"C\" { print \$3, \$4, \$5 }'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "C 60 101" ]
+	[ "${lines[1]}" = "E 50 60" ]
+	[ "${lines[2]}" = "C 40 50" ]
+	[ "${lines[3]}" = "D 20 40" ]
+	[ "${lines[4]}" = "C 1 20" ]
+	[ "${#lines[@]}" -eq 5 ]
+}
+
+@test "records and tags it does not own pass through; a re-run replaces its own" {
+	f=$(fix in.tr <<-'EOF'
+	#tr/1
+	# a comment
+	T|t1|tr.source=a.json
+	S|t1|C||1|100|svc|op C|server|h1|http.method=GET|cp.self=999|cp.old=1
+	L|t1|C|5|event=x
+	S|t1|D|C|20|20|svc|op D|client|h1
+	R|t1|D|link|other|zz
+	X|t1|future record
+	C|t1|C|0|1
+	Z||a traceless record
+	EOF
+	)
+	tr-cp --sections "$f" > "$BATS_TEST_TMPDIR/once"
+	tr-cp --sections "$BATS_TEST_TMPDIR/once" > "$BATS_TEST_TMPDIR/twice"
+	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
+	grep -q '^# a comment$' "$BATS_TEST_TMPDIR/once"
+	grep -q $'^T\tt1\ttr.source=a.json$' "$BATS_TEST_TMPDIR/once"
+	grep -q $'^S\tt1\tC\t\t1\t100\tsvc\top C\tserver\th1\thttp.method=GET\tcp.self=80$' "$BATS_TEST_TMPDIR/once"
+	grep -q $'^L\tt1\tC\t5\tevent=x$' "$BATS_TEST_TMPDIR/once"
+	grep -q $'^R\tt1\tD\tlink\tother\tzz$' "$BATS_TEST_TMPDIR/once"
+	grep -q $'^X\tt1\tfuture record$' "$BATS_TEST_TMPDIR/once"
+	grep -q $'^Z\t\ta traceless record$' "$BATS_TEST_TMPDIR/once"
+	[ "$(grep -c $'^T\t' "$BATS_TEST_TMPDIR/once")" -eq 1 ]
+	! grep -q 'cp.old\|999' "$BATS_TEST_TMPDIR/once"
+	[ "$(grep -c $'^C\t' "$BATS_TEST_TMPDIR/once")" -eq 3 ]
+}
+
+@test "a FOLLOWS_FROM child and its subtree do not block the parent" {
+	f=$(fix ff.tr <<-'EOF'
+	S|f|A||0|100|svc|a||
+	S|f|B|A|10|20|svc|b||
+	S|f|Z|A|50|50|svc|z||
+	R|f|Z|follows_from|f|A
+	S|f|Y|Z|60|30|svc|y||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 80 B 20 Z 0 Y 0 " ]
+}
+
+@test "a CONSUMER child of a PRODUCER does not block it; a CLIENT child does" {
+	f=$(fix pc.tr <<-'EOF'
+	S|p|P||0|100|svc|send|producer|
+	S|p|Q|P|10|80|svc|recv|consumer|
+	S|p|K|Q|20|50|svc|work||
+	S|s|P||0|100|svc|send|producer|
+	S|s|Q|P|10|80|svc|call|client|
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "P 100 Q 0 K 0 P 20 Q 80 " ]
+}
+
+@test "a child outside its parent is dropped with its subtree; a longer child is clamped" {
+	f=$(fix out.tr <<-'EOF'
+	S|o|A||10|20|svc|a||
+	S|o|B|A|40|40|svc|b||
+	S|o|C|B|50|10|svc|c||
+	S|o|D|A|1|4|svc|d||
+	S|l|A||10|20|svc|a||
+	S|l|B|A|5|30|svc|b||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 20 B 0 C 0 D 0 A 0 B 20 " ]
+	run bash -c "tr-cp --sections --overlap-allowance 0 '$f' | awk -F'\t' '\$1==\"C\" { print \$2, \$3, \$4, \$5 }'"
+	[ "${lines[0]}" = "o A 10 30" ]
+	[ "${lines[1]}" = "l B 10 30" ]
+}
+
+@test "several roots: the earliest (then lowest id) is the root; the others get 0" {
+	f=$(fix roots.tr <<-'EOF'
+	S|m|b||0|50|svc|b||
+	S|m|a||0|40|svc|a||
+	S|m|c||10|90|svc|c||
+	S|m|c1|c|20|10|svc|c1||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | sort | tr '\n' ' ')" = "a 40 b 0 c 0 c1 0 " ]
+}
+
+@test "a missing parent makes an orphan root: analysed only when it starts first" {
+	f=$(fix orphan.tr <<-'EOF'
+	S|x|R||10|100|svc|root||
+	S|x|K|R|20|10|svc|kid||
+	S|x|O|gone|30|5|svc|orphan||
+	S|y|R||10|100|svc|root||
+	S|y|O|gone|5|20|svc|orphan||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "R 90 K 10 O 0 R 0 O 20 " ]
+}
+
+@test "zero-duration spans: no empty sections, a zero root still gets tags" {
+	f=$(fix zero.tr <<-'EOF'
+	S|z|A||0|100|svc|a||
+	S|z|B|A|30|0|svc|b||
+	S|z|C|A|100|0|svc|c||
+	S|z|D|A|40|20|svc|d||
+	S|e|Z||5|0|svc|z||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 80 B 0 C 0 D 20 Z 0 " ]
+	# B is on the path (after D, before A's start) but its section is empty
+	[ "$(tr-cp --sections --overlap-allowance 0 "$f" | sections | tr '\n' ' ')" = "A 60 100 D 40 60 A 30 40 A 0 30 " ]
+}
+
+@test "equal end times: the earlier start wins, then the lower span id" {
+	f=$(fix tie.tr <<-'EOF'
+	S|t|A||0|100|svc|a||
+	S|t|L|A|20|60|svc|long||
+	S|t|S|A|50|30|svc|short||
+	S|u|A||0|100|svc|a||
+	S|u|y|A|20|60|svc|y||
+	S|u|x|A|20|60|svc|x||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 40 L 60 S 0 A 40 y 0 x 60 " ]
+}
+
+@test "--overlap-allowance: a 1 us overlap is sequential by default, parallel at 0" {
+	f=$(fix ov.tr <<-'EOF'
+	S|v|A||0|1000|S1|O1||
+	S|v|B|A|10|200|S2|O2||
+	S|v|C|A|209|100|S3|O3||
+	S|v|D|A|308|300|S4|O4||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 400 B 200 C 100 D 300 " ]
+	# at 0, C overlaps D and is skipped; B ended before D started
+	[ "$(tr-cp --overlap-allowance 0 "$f" | selfs | tr '\n' ' ')" = "A 500 B 200 C 0 D 300 " ]
+	# 1 us is not below 0.0005 of 1000 us
+	[ "$(tr-cp --overlap-allowance 0.0005 "$f" | selfs | tr '\n' ' ')" = "A 500 B 200 C 0 D 300 " ]
+	[ "$(tr-cp --overlap-allowance 0.0011 "$f" | selfs | tr '\n' ' ')" = "A 400 B 200 C 100 D 300 " ]
+}
+
+@test "an allowed overlap never makes the sum exceed the root's duration" {
+	# A's children tile it with 5 us overlaps: CRISP would give A 0 and sum to 1005.
+	f=$(fix tile.tr <<-'EOF'
+	S|w|A||0|1000|svc|a||
+	S|w|B|A|0|505|svc|b||
+	S|w|C|A|500|500|svc|c||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 0 B 500 C 500 " ]
+	# sections never overlap: B's is cut where C's starts
+	[ "$(tr-cp --sections "$f" | sections | tr '\n' ' ')" = "C 500 1000 B 0 500 " ]
+}
+
+@test "a 100,000-deep chain works and sums to the root's duration" {
+	f="$BATS_TEST_TMPDIR/deep.tr"
+	awk 'BEGIN { OFS = "\t"; n = 100000
+		for (i = 0; i < n; i++) print "S", "deep", "s" i, i ? "s" (i - 1) : "", 1000 + i, 2 * (n - i), "svc", "op", "", "" }' > "$f"
+	tr-cp "$f" > "$BATS_TEST_TMPDIR/deep.out"
+	# each span has 1 us before and 1 us after its child; the last is 2 us long
+	[ "$(selfs < "$BATS_TEST_TMPDIR/deep.out" | awk '{ s += $2; if ($2 == 2) twos++ } END { print NR, s, twos }')" = "100000 200000 100000" ]
+}
+
+@test "a 1,000,000-span trace works and sums to the root's duration" {
+	f="$BATS_TEST_TMPDIR/wide.tr"
+	awk 'BEGIN { OFS = "\t"; srand(7); n = 1000000
+		print "S", "wide", "r", "", 0, 10000000, "svc", "root", "", ""
+		for (i = 1; i < n; i++) {
+			p = i < 1000 ? "r" : "s" int(rand() * 999 + 1)
+			print "S", "wide", "s" i, p, int(rand() * 9000000), int(rand() * 3000000), "svc", "op" (i % 7), "", ""
+		} }' > "$f"
+	tr-cp "$f" > "$BATS_TEST_TMPDIR/wide.out"
+	[ "$(selfs < "$BATS_TEST_TMPDIR/wide.out" | awk '{ s += $2 } END { print NR, s }')" = "1000000 10000000" ]
+}
+
+@test "a trace with no timed root passes through without cp tags" {
+	f=$(fix notime.tr <<-'EOF'
+	S|n|A||||svc|a|||tr.no_time=true|cp.self=5
+	EOF
+	)
+	run tr-cp "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = "$(printf 'S\tn\tA\t\t\t\tsvc\ta\t\t\ttr.no_time=true')" ]
+}
+
+@test "bad input: FILE:LINE message, exit 3, good traces still out; -k goes on" {
+	f=$(fix bad.tr <<-'EOF'
+	T|g1
+	S|g1|A||0|10|svc|a||
+	T|b
+	S|b|A||zero|10|svc|a||
+	T|g2
+	S|g2|A||0|20|svc|a||
+	EOF
+	)
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-cp: $f:4: start: not an integer"* ]]
+	[[ "$output" == *$'g1\tA\t\t0\t10\tsvc\ta\t\t\tcp.self=10'* ]]
+	run tr-cp -k "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *$'g2\tA\t\t0\t20\tsvc\ta\t\t\tcp.self=20'* ]]
+	run tr-cp /no/such/file
+	[ "$status" -eq 3 ]
+}
+
+@test "-o writes the output to a file" {
+	f=$(jaeger_test1)
+	tr-cp -o "$BATS_TEST_TMPDIR/out.tr" "$f"
+	grep -q 'cp.self=70' "$BATS_TEST_TMPDIR/out.tr"
+}
+
+# Two traces: fe spends 60 and 40 us on the path; db 40 and 160.
+summary_fix() {
+	fix sum.tr <<-'EOF'
+	S|s1|F||0|100|fe|GET|server|
+	S|s1|D|F|20|40|db|select|server|
+	S|s1|E|F|30|20|db|insert|server|
+	S|s2|F||0|200|fe|GET|server|
+	S|s2|D|F|20|160|db|select|server|
+	EOF
+}
+
+@test "--summary service: totals, shares, nearest-rank percentiles, conventional self time" {
+	f=$(summary_fix)
+	run tr-cp --summary service "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
+	# db: 40 + 160 on the path; self time 40 + 20 + 160 (insert runs inside select)
+	[ "${lines[1]}" = "$(printf 'db\t2\t200\t66.67\t40\t160\t160\t220\t68.75')" ]
+	[ "${lines[2]}" = "$(printf 'fe\t2\t100\t33.33\t40\t60\t60\t100\t31.25')" ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "--summary operation and a tag key; -f csv and -f json" {
+	f=$(summary_fix)
+	run tr-cp --summary operation "$f"
+	[ "${lines[1]}" = "$(printf 'db\tselect\t2\t200\t66.67\t40\t160\t160\t200\t62.50')" ]
+	[ "${lines[2]}" = "$(printf 'fe\tGET\t2\t100\t33.33\t40\t60\t60\t100\t31.25')" ]
+	[ "${lines[3]}" = "$(printf 'db\tinsert\t1\t0\t0.00\t0\t0\t0\t20\t6.25')" ]
+	run tr-cp --summary span.kind "$f"
+	[ "${lines[0]}" = "$(printf 'span.kind\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
+	[ "${lines[1]}" = "$(printf '\t2\t300\t100.00\t100\t200\t200\t320\t100.00')" ]
+	run tr-cp --summary service -f csv "$f"
+	[ "${lines[0]}" = "service,traces,cp_us,cp_pct,cp_p50_us,cp_p95_us,cp_p99_us,self_us,self_pct" ]
+	[ "${lines[1]}" = "db,2,200,66.67,40,160,160,220,68.75" ]
+	run bash -c "tr-cp --summary operation -f json '$f' | jq -c '.[0]'"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"service":"db","operation":"select","traces":2,"cp_us":200,"cp_pct":66.67,"cp_p50_us":40,"cp_p95_us":160,"cp_p99_us":160,"self_us":200,"self_pct":62.5}' ]
+}
+
+@test "--folded: critical-path time per call path, summed over traces" {
+	f=$(summary_fix)
+	run tr-cp --folded "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "fe:GET 100" ]
+	[ "${lines[1]}" = "fe:GET;db:select 200" ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "--dot draws the span tree with the critical path in red; --trace picks" {
+	f=$(summary_fix)
+	run bash -c "tr-cp --dot --trace s1 '$f'"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == 'digraph "tr-cp" {' ]]
+	[[ "$output" == *'"s1/F" -> "s1/D" [color=red, penwidth=2]'* ]]
+	[[ "$output" == *'"s1/F" -> "s1/E" []'* ]]
+	[[ "$output" != *'s2/'* ]]
+	tr-cp --dot "$f" | dot -Tsvg > /dev/null
+	run tr-cp --dot --trace nosuch "$f"
+	[[ "$output" == *"1 of 1 traces named by --trace not found"* ]]
+	run tr-cp -q --dot --trace nosuch "$f"
+	[[ "$output" != *"not found"* ]]
+}
+
+@test "--whatif: sequential children shorten the trace, a parallel one does not" {
+	f=$(fix w.tr <<-'EOF'
+	S|seq|fe||0|100|fe|GET||
+	S|seq|x|fe|10|50|x|q||
+	S|seq|y|fe|60|30|y|q||
+	S|par|fe||0|100|fe|GET||
+	S|par|x|fe|10|50|x|q||
+	S|par|y|fe|10|80|y|q||
+	EOF
+	)
+	run tr-cp --whatif 'service=x:scale=0.5' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(printf 'trace_id\toriginal_us\tpredicted_us\tchange_us\tmatched')" ]
+	[ "${lines[1]}" = "$(printf 'seq\t100\t75\t-25\t1')" ]
+	[ "${lines[2]}" = "$(printf 'par\t100\t100\t0\t1')" ]
+	[ "${lines[3]}" = "$(printf 'quantile\toriginal_us\tpredicted_us')" ]
+	[ "${lines[4]}" = "$(printf 'p50\t100\t75')" ]
+	[ "${lines[5]}" = "$(printf 'p95\t100\t100')" ]
+	run tr-cp --whatif 'service=fe,operation=GET:scale=2' "$f"
+	[ "${lines[1]}" = "$(printf 'seq\t100\t120\t20\t1')" ]
+	run tr-cp --whatif 'service=x,operation=other:scale=0' "$f"
+	[ "${lines[1]}" = "$(printf 'seq\t100\t100\t0\t0')" ]
+	run bash -c "tr-cp --whatif 'service=x:scale=0.5' -f json '$f' | jq -c '.quantiles[0]'"
+	[ "$output" = '{"quantile":"p50","original_us":100,"predicted_us":75}' ]
+}
+
+@test "PAG records go to critical participation, reported at the end; other lines pass" {
+	f=$(fix pag.tr <<-'EOF'
+	#tr/1
+	PG||10|0|0|5
+	PW||0|A|0
+	PW||1|B|0
+	PE||1|2|processing|0|2|0|0|a|a1
+	PE||2|3|processing|2|5|0|0|a|a2
+	PE||4|5|waiting|0|3|1|1|b|wait
+	PE||5|6|processing|3|5|1|1|b|b1
+	PE||2|5|message|2|3|0|1
+	Z||kept
+	T|t1
+	S|t1|s1||0|5|b|handle|server|hb
+	EOF
+	)
+	run tr-cp "$f"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^P[GWVE]' <<<"$output")" -eq 0 ]
+	grep -q $'^Z\t\tkept$' <<<"$output"
+	grep -q $'cp.self=5$' <<<"$output"
+	# the report comes after the traces
+	[[ "$output" == *"cp.self=5"*$'\nstart_us\tend_us\tsummary\tkey\tdetail\tcp\ttime_us\tedges\tworkers\n'* ]]
+	grep -q $'^0\t10\tworker\tA\t\t0.7\t' <<<"$output"
+	run tr-cp -f csv "$f"
+	grep -q '^0,10,worker,A,,0.7,' <<<"$output"
+}
+
+@test "conformance: Jaeger UI's 9 critical-path cases give exactly its sections" {
+	need_conformance
+	command -v tr-ingest > /dev/null || skip "tr-ingest not built yet"
+	# every testN.json there (9 today), further cases included
+	[ -f "$CONF/jaeger-ui-critical-path/test9.json" ]
+	for json in "$CONF"/jaeger-ui-critical-path/test[0-9]*.json; do
+		case $json in *.expected.json) continue ;; esac
+		n=${json##*/test}; n=${n%.json}
+		got=$(tr-ingest "$json" |
+			tr-cp --overlap-allowance 0 --sections | sections)
+		want=$(jq -r '.[] | "\(.spanID) \(.sectionStart) \(.sectionEnd)"' \
+			"$CONF/jaeger-ui-critical-path/test$n.expected.json")
+		[ "$got" = "$want" ] || { echo "test$n: got [$got] want [$want]"; false; }
+	done
+}
+
+@test "conformance: CRISP's 12 cases give its exclusive time per operation" {
+	need_conformance
+	command -v tr-ingest > /dev/null || skip "tr-ingest not built yet"
+	# every N.json there (12 today), CRISP's further cases included
+	[ -f "$CONF/crisp/12.json" ]
+	for json in "$CONF"/crisp/[0-9]*.json; do
+		n=${json##*/}
+		got=$(tr-ingest "$json" | tr-cp |
+			awk -F'\t' '$1 == "S" { for (i = 11; i <= NF; i++) if ($i ~ /^cp\.self=/) s["[" $7 "] " $8] += substr($i, 9) }
+				END { for (k in s) print k "=" s[k] }' | sort)
+		want=$(jq -r '(.testing | if type == "array" then .[0] else .opTimeExclusive end) |
+			to_entries[] | "\(.key)=\(.value)"' "$json" | sort)
+		# every listed operation must match; unlisted ones are off the path
+		missing=$(comm -23 <(echo "$want") <(echo "$got"))
+		[ -z "$missing" ] || { echo "crisp $n: expected but not found: $missing"; echo "got: $got"; false; }
+	done
+}

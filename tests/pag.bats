@@ -1,0 +1,447 @@
+#!/usr/bin/env bats
+# tr-pag: the program activity graph; with tr-cp: critical participation.
+load helper
+
+# Fixtures are written with | for TAB.
+tsv() { tr '|' '\t'; }
+
+need_cp() { command -v tr-cp >/dev/null || skip "tr-cp is not built"; }
+need_ingest() { command -v tr-ingest >/dev/null || skip "tr-ingest is not built"; }
+
+# The issue's example as spans: B's handler (b1 is its own time after the
+# call) calls A, whose server span is a1; A then runs a2 of another trace.
+example() {
+	tsv <<'EOF' | mkfix example.tr
+#tr/1
+T|t1
+S|t1|s1||0|5|b|handle|server|hb
+S|t1|c1|s1|0|3|b|call|client|hb
+S|t1|a1|c1|0|2|a|a1|server|ha
+T|t2
+S|t2|a2||2|3|a|a2|internal|ha
+EOF
+}
+
+# The same example as hand-written PAG records.
+example_pag() {
+	tsv <<EOF | mkfix example.pag
+#tr/1
+PG||$1|$2|0|5
+PW||0|A|0
+PW||1|B|0
+PE||1|2|processing|0|2|0|0|a|a1
+PE||2|3|processing|2|5|0|0|a|a2
+PE||4|5|waiting|0|3|1|1|b|wait
+PE||5|6|processing|3|5|1|1|b|b1
+PE||2|5|message|2|3|0|1
+EOF
+}
+
+# CP of one summary row: window start, summary, key, detail.
+cp_of() {
+	awk -F'\t' -v s="$1" -v k="$2" -v d="$3" -v w="$4" \
+		'$1 == w && $3 == s && $4 == k && $5 == d { print $6 }'
+}
+
+@test "tr-pag -h prints usage on stdout and exits 0" {
+	run tr-pag -h
+	[ "$status" -eq 0 ]
+	[[ "$output" == usage:* ]]
+}
+
+@test "tr-pag --version names the tool" {
+	run tr-pag --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "tr-pag (tr) "* ]]
+}
+
+@test "tr-pag: unknown option, bad window, bad format are usage errors (2)" {
+	run tr-pag --bogus
+	[ "$status" -eq 2 ]
+	run tr-pag --window 5parsecs /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad window"* ]]
+	run tr-pag --window 0 /dev/null
+	[ "$status" -eq 2 ]
+	run tr-pag -f svg /dev/null
+	[ "$status" -eq 2 ]
+}
+
+@test "tr-pag passes traces through and appends traceless PG PW PV PE records" {
+	f=$(example)
+	run tr-pag "$f"
+	[ "$status" -eq 0 ]
+	# the traces come out unchanged
+	diff <(grep -v '^P' <<<"$output") "$f"
+	# every PAG record has an empty trace field
+	[ "$(grep -c '^P' <<<"$output")" -gt 0 ]
+	[ "$(grep '^P' <<<"$output" | awk -F'\t' '$2 != ""' | wc -l)" -eq 0 ]
+	grep -q $'^PG\t\t0\t0\t0\t5\t' <<<"$output"
+	[ "$(grep -c '^PW' <<<"$output")" -eq 2 ]
+	# a1's processing, the call's wait, request and response
+	grep -q $'^PE\t\t[0-9]*\t[0-9]*\tprocessing\t0\t2\t0\t0\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'\twaiting\t0\t3\t1\t1\tb\tcall\tt1\tc1$' <<<"$output"
+	grep -q $'\trequest\t0\t0\t1\t0\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'\tresponse\t2\t3\t0\t1\ta\ta1\tt1\ta1$' <<<"$output"
+}
+
+@test "tr-pag --pag-only writes the header and the graph only; -n leaves out vertices" {
+	f=$(example)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	[ "$(grep -vc '^P' <<<"$output")" -eq 1 ]
+	[ "${lines[0]}" = "#tr/1" ]
+	run tr-pag -P -n "$f"
+	[ "$(grep -c '^PV' <<<"$output")" -eq 0 ]
+	[ "$(grep -c '^PE' <<<"$output")" -eq 8 ]
+}
+
+@test "tr-pag: PE times agree with PV times of the vertices they join" {
+	f=$(example)
+	run tr-pag -P "$f"
+	bad=$(awk -F'\t' '$1 == "PV" { t[$3] = $5 }
+		$1 == "PE" && (t[$3] != $6 || t[$4] != $7) { n++ } END { print n + 0 }' <<<"$output")
+	[ "$bad" -eq 0 ]
+}
+
+@test "tr-pag: overlapping requests of one worker take separate lanes, freed lanes are reused" {
+	f=$(tsv <<'EOF' | mkfix lanes.tr
+#tr/1
+T|t1
+S|t1|r1||0|10|fe|GET|server|h
+S|t1|n1|r1|1|3|fe|parse|internal|h
+T|t2
+S|t2|r2||2|10|fe|GET|server|h
+T|t3
+S|t3|r3||11|5|fe|GET|server|h
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^PW' <<<"$output")" -eq 2 ]
+	# lane of each span's start vertex: r1, its child n1 and r3 on 0, r2 on 1
+	lanes=$(awk -F'\t' '$1 == "PV" && $6 == "start" { print $8 "=" $4 }' <<<"$output" | sort | tr '\n' ' ')
+	[ "$lanes" = "n1=0 r1=0 r2=1 r3=0 " ]
+	# no two worker activities of one lane overlap, and each lane covers [0,16]
+	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ {
+		if ($8 in end && $6 < end[$8]) bad++; end[$8] = $7; sum[$8] += $7 - $6 }
+		END { for (l in sum) if (sum[l] != 16) bad++; print bad + 0 }' <<<"$output"
+	[ "$output" = 0 ]
+}
+
+@test "tr-pag --worker-key adds a tag to what makes a worker" {
+	f=$(tsv <<'EOF' | mkfix threads.tr
+#tr/1
+T|t1
+S|t1|r1||0|10|fe|GET|server|h|thread.id=1
+S|t1|r2||0|10|fe|GET|server|h|thread.id=2
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
+	run tr-pag -P --worker-key service,host,thread.id "$f"
+	[ "$(grep '^PW' <<<"$output" | cut -f4 | sort | tr '\n' ' ')" = "fe@h/1 fe@h/2 " ]
+}
+
+@test "tr-pag: a client span whose callee is not traced is io, not waiting" {
+	f=$(tsv <<'EOF' | mkfix io.tr
+#tr/1
+T|t1
+S|t1|r||0|10|driver|find|server|h
+S|t1|c|r|2|5|driver|GetDriver|client|h
+EOF
+)
+	run tr-pag -P "$f"
+	grep -q $'\tio\t2\t7\t0\t0\tdriver\tGetDriver\t' <<<"$output"
+	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
+}
+
+@test "tr-pag: the issue's example from spans gives CP 0.4 0.3 0.1 0.2 over [0,5]" {
+	need_cp
+	f=$(example)
+	run sh -c "tr-pag -P '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	[ "$(cp_of window paths 2 0 <<<"$output")" = 1 ]
+	[ "$(cp_of operation a a1 0 <<<"$output")" = 0.4 ]
+	[ "$(cp_of operation a a2 0 <<<"$output")" = 0.3 ]
+	[ "$(cp_of activity response '' 0 <<<"$output")" = 0.1 ]
+	[ "$(cp_of operation b handle 0 <<<"$output")" = 0.2 ]
+}
+
+@test "tr-pag: the issue's example from spans in the window [1,4]: N=2, CP 1/3 1/3 1/6 1/6" {
+	need_cp
+	f=$(example)
+	run sh -c "tr-pag -P --window 3us --origin 1us '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	[ "$(cp_of window paths 2 1 <<<"$output")" = 1 ]
+	[ "$(cp_of operation a a1 1 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of operation a a2 1 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of activity response '' 1 <<<"$output")" = 0.166667 ]
+	[ "$(cp_of operation b handle 1 <<<"$output")" = 0.166667 ]
+}
+
+@test "tr-cp over hand-written PAG records: the issue's example, windows [0,5] and [1,4]" {
+	need_cp
+	f=$(example_pag 5 0)
+	run tr-cp "$f"
+	[ "$status" -eq 0 ]
+	[ "$(cp_of window paths 2 0 <<<"$output")" = 1 ]
+	[ "$(cp_of operation a a1 0 <<<"$output")" = 0.4 ]
+	[ "$(cp_of operation a a2 0 <<<"$output")" = 0.3 ]
+	[ "$(cp_of channel A B 0 <<<"$output")" = 0.1 ]
+	[ "$(cp_of operation b b1 0 <<<"$output")" = 0.2 ]
+	[ "$(cp_of worker A '' 0 <<<"$output")" = 0.7 ]
+	[ "$(cp_of activity waiting '' 0 <<<"$output")" = 0 ]
+	f=$(example_pag 3 1)
+	run tr-cp "$f"
+	[ "$(cp_of window paths 2 1 <<<"$output")" = 1 ]
+	[ "$(cp_of operation a a1 1 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of channel A B 1 <<<"$output")" = 0.166667 ]
+	[ "$(cp_of operation b b1 1 <<<"$output")" = 0.166667 ]
+}
+
+@test "tr-cp: an activity straddling window boundaries is cut into each window" {
+	need_cp
+	f=$(tsv <<'EOF' | mkfix straddle.tr
+#tr/1
+T|t1
+S|t1|r||5|30|svc|long|server|h
+T|t2
+S|t2|q||12|6|svc2|short|server|h2
+EOF
+)
+	run sh -c "tr-pag -P --window 10us '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	# long runs [5,35]: 5 us in [0,10], 10 in [10,20] and [20,30], 5 in [30,40]
+	times=$(awk -F'\t' '$3 == "operation" && $5 == "long" { printf "%s:%s ", $1, $7 }' <<<"$output")
+	[ "$times" = "0:5 10:10 20:10 30:5 " ]
+	# every window's CP sums to 1
+	[ "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)" -eq 0 ]
+	[ "$(cp_of operation svc long 10 <<<"$output")" = 0.5 ]
+}
+
+@test "tr-cp: a window with no span is all unknown; a window with no edge is left out" {
+	need_cp
+	f=$(tsv <<'EOF' | mkfix gap.tr
+#tr/1
+T|t1
+S|t1|r||0|10|svc|op|server|h
+T|t2
+S|t2|r||30|10|svc|op|server|h
+EOF
+)
+	run sh -c "tr-pag -P --window 10us '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	[ "$(cp_of activity unknown '' 10 <<<"$output")" = 1 ]
+	[ "$(cp_of activity unknown '' 20 <<<"$output")" = 1 ]
+	[ "$(cp_of operation svc op 30 <<<"$output")" = 1 ]
+	g=$(tsv <<'EOF' | mkfix gap.pag
+PG||10|0|0|40
+PE||0|1|processing|0|10|0|0|svc|op
+PE||2|3|processing|30|40|0|0|svc|op
+EOF
+)
+	run tr-cp "$g"
+	[ "$status" -eq 0 ]
+	[ "$(awk -F'\t' '$3 == "window" { print $1 }' <<<"$output" | tr '\n' ' ')" = "0 30 " ]
+}
+
+@test "tr-pag warns about property 1 (a vertex only a wait enters) with counts" {
+	f=$(tsv <<'EOF' | mkfix p1.pag
+PE||0|1|processing|0|2|0|0
+PE||1|2|waiting|2|4|0|0
+PE||2|3|processing|4|6|0|0
+PE||4|5|processing|0|6|1|1
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"property 1: 1 vertices in 1 of 1 windows"* ]]
+	[[ "$output" != *"property 2"* ]]
+	run tr-pag -q -P "$f"
+	[[ "$output" != *"property 1"* ]]
+}
+
+@test "tr-pag warns about property 2 (every worker waits, no message in flight)" {
+	f=$(tsv <<'EOF' | mkfix p2.pag
+PE||0|1|processing|0|2|0|0
+PE||1|2|waiting|2|4|0|0
+PE||2|3|processing|4|6|0|0
+PE||4|5|processing|0|1|1|1
+PE||5|6|waiting|1|5|1|1
+PE||6|7|processing|5|6|1|1
+EOF
+)
+	run tr-pag -P "$f"
+	[[ "$output" == *"property 2: 1 times (2 us) in 1 of 1 windows"* ]]
+	# with a message in flight over [2,4] it holds
+	printf 'PE\t\t1\t2\tmessage\t2\t4\t0\t0\n' >> "$f"
+	run tr-pag -P "$f"
+	[[ "$output" != *"property 2"* ]]
+}
+
+@test "tr-pag: a PAG without traces is read back, checked and written again" {
+	f=$(example_pag 5 0)
+	run tr-pag -P -n "$f"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^PE' <<<"$output")" -eq 5 ]
+	grep -q $'^PG\t\t5\t0\t0\t5\t' <<<"$output"
+}
+
+@test "tr-pag on its own output rebuilds the graph instead of doubling it" {
+	f=$(example)
+	tr-pag --window 1s "$f" > "$BATS_TEST_TMPDIR/once"
+	tr-pag --window 1s "$BATS_TEST_TMPDIR/once" > "$BATS_TEST_TMPDIR/twice"
+	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
+}
+
+@test "tr-pag -o writes the file; nothing on stdout" {
+	f=$(example)
+	run tr-pag -P -o "$BATS_TEST_TMPDIR/out.tr" "$f"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")" -eq 8 ]
+}
+
+@test "tr-pag --dot draws one cluster per worker" {
+	f=$(example)
+	run tr-pag --dot "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "digraph "* ]]
+	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 2 ]
+	grep -q 'label="a@ha"' <<<"$output"
+	[[ "$output" != *"#tr/1"* ]]
+	if command -v dot >/dev/null; then
+		dot -Tsvg <<<"$output" >/dev/null
+	fi
+}
+
+@test "tr-pag: a response that arrives before the server ended is dropped as clock skew" {
+	f=$(tsv <<'EOF' | mkfix skew.tr
+#tr/1
+T|t1
+S|t1|c||0|10|a|call|client|ha
+S|t1|s|c|2|12|b|serve|server|hb
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 communication edges dropped"*"clock skew"* ]]
+	[ "$(grep -c $'\tresponse\t' <<<"$output")" -eq 0 ]
+	# the client's end is then entered only by its wait: property 1
+	[[ "$output" == *"property 1: 1 vertices"* ]]
+}
+
+@test "tr-pag --unknown-threshold gives short gaps to the activity before them" {
+	f=$(tsv <<'EOF' | mkfix gaps.tr
+#tr/1
+T|t1
+S|t1|a||0|10|svc|op|server|h
+T|t2
+S|t2|b||12|10|svc|op|server|h
+EOF
+)
+	run tr-pag -P "$f"
+	grep -q $'\tunknown\t10\t12\t' <<<"$output"
+	run tr-pag -P --unknown-threshold 5us "$f"
+	[ "$(grep -c $'\tunknown\t' <<<"$output")" -eq 0 ]
+	grep -q $'\tprocessing\t10\t12\t0\t0\tsvc\top\tt1\ta$' <<<"$output"
+}
+
+@test "tr-pag: a bad trace is reported with file:line, exit 3, the good ones still out with -k" {
+	f=$(tsv <<'EOF' | mkfix bad.tr
+#tr/1
+T|t1
+S|t1|a||0|10|svc|op|server|h
+T|t2
+S|t2|b||zero|10|svc|op|server|h
+T|t3
+S|t3|c||20|10|svc|op|server|h
+EOF
+)
+	run tr-pag -k -P "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"bad.tr:5:"* ]]
+	grep -q $'\tt1\ta$' <<<"$output"
+	grep -q $'\tt3\tc$' <<<"$output"
+	[ "$(grep -c $'\tt2\t' <<<"$output")" -eq 0 ]
+}
+
+@test "tr-pag: a bad PAG record is bad input (exit 3)" {
+	f=$(tsv <<'EOF' | mkfix bad.pag
+PE||0|1|processing|5|3|0|0
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"PE record: edge goes back in time"* ]]
+	need_cp
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+}
+
+@test "tr-cp over PAG records: csv and json formats" {
+	need_cp
+	f=$(example_pag 5 0)
+	run tr-cp -f csv "$f"
+	grep -q '^start_us,end_us,summary,key,detail,cp,time_us,edges,workers$' <<<"$output"
+	grep -q '^0,5,operation,a,a1,0.4,2,1,1$' <<<"$output"
+	run tr-cp -f json "$f"
+	grep -q '^{"start_us":0,"end_us":5,"summary":"operation","key":"a","detail":"a1","cp":0.4,' <<<"$output"
+}
+
+@test "tr-pag | tr-cp on the simulated samples: every window's CP sums to 1" {
+	need_ingest
+	need_cp
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	run sh -c "tr-ingest '$SAMPLES/jaeger/hotrod.json' | tr-pag -P -q --window 1s | tr-cp"
+	[ "$status" -eq 0 ]
+	[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -ge 2 ]
+	[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
+	# the mysql queue behind the batch job shows as customer -> mysql requests
+	grep -q $'\tchannel\tcustomer@customer-[01]\tmysql@mysql-0\t' <<<"$output"
+}
+
+@test "tr-pag | tr-cp on the conformance traces: every window's CP sums to 1" {
+	need_conformance
+	need_ingest
+	need_cp
+	for f in "$CONF"/zipkin/messaging2.json "$CONF"/zipkin/smartthings-oauth-authorization.json \
+		 "$CONF"/jaeger/tracegraph-testTrace.json "$CONF"/crisp/11.json; do
+		run sh -c "tr-ingest '$f' | tr-pag -P -q | tr-cp"
+		[ "$status" -eq 0 ]
+		[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -eq 1 ]
+		[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
+	done
+}
+
+@test "tr-pag: a 100,000-deep trace stays on one lane; 100,000 concurrent spans take 100,000 lanes" {
+	f=$(awk 'BEGIN { N = 100000; OFS = "\t"; print "#tr/1"; print "T", "deep"
+		for (i = 0; i < N; i++) print "S", "deep", "s" i, (i ? "s" (i - 1) : ""), i, 2 * (N - i), "svc", "op", "server", "h" }' |
+		mkfix deep.tr)
+	run tr-pag -v -P -n "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 workers, 1 lanes, 200000 vertices, 199999 edges"* ]]
+	f=$(awk 'BEGIN { N = 100000; OFS = "\t"; print "#tr/1"; print "T", "wide"
+		print "S", "wide", "root", "", 0, 2000, "fe", "root", "server", "h0"
+		for (i = 0; i < N; i++) print "S", "wide", "c" i, "root", i % 100, 1000, "svc", "op", "internal", "h" }' |
+		mkfix wide.tr)
+	run tr-pag -v -P -n "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"2 workers, 100001 lanes"* ]]
+}
+
+@test "tr-pag refuses a window so short that there would be more than 10 million windows" {
+	f=$(tsv <<'EOF2' | mkfix far.tr
+#tr/1
+T|t1
+S|t1|a||0|10|svc|op|server|h
+S|t1|b||100000000|10|svc|op|server|h
+EOF2
+)
+	run tr-pag -P --window 1us "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"more than 10000000 windows"* ]]
+	run tr-pag -P --window 1ms "$f"
+	[ "$status" -eq 0 ]
+}

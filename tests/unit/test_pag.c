@@ -1,0 +1,511 @@
+/* test_pag.c - the PAG library: records, lanes, windows, path counts, CP,
+ * the instrumentation properties. Hand-checked examples from the issue. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pag.h"
+
+static int passed, failed;
+
+#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
+#define NEAR(a, b) check(fabs((a) - (b)) < 1e-9, #a " == " #b, __FILE__, __LINE__)
+
+static void
+check(int ok, const char *what, const char *file, int line)
+{
+	if (ok) {
+		passed++;
+	} else {
+		failed++;
+		fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
+	}
+}
+
+static void
+feed(pag_graph *g, const char *line)
+{
+	if (pag_read_record(g, line, strlen(line), "test") < 0) {
+		fprintf(stderr, "bad record: %s\n", line);
+		exit(2);
+	}
+}
+
+/* What one run over the windows saw. */
+#define MAXW 8
+typedef struct seen {
+	size_t nwin;
+	int64_t ts[MAXW], te[MAXW];
+	double log2n[MAXW], sum[MAXW];
+	double cp[MAXW][64];	/* by graph edge */
+	pag_violations v[MAXW];
+} seen;
+
+static void
+collect(void *ctx, const pag_graph *g, const pag_snap *s)
+{
+	seen *x = ctx;
+	double cp[256];
+	pag_count n;
+	size_t w = x->nwin++;
+
+	if (w >= MAXW || s->nedges > 256)
+		return;
+	pag_snap_cp(g, s, cp, &n);
+	x->ts[w] = s->ts;
+	x->te[w] = s->te;
+	x->log2n[w] = pag_count_log2(n);
+	for (size_t i = 0; i < s->nedges; i++) {
+		x->sum[w] += cp[i];
+		if (s->edge[i] < 64)
+			x->cp[w][s->edge[i]] = cp[i];
+	}
+	pag_snap_check(g, s, &x->v[w]);
+}
+
+/* Worker A: a1 [0,2], a2 [2,5]; worker B: waiting [0,3], b1 [3,5]; a message
+ * from A at 2 reaches B at 3. Edges 0..4: a1, a2, wait, b1, msg. */
+static void
+example_graph(pag_graph *g, int64_t window, int64_t origin)
+{
+	char pg[64];
+
+	pag_graph_init(g);
+	snprintf(pg, sizeof pg, "PG\t\t%lld\t%lld\t0\t5", (long long)window, (long long)origin);
+	feed(g, pg);
+	feed(g, "PW\t\t0\tA\t0");
+	feed(g, "PW\t\t1\tB\t0");
+	feed(g, "PE\t\t1\t2\tprocessing\t0\t2\t0\t0\ta\ta1");
+	feed(g, "PE\t\t2\t3\tprocessing\t2\t5\t0\t0\ta\ta2");
+	feed(g, "PE\t\t4\t5\twaiting\t0\t3\t1\t1\tb\twait");
+	feed(g, "PE\t\t5\t6\tprocessing\t3\t5\t1\t1\tb\tb1");
+	feed(g, "PE\t\t2\t5\tmessage\t2\t3\t0\t1");
+	pag_read_finish(g);
+}
+
+static void
+test_example_whole_window(void)
+{
+	pag_graph g;
+	seen x = {0};
+
+	example_graph(&g, 5, 0);
+	pag_windows(&g, collect, &x);
+	CHECK(x.nwin == 1);
+	CHECK(x.ts[0] == 0 && x.te[0] == 5);
+	NEAR(x.log2n[0], 1);	/* N = 2 */
+	NEAR(x.cp[0][0], 0.4);
+	NEAR(x.cp[0][1], 0.3);
+	NEAR(x.cp[0][2], 0);	/* waiting is never critical */
+	NEAR(x.cp[0][3], 0.2);
+	NEAR(x.cp[0][4], 0.1);
+	NEAR(x.sum[0], 1);
+	CHECK(x.v[0].no_input == 0 && x.v[0].all_waiting == 0);
+	pag_graph_free(&g);
+}
+
+static void
+test_example_projected_window(void)
+{
+	pag_graph g;
+	seen x = {0};
+
+	example_graph(&g, 3, 1);	/* windows [-2,1], [1,4], [4,7] */
+	pag_windows(&g, collect, &x);
+	CHECK(x.nwin == 3);
+	CHECK(x.ts[1] == 1 && x.te[1] == 4);
+	NEAR(x.log2n[1], 1);
+	NEAR(x.cp[1][0], 1.0 / 3);
+	NEAR(x.cp[1][1], 1.0 / 3);
+	NEAR(x.cp[1][3], 1.0 / 6);
+	NEAR(x.cp[1][4], 1.0 / 6);
+	for (size_t w = 0; w < x.nwin; w++)
+		NEAR(x.sum[w], 1);
+	/* [-2,1]: only a1's and the wait's first unit: a1 takes it all */
+	NEAR(x.cp[0][0], 1);
+	pag_graph_free(&g);
+}
+
+/* A chain of k diamonds: 2^k paths from the first vertex to the last. */
+static void
+diamond_chain(pag_graph *g, int k)
+{
+	char line[128];
+	uint32_t v = 0;
+
+	pag_graph_init(g);
+	for (int i = 0; i < k; i++) {
+		int64_t t = 2 * i;
+		/* v -> up -> next and v -> down -> next, up and down on lanes 1 and 2 */
+		snprintf(line, sizeof line, "PE\t\t%u\t%u\trequest\t%lld\t%lld\t0\t1", v, v + 1,
+			 (long long)t, (long long)t + 1);
+		feed(g, line);
+		snprintf(line, sizeof line, "PE\t\t%u\t%u\trequest\t%lld\t%lld\t0\t2", v, v + 2,
+			 (long long)t, (long long)t + 1);
+		feed(g, line);
+		snprintf(line, sizeof line, "PE\t\t%u\t%u\tresponse\t%lld\t%lld\t1\t0", v + 1, v + 3,
+			 (long long)t + 1, (long long)t + 2);
+		feed(g, line);
+		snprintf(line, sizeof line, "PE\t\t%u\t%u\tresponse\t%lld\t%lld\t2\t0", v + 2, v + 3,
+			 (long long)t + 1, (long long)t + 2);
+		feed(g, line);
+		v += 3;
+	}
+	pag_read_finish(g);
+}
+
+typedef struct big {
+	double log2n, sum;
+} big;
+
+static void
+big_window(void *ctx, const pag_graph *g, const pag_snap *s)
+{
+	big *b = ctx;
+	double *cp = malloc(s->nedges * sizeof *cp);
+	pag_count n;
+
+	pag_snap_cp(g, s, cp, &n);
+	b->log2n = pag_count_log2(n);
+	for (size_t i = 0; i < s->nedges; i++)
+		b->sum += cp[i];
+	free(cp);
+}
+
+static void
+test_more_paths_than_64_bits(void)
+{
+	int sizes[] = {70, 20000};	/* 2^20000 is beyond long double too */
+
+	for (size_t i = 0; i < 2; i++) {
+		pag_graph g;
+		big b = {0};
+
+		diamond_chain(&g, sizes[i]);
+		pag_windows(&g, big_window, &b);
+		NEAR(b.log2n, sizes[i]);
+		check(fabs(b.sum - 1) < 1e-9, "CP of a diamond chain sums to 1", __FILE__, __LINE__);
+		pag_graph_free(&g);
+	}
+}
+
+static void
+test_counts(void)
+{
+	pag_count a = pag_count_of(3), b = pag_count_of(5);
+	char buf[64];
+
+	NEAR(pag_count_ratio(pag_count_add(a, b), pag_count_of(8)), 1);
+	NEAR(pag_count_ratio(pag_count_mul(a, b), pag_count_of(15)), 1);
+	pag_count_format(buf, sizeof buf, pag_count_of(6));
+	CHECK(strcmp(buf, "6") == 0);
+	pag_count p = pag_count_of(1);
+	for (int i = 0; i < 3000; i++)
+		p = pag_count_mul(p, pag_count_of(2));
+	pag_count_format(buf, sizeof buf, p);	/* 2^3000 = 1.23023e+903 */
+	CHECK(strncmp(buf, "1.23023e+903", 12) == 0);
+	CHECK(pag_count_of(0).m == 0 && pag_count_ratio(pag_count_of(0), a) == 0);
+}
+
+/* Property 1: a vertex inside the window that only a waiting edge enters.
+ * Property 2: both lanes wait over [2,4] and no message is in flight. */
+static void
+test_properties(void)
+{
+	pag_graph g;
+	seen x = {0};
+
+	pag_graph_init(&g);
+	feed(&g, "PE\t\t0\t1\tprocessing\t0\t2\t0\t0");
+	feed(&g, "PE\t\t1\t2\twaiting\t2\t4\t0\t0");
+	feed(&g, "PE\t\t2\t3\tprocessing\t4\t6\t0\t0");
+	feed(&g, "PE\t\t4\t5\tprocessing\t0\t1\t1\t1");
+	feed(&g, "PE\t\t5\t6\twaiting\t1\t5\t1\t1");
+	feed(&g, "PE\t\t6\t7\tprocessing\t5\t6\t1\t1");
+	pag_read_finish(&g);
+	pag_windows(&g, collect, &x);
+	CHECK(x.nwin == 1);
+	CHECK(x.v[0].no_input == 2);	/* vertices 2 and 6: out of the blue */
+	CHECK(x.v[0].all_waiting == 1);
+	CHECK(x.v[0].all_waiting_us == 2);
+	CHECK(x.log2n[0] == -HUGE_VAL);	/* no transient critical path at all */
+	pag_graph_free(&g);
+
+	/* a message in flight over [2,4] keeps property 2 */
+	pag_graph_init(&g);
+	feed(&g, "PE\t\t0\t1\tprocessing\t0\t2\t0\t0");
+	feed(&g, "PE\t\t1\t2\twaiting\t2\t4\t0\t0");
+	feed(&g, "PE\t\t4\t5\tprocessing\t0\t1\t1\t1");
+	feed(&g, "PE\t\t5\t6\twaiting\t1\t5\t1\t1");
+	feed(&g, "PE\t\t1\t2\tmessage\t2\t4\t0\t0");
+	feed(&g, "PE\t\t2\t3\tprocessing\t4\t6\t0\t0");
+	feed(&g, "PE\t\t6\t7\tprocessing\t5\t6\t1\t1");
+	pag_read_finish(&g);
+	memset(&x, 0, sizeof x);
+	pag_windows(&g, collect, &x);
+	CHECK(x.v[0].all_waiting == 0);
+	CHECK(x.v[0].no_input == 1);	/* only vertex 6 */
+	pag_graph_free(&g);
+
+	/* a wait that goes on past the window's end is no violation there */
+	pag_graph_init(&g);
+	feed(&g, "PG\t\t10\t0\t0\t20");
+	feed(&g, "PE\t\t0\t1\tprocessing\t0\t5\t0\t0");
+	feed(&g, "PE\t\t1\t2\twaiting\t5\t15\t0\t0");
+	feed(&g, "PE\t\t3\t2\tresponse\t12\t15\t1\t0");
+	feed(&g, "PE\t\t4\t3\tprocessing\t0\t12\t1\t1");
+	pag_read_finish(&g);
+	memset(&x, 0, sizeof x);
+	pag_windows(&g, collect, &x);
+	CHECK(x.nwin == 2);
+	CHECK(x.v[0].no_input == 0 && x.v[1].no_input == 0);
+	NEAR(x.sum[0], 1);
+	NEAR(x.sum[1], 1);
+	pag_graph_free(&g);
+}
+
+/* A window with no activity at all is skipped; the others still sum to 1. */
+static void
+test_empty_window(void)
+{
+	pag_graph g;
+	seen x = {0};
+
+	pag_graph_init(&g);
+	feed(&g, "PG\t\t10\t0\t0\t40");
+	feed(&g, "PE\t\t0\t1\tprocessing\t0\t10\t0\t0");
+	feed(&g, "PE\t\t2\t3\tprocessing\t30\t40\t0\t0");
+	pag_read_finish(&g);
+	pag_windows(&g, collect, &x);
+	CHECK(x.nwin == 2);
+	CHECK(x.ts[0] == 0 && x.ts[1] == 30);
+	NEAR(x.sum[0], 1);
+	NEAR(x.sum[1], 1);
+	pag_graph_free(&g);
+}
+
+/* An edge over several windows is cut at each boundary (Definition 5). */
+static void
+test_projection(void)
+{
+	pag_graph g;
+	seen x = {0};
+
+	pag_graph_init(&g);
+	feed(&g, "PG\t\t10\t0\t5\t35");
+	feed(&g, "PE\t\t0\t1\tprocessing\t5\t35\t0\t0");
+	feed(&g, "PE\t\t2\t3\tprocessing\t10\t20\t1\t1");
+	feed(&g, "PE\t\t3\t4\tprocessing\t20\t20\t1\t1");	/* zero length: window [20,30] */
+	pag_read_finish(&g);
+	pag_windows(&g, collect, &x);
+	CHECK(x.nwin == 4);
+	CHECK(x.ts[0] == 0 && x.ts[3] == 30);
+	NEAR(x.cp[0][0], 1);	/* [5,10]: the only activity */
+	NEAR(x.cp[1][0], 0.5);	/* [10,20]: two parallel lanes, one path each */
+	NEAR(x.cp[1][1], 0.5);
+	NEAR(x.cp[2][0], 1);	/* [20,30] */
+	NEAR(x.cp[2][2], 0);
+	for (size_t w = 0; w < x.nwin; w++)
+		NEAR(x.sum[w], 1);
+	pag_graph_free(&g);
+}
+
+static void
+test_bad_records(void)
+{
+	pag_graph g;
+	const char *bad[] = {
+		"PE\t\t0\t1\tprocessing\t5\t3\t0\t0",	/* back in time */
+		"PE\t\t0\t1\tsleeping\t0\t3\t0\t0",	/* unknown type */
+		"PE\t\t0\t1\tprocessing\t0\t3\t0\t1",	/* worker activity across lanes */
+		"PE\t\t0\t1\tprocessing\tx\t3\t0\t0",
+		"PE\t\t0\t0\tprocessing\t0\t0\t0\t0",	/* loop */
+		"PW\t\t-1\tA\t0",
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		pag_graph_init(&g);
+		check(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0, bad[i],
+		      __FILE__, __LINE__);
+		pag_graph_free(&g);
+	}
+	pag_graph_init(&g);
+	feed(&g, "PE\t\t0\t1\tprocessing\t0\t3\t0\t0");
+	{
+		const char *moved = "PE\t\t1\t2\tprocessing\t4\t5\t0\t0";	/* vertex 1 was at 3 */
+
+		CHECK(pag_read_record(&g, moved, strlen(moved), "test") < 0);
+	}
+	pag_graph_free(&g);
+	CHECK(pag_is_record("PE\t\t1", 5) && !pag_is_record("PE\tt1\t1", 7) && !pag_is_record("P\t\t", 3));
+}
+
+/* ---- building from spans ---- */
+
+static void
+trace_of(tr_trace *t, const char *id, const char *const *lines, size_t n)
+{
+	static const char *const files[] = {"test"};
+
+	memset(t, 0, sizeof *t);
+	t->trace_id = id;
+	t->files = files;
+	for (size_t i = 0; i < n; i++) {
+		GROW(t->recs, t->caprecs, t->nrecs + 1);
+		t->recs[t->nrecs++] = (tr_record){arena_strndup(&t->mem, lines[i], strlen(lines[i])),
+						  (uint32_t)strlen(lines[i]), 0, i + 1, -1};
+	}
+	if (tr_trace_parse(t) < 0)
+		exit(2);
+}
+
+static void
+build(pag_graph *g, const char *const *t1, size_t n1, const char *const *t2, size_t n2)
+{
+	pag_build_opts o = {0};
+	pag_builder *b = pag_builder_new(&o);
+	tr_trace t;
+
+	trace_of(&t, "t1", t1, n1);
+	pag_builder_add(b, &t);
+	tr_trace_free(&t);
+	if (t2) {
+		trace_of(&t, "t2", t2, n2);
+		pag_builder_add(b, &t);
+		tr_trace_free(&t);
+	}
+	pag_builder_finish(b, g);
+}
+
+/* The issue's example as spans: B's handler calls A (a1); A then runs a2. */
+static void
+test_example_from_spans(void)
+{
+	static const char *const t1[] = {
+		"S\tt1\ts1\t\t0\t5\tb\thandle\tserver\thb",
+		"S\tt1\tc1\ts1\t0\t3\tb\tcall\tclient\thb",
+		"S\tt1\ta1\tc1\t0\t2\ta\ta1\tserver\tha",
+	};
+	static const char *const t2[] = {"S\tt2\ta2\t\t2\t3\ta\ta2\tinternal\tha"};
+	pag_graph g;
+	seen x = {0};
+	double a1 = 0, a2 = 0, msg = 0, b1 = 0;
+
+	build(&g, t1, 3, t2, 1);
+	CHECK(g.nlanes == 2);
+	g.window = 3;
+	g.origin = 1;
+	pag_windows(&g, collect, &x);
+	CHECK(x.nwin == 3 && x.ts[1] == 1);
+	NEAR(x.log2n[1], 1);
+	for (size_t i = 0; i < g.nedges; i++) {
+		const pag_op *op = &g.ops[g.edges[i].op];
+
+		if (strcmp(op->operation, "a1") == 0 && g.edges[i].type == PAG_PROCESSING)
+			a1 += x.cp[1][i];
+		if (strcmp(op->operation, "a2") == 0)
+			a2 += x.cp[1][i];
+		if (g.edges[i].type == PAG_RESPONSE)
+			msg += x.cp[1][i];
+		if (strcmp(op->operation, "handle") == 0)
+			b1 += x.cp[1][i];
+	}
+	NEAR(a1, 1.0 / 3);
+	NEAR(a2, 1.0 / 3);
+	NEAR(msg, 1.0 / 6);
+	NEAR(b1, 1.0 / 6);
+	NEAR(x.sum[1], 1);
+	pag_graph_free(&g);
+
+	/* the whole window [0,5] */
+	build(&g, t1, 3, t2, 1);
+	memset(&x, 0, sizeof x);
+	pag_windows(&g, collect, &x);
+	NEAR(x.log2n[0], 1);
+	NEAR(x.sum[0], 1);
+	a1 = b1 = 0;
+	for (size_t i = 0; i < g.nedges; i++) {
+		if (strcmp(g.ops[g.edges[i].op].operation, "a1") == 0 && g.edges[i].type == PAG_PROCESSING)
+			a1 += x.cp[0][i];
+		if (strcmp(g.ops[g.edges[i].op].operation, "handle") == 0)
+			b1 += x.cp[0][i];
+	}
+	NEAR(a1, 0.4);
+	NEAR(b1, 0.2);
+	pag_graph_free(&g);
+}
+
+/* Two overlapping requests on one worker take two lanes; a nested child
+ * stays on its parent's lane; a third request reuses the freed lane 0. */
+static void
+test_lanes(void)
+{
+	static const char *const t1[] = {
+		"S\tt1\tr1\t\t0\t10\tfe\tGET\tserver\th",
+		"S\tt1\tr2\t\t2\t10\tfe\tGET\tserver\th",
+		"S\tt1\tr3\t\t11\t5\tfe\tGET\tserver\th",
+		"S\tt1\tn1\tr1\t1\t3\tfe\tparse\tinternal\th",
+		"S\tt1\tx1\t\t3\t1\tdb\tq\tserver\th",	/* another service: another worker */
+	};
+	pag_graph g;
+
+	build(&g, t1, 5, NULL, 0);
+	CHECK(g.nworkers == 2);
+	CHECK(g.nlanes == 3);	/* fe#0, fe#1, db#0 */
+	for (size_t v = 0; v < g.nvertices; v++) {
+		const pag_spanref *r = g.vspan[v] == PAG_NONE ? NULL : &g.spans[g.vspan[v]];
+
+		if (!r)
+			continue;
+		if (!strcmp(r->span_id, "r1") || !strcmp(r->span_id, "n1") || !strcmp(r->span_id, "r3"))
+			CHECK(g.lanes[g.vlane[v]].index == 0);
+		if (!strcmp(r->span_id, "r2"))
+			CHECK(g.lanes[g.vlane[v]].index == 1);
+	}
+	/* every lane runs from 0 to 16 without a hole: the sum of its edges */
+	for (size_t l = 0; l < g.nlanes; l++) {
+		int64_t sum = 0;
+
+		for (size_t i = 0; i < g.nedges; i++)
+			if (!pag_type_is_comm(g.edges[i].type) && g.edges[i].src_lane == l)
+				sum += g.edges[i].t1 - g.edges[i].t0;
+		CHECK(sum == 16);
+	}
+	pag_graph_free(&g);
+}
+
+static void
+test_durations(void)
+{
+	int64_t v;
+
+	CHECK(pag_parse_duration("1s", &v) == 0 && v == 1000000);
+	CHECK(pag_parse_duration("250ms", &v) == 0 && v == 250000);
+	CHECK(pag_parse_duration("10us", &v) == 0 && v == 10);
+	CHECK(pag_parse_duration("7", &v) == 0 && v == 7);
+	CHECK(pag_parse_duration("2m", &v) == 0 && v == 120000000);
+	CHECK(pag_parse_duration("1.5s", &v) == 0 && v == 1500000);
+	CHECK(pag_parse_duration("s", &v) < 0);
+	CHECK(pag_parse_duration("5 parsecs", &v) < 0);
+	CHECK(pag_parse_duration("-1s", &v) < 0);
+}
+
+int
+main(void)
+{
+	tr_setprogname("test_pag");
+	test_example_whole_window();
+	test_example_projected_window();
+	test_more_paths_than_64_bits();
+	test_counts();
+	test_properties();
+	test_empty_window();
+	test_projection();
+	test_bad_records();
+	test_example_from_spans();
+	test_lanes();
+	test_durations();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
