@@ -1,0 +1,771 @@
+/* infer.c - the causal model: nameIDs, events, sparse pair counts, the
+ * threshold, the model's output and reformatted traces.
+ *
+ * Counting follows the Scooby paper's additive model (§4.3): for each
+ * unordered pair of events {a, b} that occur together in at least one trace
+ * we keep c (traces where both occur), s(a->b), s(b->a) and q (simultaneous).
+ * Then v(a->b) = s(b->a) + q and u = T - c. Pairs that never co-occur are not
+ * stored, so memory grows with the pairs seen, not with (2n)^2. */
+#include "infer.h"
+#include "infer_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dot.h"
+#include "expr.h"
+#include "format.h"
+
+static const char *const FIELD_NAMES[] = { "service", "operation", "kind", "host" };
+
+int
+infer_parse_fields(const char *spec, infer_opts *o)
+{
+	o->nfields = 0;
+	while (*spec) {
+		size_t n = strcspn(spec, ",");
+		int f = -1;
+
+		for (int i = 0; i < INFER_MAX_FIELDS; i++)
+			if (strlen(FIELD_NAMES[i]) == n && memcmp(FIELD_NAMES[i], spec, n) == 0)
+				f = i;
+		if (f < 0 || o->nfields == INFER_MAX_FIELDS)
+			return -1;
+		o->fields[o->nfields++] = f;
+		spec += n;
+		if (*spec == ',' && *++spec == '\0')
+			return -1;	/* a trailing comma */
+	}
+	return o->nfields ? 0 : -1;
+}
+
+void
+infer_fields_text(const infer_opts *o, strbuf *b)
+{
+	for (int i = 0; i < o->nfields; i++) {
+		if (i)
+			sb_addc(b, ',');
+		sb_adds(b, FIELD_NAMES[o->fields[i]]);
+	}
+}
+
+/* --- the pair table: open addressing on the packed event ids --- */
+
+#define EMPTY_KEY UINT64_MAX
+
+static uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void
+pairs_grow(infer *m)
+{
+	size_t ncap = m->pcap ? m->pcap * 2 : 1024;
+	pair_rec *np = xmalloc(ncap * sizeof *np);
+
+	for (size_t i = 0; i < ncap; i++)
+		np[i].key = EMPTY_KEY;
+	for (size_t i = 0; i < m->pcap; i++) {
+		if (m->pairs[i].key == EMPTY_KEY)
+			continue;
+		size_t j = mix64(m->pairs[i].key) & (ncap - 1);
+		while (np[j].key != EMPTY_KEY)
+			j = (j + 1) & (ncap - 1);
+		np[j] = m->pairs[i];
+	}
+	free(m->pairs);
+	m->pairs = np;
+	m->pcap = ncap;
+}
+
+/* The record of the pair {a, b} (a < b), added with zero counts when absent. */
+pair_rec *
+infer_pair(infer *m, uint32_t a, uint32_t b)
+{
+	uint64_t key = (uint64_t)a << 32 | b;
+
+	if ((m->npairs + 1) * 2 > m->pcap)
+		pairs_grow(m);
+	size_t i = mix64(key) & (m->pcap - 1);
+	while (m->pairs[i].key != key) {
+		if (m->pairs[i].key == EMPTY_KEY) {
+			m->pairs[i] = (pair_rec){ .key = key };
+			m->npairs++;
+			break;
+		}
+		i = (i + 1) & (m->pcap - 1);
+	}
+	return &m->pairs[i];
+}
+
+static const pair_rec *
+pair_find(const infer *m, uint32_t a, uint32_t b)
+{
+	uint64_t key = (uint64_t)a << 32 | b;
+
+	if (!m->pcap)
+		return NULL;
+	size_t i = mix64(key) & (m->pcap - 1);
+	for (; m->pairs[i].key != EMPTY_KEY; i = (i + 1) & (m->pcap - 1))
+		if (m->pairs[i].key == key)
+			return &m->pairs[i];
+	return NULL;
+}
+
+/* --- names --- */
+
+uint32_t
+infer_intern(infer *m, const char *s, size_t n)
+{
+	int added;
+	strmap_slot *slot = strmap_put(&m->names, s, n, &added);
+
+	if (added) {
+		slot->key = arena_strndup(&m->mem, s, n);
+		slot->val = (int64_t)m->nnames;
+		GROW(m->name, m->capname, m->nnames + 1);
+		m->name[m->nnames] = (name_rec){ slot->key, (uint32_t)n };
+		m->nnames++;
+		/* Two events per name: keep the per-event scratch in step. */
+		GROW(m->stamp, m->capstamp, 2 * m->nnames);
+		m->stamp[2 * m->nnames - 2] = m->stamp[2 * m->nnames - 1] = 0;
+		GROW(m->slot_of, m->capslot, 2 * m->nnames);
+	}
+	return (uint32_t)slot->val;
+}
+
+infer *
+infer_new(const infer_opts *o)
+{
+	infer *m = xcalloc(1, sizeof *m);
+
+	m->o = *o;
+	return m;
+}
+
+void
+infer_free(infer *m)
+{
+	if (!m)
+		return;
+	if (m->cond)
+		expr_free(m->cond);
+	free(m->pairs);
+	strmap_free(&m->names);
+	free(m->name);
+	free(m->stamp);
+	free(m->slot_of);
+	free(m->ev);
+	free(m->occ);
+	free(m->base_off);
+	free(m->base_len);
+	free(m->span_name);
+	free(m->bits);
+	free(m->order);
+	free(m->before);
+	free(m->ingroup);
+	free(m->seenlist);
+	free(m->group);
+	sb_free(&m->namebuf);
+	sb_free(&m->basebuf);
+	sb_free(&m->tmp);
+	arena_free(&m->mem);
+	free(m);
+}
+
+uint64_t infer_traces(const infer *m) { return m->traces; }
+uint64_t infer_skipped(const infer *m) { return m->skipped; }
+
+/* Append the text of field f of span s. */
+static void
+add_field(strbuf *b, const tr_span *s, int f)
+{
+	switch (f) {
+	case INFER_SERVICE:	sb_adds(b, s->service); break;
+	case INFER_OPERATION:	sb_adds(b, s->operation); break;
+	case INFER_KIND:	sb_adds(b, tr_kind_name(s->kind)); break;
+	case INFER_HOST:	sb_adds(b, s->host); break;
+	}
+}
+
+/* Give every span of t its nameID (m->span_name[i]): its own fields, then
+ * "<" and the fields of up to depth ancestors, nearest first. */
+static void
+name_spans(infer *m, const tr_trace *t)
+{
+	GROW(m->base_off, m->capbase, t->nspans);
+	GROW(m->base_len, m->capbaselen, t->nspans);
+	GROW(m->span_name, m->capspanname, t->nspans);
+	sb_clear(&m->basebuf);
+	for (size_t i = 0; i < t->nspans; i++) {
+		m->base_off[i] = m->basebuf.len;
+		for (int f = 0; f < m->o.nfields; f++) {
+			if (f)
+				sb_addc(&m->basebuf, ':');
+			add_field(&m->basebuf, &t->spans[i], m->o.fields[f]);
+		}
+		m->base_len[i] = m->basebuf.len - m->base_off[i];
+	}
+	for (size_t i = 0; i < t->nspans; i++) {
+		sb_clear(&m->namebuf);
+		sb_add(&m->namebuf, m->basebuf.s + m->base_off[i], m->base_len[i]);
+		int32_t p = t->spans[i].parent;
+		for (int d = 0; d < m->o.depth && p >= 0; d++, p = t->spans[p].parent) {
+			sb_addc(&m->namebuf, '<');
+			sb_add(&m->namebuf, m->basebuf.s + m->base_off[p], m->base_len[p]);
+		}
+		m->span_name[i] = infer_intern(m, m->namebuf.s, m->namebuf.len);
+	}
+}
+
+/* Collect the distinct events of t with their first and last time into
+ * m->ev[0..m->nev). Returns -1 when there are more than max_events. */
+static int
+collect_events(infer *m, const tr_trace *t)
+{
+	m->gen++;
+	m->nev = 0;
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *s = &t->spans[i];
+
+		if (!(s->flags & TR_SPAN_HAS_TIME))
+			continue;	/* its events did not occur as far as we know */
+		for (int end = 0; end < 2; end++) {
+			uint32_t e = 2 * m->span_name[i] + (uint32_t)end;
+			int64_t at = end ? tr_span_end(s) : s->start;
+
+			if (m->stamp[e] != m->gen) {
+				if (m->o.max_events && m->nev >= m->o.max_events)
+					return -1;
+				m->stamp[e] = m->gen;
+				m->slot_of[e] = (uint32_t)m->nev;
+				GROW(m->ev, m->capev, m->nev + 1);
+				m->ev[m->nev++] = (event_occ){ e, at, at };
+				continue;
+			}
+			event_occ *o = &m->ev[m->slot_of[e]];
+			if (at < o->first)
+				o->first = at;
+			if (at > o->last)
+				o->last = at;
+		}
+	}
+	return 0;
+}
+
+/* One count per trace and pair: a -> b succeeds when all of a is before all of b. */
+static void
+count_traces(infer *m)
+{
+	for (size_t i = 0; i < m->nev; i++) {
+		for (size_t j = i + 1; j < m->nev; j++) {
+			const event_occ *a = &m->ev[i], *b = &m->ev[j];
+
+			if (a->e > b->e) {
+				const event_occ *x = a; a = b; b = x;
+			}
+			pair_rec *r = infer_pair(m, a->e, b->e);
+			r->c++;
+			if (a->last < b->first)
+				r->s_ab++;
+			else if (b->last < a->first)
+				r->s_ba++;
+			else
+				r->q++;
+		}
+	}
+}
+
+static int
+occ_cmp(const void *x, const void *y)
+{
+	const event_occ *a = x, *b = y;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Add n comparisons "x before y" (or, when same, simultaneous) to the pair
+ * of local events x, y; the first touch in a trace counts c. */
+static void
+add_pair_counts(infer *m, uint32_t x, uint32_t y, uint64_t n, int same)
+{
+	uint32_t ex = m->ev[x].e, ey = m->ev[y].e;
+	pair_rec *r = infer_pair(m, ex < ey ? ex : ey, ex < ey ? ey : ex);
+
+	if (r->gen != m->gen) {
+		r->gen = m->gen;
+		r->c++;
+	}
+	if (same)
+		r->q += n;
+	else if (ex < ey)
+		r->s_ab += n;
+	else
+		r->s_ba += n;
+}
+
+/* The time-ordered occurrences of t's events, with e the local index. */
+static void
+sorted_occurrences(infer *m, const tr_trace *t)
+{
+	m->nocc = 0;
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *s = &t->spans[i];
+
+		if (!(s->flags & TR_SPAN_HAS_TIME))
+			continue;
+		GROW(m->occ, m->capocc, m->nocc + 2);
+		m->occ[m->nocc++] = (event_occ){ m->slot_of[2 * m->span_name[i]], s->start, 0 };
+		m->occ[m->nocc++] = (event_occ){ m->slot_of[2 * m->span_name[i] + 1], tr_span_end(s), 0 };
+	}
+	qsort(m->occ, m->nocc, sizeof *m->occ, occ_cmp);
+}
+
+/* One group of occurrences at the same time, its distinct events in
+ * m->group[0..ng) with their counts in m->ingroup: every event met before
+ * precedes each of them, and they are simultaneous with each other. */
+static void
+count_group(infer *m, size_t ng, size_t seen)
+{
+	for (size_t i = 0; i < ng; i++) {
+		uint32_t b = m->group[i];
+
+		for (size_t j = 0; j < seen; j++) {
+			uint32_t a = m->seenlist[j];
+			if (a != b)
+				add_pair_counts(m, a, b, m->before[a] * m->ingroup[b], 0);
+		}
+		for (size_t j = i + 1; j < ng; j++) {
+			uint32_t a = m->group[j];
+			add_pair_counts(m, a, b, m->ingroup[a] * m->ingroup[b], 1);
+		}
+	}
+}
+
+/* One count per pair of occurrences; c still counts traces. Occurrences are
+ * swept in time order, keeping how many of each event came strictly
+ * before: each group of equal times costs (its events) x (events so far),
+ * so a trace costs O(k log k + k m) for k spans of m events, not O(k^2). */
+static int
+count_pairs(infer *m, const tr_trace *t)
+{
+	if (collect_events(m, t) < 0)
+		return -1;
+	sorted_occurrences(m, t);
+	GROW(m->before, m->capbefore, m->nev);
+	GROW(m->ingroup, m->capingroup, m->nev);
+	GROW(m->seenlist, m->capseen, m->nev);
+	GROW(m->group, m->capgroup, m->nev);
+	memset(m->before, 0, m->nev * sizeof *m->before);
+	memset(m->ingroup, 0, m->nev * sizeof *m->ingroup);
+	size_t seen = 0;	/* events met so far, in m->seenlist */
+	for (size_t g = 0, h; g < m->nocc; g = h) {
+		size_t ng = 0;
+
+		for (h = g; h < m->nocc && m->occ[h].first == m->occ[g].first; h++)
+			if (m->ingroup[m->occ[h].e]++ == 0)
+				m->group[ng++] = m->occ[h].e;
+		count_group(m, ng, seen);
+		for (size_t i = 0; i < ng; i++) {
+			uint32_t b = m->group[i];
+			if (m->before[b] == 0)
+				m->seenlist[seen++] = b;
+			m->before[b] += m->ingroup[b];
+			m->ingroup[b] = 0;
+		}
+	}
+	return 0;
+}
+
+void
+infer_add_trace(infer *m, const tr_trace *t)
+{
+	name_spans(m, t);
+	int ok;
+
+	if (m->o.count == INFER_COUNT_PAIRS) {
+		ok = count_pairs(m, t) == 0;
+	} else {
+		ok = collect_events(m, t) == 0;
+		if (ok)
+			count_traces(m);
+	}
+	/* A trace over the cap is left out of T as well, so s + v + u = T holds. */
+	if (ok)
+		m->traces++;
+	else
+		m->skipped++;
+}
+
+/* --- the threshold --- */
+
+static const char SLOTS[] = "svuqT";
+
+static int
+resolve_slot(void *ctx, const char *name, size_t len)
+{
+	(void)ctx;
+	if (len == 1)
+		for (int i = 0; SLOTS[i]; i++)
+			if (SLOTS[i] == name[0])
+				return i;
+	return -1;
+}
+
+int
+infer_set_threshold(infer *m, const char *src, char *err, size_t errlen, size_t *errpos)
+{
+	expr *e = expr_parse(src, resolve_slot, NULL, err, errlen, errpos);
+
+	if (!e)
+		return -1;
+	if (m->cond)
+		expr_free(m->cond);
+	m->cond = e;
+	m->cond_text = src;
+	return 0;
+}
+
+static int
+passes(const infer *m, uint64_t s, uint64_t v, uint64_t u, uint64_t q)
+{
+	expr_value slot[5] = {
+		expr_num((double)s), expr_num((double)v), expr_num((double)u),
+		expr_num((double)q), expr_num((double)m->traces)
+	};
+	return expr_truthy(expr_eval(m->cond, slot));
+}
+
+/* Derive both directed edges of every pair and mark those that pass. */
+void
+infer_apply_threshold(infer *m)
+{
+	for (size_t i = 0; i < m->pcap; i++) {
+		pair_rec *r = &m->pairs[i];
+
+		if (r->key == EMPTY_KEY)
+			continue;
+		uint64_t u = m->traces - r->c;
+		r->pass = (uint8_t)(passes(m, r->s_ab, r->s_ba + r->q, u, r->q) |
+				    passes(m, r->s_ba, r->s_ab + r->q, u, r->q) << 1);
+	}
+	m->applied = 1;
+}
+
+/* --- output of the model --- */
+
+int
+infer_event_cmp(const name_rec *an, int aev, const name_rec *bn, int bev)
+{
+	size_t n = an->len < bn->len ? an->len : bn->len;
+	int c = memcmp(an->s, bn->s, n);
+
+	if (c)
+		return c;
+	if (an->len != bn->len)
+		return an->len < bn->len ? -1 : 1;
+	return aev - bev;
+}
+
+typedef struct edge {
+	const name_rec *fn, *tn;
+	uint8_t fev, tev, pass;
+	uint64_t s, v, u, q;
+} edge;
+
+static int
+edge_cmp(const void *x, const void *y)
+{
+	const edge *a = x, *b = y;
+	int c = infer_event_cmp(a->fn, a->fev, b->fn, b->fev);
+
+	return c ? c : infer_event_cmp(a->tn, a->tev, b->tn, b->tev);
+}
+
+void
+infer_event_text(strbuf *b, const name_rec *n, int ev)
+{
+	sb_add(b, n->s, n->len);
+	sb_adds(b, ev ? "_E" : "_S");
+}
+
+static edge *
+collect_edges(infer *m, int all, size_t *nedges)
+{
+	edge *e = xmalloc((2 * m->npairs + 1) * sizeof *e);
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->pcap; i++) {
+		const pair_rec *r = &m->pairs[i];
+
+		if (r->key == EMPTY_KEY)
+			continue;
+		uint32_t a = (uint32_t)(r->key >> 32), b = (uint32_t)r->key;
+		const name_rec *an = &m->name[a / 2], *bn = &m->name[b / 2];
+		uint64_t u = m->traces - r->c;
+
+		if (all || (r->pass & 1))
+			e[n++] = (edge){ an, bn, a & 1, b & 1, r->pass & 1,
+					 r->s_ab, r->s_ba + r->q, u, r->q };
+		if (all || (r->pass & 2))
+			e[n++] = (edge){ bn, an, b & 1, a & 1, (r->pass >> 1) & 1,
+					 r->s_ba, r->s_ab + r->q, u, r->q };
+	}
+	qsort(e, n, sizeof *e, edge_cmp);
+	*nedges = n;
+	return e;
+}
+
+void
+infer_csv_field(strbuf *b, const char *s, size_t n)
+{
+	if (strcspn(s, ",\"\r\n") >= n) {
+		sb_add(b, s, n);
+		return;
+	}
+	sb_addc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			sb_addc(b, '"');
+		sb_addc(b, s[i]);
+	}
+	sb_addc(b, '"');
+}
+
+void
+infer_json_string(strbuf *b, const char *s, size_t n)
+{
+	sb_addc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			sb_addc(b, '\\');
+			sb_addc(b, (char)c);
+		} else if (c == '\n') {
+			sb_adds(b, "\\n");
+		} else if (c == '\t') {
+			sb_adds(b, "\\t");
+		} else if (c < 0x20) {
+			sb_addf(b, "\\u%04x", c);
+		} else {
+			sb_addc(b, (char)c);
+		}
+	}
+	sb_addc(b, '"');
+}
+
+/* Append an event as one field of the chosen format. */
+static void
+add_event_field(infer *m, strbuf *b, const name_rec *n, int ev, int format)
+{
+	sb_clear(&m->tmp);
+	infer_event_text(&m->tmp, n, ev);
+	if (format == INFER_CSV)
+		infer_csv_field(b, m->tmp.s, m->tmp.len);
+	else if (format == INFER_JSON)
+		infer_json_string(b, m->tmp.s, m->tmp.len);
+	else
+		tr_escape(b, m->tmp.s, m->tmp.len, 0);
+}
+
+static void
+write_table(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
+{
+	char sep = o->format == INFER_CSV ? ',' : '\t';
+
+	sb_addf(b, "from%cto%cs%cv%cu%cq%cT%s\n", sep, sep, sep, sep, sep, sep,
+		o->all ? (sep == ',' ? ",pass" : "\tpass") : "");
+	for (size_t i = 0; i < n; i++) {
+		add_event_field(m, b, e[i].fn, e[i].fev, o->format);
+		sb_addc(b, sep);
+		add_event_field(m, b, e[i].tn, e[i].tev, o->format);
+		sb_addf(b, "%c%llu%c%llu%c%llu%c%llu%c%llu", sep, (unsigned long long)e[i].s,
+			sep, (unsigned long long)e[i].v, sep, (unsigned long long)e[i].u,
+			sep, (unsigned long long)e[i].q, sep, (unsigned long long)m->traces);
+		if (o->all)
+			sb_addf(b, "%c%d", sep, e[i].pass);
+		sb_addc(b, '\n');
+	}
+}
+
+static void
+write_json(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
+{
+	sb_addf(b, "{\"traces\":%llu,\"threshold\":", (unsigned long long)m->traces);
+	infer_json_string(b, m->cond_text, strlen(m->cond_text));
+	sb_adds(b, ",\"edges\":[");
+	for (size_t i = 0; i < n; i++) {
+		sb_adds(b, i ? ",\n{\"from\":" : "\n{\"from\":");
+		add_event_field(m, b, e[i].fn, e[i].fev, INFER_JSON);
+		sb_adds(b, ",\"to\":");
+		add_event_field(m, b, e[i].tn, e[i].tev, INFER_JSON);
+		sb_addf(b, ",\"s\":%llu,\"v\":%llu,\"u\":%llu,\"q\":%llu",
+			(unsigned long long)e[i].s, (unsigned long long)e[i].v,
+			(unsigned long long)e[i].u, (unsigned long long)e[i].q);
+		if (o->all)
+			sb_adds(b, e[i].pass ? ",\"pass\":true" : ",\"pass\":false");
+		sb_addc(b, '}');
+	}
+	sb_adds(b, "\n]}\n");
+}
+
+/* A DOT node id for an event or a name, NUL-terminated in m->tmp. */
+static const char *
+node_text(infer *m, const name_rec *n, int ev, int spans)
+{
+	sb_clear(&m->tmp);
+	if (spans)
+		sb_add(&m->tmp, n->s, n->len);
+	else
+		infer_event_text(&m->tmp, n, ev);
+	return m->tmp.s;
+}
+
+static void
+write_dot(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
+{
+	strbuf from = {0};
+	char label[64];
+
+	dot_begin(b, o->spans ? "causal model (spans)" : "causal model", "LR");
+	for (size_t i = 0; i < n; i++) {
+		/* With --spans, X -> Y means X ends before Y starts (X_E -> Y_S). */
+		if (o->spans && (e[i].fev != 1 || e[i].tev != 0 || e[i].fn == e[i].tn))
+			continue;
+		sb_clear(&from);
+		sb_adds(&from, node_text(m, e[i].fn, e[i].fev, o->spans));
+		snprintf(label, sizeof label, "%llu/%llu", (unsigned long long)e[i].s,
+			 (unsigned long long)m->traces);
+		dot_edge(b, from.s, node_text(m, e[i].tn, e[i].tev, o->spans), label,
+			 e[i].pass ? NULL : "style=dashed, color=gray");
+	}
+	dot_end(b);
+	sb_free(&from);
+}
+
+void
+infer_write_model(infer *m, const infer_out *o, tr_output *out)
+{
+	strbuf b = {0};
+	size_t n;
+
+	infer_apply_threshold(m);
+	edge *e = collect_edges(m, o->all, &n);
+	if (o->format == INFER_JSON)
+		write_json(m, e, n, o, &b);
+	else if (o->format == INFER_DOT)
+		write_dot(m, e, n, o, &b);
+	else
+		write_table(m, e, n, o, &b);
+	tr_output_sb(out, &b);
+	sb_free(&b);
+	free(e);
+}
+
+/* --- reformatted traces --- */
+
+static int
+occ_time_cmp(const void *x, const void *y)
+{
+	const order_rec *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return infer_event_cmp(a->n, a->ev, b->n, b->ev);
+}
+
+#define WORDS(n) (((n) + 63) / 64)
+#define BIT(v, i) ((v)[(i) / 64] >> ((i) % 64) & 1)
+#define SETBIT(v, i) ((v)[(i) / 64] |= 1ULL << ((i) % 64))
+
+/* m->order: the trace's events sorted by first time (a topological order of
+ * every edge the trace agrees with, since those need a.last < b.first). */
+static void
+order_events(infer *m)
+{
+	GROW(m->order, m->caporder, m->nev);
+	for (size_t i = 0; i < m->nev; i++)
+		m->order[i] = (order_rec){ &m->name[m->ev[i].e / 2], m->ev[i].e & 1,
+					   m->ev[i].first, m->ev[i].last, m->ev[i].e };
+	qsort(m->order, m->nev, sizeof *m->order, occ_time_cmp);
+}
+
+/* adj row i: the events j that the model puts after i and the trace agrees. */
+static void
+trace_edges(infer *m, uint64_t *adj, size_t n, size_t w)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = i + 1; j < n; j++) {
+			const order_rec *a = &m->order[i], *b = &m->order[j];
+			if (!(a->last < b->first))
+				continue;	/* the trace does not have a before b */
+			uint32_t lo = a->e < b->e ? a->e : b->e, hi = a->e ^ b->e ^ lo;
+			const pair_rec *r = pair_find(m, lo, hi);
+			if (r && (r->pass & (a->e == lo ? 1 : 2)))
+				SETBIT(adj + i * w, j);
+		}
+	}
+}
+
+static void
+write_ie(infer *m, const tr_trace *t, const order_rec *a, const order_rec *b, strbuf *out)
+{
+	sb_adds(out, "IE\t");
+	tr_escapes(out, t->trace_id, 0);
+	sb_addc(out, '\t');
+	sb_clear(&m->tmp);
+	infer_event_text(&m->tmp, a->n, a->ev);
+	tr_escape(out, m->tmp.s, m->tmp.len, 0);
+	sb_addc(out, '\t');
+	sb_clear(&m->tmp);
+	infer_event_text(&m->tmp, b->n, b->ev);
+	tr_escape(out, m->tmp.s, m->tmp.len, 0);
+	sb_addc(out, '\n');
+}
+
+/* Reformatted trace: the edges of the model among the trace's events that
+ * the trace agrees with (all of a before all of b); then every edge a -> b
+ * that another path a -> c -> ... -> b implies is dropped. Within one trace
+ * these edges follow time, so the graph is acyclic and the reduction unique:
+ * reach[i] is what i reaches; a successor j of i is kept unless a kept
+ * earlier successor already reaches it. */
+void
+infer_reformat_trace(infer *m, const tr_trace *t, strbuf *out)
+{
+	if (!m->applied)
+		infer_apply_threshold(m);
+	name_spans(m, t);
+	if (collect_events(m, t) < 0)
+		return;		/* over the cap: not in the model either */
+	order_events(m);
+	size_t n = m->nev, w = WORDS(n);
+	GROW(m->bits, m->capbits, 2 * n * w + w);
+	uint64_t *adj = m->bits, *reach = adj + n * w, *covered = reach + n * w;
+	memset(m->bits, 0, (2 * n * w + w) * sizeof *m->bits);
+	trace_edges(m, adj, n, w);
+	for (size_t i = n; i-- > 0;)
+		for (size_t j = i + 1; j < n; j++)
+			if (BIT(adj + i * w, j)) {
+				SETBIT(reach + i * w, j);
+				for (size_t k = 0; k < w; k++)
+					reach[i * w + k] |= reach[j * w + k];
+			}
+	for (size_t i = 0; i < n; i++) {
+		memset(covered, 0, w * sizeof *covered);
+		for (size_t j = i + 1; j < n; j++) {
+			if (!BIT(adj + i * w, j) || BIT(covered, j))
+				continue;
+			for (size_t k = 0; k < w; k++)
+				covered[k] |= reach[j * w + k];
+			write_ie(m, t, &m->order[i], &m->order[j], out);
+		}
+	}
+}

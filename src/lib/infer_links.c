@@ -1,0 +1,324 @@
+/* infer_links.c - service dependency links, by the rules of Zipkin's
+ * DependencyLinker (which Jaeger's spark-dependencies job also follows for
+ * Zipkin data):
+ *   - a client span with children is skipped: its server child links;
+ *   - a span with no kind (or internal) is a client when it names both its
+ *     own and a remote service, else skipped;
+ *   - server/consumer: remote service (or nearest remote ancestor's
+ *     service) -> own service; the root server without a remote is skipped;
+ *   - client/producer: own service -> remote service (peer.service);
+ *   - producer/consumer link only through the broker (both names known);
+ *     the broker is peer.service, else OpenTelemetry's messaging.system;
+ *   - the nearest remote ancestor is the nearest ancestor with a kind in
+ *     Zipkin's tree: spans whose parent is missing hang under the first
+ *     parentless span; a child of a shared span's server half whose
+ *     service or host differs hangs under the client half;
+ *   - error: the span has an error tag (not "false"); a server half split
+ *     from its client (own span id, parent = the client) inherits the
+ *     client's error. */
+#include "infer.h"
+#include "infer_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dot.h"
+#include "format.h"
+
+typedef struct link_rec {
+	const char *parent, *child;	/* arena copies */
+	uint32_t plen, clen;
+	uint64_t calls, errors;
+} link_rec;
+
+struct infer_links {
+	arena mem;
+	strmap index;		/* "parent\0child" -> link */
+	link_rec *link;
+	size_t nlinks, caplink;
+	strbuf key;
+};
+
+infer_links *
+infer_links_new(void)
+{
+	return xcalloc(1, sizeof(infer_links));
+}
+
+void
+infer_links_free(infer_links *l)
+{
+	if (!l)
+		return;
+	strmap_free(&l->index);
+	free(l->link);
+	sb_free(&l->key);
+	arena_free(&l->mem);
+	free(l);
+}
+
+void
+infer_links_put(infer_links *l, const char *parent, size_t plen,
+		const char *child, size_t clen, uint64_t calls, uint64_t errors)
+{
+	int added;
+
+	sb_clear(&l->key);
+	sb_add(&l->key, parent, plen);
+	sb_addc(&l->key, '\0');
+	sb_add(&l->key, child, clen);
+	strmap_slot *slot = strmap_put(&l->index, l->key.s, l->key.len, &added);
+	if (added) {
+		char *k = arena_strndup(&l->mem, l->key.s, l->key.len);
+		slot->key = k;
+		slot->val = (int64_t)l->nlinks;
+		GROW(l->link, l->caplink, l->nlinks + 1);
+		l->link[l->nlinks++] = (link_rec){ k, k + plen + 1, (uint32_t)plen,
+						   (uint32_t)clen, 0, 0 };
+	}
+	l->link[slot->val].calls += calls;
+	l->link[slot->val].errors += errors;
+}
+
+static void
+add_link(infer_links *l, const char *parent, const char *child, int error)
+{
+	infer_links_put(l, parent, strlen(parent), child, strlen(child), 1, error != 0);
+}
+
+static int
+is_remote_kind(int kind)
+{
+	return kind != TR_KIND_NONE && kind != TR_KIND_INTERNAL;
+}
+
+static int
+has_error(const tr_span *s)
+{
+	const char *e = tr_span_tag(s, "error");
+
+	return e && strcmp(e, "false") != 0;
+}
+
+static const char *
+nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* A server half that tr-ingest split from a Zipkin shared span: id "X:s",
+ * parent "X". In Zipkin's model it carries the client's parent id instead,
+ * so it does not inherit the client's error. */
+static int
+is_shared_server_half(const tr_span *s)
+{
+	size_t n = strlen(s->span_id), p = strlen(s->parent_id);
+
+	return n == p + 2 && memcmp(s->span_id, s->parent_id, p) == 0 &&
+	       strcmp(s->span_id + p, ":s") == 0;
+}
+
+/* The parent in Zipkin's tree. Zipkin hangs a child of a shared span under
+ * the server half only when both have the same local endpoint, else under
+ * the client half; a root other than the first parentless span (headless
+ * spans) hangs under that span. */
+static int32_t
+zipkin_parent(const tr_trace *t, int32_t i, int32_t root)
+{
+	const tr_span *s = &t->spans[i];
+	int32_t p = s->parent;
+
+	if (p < 0)
+		return i != root ? root : -1;
+	const tr_span *ps = &t->spans[p];
+	if (is_shared_server_half(ps) && ps->parent >= 0 &&
+	    (strcmp(ps->service, s->service) != 0 || strcmp(ps->host, s->host) != 0))
+		return ps->parent;
+	return p;
+}
+
+static int32_t
+first_remote_ancestor(const tr_trace *t, int32_t i, int32_t root)
+{
+	/* Bounded: the tree is acyclic and root has no parent. */
+	for (int32_t p = zipkin_parent(t, i, root); p >= 0; p = zipkin_parent(t, p, root))
+		if (is_remote_kind(t->spans[p].kind))
+			return p;
+	return -1;
+}
+
+static void
+link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
+{
+	const tr_span *s = &t->spans[i];
+	int kind = s->kind;
+	const char *svc = nonempty(s->service);
+	const char *remote = nonempty(tr_span_tag(s, "peer.service"));
+	const char *parent, *child;
+
+	/* OpenTelemetry names the broker of a messaging span messaging.system. */
+	if (!remote && (kind == TR_KIND_PRODUCER || kind == TR_KIND_CONSUMER))
+		remote = nonempty(tr_span_tag(s, "messaging.system"));
+
+	if (kind == TR_KIND_CLIENT && s->first_child >= 0)
+		return;		/* the server below names the link */
+	if (!is_remote_kind(kind)) {
+		if (!svc || !remote)
+			return;
+		kind = TR_KIND_CLIENT;
+	}
+	if (kind == TR_KIND_SERVER || kind == TR_KIND_CONSUMER) {
+		child = svc;
+		parent = remote;
+		if (i == root && !parent)
+			return;	/* the root's caller is unknown */
+	} else {
+		parent = svc;
+		child = remote;
+	}
+	int error = has_error(s);
+	if (kind == TR_KIND_PRODUCER || kind == TR_KIND_CONSUMER) {
+		if (parent && child)
+			add_link(l, parent, child, error);
+		return;
+	}
+	int32_t ra = first_remote_ancestor(t, i, root);
+	const char *ran = ra >= 0 ? nonempty(t->spans[ra].service) : NULL;
+	if (ran) {
+		/* A client span named with its remote service only: backfill the
+		 * hop from the nearest remote ancestor to the client's service. */
+		if (kind == TR_KIND_CLIENT && svc && strcmp(ran, svc) != 0)
+			add_link(l, ran, svc, 0);
+		if (kind == TR_KIND_SERVER || !parent)
+			parent = ran;
+		const tr_span *a = &t->spans[ra];
+		if (!error && a->kind == TR_KIND_CLIENT && zipkin_parent(t, i, root) == ra &&
+		    !is_shared_server_half(s))
+			error = has_error(a);
+	}
+	if (parent && child)
+		add_link(l, parent, child, error);
+}
+
+void
+infer_links_add_trace(infer_links *l, const tr_trace *t)
+{
+	int32_t root = -1;
+
+	for (size_t r = 0; r < t->nroots && root < 0; r++)
+		if (!*t->spans[t->roots[r]].parent_id)
+			root = t->roots[r];
+	for (size_t i = 0; i < t->nspans; i++)
+		link_span(l, t, (int32_t)i, root);
+}
+
+static int
+link_cmp(const void *x, const void *y)
+{
+	const link_rec *a = x, *b = y;
+	name_rec ap = { a->parent, a->plen }, bp = { b->parent, b->plen };
+	name_rec ac = { a->child, a->clen }, bc = { b->child, b->clen };
+	int c = infer_event_cmp(&ap, 0, &bp, 0);
+
+	return c ? c : infer_event_cmp(&ac, 0, &bc, 0);
+}
+
+/* Sort the links by (parent, child), keeping the index in step. */
+static void
+sort_links(infer_links *l)
+{
+	qsort(l->link, l->nlinks, sizeof *l->link, link_cmp);
+	for (size_t i = 0; i < l->nlinks; i++) {
+		const link_rec *k = &l->link[i];
+
+		strmap_get(&l->index, k->parent, k->plen + 1 + k->clen)->val = (int64_t)i;
+	}
+}
+
+static void
+add_field(strbuf *b, const char *s, size_t n, int format)
+{
+	if (format == INFER_CSV)
+		infer_csv_field(b, s, n);
+	else if (format == INFER_JSON || format == INFER_JAEGER_JSON)
+		infer_json_string(b, s, n);
+	else
+		tr_escape(b, s, n, 0);
+}
+
+static void
+write_dot(infer_links *l, strbuf *b)
+{
+	char label[64];
+
+	dot_begin(b, "service dependencies", "LR");
+	for (size_t i = 0; i < l->nlinks; i++) {
+		const link_rec *k = &l->link[i];
+
+		if (k->errors)
+			snprintf(label, sizeof label, "%llu (%llu errors)",
+				 (unsigned long long)k->calls, (unsigned long long)k->errors);
+		else
+			snprintf(label, sizeof label, "%llu", (unsigned long long)k->calls);
+		dot_edge(b, k->parent, k->child, label, k->errors ? "color=red" : NULL);
+	}
+	dot_end(b);
+}
+
+void
+infer_links_write(infer_links *l, int format, tr_output *out)
+{
+	strbuf b = {0};
+
+	sort_links(l);
+	if (format == INFER_DOT) {
+		write_dot(l, &b);
+	} else if (format == INFER_JSON || format == INFER_JAEGER_JSON) {
+		/* json: Zipkin's /api/v2/dependencies; jaeger-json: Jaeger's /api/dependencies data. */
+		sb_addc(&b, '[');
+		for (size_t i = 0; i < l->nlinks; i++) {
+			const link_rec *k = &l->link[i];
+
+			sb_adds(&b, i ? ",\n{\"parent\":" : "\n{\"parent\":");
+			add_field(&b, k->parent, k->plen, format);
+			sb_adds(&b, ",\"child\":");
+			add_field(&b, k->child, k->clen, format);
+			sb_addf(&b, ",\"callCount\":%llu", (unsigned long long)k->calls);
+			if (format == INFER_JSON)
+				sb_addf(&b, ",\"errorCount\":%llu", (unsigned long long)k->errors);
+			sb_addc(&b, '}');
+		}
+		sb_adds(&b, l->nlinks ? "\n]\n" : "]\n");
+	} else {
+		char sep = format == INFER_CSV ? ',' : '\t';
+
+		sb_addf(&b, "parent%cchild%ccalls%cerrors\n", sep, sep, sep);
+		for (size_t i = 0; i < l->nlinks; i++) {
+			const link_rec *k = &l->link[i];
+
+			add_field(&b, k->parent, k->plen, format);
+			sb_addc(&b, sep);
+			add_field(&b, k->child, k->clen, format);
+			sb_addf(&b, "%c%llu%c%llu\n", sep, (unsigned long long)k->calls,
+				sep, (unsigned long long)k->errors);
+		}
+	}
+	tr_output_sb(out, &b);
+	sb_free(&b);
+}
+
+void
+infer_links_write_partial(infer_links *l, strbuf *b)
+{
+	sort_links(l);
+	for (size_t i = 0; i < l->nlinks; i++) {
+		const link_rec *k = &l->link[i];
+
+		sb_adds(b, "IL\t\t");
+		tr_escape(b, k->parent, k->plen, 0);
+		sb_addc(b, '\t');
+		tr_escape(b, k->child, k->clen, 0);
+		sb_addf(b, "\t%llu\t%llu\n", (unsigned long long)k->calls,
+			(unsigned long long)k->errors);
+	}
+}

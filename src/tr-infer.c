@@ -1,0 +1,338 @@
+/* tr-infer - the happens-before relation between span events learnt from
+ * many traces with a threshold (The Mystery Machine, Scooby Systems), its
+ * per-trace reformatted traces, and service dependency links; with partial
+ * counts that merge, for sharded runs. See tr-infer(1). */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "filter.h"
+#include "infer.h"
+
+typedef struct infer_ctx {
+	infer *model;		/* NULL with --links */
+	infer_links *links;	/* NULL without --links */
+	infer_out out;
+	int partial, quiet;
+} infer_ctx;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: tr-infer [-akqv] [-t EXPR] [-f FMT] [-o FILE] [--name FIELDS]\n"
+	    "                [--backtrace-depth K] [--count traces|pairs] [--max-events N]\n"
+	    "                [--dot [--spans]] [--partial | --merge] [FILE...]\n"
+	    "       tr-infer --reformat [options] [FILE...]\n"
+	    "       tr-infer --links [-f tsv|csv|json|jaeger-json|dot] [--partial | --merge] [FILE...]\n"
+	    "Global causal model of span start (_S) and end (_E) events over all traces.\n"
+	    "  -t, --threshold EXPR   keep edge A->B when EXPR over s v u q T holds\n"
+	    "                         (default 'v == 0', The Mystery Machine)\n"
+	    "  -a, --all              every counted ordered pair, with a pass column\n"
+	    "  -n, --name FIELDS      nameID fields, of service,operation,kind,host\n"
+	    "                         (default service,operation; joined by ':')\n"
+	    "  -d, --backtrace-depth K  append the names of up to K ancestors\n"
+	    "  -c, --count MODE       repeated names: traces (default; every occurrence\n"
+	    "                         must agree) or pairs (count occurrence pairs)\n"
+	    "  -m, --max-events N     skip traces with more than N distinct events (default 2048;\n"
+	    "                         0: no cap)\n"
+	    "  -f, --format FMT       tsv (default), csv, json, dot; links: jaeger-json\n"
+	    "      --dot              the same as -f dot\n"
+	    "      --spans            with --dot: nameIDs as nodes, X->Y when X_E->Y_S\n"
+	    "  -r, --reformat         pass traces through with IE records: the model's\n"
+	    "                         edges among their events, transitively reduced\n"
+	    "  -l, --links            service dependency links (Zipkin's rules)\n"
+	    "  -p, --partial          write raw counts (IT, IP, IL records) to merge later\n"
+	    "  -M, --merge            read raw counts, sum them, then apply the threshold\n"
+	    "  -o FILE                write to FILE (atomically)\n"
+	    "  -k, --keep-going       skip bad traces instead of stopping\n"
+	    "  -q, --quiet            no notes on stderr\n"
+	    "  -v, --verbose          counts on stderr at the end\n"
+	    "  -h, --help             this help\n"
+	    "      --version          print the version\n");
+}
+
+static int
+on_trace(void *ctx, tr_trace *t, strbuf *out)
+{
+	infer_ctx *x = ctx;
+
+	(void)out;
+	if (x->model)
+		infer_add_trace(x->model, t);
+	if (x->links)
+		infer_links_add_trace(x->links, t);
+	return 0;
+}
+
+static int
+on_reformat(void *ctx, tr_trace *t, strbuf *out)
+{
+	infer_ctx *x = ctx;
+
+	tr_write_trace(out, t, &(tr_write_opts){ .drop_type = "IE" });
+	infer_reformat_trace(x->model, t, out);
+	return 0;
+}
+
+static void
+note_skipped(const infer_ctx *x)
+{
+	if (x->model && infer_skipped(x->model) && !x->quiet)
+		tr_warn("%llu traces over --max-events left out of the model",
+			(unsigned long long)infer_skipped(x->model));
+}
+
+static void
+on_end(void *ctx, tr_output *out)
+{
+	infer_ctx *x = ctx;
+
+	note_skipped(x);
+	if (x->partial)
+		infer_write_partial(x->model, x->links, out);
+	else if (x->links)
+		infer_links_write(x->links, x->out.format, out);
+	else
+		infer_write_model(x->model, &x->out, out);
+}
+
+/* --merge: every line of every input is a partial record. */
+static int
+run_merge(infer_ctx *x, const tr_filter *f)
+{
+	char *dash = "-";
+	char **files = f->nfiles ? f->files : &dash;
+	int nfiles = f->nfiles ? f->nfiles : 1, status = TR_EXIT_OK;
+	char what[160];
+
+	for (int i = 0; i < nfiles; i++) {
+		tr_input *in = tr_input_open(files[i]);
+		size_t len;
+		char *line;
+
+		while ((line = tr_input_line(in, &len))) {
+			if (infer_merge_line(x->model, x->links, line, len, what, sizeof what) == 0)
+				continue;
+			tr_warn("%s:%llu: %s", tr_input_name(in),
+				(unsigned long long)tr_input_lineno(in), what);
+			if (!f->keep_going)
+				tr_die(TR_EXIT_INPUT, "nothing written");
+			status = TR_EXIT_INPUT;
+		}
+		tr_input_close(in);
+	}
+	if (x->model && infer_check_counts(x->model) < 0)
+		tr_die(TR_EXIT_INPUT, "partial counts do not add up (an IT record is missing?)");
+	tr_output *out = tr_output_open(f->out_path, 0);
+	on_end(x, out);
+	tr_output_close(out);
+	return status;
+}
+
+/* Copy standard input to a temporary file, for the second pass of --reformat. */
+static char *
+spool_stdin(void)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t dn = dir && *dir ? strlen(dir) : 4;
+	char *path = xmalloc(dn + 32), buf[65536];
+
+	snprintf(path, dn + 32, "%s/tr-infer.XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file", path);
+	tr_input *in = tr_input_open("-");
+	size_t n;
+	while ((n = tr_input_read(in, buf, sizeof buf)) > 0)
+		for (size_t off = 0; off < n;) {
+			ssize_t w = write(fd, buf + off, n - off);
+			if (w < 0) {
+				unlink(path);
+				tr_die(TR_EXIT_SYSTEM, "%s: write error", path);
+			}
+			off += (size_t)w;
+		}
+	tr_input_close(in);
+	close(fd);
+	return path;
+}
+
+/* --reformat: the model needs every trace before the first can be written,
+ * so the input is read twice. The first pass is silent: the second one
+ * reports bad input exactly as any filter does, and stops where it stops. */
+static int
+run_reformat(infer_ctx *x, tr_filter *f)
+{
+	char *spool = NULL;
+
+	for (int i = 0; i < f->nfiles; i++)
+		if (strcmp(f->files[i], "-") == 0 && f->nfiles > 1)
+			tr_die(TR_EXIT_USAGE, "--reformat reads its input twice: '-' must be the only input");
+	if (f->nfiles == 0 || strcmp(f->files[0], "-") == 0) {
+		spool = spool_stdin();
+		f->files = &spool;
+		f->nfiles = 1;
+	}
+	for (int i = 0; i < f->nfiles; i++)	/* a missing file is told before stderr goes */
+		tr_input_close(tr_input_open(f->files[i]));
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+	if (saved < 0 || null < 0)
+		tr_die(TR_EXIT_SYSTEM, "cannot open /dev/null");
+	dup2(null, 2);
+	close(null);
+	tr_reader *r = tr_reader_new(f->files, f->nfiles);
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next n = tr_reader_next(r, &t, &line, &len);
+
+		if (n == TR_EOF || (n == TR_BAD && !f->keep_going))
+			break;
+		if (n == TR_TRACE)
+			infer_add_trace(x->model, t);
+	}
+	tr_reader_free(r);
+	dup2(saved, 2);
+	close(saved);
+
+	note_skipped(x);
+	f->pass_through = 1;
+	f->on_trace = on_reformat;
+	f->on_end = NULL;
+	int status = tr_filter_run(f);
+	if (spool) {
+		unlink(spool);
+		free(spool);
+	}
+	return status;
+}
+
+static int
+parse_format(const char *s)
+{
+	static const char *const names[] = { "tsv", "csv", "json", "dot", "jaeger-json" };
+
+	for (int i = 0; i < 5; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;	/* enum infer_format order */
+	tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (tsv, csv, json, dot, jaeger-json)", s);
+}
+
+static long
+parse_count_arg(const char *opt, const char *s, long max)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < 0 || v > max)
+		tr_die(TR_EXIT_USAGE, "%s: not a number from 0 to %ld: %s", opt, max, s);
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_DOT = 256, OPT_SPANS, OPT_VERSION };
+	static const struct option longopts[] = {
+		{"threshold", required_argument, NULL, 't'},
+		{"all", no_argument, NULL, 'a'},
+		{"name", required_argument, NULL, 'n'},
+		{"backtrace-depth", required_argument, NULL, 'd'},
+		{"count", required_argument, NULL, 'c'},
+		{"max-events", required_argument, NULL, 'm'},
+		{"format", required_argument, NULL, 'f'},
+		{"dot", no_argument, NULL, OPT_DOT},
+		{"spans", no_argument, NULL, OPT_SPANS},
+		{"reformat", no_argument, NULL, 'r'},
+		{"links", no_argument, NULL, 'l'},
+		{"partial", no_argument, NULL, 'p'},
+		{"merge", no_argument, NULL, 'M'},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0}
+	};
+	infer_opts o = { .fields = { INFER_SERVICE, INFER_OPERATION }, .nfields = 2,
+			 .max_events = 2048 };
+	infer_ctx x = {0};
+	tr_filter f = {0};
+	const char *threshold = "v == 0";
+	int opt, links = 0, merge = 0, reformat = 0, status;
+
+	tr_setprogname(argv[0]);
+	while ((opt = getopt_long(argc, argv, "t:an:d:c:m:f:rlpMko:qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't': threshold = optarg; break;
+		case 'a': x.out.all = 1; break;
+		case 'n':
+			if (infer_parse_fields(optarg, &o) < 0)
+				tr_die(TR_EXIT_USAGE, "--name: \"%s\": a comma list of "
+				       "service, operation, kind, host", optarg);
+			break;
+		case 'd': o.depth = (int)parse_count_arg("--backtrace-depth", optarg, 1000); break;
+		case 'c':
+			if (strcmp(optarg, "traces") == 0)
+				o.count = INFER_COUNT_TRACES;
+			else if (strcmp(optarg, "pairs") == 0)
+				o.count = INFER_COUNT_PAIRS;
+			else
+				tr_die(TR_EXIT_USAGE, "--count: traces or pairs, not \"%s\"", optarg);
+			break;
+		case 'm': o.max_events = (size_t)parse_count_arg("--max-events", optarg, 1L << 24); break;
+		case 'f': x.out.format = parse_format(optarg); break;
+		case OPT_DOT: x.out.format = INFER_DOT; break;
+		case OPT_SPANS: x.out.spans = 1; break;
+		case 'r': reformat = 1; break;
+		case 'l': links = 1; break;
+		case 'p': x.partial = 1; break;
+		case 'M': merge = 1; break;
+		case 'k': f.keep_going = 1; break;
+		case 'o': f.out_path = optarg; break;
+		case 'q': x.quiet = 1; break;
+		case 'v': f.verbose = 1; break;
+		case 'h': usage(stdout); return TR_EXIT_OK;
+		case OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
+		default: usage(stderr); return TR_EXIT_USAGE;
+		}
+	}
+	if (reformat && (links || x.partial || merge))
+		tr_die(TR_EXIT_USAGE, "--reformat excludes --links, --partial and --merge");
+	if (x.out.format == INFER_JAEGER_JSON && !links)
+		tr_die(TR_EXIT_USAGE, "-f jaeger-json goes with --links");
+	if (x.out.spans && (x.out.format != INFER_DOT || links))
+		tr_die(TR_EXIT_USAGE, "--spans goes with --dot");
+	if (x.out.all && links)
+		tr_die(TR_EXIT_USAGE, "--all goes with the causal model, not --links");
+
+	char err[256];
+	size_t errpos = 0;
+	if (links) {
+		x.links = infer_links_new();
+	} else {
+		x.model = infer_new(&o);
+		if (infer_set_threshold(x.model, threshold, err, sizeof err, &errpos) < 0)
+			tr_die(TR_EXIT_USAGE, "--threshold: %s at offset %zu in \"%s\"",
+			       err, errpos, threshold);
+	}
+
+	f.files = argv + optind;
+	f.nfiles = argc - optind;
+	f.on_trace = on_trace;
+	f.on_end = on_end;
+	f.ctx = &x;
+	if (merge)
+		status = run_merge(&x, &f);
+	else if (reformat)
+		status = run_reformat(&x, &f);
+	else
+		status = tr_filter_run(&f);
+	infer_free(x.model);
+	infer_links_free(x.links);
+	return status;
+}
