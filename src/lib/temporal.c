@@ -1,0 +1,338 @@
+/* temporal.c - the window of traces around each queried one.
+ *
+ * Blockers live in other traces, so a trace is analysed only once `half`
+ * traces after it are buffered, and a trace stays buffered until every trace
+ * within `half` of it was analysed: at most window + 2 traces in memory.
+ * Output keeps the input order: traceless lines wait behind the traces read
+ * before them. */
+#include "temporal_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dot.h"
+
+static size_t
+half_window(const temporal *tp)
+{
+	return tp->o.window / 2;
+}
+
+temporal *
+tp_new(const tp_opts *o)
+{
+	temporal *tp = xcalloc(1, sizeof *tp);
+
+	tp->o = *o;
+	tp->ringcap = 2 * half_window(tp) + 2;
+	tp->ring = xcalloc(tp->ringcap, sizeof *tp->ring);
+	for (size_t i = 0; i < o->nonly; i++) {
+		int added;
+
+		strmap_put(&tp->only, o->only[i], strlen(o->only[i]), &added);
+	}
+	return tp;
+}
+
+static wtrace *
+take_wtrace(temporal *tp)
+{
+	if (tp->nspare)
+		return tp->spare[--tp->nspare];
+	return xcalloc(1, sizeof(wtrace));
+}
+
+/* A private copy: the reader's trace is only valid until its next call. */
+static int
+clone_trace(wtrace *w, const tr_trace *src)
+{
+	tr_trace *t = &w->t;
+
+	tr_trace_reset(t);
+	t->files = src->files;
+	t->trace_id = arena_strndup(&t->mem, src->trace_id, strlen(src->trace_id));
+	GROW(t->recs, t->caprecs, src->nrecs + 1);
+	for (size_t i = 0; i < src->nrecs; i++) {
+		t->recs[i] = src->recs[i];
+		t->recs[i].line = arena_strndup(&t->mem, src->recs[i].line, src->recs[i].len);
+	}
+	t->nrecs = src->nrecs;
+	return tr_trace_parse(t);
+}
+
+/* The id map names only buffered traces: rebuilt as the window moves on, so
+ * that it never holds a key of an evicted trace for long. */
+static void
+index_id(temporal *tp, wtrace *w)
+{
+	int added;
+
+	if (w->serial >= tp->ids_built + tp->ringcap) {
+		strmap_clear(&tp->ids);
+		arena_reset(&tp->ids_mem);
+		tp->ids_built = w->serial;
+		for (uint64_t s = tp->oldest; s < w->serial; s++) {
+			wtrace *o = tp->ring[s % tp->ringcap];
+
+			if (!o || o->serial != s)
+				continue;
+			const char *k = arena_strndup(&tp->ids_mem, o->t.trace_id, strlen(o->t.trace_id));
+			strmap_put(&tp->ids, k, strlen(k), &added)->val = (int64_t)s;
+		}
+	}
+	const char *k = arena_strndup(&tp->ids_mem, w->t.trace_id, strlen(w->t.trace_id));
+	strmap_put(&tp->ids, k, strlen(k), &added)->val = (int64_t)w->serial;
+}
+
+static void
+evict_before(temporal *tp, uint64_t serial)
+{
+	while (tp->oldest < serial && tp->oldest < tp->next_serial) {
+		wtrace *w = tp->ring[tp->oldest % tp->ringcap];
+
+		tp->ring[tp->oldest % tp->ringcap] = NULL;
+		tp->oldest++;
+		if (!w)
+			continue;
+		tr_trace_reset(&w->t);
+		GROW(tp->spare, tp->capspare, tp->nspare + 1);
+		tp->spare[tp->nspare++] = w;
+	}
+}
+
+static int
+queried(const temporal *tp, const wtrace *w)
+{
+	return tp->o.nonly == 0 || strmap_get(&tp->only, w->t.trace_id, strlen(w->t.trace_id));
+}
+
+static void
+emit(temporal *tp, wtrace *w, strbuf *out)
+{
+	int analysed = queried(tp, w);
+
+	if (analysed && tpq_annotate(tp, w) < 0) {
+		analysed = 0;
+		tp->st.skipped++;
+		if (!tp->o.quiet)
+			tr_warn("trace %s: its root span has no time: not analysed", w->t.trace_id);
+	}
+	if (analysed) {
+		tp->st.analysed++;
+		tp->st.violations += tp->violations;
+	}
+	switch (tp->o.format) {
+	case TP_LINE:
+		tpr_write_line(tp, w, analysed, out);
+		break;
+	case TP_EXPLAIN:
+		if (analysed)
+			tpr_write_explain(tp, w, out);
+		break;
+	case TP_DOT:
+		if (analysed)
+			tpr_write_dot(tp, w, out);
+		break;
+	}
+}
+
+/* Write what is ready: lines, and traces with `half` traces after them. */
+static void
+drain(temporal *tp, strbuf *out, int at_end)
+{
+	size_t half = half_window(tp);
+
+	while (tp->pend_head < tp->npend) {
+		tp_pending *p = &tp->pend[tp->pend_head];
+
+		if (!p->w) {
+			if (tp->o.format == TP_LINE) {
+				sb_add(out, p->line, p->len);
+				sb_addc(out, '\n');
+			}
+			free(p->line);
+			tp->pend_head++;
+			continue;
+		}
+		if (!at_end && p->w->serial + half >= tp->next_serial)
+			break;
+		uint64_t serial = p->w->serial;
+		emit(tp, p->w, out);
+		tp->pend_head++;
+		if (serial + 1 > half)
+			evict_before(tp, serial + 1 - half);
+	}
+	if (tp->pend_head == tp->npend)
+		tp->pend_head = tp->npend = 0;
+	else if (tp->pend_head > 1024 && tp->pend_head * 2 > tp->npend) {
+		memmove(tp->pend, tp->pend + tp->pend_head,
+			(tp->npend - tp->pend_head) * sizeof *tp->pend);
+		tp->npend -= tp->pend_head;
+		tp->pend_head = 0;
+	}
+}
+
+static void
+pend(temporal *tp, wtrace *w, const char *line, size_t len)
+{
+	GROW(tp->pend, tp->cappend, tp->npend + 1);
+	tp_pending *p = &tp->pend[tp->npend++];
+	p->w = w;
+	p->line = NULL;
+	p->len = len;
+	if (!w) {
+		p->line = xmalloc(len + 1);
+		memcpy(p->line, line, len);
+		p->line[len] = '\0';
+	}
+}
+
+void
+tp_add_trace(temporal *tp, const tr_trace *t, strbuf *out)
+{
+	wtrace *w = take_wtrace(tp);
+
+	if (clone_trace(w, t) < 0)	/* it parsed once: cannot fail */
+		tr_die(TR_EXIT_SYSTEM, "trace %s: copy does not parse", t->trace_id);
+	w->serial = tp->next_serial++;
+	tp->ring[w->serial % tp->ringcap] = w;
+	index_id(tp, w);
+	tpg_build(tp, w);
+	tpg_insert(tp, w);
+	tp->st.traces++;
+	pend(tp, w, NULL, 0);
+	drain(tp, out, 0);
+}
+
+void
+tp_add_line(temporal *tp, const char *line, size_t len, strbuf *out)
+{
+	pend(tp, NULL, line, len);
+	drain(tp, out, 0);
+}
+
+void
+tp_finish(temporal *tp, strbuf *out)
+{
+	drain(tp, out, 1);
+	if (tp->o.format == TP_DOT) {
+		strbuf head = {0};
+
+		dot_begin(&head, "temporal provenance", "TB");
+		sb_add(&head, out->s ? out->s : "", out->len);
+		dot_end(&head);
+		sb_clear(out);
+		sb_add(out, head.s, head.len);
+		sb_free(&head);
+	}
+}
+
+const tp_stats *
+tp_stats_get(const temporal *tp)
+{
+	return &tp->st;
+}
+
+static void
+free_wtrace(wtrace *w)
+{
+	tr_trace_free(&w->t);
+	free(w->v);
+	free(w->pre);
+	free(w->exts);
+	free(w);
+}
+
+void
+tp_free(temporal *tp)
+{
+	if (!tp)
+		return;
+	for (size_t i = 0; i < tp->ringcap; i++)
+		if (tp->ring[i])
+			free_wtrace(tp->ring[i]);
+	for (size_t i = 0; i < tp->nspare; i++)
+		free_wtrace(tp->spare[i]);
+	for (size_t i = tp->pend_head; i < tp->npend; i++)
+		free(tp->pend[i].line);
+	for (size_t i = 0; i < tp->nres; i++) {
+		free(tp->res[i].e);
+		free(tp->res[i].free_at);
+		free(tp->res[i].last);
+	}
+	free(tp->res);
+	free(tp->ring);
+	free(tp->spare);
+	free(tp->pend);
+	free(tp->tasks);
+	free(tp->causes);
+	free(tp->span_delay);
+	sb_free(&tp->text);
+	strmap_free(&tp->res_ids);
+	strmap_free(&tp->ids);
+	strmap_free(&tp->only);
+	strmap_free(&tp->cause_ids);
+	arena_free(&tp->mem);
+	arena_free(&tp->build_mem);
+	arena_free(&tp->ids_mem);
+	arena_free(&tp->qmem);
+	free(tp);
+}
+
+int
+tp_run(const tp_run_opts *r, const tp_opts *o)
+{
+	tr_reader *rd = tr_reader_new(r->files, r->nfiles);
+	tr_output *out = tr_output_open(r->out_path, 0);
+	temporal *tp = tp_new(o);
+	strbuf b = {0};
+	int status = TR_EXIT_OK;
+
+	if (o->format == TP_LINE)
+		sb_adds(&b, TR_FORMAT_HEADER "\n");
+	for (;;) {
+		tr_trace *t = NULL;
+		const char *line = NULL;
+		size_t len = 0;
+		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
+
+		if (n == TR_EOF)
+			break;
+		if (n == TR_LINE)
+			tp_add_line(tp, line, len, &b);
+		else if (n == TR_TRACE)
+			tp_add_trace(tp, t, &b);
+		else if (!r->keep_going)
+			break;	/* what was read before is still analysed and written */
+		if (b.len >= 64 * 1024 && o->format != TP_DOT) {
+			tr_output_sb(out, &b);
+			sb_clear(&b);
+		}
+	}
+	tp_finish(tp, &b);
+	tr_output_sb(out, &b);
+	sb_free(&b);
+	size_t bad = tr_reader_bad(rd);
+	const tp_stats *st = tp_stats_get(tp);
+	if (bad)
+		status = TR_EXIT_INPUT;
+	else if (o->check && st->violations)
+		status = TR_EXIT_FINDING;
+	if (r->verbose || (bad && r->keep_going))
+		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad%s; %zu causes",
+			st->traces, st->analysed, st->skipped, bad,
+			bad && !r->keep_going ? " (stopped at the first; -k goes on)" : "", st->causes);
+	if (o->check && st->violations)
+		tr_warn("%zu invariant violations", st->violations);
+	for (size_t i = 0; r->verbose && i < tp->nres; i++) {
+		size_t n = tpg_overlaps(tp, i);
+
+		if (n)
+			tr_warn("capacity exceeded on %s: %zu segments found every worker busy",
+				tp->res[i].name, n);
+	}
+	tr_output_close(out);
+	tr_reader_free(rd);
+	tp_free(tp);
+	return status;
+}

@@ -1,0 +1,62 @@
+/* temporal.h - temporal provenance (Zeno, Wu et al.) over spans: why did a
+ * request take as long as it did, causes in other traces included.
+ *
+ * A span becomes a chain of self segments; RPCs and messages become
+ * send/receive pairs with transit vertices; segments that occupy a resource
+ * (service@host) are ordered on its workers across every trace of a window,
+ * which gives the sequencing edges. Each queried trace's root interval is
+ * split among the vertices that caused it (ANNOTATE, Zeno Fig. 6). */
+#ifndef TR_TEMPORAL_H
+#define TR_TEMPORAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+enum tp_format { TP_LINE, TP_EXPLAIN, TP_DOT };
+
+typedef struct tp_capacity {
+	const char *resource;	/* exact resource name, e.g. "mysql@db-1" */
+	int workers;
+} tp_capacity;
+
+typedef struct tp_opts {
+	enum tp_format format;
+	const char *resource_key;	/* span tag refining the resource, or NULL */
+	const tp_capacity *caps;
+	size_t ncaps;
+	size_t window;			/* traces buffered around the queried one */
+	char **only;			/* --trace ids; none: every trace */
+	size_t nonly;
+	int check;			/* report broken invariants as findings */
+	int quiet;
+} tp_opts;
+
+typedef struct tp_stats {
+	size_t traces, analysed, skipped, causes, violations;
+} tp_stats;
+
+typedef struct temporal temporal;
+
+temporal *tp_new(const tp_opts *o);
+/* Buffer a copy of t; writes to out every trace (and earlier line) that now
+ * has enough traces after it in the window. */
+void tp_add_trace(temporal *tp, const tr_trace *t, strbuf *out);
+/* A traceless line, written in its place in the stream (line format only). */
+void tp_add_line(temporal *tp, const char *line, size_t len, strbuf *out);
+/* End of input: analyse and write everything still buffered. */
+void tp_finish(temporal *tp, strbuf *out);
+const tp_stats *tp_stats_get(const temporal *tp);
+void tp_free(temporal *tp);
+
+/* The whole tool: read files, write the result; returns the exit status. */
+typedef struct tp_run_opts {
+	char **files;
+	int nfiles;
+	const char *out_path;
+	int keep_going, verbose;
+} tp_run_opts;
+int tp_run(const tp_run_opts *r, const tp_opts *o);
+
+#endif

@@ -1,0 +1,160 @@
+/* temporal_impl.h - the internals shared by temporal_*.c (not a public API). */
+#ifndef TR_TEMPORAL_IMPL_H
+#define TR_TEMPORAL_IMPL_H
+
+#include "temporal.h"
+
+enum tv_kind { TV_SEG, TV_TRANSIT };
+enum tt_kind { TT_REQUEST, TT_RESPONSE, TT_MESSAGE };
+/* Roles of causes; the names are in tp_role_name. */
+enum tp_role { ROLE_ONPATH, ROLE_OFFPATH, ROLE_SEQ, ROLE_TRANSIT, ROLE_UNEXPLAINED };
+
+typedef struct wtrace wtrace;
+
+/* A vertex: a self segment of a span, or the transit of a request, response
+ * or message. Vertices of one trace live in one array and name each other
+ * by index; only sequencing edges and messages cross traces. */
+typedef struct tp_vert {
+	int64_t start, end;
+	int32_t span;		/* owning span; for a transit, the receiving span */
+	int32_t peer;		/* transit: the sending span (local), else -1 */
+	int32_t res;		/* resource it occupies, -1 for none */
+	int32_t ext;		/* transit from another trace: index in w->exts, else -1 */
+	uint32_t pre, npre;	/* preconditions w->pre[pre .. pre+npre), by end time */
+	uint8_t kind, tkind;
+	/* Worker predecessor on res (seq_w NULL: none), valid once the resource
+	 * is assigned up to this vertex; seq_serial tells if it is still buffered. */
+	uint64_t seq_serial;
+	wtrace *seq_w;
+	int32_t seq_v;
+	/* Annotation of the current query (stamp says which query). */
+	uint32_t stamp;
+} tp_vert;
+
+/* A message source named by a reference into (maybe) another trace. */
+typedef struct tp_ext {
+	const char *trace_id, *span_id;
+} tp_ext;
+
+/* A buffered trace: a private copy of the reader's trace plus its vertices. */
+struct wtrace {
+	tr_trace t;
+	uint64_t serial;	/* order of arrival; the window holds a range */
+	tp_vert *v;
+	size_t nv, capv;
+	int32_t *pre;
+	size_t npre, cappre;
+	tp_ext *exts;
+	size_t next, capext;
+	int32_t *final;		/* per span: its last vertex (-1: no time) */
+	int32_t *done;		/* per span: the vertex its parent waits for */
+	uint8_t *in_main;	/* per span: below the trace's root */
+	arena *scratch;		/* while it is built */
+};
+
+/* One occupying segment on a resource's timeline. */
+typedef struct tp_entry {
+	int64_t start, end;
+	wtrace *w;		/* dangling once serial < tp->oldest */
+	uint64_t serial;
+	int32_t v;
+	int32_t worker;		/* the worker it was assigned to */
+	int32_t nworkers;	/* workers in use after it */
+	uint8_t overlap;	/* it found every worker busy */
+} tp_entry;
+
+typedef struct tp_resource {
+	const char *name;
+	int workers;		/* capacity; INT32_MAX when not given */
+	tp_entry *e;		/* sorted by (start, end); evicted ones stay as history
+				   until the next compaction */
+	size_t ne, cape, compact_at;
+	size_t assigned;	/* e[0 .. assigned) have their workers */
+	int64_t *free_at;	/* per worker, after e[assigned - 1] */
+	int32_t *last;		/* per worker: its latest entry */
+	size_t capfree, caplast;
+} tp_resource;
+
+/* One annotated vertex of a query (ANNOTATE call with a non-empty interval). */
+typedef struct tp_task {
+	wtrace *w;
+	int32_t v;		/* -1 for an unexplained gap */
+	int32_t res;		/* the gap's resource */
+	int32_t parent;		/* task index, -1 for the root */
+	int64_t ts, te, self;
+	uint8_t role, base, seq_edge;
+} tp_task;
+
+/* A cause: a span's self time in one role, a transit, or an unexplained gap. */
+typedef struct tp_cause {
+	wtrace *w;
+	int32_t span, v, res;
+	uint8_t role;
+	int64_t self, delay;
+	const char *label;
+} tp_cause;
+
+struct temporal {
+	tp_opts o;
+	tp_stats st;
+	arena mem;		/* resource names: live as long as tp */
+	arena build_mem;	/* scratch of tpg_build, reset per trace */
+	strmap res_ids;
+	tp_resource *res;
+	size_t nres, capres;
+	/* The window: a ring of traces by serial, and the lines and traces
+	 * not yet written, in input order. */
+	wtrace **ring;
+	size_t ringcap;
+	uint64_t next_serial, oldest;	/* serials: the ring holds [oldest, next) */
+	wtrace **spare;
+	size_t nspare, capspare;
+	struct tp_pending *pend;
+	size_t npend, cappend, pend_head;
+	strmap ids;		/* trace id -> serial of its latest trace */
+	arena ids_mem;
+	uint64_t ids_built;
+	strmap only;
+	/* The current query. */
+	uint32_t stamp;
+	tp_task *tasks;
+	size_t ntasks, captasks;
+	tp_cause *causes;
+	size_t ncauses, capcauses;
+	strmap cause_ids;
+	arena qmem;
+	int64_t *span_delay, *span_self;
+	size_t capspanq;
+	size_t violations;	/* of the current query */
+	strbuf text;		/* labels and resource names being built */
+};
+
+typedef struct tp_pending {
+	wtrace *w;		/* NULL: a line */
+	char *line;
+	size_t len;
+} tp_pending;
+
+/* temporal_graph.c */
+void tpg_build(temporal *tp, wtrace *w);
+int32_t tpg_resource(temporal *tp, const char *name);
+void tpg_insert(temporal *tp, wtrace *w);
+/* The worker predecessor of vertex v of w on its resource; 0 when none. */
+int tpg_pred(temporal *tp, wtrace *w, int32_t v, wtrace **pw, int32_t *pv);
+/* Segments that found every worker of resource r busy. */
+size_t tpg_overlaps(const temporal *tp, size_t r);
+wtrace *tpg_lookup(temporal *tp, const char *trace_id);
+
+/* temporal_query.c */
+/* Annotate w's root interval into tp->tasks. 0, or -1 when the trace has
+ * no timed root (nothing to explain). */
+int tpq_annotate(temporal *tp, wtrace *w);
+
+/* temporal_report.c */
+const char *tp_role_name(int role);
+void tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out);
+void tpr_write_explain(temporal *tp, wtrace *w, strbuf *out);
+void tpr_write_dot(temporal *tp, wtrace *w, strbuf *out);
+void tpr_label(temporal *tp, const tp_cause *c, strbuf *b);
+
+#endif

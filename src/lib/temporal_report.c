@@ -1,0 +1,538 @@
+/* temporal_report.c - causes, tags, D records, --explain and --dot.
+ *
+ * Zeno's post-processing (§5): only vertices with a non-empty annotation are
+ * tasks, which prunes zero-delay branches; a span's segments fold into one
+ * node; sequencing siblings (and unexplained gaps) with the same label (origin
+ * service, operation, resource) fold into one node with a count. */
+#include "temporal_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dot.h"
+#include "format.h"
+
+static const char *const role_names[] = {
+	"onpath", "offpath", "sequencing", "transit", "unexplained"
+};
+
+const char *
+tp_role_name(int role)
+{
+	return role_names[role];
+}
+
+static int
+occupying_kind(int kind)
+{
+	return kind != TR_KIND_CLIENT && kind != TR_KIND_PRODUCER;
+}
+
+static void
+resource_name(const temporal *tp, const tr_span *s, strbuf *b)
+{
+	const char *k = tp->o.resource_key ? tr_span_tag(s, tp->o.resource_key) : NULL;
+
+	sb_adds(b, s->service);
+	if (*s->host)
+		sb_addf(b, "@%s", s->host);
+	if (k)
+		sb_addf(b, "/%s", k);
+}
+
+/* "service:operation on resource"; off the path, the service is the one that
+ * started the cause's trace: who sent the work that got in the way. */
+static void
+span_label(const temporal *tp, const wtrace *w, int32_t span, int role, strbuf *b)
+{
+	const tr_trace *t = &w->t;
+	const tr_span *s = &t->spans[span];
+	const char *svc = s->service;
+
+	if (role != ROLE_ONPATH && t->nroots)
+		svc = t->spans[t->roots[0]].service;
+	sb_addf(b, "%s:%s", svc, s->operation);
+	if (occupying_kind(s->kind)) {
+		sb_adds(b, " on ");
+		resource_name(tp, s, b);
+	} else if (s->kind)
+		sb_addf(b, " (%s)", tr_kind_name(s->kind));
+}
+
+static void
+transit_label(temporal *tp, wtrace *w, const tp_vert *x, strbuf *b)
+{
+	const tr_trace *t = &w->t;
+	const tr_span *rcv = &t->spans[x->span];
+	const tr_span *snd = x->peer >= 0 ? &t->spans[x->peer] : NULL;
+
+	if (x->tkind == TT_REQUEST)
+		sb_addf(b, "request %s → %s:%s", snd->service, rcv->service, rcv->operation);
+	else if (x->tkind == TT_RESPONSE)
+		sb_addf(b, "response %s:%s → %s", snd->service, snd->operation, rcv->service);
+	else {
+		wtrace *o = x->ext >= 0 ? tpg_lookup(tp, w->exts[x->ext].trace_id) : w;
+		int32_t j = x->ext >= 0 && o ? tr_trace_find(&o->t, w->exts[x->ext].span_id) : x->peer;
+
+		if (o && j >= 0)
+			sb_addf(b, "message %s:%s → %s:%s", o->t.spans[j].service,
+				o->t.spans[j].operation, rcv->service, rcv->operation);
+		else
+			sb_addf(b, "message → %s:%s", rcv->service, rcv->operation);
+	}
+}
+
+void
+tpr_label(temporal *tp, const tp_cause *c, strbuf *b)
+{
+	if (c->role == ROLE_UNEXPLAINED)
+		sb_addf(b, "unexplained@%s", tp->res[c->res].name);
+	else if (c->role == ROLE_TRANSIT)
+		transit_label(tp, c->w, &c->w->v[c->v], b);
+	else
+		span_label(tp, c->w, c->span, c->role, b);
+}
+
+static const char *
+task_label(temporal *tp, const tp_task *t)
+{
+	tp_cause c = {.w = t->w, .v = t->v, .res = t->res, .role = t->role,
+		      .span = t->v >= 0 ? t->w->v[t->v].span : -1};
+	sb_clear(&tp->text);
+	tpr_label(tp, &c, &tp->text);
+	return arena_strndup(&tp->qmem, tp->text.s, tp->text.len);
+}
+
+/* The key of a task's cause: a span in a role, a transit, or a resource gap. */
+typedef struct cause_key {
+	const wtrace *w;
+	int32_t span, v, res;
+	int32_t role;
+} cause_key;
+
+static void
+build_causes(temporal *tp)
+{
+	tp->ncauses = 0;
+	strmap_clear(&tp->cause_ids);
+	for (size_t i = 0; i < tp->ntasks; i++) {
+		const tp_task *t = &tp->tasks[i];
+		cause_key *k = arena_alloc(&tp->qmem, sizeof *k);
+		int added;
+
+		memset(k, 0, sizeof *k);
+		k->role = t->role;
+		if (t->role == ROLE_UNEXPLAINED)
+			k->res = t->res;
+		else if (t->role == ROLE_TRANSIT) {
+			k->w = t->w;
+			k->v = t->v;
+		} else {
+			k->w = t->w;
+			k->span = t->w->v[t->v].span;
+		}
+		strmap_slot *s = strmap_put(&tp->cause_ids, (const char *)k, sizeof *k, &added);
+		if (added) {
+			GROW(tp->causes, tp->capcauses, tp->ncauses + 1);
+			tp_cause *c = &tp->causes[tp->ncauses];
+			memset(c, 0, sizeof *c);
+			c->w = t->w;
+			c->v = t->v;
+			c->res = t->res;
+			c->role = t->role;
+			c->span = t->v >= 0 ? t->w->v[t->v].span : -1;
+			s->val = (int64_t)tp->ncauses++;
+		}
+		tp_cause *c = &tp->causes[s->val];
+		c->self += t->self;
+		if (t->te - t->ts > c->delay)
+			c->delay = t->te - t->ts;
+	}
+	for (size_t i = 0; i < tp->ncauses; i++)
+		tp->causes[i].label = task_label(tp, &(tp_task){.w = tp->causes[i].w,
+			.v = tp->causes[i].v, .res = tp->causes[i].res, .role = tp->causes[i].role});
+}
+
+static int
+cause_cmp(const void *a, const void *b)
+{
+	const tp_cause *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* Sorted causes with self time; returns how many. */
+static size_t
+ranked_causes(temporal *tp)
+{
+	size_t n = 0;
+
+	arena_reset(&tp->qmem);
+	build_causes(tp);
+	for (size_t i = 0; i < tp->ncauses; i++)
+		if (tp->causes[i].self > 0)
+			tp->causes[n++] = tp->causes[i];
+	qsort(tp->causes, n, sizeof *tp->causes, cause_cmp);
+	tp->ncauses = n;
+	tp->st.causes += n;
+	return n;
+}
+
+static void
+span_tags(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
+{
+	temporal *tp = ctx;
+
+	(void)t;
+	tr_add_tag_i64(extra, "tp.delay", tp->span_delay[span]);
+	tr_add_tag_i64(extra, "tp.self", tp->span_self[span]);
+}
+
+void
+tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
+{
+	size_t ns = w->t.nspans;
+
+	if (!analysed) {
+		tr_write_trace(out, &w->t, NULL);
+		return;
+	}
+	GROW(tp->span_delay, tp->capspanq, 2 * (ns + 1));
+	memset(tp->span_delay, 0, 2 * (ns + 1) * sizeof *tp->span_delay);
+	tp->span_self = tp->span_delay + ns + 1;
+	for (size_t i = 0; i < tp->ntasks; i++) {
+		const tp_task *t = &tp->tasks[i];
+
+		if (t->w != w || t->v < 0 || w->v[t->v].kind != TV_SEG)
+			continue;
+		int32_t s = w->v[t->v].span;
+		if (t->te - t->ts > tp->span_delay[s])
+			tp->span_delay[s] = t->te - t->ts;
+		tp->span_self[s] += t->self;
+	}
+	tr_write_opts o = {.drop_prefix = "tp.", .drop_type = "D", .span_extra = span_tags, .ctx = tp};
+	tr_write_trace(out, &w->t, &o);
+	size_t n = ranked_causes(tp);
+	for (size_t i = 0; i < n; i++) {
+		const tp_cause *c = &tp->causes[i];
+		const char *sid = c->span >= 0 && c->role != ROLE_UNEXPLAINED ?
+				  c->w->t.spans[c->span].span_id : "";
+
+		sb_adds(out, "D\t");
+		tr_escapes(out, w->t.trace_id, 0);
+		sb_addc(out, '\t');
+		tr_escapes(out, *sid ? c->w->t.trace_id : "", 0);
+		sb_addc(out, '\t');
+		tr_escapes(out, sid, 0);
+		sb_addf(out, "\t%s\t%lld\t%lld\t", tp_role_name(c->role),
+			(long long)c->self, (long long)c->delay);
+		tr_escapes(out, c->label, 0);
+		sb_addc(out, '\n');
+	}
+}
+
+/* Durations for people: 0.5 ms, 11.0 ms, 12 µs. */
+static void
+add_dur(strbuf *b, int64_t us)
+{
+	if (us >= 100 || us <= -100)
+		sb_addf(b, "%.1f ms", (double)us / 1000.0);
+	else
+		sb_addf(b, "%lld µs", (long long)us);
+}
+
+static void
+add_pct(strbuf *b, int64_t part, int64_t whole)
+{
+	sb_addf(b, "%.1f%%", whole > 0 ? 100.0 * (double)part / (double)whole : 0.0);
+}
+
+/* A node of the folded provenance tree. */
+typedef struct dnode {
+	const char *label;
+	int role, seq_edge;
+	int64_t delay, self;
+	size_t count;
+	const wtrace *w;
+	int32_t span;
+	int32_t parent, first, next;
+} dnode;
+
+typedef struct dtree {
+	dnode *n;
+	size_t len, cap;
+} dtree;
+
+static int32_t
+find_sibling(const dtree *d, int32_t parent, const char *label, int role)
+{
+	if (parent < 0)
+		return -1;
+	for (int32_t c = d->n[parent].first; c >= 0; c = d->n[c].next)
+		if (d->n[c].role == role && strcmp(d->n[c].label, label) == 0)
+			return c;
+	return -1;
+}
+
+static int32_t
+new_node(dtree *d, int32_t parent)
+{
+	GROW(d->n, d->cap, d->len + 1);
+	dnode *x = &d->n[d->len];
+	memset(x, 0, sizeof *x);
+	x->parent = parent;
+	x->first = x->next = -1;
+	if (parent >= 0) {
+		x->next = d->n[parent].first;
+		d->n[parent].first = (int32_t)d->len;
+	}
+	return (int32_t)d->len++;
+}
+
+static void
+fold_tree(temporal *tp, dtree *d)
+{
+	int32_t *node_of = xmalloc((tp->ntasks + 1) * sizeof *node_of);
+
+	d->len = 0;
+	for (size_t i = 0; i < tp->ntasks; i++) {
+		const tp_task *t = &tp->tasks[i];
+		int32_t span = t->v >= 0 ? t->w->v[t->v].span : -1;
+		int32_t pn = t->parent >= 0 ? node_of[t->parent] : -1;
+		const tp_task *pt = t->parent >= 0 ? &tp->tasks[t->parent] : NULL;
+		int64_t delay = t->te - t->ts;
+		int32_t n = -1;
+
+		if (pt && t->v >= 0 && pt->v >= 0 && t->w->v[t->v].kind == TV_SEG &&
+		    pt->w->v[pt->v].kind == TV_SEG && pt->w == t->w &&
+		    pt->w->v[pt->v].span == span && pt->role == t->role) {
+			n = pn;	/* another segment of the same span */
+			if (delay > d->n[n].delay)
+				d->n[n].delay = delay;
+			d->n[n].self += t->self;
+			node_of[i] = n;
+			continue;
+		}
+		const char *label = task_label(tp, t);
+		if (t->role == ROLE_SEQ || t->role == ROLE_UNEXPLAINED)
+			n = find_sibling(d, pn, label, t->role);
+		if (n < 0) {
+			n = new_node(d, pn);
+			d->n[n].label = label;
+			d->n[n].role = t->role;
+			d->n[n].seq_edge = t->seq_edge;
+			d->n[n].span = -2;
+		}
+		dnode *x = &d->n[n];
+		x->delay += delay;
+		x->self += t->self;
+		if (x->w != t->w || x->span != span)
+			x->count++;
+		x->w = t->w;
+		x->span = span;
+		node_of[i] = n;
+	}
+	free(node_of);
+}
+
+/* Children of node p, largest delay first. */
+static size_t
+sorted_children(const dtree *d, int32_t p, int32_t **out, size_t *cap)
+{
+	size_t n = 0;
+
+	for (int32_t c = d->n[p].first; c >= 0; c = d->n[c].next) {
+		GROW(*out, *cap, n + 1);
+		(*out)[n++] = c;
+	}
+	for (size_t i = 1; i < n; i++) {	/* insertion sort: few children */
+		int32_t x = (*out)[i];
+		size_t j = i;
+
+		while (j > 0 && d->n[(*out)[j - 1]].delay < d->n[x].delay) {
+			(*out)[j] = (*out)[j - 1];
+			j--;
+		}
+		(*out)[j] = x;
+	}
+	return n;
+}
+
+#define MAX_INDENT 40
+
+static void
+explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total)
+{
+	for (size_t i = 0; i < depth + 2 && i < MAX_INDENT; i++)
+		sb_adds(b, "  ");
+	if (depth + 2 > MAX_INDENT)	/* deep traces: keep the output linear */
+		sb_addf(b, "[depth %zu] ", depth);
+	if (x->count > 1)
+		sb_addf(b, "%zu × ", x->count);
+	sb_addf(b, "%s = ", x->label);
+	add_dur(b, x->delay);
+	sb_adds(b, " (");
+	add_pct(b, x->delay, total);
+	sb_adds(b, "), self ");
+	add_dur(b, x->self);
+	if (x->role != ROLE_ONPATH)
+		sb_addf(b, " [%s]", tp_role_name(x->role));
+	sb_addc(b, '\n');
+}
+
+/* Aggregate ranked causes by label and role: "11 × label = 11.0 ms (78.6%)". */
+static void
+explain_causes(temporal *tp, strbuf *b, int64_t total)
+{
+	size_t n = tp->ncauses;
+	size_t *count = xcalloc(n + 1, sizeof *count);
+	int64_t *self = xcalloc(n + 1, sizeof *self);
+	size_t *order = xcalloc(n + 1, sizeof *order);
+	size_t ng = 0;
+	strmap groups = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		const tp_cause *c = &tp->causes[i];
+		char *key = arena_alloc(&tp->qmem, strlen(c->label) + 2);
+		int added;
+
+		key[0] = (char)('0' + c->role);
+		strcpy(key + 1, c->label);
+		strmap_slot *s = strmap_put(&groups, key, strlen(key), &added);
+		if (added) {
+			s->val = (int64_t)ng;
+			order[ng++] = i;
+		}
+		count[s->val]++;
+		self[s->val] += c->self;
+	}
+	for (size_t i = 1; i < ng; i++) {	/* groups by time, stable */
+		size_t j = i, o = order[i];
+		int64_t sv = self[i];
+		size_t cv = count[i];
+
+		while (j > 0 && self[j - 1] < sv) {
+			order[j] = order[j - 1];
+			self[j] = self[j - 1];
+			count[j] = count[j - 1];
+			j--;
+		}
+		order[j] = o;
+		self[j] = sv;
+		count[j] = cv;
+	}
+	sb_adds(b, "  causes:\n");
+	for (size_t g = 0; g < ng; g++) {
+		const tp_cause *c = &tp->causes[order[g]];
+
+		sb_adds(b, "    ");
+		if (count[g] > 1)
+			sb_addf(b, "%zu × ", count[g]);
+		sb_addf(b, "%s = ", c->label);
+		add_dur(b, self[g]);
+		sb_adds(b, " (");
+		add_pct(b, self[g], total);
+		sb_addf(b, ") [%s]\n", tp_role_name(c->role));
+	}
+	strmap_free(&groups);
+	free(count);
+	free(self);
+	free(order);
+}
+
+void
+tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
+{
+	const tr_span *root = &w->t.spans[w->t.roots[0]];
+	int64_t total = root->duration;
+	dtree d = {0};
+	int32_t *kids = NULL, *stack = NULL;
+	size_t capk = 0, caps = 0, ns = 0;
+	uint32_t *depth = NULL;
+	size_t capd = 0;
+
+	ranked_causes(tp);
+	sb_addf(b, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
+	add_dur(b, total);
+	sb_addc(b, '\n');
+	explain_causes(tp, b, total);
+	fold_tree(tp, &d);
+	sb_adds(b, "  provenance (delay, share, own time):\n");
+	GROW(depth, capd, d.len + 1);
+	if (d.len) {
+		GROW(stack, caps, 1);
+		stack[ns++] = 0;
+		depth[0] = 0;
+	}
+	while (ns) {	/* depth first with an explicit stack */
+		int32_t x = stack[--ns];
+
+		explain_node(b, &d.n[x], depth[x], total);
+		size_t k = sorted_children(&d, x, &kids, &capk);
+		GROW(stack, caps, ns + k + 1);
+		for (size_t i = k; i-- > 0;) {
+			depth[kids[i]] = depth[x] + 1;
+			stack[ns++] = kids[i];
+		}
+	}
+	if (tp->violations)
+		sb_addf(b, "  warning: %zu invariant violations\n", tp->violations);
+	sb_addc(b, '\n');
+	free(kids);
+	free(stack);
+	free(depth);
+	free(d.n);
+}
+
+static const char *
+role_attrs(int role)
+{
+	switch (role) {
+	case ROLE_OFFPATH: return "color=red, fontcolor=red";
+	case ROLE_SEQ: return "color=darkorange, fontcolor=darkorange";
+	case ROLE_TRANSIT: return "shape=ellipse, color=gray40";
+	case ROLE_UNEXPLAINED: return "style=dotted";
+	}
+	return NULL;
+}
+
+void
+tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
+{
+	const tr_span *root = &w->t.spans[w->t.roots[0]];
+	dtree d = {0};
+	strbuf id = {0}, label = {0}, pid = {0};
+
+	ranked_causes(tp);
+	fold_tree(tp, &d);
+	sb_addf(&id, "cluster_%llu", (unsigned long long)w->serial);
+	sb_addf(&label, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
+	add_dur(&label, root->duration);
+	dot_cluster_begin(b, id.s, label.s);
+	for (size_t i = 0; i < d.len; i++) {
+		const dnode *x = &d.n[i];
+
+		sb_clear(&id);
+		sb_addf(&id, "t%llu_%zu", (unsigned long long)w->serial, i);
+		sb_clear(&label);
+		if (x->count > 1)
+			sb_addf(&label, "%zu × ", x->count);
+		sb_addf(&label, "%s\ndelay ", x->label);
+		add_dur(&label, x->delay);
+		sb_adds(&label, ", self ");
+		add_dur(&label, x->self);
+		dot_node(b, id.s, label.s, role_attrs(x->role));
+		if (x->parent >= 0) {
+			sb_clear(&pid);
+			sb_addf(&pid, "t%llu_%d", (unsigned long long)w->serial, x->parent);
+			dot_edge(b, pid.s, id.s, NULL, x->seq_edge ? "style=dashed" : NULL);
+		}
+	}
+	dot_cluster_end(b);
+	sb_free(&id);
+	sb_free(&label);
+	sb_free(&pid);
+	free(d.n);
+}

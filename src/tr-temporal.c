@@ -1,0 +1,133 @@
+/* tr-temporal - temporal provenance: why a request took as long as it did,
+ * with the causes that are in other traces. See tr-temporal(1). */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "temporal.h"
+#include "util.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tr-temporal [-kqv] [-f line|explain|dot] [--explain] [--dot]\n"
+		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
+		"                   [--check] [-o FILE] [FILE ...]\n"
+		"Split each trace's root duration among its causes (Zeno temporal provenance),\n"
+		"blockers in other traces of the window included.\n"
+		"  -f, --format F        line (default: tags and D records), explain or dot\n"
+		"      --explain         same as -f explain: ranked causes and the annotated tree\n"
+		"      --dot             same as -f dot: the annotated provenance graph\n"
+		"  -w, --window N        traces buffered around each queried one (default 1000)\n"
+		"  -r, --resource-key K  span tag that refines a resource (thread, lock, queue)\n"
+		"  -c, --capacity R=K    resource R has K parallel workers (default: as many\n"
+		"                        as its segments overlap)\n"
+		"  -t, --trace ID        query this trace only (repeatable); others still block\n"
+		"      --check           exit 1 when an invariant of an annotation breaks\n"
+		"  -o FILE               write to FILE (via a temporary file)\n"
+		"  -k, --keep-going      skip bad traces instead of stopping\n"
+		"  -q, --quiet           no warnings about skipped traces\n"
+		"  -v, --verbose         a summary on stderr\n"
+		"  -h, --help            this help\n"
+		"      --version         print the version\n");
+}
+
+static _Noreturn void
+bad_usage(const char *what, const char *arg)
+{
+	tr_warn("%s: %s", what, arg);
+	usage(stderr);
+	exit(TR_EXIT_USAGE);
+}
+
+static long
+parse_count(const char *s, const char *what, long min)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < min || v > INT_MAX)
+		bad_usage(what, s);
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_VERSION };
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"explain", no_argument, NULL, OPT_EXPLAIN},
+		{"dot", no_argument, NULL, OPT_DOT},
+		{"window", required_argument, NULL, 'w'},
+		{"resource-key", required_argument, NULL, 'r'},
+		{"capacity", required_argument, NULL, 'c'},
+		{"trace", required_argument, NULL, 't'},
+		{"check", no_argument, NULL, OPT_CHECK},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0}
+	};
+	tp_opts o = {.format = TP_LINE, .window = 1000};
+	tp_run_opts r = {0};
+	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
+	char **only = xcalloc((size_t)argc, sizeof *only);
+	int c, status = -1;
+
+	tr_setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "f:w:r:c:t:o:kqvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "line") == 0)
+				o.format = TP_LINE;
+			else if (strcmp(optarg, "explain") == 0)
+				o.format = TP_EXPLAIN;
+			else if (strcmp(optarg, "dot") == 0)
+				o.format = TP_DOT;
+			else
+				bad_usage("unknown format", optarg);
+			break;
+		case OPT_EXPLAIN: o.format = TP_EXPLAIN; break;
+		case OPT_DOT: o.format = TP_DOT; break;
+		case 'w': o.window = (size_t)parse_count(optarg, "bad window", 1); break;
+		case 'r': o.resource_key = optarg; break;
+		case 'c': {
+			char *eq = strrchr(optarg, '=');
+
+			if (!eq || eq == optarg)
+				bad_usage("capacity is RESOURCE=K", optarg);
+			*eq = '\0';
+			caps[o.ncaps].resource = optarg;
+			caps[o.ncaps++].workers = (int)parse_count(eq + 1, "bad capacity", 1);
+			break;
+		}
+		case 't': only[o.nonly++] = optarg; break;
+		case OPT_CHECK: o.check = 1; break;
+		case 'o': r.out_path = optarg; break;
+		case 'k': r.keep_going = 1; break;
+		case 'q': o.quiet = 1; break;
+		case 'v': r.verbose = 1; break;
+		case 'h': usage(stdout); status = TR_EXIT_OK; break;
+		case OPT_VERSION: tr_print_version(); status = TR_EXIT_OK; break;
+		default: usage(stderr); status = TR_EXIT_USAGE; break;
+		}
+		if (status >= 0)
+			break;
+	}
+	o.caps = caps;
+	o.only = only;
+	r.files = argv + optind;
+	r.nfiles = argc - optind;
+	if (status < 0)
+		status = tp_run(&r, &o);
+	free(caps);
+	free(only);
+	return status;
+}

@@ -1,0 +1,375 @@
+#!/usr/bin/env bats
+# tr-temporal: temporal provenance (Zeno). Fixtures are in µs; the issue's
+# acceptance cases are in ms.
+
+load helper
+
+TAB=$'\t'
+
+# S record: trace span parent start dur service op kind host [tags...]
+s() {
+	local IFS="$TAB"
+	printf 'S\t%s\n' "$*"
+}
+
+case1() {
+	{
+		printf '#tr/1\nT\tt1\n'
+		s t1 a '' 0 5000 X A server x
+		s t1 b a 0 4000 X B internal x
+		s t1 c b 0 2000 X C internal x
+	} | mkfix case1.tr
+}
+
+# Zeno Fig. 16: a join where critical-path analysis blames the wrong span.
+case2() {
+	{
+		printf '#tr/1\nT\tt2\n'
+		s t2 a '' 0 7000 svcx A server x
+		s t2 c a 0 2000 svcx C internal x
+		s t2 b a 2000 2000 svcx B internal x
+		s t2 ce a 2000 4000 svcx callE client x
+		s t2 e ce 2500 3000 svcy E server y queue.wait_us=0
+	} | mkfix case2.tr
+}
+
+# Fig. 5d: an off-path cause in another trace, through a blocking receive.
+case3() {
+	{
+		printf '#tr/1\nT\tt1\n'
+		s t1 a '' 0 8000 app A server x
+		s t1 b a 0 4000 app B internal x
+		s t1 w a 4000 3000 app awaitCfg consumer x messaging.operation.type=receive
+		printf 'R\tt1\tw\tfollows_from\tt2\tf\n'
+		printf 'T\tt2\n'
+		s t2 f '' 4000 2500 cfg F producer y
+	} | mkfix case3.tr
+}
+
+# The Z1 incident: the storage read arrived at 1 ms and waited for 12 writes.
+request_c() {
+	printf 'T\tc\n'
+	s c comp '' 0 14000 compute compute server c
+	s c cl comp 0 13500 compute storage.read client c
+	s c sv cl 12000 1000 storage storage.read server b queue.wait_us=11000
+}
+
+maintenance() {
+	local k
+	for k in $(seq 1 12); do
+		printf 'T\tm%d\n' "$k"
+		s "m$k" mc '' $(((k - 1) * 1000)) 1000 maintenance storage.write client m
+		s "m$k" ms mc $(((k - 1) * 1000)) 1000 storage storage.write server b
+	done
+}
+
+case4() {
+	{ printf '#tr/1\n'; request_c; maintenance; } | mkfix case4.tr
+}
+
+case5() {
+	{ printf '#tr/1\n'; request_c; } | mkfix case5.tr
+}
+
+# Value of tag $2 on span $1 of the line-format output in $output.
+tag() {
+	printf '%s\n' "$output" | awk -F'\t' -v id="$1" -v key="$2" '
+		$1 == "S" && $3 == id { for (i = 11; i <= NF; i++) if (index($i, key "=") == 1) print substr($i, length(key) + 2) }'
+}
+
+# The self time of cause $2 (span id, or trace/span) in role $3 of trace $1.
+dself() {
+	printf '%s\n' "$output" | awk -F'\t' -v t="$1" -v id="$2" -v role="$3" '
+		$1 == "D" && $2 == t && ($4 == id || $3 "/" $4 == id) && $5 == role { print $6 }'
+}
+
+# Invariants on line-format output: every span of an analysed trace is
+# tagged, and the D records of each trace sum to its root's duration.
+invariants() {
+	printf '%s\n' "$1" | awk -F'\t' '
+		$1 == "S" {
+			d = ""; sf = ""
+			for (i = 11; i <= NF; i++) {
+				if ($i ~ /^tp\.delay=/) d = substr($i, 10)
+				if ($i ~ /^tp\.self=/) sf = substr($i, 9)
+			}
+			if (d == "" || sf == "") { print "untagged span " $3; bad = 1 }
+			if (sf + 0 > d + 0) { print "self > delay on " $3; bad = 1 }
+			if ($4 == "" && !($2 in root)) root[$2] = $6
+		}
+		$1 == "D" { sum[$2] += $6; seen[$2] = 1 }
+		END {
+			for (t in root) if (sum[t] != root[t]) { print "trace " t ": D sum " sum[t] " != " root[t]; bad = 1 }
+			exit bad
+		}'
+}
+
+@test "-h prints usage on stdout and exits 0; --version names the tool" {
+	run tr-temporal -h
+	[ "$status" -eq 0 ]
+	[[ "$output" == usage:* ]]
+	run tr-temporal --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "tr-temporal (tr) "* ]]
+}
+
+@test "unknown option, bad window, bad capacity and bad format are usage errors (exit 2)" {
+	run tr-temporal --no-such-option
+	[ "$status" -eq 2 ]
+	run tr-temporal --window 0 /dev/null
+	[ "$status" -eq 2 ]
+	run tr-temporal --capacity storage@b /dev/null
+	[ "$status" -eq 2 ]
+	run tr-temporal --capacity storage@b=0 /dev/null
+	[ "$status" -eq 2 ]
+	run tr-temporal -f json /dev/null
+	[ "$status" -eq 2 ]
+}
+
+@test "case 1, linear chain: delay A 5 B 4 C 2 ms, self A 1 B 2 C 2 ms" {
+	f=$(case1)
+	run tr-temporal --check "$f"
+	[ "$status" -eq 0 ]
+	[ "$(tag a tp.delay) $(tag b tp.delay) $(tag c tp.delay)" = "5000 4000 2000" ]
+	[ "$(tag a tp.self) $(tag b tp.self) $(tag c tp.self)" = "1000 2000 2000" ]
+	invariants "$output"
+}
+
+@test "case 2, join: preconditions share the delay in the order they were satisfied" {
+	f=$(case2)
+	run tr-temporal --check "$f"
+	[ "$status" -eq 0 ]
+	[ "$(dself t2 c onpath)" = 2000 ]
+	[ "$(dself t2 b onpath)" = 2000 ]
+	# a critical-path answer would give E 3 ms and B nothing
+	[ "$(dself t2 e onpath)" = 1500 ]
+	[ "$(dself t2 ce transit)" = 500 ]
+	[ "$(dself t2 a onpath)" = 1000 ]
+	invariants "$output"
+}
+
+@test "case 3, off-path producer in another trace behind a blocking receive" {
+	f=$(case3)
+	run tr-temporal --check "$f"
+	[ "$status" -eq 0 ]
+	[ "$(dself t1 b onpath)" = 4000 ]
+	printf '%s\n' "$output" | grep -q "^D${TAB}t1${TAB}t2${TAB}f${TAB}offpath${TAB}2500${TAB}"
+	[ "$(dself t1 w transit)" = 500 ]
+	[ "$(dself t1 a onpath)" = 1000 ]
+	[ "$(tag w tp.self)" = 0 ]
+	invariants "$output"
+}
+
+@test "case 3 without the producer's trace: the receive's wait is its own time" {
+	f=$(case3)
+	grep -v "${TAB}t2${TAB}" "$f" | grep -v "^T${TAB}t2" > "$BATS_TEST_TMPDIR/alone.tr"
+	run tr-temporal --check "$BATS_TEST_TMPDIR/alone.tr"
+	[ "$status" -eq 0 ]
+	[ "$(dself t1 w onpath)" = 3000 ]
+	invariants "$output"
+}
+
+@test "a consumer that processes a message starts at its arrival: no wait for the producer" {
+	f=$(case3)
+	sed 's/messaging.operation.type=receive/messaging.operation.type=process/' "$f" > "$BATS_TEST_TMPDIR/process.tr"
+	run tr-temporal --check "$BATS_TEST_TMPDIR/process.tr"
+	[ "$status" -eq 0 ]
+	# F ended after awaitCfg started: it cannot have delayed it
+	[ "$(dself t1 w onpath)" = 3000 ]
+	[ "$(dself t1 t2/f offpath)" = "" ]
+	invariants "$output"
+}
+
+@test "case 4, queueing: 11 writes of other traces take 11 ms as one cause x 11" {
+	f=$(case4)
+	run tr-temporal --check "$f"
+	[ "$status" -eq 0 ]
+	invariants "$output"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "c" && $5 == "sequencing"' | wc -l)" -eq 11 ]
+	[ "$(dself c m1/ms sequencing)" = "" ]	# ended at the arrival: pruned
+	[ "$(dself c m2/ms sequencing)" = 1000 ]
+	[ "$(dself c m12/ms sequencing)" = 1000 ]
+	[ "$(dself c sv onpath)" = 1000 ]
+	[ "$(dself c comp onpath)" = 500 ]
+	printf '%s\n' "$output" | grep -q "^D${TAB}c${TAB}c${TAB}sv${TAB}transit${TAB}1000${TAB}1000${TAB}request "
+	printf '%s\n' "$output" | grep -q "^D${TAB}c${TAB}c${TAB}cl${TAB}transit${TAB}500${TAB}"
+	run tr-temporal --explain -t c "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"11 × maintenance:storage.write on storage@b = 11.0 ms (78.6%)"* ]]
+}
+
+@test "case 5, nothing in the input explains the queue: unexplained@storage@b" {
+	f=$(case5)
+	run tr-temporal --check "$f"
+	[ "$status" -eq 0 ]
+	invariants "$output"
+	printf '%s\n' "$output" | grep -q "^D${TAB}c${TAB}${TAB}${TAB}unexplained${TAB}11000${TAB}11000${TAB}unexplained@storage@b$"
+}
+
+@test "blockers that come later in the input are found within the window" {
+	f=$({ printf '#tr/1\n'; maintenance; request_c; } | mkfix late.tr)
+	run tr-temporal --check -t c "$f"
+	[ "$(dself c m12/ms sequencing)" = 1000 ]
+	run tr-temporal --check -t c --window 1 "$f"
+	[ "$status" -eq 0 ]
+	[ "$(dself c m12/ms sequencing)" = "" ]
+	printf '%s\n' "$output" | grep -q "unexplained${TAB}11000"
+}
+
+@test "--trace queries only the named trace; the others pass through untouched" {
+	f=$(case4)
+	run tr-temporal -t c "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { print $2 }' | sort -u)" = c ]
+	[ "$(printf '%s\n' "$output" | grep -c "tp\.")" -eq 3 ]
+	diff <(printf '%s\n' "$output" | grep "^[TSRL]${TAB}m7${TAB}") <(grep "^[TSRL]${TAB}m7${TAB}" "$f")
+}
+
+@test "a second run replaces its own tags and D records" {
+	f=$(case4)
+	tr-temporal "$f" > "$BATS_TEST_TMPDIR/once"
+	tr-temporal "$BATS_TEST_TMPDIR/once" > "$BATS_TEST_TMPDIR/twice"
+	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
+}
+
+@test "records, tags and comments it does not own pass through in place" {
+	f=$({
+		printf '#tr/1\n# a comment\nT\tt1\n'
+		s t1 a '' 0 5000 X A server x cp.crit=1 tp.delay=99
+		printf 'L\tt1\ta\t10\tevent=hello\nZ\tt1\tfuture\trecord\n'
+		printf 'T\tt9\n# between\n'
+		s t9 r '' 0 10 Y R server y
+	} | mkfix pass.tr)
+	run tr-temporal "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | sed -n 2p)" = "# a comment" ]
+	printf '%s\n' "$output" | grep -q "^Z${TAB}t1${TAB}future${TAB}record$"
+	printf '%s\n' "$output" | grep -q "^L${TAB}t1${TAB}a${TAB}10${TAB}event=hello$"
+	[ "$(tag a cp.crit)" = 1 ]
+	[ "$(tag a tp.delay)" = 5000 ]
+	# the comment stays between the two traces
+	printf '%s\n' "$output" | awk '/^# between/ { c = NR } /^T\tt9/ { t = NR } /^S\tt1/ { s = NR } END { exit !(s < c && c < t) }'
+}
+
+@test "bad input: message with file and line, exit 3, good traces still out; -k goes on" {
+	f=$({
+		printf '#tr/1\n'
+		request_c
+		printf 'T\tbad\n'
+		s bad x '' notanumber 5 X A server x
+		printf 'T\tlater\n'
+		s later y '' 0 10 X B server x
+	} | mkfix bad.tr)
+	run tr-temporal "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-temporal: $f:7: start: not an integer"* ]]
+	printf '%s\n' "$output" | grep -q "^S${TAB}c${TAB}comp${TAB}.*tp.delay=14000"
+	run tr-temporal -k "$f"
+	[ "$status" -eq 3 ]
+	printf '%s\n' "$output" | grep -q "^S${TAB}later${TAB}y${TAB}.*tp.delay=10"
+}
+
+@test "a trace whose root has no time passes through without tags" {
+	f=$({ printf '#tr/1\nT\tn\n'; s n a '' '' '' X A server x tr.no_time=true; } | mkfix notime.tr)
+	run tr-temporal -q "$f"
+	[ "$status" -eq 0 ]
+	[ "$(tag a tp.delay)" = "" ]
+	run tr-temporal "$f"
+	[[ "$output" == *"no time"* ]]
+}
+
+@test "--capacity: segments that find every worker busy are counted" {
+	f=$({
+		printf '#tr/1\n'
+		request_c
+		maintenance
+		maintenance | sed 's/\tm\([0-9]*\)\t/\tn\1\t/; s/^T\tm/T\tn/'
+	} | mkfix lanes.tr)
+	run tr-temporal -v --check "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"found every worker busy"* ]]
+	run tr-temporal -v --check --capacity storage@b=1 "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"12 segments found every worker busy"* ]]
+	invariants "$(printf '%s\n' "$output" | grep -v '^tr-temporal:')"
+}
+
+@test "--resource-key splits a host into resources: no queue behind another thread" {
+	f=$({ printf '#tr/1\n'; request_c | sed 's/queue.wait_us=11000/queue.wait_us=11000\tthread=t1/'; maintenance | sed 's/\(storage.write\tserver\tb\)$/\1\tthread=t2/'; } | mkfix threads.tr)
+	run tr-temporal --check -t c "$f"
+	[ "$(dself c m12/ms sequencing)" = 1000 ]
+	run tr-temporal --check -t c -r thread "$f"
+	[ "$status" -eq 0 ]
+	[ "$(dself c m12/ms sequencing)" = "" ]
+	printf '%s\n' "$output" | grep -q "unexplained@storage@b/t1$"
+}
+
+@test "--dot draws the folded provenance with dashed sequencing edges" {
+	f=$(case4)
+	run tr-temporal --dot -t c "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "digraph "* ]]
+	[[ "$output" == *"11 × maintenance:storage.write on storage@b"* ]]
+	printf '%s\n' "$output" | grep -q 'style=dashed'
+	if command -v dot >/dev/null; then
+		printf '%s\n' "$output" | dot -Tsvg >/dev/null
+	fi
+}
+
+@test "-o writes the file and nothing on stdout" {
+	f=$(case1)
+	run tr-temporal -o "$BATS_TEST_TMPDIR/out.tr" "$f"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	grep -q "tp.delay=5000" "$BATS_TEST_TMPDIR/out.tr"
+}
+
+@test "case 6, simulated samples: the slowest trace names the injected batch job" {
+	command -v tr-ingest >/dev/null || skip "tr-ingest not built yet"
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	tr-ingest "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
+	run tr-temporal --check "$BATS_TEST_TMPDIR/h.tr"
+	[ "$status" -eq 0 ]
+	invariants "$output"
+	slow=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $4 == "" && $7 == "frontend" { print $6, $2 }' | sort -n | tail -1 | cut -d' ' -f2)
+	run tr-temporal --explain -t "$slow" "$BATS_TEST_TMPDIR/h.tr"
+	[ "$status" -eq 0 ]
+	# the first cause is the off-path ReportJob query holding mysql
+	printf '%s\n' "$output" | sed -n 3p | grep -q "batch:SQL SELECT report on mysql@.*\[sequencing\]"
+}
+
+@test "conformance traces: every invariant holds on third-party data" {
+	need_conformance
+	command -v tr-ingest >/dev/null || skip "tr-ingest not built yet"
+	for f in "$CONF"/jaeger-ui-critical-path/test*.json "$CONF"/crisp/*.json "$CONF"/zipkin/*.json "$CONF"/jaeger/*.json; do
+		case "$f" in *expected*) continue ;; esac
+		tr-ingest -k "$f" > "$BATS_TEST_TMPDIR/c.tr" 2>/dev/null || true
+		run tr-temporal -q --check "$BATS_TEST_TMPDIR/c.tr"
+		[ "$status" -eq 0 ] || { echo "$f: $output"; false; }
+		invariants "$output" || { echo "$f"; false; }
+	done
+}
+
+@test "an enqueue log gives the arrival when there is no queue.wait_us tag" {
+	f=$({ printf '#tr/1\n'; request_c | sed 's/\tqueue.wait_us=11000//'; printf 'L\tc\tsv\t1000\tevent=enqueue\n'; } | mkfix enqueue.tr)
+	run tr-temporal --check "$f"
+	[ "$status" -eq 0 ]
+	[ "$(dself c sv transit)" = 1000 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $5 == "unexplained" { print $6 }')" = 11000 ]
+	# without either, the server starts work on arrival: the gap is transit
+	grep -v '^L' "$f" > "$BATS_TEST_TMPDIR/none.tr"
+	run tr-temporal --check "$BATS_TEST_TMPDIR/none.tr"
+	[ "$(dself c sv transit)" = 12000 ]
+}
+
+@test "a 100,000-deep chain of spans is analysed without recursion" {
+	awk 'BEGIN { OFS = "\t"; print "#tr/1"; print "T", "deep"; n = 100000
+		for (i = 0; i < n; i++) print "S", "deep", "s" i, (i ? "s" (i - 1) : ""), i, 2 * (n - i), "svc", "op", "internal", "h" }' > "$BATS_TEST_TMPDIR/deep.tr"
+	run tr-temporal --check "$BATS_TEST_TMPDIR/deep.tr"
+	[ "$status" -eq 0 ]
+	invariants "$output"
+	[ "$(tag s0 tp.delay) $(tag s99999 tp.delay)" = "200000 2" ]
+	run tr-temporal --explain "$BATS_TEST_TMPDIR/deep.tr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[depth 99999] svc:op on svc@h = 2 µs"* ]]
+}

@@ -1,0 +1,223 @@
+/* test_temporal.c - the invariants of temporal provenance on random traces:
+ * every query's self times add up to its root's duration, no vertex is
+ * annotated twice, every call's interval lies within its caller's (the
+ * library counts broken ones in tp_stats.violations), and the output's D
+ * records say the same. Random trees with skew, queues, blocking receives,
+ * messages across traces and shared resources, in several windows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "temporal.h"
+#include "trace.h"
+#include "util.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do { \
+	if (cond) passed++; \
+	else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
+} while (0)
+
+static uint64_t rng_state;
+
+static uint64_t
+rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int64_t
+range(int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+static const char *const kinds[] = {"server", "client", "internal", "producer", "consumer", ""};
+static const char *const services[] = {"front", "db", "cache", "queue"};
+
+/* One random trace as line-format records, one string per record. */
+static size_t
+random_trace(int id, char lines[][512], int64_t base)
+{
+	int64_t start[40], end[40];
+	size_t n = 0;
+	int nspans = (int)range(1, 30);
+
+	snprintf(lines[n++], 512, "T\tt%d", id);
+	for (int i = 0; i < nspans; i++) {
+		int parent = i ? (int)range(0, i - 1) : -1;
+		const char *kind = kinds[range(0, 5)];
+		int64_t ps = parent >= 0 ? start[parent] : base + range(0, 50000);
+		int64_t pe = parent >= 0 ? end[parent] : ps + range(1000, 100000);
+
+		start[i] = ps + range(-200, (pe - ps) * 3 / 4 + 1);	/* some skew */
+		end[i] = start[i] + range(0, (pe - start[i]) + 300);
+		if (i == 0)
+			end[i] = pe;
+		char pid[16] = "";
+		if (parent >= 0)
+			snprintf(pid, sizeof pid, "s%d", parent);
+		int n0 = snprintf(lines[n], 512, "S\tt%d\ts%d\t%s\t%lld\t%lld\t%s\t%s\t%s\th%d",
+				  id, i, pid, (long long)start[i], (long long)(end[i] - start[i]),
+				  services[range(0, 3)], i % 2 ? "op" : "work", kind, (int)range(0, 1));
+		if (range(0, 3) == 0)
+			n0 += snprintf(lines[n] + n0, 512 - (size_t)n0, "\tqueue.wait_us=%lld",
+				       (long long)range(0, 20000));
+		if (!strcmp(kind, "consumer") && range(0, 1))
+			snprintf(lines[n] + n0, 512 - (size_t)n0, "\tmessaging.operation.type=receive");
+		n++;
+		if (range(0, 6) == 0 && id > 0)
+			snprintf(lines[n++], 512, "R\tt%d\ts%d\tfollows_from\tt%d\ts%d",
+				 id, i, (int)range(0, id - 1), (int)range(0, 5));
+		else if (range(0, 8) == 0 && i > 1)
+			snprintf(lines[n++], 512, "R\tt%d\ts%d\tfollows_from\t\ts%d",
+				 id, i, (int)range(0, i - 1));
+	}
+	return n;
+}
+
+/* Sum of D self per trace must equal the root duration written in its S record. */
+static void
+check_output(const strbuf *out, int ntraces)
+{
+	int64_t *sum = xcalloc((size_t)ntraces, sizeof *sum);
+	int64_t *root = xcalloc((size_t)ntraces, sizeof *root);
+	char *copy = xstrdup(out->s ? out->s : "");
+	int roots = 0;
+
+	for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+		char *f[8] = {0};
+		int nf = 0;
+
+		for (char *p = line; nf < 8; nf++) {
+			f[nf] = p;
+			p = strchr(p, '\t');
+			if (!p)
+				break;
+			*p++ = '\0';
+		}
+		if (nf < 5)
+			continue;
+		int id = atoi(f[1] + 1);
+		if (!strcmp(f[0], "S") && !*f[3] && !strcmp(f[2], "s0")) {
+			root[id] = atoll(f[5]);
+			roots++;
+		} else if (!strcmp(f[0], "D"))
+			sum[id] += atoll(f[5]);
+	}
+	for (int i = 0; i < ntraces; i++)
+		CHECK(sum[i] == root[i], "trace t%d: D records sum to %lld, root lasts %lld",
+		      i, (long long)sum[i], (long long)root[i]);
+	CHECK(roots == ntraces, "%d roots for %d traces", roots, ntraces);
+	free(sum);
+	free(root);
+	free(copy);
+}
+
+static void
+run_round(uint64_t seed, size_t window, int ntraces)
+{
+	static char lines[200][512];
+	static const char *files[] = {"<random>"};
+	tp_opts o = {.format = 0, .window = window, .check = 1, .quiet = 1};
+	temporal *tp = tp_new(&o);
+	strbuf out = {0};
+	tr_trace t = {0};
+
+	rng_state = seed;
+	t.files = files;
+	for (int id = 0; id < ntraces; id++) {
+		size_t n = random_trace(id, lines, (int64_t)id * 20000);
+		char tid[16];
+
+		tr_trace_reset(&t);
+		snprintf(tid, sizeof tid, "t%d", id);
+		t.trace_id = tid;
+		GROW(t.recs, t.caprecs, n);
+		for (size_t i = 0; i < n; i++) {
+			t.recs[i].line = lines[i];
+			t.recs[i].len = (uint32_t)strlen(lines[i]);
+			t.recs[i].file = 0;
+			t.recs[i].lineno = i + 1;
+		}
+		t.nrecs = n;
+		if (tr_trace_parse(&t) < 0) {
+			CHECK(0, "seed %llu: trace %d does not parse", (unsigned long long)seed, id);
+			continue;
+		}
+		tp_add_trace(tp, &t, &out);
+	}
+	tp_finish(tp, &out);
+	const tp_stats *st = tp_stats_get(tp);
+	CHECK(st->violations == 0, "seed %llu window %zu: %zu invariant violations",
+	      (unsigned long long)seed, window, st->violations);
+	CHECK(st->analysed == (size_t)ntraces, "seed %llu: %zu of %d analysed",
+	      (unsigned long long)seed, st->analysed, ntraces);
+	check_output(&out, ntraces);
+	sb_free(&out);
+	tr_trace_free(&t);
+	tp_free(tp);
+}
+
+/* The Z1 incident by hand: the sum holds, and the blockers are named. */
+static void
+test_queue_behind_other_traces(void)
+{
+	static const char *files[] = {"<z1>"};
+	tp_opts o = {.format = 0, .window = 100, .check = 1, .quiet = 1};
+	temporal *tp = tp_new(&o);
+	strbuf out = {0};
+	tr_trace t = {0};
+	char line[16][256];
+
+	t.files = files;
+	for (int k = 1; k <= 12; k++) {
+		char tid[16];
+
+		tr_trace_reset(&t);
+		snprintf(tid, sizeof tid, "m%d", k);
+		t.trace_id = tid;
+		snprintf(line[0], 256, "S\tm%d\tms\t\t%d\t1000\tstorage\twrite\tserver\tb", k, (k - 1) * 1000);
+		GROW(t.recs, t.caprecs, 1);
+		t.recs[0] = (tr_record){.line = line[0], .len = (uint32_t)strlen(line[0])};
+		t.nrecs = 1;
+		CHECK(tr_trace_parse(&t) == 0, "m%d parses", k);
+		tp_add_trace(tp, &t, &out);
+	}
+	tr_trace_reset(&t);
+	t.trace_id = "c";
+	snprintf(line[0], 256, "S\tc\tcomp\t\t0\t14000\tcompute\tcompute\tserver\tc");
+	snprintf(line[1], 256, "S\tc\tcl\tcomp\t0\t13500\tcompute\tread\tclient\tc");
+	snprintf(line[2], 256, "S\tc\tsv\tcl\t12000\t1000\tstorage\tread\tserver\tb\tqueue.wait_us=11000");
+	GROW(t.recs, t.caprecs, 3);
+	for (int i = 0; i < 3; i++)
+		t.recs[i] = (tr_record){.line = line[i], .len = (uint32_t)strlen(line[i])};
+	t.nrecs = 3;
+	CHECK(tr_trace_parse(&t) == 0, "c parses");
+	tp_add_trace(tp, &t, &out);
+	tp_finish(tp, &out);
+	CHECK(tp_stats_get(tp)->violations == 0, "no violations");
+	CHECK(strstr(out.s, "D\tc\tm12\tms\tsequencing\t1000\t1000\tstorage:write on storage@b\n") != NULL,
+	      "m12 blocks c");
+	CHECK(strstr(out.s, "D\tc\tm1\tms\t") == NULL, "m1 ended at the arrival: pruned");
+	CHECK(strstr(out.s, "D\tc\tc\tsv\ttransit\t1000\t") != NULL, "request transit 1 ms");
+	sb_free(&out);
+	tr_trace_free(&t);
+	tp_free(tp);
+}
+
+int
+main(void)
+{
+	tr_setprogname("test_temporal");
+	test_queue_behind_other_traces();
+	for (uint64_t seed = 1; seed <= 40; seed++)
+		run_round(seed, seed % 4 == 0 ? 1 : seed % 4 == 1 ? 3 : 64, 120);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
