@@ -197,6 +197,9 @@ struct arena_chunk {
 	_Alignas(16) char data[];
 };
 
+/* Chunks start small and double up to ARENA_CHUNK, so that a tool holding many
+ * small traces (tr-temporal's window) does not pay 64 KB for each. */
+#define ARENA_FIRST (2 * 1024)
 #define ARENA_CHUNK (64 * 1024)
 
 void *
@@ -215,8 +218,12 @@ arena_alloc(arena *a, size_t n)
 			c = *pp;
 			*pp = c->next;
 		} else {
-			size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+			size_t size = a->head ? a->head->size * 2 : ARENA_FIRST;
 
+			if (size > ARENA_CHUNK)
+				size = ARENA_CHUNK;
+			if (size < n)
+				size = n;
 			c = xmalloc(sizeof *c + size);
 			c->size = size;
 		}
