@@ -86,6 +86,7 @@ main(int argc, char **argv)
 				break;
 		}
 	}
+	ingest_end(g);
 	const ingest_stats *st = ingest_stats_get(g);
 	if (!quiet && (o.verbose || (o.keep_going && st->broken)))
 		tr_warn("%zu files, %zu traces, %zu spans written; %zu broken traces skipped, "

@@ -1,5 +1,6 @@
 /* filter.c - the main loop every line-format tool shares. */
 #include "filter.h"
+#include "progress.h"
 
 #include <string.h>
 
@@ -32,6 +33,9 @@ tr_filter_run(const tr_filter *f)
 	strbuf b = {0};
 	size_t failed = 0;
 	int status = TR_EXIT_OK, header_pending = f->pass_through;
+	tr_progress progress;
+
+	tr_progress_init(&progress);
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;
@@ -62,7 +66,9 @@ tr_filter_run(const tr_filter *f)
 		}
 		if (b.len >= 64 * 1024)
 			emit(out, &b, &header_pending);
+		tr_progress_tick(&progress, tr_reader_bytes(r), tr_reader_traces(r));
 	}
+	tr_progress_done(&progress);
 	emit(out, &b, &header_pending);
 	if (header_pending && f->end_writes_records && status == TR_EXIT_OK)
 		tr_output_puts(out, TR_FORMAT_HEADER "\n");

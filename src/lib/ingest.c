@@ -269,6 +269,7 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 	}
 	if (jaeger)
 		ig_flush(g);	/* a Jaeger trace object is a whole trace */
+	tr_progress_tick(&g->progress, g->bytes_before + tr_input_bytes(j->in), g->stats.traces);
 	return 0;
 }
 
@@ -532,6 +533,7 @@ ingest_new(const ingest_opts *o, tr_output *out)
 	g->opts = *o;
 	g->out = out;
 	json_set_alloc_funcs(json_block_alloc, json_block_free);
+	tr_progress_init(&g->progress);
 	return g;
 }
 
@@ -563,6 +565,7 @@ ingest_file(ingest *g, const char *path)
 	if (g->opts.verbose)
 		tr_warn("%s: %s%s", g->file, tr_input_is_zstd(j.in) ? "zstd, " : "",
 			r < 0 ? "had errors" : "ok");
+	g->bytes_before += tr_input_bytes(j.in);
 	tr_input_close(j.in);
 	free(j.buf);
 	return r < 0 ? -1 : 0;
@@ -572,6 +575,12 @@ const ingest_stats *
 ingest_stats_get(const ingest *g)
 {
 	return &g->stats;
+}
+
+void
+ingest_end(ingest *g)
+{
+	tr_progress_done(&g->progress);
 }
 
 void

@@ -32,6 +32,8 @@ ingest *ingest_new(const ingest_opts *o, tr_output *out);
  * the caller stops at the first -1. */
 int ingest_file(ingest *g, const char *path);
 const ingest_stats *ingest_stats_get(const ingest *g);
+/* After the last file: clears the progress line, if one was shown. */
+void ingest_end(ingest *g);
 void ingest_free(ingest *g);
 
 #endif

@@ -9,6 +9,7 @@
 #include "format.h"
 #include "hash.h"
 #include "ingest.h"
+#include "progress.h"
 #include "trace.h"
 #include "util.h"
 
@@ -71,6 +72,8 @@ struct ingest {
 	tr_output *out;
 	ingest_stats stats;
 	ibatch batch;
+	tr_progress progress;
+	uint64_t bytes_before;	/* input bytes of the files already read */
 	arena json_mem;		/* jansson's nodes for the element being converted */
 	ibuild build;
 	strbuf text, scratch;

@@ -34,6 +34,7 @@ struct tr_reader {
 	arena loose_mem;
 	int at_eof;
 	size_t ntraces, nbad;
+	uint64_t bytes_done;	/* input bytes of the files already closed */
 	int warned_version;
 };
 
@@ -76,6 +77,7 @@ next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 				line[--*len] = '\0';
 			return line;
 		}
+		r->bytes_done += tr_input_bytes(r->in);
 		tr_input_close(r->in);
 		r->in = NULL;
 	}
@@ -307,6 +309,12 @@ size_t
 tr_reader_traces(const tr_reader *r)
 {
 	return r->ntraces;
+}
+
+uint64_t
+tr_reader_bytes(const tr_reader *r)
+{
+	return r->bytes_done + (r->in ? tr_input_bytes(r->in) : 0);
 }
 
 size_t

@@ -128,6 +128,7 @@ tr_reader *tr_reader_new(char **files, int nfiles);
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */
 size_t tr_reader_bad(const tr_reader *r);	/* TR_BAD returned so far */
+uint64_t tr_reader_bytes(const tr_reader *r);	/* input bytes read so far */
 void tr_reader_free(tr_reader *r);
 
 #endif
