@@ -11,9 +11,10 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: tr-ingest [-kqvz] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [FILE...]\n"
+		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [FILE...]\n"
 		"Convert Jaeger, Zipkin (v1, v2) and OTLP JSON, plain or zstd, to the tr line format.\n"
 		"  -f, --format FORMAT  auto (default), jaeger, otlp, zipkin, zipkin1, zipkin2\n"
+		"  -j, --threads N      parse Jaeger traces on N threads (same output as -j 1)\n"
 		"  -k, --keep-going     skip broken traces, write every good one, report at the end\n"
 		"  -o, --output FILE    write to FILE (through a temporary file) instead of stdout\n"
 		"  -z, --zstd           compress the output with zstd\n"
@@ -45,7 +46,7 @@ main(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"zstd", no_argument, NULL, 'z'},
 		{"quiet", no_argument, NULL, 'q'}, {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{"max-spans", required_argument, NULL, 'S'}, {"max-bytes", required_argument, NULL, 'B'},
+		{"threads", required_argument, NULL, 'j'}, {"max-spans", required_argument, NULL, 'S'}, {"max-bytes", required_argument, NULL, 'B'},
 		{NULL, 0, NULL, 0}
 	};
 	ingest_opts o = {.max_spans = 10000000, .max_bytes = (size_t)4 << 30};
@@ -53,12 +54,17 @@ main(int argc, char **argv)
 	int c, zstd = 0, quiet = 0, status = TR_EXIT_OK;
 
 	tr_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:ko:zqvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:j:ko:zqvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((c = ingest_format_parse(optarg)) < 0)
 				tr_die(TR_EXIT_USAGE, "unknown format: %s (auto, jaeger, otlp, zipkin, zipkin1, zipkin2)", optarg);
 			o.format = (enum ingest_format)c;
+			break;
+		case 'j':
+			o.threads = (int)size_arg(optarg, "-j");
+			if (o.threads < 1 || o.threads > 256)
+				tr_die(TR_EXIT_USAGE, "-j: between 1 and 256 threads");
 			break;
 		case 'k': o.keep_going = 1; break;
 		case 'o': outpath = optarg; break;

@@ -262,3 +262,11 @@ J
 	depth() { tr-ingest "$1" | awk -F'\t' '$1 == "S" { d[$3] = ($4 == "" ? 0 : d[$4] + 1); print $5, d[$3] }' | sort; }
 	[ "$(depth "$SAMPLES/jaeger/hotrod.json")" = "$(depth "$SAMPLES/zipkin/hotrod.json")" ]
 }
+
+@test "-j N parses on N threads and writes the same bytes as one thread" {
+	for n in 2 3 8; do
+		[ "$(tr-ingest -j $n "$SAMPLES/jaeger/hotrod.json" | cksum)" = "$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | cksum)" ]
+	done
+	# formats that are not walked trace by trace are read as with one thread
+	[ "$(tr-ingest -j 2 "$SAMPLES/zipkin/hotrod.json" | cksum)" = "$(tr-ingest "$SAMPLES/zipkin/hotrod.json" | cksum)" ]
+}

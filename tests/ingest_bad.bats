@@ -179,3 +179,31 @@ J
 	[ "$status" -eq 0 ]
 	[ "${lines[2]}" = $'S\tt\ta\t\t1\t2\t\t\t\t' ]
 }
+
+@test "-j N stops at the same broken trace as one thread, and -k writes the same good ones" {
+	f=$(mkfix many.json <<'J'
+{"data":[
+{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2}]},
+{"traceID":"t2","spans":[{"spanID":"a","startTime":1,"duration":2}]},
+{"traceID":"bad","spans":[{"spanID":"a","startTime":1,"duration":-2}]},
+{"traceID":"t4","spans":[{"spanID":"a","startTime":1,"duration":2}]},
+{"traceID":"t5","spans":[{"spanID":"a","startTime":1,"duration":2 ]},
+{"traceID":"t6","spans":[{"spanID":"a","startTime":1,"duration":2}]}
+]}
+J
+)
+	one=$(tr-ingest "$f" 2>&1; echo "status $?")
+	[[ "$one" == *"status 3"* ]]
+	[[ "$one" == *$'T\tt2'* && "$one" != *$'T\tt4'* ]]
+	[ "$(tr-ingest -j 4 "$f" 2>&1; echo "status $?")" = "$one" ]
+	onek=$(tr-ingest -k "$f" 2>&1; echo "status $?")
+	[[ "$onek" == *$'T\tt4'* && "$onek" != *$'T\tt6'* ]]
+	[ "$(tr-ingest -k -j 4 "$f" 2>&1; echo "status $?")" = "$onek" ]
+}
+
+@test "-j takes 1 to 256 threads" {
+	run tr-ingest -j 0 /dev/null
+	[ "$status" -eq 2 ]
+	run tr-ingest -j x /dev/null
+	[ "$status" -eq 2 ]
+}

@@ -22,7 +22,6 @@ typedef struct jscan {
 	int eof;
 } jscan;
 
-typedef int (*elem_fn)(ingest *g, jscan *j, const json_t *v);
 
 /* jansson allocates a node per JSON value; while one element is converted its
  * allocations come from an arena dropped as a whole afterwards. A header tells
@@ -122,6 +121,12 @@ scan_error(ingest *g, jscan *j, const char *fmt, ...)
 	va_list ap;
 	char msg[400];
 
+	/* Traces queued before this point come first; if one of them stopped
+	 * the file, a single thread would never have got here. */
+	if (g->pool && !g->pool_status)
+		g->pool_status = ig_pool_drain(g->pool);
+	if (g->pool_status)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
@@ -205,6 +210,21 @@ scan_value(ingest *g, jscan *j, size_t *start)
 	return 0;
 }
 
+/* Where jansson's error is: count lines up to its byte position in p[0,n). */
+static void
+error_place(const char *p, size_t n, const json_error_t *e, uint64_t *line, uint64_t *col)
+{
+	size_t end = (size_t)e->position < n ? (size_t)e->position : n;
+
+	for (size_t i = 0; i < end; i++) {
+		if (p[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else
+			++*col;
+	}
+}
+
 /* Parse buf[start, pos) with jansson; errors point into the file. */
 static json_t *
 scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col)
@@ -213,16 +233,7 @@ scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col)
 	json_t *v = json_loadb(j->buf + start, j->pos - start, JSON_DECODE_ANY, &e);
 
 	if (!v) {
-		/* Count lines up to jansson's byte position for an exact place. */
-		size_t p = (size_t)e.position < j->pos - start ? (size_t)e.position : j->pos - start;
-
-		for (size_t i = 0; i < p; i++) {
-			if (j->buf[start + i] == '\n') {
-				line++;
-				col = 1;
-			} else
-				col++;
-		}
+		error_place(j->buf + start, j->pos - start, &e, &line, &col);
 		tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, e.text);
 	}
 	return v;
@@ -240,37 +251,58 @@ read_value(ingest *g, jscan *j)
 	return scan_parse(g, j, start, line, col);
 }
 
-/* Give one element to its converter; a failure names the element's place. */
-static int
-convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
+int
+ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
+	   strbuf *msg)
 {
-	uint64_t line = j->line, col = scan_col(j);
+	json_error_t e;
 	json_t *v;
 	int r;
 
 	json_arena = &g->json_mem;
-	v = read_value(g, j);
+	v = json_loadb(p, n, JSON_DECODE_ANY, &e);
 	if (!v) {
-		json_arena = NULL;
-		arena_reset(&g->json_mem);
-		return -2;	/* malformed JSON: the rest of the file cannot be read */
+		error_place(p, n, &e, &line, &col);
+		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, e.text);
+		r = -2;	/* malformed JSON: the rest of the file cannot be read */
+	} else {
+		g->err[0] = '\0';
+		r = fn(g, v);
+		json_decref(v);
+		if (r < 0)
+			sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line,
+				(unsigned long long)col, g->err);
 	}
-	g->err[0] = '\0';
-	r = fn(g, j, v);
-	json_decref(v);
 	json_arena = NULL;
 	arena_reset(&g->json_mem);
-	j->keep = j->pos;
-	if (r < 0) {
-		tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, g->err);
-		if (jaeger)
-			g->stats.broken++;
-		return -1;
-	}
-	if (jaeger)
+	if (jaeger && r == 0)
 		ig_flush(g);	/* a Jaeger trace object is a whole trace */
-	tr_progress_tick(&g->progress, g->bytes_before + tr_input_bytes(j->in), g->stats.traces);
-	return 0;
+	if (jaeger && r == -1)
+		g->stats.broken++;
+	return r;
+}
+
+/* Give one element to its converter, or to the worker threads. */
+static int
+convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
+{
+	uint64_t line = j->line, col = scan_col(j);
+	size_t start = 0;
+	int r;
+
+	if (scan_value(g, j, &start) < 0)
+		return -2;
+	if (g->pool && jaeger)
+		r = ig_pool_submit(g->pool, j->buf + start, j->pos - start, line, col);
+	else {
+		sb_clear(&g->msg);
+		r = ig_element(g, j->buf + start, j->pos - start, line, col, fn, jaeger, &g->msg);
+		if (r < 0)
+			tr_warn("%s", g->msg.s);
+		tr_progress_tick(&g->progress, g->bytes_before + tr_input_bytes(j->in), g->stats.traces);
+	}
+	j->keep = j->pos;
+	return r;
 }
 
 static int
@@ -315,17 +347,15 @@ walk_array(ingest *g, jscan *j, elem_fn fn, int jaeger)
 	}
 }
 
-static int
-elem_jaeger(ingest *g, jscan *j, const json_t *v)
+int
+ig_elem_jaeger(ingest *g, const json_t *v)
 {
-	(void)j;
 	return jaeger_trace(g, v);
 }
 
 static int
-elem_otlp(ingest *g, jscan *j, const json_t *v)
+elem_otlp(ingest *g, const json_t *v)
 {
-	(void)j;
 	return otlp_resource_spans(g, v);
 }
 
@@ -337,13 +367,12 @@ zipkin_version(const ingest *g)
 
 /* A top-level array element: a span, or a trace given as an array of spans. */
 static int
-elem_zipkin(ingest *g, jscan *j, const json_t *v)
+elem_zipkin(ingest *g, const json_t *v)
 {
 	size_t i;
 	const json_t *span;
 	int failed = 0;
 
-	(void)j;
 	if (!json_is_array(v))
 		return zipkin_span(g, v, zipkin_version(g));
 	json_array_foreach(v, i, span)
@@ -389,14 +418,14 @@ data_value(ingest *g, jscan *j, const char *key, int *seen)
 	if (strcmp(key, "data") == 0 && allows(g, INGEST_JAEGER)) {
 		*seen = INGEST_JAEGER;
 		if (c == '[')
-			return walk_array(g, j, elem_jaeger, 1);
+			return walk_array(g, j, ig_elem_jaeger, 1);
 		if (c == 'n') {		/* "data": null */
 			json_t *v = read_value(g, j);
 
 			json_decref(v);
 			return v ? 0 : -2;
 		}
-		return convert(g, j, elem_jaeger, 1);	/* the UI's data-as-object */
+		return convert(g, j, ig_elem_jaeger, 1);	/* the UI's data-as-object */
 	}
 	if (strcmp(key, "resourceSpans") == 0 && allows(g, INGEST_OTLP) && c == '[') {
 		*seen = INGEST_OTLP;
@@ -534,6 +563,8 @@ ingest_new(const ingest_opts *o, tr_output *out)
 	g->out = out;
 	json_set_alloc_funcs(json_block_alloc, json_block_free);
 	tr_progress_init(&g->progress);
+	if (o->threads > 1)
+		g->pool = ig_pool_new(g, o->threads);
 	return g;
 }
 
@@ -550,6 +581,14 @@ ingest_file(ingest *g, const char *path)
 	g->stats.files++;
 	size_t broken0 = g->stats.broken;
 	r = walk_documents(g, &j);
+	if (g->pool) {
+		/* Errors of queued traces show up as they are written, in order. */
+		int s = g->pool_status ? g->pool_status : ig_pool_drain(g->pool);
+
+		if (s < 0 && (r == 0 || s == -1))
+			r = s;
+		g->pool_status = 0;
+	}
 	if (r == -2 || (r < 0 && !g->opts.keep_going)) {
 		/* Spans waiting for the end of the file may belong to traces we did
 		 * not read whole: none of them is written. */
@@ -586,6 +625,8 @@ ingest_end(ingest *g)
 void
 ingest_free(ingest *g)
 {
+	ig_pool_free(g->pool);
+	sb_free(&g->msg);
 	ig_discard(g);
 	arena_free(&g->batch.mem);
 	arena_free(&g->json_mem);

@@ -16,6 +16,7 @@ typedef struct ingest_opts {
 	int verbose;		/* per-file counts and tree problems on stderr */
 	size_t max_spans;	/* spans per trace; 0: no limit */
 	size_t max_bytes;	/* bytes of one JSON trace or document; 0: no limit */
+	int threads;		/* parse Jaeger traces on this many threads (1: none) */
 } ingest_opts;
 
 typedef struct ingest_stats {

@@ -470,7 +470,10 @@ write_trace(ingest *g, ispan **v, size_t n)
 
 		check_tree(g, &sub, tid);
 	}
-	tr_output_sb(g->out, o);
+	if (g->sink)
+		sb_add(g->sink, o->s, o->len);
+	else
+		tr_output_sb(g->out, o);
 	g->stats.traces++;
 	g->stats.spans += written;
 	g->stats.dropped_duplicates += dropped;

@@ -67,9 +67,16 @@ typedef struct ibuild {
 	size_t nptags, capptags;
 } ibuild;
 
+typedef struct ingest_pool ingest_pool;
+typedef int (*elem_fn)(ingest *g, const json_t *v);
+
 struct ingest {
 	ingest_opts opts;
 	tr_output *out;
+	strbuf *sink;		/* a worker's output goes here instead of out */
+	ingest_pool *pool;	/* worker threads for Jaeger traces (-j) */
+	int pool_status;	/* what stopped the pool in this file, 0 if nothing */
+	strbuf msg;		/* the message of the element that failed */
 	ingest_stats stats;
 	ibatch batch;
 	tr_progress progress;
@@ -120,6 +127,23 @@ int ig_get_str(ingest *g, const json_t *o, const char *key, int required, const 
 int ig_get_i64(ingest *g, const json_t *o, const char *key, int required, int64_t *out, int *present);
 /* An array field: NULL, missing and [] are all empty; -1 when of another type. */
 int ig_get_array(ingest *g, const json_t *o, const char *key, const json_t **out);
+
+/* Parse and convert one JSON element p[0,n) that starts at line:col of the
+ * file. Returns 0, -1 (the element is broken) or -2 (malformed JSON); on
+ * failure msg holds "file:line:col: what". A Jaeger trace is written at once. */
+int ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
+	       strbuf *msg);
+int ig_elem_jaeger(ingest *g, const json_t *v);
+
+/* Worker threads for Jaeger traces: elements are converted in parallel and
+ * written in input order, so the output is the same bytes as one thread's. */
+ingest_pool *ig_pool_new(ingest *g, int threads);
+/* Queue an element; returns 0, or the status (-1, -2) of an earlier element
+ * that stops the file. */
+int ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint64_t col);
+/* Write every queued element; returns 0 or the status that stopped the file. */
+int ig_pool_drain(ingest_pool *p);
+void ig_pool_free(ingest_pool *p);
 
 /* The converters: one JSON element each. */
 int jaeger_trace(ingest *g, const json_t *trace);
