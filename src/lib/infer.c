@@ -695,7 +695,8 @@ order_events(infer *m)
 	for (size_t i = 0; i < m->nev; i++)
 		m->order[i] = (order_rec){ &m->name[m->ev[i].e / 2], m->ev[i].e & 1,
 					   m->ev[i].first, m->ev[i].last, m->ev[i].e };
-	qsort(m->order, m->nev, sizeof *m->order, occ_time_cmp);
+	if (m->nev)
+		qsort(m->order, m->nev, sizeof *m->order, occ_time_cmp);
 }
 
 /* adj row i: the events j that the model puts after i and the trace agrees. */

@@ -84,7 +84,8 @@ grow_array(void **p, size_t *cap, size_t need, size_t sz)
 {
 	size_t c = *cap;
 
-	if (need <= c)
+	/* Always allocate, even for 0: callers pass the array to memset/qsort. */
+	if (need <= c && *p)
 		return;
 	if (c < 8)
 		c = 8;
