@@ -65,6 +65,10 @@ demo: all
 bench: all
 	@sh bench/run.sh $(BUILD)/bin
 
+# Shard the 5M-span input, run the mappers with GNU parallel, merge, compare.
+scale-demo: all
+	@sh scripts/scale-demo.sh $(BUILD)/bin
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	for b in $(BINS); do cp $$b $(DESTDIR)$(BINDIR)/; done
@@ -73,7 +77,7 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all deps check check-asan demo bench install clean
+.PHONY: all deps check check-asan demo bench scale-demo install clean
 
 # Further targets (fuzzing, memcheck, docs) live in mk/*.mk.
 -include $(wildcard mk/*.mk)

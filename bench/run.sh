@@ -17,19 +17,7 @@ export PATH LC_ALL=C
 
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
 
-gen() {	# gen FORMAT FILE
-	[ -s "$2" ] || trsim --seed $seed --traces "$traces" --format "$1" -o "$2"
-}
-gen jaeger "$data/1m.jaeger.json"
-gen zipkin "$data/1m.zipkin.json"
-[ -s "$data/1m.tr" ] || tr-ingest -o "$data/1m.tr" "$data/1m.jaeger.json"
-[ -s "$data/1m.jaeger.json.zst" ] || zstd -q -3 -T2 -o "$data/1m.jaeger.json.zst" "$data/1m.jaeger.json"
-# 5M spans of line format: five copies of the 1M run with distinct trace ids.
-if [ ! -s "$data/5m.tr" ]; then
-	for k in 1 2 3 4 5; do
-		awk -F'\t' -v OFS='\t' -v k=$k 'NR > 1 || k == 1 { if ($0 !~ /^#/) $2 = $2 "-" k; print }' "$data/1m.tr"
-	done > "$data/5m.tr"
-fi
+. "$here/data.sh"
 spans1=$(grep -c '^S' "$data/1m.tr")
 spans5=$(grep -c '^S' "$data/5m.tr")
 
@@ -65,6 +53,7 @@ J=$data/1m.jaeger.json Z=$data/1m.zipkin.json T=$data/1m.tr T5=$data/5m.tr
 measure "cat jaeger.json > /dev/null (I/O floor)" "$J" "$spans1" "$runs" "cat '$J'"
 measure "zstd -d jaeger.json.zst (I/O floor)" "$data/1m.jaeger.json.zst" "$spans1" "$runs" "zstd -dc '$data/1m.jaeger.json.zst'"
 measure "tr-ingest jaeger.json" "$J" "$spans1" "$runs" "tr-ingest '$J'"
+measure "tr-ingest -j 2 jaeger.json" "$J" "$spans1" "$runs" "tr-ingest -j 2 '$J'"
 measure "tr-ingest jaeger.json.zst" "$data/1m.jaeger.json.zst" "$spans1" "$runs" "tr-ingest '$data/1m.jaeger.json.zst'"
 measure "tr-ingest zipkin.json" "$Z" "$spans1" "$runs" "tr-ingest '$Z'"
 if command -v jq > /dev/null && [ "${BENCH_JQ:-1}" = 1 ]; then

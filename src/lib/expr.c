@@ -167,29 +167,48 @@ is_ident_char(int c)
 	return isalnum(c) || c == '_';
 }
 
-void
-expr_lex_next(expr_lexer *lx)
+/* A number with an optional duration unit, as µs. */
+static void
+lex_number(expr_lexer *lx, const char *s, size_t n)
 {
-	const char *src = lx->src;
-	size_t p = lx->end;
+	char buf[64];
+	double scale = 1;
+	size_t u = n;
 
-	if (lx->failed)
-		return;
-	free(lx->str);
-	lx->str = NULL;
+	if (n >= sizeof buf)
+		return (void)expr_lex_error(lx, lx->pos, "number too long");
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	while (is_ident_char((unsigned char)s[u]) || (unsigned char)s[u] >= 0x80)
+		u++;
+	if (u > n && unit_scale(s + n, u - n, &scale) < 0)
+		return (void)expr_lex_error(lx, lx->pos + n, "unknown unit '%.*s' (us, ms, s, m, h)",
+					    (int)(u - n), s + n);
+	lx->num = strtod(buf, NULL) * scale;
+	lx->tok = TK_NUM;
+	lx->end = lx->pos + u;
+}
+
+/* A name; dotted names are one token: s.duration, process.ip */
+static void
+lex_ident(expr_lexer *lx, const char *s)
+{
+	size_t i = 0;
+
 	for (;;) {
-		while (isspace((unsigned char)src[p]))
-			p++;
-		if (src[p] == '#') {	/* a comment to the end of the line */
-			while (src[p] && src[p] != '\n')
-				p++;
-			continue;
-		}
-		break;
+		while (is_ident_char((unsigned char)s[i]))
+			i++;
+		if (s[i] != '.' || !(isalpha((unsigned char)s[i + 1]) || s[i + 1] == '_'))
+			break;
+		i++;
 	}
-	lx->pos = p;
-	const char *s = src + p;
-	size_t rest = strlen(s);
+	lx->tok = TK_IDENT;
+	lx->end = lx->pos + i;
+}
+
+static void
+lex_operator(expr_lexer *lx, const char *s)
+{
 	static const struct { const char *text; enum expr_tok tok; } ops[] = {
 		{"->", TK_ARROW}, {"==", TK_EQ}, {"!=", TK_NE}, {"<>", TK_NE}, {"<=", TK_LE},
 		{">=", TK_GE}, {"=~", TK_MATCH}, {"!~", TK_NGLOB}, {"(", TK_LP}, {")", TK_RP},
@@ -198,58 +217,48 @@ expr_lex_next(expr_lexer *lx)
 		{">", TK_GT}, {"~", TK_GLOB},
 	};
 
-	if (!*s) {
-		lx->tok = TK_EOF;
-		lx->end = p;
-		return;
-	}
-	if (*s == '"' || *s == '\'') {
-		lex_string(lx, s);
-		return;
-	}
-	size_t n = scan_number(s, rest);
-	if (n) {
-		char buf[64];
-		double scale = 1;
-		size_t u = n;
-		if (n >= sizeof buf)
-			return (void)expr_lex_error(lx, p, "number too long");
-		memcpy(buf, s, n);
-		buf[n] = '\0';
-		while (is_ident_char((unsigned char)s[u]) || (unsigned char)s[u] >= 0x80)
-			u++;
-		if (u > n && unit_scale(s + n, u - n, &scale) < 0)
-			return (void)expr_lex_error(lx, p + n,
-				"unknown unit '%.*s' (us, ms, s, m, h)", (int)(u - n), s + n);
-		lx->num = strtod(buf, NULL) * scale;
-		lx->tok = TK_NUM;
-		lx->end = p + u;
-		return;
-	}
-	if (isalpha((unsigned char)*s) || *s == '_') {
-		/* Dotted names are one token: s.duration, process.ip */
-		size_t i = 0;
-		for (;;) {
-			while (is_ident_char((unsigned char)s[i]))
-				i++;
-			if (s[i] == '.' && (isalpha((unsigned char)s[i + 1]) || s[i + 1] == '_'))
-				i++;
-			else
-				break;
-		}
-		lx->tok = TK_IDENT;
-		lx->end = p + i;
-		return;
-	}
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
 		size_t k = strlen(ops[i].text);
 		if (strncmp(s, ops[i].text, k) == 0) {
 			lx->tok = ops[i].tok;
-			lx->end = p + k;
+			lx->end = lx->pos + k;
 			return;
 		}
 	}
-	expr_lex_error(lx, p, "unexpected character '%c'", *s);
+	expr_lex_error(lx, lx->pos, "unexpected character '%c'", *s);
+}
+
+void
+expr_lex_next(expr_lexer *lx)
+{
+	const char *src = lx->src;
+	size_t p = lx->end, n;
+
+	if (lx->failed)
+		return;
+	free(lx->str);
+	lx->str = NULL;
+	for (;;) {
+		while (isspace((unsigned char)src[p]))
+			p++;
+		if (src[p] != '#')
+			break;
+		while (src[p] && src[p] != '\n')	/* a comment to the end of the line */
+			p++;
+	}
+	lx->pos = p;
+	const char *s = src + p;
+	if (!*s) {
+		lx->tok = TK_EOF;
+		lx->end = p;
+	} else if (*s == '"' || *s == '\'')
+		lex_string(lx, s);
+	else if ((n = scan_number(s, SIZE_MAX)) > 0)	/* the NUL ends the scan */
+		lex_number(lx, s, n);
+	else if (isalpha((unsigned char)*s) || *s == '_')
+		lex_ident(lx, s);
+	else
+		lex_operator(lx, s);
 }
 
 /* ---------- values ---------- */
@@ -400,33 +409,82 @@ type_name(int t)
 	return t == EV_NUM ? "number" : t == EV_STR ? "string" : t == EV_BOOL ? "boolean" : "null";
 }
 
+/* The scalar function named name, or -1. */
+static int
+find_fn(const char *name, size_t len)
+{
+	for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++)
+		if (strlen(fns[f].name) == len && strncasecmp(fns[f].name, name, len) == 0)
+			return (int)f;
+	return -1;
+}
+
+/* A scalar function call: check the arguments, take them. */
+static expr *
+scalar_call(expr_lexer *lx, int f, expr **args, int nargs, int distinct, size_t pos)
+{
+	if (nargs < fns[f].min || nargs > fns[f].max || distinct)
+		return expr_lex_error(lx, pos, "%s takes %d argument%s", fns[f].name, fns[f].min,
+				      fns[f].min == 1 ? "" : "s");
+	for (int i = 0; i < nargs && f != FN_COALESCE; i++)
+		if (args[i]->type != -1 && args[i]->type != EV_NUM && args[i]->type != EV_NULL)
+			return expr_lex_error(lx, pos, "%s needs numbers, not a %s", fns[f].name,
+					      type_name(args[i]->type));
+	expr *e = node(OP_FN, f == FN_COALESCE ? -1 : EV_NUM);
+	e->fn = f;
+	e->args = args;
+	e->nargs = nargs;
+	return e;
+}
+
+/* Any other call goes to hooks->call: an aggregate, read as a slot. */
+static expr *
+hook_call(expr_lexer *lx, const expr_hooks *h, const char *name, size_t len, expr **args,
+	  int nargs, int distinct, size_t pos)
+{
+	char msg[200] = "";
+	strbuf text = {0};
+
+	if (!h || !h->call)
+		return expr_lex_error(lx, pos, "unknown function %.*s", (int)len, name);
+	expr_call_text(&text, name, len, args, nargs, distinct);
+	int slot = h->call(h->ctx, name, len, args, nargs, distinct, msg, sizeof msg);
+	if (slot < 0) {
+		sb_free(&text);
+		return expr_lex_error(lx, pos, "%s", msg[0] ? msg : "unknown function");
+	}
+	expr *e = node(OP_AGG, -1);
+	e->slot = slot;
+	e->text = text.s;
+	free(args);
+	return e;
+}
+
+/* name ( [DISTINCT] args ): the current token is '('. */
 static expr *
 parse_call(expr_lexer *lx, const expr_hooks *h, const char *name, size_t len, size_t pos)
 {
-	expr **args = NULL;
+	expr **args = NULL, *e = NULL;
 	size_t cap = 0;
-	int nargs = 0, distinct = 0;
+	int nargs = 0, distinct = 0, f = find_fn(name, len);
+	const expr_hooks *argh = f < 0 && h && h->arg_hooks ? h->arg_hooks : h;
 
-	int scalar = 0;
-	for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++)
-		if (strlen(fns[f].name) == len && strncasecmp(fns[f].name, name, len) == 0)
-			scalar = 1;
-	const expr_hooks *argh = !scalar && h && h->arg_hooks ? h->arg_hooks : h;
-
-	expr_lex_next(lx);	/* ( */
+	expr_lex_next(lx);
 	if (expr_lex_is(lx, "distinct")) {
 		distinct = 1;
 		expr_lex_next(lx);
 	}
-	if (lx->tok != TK_RP) {
-		for (;;) {
-			GROW(args, cap, (size_t)nargs + 1);
-			if (!(args[nargs] = parse_or(lx, argh)))
-				goto fail;
-			nargs++;
-			if (lx->tok != TK_COMMA)
-				break;
-			expr_lex_next(lx);
+	while (lx->tok != TK_RP) {
+		GROW(args, cap, (size_t)nargs + 1);
+		if (!(args[nargs] = parse_or(lx, argh)))
+			goto fail;
+		nargs++;
+		if (lx->tok != TK_COMMA)
+			break;
+		expr_lex_next(lx);
+		if (lx->tok == TK_RP) {
+			expr_lex_error(lx, lx->pos, "expected an argument after ','");
+			goto fail;
 		}
 	}
 	if (lx->tok != TK_RP) {
@@ -434,45 +492,10 @@ parse_call(expr_lexer *lx, const expr_hooks *h, const char *name, size_t len, si
 		goto fail;
 	}
 	expr_lex_next(lx);
-	for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
-		if (strlen(fns[f].name) != len || strncasecmp(fns[f].name, name, len) != 0)
-			continue;
-		if (nargs < fns[f].min || nargs > fns[f].max || distinct) {
-			expr_lex_error(lx, pos, "%s takes %d argument%s", fns[f].name, fns[f].min,
-				       fns[f].min == 1 ? "" : "s");
-			goto fail;
-		}
-		for (int i = 0; i < nargs; i++)
-			if (f != FN_COALESCE && args[i]->type != -1 && args[i]->type != EV_NUM &&
-			    args[i]->type != EV_NULL) {
-				expr_lex_error(lx, pos, "%s needs numbers, not a %s", fns[f].name,
-					       type_name(args[i]->type));
-				goto fail;
-			}
-		expr *e = node(OP_FN, f == FN_COALESCE ? -1 : EV_NUM);
-		e->fn = (int)f;
-		e->args = args;
-		e->nargs = nargs;
+	e = f >= 0 ? scalar_call(lx, f, args, nargs, distinct, pos)
+		   : hook_call(lx, h, name, len, args, nargs, distinct, pos);
+	if (e)
 		return e;
-	}
-	if (!h || !h->call) {
-		expr_lex_error(lx, pos, "unknown function %.*s", (int)len, name);
-		goto fail;
-	}
-	char msg[200] = "";
-	strbuf text = {0};
-	expr_call_text(&text, name, len, args, nargs, distinct);
-	int slot = h->call(h->ctx, name, len, args, nargs, distinct, msg, sizeof msg);
-	if (slot < 0) {
-		sb_free(&text);
-		expr_lex_error(lx, pos, "%s", msg[0] ? msg : "unknown function");
-		goto fail;
-	}
-	expr *e = node(OP_AGG, -1);
-	e->slot = slot;
-	e->text = text.s;
-	free(args);
-	return e;
 fail:
 	for (int i = 0; i < nargs; i++)
 		expr_free(args[i]);
@@ -481,7 +504,7 @@ fail:
 }
 
 static expr *
-parse_field(expr_lexer *lx, const expr_hooks *h, expr_resolve_fn resolve, void *rctx)
+parse_field(expr_lexer *lx, const expr_hooks *h)
 {
 	const char *name = lx->src + lx->pos;
 	size_t len = lx->end - lx->pos, pos = lx->pos;
@@ -505,10 +528,7 @@ parse_field(expr_lexer *lx, const expr_hooks *h, expr_resolve_fn resolve, void *
 		}
 		expr_lex_next(lx);
 	}
-	if (h && h->field)
-		slot = h->field(h->ctx, name, len, key, keylen, &type, msg, sizeof msg);
-	else
-		slot = key ? -1 : resolve ? resolve(rctx, name, len) : -1;
+	slot = h && h->field ? h->field(h->ctx, name, len, key, keylen, &type, msg, sizeof msg) : -1;
 	if (slot < 0) {
 		free(key);
 		if (!msg[0])
@@ -594,7 +614,7 @@ parse_primary(expr_lexer *lx, const expr_hooks *h)
 				return parse_call(lx, h, name, len, pos);
 			}
 		}
-		return parse_field(lx, h, NULL, NULL);
+		return parse_field(lx, h);
 	case TK_EOF:
 		return expr_lex_error(lx, lx->pos, "unexpected end of the expression");
 	case TK_BAD:
@@ -603,6 +623,12 @@ parse_primary(expr_lexer *lx, const expr_hooks *h)
 		return expr_lex_error(lx, lx->pos, "unexpected '%.*s'", (int)(lx->end - lx->pos),
 				      lx->src + lx->pos);
 	}
+}
+
+static int
+numeric_ok(const expr *e)
+{
+	return e->type == -1 || e->type == EV_NUM || e->type == EV_NULL;
 }
 
 static expr *
@@ -617,9 +643,10 @@ parse_unary(expr_lexer *lx, const expr_hooks *h)
 		expr *a = parse_unary(lx, h);
 		if (!a)
 			return NULL;
-		if (a->type != -1 && a->type != EV_NUM && a->type != EV_NULL) {
+		if (!numeric_ok(a)) {
+			int t = a->type;
 			expr_free(a);
-			return expr_lex_error(lx, pos, "cannot negate a %s", type_name(a->type));
+			return expr_lex_error(lx, pos, "cannot negate a %s", type_name(t));
 		}
 		e = node(OP_NEG, EV_NUM);
 		e->a = a;
@@ -636,12 +663,6 @@ binary(enum op op, int type, expr *a, expr *b)
 	e->a = a;
 	e->b = b;
 	return e;
-}
-
-static int
-numeric_ok(const expr *e)
-{
-	return e->type == -1 || e->type == EV_NUM || e->type == EV_NULL;
 }
 
 static expr *
@@ -704,6 +725,35 @@ is_null_lit(const expr *e)
 	return e->op == OP_LIT && e->lit.type == EV_NULL;
 }
 
+/* Glob and regex: strings on both sides; a regex is a literal, compiled once. */
+static expr *
+check_match(expr_lexer *lx, expr *e, size_t pos)
+{
+	const expr *a = e->a, *b = e->b;
+	char m[128];
+	int rc;
+
+	if ((a->type != -1 && a->type != EV_STR) || (b->type != -1 && b->type != EV_STR)) {
+		expr_free(e);
+		return expr_lex_error(lx, pos, "~ and =~ match strings");
+	}
+	if (e->op != OP_MATCH)
+		return e;
+	if (b->op != OP_LIT) {
+		expr_free(e);
+		return expr_lex_error(lx, pos, "=~ needs a quoted regular expression");
+	}
+	e->re = xmalloc(sizeof *e->re);
+	if ((rc = regcomp(e->re, b->lit.str, REG_EXTENDED | REG_NOSUB)) != 0) {
+		regerror(rc, e->re, m, sizeof m);
+		free(e->re);
+		e->re = NULL;
+		expr_free(e);
+		return expr_lex_error(lx, pos, "bad regular expression: %s", m);
+	}
+	return e;
+}
+
 static expr *
 parse_cmp(expr_lexer *lx, const expr_hooks *h)
 {
@@ -739,29 +789,8 @@ parse_cmp(expr_lexer *lx, const expr_hooks *h)
 		return e;
 	}
 	expr *e = binary(op, EV_BOOL, a, b);
-	if (op == OP_GLOB || op == OP_NGLOB || op == OP_MATCH) {
-		if ((a->type != -1 && a->type != EV_STR) || (b->type != -1 && b->type != EV_STR)) {
-			expr_free(e);
-			return expr_lex_error(lx, pos, "~ and =~ match strings");
-		}
-		if (op == OP_MATCH) {
-			if (b->op != OP_LIT) {
-				expr_free(e);
-				return expr_lex_error(lx, pos, "=~ needs a quoted regular expression");
-			}
-			e->re = xmalloc(sizeof *e->re);
-			int rc = regcomp(e->re, b->lit.str, REG_EXTENDED | REG_NOSUB);
-			if (rc) {
-				char m[128];
-				regerror(rc, e->re, m, sizeof m);
-				free(e->re);
-				e->re = NULL;
-				expr_free(e);
-				return expr_lex_error(lx, pos, "bad regular expression: %s", m);
-			}
-		}
-		return e;
-	}
+	if (op == OP_GLOB || op == OP_NGLOB || op == OP_MATCH)
+		return check_match(lx, e, pos);
 	int ta = a->type, tb = b->type;
 	if (ta != -1 && tb != -1 && ta != EV_NULL && tb != EV_NULL && ta != tb) {
 		expr_free(e);

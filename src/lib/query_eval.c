@@ -1,0 +1,585 @@
+/* query_eval.c - running a parsed query over one trace at a time: the
+ * candidates of each variable, the happened-before joins, Where, and rows
+ * to the group table or, for raw queries, straight to the output. */
+#include "query_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One trace's facts that fields read. */
+typedef struct tctx {
+	tr_trace *t;
+	int64_t *self;			/* per span; INT64_MIN when unknown */
+	int64_t tstart, tdur;
+	int has_ttime;
+	query_hb_index *hb;
+	expr_value **subrows;		/* per variable with a subquery: its rows */
+} tctx;
+
+typedef struct cand {
+	int32_t *v;
+	size_t n, cap;			/* cap in the arena */
+} cand;
+
+struct query_run {
+	const query *q;
+	query_opts o;
+	q_table *table;
+	arena mem;			/* one trace's scratch */
+	expr_value *slots, *vals, *fslots;
+	size_t nfslots;
+	query_run **sub;		/* per variable: its subquery's run */
+	expr_value *subrows;		/* raw rows of this run as a subquery */
+	size_t nsubrows, capsubrows;
+	int collect;			/* a subquery: keep raw rows in subrows */
+	/* --explain */
+	size_t *ncand, *njoined;
+	size_t nwhere, ntraces, nskipped;
+	size_t failed;
+	int started, json_rows;
+};
+
+/* ---------- fields ---------- */
+
+static expr_value
+str_or_null(const char *s)
+{
+	return s && *s ? expr_str(s, strlen(s)) : expr_null();
+}
+
+static const char *
+tag_text(const tr_tag *tags, uint32_t n, const char *key)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(tags[i].key, key) == 0)
+			return tags[i].val;
+	return NULL;
+}
+
+/* A tag typed by its text (expr_from_text); null when missing. */
+static expr_value
+tag_value(const tr_tag *tags, uint32_t n, const char *key)
+{
+	const char *v = tag_text(tags, n, key);
+	return v ? expr_from_text(v, strlen(v)) : expr_null();
+}
+
+static int
+span_error(const tr_span *s)
+{
+	const char *e = tr_span_tag(s, "error");
+	const char *o = tr_span_tag(s, "otel.status_code");
+	return (e && strcmp(e, "true") == 0) || (o && strcmp(o, "ERROR") == 0);
+}
+
+static expr_value
+span_value(const tctx *c, int32_t i, const q_slot *sl)
+{
+	const tr_span *s = &c->t->spans[i];
+	int timed = (s->flags & TR_SPAN_HAS_TIME) != 0;
+
+	switch (sl->field) {
+	case F_TRACE: return str_or_null(c->t->trace_id);
+	case F_SPAN: return str_or_null(s->span_id);
+	case F_PARENT: return str_or_null(s->parent_id);
+	case F_SERVICE: return expr_str(s->service, strlen(s->service));
+	case F_OPERATION: return expr_str(s->operation, strlen(s->operation));
+	case F_KIND: return str_or_null(tr_kind_name(s->kind));
+	case F_HOST: return str_or_null(s->host);
+	case F_START: case F_TIME: return timed ? expr_num((double)s->start) : expr_null();
+	case F_DURATION: return timed ? expr_num((double)s->duration) : expr_null();
+	case F_END: return timed ? expr_num((double)(s->start + s->duration)) : expr_null();
+	case F_SELF:
+		return c->self[i] == INT64_MIN ? expr_null() : expr_num((double)c->self[i]);
+	case F_DEPTH: return expr_num(s->depth);
+	case F_ROOT: return expr_bool(s->parent < 0);
+	case F_ERROR: return expr_bool(span_error(s));
+	case F_TRACE_START: return c->has_ttime ? expr_num((double)c->tstart) : expr_null();
+	case F_TRACE_DURATION: return c->has_ttime ? expr_num((double)c->tdur) : expr_null();
+	case F_TAG: return tag_value(s->tags, s->ntags, sl->key);
+	default: return expr_null();
+	}
+}
+
+static expr_value
+log_value(const tctx *c, int32_t i, const q_slot *sl)
+{
+	const tr_log *l = &c->t->logs[i];
+	const tr_span *s = &c->t->spans[l->span];
+
+	switch (sl->field) {
+	case F_TRACE: return str_or_null(c->t->trace_id);
+	case F_SPAN: return str_or_null(s->span_id);
+	case F_SERVICE: return expr_str(s->service, strlen(s->service));
+	case F_OPERATION: return expr_str(s->operation, strlen(s->operation));
+	case F_HOST: return str_or_null(s->host);
+	case F_START: case F_END: case F_TIME: return expr_num((double)l->time);
+	case F_DURATION: return expr_num(0);
+	case F_EVENT: return str_or_null(tag_text(l->tags, l->ntags, "event"));
+	case F_TRACE_START: return c->has_ttime ? expr_num((double)c->tstart) : expr_null();
+	case F_TRACE_DURATION: return c->has_ttime ? expr_num((double)c->tdur) : expr_null();
+	case F_TAG: return tag_value(l->tags, l->ntags, sl->key);
+	default: return expr_null();
+	}
+}
+
+/* The value of slot sl for the node (or subquery row) bound to its variable. */
+static expr_value
+slot_value(const query *q, const tctx *c, const q_slot *sl, int var, int32_t node)
+{
+	if (sl->field == F_COL)
+		return c->subrows[var][(size_t)node * q->vars[var].src[0].sub->ncols + sl->col];
+	if (node < (int32_t)c->t->nspans)
+		return span_value(c, node, sl);
+	return log_value(c, node - (int32_t)c->t->nspans, sl);
+}
+
+/* ---------- the run ---------- */
+
+query_run *
+query_run_new(const query *q, const query_opts *o)
+{
+	query_run *r = xcalloc(1, sizeof *r);
+	size_t nf = 1;
+
+	r->q = q;
+	r->o = *o;
+	if (q->grouped)
+		r->table = q_table_new(q, o->sketch);
+	r->slots = xcalloc(q->slots.n + 1, sizeof *r->slots);
+	r->vals = xcalloc((size_t)q->ncols + 1, sizeof *r->vals);
+	r->sub = xcalloc((size_t)q->nvars, sizeof *r->sub);
+	r->ncand = xcalloc((size_t)q->nvars, sizeof *r->ncand);
+	r->njoined = xcalloc((size_t)q->nvars, sizeof *r->njoined);
+	for (int v = 0; v < q->nvars; v++)
+		for (int s = 0; s < q->vars[v].nsrc; s++) {
+			const q_source *src = &q->vars[v].src[s];
+			if (src->fslots.n > nf)
+				nf = src->fslots.n;
+			if (src->sub) {
+				query_opts so = *o;
+				so.fail_if = NULL;
+				so.explain = 0;
+				r->sub[v] = query_run_new(src->sub, &so);
+				r->sub[v]->collect = 1;
+			}
+		}
+	r->fslots = xcalloc(nf, sizeof *r->fslots);
+	return r;
+}
+
+void
+query_run_free(query_run *r)
+{
+	if (!r)
+		return;
+	for (int v = 0; v < r->q->nvars; v++)
+		query_run_free(r->sub[v]);
+	if (r->table)
+		q_table_free(r->table);
+	arena_free(&r->mem);
+	free(r->slots);
+	free(r->vals);
+	free(r->fslots);
+	free(r->sub);
+	free(r->subrows);
+	free(r->ncand);
+	free(r->njoined);
+	free(r);
+}
+
+static void
+push(arena *mem, cand *c, int32_t v)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		int32_t *nv = arena_alloc(mem, cap * sizeof *nv);
+		if (c->n)
+			memcpy(nv, c->v, c->n * sizeof *nv);
+		c->v = nv;
+		c->cap = cap;
+	}
+	c->v[c->n++] = v;
+}
+
+static int
+passes(query_run *r, const tctx *c, const q_source *src, int32_t node)
+{
+	if (!src->filter)
+		return 1;
+	for (size_t i = 0; i < src->fslots.n; i++)
+		r->fslots[i] = slot_value(r->q, c, &src->fslots.v[i], -1, node);
+	return expr_truthy(expr_eval(src->filter, r->fslots));
+}
+
+static void run_rows(query_run *r, tctx *c, strbuf *out);
+
+/* The candidates of variable v: the union (a bag) of its sources' nodes. */
+static void
+candidates(query_run *r, tctx *c, int v, cand *out)
+{
+	const q_var *var = &r->q->vars[v];
+	tr_trace *t = c->t;
+
+	memset(out, 0, sizeof *out);
+	for (int s = 0; s < var->nsrc; s++) {
+		const q_source *src = &var->src[s];
+		if (src->rel == REL_QUERY) {
+			query_run *sub = r->sub[v];
+			expr_value *rows;
+			size_t n;
+			tctx sc = *c;	/* the subquery's variables are its own */
+			arena_reset(&sub->mem);
+			sc.subrows = arena_alloc(&sub->mem, (size_t)sub->q->nvars * sizeof *sc.subrows);
+			memset(sc.subrows, 0, (size_t)sub->q->nvars * sizeof *sc.subrows);
+			sub->nsubrows = 0;
+			run_rows(sub, &sc, NULL);
+			if (sub->table) {
+				n = q_table_rows(sub->table, &rows);
+			} else {
+				rows = sub->subrows;
+				n = sub->nsubrows;
+			}
+			c->subrows[v] = rows;
+			for (size_t i = 0; i < n; i++)
+				push(&r->mem, out, (int32_t)i);
+		} else if (src->rel == REL_SPANS) {
+			for (size_t i = 0; i < t->nspans; i++)
+				if (passes(r, c, src, (int32_t)i))
+					push(&r->mem, out, (int32_t)i);
+		} else {
+			for (size_t i = 0; i < t->nlogs; i++)
+				if (passes(r, c, src, (int32_t)(t->nspans + i)))
+					push(&r->mem, out, (int32_t)(t->nspans + i));
+		}
+	}
+	r->ncand[v] += out->n;
+}
+
+/* Keep x among the best k of out[0..*n) in pre-order (least first for
+ * First, greatest first for MostRecent): one insertion step, O(k). */
+static void
+keep_best(const query_hb_index *h, int32_t *out, size_t *n, size_t k, int first, int32_t x)
+{
+	int32_t ox = query_hb_order(h, x);
+	size_t i = *n;
+
+	if (i == k) {
+		int32_t worst = query_hb_order(h, out[k - 1]);
+		if (first ? ox > worst : ox < worst)
+			return;
+		i--;
+	} else
+		(*n)++;
+	for (; i > 0 && (first ? query_hb_order(h, out[i - 1]) > ox : query_hb_order(h, out[i - 1]) < ox); i--)
+		out[i] = out[i - 1];
+	out[i] = x;
+}
+
+/* The join rows of the trace as tuples (one node per variable), in the
+ * arena; -1 when there are more than the bound. Levels are walked with an
+ * explicit cursor per variable (no recursion). */
+typedef struct joiner {
+	query_run *r;
+	tctx *c;
+	cand *cands;
+	int32_t *tuple;
+	int32_t **picked;	/* per level: the nodes chosen for the current prefix */
+	size_t *npicked, *at;
+	cand rows;
+} joiner;
+
+static void
+pick(joiner *j, int level)
+{
+	const q_var *v = &j->r->q->vars[level];
+	const cand *cs = &j->cands[level];
+	int32_t other = j->tuple[v->other];
+	size_t n = 0;
+	int32_t *out = j->picked[level];
+	enum query_hb mode = j->r->o.hb;
+
+	for (size_t i = 0; i < cs->n; i++) {
+		int32_t x = cs->v[i];
+		int ok = v->before ? query_hb_before(j->c->hb, x, other, mode)
+				   : query_hb_before(j->c->hb, other, x, mode);
+		if (!ok)
+			continue;
+		if (v->sel == SEL_ALL)
+			out[n++] = x;
+		else
+			keep_best(j->c->hb, out, &n, (size_t)v->n, v->sel == SEL_FIRST, x);
+	}
+	if (v->sel == SEL_RECENT)	/* rows in pre-order, as for FirstN */
+		for (size_t a = 0, b = n; a + 1 < b; a++, b--) {
+			int32_t t = out[a];
+			out[a] = out[b - 1];
+			out[b - 1] = t;
+		}
+	j->npicked[level] = n;
+	j->at[level] = 0;
+	j->r->njoined[level] += n;
+}
+
+static int
+join_rows(joiner *j)
+{
+	int nv = j->r->q->nvars;
+	size_t limit = j->r->o.max_rows_per_trace;
+	arena *mem = &j->r->mem;
+	int level = 0;
+
+	j->picked[0] = j->cands[0].v;
+	j->npicked[0] = j->cands[0].n;
+	j->at[0] = 0;
+	j->r->njoined[0] += j->cands[0].n;
+	while (level >= 0) {
+		if (j->at[level] == j->npicked[level]) {
+			level--;
+			continue;
+		}
+		j->tuple[level] = j->picked[level][j->at[level]++];
+		if (level + 1 == nv) {
+			if (limit && j->rows.n / (size_t)nv >= limit)
+				return -1;
+			for (int k = 0; k < nv; k++)
+				push(mem, &j->rows, j->tuple[k]);
+			continue;
+		}
+		level++;
+		pick(j, level);
+	}
+	return 0;
+}
+
+/* --fail-if over the row in r->vals: a one-line message when it holds. */
+static void
+check_fail_if(query_run *r)
+{
+	const query *q = r->q;
+	strbuf m = {0};
+
+	if (!r->o.fail_if || !expr_truthy(expr_eval(r->o.fail_if, r->vals)))
+		return;
+	r->failed++;
+	if (r->o.quiet)
+		return;
+	for (int i = 0; i < q->ncols; i++) {
+		char buf[32];
+		size_t len;
+		const char *s = expr_format(r->vals[i], buf, sizeof buf, &len);
+		sb_addf(&m, "%s%s=%.*s", i ? ", " : "", q->cols[i].name, (int)len, s);
+	}
+	tr_warn("fail-if %s: %s", r->o.fail_if_text, m.s ? m.s : "");
+	sb_free(&m);
+}
+
+static void
+emit(query_run *r, strbuf *out)
+{
+	const query *q = r->q;
+
+	if (r->table) {
+		q_table_add(r->table, r->slots);
+		return;
+	}
+	for (int i = 0; i < q->ncols; i++)
+		r->vals[i] = expr_eval(q->cols[i].e, r->slots);
+	if (r->collect) {
+		/* a subquery's raw rows: strings point into the trace, alive as long */
+		size_t need = (r->nsubrows + 1) * (size_t)q->ncols;
+		if (need > r->capsubrows) {
+			r->capsubrows = 2 * need;
+			r->subrows = xrealloc(r->subrows, r->capsubrows * sizeof *r->subrows);
+		}
+		memcpy(r->subrows + r->nsubrows * (size_t)q->ncols, r->vals,
+		       (size_t)q->ncols * sizeof *r->vals);
+		r->nsubrows++;
+		return;
+	}
+	if (!r->started) {
+		r->started = 1;
+		if (r->o.header || r->o.format == QUERY_JSON)
+			q_write_header(out, q, r->o.format);
+	}
+	q_write_row(out, q, r->vals, r->o.format, r->json_rows++ == 0);
+	check_fail_if(r);
+}
+
+/* Every row of the trace through Where to emit. */
+static void
+run_rows(query_run *r, tctx *c, strbuf *out)
+{
+	const query *q = r->q;
+	int nv = q->nvars;
+	cand *cands = arena_alloc(&r->mem, (size_t)nv * sizeof *cands);
+	joiner j = {r, c, cands, NULL, NULL, NULL, NULL, {0}};
+
+	if (r->table && r->collect)
+		q_table_reset(r->table);
+	for (int v = 0; v < nv; v++)
+		candidates(r, c, v, &cands[v]);
+	const int32_t *rows = cands[0].v;
+	size_t nrows = cands[0].n;
+	if (nv > 1) {
+		j.tuple = arena_alloc(&r->mem, (size_t)nv * sizeof *j.tuple);
+		j.picked = arena_alloc(&r->mem, (size_t)nv * sizeof *j.picked);
+		j.npicked = arena_alloc(&r->mem, (size_t)nv * sizeof *j.npicked);
+		j.at = arena_alloc(&r->mem, (size_t)nv * sizeof *j.at);
+		for (int v = 1; v < nv; v++)
+			j.picked[v] = arena_alloc(&r->mem, (cands[v].n + 1) * sizeof **j.picked);
+		if (join_rows(&j) < 0) {
+			r->nskipped++;
+			tr_warn("trace %s: more than %zu join rows (--max-rows-per-trace): skipped",
+				c->t->trace_id, r->o.max_rows_per_trace);
+			return;
+		}
+		rows = j.rows.v;
+		nrows = j.rows.n / (size_t)nv;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		const int32_t *tuple = rows + i * (size_t)nv;
+		for (size_t s = 0; s < q->slots.n; s++) {
+			const q_slot *sl = &q->slots.v[s];
+			r->slots[s] = slot_value(q, c, sl, sl->var, tuple[sl->var]);
+		}
+		if (q->where && !expr_truthy(expr_eval(q->where, r->slots)))
+			continue;
+		r->nwhere++;
+		emit(r, out);
+	}
+}
+
+static int
+needs_hb(const query *q)
+{
+	if (q->nvars > 1)
+		return 1;
+	for (int s = 0; s < q->vars[0].nsrc; s++)
+		if (q->vars[0].src[s].sub && needs_hb(q->vars[0].src[s].sub))
+			return 1;
+	return 0;
+}
+
+static int
+needs_self(const query *q)
+{
+	if (q->uses_self)
+		return 1;
+	for (int s = 0; s < q->vars[0].nsrc; s++)
+		if (q->vars[0].src[s].sub && needs_self(q->vars[0].src[s].sub))
+			return 1;
+	return 0;
+}
+
+int
+query_run_trace(query_run *r, tr_trace *t, strbuf *out)
+{
+	const query *q = r->q;
+	tctx c = {t, NULL, 0, 0, 0, NULL, NULL};
+	size_t skipped = r->nskipped;
+
+	arena_reset(&r->mem);
+	r->ntraces++;
+	c.subrows = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subrows);
+	memset(c.subrows, 0, (size_t)q->nvars * sizeof *c.subrows);
+	if (needs_self(q)) {
+		c.self = arena_alloc(&r->mem, (t->nspans + 1) * sizeof *c.self);
+		query_self_times(t, c.self);
+	}
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < t->nspans; i++)
+		if (t->spans[i].flags & TR_SPAN_HAS_TIME) {
+			const tr_span *s = &t->spans[i];
+			lo = s->start < lo ? s->start : lo;
+			hi = s->start + s->duration > hi ? s->start + s->duration : hi;
+		}
+	c.has_ttime = lo != INT64_MAX;
+	c.tstart = lo;
+	c.tdur = hi - lo;
+	if (needs_hb(q))
+		c.hb = query_hb_build(t, q->uses_logs, &r->mem);
+	run_rows(r, &c, out);
+	return r->nskipped > skipped ? -1 : 0;
+}
+
+size_t
+query_run_failed(const query_run *r)
+{
+	return r->failed;
+}
+
+size_t
+query_run_finish(query_run *r, tr_output *out)
+{
+	const query *q = r->q;
+	strbuf b = {0};
+
+	if (r->table) {
+		expr_value *rows;
+		size_t n = q_table_rows(r->table, &rows);
+		if (r->o.header || r->o.format == QUERY_JSON)
+			q_write_header(&b, q, r->o.format);
+		r->started = 1;
+		for (size_t i = 0; i < n; i++) {
+			memcpy(r->vals, rows + i * (size_t)q->ncols, (size_t)q->ncols * sizeof *r->vals);
+			q_write_row(&b, q, r->vals, r->o.format, r->json_rows++ == 0);
+			check_fail_if(r);
+			if (b.len > 65536) {
+				tr_output_sb(out, &b);
+				sb_clear(&b);
+			}
+		}
+	} else if (!r->started && (r->o.header || r->o.format == QUERY_JSON)) {
+		q_write_header(&b, q, r->o.format);
+	}
+	if (r->o.format == QUERY_JSON)
+		sb_adds(&b, r->json_rows ? "\n]\n" : "]\n");
+	if (b.len)
+		tr_output_sb(out, &b);
+	sb_free(&b);
+	return r->failed;
+}
+
+void
+query_run_explain(const query_run *r, FILE *f)
+{
+	const query *q = r->q;
+	strbuf b = {0};
+
+	query_print(q, &b);
+	fprintf(f, "query:\n%s", b.s);
+	fprintf(f, "traces: %zu", r->ntraces);
+	if (r->nskipped)
+		fprintf(f, " (%zu skipped: too many join rows)", r->nskipped);
+	fprintf(f, "\n");
+	for (int v = 0; v < q->nvars; v++) {
+		fprintf(f, "%s %s: %zu candidates", v ? "join" : "from", q->vars[v].name, r->ncand[v]);
+		if (v)
+			fprintf(f, ", %zu rows after the join", r->njoined[v]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "rows through Where: %zu\n", r->nwhere);
+	if (r->table)
+		fprintf(f, "groups: %zu\n", q_table_groups(r->table));
+	sb_free(&b);
+}
+
+void
+query_run_write_partial(query_run *r, tr_output *out)
+{
+	q_table_write_partial(r->table, out);
+}
+
+int
+query_run_merge_line(query_run *r, const char *line, size_t len, const char *file,
+		     uint64_t lineno)
+{
+	char err[256];
+
+	if (q_table_merge_line(r->table, line, len, err, sizeof err) < 0) {
+		tr_warn("%s:%llu: %s", file, (unsigned long long)lineno, err);
+		return -1;
+	}
+	return 0;
+}

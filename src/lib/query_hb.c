@@ -1,0 +1,225 @@
+/* query_hb.c - happened-before over a trace's span tree, and self times.
+ *
+ * a -> b when a is a proper ancestor of b, or (seq) when a lies under x and
+ * b under y, x and y siblings (children of one span, or both roots), x
+ * before y in sibling order (start, span id) and x ended before y started.
+ * That is a strict partial order (tr-aggregate(1) has the argument) and the
+ * pre-order of the tree is a linear extension of it: First and MostRecent
+ * pick by pre-order. Log events are leaves of their span at their time. */
+#include "query.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct query_hb_index {
+	int32_t n;
+	int32_t *pre, *last;	/* pre-order number; largest in the subtree */
+	int64_t *start, *end;
+	uint8_t *timed;
+	int levels;
+	int32_t **up;		/* up[k][v]: the 2^k-th ancestor, -1 past a root */
+};
+
+typedef struct child_key {
+	int64_t start;
+	int32_t node;
+	int is_log;
+} child_key;
+
+static int
+cmp_child(const void *pa, const void *pb)
+{
+	const child_key *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->is_log != b->is_log)
+		return a->is_log - b->is_log;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* Logs grouped by span, in time order: first[s]..first[s+1] index order[]. */
+static void
+logs_by_span(const tr_trace *t, arena *mem, int32_t **first, int32_t **order)
+{
+	int32_t *f = arena_alloc(mem, (t->nspans + 1) * sizeof *f);
+	int32_t *o = arena_alloc(mem, (t->nlogs + 1) * sizeof *o);
+	memset(f, 0, (t->nspans + 1) * sizeof *f);
+	for (size_t i = 0; i < t->nlogs; i++)
+		f[t->logs[i].span + 1]++;
+	for (size_t s = 0; s < t->nspans; s++)
+		f[s + 1] += f[s];
+	int32_t *fill = arena_alloc(mem, (t->nspans + 1) * sizeof *fill);
+	memcpy(fill, f, (t->nspans + 1) * sizeof *f);
+	for (size_t i = 0; i < t->nlogs; i++)
+		o[fill[t->logs[i].span]++] = (int32_t)i;
+	*first = f;
+	*order = o;
+}
+
+/* Times and parents of the nodes: spans, then logs under their span. */
+static int32_t *
+node_facts(query_hb_index *h, const tr_trace *t, arena *mem)
+{
+	int32_t ns = (int32_t)t->nspans, n = h->n;
+	int32_t *parent = arena_alloc(mem, (n + 1) * sizeof *parent);
+
+	h->start = arena_alloc(mem, (n + 1) * sizeof *h->start);
+	h->end = arena_alloc(mem, (n + 1) * sizeof *h->end);
+	h->timed = arena_alloc(mem, n + 1);
+	for (int32_t i = 0; i < ns; i++) {
+		const tr_span *s = &t->spans[i];
+		h->timed[i] = (s->flags & TR_SPAN_HAS_TIME) != 0;
+		h->start[i] = h->timed[i] ? s->start : INT64_MAX;
+		h->end[i] = h->timed[i] ? s->start + s->duration : INT64_MAX;
+		parent[i] = s->parent;
+	}
+	for (int32_t i = ns; i < n; i++) {
+		const tr_log *l = &t->logs[i - ns];
+		h->timed[i] = 1;
+		h->start[i] = h->end[i] = l->time;
+		parent[i] = l->span;
+	}
+	return parent;
+}
+
+/* Number the nodes in pre-order with an explicit stack (children merged
+ * from spans and logs by start); returns the deepest depth. */
+static int32_t
+number_preorder(query_hb_index *h, const tr_trace *t, int with_logs, int32_t *order, arena *mem)
+{
+	int32_t ns = (int32_t)t->nspans, n = h->n, counter = 0, maxdepth = 0;
+	int32_t *stack = arena_alloc(mem, (n + 1) * sizeof *stack);
+	int32_t *depth = arena_alloc(mem, (n + 1) * sizeof *depth);
+	child_key *kids = arena_alloc(mem, (n + 1) * sizeof *kids);
+	int32_t *lfirst = NULL, *lorder = NULL;
+	size_t sp = 0;
+
+	if (with_logs)
+		logs_by_span(t, mem, &lfirst, &lorder);
+	for (size_t r = t->nroots; r-- > 0;) {
+		stack[sp++] = t->roots[r];
+		depth[t->roots[r]] = 0;
+	}
+	while (sp) {
+		int32_t v = stack[--sp];
+		size_t nk = 0;
+		h->pre[v] = counter;
+		order[counter++] = v;
+		if (v >= ns)
+			continue;
+		for (int32_t c = t->spans[v].first_child; c >= 0; c = t->spans[c].next_sibling)
+			kids[nk++] = (child_key){h->start[c], c, 0};
+		for (int32_t k = with_logs ? lfirst[v] : 0; with_logs && k < lfirst[v + 1]; k++)
+			kids[nk++] = (child_key){t->logs[lorder[k]].time, ns + lorder[k], 1};
+		if (with_logs && lfirst[v + 1] > lfirst[v])
+			qsort(kids, nk, sizeof *kids, cmp_child);
+		for (size_t k = nk; k-- > 0;) {
+			stack[sp++] = kids[k].node;
+			depth[kids[k].node] = depth[v] + 1;
+		}
+		if (nk && depth[v] + 1 > maxdepth)
+			maxdepth = depth[v] + 1;
+	}
+	return maxdepth;
+}
+
+query_hb_index *
+query_hb_build(const tr_trace *t, int with_logs, arena *mem)
+{
+	query_hb_index *h = arena_alloc(mem, sizeof *h);
+	int32_t n = (int32_t)t->nspans + (with_logs ? (int32_t)t->nlogs : 0);
+
+	h->n = n;
+	h->pre = arena_alloc(mem, (n + 1) * sizeof *h->pre);
+	h->last = arena_alloc(mem, (n + 1) * sizeof *h->last);
+	int32_t *parent = node_facts(h, t, mem);
+	int32_t *order = arena_alloc(mem, (n + 1) * sizeof *order);
+	int32_t maxdepth = number_preorder(h, t, with_logs, order, mem);
+
+	/* subtree ends: children before parents in reverse pre-order */
+	for (int32_t i = 0; i < n; i++)
+		h->last[order[i]] = i;
+	for (int32_t i = n; i-- > 0;) {
+		int32_t v = order[i], p = parent[v];
+		if (p >= 0 && h->last[v] > h->last[p])
+			h->last[p] = h->last[v];
+	}
+	/* jump pointers: up[k][v] is the 2^k-th ancestor */
+	for (h->levels = 1; (1 << h->levels) <= maxdepth; h->levels++)
+		;
+	h->up = arena_alloc(mem, h->levels * sizeof *h->up);
+	h->up[0] = parent;
+	for (int k = 1; k < h->levels; k++) {
+		h->up[k] = arena_alloc(mem, (n + 1) * sizeof *h->up[k]);
+		for (int32_t v = 0; v < n; v++) {
+			int32_t m = h->up[k - 1][v];
+			h->up[k][v] = m < 0 ? -1 : h->up[k - 1][m];
+		}
+	}
+	return h;
+}
+
+int32_t
+query_hb_order(const query_hb_index *h, int32_t node)
+{
+	return h->pre[node];
+}
+
+/* Is u an ancestor of v, or v itself? */
+static int
+covers(const query_hb_index *h, int32_t u, int32_t v)
+{
+	return h->pre[u] <= h->pre[v] && h->pre[v] <= h->last[u];
+}
+
+/* The ancestor-or-self of a just below the lowest common ancestor with b. */
+static int32_t
+below_lca(const query_hb_index *h, int32_t a, int32_t b)
+{
+	for (int k = h->levels; k-- > 0;) {
+		int32_t u = h->up[k][a];
+		if (u >= 0 && !covers(h, u, b))
+			a = u;
+	}
+	return a;
+}
+
+int
+query_hb_before(const query_hb_index *h, int32_t a, int32_t b, enum query_hb mode)
+{
+	if (a == b || covers(h, b, a))
+		return 0;
+	if (covers(h, a, b))
+		return 1;
+	if (mode == QUERY_HB_TREE)
+		return 0;
+	int32_t x = below_lca(h, a, b), y = below_lca(h, b, a);
+	return h->timed[x] && h->timed[y] && h->end[x] <= h->start[y] && h->pre[x] < h->pre[y];
+}
+
+void
+query_self_times(const tr_trace *t, int64_t *self)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *p = &t->spans[i];
+		int64_t lo = p->start, hi = p->start + p->duration, covered = 0, reach = lo;
+
+		if (!(p->flags & TR_SPAN_HAS_TIME)) {
+			self[i] = INT64_MIN;
+			continue;
+		}
+		/* children come sorted by start: one sweep unions their intervals */
+		for (int32_t c = p->first_child; c >= 0; c = t->spans[c].next_sibling) {
+			const tr_span *s = &t->spans[c];
+			if (!(s->flags & TR_SPAN_HAS_TIME) || (s->flags & TR_SPAN_FOLLOWS))
+				continue;
+			int64_t a = s->start > reach ? s->start : reach;
+			int64_t e = s->start + s->duration < hi ? s->start + s->duration : hi;
+			if (e > a) {
+				covered += e - a;
+				reach = e;
+			}
+		}
+		self[i] = p->duration - covered;
+	}
+}

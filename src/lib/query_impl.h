@@ -1,0 +1,115 @@
+/* query_impl.h - the parsed query, shared by query_parse.c (building it),
+ * query_eval.c (running it over a trace) and query_agg.c (the group table). */
+#ifndef TR_QUERY_IMPL_H
+#define TR_QUERY_IMPL_H
+
+#include "query.h"
+
+/* What a slot reads from the node (or subquery row) bound to a variable. */
+enum q_field {
+	F_TRACE, F_SPAN, F_PARENT, F_SERVICE, F_OPERATION, F_KIND, F_HOST,
+	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR,
+	F_TRACE_START, F_TRACE_DURATION, F_TIME, F_EVENT,
+	F_TAG,		/* tag["key"] */
+	F_COL,		/* a column of a subquery row */
+	F_KEY,		/* select context: a group key */
+	F_AGG		/* select context: an aggregate's result */
+};
+
+typedef struct q_slot {
+	int var;		/* -1: the node a source filter is testing */
+	enum q_field field;
+	char *key;		/* F_TAG */
+	int col;		/* F_COL, F_KEY, F_AGG: its index */
+} q_slot;
+
+typedef struct q_slots {
+	q_slot *v;
+	size_t n, cap;
+} q_slots;
+
+enum q_rel { REL_SPANS, REL_LOGS, REL_QUERY };
+
+typedef struct q_source {
+	enum q_rel rel;
+	expr *filter;		/* over bare field names; NULL: every node */
+	q_slots fslots;
+	query *sub;		/* REL_QUERY */
+} q_source;
+
+enum q_sel { SEL_ALL, SEL_FIRST, SEL_RECENT };
+
+typedef struct q_var {
+	char *name;
+	q_source *src;		/* a union (bag) of sources */
+	int nsrc;
+	size_t capsrc;
+	enum q_sel sel;
+	int n;			/* how many First/MostRecent keep: 1, or N of FirstN */
+	int other;		/* the variable of the On clause, -1 for From */
+	int before;		/* On this -> other (1) or other -> this (0) */
+} q_var;
+
+enum q_agg_kind { A_COUNT, A_COUNT_DISTINCT, A_SUM, A_MIN, A_MAX, A_AVG, A_PCT };
+
+typedef struct q_agg {
+	enum q_agg_kind kind;
+	expr *arg;		/* NULL for COUNT */
+	double p;		/* A_PCT: 0..100 */
+	char *text;		/* canonical, e.g. P99(s.duration) */
+} q_agg;
+
+typedef struct q_col {
+	char *name;		/* As name, or the text as written */
+	int named;		/* the name came from As */
+	char *canon;		/* expr_print of e */
+	expr *e;
+	int key;		/* select: >= 0 when the column is group key i */
+	int row;		/* select: parsed over rows (a key, or a raw column) */
+	size_t pos;		/* where it starts in the query */
+} q_col;
+
+struct query {
+	char *src;
+	q_var *vars;
+	int nvars;
+	size_t capvars;
+	expr *where;
+	q_col *keys;		/* GroupBy, in row context */
+	int nkeys;
+	size_t capkeys;
+	q_col *cols;		/* Select: select context, or row context when raw */
+	int ncols;
+	size_t capcols;
+	q_agg *aggs;
+	int naggs;
+	size_t capaggs;
+	q_slots slots;		/* row context: fields of the variables */
+	int grouped;		/* GroupBy or an aggregate: else raw rows */
+	int uses_logs, uses_self, uses_trace_times;
+};
+
+/* Static type of a field (expr_type), -1 for tags and subquery columns. */
+int q_field_type(enum q_field f);
+int q_field_lookup(const char *name, size_t len);
+const char *q_field_name(enum q_field f);
+
+/* The group table (query_agg.c), used by the run and by subqueries. */
+typedef struct q_table q_table;
+q_table *q_table_new(const query *q, int sketch);
+/* Add one row: slots hold the row context's values. */
+void q_table_add(q_table *t, const expr_value *slots);
+/* Final rows: ncols values each, sorted by key; valid until the next reset. */
+size_t q_table_rows(q_table *t, expr_value **rows);
+size_t q_table_groups(const q_table *t);
+void q_table_reset(q_table *t);
+void q_table_free(q_table *t);
+void q_table_write_partial(q_table *t, tr_output *out);
+int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t errlen);
+
+/* Values out as text in each output format. */
+void q_write_header(strbuf *b, const query *q, enum query_format f);
+void q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
+		 int first_json_row);
+
+#endif

@@ -1,0 +1,261 @@
+/* tr-aggregate - Pivot Tracing queries over the spans of traces: group-by,
+ * happened-before joins, percentiles, CI gates. See tr-aggregate(1). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "query.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tr-aggregate [options] QUERY [FILE...]\n"
+		"       tr-aggregate [options] -Q QUERYFILE [FILE...]\n"
+		"       tr-aggregate --merge [options] QUERY PARTIAL...\n"
+		"  -f, --format=tsv|csv|json   the table's format (tsv)\n"
+		"      --no-header             no header line (tsv, csv)\n"
+		"  -o FILE                     write the table to FILE\n"
+		"  -Q, --query-file=FILE       read the query from FILE\n"
+		"      --hb=seq|tree           happened-before: siblings in sequence too (seq)\n"
+		"                              or ancestry only (tree)\n"
+		"      --max-rows-per-trace=N  skip a trace whose joins give more rows (1000000)\n"
+		"      --fail-if=EXPR          exit 1 when EXPR holds for a result row\n"
+		"      --explain               the parsed query and join counts on stderr\n"
+		"      --partial               write mergeable group states, not the table\n"
+		"      --merge                 merge --partial files into the table\n"
+		"  -k, --keep-going            skip bad traces\n"
+		"  -q, --quiet                 no message per --fail-if row\n"
+		"  -v, --verbose               a summary line on stderr\n"
+		"  -h, --help                  this help\n"
+		"      --version               the version\n");
+}
+
+enum { OPT_NO_HEADER = 256, OPT_HB, OPT_MAX_ROWS, OPT_FAIL_IF, OPT_EXPLAIN, OPT_PARTIAL,
+       OPT_MERGE, OPT_VERSION };
+
+typedef struct cli {
+	query_run *run;
+	int partial;
+} cli;
+
+static int
+on_trace(void *ctx, tr_trace *t, strbuf *out)
+{
+	cli *c = ctx;
+	return query_run_trace(c->run, t, out);
+}
+
+static void
+on_end(void *ctx, tr_output *out)
+{
+	cli *c = ctx;
+	if (c->partial)
+		query_run_write_partial(c->run, out);
+	else
+		query_run_finish(c->run, out);
+}
+
+static char *
+read_query_file(const char *path)
+{
+	tr_input *in = tr_input_open(path);
+	strbuf b = {0};
+
+	tr_input_slurp(in, &b);
+	tr_input_close(in);
+	sb_addc(&b, '\0');
+	return b.s;
+}
+
+/* A query or --fail-if syntax error: message, the line, a caret; exit 2. */
+static _Noreturn void
+syntax_error(const char *what, const char *src, size_t pos, const char *msg)
+{
+	strbuf b = {0};
+	query_error_text(src, pos, msg, &b);
+	if (strcmp(what, "query") != 0 && b.len > 5 && memcmp(b.s, "query", 5) == 0)
+		fprintf(stderr, "%s: %s%s", tr_progname, what, b.s + 5);
+	else
+		fprintf(stderr, "%s: %s", tr_progname, b.s);
+	sb_free(&b);
+	exit(TR_EXIT_USAGE);
+}
+
+static int
+merge_files(query_run *run, char **files, int nfiles)
+{
+	int status = TR_EXIT_OK;
+
+	for (int i = 0; i < nfiles; i++) {
+		tr_input *in = tr_input_open(files[i]);
+		size_t len;
+		char *line;
+		while ((line = tr_input_line(in, &len))) {
+			if (len && line[len - 1] == '\r')
+				len--;
+			if (query_run_merge_line(run, line, len, tr_input_name(in),
+						 tr_input_lineno(in)) < 0) {
+				status = TR_EXIT_INPUT;
+				break;
+			}
+		}
+		tr_input_close(in);
+		if (status)
+			break;
+	}
+	return status;
+}
+
+/* Option flags, as parsed. */
+typedef struct options {
+	query_opts qo;
+	tr_filter f;
+	const char *query_file, *fail_if;
+	int explain, partial, merge;
+} options;
+
+static int
+parse_format(const char *s)
+{
+	if (strcmp(s, "tsv") == 0)
+		return QUERY_TSV;
+	if (strcmp(s, "csv") == 0)
+		return QUERY_CSV;
+	if (strcmp(s, "json") == 0)
+		return QUERY_JSON;
+	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json)", s);
+}
+
+/* Returns optind, or -1 when main should exit with *status. */
+static int
+parse_options(int argc, char **argv, options *o, int *status)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"no-header", no_argument, NULL, OPT_NO_HEADER},
+		{"query-file", required_argument, NULL, 'Q'},
+		{"hb", required_argument, NULL, OPT_HB},
+		{"max-rows-per-trace", required_argument, NULL, OPT_MAX_ROWS},
+		{"fail-if", required_argument, NULL, OPT_FAIL_IF},
+		{"explain", no_argument, NULL, OPT_EXPLAIN},
+		{"partial", no_argument, NULL, OPT_PARTIAL},
+		{"merge", no_argument, NULL, OPT_MERGE},
+		{"keep-going", no_argument, NULL, 'k'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	char *end;
+
+	while ((ch = getopt_long(argc, argv, "f:o:Q:kqvh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': o->qo.format = parse_format(optarg); break;
+		case OPT_NO_HEADER: o->qo.header = 0; break;
+		case 'o': o->f.out_path = optarg; break;
+		case 'Q': o->query_file = optarg; break;
+		case OPT_HB:
+			if (strcmp(optarg, "seq") != 0 && strcmp(optarg, "tree") != 0)
+				tr_die(TR_EXIT_USAGE, "--hb is seq or tree, not '%s'", optarg);
+			o->qo.hb = strcmp(optarg, "seq") == 0 ? QUERY_HB_SEQ : QUERY_HB_TREE;
+			break;
+		case OPT_MAX_ROWS:
+			o->qo.max_rows_per_trace = strtoull(optarg, &end, 10);
+			if (*end || !*optarg || optarg[0] == '-')
+				tr_die(TR_EXIT_USAGE, "--max-rows-per-trace needs a count (0: no bound)");
+			break;
+		case OPT_FAIL_IF: o->fail_if = optarg; break;
+		case OPT_EXPLAIN: o->explain = 1; break;
+		case OPT_PARTIAL: o->partial = 1; break;
+		case OPT_MERGE: o->merge = 1; break;
+		case 'k': o->f.keep_going = 1; break;
+		case 'q': o->qo.quiet = 1; break;
+		case 'v': o->f.verbose = 1; break;
+		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
+		case OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
+		default: usage(stderr); *status = TR_EXIT_USAGE; return -1;
+		}
+	}
+	if (o->partial && o->merge)
+		tr_die(TR_EXIT_USAGE, "--partial and --merge do not go together");
+	return optind;
+}
+
+/* Run the query over the inputs (or merge partials); the exit status. */
+static int
+run(options *o, query_run *run, char **files, int nfiles)
+{
+	cli c = {run, o->partial};
+
+	if (o->merge) {
+		if (nfiles == 0)
+			tr_die(TR_EXIT_USAGE, "--merge needs the partial files");
+		int status = merge_files(run, files, nfiles);
+		if (status == TR_EXIT_OK) {
+			tr_output *out = tr_output_open(o->f.out_path, 0);
+			query_run_finish(run, out);
+			tr_output_close(out);
+		}
+		return status;
+	}
+	o->f.files = files;
+	o->f.nfiles = nfiles;
+	o->f.on_trace = on_trace;
+	o->f.on_end = on_end;
+	o->f.ctx = &c;
+	return tr_filter_run(&o->f);
+}
+
+int
+main(int argc, char **argv)
+{
+	options o = {.qo = {QUERY_HB_SEQ, 1000000, QUERY_TSV, 1, 0, 0, NULL, NULL, 0}};
+	char err[300], *src;
+	size_t pos;
+	int status = TR_EXIT_OK, first;
+
+	tr_setprogname(argv[0]);
+	if ((first = parse_options(argc, argv, &o, &status)) < 0)
+		return status;
+	argc -= first;
+	argv += first;
+	if (o.query_file)
+		src = read_query_file(o.query_file);
+	else if (argc > 0) {
+		src = xstrdup(argv[0]);
+		argc--;
+		argv++;
+	} else {
+		usage(stderr);
+		return TR_EXIT_USAGE;
+	}
+	query *q = query_parse(src, err, sizeof err, &pos);
+	if (!q)
+		syntax_error("query", src, pos, err);
+	if ((o.partial || o.merge) && !query_is_grouped(q))
+		tr_die(TR_EXIT_USAGE, "--partial and --merge need a query with GroupBy or an aggregate");
+	expr *fe = NULL;
+	if (o.fail_if && !(fe = query_fail_if_parse(q, o.fail_if, err, sizeof err, &pos)))
+		syntax_error("fail-if", o.fail_if, pos, err);
+	o.qo.fail_if = fe;
+	o.qo.fail_if_text = o.fail_if;
+	o.qo.explain = o.explain;
+	o.qo.sketch = o.merge;
+
+	query_run *r = query_run_new(q, &o.qo);
+	status = run(&o, r, argv, argc);
+	if (o.explain)
+		query_run_explain(r, stderr);
+	if (status == TR_EXIT_OK && query_run_failed(r))
+		status = TR_EXIT_FINDING;
+	query_run_free(r);
+	expr_free(fe);
+	query_free(q);
+	free(src);
+	return status;
+}

@@ -1,0 +1,395 @@
+#!/usr/bin/env bats
+# tr-aggregate: the query language on hand-made traces whose answers are
+# worked out by hand; errors; formats; --fail-if; --explain; --partial/--merge.
+
+load helper
+
+# Fixtures are written with | for TAB.
+fix() {
+	tr '|' '\t' | mkfix "$1"
+}
+
+# Two requests. t1: frontend a [1000,2000) calls customer b [1100,1300)
+# (which calls mysql c [1150,1250), with a log "lock" at 1160), then redis
+# d [1400,1700) and e [1500,1800) in parallel. t2: frontend a [5000,7000)
+# calls mysql b [5100,5600), then redis c [5700,5800) that fails.
+two_requests() {
+	fix f.tr <<-'EOF'
+	#tr/1
+	T|t1
+	S|t1|a||1000|1000|frontend|GET /dispatch|server|h1|customer=alice
+	S|t1|b|a|1100|200|customer|GET /customer|server|h2
+	S|t1|c|b|1150|100|mysql|SELECT|client|h2|sql.rows=3
+	S|t1|d|a|1400|300|redis|GET|client|h3
+	S|t1|e|a|1500|300|redis|GET|client|h3
+	L|t1|c|1160|event=lock
+	T|t2
+	S|t2|a||5000|2000|frontend|GET /dispatch|server|h1|customer=bob
+	S|t2|b|a|5100|500|mysql|SELECT|client|h2
+	S|t2|c|a|5700|100|redis|GET|client|h3|error=true
+	EOF
+}
+
+@test "group by service: count, sum, avg, min, max, exact integers" {
+	two_requests
+	run tr-aggregate 'From s In spans GroupBy s.service
+		Select s.service, COUNT, SUM(s.duration), AVG(s.duration), MIN(s.duration), MAX(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(printf 's.service\tCOUNT\tSUM(s.duration)\tAVG(s.duration)\tMIN(s.duration)\tMAX(s.duration)')" ]
+	[ "${lines[1]}" = "$(printf 'customer\t1\t200\t200\t200\t200')" ]
+	[ "${lines[2]}" = "$(printf 'frontend\t2\t3000\t1500\t1000\t2000')" ]
+	[ "${lines[3]}" = "$(printf 'mysql\t2\t600\t300\t100\t500')" ]
+	[ "${lines[4]}" = "$(printf 'redis\t3\t700\t233.33333333333334\t100\t300')" ]
+	[ "${#lines[@]}" -eq 5 ]
+}
+
+@test "self time is the duration its children do not cover (overlaps once)" {
+	two_requests
+	# t1 a: 1000 - (200 + [1400,1800) = 400) = 400; t2 a: 2000 - 600 = 1400; b in t1: 100
+	run tr-aggregate 'From s In spans[service = "frontend" or service = "customer"]
+		Select s.trace, s.span, s.self' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 't1\ta\t400')" ]
+	[ "${lines[2]}" = "$(printf 't1\tb\t100')" ]
+	[ "${lines[3]}" = "$(printf 't2\ta\t1400')" ]
+}
+
+@test "percentiles are nearest-rank and exact without --merge" {
+	fix p.tr <<-'EOF'
+	#tr/1
+	T|p
+	S|p|r||0|1000|svc|root||
+	S|p|1|r|1|10|svc|op||
+	S|p|2|r|2|20|svc|op||
+	S|p|3|r|3|30|svc|op||
+	S|p|4|r|4|40|svc|op||
+	S|p|5|r|5|50|svc|op||
+	EOF
+	run tr-aggregate --no-header 'From s In spans[operation = "op"]
+		Select P50(s.duration), P90(s.duration), P99(s.duration), PERCENTILE(s.duration, 20), PERCENTILE(s.duration, 21)' "$BATS_TEST_TMPDIR/p.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '30\t50\t50\t10\t20')" ]
+}
+
+@test "sums of integers stay exact beyond 2^53" {
+	fix big.tr <<-'EOF'
+	#tr/1
+	T|b
+	S|b|1||0|10|svc|op|||n=9007199254740993
+	S|b|2||0|10|svc|op|||n=9007199254740993
+	S|b|3||0|10|svc|op|||n=1
+	EOF
+	run tr-aggregate --no-header 'From s In spans Select SUM(s.tag["n"]), COUNT' "$BATS_TEST_TMPDIR/big.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '18014398509481987\t3')" ]
+}
+
+@test "a missing tag is null: comparisons false, aggregates skip it" {
+	two_requests
+	run tr-aggregate --no-header 'From s In spans Where s.tag["sql.rows"] > 0 or s.tag["nosuch"] == 1
+		Select COUNT, COUNT(s.tag["customer"]), SUM(s.tag["sql.rows"]), MAX(s.tag["nosuch"])' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '1\t0\t3\t')" ]
+	run tr-aggregate --no-header 'From s In spans[tag["customer"] == null] Select COUNT' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "6" ]
+}
+
+@test "First picks the request's root: redis time per customer (Q2 form)" {
+	two_requests
+	run tr-aggregate 'From s In spans[service = "redis"]
+		Join r In First(spans[parent = null]) On r -> s
+		GroupBy r.tag["customer"]
+		Select r.tag["customer"] As customer, COUNT, SUM(s.duration) As redis' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'customer\tCOUNT\tredis\nalice\t2\t600\nbob\t1\t100')" ]
+}
+
+@test "happened-before joins: every pair with --hb=seq, ancestry with --hb=tree" {
+	two_requests
+	run tr-aggregate --no-header 'From s In spans Join p In spans On p -> s Select s.trace, p.span, s.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# b ended (1300) before d (1400) and e started, so b and c precede them; d
+	# and e overlap; in t2 b ended (5600) before c (5700).
+	[ "$output" = "$(printf 't1\ta\tb\nt1\ta\tc\nt1\tb\tc\nt1\ta\td\nt1\tb\td\nt1\tc\td\nt1\ta\te\nt1\tb\te\nt1\tc\te\nt2\ta\tb\nt2\ta\tc\nt2\tb\tc')" ]
+	run tr-aggregate --hb=tree --no-header 'From s In spans Join p In spans On p -> s Select s.trace, p.span, s.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 't1\ta\tb\nt1\ta\tc\nt1\tb\tc\nt1\ta\td\nt1\ta\te\nt2\ta\tb\nt2\ta\tc')" ]
+}
+
+@test "MostRecent picks the latest preceding server: latency per request (Q8 form)" {
+	two_requests
+	run tr-aggregate 'From resp In spans[service = "mysql"]
+		Join req In MostRecent(spans[kind = "server"]) On req -> resp
+		Select resp.trace, req.span, resp.end - req.start As latency' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'resp.trace\treq.span\tlatency\nt1\tb\t150\nt2\ta\t600')" ]
+}
+
+@test "FirstN and MostRecentN keep N in pre-order; On can point either way" {
+	two_requests
+	run tr-aggregate --no-header 'From s In spans[span = "e" and trace = "t1"]
+		Join p In FirstN(2, spans) On p -> s Select p.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 'a\nb')" ]
+	run tr-aggregate --no-header 'From s In spans[span = "e" and trace = "t1"]
+		Join p In MostRecentN(2, spans) On p -> s Select p.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 'b\nc')" ]
+	# the spans that come after b in t1
+	run tr-aggregate --no-header 'From s In spans[span = "b" and trace = "t1"]
+		Join n In spans On s -> n Select n.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 'c\nd\ne')" ]
+}
+
+@test "a Where across two variables filters joined rows (Q7 form)" {
+	two_requests
+	run tr-aggregate --no-header 'From s In spans[kind = "client"]
+		Join r In First(spans[parent = null]) On r -> s
+		Where s.host != r.host and s.duration * 5 > r.duration
+		GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# t1: d, e (300 * 5 > 1000); c is 100 * 5; t2: b (500 * 5 > 2000)
+	[ "$output" = "$(printf 'mysql\t1\nredis\t2')" ]
+}
+
+@test "a subquery as a source: two-level aggregation (Q9 form)" {
+	two_requests
+	run tr-aggregate 'From x In (From s In spans[kind = "client"]
+			GroupBy s.trace, s.service
+			Select s.trace As trace, s.service As service, SUM(s.duration) As busy)
+		GroupBy x.service Select x.service, COUNT, AVG(x.busy), MAX(x.busy)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'x.service\tCOUNT\tAVG(x.busy)\tMAX(x.busy)\nmysql\t2\t300\t500\nredis\t2\t350\t600')" ]
+}
+
+@test "bucket() makes a time series; a GroupBy As name is a Select column" {
+	two_requests
+	run tr-aggregate 'From s In spans GroupBy bucket(s.start, 2000) As t Select t, COUNT, SUM(s.duration) As busy' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 't\tCOUNT\tbusy\n0\t5\t1900\n4000\t3\t2600')" ]
+}
+
+@test "logs are a relation: events joined to spans and ordered by ->" {
+	two_requests
+	run tr-aggregate --no-header 'From l In logs[event = "lock"] Join s In spans On l -> s Select l.span, l.service, s.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'c\tmysql\td\nc\tmysql\te')" ]
+	run tr-aggregate --no-header 'From l In logs Join r In First(spans[root]) On r -> l Select l.time - r.start' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "160" ]
+}
+
+@test "glob, regex, duration literals, error and root fields, keywords in any case" {
+	two_requests
+	run tr-aggregate --no-header 'from s in spans where s.operation ~ "GET*" and s.service =~ "^(redis|front)" and s.duration >= 0.1ms groupby s.service select s.service, count, count(distinct s.error), count(distinct s.root)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# one redis span failed; frontend spans are all roots
+	[ "$output" = "$(printf 'frontend\t2\t1\t1\nredis\t3\t2\t1')" ]
+	run tr-aggregate --no-header 'From s In spans[error] Select s.trace, s.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 't2\tc')" ]
+}
+
+@test "--format csv and json, --no-header" {
+	two_requests
+	run tr-aggregate -f csv 'From s In spans[service = "redis"] GroupBy s.operation Select s.operation As "op, quoted", COUNT As n, AVG(s.duration) As avg' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]	# As takes a name, not a string
+	run tr-aggregate -f csv 'From s In spans[service = "redis"] GroupBy s.tag["x"] Select s.tag["x"], COUNT As n, AVG(s.duration) As avg' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '"s.tag[""x""]",n,avg\n,3,233.33333333333334')" ]
+	run tr-aggregate -f json 'From s In spans GroupBy s.service Select s.service As service, COUNT As n, MAX(s.tag["sql.rows"]) As rows' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "[" ]
+	[ "${lines[1]}" = '{"service":"customer", "n":1, "rows":null},' ]
+	[ "${lines[3]}" = '{"service":"mysql", "n":2, "rows":3},' ]
+	[ "${lines[5]}" = "]" ]
+	run tr-aggregate --no-header -f tsv 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/f.tr"
+	[ "${lines[0]}" = "$(printf 'customer\t1')" ]
+}
+
+@test "an empty input gives the header ([] in json), a global aggregate one row" {
+	printf '#tr/1\n' | mkfix e.tr >/dev/null
+	run tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 's.service\tCOUNT')" ]
+	run tr-aggregate -f json 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/e.tr"
+	[ "$output" = "[]" ]
+	# aggregates without GroupBy: one row, also over no rows
+	run tr-aggregate 'From s In spans Select COUNT, SUM(s.duration)' "$BATS_TEST_TMPDIR/e.tr"
+	[ "$output" = "$(printf 'COUNT\tSUM(s.duration)\n0\t')" ]
+}
+
+@test "--fail-if: exit 1 and one line per failing row; 0 when no row fails" {
+	two_requests
+	run tr-aggregate --fail-if 'p99 > 250ms / 1000' 'From s In spans GroupBy s.service
+		Select s.service, P99(s.duration) As p99' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 1 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^tr-aggregate: fail-if')" -eq 3 ]
+	printf '%s\n' "$output" | grep -qx 'tr-aggregate: fail-if p99 > 250ms / 1000: s.service=mysql, p99=500'
+	run tr-aggregate --fail-if 'P99(s.duration) > 5s' 'From s In spans GroupBy s.service
+		Select s.service, P99(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	run tr-aggregate -q --fail-if 'COUNT >= 3' 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 1 ]
+	! printf '%s\n' "$output" | grep -q fail-if
+}
+
+@test "--fail-if on raw rows and a bad --fail-if expression" {
+	two_requests
+	run tr-aggregate --fail-if 'd > 1500' 'From s In spans Select s.span, s.duration As d' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 1 ]
+	printf '%s\n' "$output" | grep -qx 'tr-aggregate: fail-if d > 1500: s.span=a, d=2000'
+	run tr-aggregate --fail-if 'nosuch > 1' 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"fail-if:1:1: no result column 'nosuch'"* ]]
+}
+
+@test "syntax errors: line:column, the line, a caret under the error; exit 2" {
+	two_requests
+	run tr-aggregate 'From s In spans
+GroupBy s.service
+Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "tr-aggregate: query:3:30: unknown field 'duraton'"* ]]
+	[ "${lines[1]}" = "    Select s.service, COUNT, AVG(s.duraton)" ]
+	[ "${lines[2]}" = "                                 ^" ]
+	run tr-aggregate 'From s In spans Select' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"query:1:23: unexpected end of the expression" ]]
+	run tr-aggregate 'From s In spans Where (s.duration > 1 Select s.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"query:1:39: expected ')'" ]]
+	run tr-aggregate 'Select s.span' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"query:1:1: expected From" ]]
+}
+
+@test "unknown names, type errors and misplaced aggregates are errors, never crashes" {
+	two_requests
+	check() {
+		run tr-aggregate "$1" "$BATS_TEST_TMPDIR/f.tr"
+		[ "$status" -eq 2 ] || return 1
+		[[ "$output" == *"$2"* ]] || { echo "got: $output"; return 1; }
+	}
+	check 'From s In spans Select x.span' "unknown variable 'x'"
+	check 'From s In spans Select s.nosuch' "unknown field 'nosuch'"
+	check 'From s In spans Where s.service > 3 Select s.span' "cannot compare a string with a number"
+	check 'From s In spans Where s.duration == "long" Select s.span' "cannot compare a number with a string"
+	check 'From s In spans Select s.service + 1' "arithmetic needs numbers"
+	check 'From s In spans Select SUM(s.service)' "sum needs numbers, not a string"
+	check 'From s In spans Where COUNT > 1 Select s.span' "COUNT is an aggregate: only in Select"
+	check 'From s In spans Select s.span, COUNT' "s.span in Select is neither a GroupBy key nor inside an aggregate"
+	check 'From s In spans GroupBy s.service Select s.host, COUNT' "neither a GroupBy key"
+	check 'From s In spans[s.service = "x"] Select s.span' "a source filter names bare fields"
+	check 'From s In spans Join s In spans On s -> s Select s.span' "variable 's' is already bound"
+	check 'From s In spans Join r In spans On s -> s Select s.span' "On must relate r"
+	check 'From s In spans Join r In spans Select s.span' "expected On"
+	check 'From s In logs Select s.self' "logs have no field 'self'"
+	check 'From s In spans Select s.event' "spans have no field 'event'"
+	check 'From s In spans Select s.tag' 'tag needs a key'
+	check 'From s In spans Select PERCENTILE(s.duration, 101)' "p a number from 0 to 100"
+	check 'From s In spans Select nofn(s.duration)' "unknown function nofn"
+	check 'From s In spans Where s.service =~ "(" Select s.span' "bad regular expression"
+	check 'From x In (From s In spans Select s.span As id) Join r In spans On r -> x Select x.id' "no place in the trace"
+	check 'From s In spans Select s.span trailing' "unexpected 'trailing' after the query"
+	check 'From s In spans Where s.duration > 10 kg Select s.span' "expected Join, Where, GroupBy or Select"
+	check 'From s In spans Where s.duration > 10kg Select s.span' "unknown unit 'kg'"
+}
+
+@test "bad input: the reader's message, exit 3, good traces still out" {
+	two_requests
+	{ cat "$BATS_TEST_TMPDIR/f.tr"; printf 'T\tt3\nS\tt3\tx\t\tsoon\t5\tsvc\top\t\t\nT\tt4\nS\tt4\ty\t\t10\t5\tsvc\top\t\t\n'; } | mkfix bad.tr >/dev/null
+	run tr-aggregate 'From s In spans Select s.trace, s.span' "$BATS_TEST_TMPDIR/bad.tr"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"bad.tr:14: start: not an integer"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c "^t[12]	")" -eq 8 ]
+	run tr-aggregate -k 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/bad.tr"
+	[ "$status" -eq 3 ]
+	printf '%s\n' "$output" | grep -qx "$(printf 'svc\t1')"
+	printf '%s\n' "$output" | grep -qx "$(printf 'redis\t3')"
+	run tr-aggregate 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/nosuch.tr"
+	[ "$status" -eq 3 ]
+}
+
+@test "--max-rows-per-trace skips a trace whose joins blow up (exit 3)" {
+	two_requests
+	run tr-aggregate --max-rows-per-trace 3 -k 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"trace t1: more than 3 join rows (--max-rows-per-trace): skipped"* ]]
+	printf '%s\n' "$output" | grep -qx "$(printf 't2\t3')"
+	! printf '%s\n' "$output" | grep -q "^t1	"
+	run tr-aggregate --max-rows-per-trace 0 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 's.trace\tCOUNT\nt1\t9\nt2\t3')" ]
+}
+
+@test "--explain prints the parsed query and the rows of each join" {
+	two_requests
+	run tr-aggregate --explain 'From s In spans[service = "redis"] Join r In First(spans[parent = null]) On r -> s
+		GroupBy r.tag["customer"] Select r.tag["customer"], SUM(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -qx 'From s In spans\[(service == "redis")\]'
+	printf '%s\n' "$output" | grep -qx 'Join r In First(spans\[(parent == null)\]) On r -> s'
+	printf '%s\n' "$output" | grep -qx 'from s: 3 candidates'
+	printf '%s\n' "$output" | grep -qx 'join r: 2 candidates, 3 rows after the join'
+	printf '%s\n' "$output" | grep -qx 'groups: 2'
+}
+
+@test "-o writes the table to a file; -Q reads the query from a file; -h and --version" {
+	two_requests
+	printf 'From s In spans # every span\nGroupBy s.service\nSelect s.service, COUNT\n' | mkfix q.txt >/dev/null
+	run tr-aggregate -Q "$BATS_TEST_TMPDIR/q.txt" -o "$BATS_TEST_TMPDIR/out.tsv" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	grep -qx "$(printf 'redis\t3')" "$BATS_TEST_TMPDIR/out.tsv"
+	run tr-aggregate -h
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: tr-aggregate"* ]]
+	run tr-aggregate --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "tr-aggregate (tr) "* ]]
+	run tr-aggregate --bogus
+	[ "$status" -eq 2 ]
+	run tr-aggregate -f xml 'From s In spans Select s.span'
+	[ "$status" -eq 2 ]
+	run tr-aggregate --hb=lamport 'From s In spans Select s.span'
+	[ "$status" -eq 2 ]
+}
+
+@test "reads stdin when no file is given or -" {
+	two_requests
+	run sh -c "tr-aggregate --no-header 'From s In spans Select COUNT' < '$BATS_TEST_TMPDIR/f.tr'"
+	[ "$output" = "8" ]
+	run sh -c "tr-aggregate --no-header 'From s In spans Select COUNT' - < '$BATS_TEST_TMPDIR/f.tr'"
+	[ "$output" = "8" ]
+}
+
+@test "--partial then --merge equals one pass (exact aggregates, sketch percentiles)" {
+	two_requests
+	q='From s In spans GroupBy s.service Select s.service, COUNT, SUM(s.duration), MIN(s.duration), MAX(s.duration), AVG(s.duration), COUNT(DISTINCT s.operation), COUNT(DISTINCT s.trace)'
+	awk -F'\t' 'NR == 1 || $2 == "t1"' "$BATS_TEST_TMPDIR/f.tr" > "$BATS_TEST_TMPDIR/a.tr"
+	awk -F'\t' 'NR == 1 || $2 == "t2"' "$BATS_TEST_TMPDIR/f.tr" > "$BATS_TEST_TMPDIR/b.tr"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
+	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/f.tr")" ]
+	# a partial of another query is refused
+	run tr-aggregate --merge 'From s In spans GroupBy s.host Select s.host, COUNT' "$BATS_TEST_TMPDIR/a.part"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"a.part:1: a partial of another query"* ]]
+	run tr-aggregate --partial 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/a.tr"
+	[ "$status" -eq 2 ]
+}
+
+@test "merged percentiles are within the sketch's 1% relative error" {
+	# 1..1000 µs in two shards
+	awk 'BEGIN { print "#tr/1"; for (t = 0; t < 2; t++) { printf "T\ts%d\n", t
+		for (i = 1; i <= 500; i++) printf "S\ts%d\tx%d\t\t0\t%d\tsvc\top\t\t\n", t, i, t * 500 + i } }' > "$BATS_TEST_TMPDIR/n.tr"
+	q='From s In spans GroupBy s.service Select s.service, P50(s.duration), P90(s.duration), P99(s.duration)'
+	awk -F'\t' 'NR == 1 || $2 == "s0"' "$BATS_TEST_TMPDIR/n.tr" > "$BATS_TEST_TMPDIR/a.tr"
+	awk -F'\t' 'NR == 1 || $2 == "s1"' "$BATS_TEST_TMPDIR/n.tr" > "$BATS_TEST_TMPDIR/b.tr"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
+	run tr-aggregate --no-header "$q" "$BATS_TEST_TMPDIR/n.tr"
+	[ "$output" = "$(printf 'svc\t500\t900\t990')" ]
+	run tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
+	[ "$status" -eq 0 ]
+	echo "$output" | awk -F'\t' '{ e[1] = 500; e[2] = 900; e[3] = 990
+		for (i = 1; i <= 3; i++) { d = $(i + 1) - e[i]; if (d < 0) d = -d; if (d > 0.01 * e[i] || $(i + 1) == "") exit 1 } }'
+}

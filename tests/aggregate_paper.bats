@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# tr-aggregate: Pivot Tracing's queries (Q1, Q2, Q6, Q7, Q8, Q9, Fig. 1a)
+# adapted to spans, on the simulated HotROD sample; and Jaeger UI's trace
+# statistics reproduced by one query on conformance traces, against numbers
+# worked out by hand.
+
+load helper
+
+hotrod() {
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples/jaeger/hotrod.json"
+	tr-ingest "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/hotrod.tr"
+}
+
+# The table as TAB-separated text from |-separated lines.
+table() {
+	tr '|' '\t'
+}
+
+@test "Q1: per-service count, average and maximum duration" {
+	hotrod
+	run tr-aggregate 'From s In spans GroupBy s.service
+		Select s.service, COUNT, AVG(s.duration), MAX(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	s.service|COUNT|AVG(s.duration)|MAX(s.duration)
+	analytics|45|3084.133333333333|4983
+	batch|3|479246.6666666667|719760
+	customer|90|205133.95555555556|731248
+	driver|563|26038.515097690943|362929
+	frontend|630|98669.20952380952|1183676
+	mysql|46|24604.565217391304|688526
+	redis|45|19238.6|29834
+	route|450|39681.862222222226|59795
+	EOF
+	)" ]
+	# the counts and maxima, recomputed with awk from the line format
+	[ "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { print $1, $2, $4 }')" = \
+	  "$(awk -F'\t' '$1 == "S" { n[$7]++; if ($6 > m[$7]) m[$7] = $6 } END { for (s in n) print s, n[s], m[s] }' "$BATS_TEST_TMPDIR/hotrod.tr" | sort)" ]
+}
+
+@test "Q2: mysql time per customer, known only at the request's first span (First)" {
+	hotrod
+	run tr-aggregate 'From s In spans[service = "mysql"]
+		Join r In First(spans[service = "frontend" and kind = "server"]) On r -> s
+		GroupBy r.tag["customer.id"]
+		Select r.tag["customer.id"] As customer, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	customer|COUNT|mysql_us
+	123|11|110967
+	392|18|170406
+	567|6|60596
+	731|10|101315
+	EOF
+	)" ]
+}
+
+@test "Q6: caller x callee counts (MostRecent client before each server span)" {
+	hotrod
+	run tr-aggregate 'From callee In spans[kind = "server"]
+		Join caller In MostRecent(spans[kind = "client"]) On caller -> callee
+		GroupBy caller.service, callee.service
+		Select caller.service, callee.service, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	caller.service|callee.service|COUNT
+	batch|mysql|1
+	customer|mysql|45
+	driver|redis|45
+	frontend|customer|45
+	frontend|driver|45
+	frontend|route|450
+	EOF
+	)" ]
+	# the same pairs through parent ids, with awk
+	[ "$(printf '%s\n' "$output" | sed 1d)" = "$(awk -F'\t' '$1 == "S" { k[$2 " " $3] = $9; sv[$2 " " $3] = $7; par[$2 " " $3] = $2 " " $4 }
+		END { for (x in k) if (k[x] == "server" && k[par[x]] == "client") c[sv[par[x]] "\t" sv[x]]++
+		      for (z in c) print z "\t" c[z] }' "$BATS_TEST_TMPDIR/hotrod.tr" | sort)" ]
+}
+
+@test "Fig. 1a: a time series of mysql load with bucket()" {
+	hotrod
+	run tr-aggregate 'From s In spans[service = "mysql"]
+		GroupBy bucket(s.start - 1767225600000000, 1s) As t
+		Select t, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	t|COUNT|mysql_us
+	0|15|148437
+	1000000|12|799321
+	2000000|19|184052
+	EOF
+	)" ]
+}
+
+@test "Q8: time from the request's server span to each mysql call (MostRecent)" {
+	hotrod
+	run tr-aggregate 'From c In spans[service = "mysql"]
+		Join s In MostRecent(spans[kind = "server" and service != "mysql"]) On s -> c
+		GroupBy s.service, s.operation
+		Select s.service, s.operation, COUNT, AVG(c.start - s.start) As before_mysql,
+		       MAX(c.end - s.start) As until_mysql_done' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	s.service|s.operation|COUNT|before_mysql|until_mysql_done
+	customer|HTTP GET /customer|45|202399.97777777776|715234
+	EOF
+	)" ]
+	# Q8 as in the paper: one raw row per request, no aggregation
+	run tr-aggregate --no-header 'From c In spans[service = "mysql"]
+		Join s In MostRecent(spans[kind = "server" and service != "mysql"]) On s -> c
+		Select c.trace, c.end - s.start' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "${#lines[@]}" -eq 45 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')" = 715234 ]
+}
+
+@test "Q9: two-level aggregation through a subquery (busy time per trace, then per service)" {
+	hotrod
+	run tr-aggregate 'From x In (From s In spans[kind = "server"]
+			GroupBy s.trace, s.service
+			Select s.trace As trace, s.service As service, SUM(s.duration) As busy)
+		GroupBy x.service Select x.service, COUNT, AVG(x.busy), MAX(x.busy)' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	x.service|COUNT|AVG(x.busy)|MAX(x.busy)
+	customer|45|240659.51111111112|731248
+	driver|45|164392.66666666666|362929
+	frontend|45|563728.5555555555|1183676
+	mysql|46|24604.565217391304|688526
+	redis|45|19238.6|29834
+	route|45|396818.6222222222|470221
+	EOF
+	)" ]
+}
+
+@test "Q7: a join with a Where across two variables (GetDriver slower than its redis lookup)" {
+	hotrod
+	run tr-aggregate 'From s In spans[service = "driver" and operation = "GetDriver"]
+		Join r In First(spans[service = "redis"]) On r -> s
+		Where s.duration > r.duration
+		GroupBy s.host, r.host
+		Select s.host, r.host, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	s.host|r.host|COUNT
+	driver-0|redis-0|28
+	driver-1|redis-0|23
+	EOF
+	)" ]
+}
+
+@test "the CI gate on the sample: p99 of frontend's /dispatch over 1s fails the build" {
+	hotrod
+	q='From s In spans[service = "frontend" and kind = "server"] GroupBy s.operation Select s.operation, P99(s.duration) As p99'
+	run tr-aggregate --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"fail-if p99 > 1s: s.operation=HTTP GET /dispatch, p99=1183676"* ]]
+	run tr-aggregate --fail-if 'p99 > 1.5s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+}
+
+@test "sharded --partial/--merge on the sample equals one pass for exact aggregates" {
+	hotrod
+	q='From s In spans GroupBy s.service Select s.service, COUNT, SUM(s.duration), MIN(s.self), MAX(s.self), AVG(s.duration)'
+	awk -F'\t' -v d="$BATS_TEST_TMPDIR" 'NR == 1 { for (i = 0; i < 3; i++) print > (d "/shard" i ".tr"); next }
+		$1 == "T" { n++ } { print > (d "/shard" (n % 3) ".tr") }' "$BATS_TEST_TMPDIR/hotrod.tr"
+	for i in 0 1 2; do
+		tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/shard$i.tr" > "$BATS_TEST_TMPDIR/p$i"
+	done
+	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1" "$BATS_TEST_TMPDIR/p2"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/hotrod.tr")" ]
+}
+
+# Jaeger UI's trace statistics table: count, total, avg, min, max, self
+# total/avg/min/max and % of trace (self total over the trace's duration,
+# rounded to two decimals as the UI shows it); times here in µs.
+STATS='Select KEY, COUNT, SUM(s.duration) As total, AVG(s.duration) As avg,
+	MIN(s.duration) As min, MAX(s.duration) As max, SUM(s.self) As self_total,
+	AVG(s.self) As self_avg, MIN(s.self) As self_min, MAX(s.self) As self_max,
+	round(SUM(s.self) * 10000 / MAX(s.trace_duration)) / 100 As percent'
+
+stats() {
+	printf 'From s In spans GroupBy %s\n%s' "$1" "${STATS//KEY/$1}"
+}
+
+@test "Jaeger UI trace statistics by service: tracegraph testTrace (hand-computed)" {
+	need_conformance
+	# 11 spans over 1 s. service1's self: span-1 390 ms minus its five
+	# children (33+66+37+20+10 ms) = 224 ms; span-3 66-20 = 46; span-12 10
+	# minus [331,340) = 1; the leaves their durations. span-7 (service2) is
+	# FOLLOWS_FROM span-6: not subtracted from span-6.
+	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
+	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/t.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
+	service1|8|573000|71625|8000|390000|378000|47250|1000|224000|37.8
+	service2|3|238000|79333.33333333333|18000|200000|220000|73333.33333333333|2000|200000|22
+	EOF
+	)" ]
+}
+
+@test "Jaeger UI trace statistics by operation: tracegraph testTrace (hand-computed)" {
+	need_conformance
+	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
+	run tr-aggregate "$(stats s.operation)" "$BATS_TEST_TMPDIR/t.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	s.operation|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
+	op1|2|410000|205000|20000|390000|226000|113000|2000|224000|22.6
+	op2|3|88000|29333.333333333332|18000|37000|88000|29333.333333333332|18000|37000|8.8
+	op3|2|266000|133000|66000|200000|246000|123000|46000|200000|24.6
+	op4|1|20000|20000|20000|20000|20000|20000|20000|20000|2
+	op6|1|10000|10000|10000|10000|1000|1000|1000|1000|0.1
+	op7|2|17000|8500|8000|9000|17000|8500|8000|9000|1.7
+	EOF
+	)" ]
+}
+
+@test "Jaeger UI trace statistics: otlp2jaeger multi trace (hand-computed)" {
+	need_conformance
+	# main [0,176321) > info [3000,176150) > ohboy.do [38000,84460) and
+	# [85000,156355): self main 3171, info 173150-46460-71355 = 55335.
+	tr-ingest "$CONF/jaeger/otlp2jaeger-multi-out.json" > "$BATS_TEST_TMPDIR/m.tr"
+	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/m.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(table <<-'EOF'
+	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
+	example-trace|4|467286|116821.5|46460|176321|176321|44080.25|3171|71355|100
+	EOF
+	)" ]
+	run tr-aggregate "$(stats s.operation)" "$BATS_TEST_TMPDIR/m.tr"
+	[ "$output" = "$(table <<-'EOF'
+	s.operation|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
+	info|1|173150|173150|173150|173150|55335|55335|55335|55335|31.38
+	main|1|176321|176321|176321|176321|3171|3171|3171|3171|1.8
+	ohboy.do|2|117815|58907.5|46460|71355|117815|58907.5|46460|71355|66.82
+	EOF
+	)" ]
+}
