@@ -73,6 +73,8 @@ install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	for b in $(BINS); do cp $$b $(DESTDIR)$(BINDIR)/; done
 	for m in $(MANS); do s=$${m##*.}; cp $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	for t in $(TOOLS); do cp completion/tr.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 
 clean:
 	rm -rf build

@@ -3,6 +3,7 @@
  * per-trace reformatted traces, and service dependency links; with partial
  * counts that merge, for sharded runs. See tr-infer(1). */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ usage(FILE *f)
 	    "  -l, --links            service dependency links (Zipkin's rules)\n"
 	    "  -p, --partial          write raw counts (IT, IP, IL records) to merge later\n"
 	    "  -M, --merge            read raw counts, sum them, then apply the threshold\n"
-	    "  -o FILE                write to FILE (atomically)\n"
+	    "  -o, --output FILE      write to FILE (atomically)\n"
 	    "  -k, --keep-going       skip bad traces instead of stopping\n"
 	    "  -q, --quiet            no notes on stderr\n"
 	    "  -v, --verbose          counts on stderr at the end\n"
@@ -132,9 +133,18 @@ run_merge(infer_ctx *x, const tr_filter *f)
 	return status;
 }
 
-/* Copy standard input to a temporary file, for the second pass of --reformat. */
+/* True for an input that cannot be read twice: stdin, a pipe, a device. */
+static int
+needs_spool(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+}
+
+/* Copy an input to a temporary file, for the second pass of --reformat. */
 static char *
-spool_stdin(void)
+spool(const char *file)
 {
 	const char *dir = getenv("TMPDIR");
 	size_t dn = dir && *dir ? strlen(dir) : 4;
@@ -144,7 +154,7 @@ spool_stdin(void)
 	int fd = mkstemp(path);
 	if (fd < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file", path);
-	tr_input *in = tr_input_open("-");
+	tr_input *in = tr_input_open(file);
 	size_t n;
 	while ((n = tr_input_read(in, buf, sizeof buf)) > 0)
 		for (size_t off = 0; off < n;) {
@@ -166,18 +176,21 @@ spool_stdin(void)
 static int
 run_reformat(infer_ctx *x, tr_filter *f)
 {
-	char *spool = NULL;
+	static char *dash[] = {"-"};
+	char **files = f->nfiles ? f->files : dash;
+	int nfiles = f->nfiles ? f->nfiles : 1;
+	char **spooled = xcalloc((size_t)nfiles, sizeof *spooled);
 
-	for (int i = 0; i < f->nfiles; i++)
-		if (strcmp(f->files[i], "-") == 0 && f->nfiles > 1)
-			tr_die(TR_EXIT_USAGE, "--reformat reads its input twice: '-' must be the only input");
-	if (f->nfiles == 0 || strcmp(f->files[0], "-") == 0) {
-		spool = spool_stdin();
-		f->files = &spool;
-		f->nfiles = 1;
+	f->files = xcalloc((size_t)nfiles, sizeof *f->files);
+	f->nfiles = nfiles;
+	for (int i = 0; i < nfiles; i++) {
+		/* A missing file is told here, before the first pass hides stderr. */
+		if (needs_spool(files[i]))
+			spooled[i] = spool(files[i]);
+		else
+			tr_input_close(tr_input_open(files[i]));
+		f->files[i] = spooled[i] ? spooled[i] : files[i];
 	}
-	for (int i = 0; i < f->nfiles; i++)	/* a missing file is told before stderr goes */
-		tr_input_close(tr_input_open(f->files[i]));
 	int saved = dup(2), null = open("/dev/null", O_WRONLY);
 	if (saved < 0 || null < 0)
 		tr_die(TR_EXIT_SYSTEM, "cannot open /dev/null");
@@ -204,10 +217,13 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	f->on_trace = on_reformat;
 	f->on_end = NULL;
 	int status = tr_filter_run(f);
-	if (spool) {
-		unlink(spool);
-		free(spool);
-	}
+	for (int i = 0; i < nfiles; i++)
+		if (spooled[i]) {
+			unlink(spooled[i]);
+			free(spooled[i]);
+		}
+	free(spooled);
+	free(f->files);
 	return status;
 }
 
@@ -245,6 +261,7 @@ main(int argc, char **argv)
 		{"count", required_argument, NULL, 'c'},
 		{"max-events", required_argument, NULL, 'm'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"spans", no_argument, NULL, OPT_SPANS},
 		{"reformat", no_argument, NULL, 'r'},

@@ -36,6 +36,9 @@ tr_filter_run(const tr_filter *f)
 	tr_progress progress;
 
 	tr_progress_init(&progress);
+	if (f->max_spans || f->max_bytes)
+		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
+				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;

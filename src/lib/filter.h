@@ -15,6 +15,8 @@ typedef struct tr_filter {
 	int keep_going;		/* -k: skip bad traces instead of stopping */
 	int verbose;		/* -v: a summary line on stderr at the end */
 	int pass_through;	/* write the #tr/1 header and pass traceless lines */
+	size_t max_spans;	/* per trace; 0: the reader's default */
+	size_t max_bytes;	/* per trace; 0: the reader's default */
 	/* Analyse one trace and append its output to out (a filter calls
 	 * tr_write_trace first). Return -1 to count the trace as bad. */
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);

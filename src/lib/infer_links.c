@@ -227,6 +227,8 @@ link_cmp(const void *x, const void *y)
 static void
 sort_links(infer_links *l)
 {
+	if (!l->nlinks)
+		return;
 	qsort(l->link, l->nlinks, sizeof *l->link, link_cmp);
 	for (size_t i = 0; i < l->nlinks; i++) {
 		const link_rec *k = &l->link[i];

@@ -136,19 +136,26 @@ scan_error(ingest *g, jscan *j, const char *fmt, ...)
 }
 
 /* Move pos past the JSON value that starts there; the value stays in buf from
- * the returned *start on. Checks nesting and strings only: jansson checks the
- * rest. Works on the buffer directly: this loop sees every byte of the input. */
+ * *start on. Checks that brackets match and strings end, which is all it
+ * takes to find the value's end: jansson checks the rest, and whatever it
+ * finds wrong inside is that value's problem alone. Works on the buffer
+ * directly: this loop sees every byte of the input.
+ * Returns 0; 1 when the value is larger than --max-bytes (it is skipped, its
+ * bytes not kept); -1 after a message when the file is malformed. */
 static int
 scan_value(ingest *g, jscan *j, size_t *start)
 {
-	int depth = 0, in_str = 0, done = 0, need_more = 0;
+	int in_str = 0, done = 0, need_more = 0, skipping = 0;
+	strbuf *open = &g->brackets;	/* the brackets not yet closed */
+	size_t size = 0;
 
+	sb_clear(open);
 	j->keep = j->pos;	/* compaction keeps the value's first byte at buf[keep] */
 	while (!done) {
 		if (j->pos >= j->len || need_more) {
 			need_more = 0;
 			if (!scan_fill(j)) {
-				if (!depth && !in_str && j->pos > j->keep)
+				if (!open->len && !in_str && (j->pos > j->keep || size))
 					break;	/* a scalar at the very end of the input */
 				return scan_error(g, j, "unexpected end of input inside a JSON value");
 			}
@@ -168,7 +175,7 @@ scan_value(ingest *g, jscan *j, size_t *start)
 					p++;
 				} else if (c == '"') {
 					in_str = 0;
-					if (!depth) {
+					if (!open->len) {
 						p++;
 						done = 1;
 						break;
@@ -179,35 +186,43 @@ scan_value(ingest *g, jscan *j, size_t *start)
 			if (c == '"')
 				in_str = 1;
 			else if (c == '{' || c == '[')
-				depth++;
+				sb_addc(open, c);
 			else if (c == '}' || c == ']') {
-				if (!depth) {
+				if (!open->len) {
 					done = 1;	/* a scalar ends at its container's end */
 					break;
 				}
-				if (--depth == 0) {
+				if (open->s[open->len - 1] != (c == '}' ? '{' : '[')) {
+					j->pos = p;
+					return scan_error(g, j, "'%c' closes '%c'", c, open->s[open->len - 1]);
+				}
+				open->len--;
+				if (!open->len) {
 					p++;
 					done = 1;
 					break;
 				}
 			} else if (c == '\n') {
-				if (!depth) {
+				if (!open->len) {
 					done = 1;
 					break;
 				}
 				j->line++;
 				j->line_start = j->base + p + 1;
-			} else if (!depth && (c == ',' || c == ' ' || c == '\t' || c == '\r')) {
+			} else if (!open->len && (c == ',' || c == ' ' || c == '\t' || c == '\r')) {
 				done = 1;
 				break;
 			}
 		}
+		size += p - j->pos;
 		j->pos = p;
-		if (g->opts.max_bytes && j->pos - j->keep > g->opts.max_bytes)
-			return scan_error(g, j, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
+		if (g->opts.max_bytes && size > g->opts.max_bytes)
+			skipping = 1;
+		if (skipping)
+			j->keep = j->pos;	/* drop what was read: only the end is wanted */
 	}
 	*start = j->keep;
-	return 0;
+	return skipping;
 }
 
 /* Where jansson's error is: count lines up to its byte position in p[0,n). */
@@ -245,8 +260,11 @@ read_value(ingest *g, jscan *j)
 {
 	uint64_t line = j->line, col = scan_col(j);
 	size_t start = 0;
+	int r = scan_value(g, j, &start);
 
-	if (scan_value(g, j, &start) < 0)
+	if (r > 0)
+		scan_error(g, j, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
+	if (r)
 		return NULL;
 	return scan_parse(g, j, start, line, col);
 }
@@ -264,7 +282,10 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 	if (!v) {
 		error_place(p, n, &e, &line, &col);
 		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, e.text);
-		r = -2;	/* malformed JSON: the rest of the file cannot be read */
+		/* The scanner found the element's end: only this element is lost. */
+		r = -1;
+		if (!jaeger)
+			g->batch_broken = 1;
 	} else {
 		g->err[0] = '\0';
 		r = fn(g, v);
@@ -288,10 +309,26 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 {
 	uint64_t line = j->line, col = scan_col(j);
 	size_t start = 0;
-	int r;
+	int r = scan_value(g, j, &start);
 
-	if (scan_value(g, j, &start) < 0)
+	if (r < 0)
 		return -2;
+	if (r > 0) {
+		/* Too big to keep: a broken element, and the file goes on. */
+		if (g->pool)
+			r = ig_pool_fail(g->pool, line, col, g->opts.max_bytes);
+		else {
+			tr_warn("%s:%llu:%llu: JSON value larger than --max-bytes %zu", g->file,
+				(unsigned long long)line, (unsigned long long)col, g->opts.max_bytes);
+			if (jaeger)
+				g->stats.broken++;
+			else
+				g->batch_broken = 1;
+			r = -1;
+		}
+		j->keep = j->pos;
+		return r;
+	}
 	if (g->pool && jaeger)
 		r = ig_pool_submit(g->pool, j->buf + start, j->pos - start, line, col);
 	else {
@@ -580,7 +617,13 @@ ingest_file(ingest *g, const char *path)
 	g->file_failed = 0;
 	g->stats.files++;
 	size_t broken0 = g->stats.broken;
+	g->batch_broken = 0;
 	r = walk_documents(g, &j);
+	if (tr_input_error(j.in)) {
+		if (!g->pool_status)
+			tr_warn("%s: %s", g->file, tr_input_error(j.in));
+		r = -2;
+	}
 	if (g->pool) {
 		/* Errors of queued traces show up as they are written, in order. */
 		int s = g->pool_status ? g->pool_status : ig_pool_drain(g->pool);
@@ -589,11 +632,10 @@ ingest_file(ingest *g, const char *path)
 			r = s;
 		g->pool_status = 0;
 	}
-	if (r == -2 || (r < 0 && !g->opts.keep_going)) {
+	if (r == -2 || (r < 0 && !g->opts.keep_going) || g->batch_broken) {
 		/* Spans waiting for the end of the file may belong to traces we did
-		 * not read whole: none of them is written. */
-		if (g->batch.n)
-			g->stats.broken++;
+		 * not read whole (an element lost with its trace id): none is written. */
+		ig_count_batch_broken(g);
 		ig_discard(g);
 	} else
 		ig_flush(g);
@@ -627,6 +669,7 @@ ingest_free(ingest *g)
 {
 	ig_pool_free(g->pool);
 	sb_free(&g->msg);
+	sb_free(&g->brackets);
 	ig_discard(g);
 	arena_free(&g->batch.mem);
 	arena_free(&g->json_mem);

@@ -523,6 +523,21 @@ done:
 }
 
 void
+ig_count_batch_broken(ingest *g)
+{
+	strmap ids = {0};
+
+	for (size_t i = 0; i < g->batch.n; i++) {
+		int added;
+		const char *id = g->batch.spans[i].trace_id;
+
+		strmap_put(&ids, id, strlen(id), &added);
+	}
+	g->stats.broken += ids.count;
+	strmap_free(&ids);
+}
+
+void
 ig_discard(ingest *g)
 {
 	g->batch.n = 0;

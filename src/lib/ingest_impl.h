@@ -89,6 +89,8 @@ struct ingest {
 	uint64_t err_line, err_col;	/* where the element starts */
 	int file_failed;
 	int zipkin_seen;	/* the batch holds Zipkin spans: pair shared ids */
+	int batch_broken;	/* a Zipkin/OTLP element of this file was lost whole */
+	strbuf brackets;	/* scanner scratch: brackets not yet closed */
 	strmap ids;		/* scratch: span ids while writing a trace */
 	int32_t *order;
 	size_t capord;
@@ -119,6 +121,8 @@ int ig_fail(ingest *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void ig_bad_trace(ingest *g, const char *trace_id);
 /* Write every trace of the batch whose spans are complete, then empty it. */
 void ig_flush(ingest *g);
+/* Count the batch's traces as broken (before discarding it). */
+void ig_count_batch_broken(ingest *g);
 /* Drop the batch unwritten (a file that could not be read to its end). */
 void ig_discard(ingest *g);
 
@@ -141,6 +145,8 @@ ingest_pool *ig_pool_new(ingest *g, int threads);
 /* Queue an element; returns 0, or the status (-1, -2) of an earlier element
  * that stops the file. */
 int ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint64_t col);
+/* Queue an element that failed before parsing (over --max-bytes). */
+int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes);
 /* Write every queued element; returns 0 or the status that stopped the file. */
 int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);

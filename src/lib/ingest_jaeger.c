@@ -214,6 +214,8 @@ one_span(ingest *g, const json_t *span, const char *trace_id, const json_t *proc
 		return -1;
 	if (!*s.trace_id)
 		s.trace_id = trace_id;
+	if (!*s.trace_id)
+		return ig_fail(g, "span %zu: no traceID, in the span or its trace", idx);
 	if (!*s.span_id)
 		return ig_fail(g, "span %zu: empty spanID", idx);
 	if (has_dur && s.duration < 0)

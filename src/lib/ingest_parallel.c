@@ -94,6 +94,8 @@ worker(void *arg)
 			break;
 		slot *s = &p->slots[p->take++ % p->nslots];
 
+		if (s->state != SLOT_READY)
+			continue;
 		s->state = SLOT_TAKEN;
 		pthread_mutex_unlock(&p->mu);
 		convert_slot(w, s);
@@ -183,6 +185,33 @@ ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint6
 	pthread_mutex_unlock(&p->mu);
 	tr_progress_tick(&p->main->progress, p->main->bytes_before, p->main->stats.traces);
 	return 0;
+}
+
+int
+ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes)
+{
+	int stop;
+
+	pthread_mutex_lock(&p->mu);
+	while (p->tail - p->head == p->nslots)
+		write_head(p);
+	stop = p->stop;
+	if (!stop) {
+		/* A slot no worker takes: already done, failed, in its place in the order. */
+		slot *s = &p->slots[p->tail % p->nslots];
+
+		sb_clear(&s->out);
+		sb_clear(&s->msg);
+		sb_addf(&s->msg, "%s:%llu:%llu: JSON value larger than --max-bytes %zu", p->main->file,
+			(unsigned long long)line, (unsigned long long)col, max_bytes);
+		memset(&s->delta, 0, sizeof s->delta);
+		s->delta.broken = 1;
+		s->status = -1;
+		s->state = SLOT_DONE;
+		p->tail++;	/* workers step over it: it is not READY */
+	}
+	pthread_mutex_unlock(&p->mu);
+	return stop ? stop : 0;
 }
 
 int

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct tr_input {
 	size_t buf_len, buf_off, buf_cap;
 	int eof;
 	uint64_t lineno, consumed;
+	char err[160];		/* why the input ended early, "" when it did not */
 };
 
 static size_t
@@ -85,6 +87,12 @@ tr_input_open(const char *path)
 }
 
 const char *
+tr_input_error(const tr_input *in)
+{
+	return in->err[0] ? in->err : NULL;
+}
+
+const char *
 tr_input_name(const tr_input *in)
 {
 	return in->name;
@@ -114,16 +122,21 @@ zstd_read(tr_input *in, void *buf, size_t n)
 	ZSTD_outBuffer out = {buf, n, 0};
 
 	while (out.pos == 0) {
+		if (in->err[0])
+			return 0;
 		if (!raw_fill(in)) {
+			/* Not fatal here: what was decoded is whole, the caller decides. */
 			if (!in->zstd_done)
-				tr_die(TR_EXIT_INPUT, "%s: truncated zstd stream", in->name);
+				snprintf(in->err, sizeof in->err, "truncated zstd stream");
 			return 0;
 		}
 		ZSTD_inBuffer zin = {in->raw + in->raw_off, in->raw_len - in->raw_off, 0};
 		size_t r = ZSTD_decompressStream(in->dctx, &out, &zin);
 
-		if (ZSTD_isError(r))
-			tr_die(TR_EXIT_INPUT, "%s: zstd: %s", in->name, ZSTD_getErrorName(r));
+		if (ZSTD_isError(r)) {
+			snprintf(in->err, sizeof in->err, "zstd: %s", ZSTD_getErrorName(r));
+			return 0;
+		}
 		in->raw_off += zin.pos;
 		in->zstd_done = r == 0;
 	}
@@ -244,13 +257,24 @@ struct tr_output {
 
 /* The one output file not yet committed: removed if the program dies first,
  * so an interrupted or failed run never leaves a partial file behind. */
-static char *pending_tmp;
+static char *volatile pending_tmp;	/* read by the signal handler */
 
 static void
 remove_pending(void)
 {
 	if (pending_tmp)
 		unlink(pending_tmp);
+}
+
+/* Interrupted (Ctrl-C, kill): remove the temporary file, then die of the
+ * same signal so the caller sees what happened. unlink is async-signal-safe. */
+static void
+on_signal(int sig)
+{
+	if (pending_tmp)
+		unlink(pending_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void
@@ -315,8 +339,12 @@ tr_output_open(const char *path, int zstd_level)
 
 		umask(um);
 		fchmod(o->fd, 0666 & ~um);	/* mkstemp's 0600 is not what a user expects */
-		if (!pending_tmp)
+		if (!pending_tmp) {
 			atexit(remove_pending);
+			signal(SIGINT, on_signal);
+			signal(SIGTERM, on_signal);
+			signal(SIGHUP, on_signal);
+		}
 		pending_tmp = o->tmp;
 	} else
 		o->fd = 1;

@@ -14,7 +14,10 @@ typedef struct tr_input tr_input;
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
 const char *tr_input_name(const tr_input *in);
 int tr_input_is_zstd(const tr_input *in);
-/* Read up to n bytes; returns the count, 0 at end. Dies on a read or zstd error. */
+/* Why the input ended early (a truncated or corrupt zstd stream), or NULL.
+ * Reading then returns end of input; what was read before is whole. */
+const char *tr_input_error(const tr_input *in);
+/* Read up to n bytes; returns the count, 0 at end. Dies on a read error. */
 size_t tr_input_read(tr_input *in, void *buf, size_t n);
 /* Read the whole remaining input into b (used where a format needs the whole file). */
 void tr_input_slurp(tr_input *in, strbuf *b);

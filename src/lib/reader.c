@@ -15,6 +15,8 @@ typedef struct loose_trace {
 	char *trace_id;		/* escaped, as in the input */
 	tr_record *recs;
 	size_t n, cap;
+	size_t spans, bytes;	/* for the limits */
+	int over;		/* over a limit: its records are no longer kept */
 } loose_trace;
 
 struct tr_reader {
@@ -25,6 +27,9 @@ struct tr_reader {
 	tr_trace trace;
 	int in_group;
 	strbuf group_id;	/* escaped trace id of the open group */
+	size_t group_spans, group_bytes;
+	int group_over;		/* the open group passed a limit: its records are dropped */
+	size_t max_spans, max_bytes;
 	strbuf held;		/* a line read ahead that ends the group */
 	uint64_t held_lineno;
 	int has_held;
@@ -55,7 +60,58 @@ tr_reader_new(char **files, int nfiles)
 		r->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
 	r->trace.files = r->names;
 	r->cur = -1;
+	r->max_spans = TR_DEFAULT_MAX_SPANS;
+	r->max_bytes = TR_DEFAULT_MAX_BYTES;
 	return r;
+}
+
+void
+tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes)
+{
+	r->max_spans = max_spans ? max_spans : SIZE_MAX;
+	r->max_bytes = max_bytes ? max_bytes : SIZE_MAX;
+}
+
+enum { OVER_LIMIT = 1, OVER_CUT = 2 };	/* why a trace is dropped */
+
+static int
+is_span(const char *line, size_t len)
+{
+	return len > 1 && line[0] == 'S' && line[1] == '\t';
+}
+
+/* Count a record against the limits; true when the trace is now over one. */
+static int
+over_limit(const tr_reader *r, size_t *spans, size_t *bytes, const char *line, size_t len)
+{
+	*spans += is_span(line, len);
+	*bytes += len + 1;
+	return *spans > r->max_spans || *bytes > r->max_bytes;
+}
+
+static void
+warn_over(const tr_reader *r, int why, const char *id, size_t idlen, size_t spans, size_t bytes)
+{
+	if (why == OVER_CUT) {
+		tr_warn("trace %.*s: its file ended early, it may be incomplete: skipped",
+			(int)(idlen > 80 ? 80 : idlen), id);
+		return;
+	}
+	tr_warn("trace %.*s: more than %s (%zu spans, %zu bytes read): skipped", (int)(idlen > 80 ? 80 : idlen),
+		id, spans > r->max_spans ? "--max-spans" : "--max-bytes", spans, bytes);
+}
+
+/* A file ended early: the trace being read and every trace still collected
+ * may miss records, so none of them is handed out. */
+static void
+input_failed(tr_reader *r)
+{
+	tr_warn("%s: %s", r->names[r->cur], tr_input_error(r->in));
+	r->nbad++;	/* the file itself, even when no trace was cut */
+	if (r->in_group)
+		r->group_over = OVER_CUT;
+	for (size_t i = r->loose_next; i < r->nloose; i++)
+		r->loose[i].over = OVER_CUT;
 }
 
 /* The next raw line of the whole input, or NULL at the end of the last file. */
@@ -78,6 +134,8 @@ next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 			return line;
 		}
 		r->bytes_done += tr_input_bytes(r->in);
+		if (tr_input_error(r->in))
+			input_failed(r);
 		tr_input_close(r->in);
 		r->in = NULL;
 	}
@@ -118,6 +176,9 @@ static void
 loose_add(loose_trace *lt, tr_reader *r, const char *line, size_t len, uint32_t file, uint64_t lineno)
 {
 	tr_record *rec;
+
+	if (lt->over || (lt->over = over_limit(r, &lt->spans, &lt->bytes, line, len)))
+		return;
 
 	GROW(lt->recs, lt->cap, lt->n + 1);
 	rec = &lt->recs[lt->n++];
@@ -161,6 +222,13 @@ set_trace_id(tr_trace *t, const char *id, size_t len)
 static enum tr_next
 hand_out(tr_reader *r, tr_trace **trace)
 {
+	if (r->group_over) {
+		warn_over(r, r->group_over, r->group_id.s, r->group_id.len, r->group_spans, r->group_bytes);
+		r->group_over = 0;
+		r->nbad++;
+		tr_trace_reset(&r->trace);
+		return TR_BAD;
+	}
 	if (tr_trace_parse(&r->trace) < 0) {
 		r->nbad++;
 		return TR_BAD;
@@ -178,6 +246,11 @@ next_loose(tr_reader *r, tr_trace **trace)
 	if (r->loose_next >= r->nloose)
 		return TR_EOF;
 	lt = &r->loose[r->loose_next++];
+	if (lt->over) {
+		warn_over(r, lt->over, lt->trace_id, strlen(lt->trace_id), lt->spans, lt->bytes);
+		r->nbad++;
+		return TR_BAD;
+	}
 	tr_trace_reset(&r->trace);
 	set_trace_id(&r->trace, lt->trace_id, strlen(lt->trace_id));
 	GROW(r->trace.recs, r->trace.caprecs, lt->n);
@@ -196,6 +269,10 @@ end_group(tr_reader *r)
 	strmap_slot *s;
 
 	r->in_group = 0;
+	if (r->group_over) {
+		/* The caller hands out a bad trace: its records were not kept. */
+		return 1;
+	}
 	s = strmap_get(&r->loose_ids, r->group_id.s, r->group_id.len);
 	if (!s)
 		return 1;
@@ -292,9 +369,13 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			continue;
 		}
 		if (same) {
-			trace_add(&r->trace, line, len, file, lineno);
+			if (!r->group_over &&
+			    !(r->group_over = over_limit(r, &r->group_spans, &r->group_bytes, line, len)))
+				trace_add(&r->trace, line, len, file, lineno);
 		} else if (line[0] == 'T' && line[1] == '\t') {
 			r->in_group = 1;
+			r->group_spans = r->group_bytes = 0;
+			r->group_over = 0;
 			sb_clear(&r->group_id);
 			sb_add(&r->group_id, tid, tidlen);
 			set_trace_id(&r->trace, tid, tidlen);

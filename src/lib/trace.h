@@ -124,6 +124,11 @@ enum tr_next {
 };
 
 tr_reader *tr_reader_new(char **files, int nfiles);
+/* A trace with more S records or bytes than this is bad input (TR_BAD, a
+ * message), never cut short; 0 means no limit. */
+#define TR_DEFAULT_MAX_SPANS ((size_t)10000000)
+#define TR_DEFAULT_MAX_BYTES ((size_t)4 << 30)
+void tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes);
 /* Next trace or pass-through line. The trace and the line are valid until the next call. */
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */
