@@ -46,7 +46,7 @@ usage(FILE *f)
 	    "  --trace ID             with --dot: only this trace (repeatable)\n"
 	    "  --whatif RULE          scale matching spans' self time, predict latency\n"
 	    "  -f, --format FMT       table format: tsv (default), csv, json\n"
-	    "  -o FILE                write to FILE (atomically)\n"
+	    "  -o, --output FILE      write to FILE (atomically)\n"
 	    "  -k, --keep-going       skip bad traces instead of stopping\n"
 	    "  -q, --quiet            no notes on stderr\n"
 	    "  -v, --verbose          counts on stderr at the end\n"
@@ -212,6 +212,7 @@ main(int argc, char **argv)
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"whatif", required_argument, NULL, OPT_WHATIF},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"keep-going", no_argument, NULL, 'k'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},

@@ -10,9 +10,8 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: tr-pag [-hkqv] [-w duration] [--origin time] [--worker-key keys]\n"
-		"              [--unknown-threshold duration] [-f line|dot] [--dot]\n"
-		"              [--pag-only] [--no-vertices] [-o file] [file ...]\n"
+		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K]\n"
+		"              [--unknown-threshold D] [-f line|dot] [--dot] [-o FILE] [FILE...]\n"
 		"Build the program activity graph of all traces (workers, activities,\n"
 		"communication) and write it as PG, PW, PV and PE records after the\n"
 		"traces, for tr-cp to rank activities by critical participation.\n"
@@ -23,7 +22,7 @@ usage(FILE *fp)
 		"  -f, --format F           line (default) or dot; --dot is -f dot\n"
 		"  -P, --pag-only           write the graph only, not the traces\n"
 		"  -n, --no-vertices        write no PV records (PE records stand alone)\n"
-		"  -o FILE                  output file (written via a temporary file)\n"
+		"  -o, --output FILE        output file (written via a temporary file)\n"
 		"  -k, --keep-going         skip bad traces\n"
 		"  -q, --quiet              no warnings about the instrumentation\n"
 		"  -v, --verbose            a summary line on stderr\n"
@@ -166,6 +165,7 @@ main(int argc, char **argv)
 		{"worker-key", required_argument, NULL, 'K'},
 		{"unknown-threshold", required_argument, NULL, 'U'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"dot", no_argument, NULL, 'D'},
 		{"pag-only", no_argument, NULL, 'P'},
 		{"no-vertices", no_argument, NULL, 'n'},

@@ -16,7 +16,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: tr-temporal [-kqv] [-f line|explain|dot] [--explain] [--dot]\n"
 		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
-		"                   [--check] [-o FILE] [FILE ...]\n"
+		"                   [--check] [-o FILE] [FILE...]\n"
 		"Split each trace's root duration among its causes (Zeno temporal provenance),\n"
 		"blockers in other traces of the window included.\n"
 		"  -f, --format F        line (default: tags and D records), explain or dot\n"
@@ -28,7 +28,7 @@ usage(FILE *f)
 		"                        as its segments overlap)\n"
 		"  -t, --trace ID        query this trace only (repeatable); others still block\n"
 		"      --check           exit 1 when an invariant of an annotation breaks\n"
-		"  -o FILE               write to FILE (via a temporary file)\n"
+		"  -o, --output FILE     write to FILE (via a temporary file)\n"
 		"  -k, --keep-going      skip bad traces instead of stopping\n"
 		"  -q, --quiet           no warnings about skipped traces\n"
 		"  -v, --verbose         a summary on stderr\n"
@@ -61,6 +61,7 @@ main(int argc, char **argv)
 	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_VERSION };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"window", required_argument, NULL, 'w'},

@@ -1,0 +1,284 @@
+#!/usr/bin/env bats
+# The command-line conventions of tr(7), checked on every tool: each test
+# walks every tr-* binary in TR_BIN and names the ones that break the rule.
+# Exit statuses: 0 ok, 1 a finding, 2 usage, 3 bad input, 4 I/O or system.
+
+load helper
+
+top="$BATS_TEST_DIRNAME/.."
+
+tools() {
+	local b
+	for b in "$TR_BIN"/tr-*; do
+		[ -x "$b" ] && basename "$b"
+	done
+}
+
+# Arguments a tool needs before its files to run at all.
+need_args() {
+	case $1 in
+	tr-aggregate) printf '%s\n' 'From s In spans GroupBy s.service Select s.service, COUNT' ;;
+	esac
+}
+
+# Run tool $1 with its needed arguments, then the rest; $out_ is stdout,
+# $err_ stderr, $rc_ the exit status.
+invoke() {
+	local t=$1 args=()
+	shift
+	mapfile -t args < <(need_args "$t")
+	rc_=0
+	"$t" "$@" "${args[@]}" > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" < "${STDIN:-/dev/null}" || rc_=$?
+	out_=$(cat "$BATS_TEST_TMPDIR/out")
+	err_=$(cat "$BATS_TEST_TMPDIR/err")
+}
+
+# Options go before the tool's needed arguments (tr-aggregate QUERY FILE).
+invoke_files() {
+	local t=$1 args=()
+	shift
+	mapfile -t args < <(need_args "$t")
+	local opts=() files=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	files=("$@")
+	rc_=0
+	"$t" "${opts[@]}" "${args[@]}" "${files[@]}" > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" < "${STDIN:-/dev/null}" || rc_=$?
+	out_=$(cat "$BATS_TEST_TMPDIR/out")
+	err_=$(cat "$BATS_TEST_TMPDIR/err")
+}
+
+# A good input for each tool: JSON for tr-ingest, the line format otherwise.
+good_input() {
+	if [ "$1" = tr-ingest ]; then
+		mkfix good.json <<'EOF'
+{"data":[{"traceID":"t1","spans":[
+ {"traceID":"t1","spanID":"a","operationName":"GET /","references":[],"startTime":1000,"duration":100,"tags":[],"logs":[],"processID":"p1"},
+ {"traceID":"t1","spanID":"b","operationName":"query","references":[{"refType":"CHILD_OF","traceID":"t1","spanID":"a"}],"startTime":1010,"duration":50,"tags":[],"logs":[],"processID":"p2"}],
+ "processes":{"p1":{"serviceName":"front","tags":[]},"p2":{"serviceName":"db","tags":[]}}}]}
+EOF
+	else
+		printf '#tr/1\nT\tt1\nS\tt1\ta\t\t1000\t100\tfront\tGET /\tserver\th1\nS\tt1\tb\ta\t1010\t50\tdb\tquery\tclient\th1\n' |
+			mkfix good.tr
+	fi
+}
+
+# The good trace t1, then t2 broken on line 5 (JSON: line 3, a negative
+# duration: malformed JSON cannot be read past), then t3 good.
+bad_input() {
+	if [ "$1" = tr-ingest ]; then
+		mkfix bad.json <<'EOF'
+{"data":[
+ {"traceID":"t1","spans":[{"traceID":"t1","spanID":"a","operationName":"GET /","references":[],"startTime":1000,"duration":100,"processID":"p1"}],"processes":{"p1":{"serviceName":"front"}}},
+ {"traceID":"t2","spans":[{"traceID":"t2","spanID":"a","operationName":"GET /","references":[],"startTime":1500,"duration":-5,"processID":"p1"}],"processes":{"p1":{"serviceName":"front"}}},
+ {"traceID":"t3","spans":[{"traceID":"t3","spanID":"a","operationName":"GET /","references":[],"startTime":2000,"duration":100,"processID":"p1"}],"processes":{"p1":{"serviceName":"front"}}}
+]}
+EOF
+	else
+		printf '%s\n' '#tr/1' 'T	t1' 'S	t1	a		1000	100	front	GET /	server	h1' \
+		    'T	t2' 'S	t2	a		oops	100	front	GET /	server	h1' \
+		    'T	t3' 'S	t3	a		2000	100	front	GET /	server	h1' | mkfix bad.tr
+	fi
+}
+
+@test "every tool has a binary and a man page with NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS, EXAMPLES, SEE ALSO" {
+	fail=""
+	for src in "$top"/src/tr-*.c; do
+		t=$(basename "$src" .c)
+		[ -x "$TR_BIN/$t" ] || fail="$fail $t(no binary)"
+		m="$top/man/$t.1"
+		[ -f "$m" ] || { fail="$fail $t(no man page)"; continue; }
+		for sec in NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' EXAMPLES 'SEE ALSO'; do
+			grep -qx "\.SH \"\{0,1\}$sec\"\{0,1\}" "$m" || fail="$fail $t(no $sec)"
+		done
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+	[ "$(tools | wc -l)" -ge 6 ]
+}
+
+@test "every man page renders without warnings (groff -ww)" {
+	command -v groff >/dev/null || skip "groff is not installed"
+	fail=""
+	for m in "$top"/man/*.[157]; do
+		w=$(groff -man -ww -Tutf8 "$m" 2>&1 >/dev/null)
+		[ -z "$w" ] || { echo "$m: $w"; fail="$fail $(basename "$m")"; }
+	done
+	[ -z "$fail" ] || { echo "warnings:$fail"; false; }
+}
+
+@test "every man page passes mandoc -T lint at level warning" {
+	command -v mandoc >/dev/null || skip "mandoc is not installed"
+	fail=""
+	for m in "$top"/man/*.[157]; do
+		w=$(mandoc -T lint -W warning "$m" 2>&1)
+		[ -z "$w" ] || { echo "$w"; fail="$fail $(basename "$m")"; }
+	done
+	[ -z "$fail" ] || { echo "warnings:$fail"; false; }
+}
+
+@test "every long option in a tool's --help is documented in its man page" {
+	fail=""
+	for t in $(tools); do
+		for o in $("$t" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+			grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$top/man/$t.1" || fail="$fail $t:$o"
+		done
+	done
+	[ -z "$fail" ] || { echo "undocumented:$fail"; false; }
+}
+
+@test "-h and --help print usage on stdout, nothing on stderr, and exit 0" {
+	fail=""
+	for t in $(tools); do
+		for h in -h --help; do
+			invoke "$t" "$h"
+			[ "$rc_" -eq 0 ] && [ -z "$err_" ] && [[ $out_ == "usage: $t "* ]] || fail="$fail $t$h"
+		done
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "every tool's help lists -h, --version, -o, -k, -q, -v" {
+	fail=""
+	for t in $(tools); do
+		help=$("$t" --help)
+		for o in '-h, --help' '--version' '-o ' '-k, --keep-going' '-q, --quiet' '-v, --verbose'; do
+			grep -qF -- "$o" <<<"$help" || fail="$fail $t($o)"
+		done
+	done
+	[ -z "$fail" ] || { echo "missing:$fail"; false; }
+}
+
+@test "--version prints 'tr-xxx (tr) VERSION' on stdout and exits 0" {
+	fail=""
+	for t in $(tools); do
+		invoke "$t" --version
+		[ "$rc_" -eq 0 ] && [[ $out_ =~ ^$t\ \(tr\)\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "an unknown option exits 2 with a 'tr-xxx: ' message on stderr and nothing on stdout" {
+	fail=""
+	for t in $(tools); do
+		invoke "$t" --no-such-option
+		[ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "$t: "* ]] || fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "a bad -f/--format value exits 2 with a 'tr-xxx: ' message" {
+	fail=""
+	for t in $(tools); do
+		f=$(good_input "$t")
+		for o in -f --format; do
+			invoke_files "$t" "$o" no-such-format -- "$f"
+			[ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "$t: "* ]] || fail="$fail $t$o"
+		done
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "stdin is read when no file is given and for -, with the output of a named file" {
+	fail=""
+	for t in $(tools); do
+		f=$(good_input "$t")
+		invoke_files "$t" -- "$f"
+		[ "$rc_" -eq 0 ] && [ -n "$out_" ] || { fail="$fail $t(file)"; continue; }
+		want=$out_
+		STDIN=$f invoke_files "$t" --
+		[ "$rc_" -eq 0 ] && [ "$out_" = "$want" ] || fail="$fail $t(stdin)"
+		STDIN=$f invoke_files "$t" -- -
+		[ "$rc_" -eq 0 ] && [ "$out_" = "$want" ] || fail="$fail $t(-)"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "-o FILE (and --output FILE where the help offers it) write the output there, nothing on stdout" {
+	fail=""
+	for t in $(tools); do
+		f=$(good_input "$t")
+		invoke_files "$t" -- "$f"
+		want=$out_
+		long=
+		"$t" --help | grep -q -- '-o, --output' && long=--output
+		for o in -o $long; do
+			rm -f "$BATS_TEST_TMPDIR/o"
+			invoke_files "$t" "$o" "$BATS_TEST_TMPDIR/o" -- "$f"
+			[ "$rc_" -eq 0 ] && [ -z "$out_" ] && [ "$(cat "$BATS_TEST_TMPDIR/o")" = "$want" ] ||
+				fail="$fail $t$o"
+		done
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "an -o FILE that cannot be written exits 4 with a 'tr-xxx: FILE: ' message" {
+	fail=""
+	for t in $(tools); do
+		f=$(good_input "$t")
+		invoke_files "$t" -o "$BATS_TEST_TMPDIR/no/such/dir/out" -- "$f"
+		[ "$rc_" -eq 4 ] && [[ $err_ == "$t: $BATS_TEST_TMPDIR/no/such/dir/out: "* ]] || fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "a missing input file exits 3 with a 'tr-xxx: FILE: ' message" {
+	fail=""
+	for t in $(tools); do
+		invoke_files "$t" -- "$BATS_TEST_TMPDIR/missing"
+		[ "$rc_" -eq 3 ] && [[ $err_ == "$t: $BATS_TEST_TMPDIR/missing: "* ]] || fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "a bad record exits 3 with a 'tr-xxx: FILE:LINE:' message" {
+	fail=""
+	for t in $(tools); do
+		f=$(bad_input "$t")
+		line=5
+		[ "$t" = tr-ingest ] && line=3
+		invoke_files "$t" -- "$f"
+		[ "$rc_" -eq 3 ] && grep -q "^$t: $f:$line:" <<<"$err_" || fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "a filter writes the good traces before a bad one, and with -k the ones after it too" {
+	n=0 fail=""
+	for t in $(tools); do
+		invoke_files "$t" -- "$(good_input "$t")"
+		[[ $out_ == "#tr/1"* ]] || continue	# a report, not a filter
+		n=$((n + 1))
+		f=$(bad_input "$t")
+		invoke_files "$t" -- "$f"
+		[ "$rc_" -eq 3 ] && grep -q "^T	t1" <<<"$out_" && ! grep -q "	t2	" <<<"$out_" ||
+			fail="$fail $t"
+		invoke_files "$t" -k -- "$f"
+		[ "$rc_" -eq 3 ] && grep -q "^T	t1" <<<"$out_" && grep -q "^T	t3" <<<"$out_" &&
+			! grep -q "	t2	" <<<"$out_" || fail="$fail $t(-k)"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+	[ "$n" -ge 4 ]
+}
+
+@test "-q keeps stderr empty on good input; -v adds a 'tr-xxx: ' summary on stderr" {
+	fail=""
+	for t in $(tools); do
+		f=$(good_input "$t")
+		invoke_files "$t" -q -- "$f"
+		[ "$rc_" -eq 0 ] && [ -z "$err_" ] || fail="$fail $t(-q)"
+		invoke_files "$t" -v -- "$f"
+		[ "$rc_" -eq 0 ] && [[ $err_ == "$t: "* ]] || fail="$fail $t(-v)"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "the walk itself catches a tool that breaks a convention" {
+	# A fake tool that exits 1 on an unknown option: the check used above must fail.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho "tr-fake: bad option" >&2\nexit 1\n' > "$BATS_TEST_TMPDIR/bin/tr-fake"
+	chmod +x "$BATS_TEST_TMPDIR/bin/tr-fake"
+	TR_BIN=$BATS_TEST_TMPDIR/bin PATH=$BATS_TEST_TMPDIR/bin:$PATH
+	[ "$(tools)" = tr-fake ]
+	invoke tr-fake --no-such-option
+	! { [ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "tr-fake: "* ]]; }
+}
