@@ -12,12 +12,12 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tr-aggregate [options] QUERY [FILE...]\n"
+		"usage: tr-aggregate [-kqv] [-o FILE] [options] QUERY [FILE...]\n"
 		"       tr-aggregate [options] -Q QUERYFILE [FILE...]\n"
 		"       tr-aggregate --merge [options] QUERY PARTIAL...\n"
 		"  -f, --format=tsv|csv|json   the table's format (tsv)\n"
 		"      --no-header             no header line (tsv, csv)\n"
-		"  -o FILE                     write the table to FILE\n"
+		"  -o, --output FILE           write the table to FILE\n"
 		"  -Q, --query-file=FILE       read the query from FILE\n"
 		"      --hb=seq|tree           happened-before: siblings in sequence too (seq)\n"
 		"                              or ancestry only (tree)\n"
@@ -29,6 +29,7 @@ usage(FILE *f)
 		"  -k, --keep-going            skip bad traces\n"
 		"  -q, --quiet                 no message per --fail-if row\n"
 		"  -v, --verbose               a summary line on stderr\n"
+		TR_LIMIT_USAGE
 		"  -h, --help                  this help\n"
 		"      --version               the version\n");
 }
@@ -143,11 +144,13 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
+		{"output", required_argument, NULL, 'o'},
 		{"keep-going", no_argument, NULL, 'k'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, OPT_VERSION},
+		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -178,7 +181,12 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case 'v': o->f.verbose = 1; break;
 		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
 		case OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
-		default: usage(stderr); *status = TR_EXIT_USAGE; return -1;
+		default:
+			if (tr_limit_option(ch, optarg, &o->f.max_spans, &o->f.max_bytes))
+				break;
+			usage(stderr);
+			*status = TR_EXIT_USAGE;
+			return -1;
 		}
 	}
 	if (o->partial && o->merge)

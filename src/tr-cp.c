@@ -50,6 +50,7 @@ usage(FILE *f)
 	    "  -k, --keep-going       skip bad traces instead of stopping\n"
 	    "  -q, --quiet            no notes on stderr\n"
 	    "  -v, --verbose          counts on stderr at the end\n"
+	    TR_LIMIT_USAGE
 	    "  -h, --help             this help\n"
 	    "      --version          print the version\n");
 }
@@ -218,6 +219,7 @@ main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, OPT_VERSION},
+		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	cp_ctx x = {0};
@@ -247,7 +249,12 @@ main(int argc, char **argv)
 		case 'v': f.verbose = 1; break;
 		case 'h': usage(stdout); free(x.pick); return TR_EXIT_OK;
 		case OPT_VERSION: tr_print_version(); free(x.pick); return TR_EXIT_OK;
-		default: usage(stderr); free(x.pick); return TR_EXIT_USAGE;
+		default:
+			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
+				break;
+			usage(stderr);
+			free(x.pick);
+			return TR_EXIT_USAGE;
 		}
 	}
 	if (x.npick && x.mode != MODE_DOT)

@@ -51,6 +51,7 @@ usage(FILE *f)
 	    "  -k, --keep-going       skip bad traces instead of stopping\n"
 	    "  -q, --quiet            no notes on stderr\n"
 	    "  -v, --verbose          counts on stderr at the end\n"
+	    TR_LIMIT_USAGE
 	    "  -h, --help             this help\n"
 	    "      --version          print the version\n");
 }
@@ -197,6 +198,10 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	dup2(null, 2);
 	close(null);
 	tr_reader *r = tr_reader_new(f->files, f->nfiles);
+
+	if (f->max_spans || f->max_bytes)
+		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
+				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
 	for (;;) {
 		tr_trace *t;
 		const char *line;
@@ -273,6 +278,7 @@ main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, OPT_VERSION},
+		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	infer_opts o = { .fields = { INFER_SERVICE, INFER_OPERATION }, .nfields = 2,
@@ -315,7 +321,11 @@ main(int argc, char **argv)
 		case 'v': f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
 		case OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
-		default: usage(stderr); return TR_EXIT_USAGE;
+		default:
+			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
+				break;
+			usage(stderr);
+			return TR_EXIT_USAGE;
 		}
 	}
 	if (reformat && (links || x.partial || merge))

@@ -18,9 +18,7 @@ usage(FILE *f, int status)
 		"  -k, --keep-going     skip broken traces, write every good one, report at the end\n"
 		"  -o, --output FILE    write to FILE (through a temporary file) instead of stdout\n"
 		"  -z, --zstd           compress the output with zstd\n"
-		"      --max-spans N    a trace with more spans is an error (default 10000000)\n"
-		"      --max-bytes N    a JSON trace or document larger than N bytes is an error\n"
-		"                       (default 4294967296)\n"
+		TR_LIMIT_USAGE
 		"  -q, --quiet          no summary, even with -k\n"
 		"  -v, --verbose        a summary and span-tree problems on stderr\n"
 		"  -h, --help           this text;  --version  the version\n");
@@ -46,7 +44,7 @@ main(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"zstd", no_argument, NULL, 'z'},
 		{"quiet", no_argument, NULL, 'q'}, {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{"threads", required_argument, NULL, 'j'}, {"max-spans", required_argument, NULL, 'S'}, {"max-bytes", required_argument, NULL, 'B'},
+		{"threads", required_argument, NULL, 'j'}, TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	ingest_opts o = {.max_spans = 10000000, .max_bytes = (size_t)4 << 30};
@@ -71,11 +69,11 @@ main(int argc, char **argv)
 		case 'z': zstd = 1; break;
 		case 'q': quiet = 1; break;
 		case 'v': o.verbose = 1; break;
-		case 'S': o.max_spans = size_arg(optarg, "--max-spans"); break;
-		case 'B': o.max_bytes = size_arg(optarg, "--max-bytes"); break;
 		case 'h': usage(stdout, TR_EXIT_OK); break;
 		case 'V': tr_print_version(); return TR_EXIT_OK;
-		default: usage(stderr, TR_EXIT_USAGE);
+		default:
+			if (!tr_limit_option(c, optarg, &o.max_spans, &o.max_bytes))
+				usage(stderr, TR_EXIT_USAGE);
 		}
 	}
 	tr_output *out = tr_output_open(outpath, zstd ? 3 : 0);

@@ -26,6 +26,7 @@ usage(FILE *fp)
 		"  -k, --keep-going         skip bad traces\n"
 		"  -q, --quiet              no warnings about the instrumentation\n"
 		"  -v, --verbose            a summary line on stderr\n"
+		TR_LIMIT_USAGE
 		"  -h, --help               this help;  --version  the version\n");
 }
 
@@ -174,6 +175,7 @@ main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
+		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	pag_ctx c = {.vertices = 1};
@@ -213,7 +215,11 @@ main(int argc, char **argv)
 		case 'v': c.verbose = f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
 		case 'V': tr_print_version(); return TR_EXIT_OK;
-		default: usage(stderr); return TR_EXIT_USAGE;
+		default:
+			if (tr_limit_option(ch, optarg, &f.max_spans, &f.max_bytes))
+				break;
+			usage(stderr);
+			return TR_EXIT_USAGE;
 		}
 	}
 	f.files = argv + optind;

@@ -32,6 +32,7 @@ usage(FILE *f)
 		"  -k, --keep-going      skip bad traces instead of stopping\n"
 		"  -q, --quiet           no warnings about skipped traces\n"
 		"  -v, --verbose         a summary on stderr\n"
+		TR_LIMIT_USAGE
 		"  -h, --help            this help\n"
 		"      --version         print the version\n");
 }
@@ -74,6 +75,7 @@ main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, OPT_VERSION},
+		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	tp_opts o = {.format = TP_LINE, .window = 1000};
@@ -117,7 +119,12 @@ main(int argc, char **argv)
 		case 'v': r.verbose = 1; break;
 		case 'h': usage(stdout); status = TR_EXIT_OK; break;
 		case OPT_VERSION: tr_print_version(); status = TR_EXIT_OK; break;
-		default: usage(stderr); status = TR_EXIT_USAGE; break;
+		default:
+			if (!tr_limit_option(c, optarg, &r.max_spans, &r.max_bytes)) {
+				usage(stderr);
+				status = TR_EXIT_USAGE;
+			}
+			break;
 		}
 		if (status >= 0)
 			break;

@@ -2,7 +2,27 @@
 #include "filter.h"
 #include "progress.h"
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+int
+tr_limit_option(int opt, const char *arg, size_t *spans, size_t *bytes)
+{
+	char *end;
+	unsigned long long v;
+
+	if (opt != TR_OPT_MAX_SPANS && opt != TR_OPT_MAX_BYTES)
+		return 0;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!*arg || *end || *arg == '-' || errno)
+		tr_die(TR_EXIT_USAGE, "%s: not a number: \"%s\"",
+		       opt == TR_OPT_MAX_SPANS ? "--max-spans" : "--max-bytes", arg);
+	*(opt == TR_OPT_MAX_SPANS ? spans : bytes) = v ? (size_t)v : SIZE_MAX;
+	return 1;
+}
 
 void
 tr_print_version(void)

@@ -29,6 +29,19 @@ typedef struct tr_filter {
 	void *ctx;
 } tr_filter;
 
+/* --max-spans N and --max-bytes N, the same in every tool: a trace over a
+ * limit is bad input, never cut short; 0 means no limit. */
+enum { TR_OPT_MAX_SPANS = 0x1001, TR_OPT_MAX_BYTES };
+#define TR_LIMIT_LONGOPTS \
+	{"max-spans", required_argument, NULL, TR_OPT_MAX_SPANS}, \
+	{"max-bytes", required_argument, NULL, TR_OPT_MAX_BYTES}
+#define TR_LIMIT_USAGE \
+	"      --max-spans N    a trace with more spans is bad input (default 10000000; 0: none)\n" \
+	"      --max-bytes N    a trace larger than N bytes is bad input (default 4 GiB; 0: none)\n"
+/* Store a limit option in *spans or *bytes (0 becomes "no limit"); returns 1
+ * when opt was one, dies with exit 2 on a bad number. */
+int tr_limit_option(int opt, const char *arg, size_t *spans, size_t *bytes);
+
 /* Runs the loop; returns the exit status (0, or TR_EXIT_INPUT when a trace
  * was bad). Output goes through a temporary file when out_path is set. */
 int tr_filter_run(const tr_filter *f);

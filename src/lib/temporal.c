@@ -283,6 +283,10 @@ int
 tp_run(const tp_run_opts *r, const tp_opts *o)
 {
 	tr_reader *rd = tr_reader_new(r->files, r->nfiles);
+
+	if (r->max_spans || r->max_bytes)
+		tr_reader_set_limits(rd, r->max_spans ? r->max_spans : TR_DEFAULT_MAX_SPANS,
+				     r->max_bytes ? r->max_bytes : TR_DEFAULT_MAX_BYTES);
 	tr_output *out = tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};

@@ -56,6 +56,7 @@ typedef struct tp_run_opts {
 	int nfiles;
 	const char *out_path;
 	int keep_going, verbose;
+	size_t max_spans, max_bytes;	/* per trace; 0: the reader's defaults */
 } tp_run_opts;
 int tp_run(const tp_run_opts *r, const tp_opts *o);
 
