@@ -496,7 +496,11 @@ query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 		}
 	c.has_ttime = lo != INT64_MAX;
 	c.tstart = lo;
-	c.tdur = hi - lo;
+	/* Hand-written times may span more than int64 holds: saturate. */
+	if (c.has_ttime && __builtin_sub_overflow(hi, lo, &c.tdur))
+		c.tdur = INT64_MAX;
+	else if (!c.has_ttime)
+		c.tdur = 0;
 	if (needs_hb(q))
 		c.hb = query_hb_build(t, q->uses_logs, &r->mem);
 	run_rows(r, &c, out);

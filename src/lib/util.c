@@ -112,7 +112,8 @@ void
 sb_add(strbuf *b, const void *p, size_t n)
 {
 	if (!n) {
-		sb_reserve(b, 0);	/* keeps b->s a string */
+		sb_reserve(b, 0);	/* b->s is a string even when nothing was added */
+		b->s[b->len] = '\0';
 		return;
 	}
 	sb_reserve(b, n);
