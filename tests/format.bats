@@ -1,0 +1,47 @@
+#!/usr/bin/env bats
+# The line format across tools: order does not matter, records pass through.
+load helper
+
+# trace, span and the tags in namespace $1 of every S record, sorted.
+results() {
+	awk -F'\t' -v ns="$1" '$1 == "S" { r = $2 " " $3; for (i = 11; i <= NF; i++) if (index($i, ns) == 1) r = r " " $i; print r }' | sort
+}
+
+@test "sorted input gives every filter the same per-span results as grouped input" {
+	tr-ingest "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
+	sort "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/sorted.tr"
+	[ "$(head -1 "$BATS_TEST_TMPDIR/sorted.tr" | cut -c1)" != T ]
+	a=$(tr-cp "$BATS_TEST_TMPDIR/h.tr" | results cp.)
+	[ "$(printf '%s\n' "$a" | grep -c 'cp.self=')" -eq 1872 ]
+	[ "$a" = "$(tr-cp "$BATS_TEST_TMPDIR/sorted.tr" | results cp.)" ]
+	a=$(tr-temporal "$BATS_TEST_TMPDIR/h.tr" | results tp.)
+	[ "$a" = "$(tr-temporal "$BATS_TEST_TMPDIR/sorted.tr" | results tp.)" ]
+}
+
+@test "filters compose: ingest | cp | temporal | aggregate sees every tool's tags" {
+	run sh -c "tr-ingest '$SAMPLES/jaeger/hotrod.json' | tr-cp | tr-temporal |
+		tr-aggregate 'From s In spans Where s.root Select COUNT, SUM(s.tag[\"cp.self\"]), SUM(s.tag[\"tp.self\"]), SUM(s.duration)'"
+	[ "$status" -eq 0 ]
+	# one row: 46 roots; the tags of both tools are there on every root
+	[ "$(printf '%s\n' "$output" | wc -l)" -eq 2 ]
+	[ "$(printf '%s\n' "$output" | tail -1 | cut -f1)" = 46 ]
+	[ -n "$(printf '%s\n' "$output" | tail -1 | cut -f2)" ]
+	[ -n "$(printf '%s\n' "$output" | tail -1 | cut -f3)" ]
+}
+
+@test "a re-run replaces a filter's own tags instead of adding them again" {
+	tr-ingest "$SAMPLES/jaeger/hotrod.json" | tr-cp --sections > "$BATS_TEST_TMPDIR/once.tr"
+	tr-cp --sections "$BATS_TEST_TMPDIR/once.tr" > "$BATS_TEST_TMPDIR/twice.tr"
+	cmp "$BATS_TEST_TMPDIR/once.tr" "$BATS_TEST_TMPDIR/twice.tr"
+}
+
+@test "records and tags a filter does not own pass through unchanged, in order" {
+	f=$(printf '#tr/1\n# a comment\nT\tt\tmine=1\nS\tt\ta\t\t0\t10\ts\to\t\t\tx=%%09y\nZ\tt\tfuture\trecord\nQ\t\ttraceless\n' | mkfix in.tr)
+	run tr-cp "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "# a comment" ]
+	[[ "$output" == *$'T\tt\tmine=1'* ]]
+	[[ "$output" == *$'S\tt\ta\t\t0\t10\ts\to\t\t\tx=%09y\tcp.self=10'* ]]
+	[[ "$output" == *$'Z\tt\tfuture\trecord'* ]]
+	[[ "$output" == *$'Q\t\ttraceless'* ]]
+}
