@@ -140,6 +140,27 @@ ig_ref_tag(ingest *g, const char *key, const char *val)
 }
 
 void
+ig_put_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_tag(g, key, val);
+}
+
+void
+ig_put_log_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_log_tag(g, key, val);
+}
+
+void
+ig_put_ref_tag(ingest *g, const char *prefix, const char *key, const char *val)
+{
+	(void)prefix;
+	ig_ref_tag(g, key, val);
+}
+
+void
 ig_build_reset(ingest *g)
 {
 	g->build.ntags = g->build.nrefs = g->build.nlogs = g->build.nptags = 0;

@@ -101,6 +101,13 @@ const char *ig_str(ingest *g, const char *s);
 const char *ig_strn(ingest *g, const char *s, size_t n);
 const char *ig_lower(ingest *g, const char *s);	/* hex ids in any case */
 
+/* Where a converter puts a key/value it read: the span's tags, its last log's
+ * fields, its last reference's attributes, or (ig_ptag) the process tags. */
+typedef void (*ig_put_fn)(ingest *g, const char *prefix, const char *key, const char *val);
+void ig_put_tag(ingest *g, const char *prefix, const char *key, const char *val);
+void ig_put_log_tag(ingest *g, const char *prefix, const char *key, const char *val);
+void ig_put_ref_tag(ingest *g, const char *prefix, const char *key, const char *val);
+
 /* Tags of the span being built. */
 void ig_tag(ingest *g, const char *key, const char *val);
 void ig_ptag(ingest *g, const char *prefix, const char *key, const char *val);

@@ -34,7 +34,7 @@ tags_of(ingest *g, const json_t *o, const char *field, const json_t **arr)
 }
 
 static int
-each_tag(ingest *g, const json_t *arr, void (*put)(ingest *, const char *, const char *, const char *),
+each_tag(ingest *g, const json_t *arr, ig_put_fn put,
 	 const char *prefix)
 {
 	size_t i;
@@ -50,20 +50,6 @@ each_tag(ingest *g, const json_t *arr, void (*put)(ingest *, const char *, const
 		put(g, prefix, key, val);
 	}
 	return 0;
-}
-
-static void
-put_span_tag(ingest *g, const char *prefix, const char *key, const char *val)
-{
-	(void)prefix;
-	ig_tag(g, key, val);
-}
-
-static void
-put_log_tag(ingest *g, const char *prefix, const char *key, const char *val)
-{
-	(void)prefix;
-	ig_log_tag(g, key, val);
 }
 
 typedef struct jprocess {
@@ -175,7 +161,7 @@ logs_of(ingest *g, const json_t *span)
 		    ig_get_array(g, log, "fields", &fields) < 0)
 			return -1;
 		ig_log_begin(g, ts);
-		if (each_tag(g, fields, put_log_tag, NULL) < 0)
+		if (each_tag(g, fields, ig_put_log_tag, NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -237,7 +223,7 @@ one_span(ingest *g, const json_t *span, const char *trace_id, const json_t *proc
 	}
 	s.service = proc.service ? proc.service : "";
 	s.host = proc.host ? proc.host : "";
-	if (each_tag(g, tags, put_span_tag, NULL) < 0 || references(g, span, s.trace_id, &s) < 0 ||
+	if (each_tag(g, tags, ig_put_tag, NULL) < 0 || references(g, span, s.trace_id, &s) < 0 ||
 	    logs_of(g, span) < 0)
 		return -1;
 	if (!s.has_time)

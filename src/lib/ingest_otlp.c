@@ -38,10 +38,8 @@ any_value(ingest *g, const json_t *v, const char **out)
 	return 0;
 }
 
-typedef void (*put_fn)(ingest *, const char *prefix, const char *key, const char *val);
-
 static int
-attributes(ingest *g, const json_t *o, put_fn put, const char *prefix, const char *skip)
+attributes(ingest *g, const json_t *o, ig_put_fn put, const char *prefix, const char *skip)
 {
 	const json_t *arr, *a;
 	size_t i;
@@ -60,27 +58,6 @@ attributes(ingest *g, const json_t *o, put_fn put, const char *prefix, const cha
 		put(g, prefix, key, val);
 	}
 	return 0;
-}
-
-static void
-put_tag(ingest *g, const char *prefix, const char *key, const char *val)
-{
-	(void)prefix;
-	ig_tag(g, key, val);
-}
-
-static void
-put_log_tag(ingest *g, const char *prefix, const char *key, const char *val)
-{
-	(void)prefix;
-	ig_log_tag(g, key, val);
-}
-
-static void
-put_ref_tag(ingest *g, const char *prefix, const char *key, const char *val)
-{
-	(void)prefix;
-	ig_ref_tag(g, key, val);
 }
 
 /* Nanoseconds given as a string or a number. */
@@ -186,7 +163,7 @@ events_of(ingest *g, const json_t *span)
 		ig_log_begin(g, (int64_t)(ns / 1000));
 		if (*name)
 			ig_log_tag(g, "event", name);
-		if (attributes(g, e, put_log_tag, NULL, NULL) < 0)
+		if (attributes(g, e, ig_put_log_tag, NULL, NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -208,7 +185,7 @@ links_of(ingest *g, const json_t *span)
 		if (ig_get_str(g, l, "traceId", 1, &tid) < 0 || ig_get_str(g, l, "spanId", 1, &sid) < 0)
 			return -1;
 		ig_ref(g, "link", ig_lower(g, tid), ig_lower(g, sid));
-		if (attributes(g, l, put_ref_tag, NULL, NULL) < 0)
+		if (attributes(g, l, ig_put_ref_tag, NULL, NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -253,7 +230,7 @@ one_span(ingest *g, const json_t *span, const oscope *sc, size_t idx)
 		ig_tag(g, "otel.scope.name", sc->name);
 	if (*sc->version)
 		ig_tag(g, "otel.scope.version", sc->version);
-	if (attributes(g, span, put_tag, NULL, NULL) < 0)
+	if (attributes(g, span, ig_put_tag, NULL, NULL) < 0)
 		return -1;
 	if (s.kind != TR_KIND_NONE)
 		ig_tag(g, "span.kind", tr_kind_name(s.kind));
