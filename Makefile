@@ -51,6 +51,8 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(wildcard src/lib/*.h)
 # The test suite: C unit tests, then the bats suites (tests/*.bats).
 check: all $(UNITS)
 	@sh scripts/check.sh $(CURDIR)/$(BUILD)/bin $(UNITS)
+	@if command -v clang >/dev/null 2>&1; then $(MAKE) --no-print-directory fuzz-regress; \
+	else echo "check: no clang, fuzz regression corpus not replayed"; fi
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer (leaks are
 # left to valgrind: tools exit through err()-style calls that do not free).

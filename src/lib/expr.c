@@ -185,6 +185,8 @@ lex_number(expr_lexer *lx, const char *s, size_t n)
 		return (void)expr_lex_error(lx, lx->pos + n, "unknown unit '%.*s' (us, ms, s, m, h)",
 					    (int)(u - n), s + n);
 	lx->num = strtod(buf, NULL) * scale;
+	if (!isfinite(lx->num))
+		return (void)expr_lex_error(lx, lx->pos, "number out of range");
 	lx->tok = TK_NUM;
 	lx->end = lx->pos + u;
 }
@@ -537,11 +539,21 @@ parse_field(expr_lexer *lx, const expr_hooks *h)
 	}
 	expr *e = node(OP_SLOT, type);
 	e->slot = slot;
-	e->text = xmalloc(len + keylen + 8);
-	if (key)
-		sprintf(e->text, "%.*s[\"%s\"]", (int)len, name, key);
-	else
-		sprintf(e->text, "%.*s", (int)len, name);
+	/* The text reads back as the same field: quotes and backslashes of the
+	 * key are escaped again. */
+	strbuf t = {0};
+
+	sb_add(&t, name, len);
+	if (key) {
+		sb_adds(&t, "[\"");
+		for (size_t i = 0; i < keylen; i++) {
+			if (key[i] == '"' || key[i] == '\\')
+				sb_addc(&t, '\\');
+			sb_addc(&t, key[i]);
+		}
+		sb_adds(&t, "\"]");
+	}
+	e->text = t.s;
 	free(key);
 	return e;
 }
@@ -1071,11 +1083,18 @@ expr_print(const expr *e, strbuf *b)
 		sb_adds(b, e->text);
 		return;
 	case OP_NEG:
-	case OP_NOT:
-		sb_adds(b, e->op == OP_NEG ? "-(" : "not (");
+	case OP_NOT: {
+		/* A chain of prefix operators needs no parentheses, which would
+		 * make the text nest deeper than what was parsed. */
+		int bare = e->a->op == OP_NEG || e->a->op == OP_NOT || e->a->op == OP_SLOT;
+
+		sb_adds(b, e->op == OP_NEG ? "-" : "not ");
+		sb_adds(b, bare ? (e->op == OP_NEG && e->a->op == OP_NEG ? " " : "") : "(");
 		expr_print(e->a, b);
-		sb_addc(b, ')');
+		if (!bare)
+			sb_addc(b, ')');
 		return;
+	}
 	case OP_ISNULL:
 	case OP_NOTNULL:
 		sb_addc(b, '(');

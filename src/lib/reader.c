@@ -196,6 +196,7 @@ tr_trace_reset(tr_trace *t)
 	t->nrecs = t->nspans = t->nrefs = t->nlogs = t->nroots = 0;
 	t->ntags = 0;
 	t->trace_id = "";
+	t->trace_id_raw = NULL;
 }
 
 void
@@ -217,6 +218,10 @@ set_trace_id(tr_trace *t, const char *id, size_t len)
 
 	tr_unescape(s, id, len);
 	t->trace_id = s;
+	/* The T record is written as the records spell the id, so that a reader
+	 * downstream groups them together whatever escapes they use. */
+	t->trace_id_raw = arena_strndup(&t->mem, id, len);
+	t->trace_id_rawlen = len;
 }
 
 static enum tr_next

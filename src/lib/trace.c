@@ -62,7 +62,7 @@ parse_tags(parse_ctx *c, fields fs, size_t first, size_t nf, tr_tag **out, uint3
 		size_t len = fs.len[first + i];
 		char *eq = memchr(f, '=', len);
 
-		if (!eq || eq == f)
+		if (!eq)	/* an empty key is allowed: some exporters write one */
 			return PARSE_FAIL(c, "field %zu: expected key=value, got \"%.40s\"", first + i + 1, f);
 		*eq = '\0';
 		tags[i].key = unescape_n(f, (size_t)(eq - f));
@@ -174,6 +174,9 @@ parse_record(parse_ctx *c)
 	const char *line = c->rec->line;
 	size_t nf;
 
+	/* Every field is a C string once split: a NUL would cut it short. */
+	if (memchr(line, '\0', c->rec->len))
+		return PARSE_FAIL(c, "NUL byte in a record");
 	/* Only the record types this library owns are split. */
 	if (!(line[0] && line[1] == '\t' && strchr("SRLT", line[0])))
 		return 0;
@@ -466,7 +469,10 @@ void
 tr_write_group(strbuf *out, const tr_trace *t)
 {
 	sb_add(out, "T\t", 2);
-	tr_escapes(out, t->trace_id, 0);
+	if (t->trace_id_raw)
+		sb_add(out, t->trace_id_raw, t->trace_id_rawlen);
+	else
+		tr_escapes(out, t->trace_id, 0);
 	for (uint32_t i = 0; i < t->ntags; i++)
 		tr_add_tag(out, t->tags[i].key, t->tags[i].val);
 	sb_addc(out, '\n');

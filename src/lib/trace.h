@@ -63,6 +63,8 @@ typedef struct tr_log {
 
 typedef struct tr_trace {
 	const char *trace_id;
+	const char *trace_id_raw;	/* as the records spell it (escaped), or NULL */
+	size_t trace_id_rawlen;
 	arena mem;
 	tr_record *recs;
 	size_t nrecs, caprecs;
