@@ -677,16 +677,30 @@ binary(enum op op, int type, expr *a, expr *b)
 	return e;
 }
 
-static expr *
-parse_mul(expr_lexer *lx, const expr_hooks *h)
+/* One level of left-associative arithmetic: * / % over unary operands
+ * (additive 0), + - over products (additive 1). */
+static int
+arith_op(const expr_lexer *lx, int additive, enum op *op)
 {
-	expr *a = parse_unary(lx, h);
+	if (additive && (lx->tok == TK_PLUS || lx->tok == TK_MINUS))
+		*op = lx->tok == TK_PLUS ? OP_ADD : OP_SUB;
+	else if (!additive && (lx->tok == TK_STAR || lx->tok == TK_SLASH || lx->tok == TK_PCT))
+		*op = lx->tok == TK_STAR ? OP_MUL : lx->tok == TK_SLASH ? OP_DIV : OP_MOD;
+	else
+		return 0;
+	return 1;
+}
 
-	while (a && (lx->tok == TK_STAR || lx->tok == TK_SLASH || lx->tok == TK_PCT)) {
-		enum op op = lx->tok == TK_STAR ? OP_MUL : lx->tok == TK_SLASH ? OP_DIV : OP_MOD;
+static expr *
+parse_arith(expr_lexer *lx, const expr_hooks *h, int additive)
+{
+	expr *a = additive ? parse_arith(lx, h, 0) : parse_unary(lx, h);
+	enum op op;
+
+	while (a && arith_op(lx, additive, &op)) {
 		size_t pos = lx->pos;
 		expr_lex_next(lx);
-		expr *b = parse_unary(lx, h);
+		expr *b = additive ? parse_arith(lx, h, 0) : parse_unary(lx, h);
 		if (!b)
 			break;
 		int bad = !numeric_ok(a) ? a->type : !numeric_ok(b) ? b->type : -1;
@@ -707,28 +721,7 @@ parse_mul(expr_lexer *lx, const expr_hooks *h)
 static expr *
 parse_add(expr_lexer *lx, const expr_hooks *h)
 {
-	expr *a = parse_mul(lx, h);
-
-	while (a && (lx->tok == TK_PLUS || lx->tok == TK_MINUS)) {
-		enum op op = lx->tok == TK_PLUS ? OP_ADD : OP_SUB;
-		size_t pos = lx->pos;
-		expr_lex_next(lx);
-		expr *b = parse_mul(lx, h);
-		if (!b)
-			break;
-		int bad = !numeric_ok(a) ? a->type : !numeric_ok(b) ? b->type : -1;
-		a = binary(op, EV_NUM, a, b);
-		if (bad != -1) {
-			expr_free(a);
-			return expr_lex_error(lx, pos, "arithmetic needs numbers, not a %s",
-					      type_name(bad));
-		}
-	}
-	if (lx->failed) {
-		expr_free(a);
-		return NULL;
-	}
-	return a;
+	return parse_arith(lx, h, 1);
 }
 
 static int
