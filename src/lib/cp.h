@@ -103,7 +103,5 @@ void cp_whatif_finish(cp_whatif *w, strbuf *out);
 void cp_whatif_free(cp_whatif *w);
 
 /* Helpers the report writers share. */
-void cp_csv_field(strbuf *b, const char *s);
-void cp_json_string(strbuf *b, const char *s);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cp.h"
+#include "table.h"
 #include "dot.h"
 
 int
@@ -16,40 +17,6 @@ cp_format_parse(const char *s)
 	if (strcmp(s, "json") == 0)
 		return CP_JSON;
 	return -1;
-}
-
-void
-cp_csv_field(strbuf *b, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		sb_adds(b, s);
-		return;
-	}
-	sb_addc(b, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			sb_addc(b, '"');
-		sb_addc(b, *s);
-	}
-	sb_addc(b, '"');
-}
-
-void
-cp_json_string(strbuf *b, const char *s)
-{
-	sb_addc(b, '"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\') {
-			sb_addc(b, '\\');
-			sb_addc(b, (char)ch);
-		} else if (ch < 0x20)
-			sb_addf(b, "\\u%04x", ch);
-		else
-			sb_addc(b, (char)ch);
-	}
-	sb_addc(b, '"');
 }
 
 /* --- the summary table --- */
@@ -203,10 +170,10 @@ add_field(strbuf *b, int format, size_t col, const char *name, const char *text,
 {
 	if (format == CP_JSON) {
 		sb_adds(b, col ? ", " : "{");
-		cp_json_string(b, name);
+		table_json_string(b, name, strlen(name));
 		sb_adds(b, ": ");
 		if (quoted)
-			cp_json_string(b, text);
+			table_json_string(b, text, strlen(text));
 		else
 			sb_adds(b, text);
 		return;
@@ -214,7 +181,7 @@ add_field(strbuf *b, int format, size_t col, const char *name, const char *text,
 	if (col)
 		sb_addc(b, format == CP_CSV ? ',' : '\t');
 	if (format == CP_CSV)
-		cp_csv_field(b, text);
+		table_csv_field(b, text, strlen(text));
 	else
 		tr_escapes(b, text, 0);
 }

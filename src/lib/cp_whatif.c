@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cp.h"
+#include "table.h"
 
 struct cp_whatif {
 	char *service, *operation;	/* operation NULL: any */
@@ -219,12 +220,12 @@ row(cp_whatif *w, strbuf *b, const char *key, const int64_t v[], const char *con
 {
 	if (w->format == CP_JSON) {
 		sb_adds(b, "{");
-		cp_json_string(b, names[0]);
+		table_json_string(b, names[0], strlen(names[0]));
 		sb_adds(b, ": ");
-		cp_json_string(b, key);
+		table_json_string(b, key, strlen(key));
 		for (size_t i = 0; i < nv; i++) {
 			sb_adds(b, ", ");
-			cp_json_string(b, names[i + 1]);
+			table_json_string(b, names[i + 1], strlen(names[i + 1]));
 			sb_addf(b, ": %lld", (long long)v[i]);
 		}
 		sb_adds(b, "}");
@@ -233,7 +234,7 @@ row(cp_whatif *w, strbuf *b, const char *key, const int64_t v[], const char *con
 	char sep = w->format == CP_CSV ? ',' : '\t';
 
 	if (w->format == CP_CSV)
-		cp_csv_field(b, key);
+		table_csv_field(b, key, strlen(key));
 	else
 		tr_escapes(b, key, 0);
 	for (size_t i = 0; i < nv; i++) {

@@ -523,45 +523,6 @@ collect_edges(infer *m, int all, size_t *nedges)
 	return e;
 }
 
-void
-infer_csv_field(strbuf *b, const char *s, size_t n)
-{
-	if (strcspn(s, ",\"\r\n") >= n) {
-		sb_add(b, s, n);
-		return;
-	}
-	sb_addc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			sb_addc(b, '"');
-		sb_addc(b, s[i]);
-	}
-	sb_addc(b, '"');
-}
-
-void
-infer_json_string(strbuf *b, const char *s, size_t n)
-{
-	sb_addc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			sb_addc(b, '\\');
-			sb_addc(b, (char)c);
-		} else if (c == '\n') {
-			sb_adds(b, "\\n");
-		} else if (c == '\t') {
-			sb_adds(b, "\\t");
-		} else if (c < 0x20) {
-			sb_addf(b, "\\u%04x", c);
-		} else {
-			sb_addc(b, (char)c);
-		}
-	}
-	sb_addc(b, '"');
-}
-
 /* Append an event as one field of the chosen format. */
 static void
 add_event_field(infer *m, strbuf *b, const name_rec *n, int ev, int format)
@@ -569,9 +530,9 @@ add_event_field(infer *m, strbuf *b, const name_rec *n, int ev, int format)
 	sb_clear(&m->tmp);
 	infer_event_text(&m->tmp, n, ev);
 	if (format == INFER_CSV)
-		infer_csv_field(b, m->tmp.s, m->tmp.len);
+		table_csv_field(b, m->tmp.s, m->tmp.len);
 	else if (format == INFER_JSON)
-		infer_json_string(b, m->tmp.s, m->tmp.len);
+		table_json_string(b, m->tmp.s, m->tmp.len);
 	else
 		tr_escape(b, m->tmp.s, m->tmp.len, 0);
 }
@@ -600,7 +561,7 @@ static void
 write_json(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
 {
 	sb_addf(b, "{\"traces\":%llu,\"threshold\":", (unsigned long long)m->traces);
-	infer_json_string(b, m->cond_text, strlen(m->cond_text));
+	table_json_string(b, m->cond_text, strlen(m->cond_text));
 	sb_adds(b, ",\"edges\":[");
 	for (size_t i = 0; i < n; i++) {
 		sb_adds(b, i ? ",\n{\"from\":" : "\n{\"from\":");

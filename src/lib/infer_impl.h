@@ -3,6 +3,8 @@
 #ifndef TR_INFER_IMPL_H
 #define TR_INFER_IMPL_H
 
+#include "table.h"
+
 #include "expr.h"
 #include "hash.h"
 #include "infer.h"
@@ -77,8 +79,6 @@ pair_rec *infer_pair(infer *m, uint32_t a, uint32_t b);
 void infer_apply_threshold(infer *m);
 int infer_event_cmp(const name_rec *an, int aev, const name_rec *bn, int bev);
 void infer_event_text(strbuf *b, const name_rec *n, int ev);
-void infer_csv_field(strbuf *b, const char *s, size_t n);
-void infer_json_string(strbuf *b, const char *s, size_t n);
 
 /* Links, for infer_partial.c. */
 void infer_links_put(infer_links *l, const char *parent, size_t plen,

@@ -241,9 +241,9 @@ static void
 add_field(strbuf *b, const char *s, size_t n, int format)
 {
 	if (format == INFER_CSV)
-		infer_csv_field(b, s, n);
+		table_csv_field(b, s, n);
 	else if (format == INFER_JSON || format == INFER_JAEGER_JSON)
-		infer_json_string(b, s, n);
+		table_json_string(b, s, n);
 	else
 		tr_escape(b, s, n, 0);
 }

@@ -3,6 +3,7 @@
  * four summaries: by activity type, by worker (stragglers), by service and
  * operation, by worker pair (communication). */
 #include "pagcp.h"
+#include "table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -156,32 +157,14 @@ by_rank(const void *pa, const void *pb)
 static void
 add_text(strbuf *b, const char *fmt, const char *s)
 {
-	if (strcmp(fmt, "json") == 0) {
-		sb_addc(b, '"');
-		for (; *s; s++) {
-			unsigned char ch = (unsigned char)*s;
-
-			if (ch == '"' || ch == '\\')
-				sb_addf(b, "\\%c", ch);
-			else if (ch < 0x20)
-				sb_addf(b, "\\u%04x", ch);
-			else
-				sb_addc(b, (char)ch);
-		}
-		sb_addc(b, '"');
-	} else if (strcmp(fmt, "csv") == 0 && strpbrk(s, ",\"\r\n")) {
-		sb_addc(b, '"');
-		for (; *s; s++) {
-			if (*s == '"')
-				sb_addc(b, '"');
-			sb_addc(b, *s);
-		}
-		sb_addc(b, '"');
-	} else if (strcmp(fmt, "tsv") == 0) {
+	if (strcmp(fmt, "json") == 0)
+		table_json_string(b, s, strlen(s));
+	else if (strcmp(fmt, "csv") == 0)
+		table_csv_field(b, s, strlen(s));
+	else if (strcmp(fmt, "tsv") == 0)
 		tr_escapes(b, s, 0);	/* a TAB or LF in a name must not split the row */
-	} else {
+	else
 		sb_adds(b, s);
-	}
 }
 
 static const char *const columns[] = {

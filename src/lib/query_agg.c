@@ -2,6 +2,7 @@
  * sketch, mergeable partial states (--partial/--merge) and the output
  * formats. Memory is the groups' (plus the values of exact percentiles). */
 #include "query_impl.h"
+#include "table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -776,42 +777,6 @@ q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t e
 
 /* ---------- output formats ---------- */
 
-static void
-csv_field(strbuf *b, const char *s, size_t n)
-{
-	int quote = 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
-			quote = 1;
-	if (!quote) {
-		sb_add(b, s, n);
-		return;
-	}
-	sb_addc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			sb_addc(b, '"');
-		sb_addc(b, s[i]);
-	}
-	sb_addc(b, '"');
-}
-
-static void
-json_string(strbuf *b, const char *s, size_t n)
-{
-	sb_addc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			sb_addf(b, "\\%c", c);
-		else if (c < 0x20)
-			sb_addf(b, "\\u%04x", c);
-		else
-			sb_addc(b, (char)c);
-	}
-	sb_addc(b, '"');
-}
-
 void
 q_write_header(strbuf *b, const query *q, enum query_format f)
 {
@@ -823,7 +788,7 @@ q_write_header(strbuf *b, const query *q, enum query_format f)
 		if (i)
 			sb_addc(b, f == QUERY_CSV ? ',' : '\t');
 		if (f == QUERY_CSV)
-			csv_field(b, q->cols[i].name, strlen(q->cols[i].name));
+			table_csv_field(b, q->cols[i].name, strlen(q->cols[i].name));
 		else
 			tr_escapes(b, q->cols[i].name, 0);
 	}
@@ -845,10 +810,10 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 		if (f == QUERY_JSON) {
 			if (i)
 				sb_adds(b, ", ");
-			json_string(b, q->cols[i].name, strlen(q->cols[i].name));
+			table_json_string(b, q->cols[i].name, strlen(q->cols[i].name));
 			sb_addc(b, ':');
 			if (v.type == EV_STR)
-				json_string(b, s, len);
+				table_json_string(b, s, len);
 			else if (v.type == EV_NULL || len == 0)
 				sb_adds(b, "null");
 			else
@@ -858,7 +823,7 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 		if (i)
 			sb_addc(b, f == QUERY_CSV ? ',' : '\t');
 		if (f == QUERY_CSV)
-			csv_field(b, s, len);
+			table_csv_field(b, s, len);
 		else
 			tr_escape(b, s, len, 0);
 	}
