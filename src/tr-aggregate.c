@@ -35,7 +35,7 @@ usage(FILE *f)
 }
 
 enum { OPT_NO_HEADER = 256, OPT_HB, OPT_MAX_ROWS, OPT_FAIL_IF, OPT_EXPLAIN, OPT_PARTIAL,
-       OPT_MERGE, OPT_VERSION };
+       OPT_MERGE };
 
 typedef struct cli {
 	query_run *run;
@@ -144,13 +144,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
-		{"output", required_argument, NULL, 'o'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
-		TR_LIMIT_LONGOPTS,
+		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -180,7 +174,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case 'q': o->qo.quiet = 1; break;
 		case 'v': o->f.verbose = 1; break;
 		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
-		case OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
+		case TR_OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
 		default:
 			if (tr_limit_option(ch, optarg, &o->f.max_spans, &o->f.max_bytes))
 				break;

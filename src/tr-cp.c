@@ -203,7 +203,7 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
-	       OPT_TRACE, OPT_WHATIF, OPT_VERSION };
+	       OPT_TRACE, OPT_WHATIF };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -213,13 +213,7 @@ main(int argc, char **argv)
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"whatif", required_argument, NULL, OPT_WHATIF},
 		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
-		TR_LIMIT_LONGOPTS,
+		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	cp_ctx x = {0};
@@ -248,7 +242,7 @@ main(int argc, char **argv)
 		case 'q': x.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
 		case 'h': usage(stdout); free(x.pick); return TR_EXIT_OK;
-		case OPT_VERSION: tr_print_version(); free(x.pick); return TR_EXIT_OK;
+		case TR_OPT_VERSION: tr_print_version(); free(x.pick); return TR_EXIT_OK;
 		default:
 			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
 				break;

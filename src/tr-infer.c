@@ -257,7 +257,7 @@ parse_count_arg(const char *opt, const char *s, long max)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_DOT = 256, OPT_SPANS, OPT_VERSION };
+	enum { OPT_DOT = 256, OPT_SPANS };
 	static const struct option longopts[] = {
 		{"threshold", required_argument, NULL, 't'},
 		{"all", no_argument, NULL, 'a'},
@@ -266,19 +266,13 @@ main(int argc, char **argv)
 		{"count", required_argument, NULL, 'c'},
 		{"max-events", required_argument, NULL, 'm'},
 		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"spans", no_argument, NULL, OPT_SPANS},
 		{"reformat", no_argument, NULL, 'r'},
 		{"links", no_argument, NULL, 'l'},
 		{"partial", no_argument, NULL, 'p'},
 		{"merge", no_argument, NULL, 'M'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
-		TR_LIMIT_LONGOPTS,
+		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	infer_opts o = { .fields = { INFER_SERVICE, INFER_OPERATION }, .nfields = 2,
@@ -320,7 +314,7 @@ main(int argc, char **argv)
 		case 'q': x.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
-		case OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
+		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
 		default:
 			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
 				break;

@@ -166,16 +166,10 @@ main(int argc, char **argv)
 		{"worker-key", required_argument, NULL, 'K'},
 		{"unknown-threshold", required_argument, NULL, 'U'},
 		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
 		{"dot", no_argument, NULL, 'D'},
 		{"pag-only", no_argument, NULL, 'P'},
 		{"no-vertices", no_argument, NULL, 'n'},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		TR_LIMIT_LONGOPTS,
+		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	pag_ctx c = {.vertices = 1};
@@ -214,7 +208,7 @@ main(int argc, char **argv)
 		case 'q': c.quiet = 1; break;
 		case 'v': c.verbose = f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
-		case 'V': tr_print_version(); return TR_EXIT_OK;
+		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
 		default:
 			if (tr_limit_option(ch, optarg, &f.max_spans, &f.max_bytes))
 				break;

@@ -59,10 +59,9 @@ parse_count(const char *s, const char *what, long min)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_VERSION };
+	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"window", required_argument, NULL, 'w'},
@@ -70,12 +69,7 @@ main(int argc, char **argv)
 		{"capacity", required_argument, NULL, 'c'},
 		{"trace", required_argument, NULL, 't'},
 		{"check", no_argument, NULL, OPT_CHECK},
-		{"keep-going", no_argument, NULL, 'k'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
-		TR_LIMIT_LONGOPTS,
+		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	tp_opts o = {.format = TP_LINE, .window = 1000};
@@ -118,7 +112,7 @@ main(int argc, char **argv)
 		case 'q': o.quiet = 1; break;
 		case 'v': r.verbose = 1; break;
 		case 'h': usage(stdout); status = TR_EXIT_OK; break;
-		case OPT_VERSION: tr_print_version(); status = TR_EXIT_OK; break;
+		case TR_OPT_VERSION: tr_print_version(); status = TR_EXIT_OK; break;
 		default:
 			if (!tr_limit_option(c, optarg, &r.max_spans, &r.max_bytes)) {
 				usage(stderr);

@@ -31,7 +31,16 @@ typedef struct tr_filter {
 
 /* --max-spans N and --max-bytes N, the same in every tool: a trace over a
  * limit is bad input, never cut short; 0 means no limit. */
-enum { TR_OPT_MAX_SPANS = 0x1001, TR_OPT_MAX_BYTES };
+enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES };
+/* The long options every filter has: -o, -k, -q, -v, -h, --version and the limits. */
+#define TR_COMMON_LONGOPTS \
+	{"output", required_argument, NULL, 'o'}, \
+	{"keep-going", no_argument, NULL, 'k'}, \
+	{"quiet", no_argument, NULL, 'q'}, \
+	{"verbose", no_argument, NULL, 'v'}, \
+	{"help", no_argument, NULL, 'h'}, \
+	{"version", no_argument, NULL, TR_OPT_VERSION}, \
+	TR_LIMIT_LONGOPTS
 #define TR_LIMIT_LONGOPTS \
 	{"max-spans", required_argument, NULL, TR_OPT_MAX_SPANS}, \
 	{"max-bytes", required_argument, NULL, TR_OPT_MAX_BYTES}
