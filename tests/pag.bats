@@ -380,6 +380,25 @@ EOF
 	[ "$status" -eq 3 ]
 }
 
+@test "tr-pag: a vertex or lane number far beyond the records before it is bad input" {
+	# Numbers index arrays: a two-line file must not claim gigabytes.
+	f=$(tsv <<'EOF' | mkfix huge.pag
+PE||0|1|processing|0|3|0|0
+PE||1|1166666666|processing|3|5|0|0
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"PE record: too large for the records before it: destination vertex"* ]]
+	f=$(printf 'PW\t\t4000000000\tw\t0\n' | mkfix lane.pag)
+	run tr-pag -P "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"PW record: "*"lane"* ]]
+	f=$(printf 'PW\t\t4000\tw\t0\nPE\t\t0\t1\tprocessing\t0\t3\t4000\t4000\n' | mkfix sparse.pag)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+}
+
 @test "tr-cp over PAG records: csv and json formats" {
 	need_cp
 	f=$(example_pag 5 0)

@@ -233,6 +233,22 @@ lf_good_trace() {
 	report
 }
 
+@test "line format: a line ending in several CRs reads like one ending in one" {
+	# A CR in a field is always escaped, so every CR before the LF is line
+	# ending; stripping only one would change the output on a second pass.
+	lf=$(sandwich 'S\tb1\tx\t\t100\t5\ts\to\t\t\nX\tfuture\n' | mkfix lf.tr)
+	crs=$(sed 's/$/\r\r\r/' "$lf" | mkfix crs.tr)
+	for tool in $LF_TOOLS; do
+		lf_run $tool "$lf"
+		cp "$out" "$BATS_TEST_TMPDIR/lf.out"
+		lf_run $tool "$crs"
+		expect_status 0
+		expect_whole "$crs" b1
+		cmp -s "$out" "$BATS_TEST_TMPDIR/lf.out" || problem "CR CR CR LF output differs from LF output"
+	done
+	report
+}
+
 @test "line format: TAB, newline and % in names and tag values round-trip" {
 	# Escaped as %09 %0A %0D %25 (tr-format(5)); %3D in a key; a stray % kept.
 	in=$(sandwich 'S\tb1\tx\t\t100\t5\tsvc%%09a\top%%0Ab%%25c%%0D\t\th%%zz\tk%%3Dk=v%%09w%%25\n' | mkfix in.tr)

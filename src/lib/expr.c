@@ -12,7 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_DEPTH 200	/* nesting bound: parsing and evaluation recurse */
+/* Evaluating, printing and freeing recurse over the tree, so its height is
+ * bounded. The parser recurses too, over parentheses and prefix operators
+ * that make no node of their own; its bound lets the canonical text of any
+ * tree (at most three parser levels per tree level) parse again. */
+#define MAX_DEPTH 200
+#define MAX_PARSE_DEPTH (4 * MAX_DEPTH)
 
 enum op {
 	OP_LIT, OP_SLOT, OP_AGG, OP_NEG, OP_NOT, OP_AND, OP_OR,
@@ -39,6 +44,7 @@ struct expr {
 	expr_value lit;		/* OP_LIT */
 	char *text;		/* OP_LIT string, OP_SLOT name, OP_AGG call text */
 	regex_t *re;		/* OP_MATCH with a literal pattern */
+	int height;		/* of the tree below and including this node */
 };
 
 /* ---------- tokenizer ---------- */
@@ -376,6 +382,7 @@ node(enum op op, int type)
 	e->op = op;
 	e->type = type;
 	e->slot = -1;
+	e->height = 1;
 	return e;
 }
 
@@ -404,6 +411,28 @@ expr_static_type(const expr *e)
 }
 
 static expr *parse_or(expr_lexer *lx, const expr_hooks *h);
+
+/* e with its children in place: its height, or NULL when the tree grows
+ * too high (a long chain such as 1-1-1-... as much as deep nesting). */
+static expr *
+grown(expr_lexer *lx, expr *e, size_t pos)
+{
+	int h = 0;
+
+	if (e->a && e->a->height > h)
+		h = e->a->height;
+	if (e->b && e->b->height > h)
+		h = e->b->height;
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->height > h)
+			h = e->args[i]->height;
+	e->height = h + 1;
+	if (e->height > MAX_DEPTH) {
+		expr_free(e);
+		return expr_lex_error(lx, pos, "expression nested too deeply");
+	}
+	return e;
+}
 
 static const char *
 type_name(int t)
@@ -436,7 +465,7 @@ scalar_call(expr_lexer *lx, int f, expr **args, int nargs, int distinct, size_t 
 	e->fn = f;
 	e->args = args;
 	e->nargs = nargs;
-	return e;
+	return grown(lx, e, pos);
 }
 
 /* Any other call goes to hooks->call: an aggregate, read as a slot. */
@@ -646,7 +675,7 @@ numeric_ok(const expr *e)
 static expr *
 parse_unary(expr_lexer *lx, const expr_hooks *h)
 {
-	if (++lx->depth > MAX_DEPTH)
+	if (++lx->depth > MAX_PARSE_DEPTH)
 		return expr_lex_error(lx, lx->pos, "expression nested too deeply");
 	expr *e;
 	if (lx->tok == TK_MINUS) {
@@ -662,6 +691,7 @@ parse_unary(expr_lexer *lx, const expr_hooks *h)
 		}
 		e = node(OP_NEG, EV_NUM);
 		e->a = a;
+		e = grown(lx, e, pos);
 	} else
 		e = parse_primary(lx, h);
 	lx->depth--;
@@ -669,12 +699,12 @@ parse_unary(expr_lexer *lx, const expr_hooks *h)
 }
 
 static expr *
-binary(enum op op, int type, expr *a, expr *b)
+binary(expr_lexer *lx, size_t pos, enum op op, int type, expr *a, expr *b)
 {
 	expr *e = node(op, type);
 	e->a = a;
 	e->b = b;
-	return e;
+	return grown(lx, e, pos);
 }
 
 /* One level of left-associative arithmetic: * / % over unary operands
@@ -704,7 +734,8 @@ parse_arith(expr_lexer *lx, const expr_hooks *h, int additive)
 		if (!b)
 			break;
 		int bad = !numeric_ok(a) ? a->type : !numeric_ok(b) ? b->type : -1;
-		a = binary(op, EV_NUM, a, b);
+		if (!(a = binary(lx, pos, op, EV_NUM, a, b)))
+			return NULL;
 		if (bad != -1) {
 			expr_free(a);
 			return expr_lex_error(lx, pos, "arithmetic needs numbers, not a %s",
@@ -791,9 +822,11 @@ parse_cmp(expr_lexer *lx, const expr_hooks *h)
 		expr_free(is_null_lit(a) ? a : b);
 		expr *e = node(op == OP_EQ ? OP_ISNULL : OP_NOTNULL, EV_BOOL);
 		e->a = v;
-		return e;
+		return grown(lx, e, pos);
 	}
-	expr *e = binary(op, EV_BOOL, a, b);
+	expr *e = binary(lx, pos, op, EV_BOOL, a, b);
+	if (!e)
+		return NULL;
 	if (op == OP_GLOB || op == OP_NGLOB || op == OP_MATCH)
 		return check_match(lx, e, pos);
 	int ta = a->type, tb = b->type;
@@ -809,7 +842,9 @@ static expr *
 parse_not(expr_lexer *lx, const expr_hooks *h)
 {
 	if (expr_lex_is(lx, "not")) {
-		if (++lx->depth > MAX_DEPTH)
+		size_t pos = lx->pos;
+
+		if (++lx->depth > MAX_PARSE_DEPTH)
 			return expr_lex_error(lx, lx->pos, "expression nested too deeply");
 		expr_lex_next(lx);
 		expr *a = parse_not(lx, h);
@@ -818,7 +853,7 @@ parse_not(expr_lexer *lx, const expr_hooks *h)
 			return NULL;
 		expr *e = node(OP_NOT, EV_BOOL);
 		e->a = a;
-		return e;
+		return grown(lx, e, pos);
 	}
 	return parse_cmp(lx, h);
 }
@@ -829,13 +864,15 @@ parse_and(expr_lexer *lx, const expr_hooks *h)
 	expr *a = parse_not(lx, h);
 
 	while (a && expr_lex_is(lx, "and")) {
+		size_t pos = lx->pos;
+
 		expr_lex_next(lx);
 		expr *b = parse_not(lx, h);
 		if (!b) {
 			expr_free(a);
 			return NULL;
 		}
-		a = binary(OP_AND, EV_BOOL, a, b);
+		a = binary(lx, pos, OP_AND, EV_BOOL, a, b);
 	}
 	return a;
 }
@@ -843,18 +880,20 @@ parse_and(expr_lexer *lx, const expr_hooks *h)
 static expr *
 parse_or(expr_lexer *lx, const expr_hooks *h)
 {
-	if (++lx->depth > MAX_DEPTH)
+	if (++lx->depth > MAX_PARSE_DEPTH)
 		return expr_lex_error(lx, lx->pos, "expression nested too deeply");
 	expr *a = parse_and(lx, h);
 
 	while (a && expr_lex_is(lx, "or")) {
+		size_t pos = lx->pos;
+
 		expr_lex_next(lx);
 		expr *b = parse_and(lx, h);
 		if (!b) {
 			expr_free(a);
 			return NULL;
 		}
-		a = binary(OP_OR, EV_BOOL, a, b);
+		a = binary(lx, pos, OP_OR, EV_BOOL, a, b);
 	}
 	lx->depth--;
 	return a;
@@ -1047,52 +1086,83 @@ static const char *const op_text[] = {
 	[OP_MATCH] = "=~",
 };
 
-void
-expr_print(const expr *e, strbuf *b)
+/* Binding strength, loosest first; a child is parenthesized only where
+ * the parser would otherwise group it differently. */
+static int
+precedence(const expr *e)
+{
+	switch (e->op) {
+	case OP_OR: return 1;
+	case OP_AND: return 2;
+	case OP_NOT: return 3;
+	case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+	case OP_ISNULL: case OP_NOTNULL: case OP_GLOB: case OP_NGLOB: case OP_MATCH:
+		return 4;
+	case OP_ADD: case OP_SUB: return 5;
+	case OP_MUL: case OP_DIV: case OP_MOD: return 6;
+	case OP_NEG: return 7;
+	default: return 8;
+	}
+}
+
+static void
+print_child(const expr *e, strbuf *b, int parens)
+{
+	if (parens)
+		sb_addc(b, '(');
+	expr_print(e, b);
+	if (parens)
+		sb_addc(b, ')');
+}
+
+static void
+print_literal(const expr_value *v, strbuf *b)
 {
 	char buf[32];
 	size_t len;
 	const char *s;
 
+	if (v->type == EV_STR) {
+		sb_addc(b, '"');
+		for (size_t i = 0; i < v->len; i++) {
+			if (v->str[i] == '"' || v->str[i] == '\\')
+				sb_addc(b, '\\');
+			sb_addc(b, v->str[i]);
+		}
+		sb_addc(b, '"');
+	} else if (v->type == EV_NULL)
+		sb_adds(b, "null");
+	else {
+		s = expr_format(*v, buf, sizeof buf, &len);
+		sb_add(b, s, len);
+	}
+}
+
+void
+expr_print(const expr *e, strbuf *b)
+{
+	int p = precedence(e);
+
 	switch (e->op) {
 	case OP_LIT:
-		if (e->lit.type == EV_STR) {
-			sb_addc(b, '"');
-			for (size_t i = 0; i < e->lit.len; i++) {
-				if (e->lit.str[i] == '"' || e->lit.str[i] == '\\')
-					sb_addc(b, '\\');
-				sb_addc(b, e->lit.str[i]);
-			}
-			sb_addc(b, '"');
-		} else if (e->lit.type == EV_NULL)
-			sb_adds(b, "null");
-		else {
-			s = expr_format(e->lit, buf, sizeof buf, &len);
-			sb_add(b, s, len);
-		}
+		print_literal(&e->lit, b);
 		return;
 	case OP_SLOT:
 	case OP_AGG:
 		sb_adds(b, e->text);
 		return;
 	case OP_NEG:
-	case OP_NOT: {
-		/* A chain of prefix operators needs no parentheses, which would
-		 * make the text nest deeper than what was parsed. */
-		int bare = e->a->op == OP_NEG || e->a->op == OP_NOT || e->a->op == OP_SLOT;
-
-		sb_adds(b, e->op == OP_NEG ? "-" : "not ");
-		sb_adds(b, bare ? (e->op == OP_NEG && e->a->op == OP_NEG ? " " : "") : "(");
-		expr_print(e->a, b);
-		if (!bare)
-			sb_addc(b, ')');
+		sb_adds(b, e->a->op == OP_NEG ? "- " : "-");
+		print_child(e->a, b, precedence(e->a) < p);
 		return;
-	}
+	case OP_NOT:
+		sb_adds(b, "not ");
+		print_child(e->a, b, precedence(e->a) < p);
+		return;
 	case OP_ISNULL:
 	case OP_NOTNULL:
-		sb_addc(b, '(');
-		expr_print(e->a, b);
-		sb_adds(b, e->op == OP_ISNULL ? " == null)" : " != null)");
+		print_child(e->a, b, precedence(e->a) <= p);
+		sb_adds(b, e->op == OP_ISNULL ? " == null" : " != null");
 		return;
 	case OP_FN:
 		sb_adds(b, fns[e->fn].name);
@@ -1105,11 +1175,10 @@ expr_print(const expr *e, strbuf *b)
 		sb_addc(b, ')');
 		return;
 	default:
-		sb_addc(b, '(');
-		expr_print(e->a, b);
+		/* left-associative, except comparisons, which do not chain */
+		print_child(e->a, b, precedence(e->a) < p || (p == 4 && precedence(e->a) == p));
 		sb_addf(b, " %s ", op_text[e->op]);
-		expr_print(e->b, b);
-		sb_addc(b, ')');
+		print_child(e->b, b, precedence(e->b) <= p);
 	}
 }
 

@@ -239,7 +239,7 @@ infer_merge_line(infer *m, infer_links *l, const char *line, size_t len,
 {
 	tr_field f[10];
 
-	if (len && line[len - 1] == '\r')
+	while (len && line[len - 1] == '\r')
 		len--;
 	if (len == 0 || line[0] == '#')
 		return 0;

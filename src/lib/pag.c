@@ -168,6 +168,7 @@ pag_is_record(const char *line, size_t len)
 }
 
 #define MAXF 16
+#define PAG_NUMBER_SLACK 4096
 
 typedef struct rec_ctx {
 	pag_graph *g;
@@ -205,6 +206,18 @@ rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 	if (v < 0 || v >= INT32_MAX)
 		return rec_fail(c, "out of range: ", what);
 	*id = (uint32_t)v;
+	return 0;
+}
+
+/* A vertex or lane number, which indexes arrays: numbers far beyond what
+ * the records read so far can define would let a tiny file claim gigabytes. */
+static int
+rec_number(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+{
+	if (rec_id(c, i, what, id) < 0)
+		return -1;
+	if (*id >= PAG_NUMBER_SLACK + 8 * c->g->nrecords)
+		return rec_fail(c, "too large for the records before it: ", what);
 	return 0;
 }
 
@@ -293,7 +306,7 @@ read_lane(rec_ctx *c)
 	uint32_t lane, index;
 	const char *name;
 
-	if (rec_id(c, 2, "lane", &lane) < 0 || c->nf < 5 || rec_id(c, 4, "lane index", &index) < 0)
+	if (rec_number(c, 2, "lane", &lane) < 0 || c->nf < 5 || rec_id(c, 4, "lane index", &index) < 0)
 		return -1;
 	name = rec_tmp(c, 3, 0);
 	lane_of(g, lane);
@@ -318,7 +331,7 @@ read_vertex(rec_ctx *c)
 	uint32_t v, lane;
 	int64_t t;
 
-	if (rec_id(c, 2, "vertex", &v) < 0 || rec_id(c, 3, "lane", &lane) < 0 ||
+	if (rec_number(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
 	    rec_int(c, 4, "time", &t) < 0)
 		return -1;
 	lane_of(g, lane);
@@ -341,12 +354,12 @@ read_edge(rec_ctx *c)
 	int64_t t0, t1;
 	int type;
 
-	if (rec_id(c, 2, "source vertex", &src) < 0 || rec_id(c, 3, "destination vertex", &dst) < 0)
+	if (rec_number(c, 2, "source vertex", &src) < 0 || rec_number(c, 3, "destination vertex", &dst) < 0)
 		return -1;
 	if (c->nf < 5 || (type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
 		return rec_fail(c, "bad activity type", NULL);
 	if (rec_int(c, 5, "start", &t0) < 0 || rec_int(c, 6, "end", &t1) < 0 ||
-	    rec_id(c, 7, "source lane", &sl) < 0 || rec_id(c, 8, "destination lane", &dl) < 0)
+	    rec_number(c, 7, "source lane", &sl) < 0 || rec_number(c, 8, "destination lane", &dl) < 0)
 		return -1;
 	if (t1 < t0)
 		return rec_fail(c, "edge goes back in time", NULL);
@@ -368,6 +381,7 @@ pag_read_record(pag_graph *g, const char *line, size_t len, const char *where)
 {
 	rec_ctx c = {.g = g, .where = where};
 
+	g->nrecords++;
 	c.nf = tr_split(line, len, c.f, MAXF);
 	if (c.nf > MAXF)
 		c.nf = MAXF;

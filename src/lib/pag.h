@@ -90,6 +90,7 @@ typedef struct pag_graph {
 	int64_t window, origin;	/* window 0: one window over [start, end] */
 	int64_t start, end;	/* time range of the graph */
 	int has_header;		/* a PG record was read */
+	size_t nrecords;	/* reading: PAG records read so far */
 	int skip_spanrefs;	/* reading: keep no trace and span ids (CP needs none) */
 	strbuf scratch[2];	/* reading: unescaped fields before they are interned */
 	size_t nspans_skipped;	/* spans without time */

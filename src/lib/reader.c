@@ -129,7 +129,7 @@ next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 		line = tr_input_line(r->in, len);
 		if (line) {
 			*lineno = tr_input_lineno(r->in);
-			if (*len && line[*len - 1] == '\r')	/* CRLF input */
+			while (*len && line[*len - 1] == '\r')	/* CRLF input; a bare CR is never data */
 				line[--*len] = '\0';
 			return line;
 		}

@@ -1,6 +1,7 @@
 /* test_expr.c - the expression evaluator shared by tr-aggregate and tr-infer. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "expr.h"
@@ -75,6 +76,45 @@ fails_at(const char *src, size_t want, const char *msg_part)
 	if (pos != want || !strstr(err, msg_part))
 		fprintf(stderr, "'%s': error at %zu '%s'\n", src, pos, err);
 	return pos == want && strstr(err, msg_part) != NULL;
+}
+
+/* The canonical text of src, which must parse again to the same text. */
+static int
+prints_as(const char *src, const char *want)
+{
+	char err[200];
+	size_t pos;
+	strbuf text = {0}, again = {0};
+	expr *e = expr_parse(src, resolve, NULL, err, sizeof err, &pos), *e2 = NULL;
+	int ok = 0;
+
+	if (e) {
+		expr_print(e, &text);
+		if ((e2 = expr_parse(text.s, resolve, NULL, err, sizeof err, &pos)))
+			expr_print(e2, &again);
+		ok = e2 && strcmp(text.s, again.s) == 0 && (!want || strcmp(text.s, want) == 0);
+		if (!ok)
+			fprintf(stderr, "'%.60s' prints as '%.60s'%s\n", src, text.s,
+				e2 ? "" : ", which does not parse");
+	}
+	expr_free(e);
+	expr_free(e2);
+	sb_free(&text);
+	sb_free(&again);
+	return ok;
+}
+
+/* n copies of unit, then tail. */
+static char *
+repeated(const char *head, const char *unit, int n, const char *tail)
+{
+	strbuf b = {0};
+
+	sb_adds(&b, head);
+	for (int i = 0; i < n; i++)
+		sb_adds(&b, unit);
+	sb_adds(&b, tail);
+	return b.s;
 }
 
 int
@@ -205,6 +245,35 @@ main(void)
 		size_t pos;
 		expr *e = expr_parse(deep, resolve, NULL, err, sizeof err, &pos);
 		CHECK(e == NULL && strstr(err, "nested too deeply"));
+	}
+	/* canonical text: parentheses only where the grouping needs them */
+	CHECK(prints_as("(1 - 2) - 3", "1 - 2 - 3"));
+	CHECK(prints_as("1 - (2 - 3)", "1 - (2 - 3)"));
+	CHECK(prints_as("(s * 2) + (v * 3)", "s * 2 + v * 3"));
+	CHECK(prints_as("(s + 2) * -(v + 3)", "(s + 2) * -(v + 3)"));
+	CHECK(prints_as("-(-s)", "- -s"));
+	CHECK(prints_as("not (s > 1 or v < 2) and (u = 0)", "not (s > 1 or v < 2) and u == 0"));
+	CHECK(prints_as("not not s > 1", "not not s > 1"));
+	CHECK(prints_as("(s > 1) = (v > 2)", "(s > 1) == (v > 2)"));
+	CHECK(prints_as("(s + 1 = null) or null != name", "s + 1 == null or name != null"));
+	CHECK(prints_as("s > 1 or (v > 1 or u > 1)", "s > 1 or (v > 1 or u > 1)"));
+	CHECK(prints_as("abs((s - 1)) * coalesce(missing, (2))", "abs(s - 1) * coalesce(missing, 2)"));
+	/* A tree's height is bounded however it grows: nesting, prefix
+	 * operators or a long left-associative chain. What parses prints as
+	 * text that parses again. */
+	{
+		char *ok = repeated("1", " - 1", 199, "");
+		char *high = repeated("1", " - 1", 200, "");
+		char *prefix = repeated("1 -", " -", 190, " 4");
+		char *nots = repeated("", "not ", 190, "s > 1");
+		CHECK(prints_as(ok, NULL));
+		CHECK(fails_at(high, strlen(high) - 3, "nested too deeply"));
+		CHECK(prints_as(prefix, NULL));
+		CHECK(prints_as(nots, NULL));
+		free(ok);
+		free(high);
+		free(prefix);
+		free(nots);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;

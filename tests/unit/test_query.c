@@ -152,14 +152,14 @@ main(void)
 	CHECK(prints_as("from s in spans[service = \"mysql\"] join r in first(spans[parent = null]) on r -> s "
 			"where s.duration > 100ms groupby r.operation "
 			"select r.operation, count, avg(s.duration), p99(s.duration) as p",
-			"From s In spans[(service == \"mysql\")]\n"
-			"Join r In First(spans[(parent == null)]) On r -> s\n"
-			"Where (s.duration > 100000)\n"
+			"From s In spans[service == \"mysql\"]\n"
+			"Join r In First(spans[parent == null]) On r -> s\n"
+			"Where s.duration > 100000\n"
 			"GroupBy r.operation\n"
 			"Select r.operation, count, AVG(s.duration), P99(s.duration) As p\n"));
 	CHECK(prints_as("From a In spans, logs[event = 'x'] Join b In MostRecentN(3, spans) On a -> b "
 			"Select a.span, b.tag[\"k\"]",
-			"From a In spans, logs[(event == \"x\")]\n"
+			"From a In spans, logs[event == \"x\"]\n"
 			"Join b In MostRecentN(3, spans) On a -> b\n"
 			"Select a.span, b.tag[\"k\"]\n"));
 	CHECK(prints_as("From x In (From s In spans GroupBy s.trace Select s.trace As t, SUM(s.self) As busy) "
