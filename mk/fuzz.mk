@@ -9,6 +9,9 @@
 #   make fuzz-regress
 #       run every file of fuzz/seed/T and fuzz/regress/T through target T once,
 #       no fuzzing: the regression test that 'make check' should run.
+#   make fuzz-smoke [FUZZ_SMOKE_RUNS=20000]
+#       a short, repeatable run for CI: a fixed number of mutations of the
+#       corpora per target from a fixed seed (fuzz/smoke.sh).
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -60,4 +63,8 @@ fuzz-run-%: $(FUZZ_BUILD)/fuzz_%
 fuzz-regress: $(FUZZ_ALL:%=$(FUZZ_BUILD)/fuzz_%)
 	@sh fuzz/regress.sh $(FUZZ_BUILD) $(FUZZ_ALL)
 
-.PHONY: fuzz fuzz-build fuzz-regress
+FUZZ_SMOKE_RUNS ?= 20000
+fuzz-smoke: $(FUZZ_ALL:%=$(FUZZ_BUILD)/fuzz_%)
+	@sh fuzz/smoke.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_RUNS) $(FUZZ_ALL)
+
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-smoke

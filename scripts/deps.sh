@@ -1,6 +1,8 @@
 #!/bin/sh
 # Make sure the build and test dependencies are present: libjansson, libzstd
-# (headers), bats, and jq and zstd (tests compare against them). Installs the missing ones with apt-get when run as root.
+# (headers), bats, jq and zstd (tests compare against them), clang and its
+# libFuzzer runtime (fuzz corpus replay). Installs the missing ones with
+# apt-get when run as root.
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
 have_header jansson.h || missing="$missing libjansson-dev"
@@ -8,6 +10,13 @@ have_header zstd.h    || missing="$missing libzstd-dev"
 command -v bats >/dev/null 2>&1 || missing="$missing bats"
 command -v jq >/dev/null 2>&1   || missing="$missing jq"
 command -v zstd >/dev/null 2>&1 || missing="$missing zstd"
+# clang with libFuzzer: the fuzz corpus replay (make check) and make fuzz-smoke.
+have_libfuzzer() {
+	printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |
+		clang -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1
+}
+command -v clang >/dev/null 2>&1 || missing="$missing clang"
+have_libfuzzer || missing="$missing libclang-rt-dev"
 [ -z "$missing" ] && exit 0
 echo "deps: installing:$missing" >&2
 if [ "$(id -u)" != 0 ]; then

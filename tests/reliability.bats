@@ -309,6 +309,21 @@ lf_good_trace() {
 	report
 }
 
+@test "line format: a raw CR inside a trace id is an error, other traces are kept" {
+	in=$(sandwich 'S\tb1\tx\t\t100\t5\ts\to\t\t\n' | mkfix in.tr)
+	printf 'S\tc\r1\tx\t\t100\t5\ts\to\t\t\n' >> "$in"
+	for tool in $LF_TOOLS; do
+		lf_run $tool "$in"
+		expect_no_crash
+		expect_status 3
+		expect_msg "^tr-$tool: $in:[0-9]+: trace id holds a raw CR"
+		expect_whole "$in" g1
+		expect_whole "$in" b1
+		expect_whole "$in" g2
+	done
+	report
+}
+
 @test "line format: a record that names no trace is an error, other traces are kept" {
 	in=$(sandwich 'S\tb1\tx\t\t100\t5\ts\to\t\t\n' | mkfix in.tr)
 	printf 'S\t\tx\t\t100\t5\ts\to\t\t\n' >> "$in"

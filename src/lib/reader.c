@@ -348,10 +348,15 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 		size_t tidlen = (size_t)((tend ? tend : line + len) - tid);
 		uint32_t file = (uint32_t)r->cur;
 
-		if (!tab || tidlen == 0) {
+		/* A raw CR is line ending (tr-format(5)): an id holding one could
+		 * not be written back at the end of a T record. */
+		int bad_id = tidlen && memchr(tid, '\r', tidlen);
+
+		if (!tab || tidlen == 0 || bad_id) {
 			if (owned_type(line, len)) {
-				tr_warn("%s:%llu: record has no trace id", r->names[r->cur],
-					(unsigned long long)lineno);
+				tr_warn("%s:%llu: %s", r->names[r->cur], (unsigned long long)lineno,
+					bad_id ? "trace id holds a raw CR (write it as %0D)" :
+					"record has no trace id");
 				r->nbad++;
 				return TR_BAD;
 			}
