@@ -35,13 +35,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_file_set(&input, data, size);
 	fuzz_capture_reset();
 	tr_reader *r = tr_reader_new(files, 1);
-	pag_cp *p = pag_cp_new(&(pag_cp_opts){formats[size % 3], size & 4});
+	/* Few windows: time and output grow with them (tr-cp --max-windows). */
+	pag_cp *p = pag_cp_new(&(pag_cp_opts){formats[size % 3], size & 4, 10000});
 	int bad = 0;
 
 	/* tr-cp counts a bad PAG record and feeds on: so does this. */
 	while ((n = tr_reader_next(r, &t, &line, &len)) != TR_EOF)
 		if (n == TR_LINE && pag_cp_is_record(line, len))
-			bad |= pag_cp_feed(p, line, len) < 0;
+			bad |= pag_cp_feed(p, line, len, tr_reader_where(r)) < 0;
 	if (pag_cp_has_input(p)) {
 		tr_output *out = tr_output_open(NULL, 0);
 

@@ -46,6 +46,8 @@ usage(FILE *f)
 	    "  --trace ID             with --dot: only this trace (repeatable)\n"
 	    "  --whatif RULE          scale matching spans' self time, predict latency\n"
 	    "  -f, --format FMT       table format: tsv (default), csv, json\n"
+	    "  --max-windows N        PAG records with more windows are bad input\n"
+	    "                         (default 1000000; 0: none)\n"
 	    "  -o, --output FILE      write to FILE (atomically)\n"
 	    "  -k, --keep-going       skip bad traces instead of stopping\n"
 	    "  -q, --quiet            no notes on stderr\n"
@@ -130,12 +132,12 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 }
 
 static void
-on_line(void *ctx, const char *line, size_t len, strbuf *out)
+on_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
 {
 	cp_ctx *x = ctx;
 
 	if (pag_cp_is_record(line, len)) {
-		if (pag_cp_feed(x->pag, line, len) < 0)
+		if (pag_cp_feed(x->pag, line, len, where) < 0)
 			x->pag_bad++;
 		return;
 	}
@@ -174,8 +176,8 @@ on_end(void *ctx, tr_output *out)
 	}
 	tr_output_sb(out, &b);
 	sb_free(&b);
-	if (pag_cp_has_input(x->pag))
-		pag_cp_report(x->pag, out);
+	if (pag_cp_has_input(x->pag) && pag_cp_report(x->pag, out) < 0)
+		x->pag_bad++;
 }
 
 static double
@@ -213,6 +215,7 @@ main(int argc, char **argv)
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"whatif", required_argument, NULL, OPT_WHATIF},
 		{"format", required_argument, NULL, 'f'},
+		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
@@ -220,6 +223,7 @@ main(int argc, char **argv)
 	tr_filter f = {0};
 	const char *summary_key = NULL, *whatif_rule = NULL;
 	double allowance = 0.01;
+	size_t max_windows = 0;		/* pagcp's default */
 	int format = CP_TSV, opt, status;
 
 	tr_setprogname(argv[0]);
@@ -243,6 +247,7 @@ main(int argc, char **argv)
 		case 'v': f.verbose = 1; break;
 		case 'h': usage(stdout); free(x.pick); return TR_EXIT_OK;
 		case TR_OPT_VERSION: tr_print_version(); free(x.pick); return TR_EXIT_OK;
+		case TR_OPT_MAX_WINDOWS: max_windows = tr_parse_limit("--max-windows", optarg); break;
 		default:
 			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
 				break;
@@ -268,7 +273,8 @@ main(int argc, char **argv)
 		if (!(x.whatif = cp_whatif_new(whatif_rule, format, err, sizeof err)))
 			tr_die(TR_EXIT_USAGE, "--whatif: %s", err);
 	}
-	x.pag = pag_cp_new(&(pag_cp_opts){format == CP_CSV ? "csv" : format == CP_JSON ? "json" : "tsv", 1});
+	x.pag = pag_cp_new(&(pag_cp_opts){format == CP_CSV ? "csv" : format == CP_JSON ? "json" : "tsv",
+					  1, max_windows});
 
 	f.files = argv + optind;
 	f.nfiles = argc - optind;

@@ -22,6 +22,7 @@ usage(FILE *fp)
 		"  -f, --format F           line (default) or dot; --dot is -f dot\n"
 		"  -P, --pag-only           write the graph only, not the traces\n"
 		"  -n, --no-vertices        write no PV records (PE records stand alone)\n"
+		"      --max-windows N      more windows is a usage error (default 1000000; 0: none)\n"
 		"  -o, --output FILE        output file (written via a temporary file)\n"
 		"  -k, --keep-going         skip bad traces\n"
 		"  -q, --quiet              no warnings about the instrumentation\n"
@@ -37,6 +38,7 @@ typedef struct pag_ctx {
 	int pag_only, dot, vertices, quiet, verbose;
 	int64_t window, origin;
 	int has_window, has_origin;
+	size_t max_windows;
 } pag_ctx;
 
 static int
@@ -52,12 +54,12 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 }
 
 static void
-on_line(void *ctx, const char *line, size_t len, strbuf *out)
+on_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
 {
 	pag_ctx *c = ctx;
 
 	if (pag_is_record(line, len)) {	/* ours: rebuilt, or read back and checked */
-		if (pag_read_record(&c->read, line, len, NULL) < 0)
+		if (pag_read_record(&c->read, line, len, where) < 0)
 			c->nbad_records++;
 		return;
 	}
@@ -132,9 +134,10 @@ on_end(void *ctx, tr_output *out)
 		g->window = c->window;
 	if (c->has_origin)
 		g->origin = c->origin;
-	if (pag_window_count(g) > PAG_MAX_WINDOWS) {
-		tr_warn("more than %d windows of %lld us: choose a longer --window",
-			PAG_MAX_WINDOWS, (long long)g->window);
+	int64_t n = pag_window_count(g);
+	if (n < 0 || (uint64_t)n > c->max_windows) {
+		tr_warn("%lld windows of %lld us, more than --max-windows %zu: choose a longer --window",
+			(long long)n, (long long)g->window, c->max_windows);
 		exit(TR_EXIT_USAGE);	/* the temporary output file is removed at exit */
 	}
 	warn_graph(c, g);
@@ -169,10 +172,11 @@ main(int argc, char **argv)
 		{"dot", no_argument, NULL, 'D'},
 		{"pag-only", no_argument, NULL, 'P'},
 		{"no-vertices", no_argument, NULL, 'n'},
+		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	pag_ctx c = {.vertices = 1};
+	pag_ctx c = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS};
 	pag_build_opts bo = {0};
 	tr_filter f = {.pass_through = 1, .on_trace = on_trace, .on_line = on_line,
 		       .on_end = on_end, .end_writes_records = 1, .ctx = &c};
@@ -209,6 +213,7 @@ main(int argc, char **argv)
 		case 'v': c.verbose = f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
 		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
+		case TR_OPT_MAX_WINDOWS: c.max_windows = tr_parse_limit("--max-windows", optarg); break;
 		default:
 			if (tr_limit_option(ch, optarg, &f.max_spans, &f.max_bytes))
 				break;

@@ -399,6 +399,38 @@ EOF
 	[ "$status" -eq 0 ]
 }
 
+@test "--max-windows: more windows is a usage error for tr-pag, bad input for tr-cp" {
+	need_cp
+	f=$(example_pag 1 0)	# 1 us windows over [0, 5]: 6 windows
+	run tr-cp --max-windows 5 "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"the graph has 6 windows of 1 us, more than --max-windows 5: no critical participation computed"* ]]
+	[[ "$output" != *window$'\t'paths* ]]
+	run tr-cp --max-windows 6 "$f"
+	[ "$status" -eq 0 ]
+	run tr-cp --max-windows 0 "$f"
+	[ "$status" -eq 0 ]
+	run tr-cp --max-windows x "$f"
+	[ "$status" -eq 2 ]
+	run tr-pag -P --max-windows 5 -o "$BATS_TEST_TMPDIR/out.pag" "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"6 windows of 1 us, more than --max-windows 5: choose a longer --window"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/out.pag" ]
+	run tr-pag -P --max-windows 5 -w 2us "$f"
+	[ "$status" -eq 0 ]
+}
+
+@test "a bad PAG record changes nothing and is reported with its file and line" {
+	need_cp
+	f=$(example_pag 1 0)
+	want=$(tr-cp "$f")
+	printf 'PG\t\t7\n' >> "$f"	# a window but no origin: bad, the first header stays
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-cp: $f:10: PG record: bad origin"* ]]
+	[ "$(tr-cp "$f" 2>/dev/null)" = "$want" ]
+}
+
 @test "tr-cp over PAG records: csv and json formats" {
 	need_cp
 	f=$(example_pag 5 0)
@@ -450,7 +482,7 @@ EOF
 	[[ "$output" == *"2 workers, 100001 lanes"* ]]
 }
 
-@test "tr-pag refuses a window so short that there would be more than 10 million windows" {
+@test "tr-pag refuses a window so short that there would be more than a million windows" {
 	f=$(tsv <<'EOF2' | mkfix far.tr
 #tr/1
 T|t1
@@ -460,7 +492,7 @@ EOF2
 )
 	run tr-pag -P --window 1us "$f"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"more than 10000000 windows"* ]]
+	[[ "$output" == *"100000011 windows of 1 us, more than --max-windows 1000000"* ]]
 	run tr-pag -P --window 1ms "$f"
 	[ "$status" -eq 0 ]
 }

@@ -10,18 +10,24 @@
 int
 tr_limit_option(int opt, const char *arg, size_t *spans, size_t *bytes)
 {
+	if (opt != TR_OPT_MAX_SPANS && opt != TR_OPT_MAX_BYTES)
+		return 0;
+	*(opt == TR_OPT_MAX_SPANS ? spans : bytes) =
+		tr_parse_limit(opt == TR_OPT_MAX_SPANS ? "--max-spans" : "--max-bytes", arg);
+	return 1;
+}
+
+size_t
+tr_parse_limit(const char *option, const char *arg)
+{
 	char *end;
 	unsigned long long v;
 
-	if (opt != TR_OPT_MAX_SPANS && opt != TR_OPT_MAX_BYTES)
-		return 0;
 	errno = 0;
 	v = strtoull(arg, &end, 10);
-	if (!*arg || *end || *arg == '-' || errno)
-		tr_die(TR_EXIT_USAGE, "%s: not a number: \"%s\"",
-		       opt == TR_OPT_MAX_SPANS ? "--max-spans" : "--max-bytes", arg);
-	*(opt == TR_OPT_MAX_SPANS ? spans : bytes) = v ? (size_t)v : SIZE_MAX;
-	return 1;
+	if (!*arg || *end || *arg == '-' || errno || v > SIZE_MAX)
+		tr_die(TR_EXIT_USAGE, "%s: not a number: \"%s\"", option, arg);
+	return v ? (size_t)v : SIZE_MAX;
 }
 
 void
@@ -69,7 +75,7 @@ tr_filter_run(const tr_filter *f)
 			break;
 		if (n == TR_LINE) {
 			if (f->on_line)
-				f->on_line(f->ctx, line, len, &b);
+				f->on_line(f->ctx, line, len, tr_reader_where(r), &b);
 			else if (f->pass_through) {
 				sb_add(&b, line, len);
 				sb_addc(&b, '\n');

@@ -21,7 +21,7 @@ typedef struct tr_filter {
 	 * tr_write_trace first). Return -1 to count the trace as bad. */
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);
 	/* A traceless line; NULL means: pass it through when pass_through. */
-	void (*on_line)(void *ctx, const char *line, size_t len, strbuf *out);
+	void (*on_line)(void *ctx, const char *line, size_t len, const char *where, strbuf *out);
 	/* on_end writes line-format records (not a report): the header goes first. */
 	int end_writes_records;
 	/* After the last trace: reports over all traces. */
@@ -31,7 +31,7 @@ typedef struct tr_filter {
 
 /* --max-spans N and --max-bytes N, the same in every tool: a trace over a
  * limit is bad input, never cut short; 0 means no limit. */
-enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES };
+enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS };
 /* The long options every filter has: -o, -k, -q, -v, -h, --version and the limits. */
 #define TR_COMMON_LONGOPTS \
 	{"output", required_argument, NULL, 'o'}, \
@@ -50,6 +50,9 @@ enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES };
 /* Store a limit option in *spans or *bytes (0 becomes "no limit"); returns 1
  * when opt was one, dies with exit 2 on a bad number. */
 int tr_limit_option(int opt, const char *arg, size_t *spans, size_t *bytes);
+/* The value of a limit option: a count, 0 meaning none (SIZE_MAX); exits
+ * with a usage error naming option when arg is not one. */
+size_t tr_parse_limit(const char *option, const char *arg);
 
 /* Runs the loop; returns the exit status (0, or TR_EXIT_INPUT when a trace
  * was bad). Output goes through a temporary file when out_path is set. */

@@ -289,12 +289,18 @@ static int
 read_header(rec_ctx *c)
 {
 	pag_graph *g = c->g;
+	int64_t window, origin, start, end;
 
-	if (rec_int(c, 2, "window", &g->window) < 0 || rec_int(c, 3, "origin", &g->origin) < 0 ||
-	    rec_int(c, 4, "start", &g->start) < 0 || rec_int(c, 5, "end", &g->end) < 0)
+	/* a bad record changes nothing */
+	if (rec_int(c, 2, "window", &window) < 0 || rec_int(c, 3, "origin", &origin) < 0 ||
+	    rec_int(c, 4, "start", &start) < 0 || rec_int(c, 5, "end", &end) < 0)
 		return -1;
-	if (g->window < 0)
+	if (window < 0)
 		return rec_fail(c, "negative window", NULL);
+	g->window = window;
+	g->origin = origin;
+	g->start = start;
+	g->end = end;
 	g->has_header = 1;
 	return 0;
 }

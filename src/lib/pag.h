@@ -144,9 +144,10 @@ typedef struct pag_snap {
 } pag_snap;
 
 /* Number of windows from the first edge's window to the last's (1 without
- * a window); callers refuse absurd counts before pag_windows. */
-#define PAG_MAX_WINDOWS 10000000
-int64_t pag_window_count(const pag_graph *g);
+ * a window); callers refuse counts over --max-windows (by default
+ * PAG_MAX_WINDOWS) before pag_windows, since time and output grow with it. */
+#define PAG_MAX_WINDOWS 1000000
+int64_t pag_window_count(const pag_graph *g);	/* -1: beyond counting */
 /* Call fn for every window that holds at least one edge, in time order. */
 typedef void pag_window_fn(void *ctx, const pag_graph *g, const pag_snap *s);
 void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);

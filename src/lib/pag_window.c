@@ -154,7 +154,10 @@ pag_window_count(const pag_graph *g)
 		if (g->edges[i].t1 > hi)
 			hi = g->edges[i].t1;
 	}
-	return floor_div(hi - g->origin, g->window) - floor_div(lo - g->origin, g->window) + 1;
+	/* hand-written records can put the origin anywhere: -1, too many */
+	if (__builtin_sub_overflow(hi, g->origin, &hi) || __builtin_sub_overflow(lo, g->origin, &lo))
+		return -1;
+	return floor_div(hi, g->window) - floor_div(lo, g->window) + 1;
 }
 
 typedef struct snap_buf {

@@ -64,16 +64,18 @@ pag_cp_new(const pag_cp_opts *o)
 		p->o = *o;
 	if (!p->o.format)
 		p->o.format = "tsv";
+	if (!p->o.max_windows)
+		p->o.max_windows = PAG_MAX_WINDOWS;
 	pag_graph_init(&p->g);
 	p->g.skip_spanrefs = 1;	/* the summaries name workers and operations only */
 	return p;
 }
 
 int
-pag_cp_feed(pag_cp *p, const char *line, size_t len)
+pag_cp_feed(pag_cp *p, const char *line, size_t len, const char *where)
 {
 	p->fed = 1;
-	return pag_read_record(&p->g, line, len, NULL);
+	return pag_read_record(&p->g, line, len, where);
 }
 
 int
@@ -286,16 +288,18 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	r->nrows = 0;
 }
 
-void
+int
 pag_cp_report(pag_cp *p, tr_output *out)
 {
 	report r = {.p = p, .out = out};
+	int64_t n;
 
 	pag_read_finish(&p->g);
-	if (pag_window_count(&p->g) > PAG_MAX_WINDOWS) {
-		tr_warn("more than %d windows of %lld us: no critical participation computed",
-			PAG_MAX_WINDOWS, (long long)p->g.window);
-		return;
+	if ((n = pag_window_count(&p->g)) < 0 || (uint64_t)n > p->o.max_windows) {
+		tr_warn("the graph has %lld windows of %lld us, more than --max-windows %zu: "
+			"no critical participation computed", (long long)n,
+			(long long)p->g.window, p->o.max_windows);
+		return -1;
 	}
 	write_header(&r);
 	pag_windows(&p->g, cp_window, &r);
@@ -312,4 +316,5 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	free(r.rows);
 	free(r.seen);
 	free(r.cp);
+	return 0;
 }

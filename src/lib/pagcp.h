@@ -13,17 +13,20 @@ typedef struct pag_cp pag_cp;
 typedef struct pag_cp_opts {
 	const char *format;	/* "tsv" (default), "csv" or "json" */
 	int header;		/* print a header line (tsv/csv) */
+	size_t max_windows;	/* more is bad input; 0: PAG_MAX_WINDOWS */
 } pag_cp_opts;
 
 /* True when the line is a PAG record (a type tr-pag writes). */
 int pag_cp_is_record(const char *line, size_t len);
 pag_cp *pag_cp_new(const pag_cp_opts *o);
-/* Take one PAG record; returns -1 after printing a message when it is bad. */
-int pag_cp_feed(pag_cp *p, const char *line, size_t len);
+/* Take one PAG record; returns -1 after printing a message (after where,
+ * "file:line", unless NULL) when it is bad. */
+int pag_cp_feed(pag_cp *p, const char *line, size_t len, const char *where);
 /* True once at least one PAG record was fed. */
 int pag_cp_has_input(const pag_cp *p);
-/* Compute CP per window and write the four summaries. */
-void pag_cp_report(pag_cp *p, tr_output *out);
+/* Compute CP per window and write the four summaries; -1 after a message
+ * when the graph has more windows than allowed (nothing written). */
+int pag_cp_report(pag_cp *p, tr_output *out);
 void pag_cp_free(pag_cp *p);
 
 #endif

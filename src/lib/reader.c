@@ -41,6 +41,8 @@ struct tr_reader {
 	size_t ntraces, nbad;
 	uint64_t bytes_done;	/* input bytes of the files already closed */
 	int warned_version;
+	uint64_t line_lineno;	/* of the last TR_LINE */
+	strbuf where;		/* "file:line" of it, made on demand */
 };
 
 tr_reader *
@@ -340,6 +342,7 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			}
 			*out = line;
 			*outlen = len;
+			r->line_lineno = lineno;
 			return TR_LINE;
 		}
 		const char *tab = memchr(line, '\t', len);
@@ -362,6 +365,7 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			}
 			*out = line;
 			*outlen = len;
+			r->line_lineno = lineno;
 			return TR_LINE;
 		}
 		int same = r->in_group && tidlen == r->group_id.len &&
@@ -396,6 +400,14 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 	}
 }
 
+const char *
+tr_reader_where(tr_reader *r)
+{
+	sb_clear(&r->where);
+	sb_addf(&r->where, "%s:%llu", r->names[r->cur], (unsigned long long)r->line_lineno);
+	return r->where.s;
+}
+
 size_t
 tr_reader_traces(const tr_reader *r)
 {
@@ -428,6 +440,7 @@ tr_reader_free(tr_reader *r)
 	arena_free(&r->loose_mem);
 	sb_free(&r->group_id);
 	sb_free(&r->held);
+	sb_free(&r->where);
 	free(r->names);
 	free(r);
 }

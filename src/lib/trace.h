@@ -135,6 +135,8 @@ void tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes);
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */
 size_t tr_reader_bad(const tr_reader *r);	/* TR_BAD returned so far */
+/* "file:line" of the line TR_LINE handed out last; valid until the next call. */
+const char *tr_reader_where(tr_reader *r);
 uint64_t tr_reader_bytes(const tr_reader *r);	/* input bytes read so far */
 void tr_reader_free(tr_reader *r);
 
