@@ -155,15 +155,14 @@ spool(const char *file)
 	int fd = mkstemp(path);
 	if (fd < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file", path);
+	tr_tmpfile_hold(path);	/* removed however the run ends */
 	tr_input *in = tr_input_open(file);
 	size_t n;
 	while ((n = tr_input_read(in, buf, sizeof buf)) > 0)
 		for (size_t off = 0; off < n;) {
 			ssize_t w = write(fd, buf + off, n - off);
-			if (w < 0) {
-				unlink(path);
+			if (w < 0)
 				tr_die(TR_EXIT_SYSTEM, "%s: write error", path);
-			}
 			off += (size_t)w;
 		}
 	tr_input_close(in);
@@ -225,6 +224,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	for (int i = 0; i < nfiles; i++)
 		if (spooled[i]) {
 			unlink(spooled[i]);
+			tr_tmpfile_release(spooled[i]);
 			free(spooled[i]);
 		}
 	free(spooled);

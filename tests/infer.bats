@@ -399,6 +399,22 @@ random_traces() {
 	[[ "$output" == *"none.tr"* ]]
 }
 
+@test "--reformat from stdin leaves no spooled copy behind, however the run ends" {
+	mm_traces
+	mkdir "$BATS_TEST_TMPDIR/tmp"
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	tr-infer --reformat < "$BATS_TEST_TMPDIR/mm.tr" > /dev/null
+	[ -z "$(ls -A "$TMPDIR")" ]
+	# a write error (exit 4) and a bad trace (exit 3) end the second pass early
+	run tr-infer --reformat -o /dev/full < "$BATS_TEST_TMPDIR/mm.tr"
+	[ "$status" -eq 4 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+	{ cat "$BATS_TEST_TMPDIR/mm.tr"; printf 'S\tbad\tx\t\tnan\t1\ts\to\t\t\n'; } > "$BATS_TEST_TMPDIR/bad.tr"
+	run tr-infer --reformat < "$BATS_TEST_TMPDIR/bad.tr"
+	[ "$status" -eq 3 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
 @test "--merge -k skips a bad record, merges the rest and exits 3" {
 	mm_traces
 	tr-infer --partial "$BATS_TEST_TMPDIR/mm.tr" > "$BATS_TEST_TMPDIR/a"

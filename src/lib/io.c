@@ -255,26 +255,56 @@ struct tr_output {
 	size_t zcap;
 };
 
-/* The one output file not yet committed: removed if the program dies first,
- * so an interrupted or failed run never leaves a partial file behind. */
-static char *volatile pending_tmp;	/* read by the signal handler */
+/* Temporary files not yet committed or removed (an output on its way, an
+ * input spooled to be read twice): removed if the program dies first, so an
+ * interrupted or failed run leaves nothing behind. */
+enum { MAX_PENDING = 8 };
+static char *volatile pending[MAX_PENDING];	/* read by the signal handler */
 
 static void
 remove_pending(void)
 {
-	if (pending_tmp)
-		unlink(pending_tmp);
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
 }
 
-/* Interrupted (Ctrl-C, kill): remove the temporary file, then die of the
+/* Interrupted (Ctrl-C, kill): remove the temporary files, then die of the
  * same signal so the caller sees what happened. unlink is async-signal-safe. */
 static void
 on_signal(int sig)
 {
-	if (pending_tmp)
-		unlink(pending_tmp);
+	remove_pending();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+void
+tr_tmpfile_hold(char *path)
+{
+	static int installed;
+
+	if (!installed) {
+		installed = 1;
+		atexit(remove_pending);
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+	}
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = path;
+			return;
+		}
+	tr_die(TR_EXIT_SYSTEM, "%s: too many temporary files at once", path);
+}
+
+void
+tr_tmpfile_release(const char *path)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == path)
+			pending[i] = NULL;
 }
 
 static void
@@ -339,13 +369,7 @@ tr_output_open(const char *path, int zstd_level)
 
 		umask(um);
 		fchmod(o->fd, 0666 & ~um);	/* mkstemp's 0600 is not what a user expects */
-		if (!pending_tmp) {
-			atexit(remove_pending);
-			signal(SIGINT, on_signal);
-			signal(SIGTERM, on_signal);
-			signal(SIGHUP, on_signal);
-		}
-		pending_tmp = o->tmp;
+		tr_tmpfile_hold(o->tmp);
 	} else
 		o->fd = 1;
 	if (zstd_level) {
@@ -425,7 +449,7 @@ tr_output_close(tr_output *o)
 
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(e));
 		}
-		pending_tmp = NULL;
+		tr_tmpfile_release(o->tmp);
 	} else if (o->fd > 2 && close(o->fd) < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path ? o->path : "output", strerror(errno));
 	output_free(o);
@@ -437,7 +461,7 @@ tr_output_abort(tr_output *o)
 	if (o->tmp) {
 		close(o->fd);
 		unlink(o->tmp);
-		pending_tmp = NULL;
+		tr_tmpfile_release(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
 	}

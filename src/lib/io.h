@@ -39,6 +39,10 @@ void tr_output_sb(tr_output *o, const strbuf *b);
 void tr_output_flush(tr_output *o);
 /* Commit: flush, finish the zstd frame, rename the temporary file. */
 void tr_output_close(tr_output *o);
+/* A temporary file the program made: removed at exit or on SIGINT, SIGTERM
+ * or SIGHUP until released (the caller keeps path alive until then). */
+void tr_tmpfile_hold(char *path);
+void tr_tmpfile_release(const char *path);
 /* Give up: remove the temporary file (nothing half-written is left). */
 void tr_output_abort(tr_output *o);
 
