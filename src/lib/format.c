@@ -29,13 +29,18 @@ static const char hexdig[] = "0123456789ABCDEF";
 void
 tr_escape(strbuf *b, const char *s, size_t n, int is_key)
 {
+	/* bit 1: escaped everywhere; bit 2: in keys only */
+	static const unsigned char special[256] = {
+		['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['%'] = 1, ['='] = 2,
+	};
+	const unsigned char mask = is_key ? 3 : 1;
 	size_t i, run = 0;
 
 	sb_reserve(b, n);
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c != '\t' && c != '\n' && c != '\r' && c != '%' && !(is_key && c == '='))
+		if (!(special[c] & mask))
 			continue;
 		sb_add(b, s + run, i - run);
 		char esc[3] = {'%', hexdig[c >> 4], hexdig[c & 15]};

@@ -34,10 +34,14 @@ resource_name(const temporal *tp, const tr_span *s, strbuf *b)
 	const char *k = tp->o.resource_key ? tr_span_tag(s, tp->o.resource_key) : NULL;
 
 	sb_adds(b, s->service);
-	if (*s->host)
-		sb_addf(b, "@%s", s->host);
-	if (k)
-		sb_addf(b, "/%s", k);
+	if (*s->host) {
+		sb_addc(b, '@');
+		sb_adds(b, s->host);
+	}
+	if (k) {
+		sb_addc(b, '/');
+		sb_adds(b, k);
+	}
 }
 
 /* "service:operation on resource"; off the path, the service is the one that
@@ -51,7 +55,9 @@ span_label(const temporal *tp, const wtrace *w, int32_t span, int role, strbuf *
 
 	if (role != ROLE_ONPATH && t->nroots)
 		svc = t->spans[t->roots[0]].service;
-	sb_addf(b, "%s:%s", svc, s->operation);
+	sb_adds(b, svc);
+	sb_addc(b, ':');
+	sb_adds(b, s->operation);
 	if (occupying_kind(s->kind)) {
 		sb_adds(b, " on ");
 		resource_name(tp, s, b);
@@ -226,8 +232,13 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 		tr_escapes(out, *sid ? c->w->t.trace_id : "", 0);
 		sb_addc(out, '\t');
 		tr_escapes(out, sid, 0);
-		sb_addf(out, "\t%s\t%lld\t%lld\t", tp_role_name(c->role),
-			(long long)c->self, (long long)c->delay);
+		sb_addc(out, '\t');
+		sb_adds(out, tp_role_name(c->role));
+		sb_addc(out, '\t');
+		sb_addi(out, c->self);
+		sb_addc(out, '\t');
+		sb_addi(out, c->delay);
+		sb_addc(out, '\t');
 		tr_escapes(out, c->label, 0);
 		sb_addc(out, '\n');
 	}

@@ -122,13 +122,6 @@ sb_add(strbuf *b, const void *p, size_t n)
 	b->s[b->len] = '\0';
 }
 
-void
-sb_addc(strbuf *b, char c)
-{
-	sb_reserve(b, 1);
-	b->s[b->len++] = c;
-	b->s[b->len] = '\0';
-}
 
 void
 sb_adds(strbuf *b, const char *s)
@@ -142,29 +135,54 @@ sb_addf(strbuf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* Formatting costs more than the copy: format once into the room
+	 * left, again only when the text does not fit. */
+	sb_reserve(b, 64);
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0) {
+		b->s[b->len] = '\0';
 		return;
-	sb_reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	}
+	if ((size_t)n >= b->cap - b->len) {
+		sb_reserve(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
 }
 
 void
 sb_addu(strbuf *b, uint64_t v)
 {
-	char tmp[24];
-	int i = sizeof tmp;
+	/* Two digits per division: writers spend much of their time here. */
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	size_t n = 1;
+	char *p;
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	sb_add(b, tmp + i, sizeof tmp - (size_t)i);
+	for (uint64_t x = v; x >= 10; x /= 10)	/* divisions by constants: multiplies */
+		n++;
+	sb_reserve(b, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	p = b->s + b->len;
+	while (v >= 100) {
+		unsigned i = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--p = pairs[i + 1];
+		*--p = pairs[i];
+	}
+	if (v >= 10) {
+		*--p = pairs[v * 2 + 1];
+		*--p = pairs[v * 2];
+	} else
+		*--p = (char)('0' + v);
 }
 
 void

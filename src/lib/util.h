@@ -38,7 +38,15 @@ typedef struct strbuf {
 
 void sb_reserve(strbuf *b, size_t extra);
 void sb_add(strbuf *b, const void *p, size_t n);
-void sb_addc(strbuf *b, char c);
+/* One character: inline, as writers add separators between every field. */
+static inline void
+sb_addc(strbuf *b, char c)
+{
+	if (b->len + 2 > b->cap)
+		sb_reserve(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
 void sb_adds(strbuf *b, const char *s);
 void sb_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_addi(strbuf *b, int64_t v);

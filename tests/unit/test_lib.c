@@ -201,6 +201,41 @@ test_reader(void)
 	sb_free(&d);
 }
 
+/* The number writers against printf, at every length and both signs; and
+ * sb_addf past the room it first tries. */
+static void
+test_numbers(void)
+{
+	static const uint64_t us[] = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345,
+				      1767225600008644ULL, 9999999999999999999ULL,
+				      10000000000000000000ULL, UINT64_MAX};
+	strbuf b = {0};
+	char want[64];
+	int ok = 1;
+
+	for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+		sb_clear(&b);
+		sb_adds(&b, "x");
+		sb_addu(&b, us[i]);
+		snprintf(want, sizeof want, "x%llu", (unsigned long long)us[i]);
+		ok &= strcmp(b.s, want) == 0 && b.len == strlen(want);
+	}
+	for (int64_t v = -100003; v <= 100003 && ok; v += 7) {
+		sb_clear(&b);
+		sb_addi(&b, v);
+		snprintf(want, sizeof want, "%lld", (long long)v);
+		ok &= strcmp(b.s, want) == 0;
+	}
+	sb_clear(&b);
+	sb_addi(&b, INT64_MIN);
+	ok &= strcmp(b.s, "-9223372036854775808") == 0;
+	CHECK(ok);
+	sb_clear(&b);
+	sb_addf(&b, "%s|%0200d|%s", "a", 7, "z");
+	CHECK(b.len == 204 && b.s[0] == 'a' && b.s[202] == '|' && b.s[203] == 'z' && b.s[204] == '\0');
+	sb_free(&b);
+}
+
 int
 main(void)
 {
@@ -211,6 +246,7 @@ main(void)
 	test_errors();
 	test_rewrite();
 	test_reader();
+	test_numbers();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
