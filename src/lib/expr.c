@@ -461,6 +461,10 @@ scalar_call(expr_lexer *lx, int f, expr **args, int nargs, int distinct, size_t 
 		if (args[i]->type != -1 && args[i]->type != EV_NUM && args[i]->type != EV_NULL)
 			return expr_lex_error(lx, pos, "%s needs numbers, not a %s", fns[f].name,
 					      type_name(args[i]->type));
+	/* checked before the node takes the arguments: on error the caller frees them */
+	for (int i = 0; i < nargs; i++)
+		if (args[i]->height >= MAX_DEPTH)
+			return expr_lex_error(lx, pos, "expression nested too deeply");
 	expr *e = node(OP_FN, f == FN_COALESCE ? -1 : EV_NUM);
 	e->fn = f;
 	e->args = args;

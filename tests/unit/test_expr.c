@@ -266,14 +266,17 @@ main(void)
 		char *high = repeated("1", " - 1", 200, "");
 		char *prefix = repeated("1 -", " -", 190, " 4");
 		char *nots = repeated("", "not ", 190, "s > 1");
+		char *call = repeated("abs(1", " - 1", 199, ")");	/* the call is one too many */
 		CHECK(prints_as(ok, NULL));
 		CHECK(fails_at(high, strlen(high) - 3, "nested too deeply"));
 		CHECK(prints_as(prefix, NULL));
 		CHECK(prints_as(nots, NULL));
+		CHECK(fails_at(call, 0, "nested too deeply"));
 		free(ok);
 		free(high);
 		free(prefix);
 		free(nots);
+		free(call);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
