@@ -129,8 +129,10 @@ grow_vertices(pag_graph *g, size_t need)
 	g->vlane = xrealloc(g->vlane, cap * sizeof *g->vlane);
 	g->vevent = xrealloc(g->vevent, cap * sizeof *g->vevent);
 	g->vspan = xrealloc(g->vspan, cap * sizeof *g->vspan);
-	for (size_t i = g->capvertices; i < cap; i++)
+	for (size_t i = g->capvertices; i < cap; i++) {
 		g->vlane[i] = PAG_NONE;	/* not defined yet */
+		g->vspan[i] = PAG_NONE;
+	}
 	g->capvertices = cap;
 }
 
@@ -460,10 +462,10 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 		sb_addc(out, '\n');
 	}
 	for (size_t v = 0; vertices && v < g->nvertices; v++) {
+		if (g->vlane[v] == PAG_NONE)	/* a number hand-written records skipped */
+			continue;
 		const pag_spanref *r = g->vspan[v] == PAG_NONE ? NULL : &g->spans[g->vspan[v]];
 
-		if (g->vlane[v] == PAG_NONE)
-			continue;
 		sb_adds(out, "PV\t\t");
 		sb_addu(out, v);
 		sb_addc(out, '\t');
