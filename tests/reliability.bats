@@ -615,6 +615,64 @@ ingest_broken() {
 	report
 }
 
+# Wrong JSON types in Zipkin v2 and OTLP spans: the span's trace fails, the
+# spans around it (other traces, in the same list or scope) are kept.
+# $1: format, $2: the good span with key=value pairs to break, $3...: bad pairs.
+wrong_types() {
+	local fmt=$1 span=$2 bad key b before
+	shift 2
+	for bad in "$@"; do
+		before=$problems
+		key=${bad%%:*}
+		if printf '%s' "$span" | grep -q "$key"; then
+			b=$(printf '%s' "$span" | sed "s/$key:\(\"[^\"]*\"\|[0-9]*\)/$bad/")
+		else
+			b=${span%\}},$bad}
+		fi
+		in=$(${fmt}_sandwich "$b" | mkfix in.json)
+		ingest_run -k -v "$in"
+		expect_no_crash
+		if [ "$rc" -eq 0 ]; then
+			tr-cp "$out" >/dev/null 2>&1 || problem "$bad: accepted but the output does not read back"
+		else
+			expect_status 3
+			grep -Eq "^tr-ingest: $in:[0-9]+:[0-9]+: " "$err" || problem "$bad: no FILE:LINE:COL message"
+			[ "$(grep -c '^S' "$out")" -eq 2 ] || problem "$bad: the two good traces are not both out"
+			! grep -q 'b1' "$out" || problem "$bad: the broken trace is in the output"
+		fi
+		ingest_count 3
+		[ "$problems" = "$before" ] || problems="$problems (field $bad)"
+	done
+}
+
+zipkin_sandwich() {
+	printf '[{"traceId":"00000000000000a1","id":"a","name":"op","timestamp":100,"duration":50,"localEndpoint":{"serviceName":"svc"}},\n%s,\n{"traceId":"00000000000000a2","id":"c","name":"op2","timestamp":200,"duration":30,"localEndpoint":{"serviceName":"svc"}}]\n' "$1"
+}
+
+otlp_sandwich() {
+	printf '{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeSpans":[{"scope":{"name":"x"},"spans":[\n{"traceId":"000000000000000000000000000000a1","spanId":"00000000000000a1","name":"op","startTimeUnixNano":"1000","endTimeUnixNano":"2000"},\n%s,\n{"traceId":"000000000000000000000000000000a2","spanId":"00000000000000a2","name":"op2","startTimeUnixNano":"3000","endTimeUnixNano":"4000"}]}]}]}\n' "$1"
+}
+
+@test "tr-ingest: a wrong JSON type in each Zipkin v2 field fails that trace only" {
+	wrong_types zipkin \
+		'{"traceId":"00000000000000b1","id":"x","name":"o","timestamp":1,"duration":1}' \
+		'"traceId":7' '"id":{}' '"name":[1]' '"timestamp":"soon"' '"duration":true' '"kind":5' \
+		'"parentId":9' '"localEndpoint":"e"' '"localEndpoint":{"serviceName":3}' \
+		'"remoteEndpoint":[1]' '"tags":"t"' '"tags":{"k":[1]}' \
+		'"annotations":3' '"annotations":[{"timestamp":"x","value":"cs"}]' '"shared":"yes"' '"debug":1'
+	report
+}
+
+@test "tr-ingest: a wrong JSON type in each OTLP field fails that trace only" {
+	wrong_types otlp \
+		'{"traceId":"000000000000000000000000000000b1","spanId":"00000000000000b1","name":"o","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}' \
+		'"traceId":7' '"spanId":{}' '"name":[1]' '"startTimeUnixNano":"soon"' '"endTimeUnixNano":true' \
+		'"kind":"x"' '"parentSpanId":9' '"attributes":"t"' '"attributes":[{"key":1}]' \
+		'"attributes":[{"key":"k","value":{"intValue":"x"}}]' '"events":3' '"events":[{"timeUnixNano":{}}]' \
+		'"links":[7]' '"status":[]' '"status":{"code":"x"}' '"traceState":5'
+	report
+}
+
 @test "tr-ingest: times out of range fail their trace only" {
 	ingest_broken '{"traceID":"b1","spanID":"x","operationName":"o","startTime":99999999999999999999,"duration":1,"processID":"p1"}' ''
 	report

@@ -216,6 +216,17 @@ ig_bad_trace(ingest *g, const char *trace_id)
 	strmap_put(&g->batch.bad_traces, id, strlen(id), &added);
 }
 
+void
+ig_bad_span(ingest *g, const json_t *span)
+{
+	const char *tid = json_string_value(json_object_get(span, "traceId"));
+
+	if (tid && *tid)
+		ig_bad_trace(g, ig_lower(g, tid));
+	else
+		g->stats.broken++;	/* a trace we cannot name is still one lost */
+}
+
 int
 ig_get_str(ingest *g, const json_t *o, const char *key, int required, const char **out)
 {
@@ -460,10 +471,8 @@ write_trace(ingest *g, ispan **v, size_t n)
 	size_t dropped, written = 0;
 	strbuf *o = &g->text;
 
-	if (strmap_get(&g->batch.bad_traces, tid, strlen(tid))) {
-		g->stats.broken++;
-		return;
-	}
+	if (strmap_get(&g->batch.bad_traces, tid, strlen(tid)))
+		return;		/* counted in ig_flush */
 	if (g->opts.max_spans && n > g->opts.max_spans) {
 		tr_warn("%s: trace %s has %zu spans, more than --max-spans %zu: skipped",
 			g->file, tid, n, g->opts.max_spans);
@@ -507,6 +516,8 @@ ig_flush(ingest *g)
 	strmap rank = {0};
 	ispan **v;
 
+	/* every bad trace once, also one whose only span was the bad one */
+	g->stats.broken += bt->bad_traces.count;
 	if (!bt->n)
 		goto done;
 	if (g->zipkin_seen)
@@ -548,11 +559,18 @@ ig_count_batch_broken(ingest *g)
 {
 	strmap ids = {0};
 
+	int added;
+
 	for (size_t i = 0; i < g->batch.n; i++) {
-		int added;
 		const char *id = g->batch.spans[i].trace_id;
 
 		strmap_put(&ids, id, strlen(id), &added);
+	}
+	for (size_t i = 0; i < g->batch.bad_traces.cap; i++) {
+		const strmap_slot *s = &g->batch.bad_traces.slots[i];
+
+		if (s->used)
+			strmap_put(&ids, s->key, s->len, &added);
 	}
 	g->stats.broken += ids.count;
 	strmap_free(&ids);

@@ -126,6 +126,9 @@ void ig_build_reset(ingest *g);
 int ig_fail(ingest *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Mark a trace broken (its spans are never written). */
 void ig_bad_trace(ingest *g, const char *trace_id);
+/* A Zipkin or OTLP span that did not convert: its trace is bad, or, when its
+ * trace id is unreadable, counted as one broken trace of its own. */
+void ig_bad_span(ingest *g, const json_t *span);
 /* Write every trace of the batch whose spans are complete, then empty it. */
 void ig_flush(ingest *g);
 /* Count the batch's traces as broken (before discarding it). */

@@ -285,17 +285,17 @@ scope_spans(ingest *g, const json_t *ss, oscope *sc)
 	}
 	if (ig_get_array(g, ss, "spans", &spans) < 0)
 		return -1;
+	int failed = 0;
 	json_array_foreach(spans, i, span) {
 		ig_build_reset(g);
 		if (one_span(g, span, sc, i) < 0) {
-			const char *tid = json_string_value(json_object_get(span, "traceId"));
-
-			if (tid)
-				ig_bad_trace(g, ig_lower(g, tid));
-			return -1;
+			ig_bad_span(g, span);
+			failed = 1;
+			if (!g->opts.keep_going)
+				break;	/* -k: the spans after it may be of good traces */
 		}
 	}
-	return 0;
+	return failed ? -1 : 0;
 }
 
 int
@@ -317,10 +317,14 @@ otlp_resource_spans(ingest *g, const json_t *rs)
 		return -1;
 	if (!sss && ig_get_array(g, rs, "instrumentationLibrarySpans", &sss) < 0)
 		return -1;
+	int failed = 0;
 	json_array_foreach(sss, i, ss)
-		if (scope_spans(g, ss, &sc) < 0)
-			return -1;
-	return 0;
+		if (scope_spans(g, ss, &sc) < 0) {
+			failed = 1;
+			if (!g->opts.keep_going)
+				break;
+		}
+	return failed ? -1 : 0;
 }
 
 int
@@ -333,8 +337,12 @@ otlp_document(ingest *g, const json_t *doc)
 		doc = json_object_get(doc, "result");
 	if (!json_is_object(doc) || ig_get_array(g, doc, "resourceSpans", &arr) < 0)
 		return ig_fail(g, "not an OTLP document");
+	int failed = 0;
 	json_array_foreach(arr, i, rs)
-		if (otlp_resource_spans(g, rs) < 0)
-			return -1;
-	return 0;
+		if (otlp_resource_spans(g, rs) < 0) {
+			failed = 1;
+			if (!g->opts.keep_going)
+				break;
+		}
+	return failed ? -1 : 0;
 }

@@ -349,12 +349,8 @@ zipkin_span(ingest *g, const json_t *span, int version)
 	if (!version)
 		version = is_v1(span) ? 1 : 2;
 	r = version == 1 ? v1_span(g, span) : v2_span(g, span);
-	if (r < 0) {
-		const char *tid = json_string_value(json_object_get(span, "traceId"));
-
-		if (tid)
-			ig_bad_trace(g, ig_lower(g, tid));
-	}
+	if (r < 0)
+		ig_bad_span(g, span);
 	return r;
 }
 
