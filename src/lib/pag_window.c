@@ -154,10 +154,14 @@ pag_window_count(const pag_graph *g)
 		if (g->edges[i].t1 > hi)
 			hi = g->edges[i].t1;
 	}
-	/* hand-written records can put the origin anywhere: -1, too many */
-	if (__builtin_sub_overflow(hi, g->origin, &hi) || __builtin_sub_overflow(lo, g->origin, &lo))
+	/* hand-written records can put times and origin anywhere: -1, too many */
+	int64_t n;
+
+	if (__builtin_sub_overflow(hi, g->origin, &hi) || __builtin_sub_overflow(lo, g->origin, &lo) ||
+	    __builtin_sub_overflow(floor_div(hi, g->window), floor_div(lo, g->window), &n) ||
+	    n == INT64_MAX)
 		return -1;
-	return floor_div(hi, g->window) - floor_div(lo, g->window) + 1;
+	return n + 1;
 }
 
 typedef struct snap_buf {

@@ -296,9 +296,10 @@ pag_cp_report(pag_cp *p, tr_output *out)
 
 	pag_read_finish(&p->g);
 	if ((n = pag_window_count(&p->g)) < 0 || (uint64_t)n > p->o.max_windows) {
-		tr_warn("the graph has %lld windows of %lld us, more than --max-windows %zu: "
-			"no critical participation computed", (long long)n,
-			(long long)p->g.window, p->o.max_windows);
+		tr_warn("the graph has %s%lld windows of %lld us, more than --max-windows %zu: "
+			"no critical participation computed", n < 0 ? "over " : "",
+			n < 0 ? (long long)INT64_MAX : (long long)n, (long long)p->g.window,
+			p->o.max_windows);
 		return -1;
 	}
 	write_header(&r);

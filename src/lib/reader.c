@@ -403,8 +403,11 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 const char *
 tr_reader_where(tr_reader *r)
 {
+	/* called for every traceless line, so no printf */
 	sb_clear(&r->where);
-	sb_addf(&r->where, "%s:%llu", r->names[r->cur], (unsigned long long)r->line_lineno);
+	sb_adds(&r->where, r->names[r->cur]);
+	sb_addc(&r->where, ':');
+	sb_addu(&r->where, r->line_lineno);
 	return r->where.s;
 }
 

@@ -122,7 +122,6 @@ sb_add(strbuf *b, const void *p, size_t n)
 	b->s[b->len] = '\0';
 }
 
-
 void
 sb_adds(strbuf *b, const char *s)
 {
