@@ -418,6 +418,11 @@ EOF
 	[ ! -e "$BATS_TEST_TMPDIR/out.pag" ]
 	run tr-pag -P --max-windows 5 -w 2us "$f"
 	[ "$status" -eq 0 ]
+	# more windows than an int64 counts: refused, also with no limit
+	f=$(printf 'PG\t\t1\t0\t0\t5\nPE\t\t0\t1\tprocessing\t-9000000000000000000\t0\t0\t0\nPE\t\t2\t3\tprocessing\t0\t9000000000000000000\t0\t0\n' | mkfix wide.pag)
+	run tr-cp --max-windows 0 "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"over 9223372036854775807 windows of 1 us"* ]]
 }
 
 @test "a bad PAG record changes nothing and is reported with its file and line" {
