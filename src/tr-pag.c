@@ -136,9 +136,13 @@ on_end(void *ctx, tr_output *out)
 		g->origin = c->origin;
 	int64_t n = pag_window_count(g);
 	if (n < 0 || (uint64_t)n > c->max_windows) {
-		tr_warn("%s%lld windows of %lld us, more than --max-windows %zu: choose a longer --window",
-			n < 0 ? "over " : "", n < 0 ? (long long)INT64_MAX : (long long)n,
-			(long long)g->window, c->max_windows);
+		if (n < 0)
+			tr_warn("more windows of %lld us than can be counted: choose a longer --window",
+				(long long)g->window);
+		else
+			tr_warn("%lld windows of %lld us, more than --max-windows %zu: "
+				"choose a longer --window", (long long)n, (long long)g->window,
+				c->max_windows);
 		exit(TR_EXIT_USAGE);	/* the temporary output file is removed at exit */
 	}
 	warn_graph(c, g);

@@ -419,10 +419,10 @@ EOF
 	run tr-pag -P --max-windows 5 -w 2us "$f"
 	[ "$status" -eq 0 ]
 	# more windows than an int64 counts: refused, also with no limit
-	f=$(printf 'PG\t\t1\t0\t0\t5\nPE\t\t0\t1\tprocessing\t-9000000000000000000\t0\t0\t0\nPE\t\t2\t3\tprocessing\t0\t9000000000000000000\t0\t0\n' | mkfix wide.pag)
-	run tr-cp --max-windows 0 "$f"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"over 9223372036854775807 windows of 1 us"* ]]
+	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t-9000000000000000000\t10\tsvc\top\tserver\th\n' | mkfix far.tr)
+	run tr-pag -P --max-windows 0 -w 1us --origin 9000000000000000000 "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"more windows of 1 us than can be counted: choose a longer --window"* ]]
 }
 
 @test "a bad PAG record changes nothing and is reported with its file and line" {
@@ -434,6 +434,21 @@ EOF
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"tr-cp: $f:10: PG record: bad origin"* ]]
 	[ "$(tr-cp "$f" 2>/dev/null)" = "$want" ]
+}
+
+@test "PAG times beyond 2^61 us are bad input; sums of long edges saturate, never overflow" {
+	need_cp
+	f=$(printf 'PE\t\t0\t1\tprocessing\t0\t2305843009213693953\t0\t0\n' | mkfix far.pag)
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"$f:1: PE record: out of range: end"* ]]
+	f=$(for l in 0 1 2; do
+		printf 'PE\t\t%d\t%d\tprocessing\t-2305843009213693952\t2305843009213693952\t%d\t%d\n' \
+			$((2 * l)) $((2 * l + 1)) $l $l
+	done | mkfix long.pag)
+	run tr-cp "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$3 == "activity" { print $7 }')" = 9223372036854775807 ]
 }
 
 @test "tr-cp over PAG records: csv and json formats" {

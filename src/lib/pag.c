@@ -171,6 +171,7 @@ pag_is_record(const char *line, size_t len)
 
 #define MAXF 16
 #define PAG_NUMBER_SLACK 4096
+#define PAG_TIME_MAX ((int64_t)1 << 61)
 
 typedef struct rec_ctx {
 	pag_graph *g;
@@ -208,6 +209,18 @@ rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 	if (v < 0 || v >= INT32_MAX)
 		return rec_fail(c, "out of range: ", what);
 	*id = (uint32_t)v;
+	return 0;
+}
+
+/* A time (or window) in µs. Bounded so that the difference of any two and
+ * the sums the reports make stay within int64: 2^61 µs is 73,000 years. */
+static int
+rec_time(const rec_ctx *c, size_t i, const char *what, int64_t *t)
+{
+	if (rec_int(c, i, what, t) < 0)
+		return -1;
+	if (*t < -PAG_TIME_MAX || *t > PAG_TIME_MAX)
+		return rec_fail(c, "out of range: ", what);
 	return 0;
 }
 
@@ -294,8 +307,8 @@ read_header(rec_ctx *c)
 	int64_t window, origin, start, end;
 
 	/* a bad record changes nothing */
-	if (rec_int(c, 2, "window", &window) < 0 || rec_int(c, 3, "origin", &origin) < 0 ||
-	    rec_int(c, 4, "start", &start) < 0 || rec_int(c, 5, "end", &end) < 0)
+	if (rec_time(c, 2, "window", &window) < 0 || rec_time(c, 3, "origin", &origin) < 0 ||
+	    rec_time(c, 4, "start", &start) < 0 || rec_time(c, 5, "end", &end) < 0)
 		return -1;
 	if (window < 0)
 		return rec_fail(c, "negative window", NULL);
@@ -340,7 +353,7 @@ read_vertex(rec_ctx *c)
 	int64_t t;
 
 	if (rec_number(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
-	    rec_int(c, 4, "time", &t) < 0)
+	    rec_time(c, 4, "time", &t) < 0)
 		return -1;
 	lane_of(g, lane);
 	if (define_vertex(c, v, lane, t) < 0)
@@ -366,7 +379,7 @@ read_edge(rec_ctx *c)
 		return -1;
 	if (c->nf < 5 || (type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
 		return rec_fail(c, "bad activity type", NULL);
-	if (rec_int(c, 5, "start", &t0) < 0 || rec_int(c, 6, "end", &t1) < 0 ||
+	if (rec_time(c, 5, "start", &t0) < 0 || rec_time(c, 6, "end", &t1) < 0 ||
 	    rec_number(c, 7, "source lane", &sl) < 0 || rec_number(c, 8, "destination lane", &dl) < 0)
 		return -1;
 	if (t1 < t0)

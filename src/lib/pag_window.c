@@ -437,7 +437,7 @@ lane_never_waits(const pag_graph *g, const pag_snap *s)
 		if (type == PAG_WAITING)
 			busy[l] = INT64_MIN;
 		else if (busy[l] >= 0)
-			busy[l] += s->t1[i] - s->t0[i];
+			busy[l] = i64_add_sat(busy[l], s->t1[i] - s->t0[i]);
 	}
 	for (size_t l = 0; l < g->nlanes && !found; l++)
 		found = busy[l] == s->tmax - s->tmin && busy[l] > 0;

@@ -126,7 +126,7 @@ add_to(report *r, int summary, const char *key, const char *detail,
 	strmap_slot *sl;
 
 	w->cp += cp;
-	w->time += time;
+	w->time = i64_add_sat(w->time, time);	/* many long edges of hand-written records */
 	w->edges++;
 	sl = strmap_put(&r->pairs, (const char *)pair, sizeof pair, &added);
 	if (added) {
@@ -296,10 +296,13 @@ pag_cp_report(pag_cp *p, tr_output *out)
 
 	pag_read_finish(&p->g);
 	if ((n = pag_window_count(&p->g)) < 0 || (uint64_t)n > p->o.max_windows) {
-		tr_warn("the graph has %s%lld windows of %lld us, more than --max-windows %zu: "
-			"no critical participation computed", n < 0 ? "over " : "",
-			n < 0 ? (long long)INT64_MAX : (long long)n, (long long)p->g.window,
-			p->o.max_windows);
+		if (n < 0)
+			tr_warn("the graph has more windows of %lld us than can be counted: "
+				"no critical participation computed", (long long)p->g.window);
+		else
+			tr_warn("the graph has %lld windows of %lld us, more than --max-windows %zu: "
+				"no critical participation computed", (long long)n,
+				(long long)p->g.window, p->o.max_windows);
 		return -1;
 	}
 	write_header(&r);

@@ -48,6 +48,15 @@ sb_addc(strbuf *b, char c)
 	b->s[b->len] = '\0';
 }
 void sb_adds(strbuf *b, const char *s);
+
+/* a + b, held at INT64_MAX or INT64_MIN instead of overflowing */
+static inline int64_t
+i64_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
 void sb_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_addi(strbuf *b, int64_t v);
 void sb_addu(strbuf *b, uint64_t v);
