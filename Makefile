@@ -28,7 +28,8 @@ all: deps $(BINS) $(BUILD)/bin/trsim
 deps:
 	@sh scripts/deps.sh
 
-$(BUILD)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h)
+# Order-only on deps: with make -j, nothing compiles before the headers are installed.
+$(BUILD)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | deps
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -c -o $@ $<
 

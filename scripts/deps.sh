@@ -1,8 +1,9 @@
 #!/bin/sh
 # Make sure the build and test dependencies are present: libjansson, libzstd
-# (headers), bats, jq and zstd (tests compare against them), clang and its
-# libFuzzer runtime (fuzz corpus replay). Installs the missing ones with
-# apt-get when run as root.
+# (headers), bats, jq and zstd (tests compare against them), graphviz, mandoc,
+# groff and column (tests render DOT, lint and format the man pages, align the
+# walkthrough's tables), clang and its libFuzzer runtime (fuzz corpus replay).
+# Installs the missing ones with apt-get when run as root.
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
 have_header jansson.h || missing="$missing libjansson-dev"
@@ -10,6 +11,10 @@ have_header zstd.h    || missing="$missing libzstd-dev"
 command -v bats >/dev/null 2>&1 || missing="$missing bats"
 command -v jq >/dev/null 2>&1   || missing="$missing jq"
 command -v zstd >/dev/null 2>&1 || missing="$missing zstd"
+command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
+command -v mandoc >/dev/null 2>&1 || missing="$missing mandoc"
+command -v groff >/dev/null 2>&1 || missing="$missing groff"
+command -v column >/dev/null 2>&1 || missing="$missing bsdextrautils"
 # clang with libFuzzer: the fuzz corpus replay (make check) and make fuzz-smoke.
 have_libfuzzer() {
 	printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |
