@@ -367,7 +367,7 @@ lf_good_trace() {
 		lf_run $tool "$in" --max-spans 2
 		expect_no_crash
 		expect_status 3
-		expect_msg "^tr-$tool: .*b1.*max-spans"
+		expect_msg "^tr-$tool: $in:5: trace b1: more than --max-spans \(3 spans, [0-9]+ bytes read\): skipped"
 		expect_whole "$in" g1
 		expect_whole "$in" g2
 		expect_absent b1
@@ -382,7 +382,7 @@ lf_good_trace() {
 		lf_run $tool "$in" --max-bytes 40
 		expect_no_crash
 		expect_status 3
-		expect_msg "^tr-$tool: .*b1.*max-bytes"
+		expect_msg "^tr-$tool: $in:5: trace b1: more than --max-bytes \([0-9]+ spans, [0-9]+ bytes read\): skipped"
 		expect_absent b1
 		expect_count 3
 	done
@@ -556,6 +556,8 @@ ingest_broken() {
 		expect_no_crash
 		expect_status 3
 		expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: "
+		# Every trace whose element began is written or counted broken.
+		ingest_count "$(grep -c '^{"traceID"' "$in")"
 		# A trace is either whole or absent, never in part.
 		for id in g1 b1 g2; do
 			got=$(spans_of "$out" $id)
@@ -775,7 +777,7 @@ otlp_sandwich() {
 	in=$(jaeger_sandwich "$x,$y,$z" | mkfix in.json)
 	ingest_run -k -v --max-spans 2 "$in"
 	expect_status 3
-	expect_msg 'spans|max'
+	expect_msg "^tr-ingest: $in:5:1: trace b1 has 3 spans, more than --max-spans 2: skipped"
 	expect_absent b1
 	ingest_good_kept
 	ingest_count 3
@@ -787,7 +789,7 @@ otlp_sandwich() {
 	in=$(jaeger_sandwich '{"traceID":"b1","spanID":"x","operationName":"'"$pad"'","startTime":1,"duration":1,"processID":"p1"}' | mkfix in.json)
 	ingest_run -k -v --max-bytes 2000 "$in"
 	expect_status 3
-	expect_msg 'bytes|max|large'
+	expect_msg "^tr-ingest: $in:5:1: JSON value larger than --max-bytes 2000"
 	expect_absent b1
 	ingest_good_kept
 	ingest_count 3

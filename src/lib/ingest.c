@@ -278,6 +278,8 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 	int r;
 
 	json_arena = &g->json_mem;
+	g->err_line = line;
+	g->err_col = col;
 	v = json_loadb(p, n, JSON_DECODE_ANY, &e);
 	if (!v) {
 		error_place(p, n, &e, &line, &col);
@@ -311,8 +313,13 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 	size_t start = 0;
 	int r = scan_value(g, j, &start);
 
-	if (r < 0)
+	if (r < 0) {
+		/* A Jaeger element is one trace: cut off or malformed, it is one
+		 * broken trace, so that -v accounts for it. */
+		if (jaeger)
+			g->stats.broken++;
 		return -2;
+	}
 	if (r > 0) {
 		/* Too big to keep: a broken element, and the file goes on. */
 		if (g->pool)
@@ -537,6 +544,8 @@ walk_object(ingest *g, jscan *j)
 	}
 	if (!seen) {
 		g->err[0] = '\0';
+		g->err_line = line;
+		g->err_col = col;
 		if (other_document(g, rest) < 0) {
 			tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line,
 				(unsigned long long)col, g->err);

@@ -178,6 +178,8 @@ ig_span_commit(ingest *g, const ispan *proto)
 	s = &bt->spans[bt->n];
 	*s = *proto;
 	s->seq = (uint32_t)bt->n++;
+	s->line = g->err_line;
+	s->col = g->err_col;
 	s->tags = arena_alloc(&bt->mem, (nt ? nt : 1) * sizeof *s->tags);
 	if (b->ntags)
 		memcpy(s->tags, b->tags, b->ntags * sizeof *s->tags);
@@ -474,8 +476,14 @@ write_trace(ingest *g, ispan **v, size_t n)
 	if (strmap_get(&g->batch.bad_traces, tid, strlen(tid)))
 		return;		/* counted in ig_flush */
 	if (g->opts.max_spans && n > g->opts.max_spans) {
-		tr_warn("%s: trace %s has %zu spans, more than --max-spans %zu: skipped",
-			g->file, tid, n, g->opts.max_spans);
+		const ispan *first = v[0];	/* in input order: named by where it starts */
+
+		for (size_t i = 1; i < n; i++)
+			if (v[i]->seq < first->seq)
+				first = v[i];
+		tr_warn("%s:%llu:%llu: trace %s has %zu spans, more than --max-spans %zu: skipped",
+			g->file, (unsigned long long)first->line, (unsigned long long)first->col,
+			tid, n, g->opts.max_spans);
 		g->stats.broken++;
 		g->file_failed = 1;
 		return;

@@ -42,6 +42,7 @@ typedef struct ispan {
 	ilog *logs;
 	uint32_t nlogs;
 	uint32_t seq;		/* input order */
+	uint64_t line, col;	/* where its JSON element starts, for messages */
 	const char *text;	/* serialised records, set when the trace is written */
 	size_t textlen;
 	int dropped;
@@ -86,7 +87,7 @@ struct ingest {
 	strbuf text, scratch;
 	const char *file;	/* name for messages */
 	char err[512];		/* the converter's message for the current element */
-	uint64_t err_line, err_col;	/* where the element starts */
+	uint64_t err_line, err_col;	/* where the element being converted starts */
 	int file_failed;
 	int zipkin_seen;	/* the batch holds Zipkin spans: pair shared ids */
 	int batch_broken;	/* a Zipkin/OTLP element of this file was lost whole */

@@ -17,6 +17,8 @@ typedef struct loose_trace {
 	size_t n, cap;
 	size_t spans, bytes;	/* for the limits */
 	int over;		/* over a limit: its records are no longer kept */
+	uint32_t file;		/* where its first record is, for messages */
+	uint64_t lineno;
 } loose_trace;
 
 struct tr_reader {
@@ -29,6 +31,8 @@ struct tr_reader {
 	strbuf group_id;	/* escaped trace id of the open group */
 	size_t group_spans, group_bytes;
 	int group_over;		/* the open group passed a limit: its records are dropped */
+	uint32_t group_file;	/* where its T record is, for messages */
+	uint64_t group_lineno;
 	size_t max_spans, max_bytes;
 	strbuf held;		/* a line read ahead that ends the group */
 	uint64_t held_lineno;
@@ -91,16 +95,21 @@ over_limit(const tr_reader *r, size_t *spans, size_t *bytes, const char *line, s
 	return *spans > r->max_spans || *bytes > r->max_bytes;
 }
 
+/* A dropped trace, named by the place of its first record. */
 static void
-warn_over(const tr_reader *r, int why, const char *id, size_t idlen, size_t spans, size_t bytes)
+warn_over(const tr_reader *r, int why, const char *id, size_t idlen, uint32_t file, uint64_t lineno,
+	  size_t spans, size_t bytes)
 {
+	int shown = (int)(idlen > 80 ? 80 : idlen);
+
 	if (why == OVER_CUT) {
-		tr_warn("trace %.*s: its file ended early, it may be incomplete: skipped",
-			(int)(idlen > 80 ? 80 : idlen), id);
+		tr_warn("%s:%llu: trace %.*s: its file ended early, it may be incomplete: skipped",
+			r->names[file], (unsigned long long)lineno, shown, id);
 		return;
 	}
-	tr_warn("trace %.*s: more than %s (%zu spans, %zu bytes read): skipped", (int)(idlen > 80 ? 80 : idlen),
-		id, spans > r->max_spans ? "--max-spans" : "--max-bytes", spans, bytes);
+	tr_warn("%s:%llu: trace %.*s: more than %s (%zu spans, %zu bytes read): skipped",
+		r->names[file], (unsigned long long)lineno, shown, id,
+		spans > r->max_spans ? "--max-spans" : "--max-bytes", spans, bytes);
 }
 
 /* A file ended early: the trace being read and every trace still collected
@@ -179,6 +188,10 @@ loose_add(loose_trace *lt, tr_reader *r, const char *line, size_t len, uint32_t 
 {
 	tr_record *rec;
 
+	if (!lt->lineno) {
+		lt->file = file;
+		lt->lineno = lineno;
+	}
 	if (lt->over || (lt->over = over_limit(r, &lt->spans, &lt->bytes, line, len)))
 		return;
 
@@ -230,7 +243,8 @@ static enum tr_next
 hand_out(tr_reader *r, tr_trace **trace)
 {
 	if (r->group_over) {
-		warn_over(r, r->group_over, r->group_id.s, r->group_id.len, r->group_spans, r->group_bytes);
+		warn_over(r, r->group_over, r->group_id.s, r->group_id.len, r->group_file, r->group_lineno,
+			  r->group_spans, r->group_bytes);
 		r->group_over = 0;
 		r->nbad++;
 		tr_trace_reset(&r->trace);
@@ -254,7 +268,8 @@ next_loose(tr_reader *r, tr_trace **trace)
 		return TR_EOF;
 	lt = &r->loose[r->loose_next++];
 	if (lt->over) {
-		warn_over(r, lt->over, lt->trace_id, strlen(lt->trace_id), lt->spans, lt->bytes);
+		warn_over(r, lt->over, lt->trace_id, strlen(lt->trace_id), lt->file, lt->lineno, lt->spans,
+			  lt->bytes);
 		r->nbad++;
 		return TR_BAD;
 	}
@@ -390,6 +405,8 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			r->in_group = 1;
 			r->group_spans = r->group_bytes = 0;
 			r->group_over = 0;
+			r->group_file = file;
+			r->group_lineno = lineno;
 			sb_clear(&r->group_id);
 			sb_add(&r->group_id, tid, tidlen);
 			set_trace_id(&r->trace, tid, tidlen);
