@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "util.h"
 
 typedef struct fuzz_file {
@@ -70,6 +72,87 @@ fuzz_capture_reset(void)
 {
 	if (ftruncate(1, 0) < 0 || lseek(1, 0, SEEK_SET) < 0)
 		abort();
+}
+
+/* Append what was captured on stdout since the last reset to b. */
+static inline void
+fuzz_capture_read(strbuf *b)
+{
+	char chunk[65536];
+	off_t off = 0;
+	ssize_t r;
+
+	fflush(stdout);
+	while ((r = pread(1, chunk, sizeof chunk, off)) > 0) {
+		sb_add(b, chunk, (size_t)r);
+		off += r;
+	}
+	if (r < 0)
+		abort();
+}
+
+/* [p, p+n) as one zstd frame, in a malloc'd buffer of *outn bytes. */
+static inline char *
+fuzz_zstd(const void *p, size_t n, size_t *outn)
+{
+	size_t cap = ZSTD_compressBound(n);
+	char *z = malloc(cap ? cap : 1);
+
+	if (!z)
+		abort();
+	*outn = ZSTD_compress(z, cap, p, n, 1);
+	if (ZSTD_isError(*outn))
+		abort();
+	return z;
+}
+
+/* Does [p, p+n) start with the zstd magic number (so it reads as zstd)? */
+static inline int
+fuzz_is_zstd(const void *p, size_t n)
+{
+	return n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0;
+}
+
+/* The next trace of line-format text s[0,n) at or after *off: from a line
+ * "T<TAB>..." up to the next such line or the end. 0 when there is none. */
+static inline int
+fuzz_next_trace(const char *s, size_t n, size_t *off, const char **t, size_t *tn)
+{
+	size_t p = *off, q;
+
+	while (p + 1 < n && !((p == 0 || s[p - 1] == '\n') && s[p] == 'T' && s[p + 1] == '\t'))
+		p++;
+	if (p + 1 >= n)
+		return 0;
+	for (q = p + 1; q + 1 < n; q++)
+		if (s[q - 1] == '\n' && s[q] == 'T' && s[q + 1] == '\t')
+			break;
+	if (q + 1 >= n)
+		q = n;
+	*t = s + p;
+	*tn = q - p;
+	*off = q;
+	return 1;
+}
+
+/* Is every trace of part[0,pn) also, byte for byte, a trace of whole[0,wn)?
+ * What a damaged input (a cut zstd frame) lets through must be whole. */
+static inline int
+fuzz_traces_within(const char *part, size_t pn, const char *whole, size_t wn)
+{
+	size_t po = 0, wo;
+	const char *t, *w;
+	size_t tn, wl;
+
+	while (fuzz_next_trace(part, pn, &po, &t, &tn)) {
+		int found = 0;
+
+		for (wo = 0; !found && fuzz_next_trace(whole, wn, &wo, &w, &wl);)
+			found = wl == tn && memcmp(w, t, tn) == 0;
+		if (!found)
+			return 0;
+	}
+	return 1;
 }
 
 /* An oracle failed: say which and crash, so the fuzzer keeps the input. */

@@ -3,7 +3,11 @@
  *
  * Oracle beyond "no crash, no sanitizer report": whatever tr-ingest writes
  * must read back through the line-format reader with no bad trace, since a
- * filter downstream would otherwise reject a trace ingest accepted. */
+ * filter downstream would otherwise reject a trace ingest accepted.
+ * For one input in eight the JSON is also given as a zstd frame: whole, it
+ * must give the same bytes; cut short, every trace written must be one the
+ * whole JSON gives, byte for byte. An input that is itself zstd is read as
+ * such, so damaged frames are fuzzed too. */
 #include "fuzz.h"
 
 #include "ingest.h"
@@ -43,26 +47,46 @@ check_output(void)
 	tr_reader_free(r);
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Ingest [p, p+n) as a file; the output, read back and checked, to out. */
+static void
+ingest_bytes(const void *p, size_t n, strbuf *out)
 {
-	/* A zstd frame that does not decode ends the tool (exit 3) by design;
-	 * libzstd is fuzzed upstream and tests/reliability.bats covers the
-	 * truncated frame. The fuzzer spends its time on JSON. */
-	if (size >= 4 && data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f && data[3] == 0xfd)
-		return 0;
-	fuzz_file_set(&input, data, size);
-	fuzz_capture_reset();
-
 	/* Small caps, so that the limits' code paths are fuzzed too. */
 	ingest_opts o = {.format = FUZZ_FORMAT, .keep_going = 1, .max_spans = 512,
 			 .max_bytes = 1 << 20};
-	tr_output *out = tr_output_open(NULL, 0);
-	ingest *g = ingest_new(&o, out);
+
+	fuzz_file_set(&input, p, n);
+	fuzz_capture_reset();
+	tr_output *to = tr_output_open(NULL, 0);
+	ingest *g = ingest_new(&o, to);
 
 	ingest_file(g, input.path);
 	ingest_free(g);
-	tr_output_close(out);
+	tr_output_close(to);
 	check_output();
+	fuzz_capture_read(out);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	strbuf plain = {0}, whole = {0}, cut = {0};
+
+	ingest_bytes(data, size, &plain);
+	if (size % 8 == 0 && !fuzz_is_zstd(data, size)) {
+		size_t zn;
+		char *z = fuzz_zstd(data, size, &zn);
+
+		ingest_bytes(z, zn, &whole);
+		FUZZ_CHECK(whole.len == plain.len && (!plain.len || memcmp(whole.s, plain.s, plain.len) == 0),
+			   "zstd input converted differently from the plain JSON");
+		ingest_bytes(z, zn > 1 ? 1 + (size * 2654435761u) % (zn - 1) : 0, &cut);
+		FUZZ_CHECK(fuzz_traces_within(cut.s, cut.len, plain.s, plain.len),
+			   "a cut zstd frame let through a trace the whole JSON does not give");
+		free(z);
+	}
+	sb_free(&plain);
+	sb_free(&whole);
+	sb_free(&cut);
 	return 0;
 }
