@@ -6,8 +6,8 @@
 # accounts for every input trace ("N traces read, M bad": N + M = traces in).
 #
 # Line-format tools are checked one after another in each test; a failure
-# names the tool. Slow cases (millions of spans) run only with TR_SLOW=1;
-# the size tests are skipped under valgrind (make memcheck sets TR_MEMCHECK).
+# names the tool. The size tests (millions of spans, 100 MB values) are
+# skipped under valgrind (make memcheck sets TR_MEMCHECK).
 
 load helper
 
@@ -413,16 +413,10 @@ deep_chain() {
 	}'
 }
 
-# tr-cp and tr-pag are checked on a chain of a million; the other tools are
-# quadratic or buffer more and get 100,000 unless TR_SLOW=1.
 @test "line format: a 1,000,000-deep parent chain (no recursion, no crash)" {
 	no_memcheck
-	big=$(deep_chain 1000000 | mkfix deep.tr)
-	small=$(deep_chain 100000 | mkfix deep100k.tr)
+	in=$(deep_chain 1000000 | mkfix deep.tr)
 	for tool in $LF_TOOLS; do
-		in=$small
-		case $tool in cp|pag) in=$big ;; esac
-		[ -n "$TR_SLOW" ] && in=$big
 		lf_run $tool "$in"
 		expect_no_crash
 		expect_status 0
@@ -457,8 +451,8 @@ deep_chain() {
 	report
 }
 
-@test "line format: a trace of 2,000,000 spans (TR_SLOW=1)" {
-	[ -n "$TR_SLOW" ] || skip "slow: set TR_SLOW=1"
+@test "line format: a trace of 2,000,000 spans" {
+	no_memcheck
 	in=$(awk 'BEGIN { OFS = "\t"; print "#tr/1"; print "T", "wide"
 		print "S", "wide", "r", "", 0, 3000000, "svc", "root", "server", "h"
 		for (i = 1; i < 2000000; i++) print "S", "wide", "c" i, "r", i, 1, "db", "q", "client", "h" }' | mkfix wide.tr)
@@ -839,8 +833,8 @@ otlp_sandwich() {
 	report
 }
 
-@test "tr-ingest: a trace of 2,000,000 spans (TR_SLOW=1)" {
-	[ -n "$TR_SLOW" ] || skip "slow: set TR_SLOW=1"
+@test "tr-ingest: a trace of 2,000,000 spans" {
+	no_memcheck
 	in=$(awk 'BEGIN { n = 2000000; printf "{\"data\":[{\"traceID\":\"wide\",\"processes\":{\"p\":{\"serviceName\":\"s\"}},\"spans\":["
 		for (i = 0; i < n; i++) printf "%s{\"spanID\":\"s%d\",\"operationName\":\"o\",\"startTime\":%d,\"duration\":1,\"processID\":\"p\"}\n", i ? "," : "", i, 1000 + i
 		print "]}]}" }' | mkfix wide.json)
