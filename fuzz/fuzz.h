@@ -91,19 +91,50 @@ fuzz_capture_read(strbuf *b)
 		abort();
 }
 
-/* [p, p+n) as one zstd frame, in a malloc'd buffer of *outn bytes. */
+/* [p, p+n) as one zstd frame in a malloc'd buffer of *outn bytes, flushed
+ * every `piece` bytes: each flush ends a block, so that a cut frame decodes
+ * up to the last whole block before the cut, as a real truncated file does. */
 static inline char *
-fuzz_zstd(const void *p, size_t n, size_t *outn)
+fuzz_zstd(const void *p, size_t n, size_t piece, size_t *outn)
 {
-	size_t cap = ZSTD_compressBound(n);
-	char *z = malloc(cap ? cap : 1);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t cap = ZSTD_compressBound(n) + (n / piece + 2) * 16;
+	char *z = malloc(cap);
+	ZSTD_outBuffer out = {z, cap, 0};
 
-	if (!z)
+	if (!cc || !z)
 		abort();
-	*outn = ZSTD_compress(z, cap, p, n, 1);
-	if (ZSTD_isError(*outn))
-		abort();
+	for (size_t off = 0;;) {
+		size_t take = n - off < piece ? n - off : piece;
+		ZSTD_inBuffer in = {(const char *)p + off, take, 0};
+		int last = off + take == n;
+		size_t r;
+
+		do
+			r = ZSTD_compressStream2(cc, &out, &in, last ? ZSTD_e_end : ZSTD_e_flush);
+		while (!ZSTD_isError(r) && r != 0);
+		if (ZSTD_isError(r))
+			abort();
+		off += take;
+		if (last)
+			break;
+	}
+	ZSTD_freeCCtx(cc);
+	*outn = out.pos;
 	return z;
+}
+
+/* A place to cut n bytes, 1 to n - 1, chosen by seed (0 when n < 2). */
+static inline size_t
+fuzz_cut(size_t seed, size_t n)
+{
+	return n > 1 ? 1 + (seed * 2654435761u) % (n - 1) : 0;
+}
+
+static inline int
+fuzz_same(const strbuf *a, const strbuf *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
 }
 
 /* Does [p, p+n) start with the zstd magic number (so it reads as zstd)? */

@@ -342,7 +342,7 @@ summary_fix() {
 	[[ "$output" == *'"s1/F" -> "s1/D" [color=red, penwidth=2]'* ]]
 	[[ "$output" == *'"s1/F" -> "s1/E" []'* ]]
 	[[ "$output" != *'s2/'* ]]
-	if command -v dot >/dev/null; then tr-cp --dot "$f" | dot -Tsvg > /dev/null; fi
+	tr-cp --dot "$f" | dot -Tsvg > /dev/null
 	run tr-cp --dot --trace nosuch "$f"
 	[[ "$output" == *"1 of 1 traces named by --trace not found"* ]]
 	run tr-cp -q --dot --trace nosuch "$f"

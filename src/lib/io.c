@@ -210,6 +210,11 @@ tr_input_line(tr_input *in, size_t *len)
 			in->eof = 1;
 		in->buf_len += n;
 	}
+	/* A line the input broke off inside (a cut zstd frame) is not a line:
+	 * read as one, a cut trace id would end its group early. */
+	if (!nl && in->err[0])
+		in->buf_off = in->buf_len;
+
 	size_t avail = in->buf_len - in->buf_off;
 
 	if (!avail && in->eof)

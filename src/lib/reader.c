@@ -11,14 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A trace being collected, as the limits and the messages see it. */
+typedef struct trace_tally {
+	size_t spans, bytes;	/* read so far */
+	int over;		/* why it is dropped (OVER_*): its records are no longer kept */
+	uint32_t file;		/* where its first record is */
+	uint64_t lineno;
+} trace_tally;
+
+enum { OVER_LIMIT = 1, OVER_CUT = 2 };
+
 typedef struct loose_trace {
 	char *trace_id;		/* escaped, as in the input */
 	tr_record *recs;
 	size_t n, cap;
-	size_t spans, bytes;	/* for the limits */
-	int over;		/* over a limit: its records are no longer kept */
-	uint32_t file;		/* where its first record is, for messages */
-	uint64_t lineno;
+	trace_tally tally;
 } loose_trace;
 
 struct tr_reader {
@@ -29,10 +36,7 @@ struct tr_reader {
 	tr_trace trace;
 	int in_group;
 	strbuf group_id;	/* escaped trace id of the open group */
-	size_t group_spans, group_bytes;
-	int group_over;		/* the open group passed a limit: its records are dropped */
-	uint32_t group_file;	/* where its T record is, for messages */
-	uint64_t group_lineno;
+	trace_tally group;	/* of the open group, from its T record on */
 	size_t max_spans, max_bytes;
 	strbuf held;		/* a line read ahead that ends the group */
 	uint64_t held_lineno;
@@ -78,38 +82,38 @@ tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes)
 	r->max_bytes = max_bytes ? max_bytes : SIZE_MAX;
 }
 
-enum { OVER_LIMIT = 1, OVER_CUT = 2 };	/* why a trace is dropped */
-
 static int
 is_span(const char *line, size_t len)
 {
 	return len > 1 && line[0] == 'S' && line[1] == '\t';
 }
 
-/* Count a record against the limits; true when the trace is now over one. */
+/* Count a record of a trace against the limits; true when it is now over one. */
 static int
-over_limit(const tr_reader *r, size_t *spans, size_t *bytes, const char *line, size_t len)
+over_limit(const tr_reader *r, trace_tally *t, const char *line, size_t len)
 {
-	*spans += is_span(line, len);
-	*bytes += len + 1;
-	return *spans > r->max_spans || *bytes > r->max_bytes;
+	t->spans += is_span(line, len);
+	t->bytes += len + 1;
+	return t->spans > r->max_spans || t->bytes > r->max_bytes;
 }
 
 /* A dropped trace, named by the place of its first record. */
 static void
-warn_over(const tr_reader *r, int why, const char *id, size_t idlen, uint32_t file, uint64_t lineno,
-	  size_t spans, size_t bytes)
+warn_over(const tr_reader *r, const char *id, size_t idlen, const trace_tally *t)
 {
+	const char *file = r->names[t->file];
+	unsigned long long line = t->lineno;
 	int shown = (int)(idlen > 80 ? 80 : idlen);
 
-	if (why == OVER_CUT) {
+	if (t->over == OVER_CUT)
 		tr_warn("%s:%llu: trace %.*s: its file ended early, it may be incomplete: skipped",
-			r->names[file], (unsigned long long)lineno, shown, id);
-		return;
-	}
-	tr_warn("%s:%llu: trace %.*s: more than %s (%zu spans, %zu bytes read): skipped",
-		r->names[file], (unsigned long long)lineno, shown, id,
-		spans > r->max_spans ? "--max-spans" : "--max-bytes", spans, bytes);
+			file, line, shown, id);
+	else if (t->spans > r->max_spans)
+		tr_warn("%s:%llu: trace %.*s: more than --max-spans (%zu spans, %zu bytes read): skipped",
+			file, line, shown, id, t->spans, t->bytes);
+	else
+		tr_warn("%s:%llu: trace %.*s: more than --max-bytes (%zu spans, %zu bytes read): skipped",
+			file, line, shown, id, t->spans, t->bytes);
 }
 
 /* A file ended early: the trace being read and every trace still collected
@@ -118,11 +122,14 @@ static void
 input_failed(tr_reader *r)
 {
 	tr_warn("%s: %s", r->names[r->cur], tr_input_error(r->in));
-	r->nbad++;	/* the file itself, even when no trace was cut */
+	/* The cut traces are counted when handed out; with none, the file
+	 * itself is the bad input, so that the run still fails. */
+	if (!r->in_group && r->loose_next == r->nloose)
+		r->nbad++;
 	if (r->in_group)
-		r->group_over = OVER_CUT;
+		r->group.over = OVER_CUT;
 	for (size_t i = r->loose_next; i < r->nloose; i++)
-		r->loose[i].over = OVER_CUT;
+		r->loose[i].tally.over = OVER_CUT;
 }
 
 /* The next raw line of the whole input, or NULL at the end of the last file. */
@@ -188,11 +195,13 @@ loose_add(loose_trace *lt, tr_reader *r, const char *line, size_t len, uint32_t 
 {
 	tr_record *rec;
 
-	if (!lt->lineno) {
-		lt->file = file;
-		lt->lineno = lineno;
+	trace_tally *t = &lt->tally;
+
+	if (!t->lineno) {
+		t->file = file;
+		t->lineno = lineno;
 	}
-	if (lt->over || (lt->over = over_limit(r, &lt->spans, &lt->bytes, line, len)))
+	if (t->over || (t->over = over_limit(r, t, line, len)))
 		return;
 
 	GROW(lt->recs, lt->cap, lt->n + 1);
@@ -242,10 +251,9 @@ set_trace_id(tr_trace *t, const char *id, size_t len)
 static enum tr_next
 hand_out(tr_reader *r, tr_trace **trace)
 {
-	if (r->group_over) {
-		warn_over(r, r->group_over, r->group_id.s, r->group_id.len, r->group_file, r->group_lineno,
-			  r->group_spans, r->group_bytes);
-		r->group_over = 0;
+	if (r->group.over) {
+		warn_over(r, r->group_id.s, r->group_id.len, &r->group);
+		r->group.over = 0;
 		r->nbad++;
 		tr_trace_reset(&r->trace);
 		return TR_BAD;
@@ -267,9 +275,8 @@ next_loose(tr_reader *r, tr_trace **trace)
 	if (r->loose_next >= r->nloose)
 		return TR_EOF;
 	lt = &r->loose[r->loose_next++];
-	if (lt->over) {
-		warn_over(r, lt->over, lt->trace_id, strlen(lt->trace_id), lt->file, lt->lineno, lt->spans,
-			  lt->bytes);
+	if (lt->tally.over) {
+		warn_over(r, lt->trace_id, strlen(lt->trace_id), &lt->tally);
 		r->nbad++;
 		return TR_BAD;
 	}
@@ -291,7 +298,7 @@ end_group(tr_reader *r)
 	strmap_slot *s;
 
 	r->in_group = 0;
-	if (r->group_over) {
+	if (r->group.over) {
 		/* The caller hands out a bad trace: its records were not kept. */
 		return 1;
 	}
@@ -398,15 +405,11 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			continue;
 		}
 		if (same) {
-			if (!r->group_over &&
-			    !(r->group_over = over_limit(r, &r->group_spans, &r->group_bytes, line, len)))
+			if (!r->group.over && !(r->group.over = over_limit(r, &r->group, line, len)))
 				trace_add(&r->trace, line, len, file, lineno);
 		} else if (line[0] == 'T' && line[1] == '\t') {
 			r->in_group = 1;
-			r->group_spans = r->group_bytes = 0;
-			r->group_over = 0;
-			r->group_file = file;
-			r->group_lineno = lineno;
+			r->group = (trace_tally){.file = file, .lineno = lineno};
 			sb_clear(&r->group_id);
 			sb_add(&r->group_id, tid, tidlen);
 			set_trace_id(&r->trace, tid, tidlen);
