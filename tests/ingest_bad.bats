@@ -192,13 +192,16 @@ J
 ]}
 J
 )
-	one=$(tr-ingest "$f" 2>&1; echo "status $?")
+	# With -v, so that the counts must agree too.
+	one=$(tr-ingest -v "$f" 2>&1; echo "status $?")
 	[[ "$one" == *"status 3"* ]]
 	[[ "$one" == *$'T\tt2'* && "$one" != *$'T\tt4'* ]]
-	[ "$(tr-ingest -j 4 "$f" 2>&1; echo "status $?")" = "$one" ]
-	onek=$(tr-ingest -k "$f" 2>&1; echo "status $?")
+	[[ "$one" == *"2 traces, 2 spans written; 1 broken traces skipped"* ]]
+	[ "$(tr-ingest -v -j 4 "$f" 2>&1; echo "status $?")" = "$one" ]
+	onek=$(tr-ingest -k -v "$f" 2>&1; echo "status $?")
 	[[ "$onek" == *$'T\tt4'* && "$onek" != *$'T\tt6'* ]]
-	[ "$(tr-ingest -k -j 4 "$f" 2>&1; echo "status $?")" = "$onek" ]
+	[[ "$onek" == *"3 traces, 3 spans written; 2 broken traces skipped"* ]]
+	[ "$(tr-ingest -k -v -j 4 "$f" 2>&1; echo "status $?")" = "$onek" ]
 }
 
 @test "-j takes 1 to 256 threads" {

@@ -357,6 +357,34 @@ lf_good_trace() {
 	report
 }
 
+# Two zstd frames: the first ends inside the trace id of b1's third span, the
+# second (compressed, so nothing of it decodes before its end) is cut. What
+# decodes ends in "S<TAB>b": read as a line, that would close b1 after two of
+# its three spans.
+@test "line format: a zstd stream cut inside a trace id never writes that trace in part" {
+	printf '#tr/1\nT\tg1\nS\tg1\ta\t\t100\t50\tsvc\top\tserver\th\nT\tb1\nS\tb1\tx\t\t1\t5\ts\to\t\t\nS\tb1\ty\tx\t2\t5\ts\to\t\t\nS\tb' |
+		zstd -q -c > "$BATS_TEST_TMPDIR/cut.tr.zst"
+	{
+		printf '1\tz\tx\t3\t5\ts\to\t\t\nT\tg2\n'
+		for i in $(seq 50); do printf 'S\tg2\tc%d\t\t200\t30\tsvc\top2\tserver\th\n' "$i"; done
+	} | zstd -q -c > "$BATS_TEST_TMPDIR/second.zst"
+	head -c $(($(wc -c < "$BATS_TEST_TMPDIR/second.zst") / 2)) "$BATS_TEST_TMPDIR/second.zst" >> "$BATS_TEST_TMPDIR/cut.tr.zst"
+	in=$BATS_TEST_TMPDIR/cut.tr.zst
+	whole=$(zstd -dc "$in" 2>/dev/null | mkfix whole.tr)
+	for tool in $LF_TOOLS; do
+		lf_run $tool "$in"
+		expect_no_crash
+		expect_status 3
+		expect_msg "^tr-$tool: $in: truncated zstd stream"
+		expect_msg "^tr-$tool: $in:4: trace b1: its file ended early, it may be incomplete: skipped"
+		expect_whole "$whole" g1
+		expect_absent b1
+		expect_absent b
+		expect_count 2
+	done
+	report
+}
+
 # ---- line format: limits ----
 
 # b1 has three spans (and over 40 bytes): over the cap, it is skipped and
@@ -666,6 +694,22 @@ otlp_sandwich() {
 		'"kind":"x"' '"parentSpanId":9' '"attributes":"t"' '"attributes":[{"key":1}]' \
 		'"attributes":[{"key":"k","value":{"intValue":"x"}}]' '"events":3' '"events":[{"timeUnixNano":{}}]' \
 		'"links":[7]' '"status":[]' '"status":{"code":"x"}' '"traceState":5'
+	report
+}
+
+@test "tr-ingest: a Zipkin or OTLP element jansson cannot read loses the file's traces, each counted" {
+	# Zipkin: a1 and a2, whose spans were read, and the element that was not.
+	# OTLP: the one resourceSpans element holding all three.
+	for fmt_count in zipkin:3 otlp:1; do
+		fmt=${fmt_count%:*}
+		in=$(${fmt}_sandwich '{"traceId":"b1","duration":NaN}' | mkfix "in.$fmt.json")
+		ingest_run -k -v "$in"
+		expect_no_crash
+		expect_status 3
+		expect_msg "^tr-ingest: $in:[23]:[0-9]+: invalid token near 'NaN'"
+		[ "$(grep -c '^S' "$out")" -eq 0 ] || problem "$fmt: a trace of the file was written"
+		ingest_count "${fmt_count#*:}"
+	done
 	report
 }
 

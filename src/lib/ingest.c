@@ -114,11 +114,10 @@ scan_col(const jscan *j)
 	return j->base + j->pos - j->line_start + 1;
 }
 
-/* Report a problem at the scanner's position. */
+/* Report a problem at line:col of the file. */
 static int
-scan_error(ingest *g, jscan *j, const char *fmt, ...)
+scan_verror(ingest *g, uint64_t line, uint64_t col, const char *fmt, va_list ap)
 {
-	va_list ap;
 	char msg[400];
 
 	/* Traces queued before this point come first; if one of them stopped
@@ -127,12 +126,35 @@ scan_error(ingest *g, jscan *j, const char *fmt, ...)
 		g->pool_status = ig_pool_drain(g->pool);
 	if (g->pool_status)
 		return -1;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)j->line,
-		(unsigned long long)scan_col(j), msg);
+	tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, msg);
 	return -1;
+}
+
+/* Report a problem at the scanner's position. */
+static int __attribute__((format(printf, 3, 4)))
+scan_error(ingest *g, jscan *j, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = scan_verror(g, j->line, scan_col(j), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Report a problem with the value that starts at line:col. */
+static int __attribute__((format(printf, 4, 5)))
+scan_error_at(ingest *g, uint64_t line, uint64_t col, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = scan_verror(g, line, col, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 /* Move pos past the JSON value that starts there; the value stays in buf from
@@ -263,10 +285,19 @@ read_value(ingest *g, jscan *j)
 	int r = scan_value(g, j, &start);
 
 	if (r > 0)
-		scan_error(g, j, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
+		scan_error_at(g, line, col, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
 	if (r)
 		return NULL;
 	return scan_parse(g, j, start, line, col);
+}
+
+/* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
+ * trace of the file is sure to be whole (counted as one broken trace more). */
+static void
+lost_element(ingest *g)
+{
+	g->batch_broken = 1;
+	g->stats.broken++;
 }
 
 int
@@ -287,7 +318,7 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 		/* The scanner found the element's end: only this element is lost. */
 		r = -1;
 		if (!jaeger)
-			g->batch_broken = 1;
+			lost_element(g);
 	} else {
 		g->err[0] = '\0';
 		r = fn(g, v);
@@ -315,8 +346,9 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 
 	if (r < 0) {
 		/* A Jaeger element is one trace: cut off or malformed, it is one
-		 * broken trace, so that -v accounts for it. */
-		if (jaeger)
+		 * broken trace, so that -v accounts for it. Not when a trace queued
+		 * before it stopped the file: one thread would not have got here. */
+		if (jaeger && !g->pool_status)
 			g->stats.broken++;
 		return -2;
 	}
@@ -325,12 +357,11 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 		if (g->pool)
 			r = ig_pool_fail(g->pool, line, col, g->opts.max_bytes);
 		else {
-			tr_warn("%s:%llu:%llu: JSON value larger than --max-bytes %zu", g->file,
-				(unsigned long long)line, (unsigned long long)col, g->opts.max_bytes);
+			scan_error_at(g, line, col, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
 			if (jaeger)
 				g->stats.broken++;
 			else
-				g->batch_broken = 1;
+				lost_element(g);
 			r = -1;
 		}
 		j->keep = j->pos;
@@ -494,8 +525,8 @@ other_document(ingest *g, json_t *rest)
 	} else if (json_object_get(rest, "traceId") && allows(g, INGEST_ZIPKIN))
 		r = zipkin_span(g, rest, zipkin_version(g));
 	else
-		return ig_fail(g, "not a Jaeger, Zipkin or OTLP document%s",
-			       g->opts.format ? " of the format given with -f" : "");
+		return g->opts.format ? ig_fail(g, "not a Jaeger, Zipkin or OTLP document of the format given with -f")
+				      : ig_fail(g, "not a Jaeger, Zipkin or OTLP document");
 	return r;
 }
 
@@ -547,8 +578,7 @@ walk_object(ingest *g, jscan *j)
 		g->err_line = line;
 		g->err_col = col;
 		if (other_document(g, rest) < 0) {
-			tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line,
-				(unsigned long long)col, g->err);
+			scan_error_at(g, line, col, "%s", g->err);
 			failed = 1;
 		}
 	}
@@ -653,8 +683,8 @@ ingest_file(ingest *g, const char *path)
 	if (g->file_failed && r == 0)
 		r = -1;
 	if (g->opts.verbose)
-		tr_warn("%s: %s%s", g->file, tr_input_is_zstd(j.in) ? "zstd, " : "",
-			r < 0 ? "had errors" : "ok");
+		tr_warn("%s: %s", g->file, tr_input_is_zstd(j.in) ? (r < 0 ? "zstd, had errors" : "zstd, ok")
+								    : (r < 0 ? "had errors" : "ok"));
 	g->bytes_before += tr_input_bytes(j.in);
 	tr_input_close(j.in);
 	free(j.buf);

@@ -466,6 +466,19 @@ check_tree(ingest *g, const strbuf *text, const char *trace_id)
 	tr_trace_free(&t);
 }
 
+/* A trace of more than --max-spans spans, v in input order: named by where
+ * its first span is, counted, never cut short. */
+static void
+skip_over_max_spans(ingest *g, ispan **v, size_t n)
+{
+	tr_warn("%s:%llu:%llu: trace %s has %zu spans, more than --max-spans %zu: skipped", g->file,
+		(unsigned long long)v[0]->line, (unsigned long long)v[0]->col, v[0]->trace_id, n,
+		g->opts.max_spans);
+	g->stats.broken++;
+	g->file_failed = 1;
+}
+
+/* Write the trace of spans v[0, n), in input order. */
 static void
 write_trace(ingest *g, ispan **v, size_t n)
 {
@@ -476,16 +489,7 @@ write_trace(ingest *g, ispan **v, size_t n)
 	if (strmap_get(&g->batch.bad_traces, tid, strlen(tid)))
 		return;		/* counted in ig_flush */
 	if (g->opts.max_spans && n > g->opts.max_spans) {
-		const ispan *first = v[0];	/* in input order: named by where it starts */
-
-		for (size_t i = 1; i < n; i++)
-			if (v[i]->seq < first->seq)
-				first = v[i];
-		tr_warn("%s:%llu:%llu: trace %s has %zu spans, more than --max-spans %zu: skipped",
-			g->file, (unsigned long long)first->line, (unsigned long long)first->col,
-			tid, n, g->opts.max_spans);
-		g->stats.broken++;
-		g->file_failed = 1;
+		skip_over_max_spans(g, v, n);
 		return;
 	}
 	dropped = dedupe(g, v, n);
