@@ -436,6 +436,16 @@ EOF
 	[ "$(tr-cp "$f" 2>/dev/null)" = "$want" ]
 }
 
+@test "every bad PAG record is named with what is wrong, also one that is too short" {
+	need_cp
+	for rec in 'PW||0|w' 'PV||0' 'PE||0|1' 'PG||x'; do
+		f=$(printf '%s\n' "$rec" | tr '|' '\t' | mkfix short.pag)
+		run tr-cp "$f"
+		[ "$status" -eq 3 ] || { echo "$rec: status $status"; false; }
+		[[ "$output" == *"tr-cp: $f:1: ${rec:0:2} record: bad "* ]] || { echo "$rec: $output"; false; }
+	done
+}
+
 @test "PAG times beyond 2^61 us are bad input; sums of long edges saturate, never overflow" {
 	need_cp
 	f=$(printf 'PE\t\t0\t1\tprocessing\t0\t2305843009213693953\t0\t0\n' | mkfix far.pag)

@@ -3,6 +3,8 @@
 #include "pag.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,13 +183,19 @@ typedef struct rec_ctx {
 	char *buf;	/* unescaped field text */
 } rec_ctx;
 
-static int
-rec_fail(const rec_ctx *c, const char *what, const char *detail)
+static int __attribute__((format(printf, 2, 3)))
+rec_fail(const rec_ctx *c, const char *fmt, ...)
 {
+	char what[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
 	if (c->where)
-		tr_warn("%s: %.2s record: %s%s", c->where, c->f[0].s, what, detail ? detail : "");
+		tr_warn("%s: %.2s record: %s", c->where, c->f[0].s, what);
 	else
-		tr_warn("%.2s record: %s%s", c->f[0].s, what, detail ? detail : "");
+		tr_warn("%.2s record: %s", c->f[0].s, what);
 	return -1;
 }
 
@@ -195,7 +203,7 @@ static int
 rec_int(const rec_ctx *c, size_t i, const char *what, int64_t *v)
 {
 	if (i >= c->nf || parse_i64(c->f[i].s, c->f[i].len, v) < 0)
-		return rec_fail(c, "bad ", what);
+		return rec_fail(c, "bad %s", what);
 	return 0;
 }
 
@@ -207,7 +215,7 @@ rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 	if (rec_int(c, i, what, &v) < 0)
 		return -1;
 	if (v < 0 || v >= INT32_MAX)
-		return rec_fail(c, "out of range: ", what);
+		return rec_fail(c, "out of range: %s", what);
 	*id = (uint32_t)v;
 	return 0;
 }
@@ -220,7 +228,7 @@ rec_time(const rec_ctx *c, size_t i, const char *what, int64_t *t)
 	if (rec_int(c, i, what, t) < 0)
 		return -1;
 	if (*t < -PAG_TIME_MAX || *t > PAG_TIME_MAX)
-		return rec_fail(c, "out of range: ", what);
+		return rec_fail(c, "out of range: %s", what);
 	return 0;
 }
 
@@ -232,7 +240,7 @@ rec_number(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 	if (rec_id(c, i, what, id) < 0)
 		return -1;
 	if (*id >= PAG_NUMBER_SLACK + 8 * c->g->nrecords)
-		return rec_fail(c, "too large for the records before it: ", what);
+		return rec_fail(c, "too large for the records before it: %s", what);
 	return 0;
 }
 
@@ -280,8 +288,6 @@ static int
 define_vertex(rec_ctx *c, uint32_t v, uint32_t lane, int64_t t)
 {
 	pag_graph *g = c->g;
-	char detail[96];
-
 	grow_vertices(g, (size_t)v + 1);
 	if (g->nvertices <= v)
 		g->nvertices = (size_t)v + 1;
@@ -293,9 +299,8 @@ define_vertex(rec_ctx *c, uint32_t v, uint32_t lane, int64_t t)
 		return 0;
 	}
 	if (g->vtime[v] != t || g->vlane[v] != lane) {
-		snprintf(detail, sizeof detail, "%u (lane %u, time %lld here; lane %u, time %lld before)",
-			 v, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
-		return rec_fail(c, "inconsistent vertex ", detail);
+		return rec_fail(c, "inconsistent vertex %u (lane %u, time %lld here; lane %u, time %lld before)",
+				v, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
 	}
 	return 0;
 }
@@ -311,7 +316,7 @@ read_header(rec_ctx *c)
 	    rec_time(c, 4, "start", &start) < 0 || rec_time(c, 5, "end", &end) < 0)
 		return -1;
 	if (window < 0)
-		return rec_fail(c, "negative window", NULL);
+		return rec_fail(c, "negative window");
 	g->window = window;
 	g->origin = origin;
 	g->start = start;
@@ -327,7 +332,7 @@ read_lane(rec_ctx *c)
 	uint32_t lane, index;
 	const char *name;
 
-	if (rec_number(c, 2, "lane", &lane) < 0 || c->nf < 5 || rec_id(c, 4, "lane index", &index) < 0)
+	if (rec_number(c, 2, "lane", &lane) < 0 || rec_id(c, 4, "lane index", &index) < 0)
 		return -1;
 	name = rec_tmp(c, 3, 0);
 	lane_of(g, lane);
@@ -378,16 +383,16 @@ read_edge(rec_ctx *c)
 	if (rec_number(c, 2, "source vertex", &src) < 0 || rec_number(c, 3, "destination vertex", &dst) < 0)
 		return -1;
 	if (c->nf < 5 || (type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
-		return rec_fail(c, "bad activity type", NULL);
+		return rec_fail(c, "bad activity type");
 	if (rec_time(c, 5, "start", &t0) < 0 || rec_time(c, 6, "end", &t1) < 0 ||
 	    rec_number(c, 7, "source lane", &sl) < 0 || rec_number(c, 8, "destination lane", &dl) < 0)
 		return -1;
 	if (t1 < t0)
-		return rec_fail(c, "edge goes back in time", NULL);
+		return rec_fail(c, "edge goes back in time");
 	if (src == dst)
-		return rec_fail(c, "edge is a loop", NULL);
+		return rec_fail(c, "edge is a loop");
 	if (!pag_type_is_comm(type) && sl != dl)
-		return rec_fail(c, "worker activity between two lanes", NULL);
+		return rec_fail(c, "worker activity between two lanes");
 	lane_of(g, sl > dl ? sl : dl);
 	if (define_vertex(c, src, sl, t0) < 0 || define_vertex(c, dst, dl, t1) < 0)
 		return -1;
@@ -412,7 +417,7 @@ pag_read_record(pag_graph *g, const char *line, size_t len, const char *where)
 	case 'V': return read_vertex(&c);
 	case 'E': return read_edge(&c);
 	}
-	return rec_fail(&c, "unknown record type", NULL);
+	return rec_fail(&c, "unknown record type");	/* a caller that skipped pag_is_record */
 }
 
 void

@@ -110,8 +110,9 @@ void pag_add_edge(pag_graph *g, uint32_t src, uint32_t dst, int type, uint32_t o
 
 /* Records. True for PG, PW, PV and PE lines (with an empty trace field). */
 int pag_is_record(const char *line, size_t len);
-/* Read one record into g; returns -1 after printing "prog: what" (where is
- * the caller's prefix, e.g. "file:line", or NULL). */
+/* Read one record (a line pag_is_record accepts) into g; returns -1 after
+ * printing "prog: where: PX record: what" (where is the caller's prefix,
+ * e.g. "file:line", or NULL). A bad record changes nothing in g. */
 int pag_read_record(pag_graph *g, const char *line, size_t len, const char *where);
 /* After the last record: without a PG record, the time range is the edges'. */
 void pag_read_finish(pag_graph *g);
