@@ -326,7 +326,7 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	two_requests
 	run tr-aggregate --max-rows-per-trace 3 -k 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"
 	[ "$status" -eq 3 ]
-	[[ "$output" == *"trace t1: more than 3 join rows (--max-rows-per-trace): skipped"* ]]
+	[[ "$output" == *"tr-aggregate: $BATS_TEST_TMPDIR/f.tr:"[0-9]*": trace t1: more than 3 join rows (--max-rows-per-trace): skipped"* ]]
 	printf '%s\n' "$output" | grep -qx "$(printf 't2\t3')"
 	! printf '%s\n' "$output" | grep -q "^t1	"
 	run tr-aggregate --max-rows-per-trace 0 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"

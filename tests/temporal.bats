@@ -275,7 +275,7 @@ invariants() {
 	[ "$status" -eq 0 ]
 	[ "$(tag a tp.delay)" = "" ]
 	run tr-temporal "$f"
-	[[ "$output" == *"no time"* ]]
+	[[ "$output" == *"tr-temporal: $f:2: trace n: its root span has no time: not analysed"* ]]
 }
 
 @test "--capacity: segments that find every worker busy are counted" {

@@ -108,8 +108,9 @@ tr_filter_run(const tr_filter *f)
 	if (bad)
 		status = TR_EXIT_INPUT;
 	if (f->verbose || (bad && f->keep_going))
-		tr_warn("%zu traces read, %zu bad%s", tr_reader_traces(r) - failed, bad,
-			bad && !f->keep_going ? " (stopped at the first; -k goes on)" : "");
+		tr_warn("%zu traces read, %zu bad", tr_reader_traces(r) - failed, bad);
+	if (f->verbose && bad && !f->keep_going)
+		tr_warn("stopped at the first bad trace; -k goes on");
 	tr_output_close(out);
 	tr_reader_free(r);
 	return status;

@@ -430,8 +430,8 @@ run_rows(query_run *r, tctx *c, strbuf *out)
 			j.picked[v] = arena_alloc(&r->mem, (cands[v].n + 1) * sizeof **j.picked);
 		if (join_rows(&j) < 0) {
 			r->nskipped++;
-			tr_warn("trace %s: more than %zu join rows (--max-rows-per-trace): skipped",
-				c->t->trace_id, r->o.max_rows_per_trace);
+			tr_trace_warn(c->t, "more than %zu join rows (--max-rows-per-trace): skipped",
+				      r->o.max_rows_per_trace);
 			return;
 		}
 		rows = j.rows.v;

@@ -115,7 +115,7 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 		analysed = 0;
 		tp->st.skipped++;
 		if (!tp->o.quiet)
-			tr_warn("trace %s: its root span has no time: not analysed", w->t.trace_id);
+			tr_trace_warn(&w->t, "its root span has no time: not analysed");
 	}
 	if (analysed) {
 		tp->st.analysed++;
@@ -323,9 +323,10 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	else if (o->check && st->violations)
 		status = TR_EXIT_FINDING;
 	if (r->verbose || (bad && r->keep_going))
-		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad%s; %zu causes",
-			st->traces, st->analysed, st->skipped, bad,
-			bad && !r->keep_going ? " (stopped at the first; -k goes on)" : "", st->causes);
+		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
+			st->traces, st->analysed, st->skipped, bad, st->causes);
+	if (r->verbose && bad && !r->keep_going)
+		tr_warn("stopped at the first bad trace; -k goes on");
 	if (o->check && st->violations)
 		tr_warn("%zu invariant violations", st->violations);
 	for (size_t i = 0; r->verbose && i < tp->nres; i++) {

@@ -19,7 +19,7 @@ violation(temporal *tp, wtrace *w, const char *what)
 {
 	tp->violations++;
 	if (tp->o.check)
-		tr_warn("trace %s: invariant broken: %s", w->t.trace_id, what);
+		tr_trace_warn(&w->t, "invariant broken: %s", what);
 }
 
 static int32_t

@@ -1,6 +1,8 @@
 /* trace.c - parse a trace's records into spans and a span tree. */
 #include "trace.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +192,22 @@ parse_record(parse_ctx *c)
 	default: return parse_tags(c, fs, 2, nf, &c->t->tags, &c->t->ntags);
 	}
 	return 0;	/* a record type this library does not own: kept as is */
+}
+
+void
+tr_trace_warn(const tr_trace *t, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (t->nrecs && t->files)
+		tr_warn("%s:%llu: trace %s: %s", t->files[t->recs[0].file],
+			(unsigned long long)t->recs[0].lineno, t->trace_id, what);
+	else
+		tr_warn("trace %s: %s", t->trace_id, what);
 }
 
 static int

@@ -107,6 +107,10 @@ typedef struct tr_write_opts {
 } tr_write_opts;
 void tr_write_trace(strbuf *out, const tr_trace *t, const tr_write_opts *o);
 
+/* A message about the whole trace: "prog: file:line: trace ID: what", the
+ * place being its first record's. */
+void tr_trace_warn(const tr_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Parse t->recs into spans, refs, logs and the tree. Returns 0, or -1 after
  * printing "prog: file:line: what". Used by the reader and by unit tests. */
 int tr_trace_parse(tr_trace *t);
