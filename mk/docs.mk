@@ -13,7 +13,8 @@ DOCS_WORK := $(BUILD)/docs
 DOCS_SLOWEST = $$(tr-aggregate 'From s In spans Where s.root Select s.trace, s.duration' \
 	$(DOCS_WORK)/hotrod.tr | sort -k2nr | awk 'NR == 1 { print $$1 }')
 
-docs: $(BINS) docs-graphviz
+# deps (scripts/deps.sh) installs graphviz with the other test tools.
+docs: deps $(BINS)
 	@mkdir -p $(DOCS_WORK) $(DOCS_IMG)
 	PATH=$(CURDIR)/$(BUILD)/bin:$$PATH; set -e; \
 	tr-ingest -q samples/jaeger/hotrod.json > $(DOCS_WORK)/hotrod.tr; \
@@ -27,15 +28,4 @@ docs: $(BINS) docs-graphviz
 		mv $(DOCS_IMG)/$$f.svg.tmp $(DOCS_IMG)/$$f.svg || exit 1; \
 	done
 
-# graphviz, installed the way scripts/deps.sh installs the build dependencies:
-# with apt-get as root (or sudo without a password), else say what to install.
-docs-graphviz:
-	@command -v dot >/dev/null 2>&1 && exit 0; \
-	if [ "$$(id -u)" = 0 ]; then SUDO=; \
-	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
-	else echo "docs: graphviz's dot is missing; install it (apt-get install graphviz) as root, then run make docs again" >&2; exit 1; fi; \
-	echo "docs: installing graphviz" >&2; \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq graphviz >/dev/null || { \
-		echo "docs: apt-get install graphviz failed" >&2; exit 1; }
-
-.PHONY: docs docs-graphviz
+.PHONY: docs
