@@ -103,6 +103,10 @@ merge_files(query_run *run, char **files, int nfiles)
 				break;
 			}
 		}
+		if (!status && tr_input_error(in)) {	/* a cut zstd frame: records are missing */
+			tr_warn("%s: %s", tr_input_name(in), tr_input_error(in));
+			status = TR_EXIT_INPUT;
+		}
 		tr_input_close(in);
 		if (status)
 			break;

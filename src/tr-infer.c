@@ -2,6 +2,7 @@
  * many traces with a threshold (The Mystery Machine, Scooby Systems), its
  * per-trace reformatted traces, and service dependency links; with partial
  * counts that merge, for sharded runs. See tr-infer(1). */
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <getopt.h>
@@ -124,6 +125,12 @@ run_merge(infer_ctx *x, const tr_filter *f)
 				tr_die(TR_EXIT_INPUT, "nothing written");
 			status = TR_EXIT_INPUT;
 		}
+		if (tr_input_error(in)) {	/* a cut zstd frame: records are missing */
+			tr_warn("%s: %s", tr_input_name(in), tr_input_error(in));
+			if (!f->keep_going)
+				tr_die(TR_EXIT_INPUT, "nothing written");
+			status = TR_EXIT_INPUT;
+		}
 		tr_input_close(in);
 	}
 	if (x->model && infer_check_counts(x->model) < 0)
@@ -143,29 +150,42 @@ needs_spool(const char *path)
 	return strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
 }
 
-/* Copy an input to a temporary file, for the second pass of --reformat. */
+/* Copy an input to a temporary file, for the second pass of --reformat.
+ * The bytes are copied as they are (zstd stays zstd), so that both passes
+ * read exactly what the input holds, a cut frame included. */
 static char *
 spool(const char *file)
 {
 	const char *dir = getenv("TMPDIR");
 	size_t dn = dir && *dir ? strlen(dir) : 4;
 	char *path = xmalloc(dn + 32), buf[65536];
+	int in = strcmp(file, "-") == 0 ? 0 : open(file, O_RDONLY);
 
+	if (in < 0)
+		tr_die(TR_EXIT_INPUT, "%s: %s", file, strerror(errno));
 	snprintf(path, dn + 32, "%s/tr-infer.XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(path);
 	if (fd < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file", path);
 	tr_tmpfile_hold(path);	/* removed however the run ends */
-	tr_input *in = tr_input_open(file);
-	size_t n;
-	while ((n = tr_input_read(in, buf, sizeof buf)) > 0)
-		for (size_t off = 0; off < n;) {
-			ssize_t w = write(fd, buf + off, n - off);
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in ? file : "<stdin>", strerror(errno));
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(fd, buf + off, (size_t)(n - off));
 			if (w < 0)
 				tr_die(TR_EXIT_SYSTEM, "%s: write error", path);
-			off += (size_t)w;
+			off += w;
 		}
-	tr_input_close(in);
+	}
+	if (in > 0)
+		close(in);
 	close(fd);
 	return path;
 }
@@ -182,6 +202,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	char **spooled = xcalloc((size_t)nfiles, sizeof *spooled);
 
 	f->files = xcalloc((size_t)nfiles, sizeof *f->files);
+	f->names = xcalloc((size_t)nfiles, sizeof *f->names);
 	f->nfiles = nfiles;
 	for (int i = 0; i < nfiles; i++) {
 		/* A missing file is told here, before the first pass hides stderr. */
@@ -190,6 +211,8 @@ run_reformat(infer_ctx *x, tr_filter *f)
 		else
 			tr_input_close(tr_input_open(files[i]));
 		f->files[i] = spooled[i] ? spooled[i] : files[i];
+		if (spooled[i])	/* messages name the input, not the copy */
+			f->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
 	}
 	int saved = dup(2), null = open("/dev/null", O_WRONLY);
 	if (saved < 0 || null < 0)
@@ -198,6 +221,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	close(null);
 	tr_reader *r = tr_reader_new(f->files, f->nfiles);
 
+	tr_reader_set_names(r, f->names);
 	if (f->max_spans || f->max_bytes)
 		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
 				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
@@ -229,6 +253,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 		}
 	free(spooled);
 	free(f->files);
+	free(f->names);
 	return status;
 }
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # The messages about input are documented: each man page's DIAGNOSTICS lists,
-# one a line in its no-fill blocks, every message its sources can print (bad
-# input, skipped traces, summaries), and lists nothing they cannot print. The
-# texts are taken from the sources, so a new message without documentation,
-# or a documented one that is gone, fails here.
+# one a line in its no-fill blocks and in full ("tool: file:line: what"),
+# every message its sources can print (bad input, skipped traces, summaries),
+# and lists nothing they cannot print. The texts are taken from the sources,
+# with the place each printing function puts before them, so a new message
+# without documentation, a documented one that is gone, or a place shown
+# wrong fails here.
 
 load helper
 
@@ -14,44 +16,77 @@ pages() {
 	cd "$top" || return
 	printf '%s\n' \
 		"man/tr-format.5 src/lib/reader.c src/lib/trace.c src/lib/io.c src/lib/filter.c src/lib/pag.c src/lib/pagcp.c" \
-		"man/tr-ingest.1 $(echo src/lib/ingest*.c) src/lib/io.c" \
-		"man/tr-infer.1 src/lib/infer_partial.c src/tr-infer.c" \
-		"man/tr-aggregate.1 src/lib/query_agg.c src/lib/query_eval.c" \
+		"man/tr-ingest.1 $(echo src/lib/ingest*.c) src/lib/io.c src/tr-ingest.c" \
+		"man/tr-infer.1 src/lib/infer_partial.c src/tr-infer.c src/lib/io.c" \
+		"man/tr-aggregate.1 src/lib/query_agg.c src/lib/query_eval.c src/tr-aggregate.c src/lib/io.c" \
 		"man/tr-temporal.1 src/lib/temporal.c src/lib/temporal_query.c"
 }
 
-# Message texts the tools cannot print, as literal_regex gives them: the
-# guard of pag_read_record for a caller that skipped pag_is_record.
-unprintable() {
-	printf '%s\n' 'unknown record type'
+# The calls that print a message or make its text, and the place the
+# function that prints it puts before it (printf formats).
+CALLS='(ig_fail|scan_error|scan_error_at|PARSE_FAIL|rec_fail|tr_warn|tr_trace_warn|violation)\(|tr_die\(TR_EXIT_INPUT|sb_addf\(&s->msg|snprintf\((in->err|what|err),'
+place_of() {
+	case $1 in
+	PARSE_FAIL | 'snprintf(what' | 'snprintf(err') echo '%s:%llu: ' ;;
+	ig_fail | scan_error | scan_error_at) echo '%s:%llu:%llu: ' ;;
+	rec_fail) echo '%s: %.2s record: ' ;;
+	'snprintf(in->err') echo '%s: ' ;;
+	tr_trace_warn) echo '%s:%llu: trace %s: ' ;;
+	violation) echo '%s:%llu: trace %s: invariant broken: ' ;;
+	*) echo '' ;;	# tr_warn, tr_die, sb_addf: the literal is the whole format
+	esac
 }
 
-# The calls that print a message or make its text.
-CALLS='(ig_fail|scan_error|scan_error_at|PARSE_FAIL|rec_fail|tr_warn|tr_trace_warn|violation)\(|tr_die\(TR_EXIT_INPUT|sb_addf\(&s->msg|snprintf\((in->err|what|err),'
+# Literals that are not messages: the formats of the printing functions
+# themselves (their messages come through place_of), and the guard of
+# pag_read_record for a caller that skipped pag_is_record.
+not_messages() {
+	printf '%s\n' '%s:%llu: trace %.80s: %s' 'trace %.80s: %s' '%s: %.2s record: %s' \
+		'%.2s record: %s' 'invariant broken: %s' 'unknown record type'
+}
 
-# Every string literal of those calls in the C files given, one a line, as
-# the C source spells it minus the quotes; adjacent literals are joined, as
-# the compiler joins them. A call whose statement does not end is an error.
+# "call<TAB>literal" for every string literal of those calls in the C files
+# given, as the C source spells it minus the quotes; adjacent literals are
+# joined, as the compiler joins them. A call whose statement does not end
+# within its file is an error. (Definitions start in column 0 and #define
+# lines with '#': neither is a call.)
 message_literals() {
 	local text
 	text=$(awk -v calls="$CALLS" '
+		FNR == 1 && call { print "unterminated call at " where > "/dev/stderr"; bad = 1; call = 0 }
 		{ line = $0; sub(/\/\*.*\*\/[ \t]*$/, "", line); sub(/\/\/.*$/, "", line) }
-		!call && line ~ calls { call = 1; text = ""; where = FILENAME ":" FNR }
-		call { text = text line; if (line ~ /;[ \t]*$/) { print text; call = 0 } }
-		END { if (call) { print "unterminated call at " where > "/dev/stderr"; exit 1 } }' "$@") ||
+		!call && line !~ /^[A-Za-z_#]/ && match(line, calls) {
+			call = 1; text = ""; where = FILENAME ":" FNR
+			name = substr(line, RSTART, RLENGTH); sub(/[(,]$/, "", name)
+		}
+		call { text = text line; if (line ~ /;[ \t]*$/) { print name "\t" text; call = 0 } }
+		END { if (call) print "unterminated call at " where > "/dev/stderr"; exit bad || call }' "$@") ||
 		return 1
 	printf '%s\n' "$text" | sed -E 's/([^\\])"[[:space:]]*"/\1/g' |
-		grep -oE '"(\\.|[^"\\])*"' | sed 's/^"//; s/"$//; s/\\"/"/g'
+		awk -F'\t' '{ s = substr($0, length($1) + 2); while (match(s, /"(\\.|[^"\\])*"/)) {
+			print $1 "\t" substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) } }' |
+		sed 's/\\"/"/g'
 }
 
-# A literal as an anchored extended regular expression: printf conversions
-# match anything; a leading place ("%s: ", "%s:%llu:%llu: ") and a tool
-# prefix may or may not be shown. Literals with no letters print nothing.
-literal_regex() {
-	sed -E 's/%[-+ #0-9.*]*(hh|h|ll|l|z|j|t)?[diouxXcsfgeEp]/\x01/g' |
-		sed -E 's/^(\x01:)*\x01: //' |
-		grep -E '[A-Za-z]' |
-		sed -E 's/[][\.*^$(){}+?|]/\\&/g; s/\x01/.*/g; s/^/^(.*: )?/; s/$/$/'
+# A full message format (place and literal) as an anchored extended regular
+# expression: the tool's name first; a printf conversion matches one word,
+# as the placeholders of the man pages are (file, line, N, id, text).
+format_regex() {
+	sed -E 's/%%/%/g; s/%[-+ #0-9.*]*(hh|h|ll|l|z|j|t)?[diouxXcsfgeEp]/\x01/g' |
+		sed -E 's/[][\.*^$(){}+?|]/\\&/g; s/\x01/[^ ]+/g; s/^/^[a-z-]+: /; s/$/$/'
+}
+
+# The regexes of the messages the sources $2... can print, one a line.
+# Formats with no letters of their own ("%s:%llu: %s") are not messages.
+printable() {
+	local call literal
+	shift
+	message_literals "$@" | while IFS=$'\t' read -r call literal; do
+		not_messages | grep -qxF -- "$literal" && continue
+		printf '%s\n' "$literal" | sed -E 's/%[-+ #0-9.*]*(hh|h|ll|l|z|j|t)?[a-zA-Z]//g' |
+			grep -q '[A-Za-z]' || continue
+		printf '%s%s\n' "$(place_of "$call")" "$literal"
+	done | format_regex | sort -u
 }
 
 # The message lines of a man page: the no-fill lines of DIAGNOSTICS, roff
@@ -60,12 +95,6 @@ listed_messages() {
 	sed -n '/^\.SH DIAGNOSTICS/,/^\.SH /p' "$1" |
 		awk '/^\.nf/ { nf = 1; next } /^\.fi/ { nf = 0; next } nf && !/^\./' |
 		sed -E 's/\\f[IBRP]//g; s/\\&//g; s/\\-/-/g; s/\\e/\\/g; s/^[[:space:]]+//'
-}
-
-# The regexes of the messages sources $2... can print, one a line.
-printable() {
-	shift
-	message_literals "$@" | literal_regex | sort -u | grep -vxF -f <(unprintable | literal_regex)
 }
 
 # Print each printable message that man page $1 does not list.
@@ -87,7 +116,7 @@ unprintable_listed() {
 	done
 }
 
-@test "every man page lists every message of its sources under DIAGNOSTICS" {
+@test "every man page lists every message of its sources under DIAGNOSTICS, place included" {
 	fail=
 	while read -r man srcs; do
 		for f in $man $srcs; do
@@ -118,23 +147,29 @@ $extra"
 	[ -z "$fail" ] || { echo "$fail"; false; }
 }
 
-@test "the check sees the messages and catches one missing, one extra and an unterminated call" {
+@test "the check sees the messages, their places, and catches what is missing, extra or misplaced" {
 	cd "$top"
 	# It must see the messages it checks: dozens of them.
 	[ "$(printable x src/lib/ingest*.c | wc -l)" -ge 50 ]
 	[ "$(printable x src/lib/trace.c | wc -l)" -ge 12 ]
-	printable x src/lib/io.c | grep -qxF '^(.*: )?truncated zstd stream$'
+	# The place comes from the function that prints the literal.
+	printable x src/lib/trace.c | grep -qxF '^[a-z-]+: [^ ]+:[^ ]+: empty span id$'
+	printable x src/lib/io.c | grep -qxF '^[a-z-]+: [^ ]+: truncated zstd stream$'
+	printable x src/lib/pag.c | grep -qxF '^[a-z-]+: [^ ]+: [^ ]+ record: edge is a loop$'
 	# Adjacent literals are one message.
 	printable x src/lib/pagcp.c | grep -qF 'than can be counted: no critical participation computed$'
 	# A message the page lacks.
 	src=$(printf 'static int f(ingest *g)\n{\n\treturn ig_fail(g, "span %%zu: no such\\"thing\\"",\n\t\t1);\n}\n' |
 		mkfix fake.c)
-	[ "$(unlisted man/tr-ingest.1 "$src")" = '^(.*: )?span .*: no such"thing"$' ]
-	# A listed line nothing prints: every line of the page, against one message.
+	[ "$(unlisted man/tr-ingest.1 "$src")" = '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' ]
+	# Listed lines nothing prints: every line of the page, against one message.
 	[ "$(unprintable_listed man/tr-infer.1 "$src" | wc -l)" -ge 8 ]
-	# A call whose statement never ends.
+	# A listed line with its place shown wrong matches nothing.
+	printf '.SH DIAGNOSTICS\n.nf\ntr-ingest: \\fIfile\\fP: span 3: no such"thing"\n.fi\n.SH SEE ALSO\n' > "$BATS_TEST_TMPDIR/t.1"
+	[ "$(unlisted "$BATS_TEST_TMPDIR/t.1" "$src")" = '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' ]
+	# A call whose statement never ends, also when another file follows.
 	printf 'void f(void)\n{\n\ttr_warn("never ends"\n' > "$BATS_TEST_TMPDIR/open.c"
-	run message_literals "$BATS_TEST_TMPDIR/open.c"
+	run message_literals "$BATS_TEST_TMPDIR/open.c" "$src"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"unterminated call at $BATS_TEST_TMPDIR/open.c:3"* ]]
 }

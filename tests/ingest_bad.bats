@@ -204,9 +204,46 @@ J
 	[ "$(tr-ingest -k -v -j 4 "$f" 2>&1; echo "status $?")" = "$onek" ]
 }
 
+@test "-j N prints the same messages as one thread: a cut after a broken trace, a bad value after the data" {
+	# JSON Lines in two zstd frames, the second cut: without -k the broken
+	# trace stops the file, and the cut is not told, however far threads read.
+	{
+		echo '{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2}]}'
+		echo '{"traceID":"bad","spans":[{"spanID":"a","startTime":1,"duration":-2}]}'
+	} | zstd -q -c > "$BATS_TEST_TMPDIR/jl.zst"
+	for i in $(seq 3 60); do
+		echo "{\"traceID\":\"t$i\",\"spans\":[{\"spanID\":\"a\",\"startTime\":1,\"duration\":2}]}"
+	done | zstd -q -c > "$BATS_TEST_TMPDIR/rest.zst"
+	head -c $(($(wc -c < "$BATS_TEST_TMPDIR/rest.zst") / 2)) "$BATS_TEST_TMPDIR/rest.zst" >> "$BATS_TEST_TMPDIR/jl.zst"
+	printf '{"data":[{"traceID":"a","spans":[{"spanID":"x","startTime":1,"duration":-1}]}],\n"total": NaN}\n' |
+		mkfix after.json
+	for f in "$BATS_TEST_TMPDIR/jl.zst" "$BATS_TEST_TMPDIR/after.json"; do
+		for k in "" -k; do
+			one=$(tr-ingest $k -v "$f" 2>&1; echo "status $?")
+			[[ "$one" == *"status 3"* ]]
+			[ "$(tr-ingest $k -v -j 4 "$f" 2>&1; echo "status $?")" = "$one" ] ||
+				{ echo "$f $k: -j 4 differs from: $one"; false; }
+		done
+	done
+	run tr-ingest -k -v "$BATS_TEST_TMPDIR/jl.zst"
+	[[ "$output" == *"truncated zstd stream"* ]]
+}
+
 @test "-j takes 1 to 256 threads" {
 	run tr-ingest -j 0 /dev/null
 	[ "$status" -eq 2 ]
 	run tr-ingest -j x /dev/null
 	[ "$status" -eq 2 ]
+}
+
+@test "a bare Jaeger trace that is cut off or over --max-bytes counts as one broken trace" {
+	f=$(printf '{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2},{"spanID":"b"' | mkfix cut.json)
+	run tr-ingest -v "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"0 traces, 0 spans written; 1 broken traces skipped"* ]]
+	f=$(printf '{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2}]}\n' | mkfix bare.json)
+	run tr-ingest -v --max-bytes 30 "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-ingest: $f:1:25: JSON value larger than --max-bytes 30"* ]]
+	[[ "$output" == *"0 traces, 0 spans written; 1 broken traces skipped"* ]]
 }

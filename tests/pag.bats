@@ -434,6 +434,15 @@ EOF
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"tr-cp: $f:10: PG record: bad origin"* ]]
 	[ "$(tr-cp "$f" 2>/dev/null)" = "$want" ]
+	# An edge whose destination conflicts defines not even its source: vertex
+	# 7 stays free for the good edge after it.
+	f=$(example_pag 1 0)
+	printf 'PE\t\t7\t2\tmessage\t1\t4\t1\t1\n' >> "$f"
+	printf 'PE\t\t7\t8\tprocessing\t0\t1\t0\t0\n' >> "$f"
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-cp: $f:10: PE record: inconsistent vertex 2 (lane 1, time 4 here; lane 0, time 2 before)"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c 'record:')" -eq 1 ]
 }
 
 @test "every bad PAG record is named with what is wrong, also one that is too short" {

@@ -21,6 +21,7 @@ no_memcheck() {
 LF_TOOLS="cp pag temporal infer aggregate"
 
 # Run tool $1 on file $2 with -k -v (and more options). Sets out, err, rc.
+# With LF_PIPE set, the file comes through a pipe on stdin instead.
 lf_run() {
 	local tool=$1 in=$2
 	shift 2
@@ -31,7 +32,11 @@ lf_run() {
 	*) set -- -k -v "$@" ;;
 	esac
 	rc=0
-	timeout 600 "tr-$tool" "$@" "$in" >"$out" 2>"$err" || rc=$?
+	if [ -n "$LF_PIPE" ]; then
+		cat "$in" | timeout 600 "tr-$tool" "$@" - >"$out" 2>"$err" || rc=$?
+	else
+		timeout 600 "tr-$tool" "$@" "$in" >"$out" 2>"$err" || rc=$?
+	fi
 }
 
 # Collect a failure for the current tool; the test fails at the end with all.
@@ -371,18 +376,51 @@ lf_good_trace() {
 	head -c $(($(wc -c < "$BATS_TEST_TMPDIR/second.zst") / 2)) "$BATS_TEST_TMPDIR/second.zst" >> "$BATS_TEST_TMPDIR/cut.tr.zst"
 	in=$BATS_TEST_TMPDIR/cut.tr.zst
 	whole=$(zstd -dc "$in" 2>/dev/null | mkfix whole.tr)
-	for tool in $LF_TOOLS; do
-		lf_run $tool "$in"
-		expect_no_crash
-		expect_status 3
-		expect_msg "^tr-$tool: $in: truncated zstd stream"
-		expect_msg "^tr-$tool: $in:4: trace b1: its file ended early, it may be incomplete: skipped"
-		expect_whole "$whole" g1
-		expect_absent b1
-		expect_absent b
-		expect_count 2
+	# From the file, then through a pipe (tr-infer --reformat copies a pipe).
+	for name in "$in" '<stdin>'; do
+		[ "$name" = "$in" ] && LF_PIPE= || LF_PIPE=1
+		for tool in $LF_TOOLS; do
+			lf_run $tool "$in"
+			expect_no_crash
+			expect_status 3
+			expect_msg "^tr-$tool: $name: truncated zstd stream"
+			expect_msg "^tr-$tool: $name:4: trace b1: the input broke off before its end, it may be incomplete: skipped"
+			expect_whole "$whole" g1
+			expect_absent b1
+			expect_absent b
+			expect_count 2
+		done
 	done
+	LF_PIPE=
 	report
+}
+
+# A file of partial records whose second zstd frame is cut: its first half
+# decodes, the rest is missing.
+cut_partials() {
+	local n
+	n=$(wc -l < "$1")
+	head -n $((n / 2)) "$1" | zstd -q -c > "$2"
+	{ tail -n +$((n / 2 + 1)) "$1"; for i in $(seq 200); do echo "# padding, so that the frame is compressed"; done; } |
+		zstd -q -c > "$BATS_TEST_TMPDIR/rest.zst"
+	head -c $(($(wc -c < "$BATS_TEST_TMPDIR/rest.zst") / 2)) "$BATS_TEST_TMPDIR/rest.zst" >> "$2"
+}
+
+@test "--merge: a cut zstd file of partial records is bad input, never merged as if whole" {
+	tr-ingest -q "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
+	tr-infer --partial "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/p.inf"
+	cut_partials "$BATS_TEST_TMPDIR/p.inf" "$BATS_TEST_TMPDIR/p.inf.zst"
+	run tr-infer --merge "$BATS_TEST_TMPDIR/p.inf.zst"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-infer: $BATS_TEST_TMPDIR/p.inf.zst: truncated zstd stream"* ]]
+	[[ "$output" == *"tr-infer: nothing written"* ]]
+	[[ "$output" != *"from	to"* ]]
+	q='From s In spans GroupBy s.service Select s.service, COUNT'
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/a.part"
+	cut_partials "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/a.part.zst"
+	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/a.part.zst"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-aggregate: $BATS_TEST_TMPDIR/a.part.zst: truncated zstd stream" ]
 }
 
 # ---- line format: limits ----

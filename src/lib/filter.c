@@ -58,10 +58,12 @@ tr_filter_run(const tr_filter *f)
 	tr_output *out = tr_output_open(f->out_path, 0);
 	strbuf b = {0};
 	size_t failed = 0;
-	int status = TR_EXIT_OK, header_pending = f->pass_through;
+	int status = TR_EXIT_OK, header_pending = f->pass_through, stopped = 0;
 	tr_progress progress;
 
 	tr_progress_init(&progress);
+	if (f->names)
+		tr_reader_set_names(r, f->names);
 	if (f->max_spans || f->max_bytes)
 		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
 				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
@@ -91,6 +93,7 @@ tr_filter_run(const tr_filter *f)
 		}
 		if (n == TR_BAD && !f->keep_going) {
 			status = TR_EXIT_INPUT;
+			stopped = 1;
 			break;
 		}
 		if (b.len >= 64 * 1024)
@@ -109,7 +112,7 @@ tr_filter_run(const tr_filter *f)
 		status = TR_EXIT_INPUT;
 	if (f->verbose || (bad && f->keep_going))
 		tr_warn("%zu traces read, %zu bad", tr_reader_traces(r) - failed, bad);
-	if (f->verbose && bad && !f->keep_going)
+	if (f->verbose && stopped)
 		tr_warn("stopped at the first bad trace; -k goes on");
 	tr_output_close(out);
 	tr_reader_free(r);

@@ -11,6 +11,7 @@
 typedef struct tr_filter {
 	char **files;		/* inputs; none means stdin */
 	int nfiles;
+	char **names;		/* for messages, one a file (NULL: the files' own) */
 	const char *out_path;	/* -o FILE, NULL for stdout */
 	int keep_going;		/* -k: skip bad traces instead of stopping */
 	int verbose;		/* -v: a summary line on stderr at the end */

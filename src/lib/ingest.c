@@ -271,7 +271,7 @@ scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col)
 
 	if (!v) {
 		error_place(j->buf + start, j->pos - start, &e, &line, &col);
-		tr_warn("%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, e.text);
+		scan_error_at(g, line, col, "%s", e.text);
 	}
 	return v;
 }
@@ -587,6 +587,10 @@ out:
 	sb_free(&key);
 	return failed ? -1 : 0;
 malformed:
+	/* A document read whole (a bare Jaeger trace, an OTLP api_v3 document)
+	 * is lost: one broken trace, unless a trace before it stopped the file. */
+	if (!seen && !g->pool_status)
+		g->stats.broken++;
 	json_decref(rest);
 	sb_free(&key);
 	return -2;
@@ -644,6 +648,20 @@ ingest_new(const ingest_opts *o, tr_output *out)
 	return g;
 }
 
+/* -v: how a file went, one whole message each. */
+static void
+warn_file_status(const ingest *g, int zstd, int failed)
+{
+	if (zstd && failed)
+		tr_warn("%s: zstd, had errors", g->file);
+	else if (zstd)
+		tr_warn("%s: zstd, ok", g->file);
+	else if (failed)
+		tr_warn("%s: had errors", g->file);
+	else
+		tr_warn("%s: ok", g->file);
+}
+
 int
 ingest_file(ingest *g, const char *path)
 {
@@ -658,11 +676,6 @@ ingest_file(ingest *g, const char *path)
 	size_t broken0 = g->stats.broken;
 	g->batch_broken = 0;
 	r = walk_documents(g, &j);
-	if (tr_input_error(j.in)) {
-		if (!g->pool_status)
-			tr_warn("%s: %s", g->file, tr_input_error(j.in));
-		r = -2;
-	}
 	if (g->pool) {
 		/* Errors of queued traces show up as they are written, in order. */
 		int s = g->pool_status ? g->pool_status : ig_pool_drain(g->pool);
@@ -670,6 +683,12 @@ ingest_file(ingest *g, const char *path)
 		if (s < 0 && (r == 0 || s == -1))
 			r = s;
 		g->pool_status = 0;
+	}
+	/* A cut input is told unless a broken trace stopped the file before:
+	 * how far the input was read by then depends on buffering and threads. */
+	if (tr_input_error(j.in) && !(r == -1 && !g->opts.keep_going)) {
+		tr_warn("%s: %s", g->file, tr_input_error(j.in));
+		r = -2;
 	}
 	if (r == -2 || (r < 0 && !g->opts.keep_going) || g->batch_broken) {
 		/* Spans waiting for the end of the file may belong to traces we did
@@ -683,8 +702,7 @@ ingest_file(ingest *g, const char *path)
 	if (g->file_failed && r == 0)
 		r = -1;
 	if (g->opts.verbose)
-		tr_warn("%s: %s", g->file, tr_input_is_zstd(j.in) ? (r < 0 ? "zstd, had errors" : "zstd, ok")
-								    : (r < 0 ? "had errors" : "ok"));
+		warn_file_status(g, tr_input_is_zstd(j.in), r < 0);
 	g->bytes_before += tr_input_bytes(j.in);
 	tr_input_close(j.in);
 	free(j.buf);

@@ -284,25 +284,32 @@ lane_of(pag_graph *g, uint32_t id)
 	return id;
 }
 
+/* Is vertex v, when already defined, at this lane and time? */
 static int
-define_vertex(rec_ctx *c, uint32_t v, uint32_t lane, int64_t t)
+check_vertex(const rec_ctx *c, uint32_t v, uint32_t lane, int64_t t)
 {
-	pag_graph *g = c->g;
+	const pag_graph *g = c->g;
+
+	if (v >= g->capvertices || g->vlane[v] == PAG_NONE || (g->vtime[v] == t && g->vlane[v] == lane))
+		return 0;
+	return rec_fail(c, "inconsistent vertex %u (lane %u, time %lld here; lane %u, time %lld before)",
+			v, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
+}
+
+/* Define vertex v, checked by check_vertex: a record changes the graph only
+ * once all of it is known to be good. */
+static void
+define_vertex(pag_graph *g, uint32_t v, uint32_t lane, int64_t t)
+{
 	grow_vertices(g, (size_t)v + 1);
 	if (g->nvertices <= v)
 		g->nvertices = (size_t)v + 1;
-	if (g->vlane[v] == PAG_NONE) {
-		g->vlane[v] = lane;
-		g->vtime[v] = t;
-		g->vevent[v] = PAG_EV_POINT;
-		g->vspan[v] = PAG_NONE;
-		return 0;
-	}
-	if (g->vtime[v] != t || g->vlane[v] != lane) {
-		return rec_fail(c, "inconsistent vertex %u (lane %u, time %lld here; lane %u, time %lld before)",
-				v, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
-	}
-	return 0;
+	if (g->vlane[v] != PAG_NONE)
+		return;
+	g->vlane[v] = lane;
+	g->vtime[v] = t;
+	g->vevent[v] = PAG_EV_POINT;
+	g->vspan[v] = PAG_NONE;
 }
 
 static int
@@ -358,11 +365,10 @@ read_vertex(rec_ctx *c)
 	int64_t t;
 
 	if (rec_number(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
-	    rec_time(c, 4, "time", &t) < 0)
+	    rec_time(c, 4, "time", &t) < 0 || check_vertex(c, v, lane, t) < 0)
 		return -1;
 	lane_of(g, lane);
-	if (define_vertex(c, v, lane, t) < 0)
-		return -1;
+	define_vertex(g, v, lane, t);
 	for (int ev = 0; ev <= PAG_EV_FINISH && c->nf > 5; ev++)
 		if (c->f[5].len == strlen(event_names[ev]) &&
 		    memcmp(c->f[5].s, event_names[ev], c->f[5].len) == 0)
@@ -393,9 +399,11 @@ read_edge(rec_ctx *c)
 		return rec_fail(c, "edge is a loop");
 	if (!pag_type_is_comm(type) && sl != dl)
 		return rec_fail(c, "worker activity between two lanes");
-	lane_of(g, sl > dl ? sl : dl);
-	if (define_vertex(c, src, sl, t0) < 0 || define_vertex(c, dst, dl, t1) < 0)
+	if (check_vertex(c, src, sl, t0) < 0 || check_vertex(c, dst, dl, t1) < 0)
 		return -1;
+	lane_of(g, sl > dl ? sl : dl);
+	define_vertex(g, src, sl, t0);
+	define_vertex(g, dst, dl, t1);
 	pag_add_edge(g, src, dst, type, pag_intern_op(g, rec_tmp(c, 9, 0), rec_tmp(c, 10, 1)),
 		     c->nf > 11 && !g->skip_spanrefs ?
 		     add_spanref(g, rec_str(c, 11), rec_str(c, 12)) : PAG_NONE);

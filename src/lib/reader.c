@@ -76,6 +76,14 @@ tr_reader_new(char **files, int nfiles)
 }
 
 void
+tr_reader_set_names(tr_reader *r, char *const *names)
+{
+	for (int i = 0; i < r->nfiles; i++)
+		if (names[i])
+			r->names[i] = names[i];
+}
+
+void
 tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes)
 {
 	r->max_spans = max_spans ? max_spans : SIZE_MAX;
@@ -106,7 +114,7 @@ warn_over(const tr_reader *r, const char *id, size_t idlen, const trace_tally *t
 	int shown = (int)(idlen > 80 ? 80 : idlen);
 
 	if (t->over == OVER_CUT)
-		tr_warn("%s:%llu: trace %.*s: its file ended early, it may be incomplete: skipped",
+		tr_warn("%s:%llu: trace %.*s: the input broke off before its end, it may be incomplete: skipped",
 			file, line, shown, id);
 	else if (t->spans > r->max_spans)
 		tr_warn("%s:%llu: trace %.*s: more than --max-spans (%zu spans, %zu bytes read): skipped",
@@ -379,9 +387,13 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 
 		if (!tab || tidlen == 0 || bad_id) {
 			if (owned_type(line, len)) {
-				tr_warn("%s:%llu: %s", r->names[r->cur], (unsigned long long)lineno,
-					bad_id ? "trace id holds a raw CR (write it as %0D)" :
-					"record has no trace id");
+				const char *name = r->names[r->cur];
+				unsigned long long at = lineno;
+
+				if (bad_id)
+					tr_warn("%s:%llu: trace id holds a raw CR (write it as %%0D)", name, at);
+				else
+					tr_warn("%s:%llu: record has no trace id", name, at);
 				r->nbad++;
 				return TR_BAD;
 			}

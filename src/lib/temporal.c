@@ -114,8 +114,12 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 	if (analysed && tpq_annotate(tp, w) < 0) {
 		analysed = 0;
 		tp->st.skipped++;
-		if (!tp->o.quiet)
+		if (tp->o.quiet)
+			;
+		else if (w->t.nspans)
 			tr_trace_warn(&w->t, "its root span has no time: not analysed");
+		else
+			tr_trace_warn(&w->t, "it has no span: not analysed");
 	}
 	if (analysed) {
 		tp->st.analysed++;
@@ -290,7 +294,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	tr_output *out = tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};
-	int status = TR_EXIT_OK;
+	int status = TR_EXIT_OK, stopped = 0;
 
 	if (o->format == TP_LINE)
 		sb_adds(&b, TR_FORMAT_HEADER "\n");
@@ -306,8 +310,10 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			tp_add_line(tp, line, len, &b);
 		else if (n == TR_TRACE)
 			tp_add_trace(tp, t, &b);
-		else if (!r->keep_going)
+		else if (!r->keep_going) {
+			stopped = 1;
 			break;	/* what was read before is still analysed and written */
+		}
 		if (b.len >= 64 * 1024 && o->format != TP_DOT) {
 			tr_output_sb(out, &b);
 			sb_clear(&b);
@@ -325,7 +331,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	if (r->verbose || (bad && r->keep_going))
 		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
 			st->traces, st->analysed, st->skipped, bad, st->causes);
-	if (r->verbose && bad && !r->keep_going)
+	if (r->verbose && stopped)
 		tr_warn("stopped at the first bad trace; -k goes on");
 	if (o->check && st->violations)
 		tr_warn("%zu invariant violations", st->violations);

@@ -162,7 +162,7 @@ parse_log(parse_ctx *c, fields fs, size_t nf)
 	GROW(t->logs, t->caplogs, t->nlogs + 1);
 	l = &t->logs[t->nlogs++];
 	l->span = (int32_t)(c->rec - t->recs);
-	if (parse_time(c, "log time", f[3], fl[3], &l->time) < 0)
+	if (parse_time(c, "time", f[3], fl[3], &l->time) < 0)
 		return -1;
 	return parse_tags(c, fs, 4, nf, &l->tags, &l->ntags);
 }
@@ -198,16 +198,21 @@ void
 tr_trace_warn(const tr_trace *t, const char *fmt, ...)
 {
 	char what[512];
+	strbuf id = {0};
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
+	/* escaped, so that the message stays one line; long ids cut short */
+	tr_escapes(&id, t->trace_id, 0);
+	sb_addc(&id, '\0');
 	if (t->nrecs && t->files)
-		tr_warn("%s:%llu: trace %s: %s", t->files[t->recs[0].file],
-			(unsigned long long)t->recs[0].lineno, t->trace_id, what);
+		tr_warn("%s:%llu: trace %.80s: %s", t->files[t->recs[0].file],
+			(unsigned long long)t->recs[0].lineno, id.s, what);
 	else
-		tr_warn("trace %s: %s", t->trace_id, what);
+		tr_warn("trace %.80s: %s", id.s, what);
+	sb_free(&id);
 }
 
 static int

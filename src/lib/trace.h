@@ -130,6 +130,9 @@ enum tr_next {
 };
 
 tr_reader *tr_reader_new(char **files, int nfiles);
+/* Names for messages, one a file (a NULL entry keeps the file's own): a
+ * tool that reads a copy of its input names the input it was given. */
+void tr_reader_set_names(tr_reader *r, char *const *names);
 /* A trace with more S records or bytes than this is bad input (TR_BAD, a
  * message), never cut short; 0 means no limit. */
 #define TR_DEFAULT_MAX_SPANS ((size_t)10000000)
