@@ -315,7 +315,8 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 	if (!v) {
 		error_place(p, n, &e, &line, &col);
 		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, e.text);
-		/* The scanner found the element's end: only this element is lost. */
+		/* The scanner found the element's end, so the file goes on; a
+		 * Zipkin or OTLP element takes the file's traces with it. */
 		r = -1;
 		if (!jaeger)
 			lost_element(g);
@@ -524,9 +525,10 @@ other_document(ingest *g, json_t *rest)
 			ig_flush(g);
 	} else if (json_object_get(rest, "traceId") && allows(g, INGEST_ZIPKIN))
 		r = zipkin_span(g, rest, zipkin_version(g));
+	else if (g->opts.format)
+		return ig_fail(g, "not a Jaeger, Zipkin or OTLP document of the format given with -f");
 	else
-		return g->opts.format ? ig_fail(g, "not a Jaeger, Zipkin or OTLP document of the format given with -f")
-				      : ig_fail(g, "not a Jaeger, Zipkin or OTLP document");
+		return ig_fail(g, "not a Jaeger, Zipkin or OTLP document");
 	return r;
 }
 

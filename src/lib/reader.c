@@ -202,7 +202,6 @@ static void
 loose_add(loose_trace *lt, tr_reader *r, const char *line, size_t len, uint32_t file, uint64_t lineno)
 {
 	tr_record *rec;
-
 	trace_tally *t = &lt->tally;
 
 	if (!t->lineno) {

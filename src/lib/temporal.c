@@ -114,11 +114,9 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 	if (analysed && tpq_annotate(tp, w) < 0) {
 		analysed = 0;
 		tp->st.skipped++;
-		if (tp->o.quiet)
-			;
-		else if (w->t.nspans)
+		if (!tp->o.quiet && w->t.nspans)
 			tr_trace_warn(&w->t, "its root span has no time: not analysed");
-		else
+		else if (!tp->o.quiet)
 			tr_trace_warn(&w->t, "it has no span: not analysed");
 	}
 	if (analysed) {
