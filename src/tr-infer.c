@@ -159,7 +159,8 @@ spool(const char *file)
 	const char *dir = getenv("TMPDIR");
 	size_t dn = dir && *dir ? strlen(dir) : 4;
 	char *path = xmalloc(dn + 32), buf[65536];
-	int in = strcmp(file, "-") == 0 ? 0 : open(file, O_RDONLY);
+	int from_stdin = strcmp(file, "-") == 0;
+	int in = from_stdin ? STDIN_FILENO : open(file, O_RDONLY);
 
 	if (in < 0)
 		tr_die(TR_EXIT_INPUT, "%s: %s", file, strerror(errno));
@@ -174,7 +175,7 @@ spool(const char *file)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in ? file : "<stdin>", strerror(errno));
+			tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", from_stdin ? "<stdin>" : file, strerror(errno));
 		if (n == 0)
 			break;
 		for (ssize_t off = 0; off < n;) {
@@ -184,7 +185,7 @@ spool(const char *file)
 			off += w;
 		}
 	}
-	if (in > 0)
+	if (!from_stdin)
 		close(in);
 	close(fd);
 	return path;

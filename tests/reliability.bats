@@ -804,6 +804,37 @@ otlp_sandwich() {
 	report
 }
 
+# Every line of stderr is a whole message: "tr-xxx: " and the rest.
+expect_one_line_messages() {
+	if grep -vq "^tr-$tool: " "$err"; then
+		problem "a message broken over lines: $(head -c 300 "$err")"
+	fi
+}
+
+@test "messages stay one line when a trace id, span id or file name holds a newline" {
+	# tr-ingest: a span id (negative duration) and a trace id (--max-spans).
+	in=$(jaeger_sandwich '{"traceID":"b1","spanID":"x\ny","operationName":"o","startTime":1,"duration":-1,"processID":"p1"}' | mkfix in.json)
+	ingest_run -k -v "$in"
+	expect_status 3
+	expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: span x%0Ay: negative duration$"
+	expect_one_line_messages
+	in=$(jaeger_sandwich '{"traceID":"b\n1","spanID":"x","operationName":"o","startTime":1,"duration":1,"processID":"p1"},{"traceID":"b\n1","spanID":"y","operationName":"o","startTime":1,"duration":1,"processID":"p1"}' | mkfix in2.json)
+	ingest_run -k -v --max-spans 1 "$in"
+	expect_status 3
+	expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: trace b%0A1 has 2 spans, more than --max-spans 1: skipped$"
+	expect_one_line_messages
+	# A filter given a file whose name holds a newline and a CR.
+	name=$(printf 'in\nput\r.tr')
+	sandwich 'S\tb1\tx\t\t1x0\t50\ts\to\t\t\n' > "$BATS_TEST_TMPDIR/$name"
+	for tool in $LF_TOOLS; do
+		lf_run $tool "$BATS_TEST_TMPDIR/$name"
+		expect_status 3
+		expect_msg "^tr-$tool: $BATS_TEST_TMPDIR/in%0Aput%0D\.tr:[0-9]+: start: not an integer: \"1x0\"$"
+		expect_one_line_messages
+	done
+	report
+}
+
 @test "tr-ingest: CRLF JSON gives the same output as LF JSON" {
 	lf=$(jaeger_sandwich '{"traceID":"b1","spanID":"x","operationName":"o","startTime":1,"duration":1,"processID":"p1"}' | mkfix lf.json)
 	crlf=$(sed 's/$/\r/' "$lf" | mkfix crlf.json)

@@ -434,12 +434,10 @@ dedupe(ingest *g, ispan **v, size_t n)
 static void
 check_tree(ingest *g, const strbuf *text, const char *trace_id)
 {
-	static const char *names[1];
-	tr_trace t = {0};
+	const char *names[1] = {g->file};
+	tr_trace t = {.files = names};
 	char *p = text->s, *end = text->s + text->len;
 
-	names[0] = g->file;
-	t.files = names;
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 

@@ -16,17 +16,49 @@ tr_setprogname(const char *argv0)
 	tr_progname = slash ? slash + 1 : argv0;
 }
 
+/* "prog: what\n" on stderr. A message stays one line whatever the data in it
+ * (a trace id, a span id or a file name may hold a newline): line breaks and
+ * other control characters are written as %XX, as the line format does. */
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	char small[512], *msg = small;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n < 0)
+		small[0] = '\0';
+	else if (n >= (int)sizeof small) {
+		msg = malloc((size_t)n + 1);
+		if (msg)
+			vsnprintf(msg, (size_t)n + 1, fmt, again);
+		else
+			msg = small;	/* out of memory: the message cut short */
+	}
+	va_end(again);
+	fprintf(stderr, "%s: ", tr_progname);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			fprintf(stderr, "%%%02X", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fputc('\n', stderr);
+	if (msg != small)
+		free(msg);
+}
+
 void
 tr_die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fprintf(stderr, "%s: ", tr_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 
@@ -35,11 +67,9 @@ tr_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", tr_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void *
