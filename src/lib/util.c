@@ -16,13 +16,34 @@ tr_setprogname(const char *argv0)
 	tr_progname = slash ? slash + 1 : argv0;
 }
 
+/* Line buffer of vwarn: one write for a message of usual size, so that the
+ * messages of the tools of one pipeline do not mix on the stderr they share. */
+typedef struct msgline {
+	char s[1024];
+	size_t n;
+} msgline;
+
+static void
+msg_put(msgline *m, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (m->n == sizeof m->s) {
+			fwrite(m->s, 1, m->n, stderr);
+			m->n = 0;
+		}
+		m->s[m->n++] = s[i];
+	}
+}
+
 /* "prog: what\n" on stderr. A message stays one line whatever the data in it
  * (a trace id, a span id or a file name may hold a newline): line breaks and
  * other control characters are written as %XX, as the line format does. */
 static void
 vwarn(const char *fmt, va_list ap)
 {
+	static const char hex[] = "0123456789ABCDEF";
 	char small[512], *msg = small;
+	msgline line = {.n = 0};
 	va_list again;
 	int n;
 
@@ -38,14 +59,17 @@ vwarn(const char *fmt, va_list ap)
 			msg = small;	/* out of memory: the message cut short */
 	}
 	va_end(again);
-	fprintf(stderr, "%s: ", tr_progname);
+	msg_put(&line, tr_progname, strlen(tr_progname));
+	msg_put(&line, ": ", 2);
 	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
-			fprintf(stderr, "%%%02X", *p);
-		else
-			fputc(*p, stderr);
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
+			char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+			msg_put(&line, esc, 3);
+		} else
+			msg_put(&line, (const char *)p, 1);
 	}
-	fputc('\n', stderr);
+	msg_put(&line, "\n", 1);
+	fwrite(line.s, 1, line.n, stderr);
 	if (msg != small)
 		free(msg);
 }
