@@ -103,10 +103,8 @@ merge_files(query_run *run, char **files, int nfiles)
 				break;
 			}
 		}
-		if (!status && tr_input_error(in)) {	/* a cut zstd frame: records are missing */
-			tr_warn("%s: %s", tr_input_name(in), tr_input_error(in));
+		if (!status && tr_input_report(in, NULL) < 0)	/* a cut zstd frame: records are missing */
 			status = TR_EXIT_INPUT;
-		}
 		tr_input_close(in);
 		if (status)
 			break;

@@ -2,7 +2,6 @@
  * many traces with a threshold (The Mystery Machine, Scooby Systems), its
  * per-trace reformatted traces, and service dependency links; with partial
  * counts that merge, for sharded runs. See tr-infer(1). */
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <getopt.h>
@@ -125,8 +124,7 @@ run_merge(infer_ctx *x, const tr_filter *f)
 				tr_die(TR_EXIT_INPUT, "nothing written");
 			status = TR_EXIT_INPUT;
 		}
-		if (tr_input_error(in)) {	/* a cut zstd frame: records are missing */
-			tr_warn("%s: %s", tr_input_name(in), tr_input_error(in));
+		if (tr_input_report(in, NULL) < 0) {	/* a cut zstd frame: records are missing */
 			if (!f->keep_going)
 				tr_die(TR_EXIT_INPUT, "nothing written");
 			status = TR_EXIT_INPUT;
@@ -150,47 +148,6 @@ needs_spool(const char *path)
 	return strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
 }
 
-/* Copy an input to a temporary file, for the second pass of --reformat.
- * The bytes are copied as they are (zstd stays zstd), so that both passes
- * read exactly what the input holds, a cut frame included. */
-static char *
-spool(const char *file)
-{
-	const char *dir = getenv("TMPDIR");
-	size_t dn = dir && *dir ? strlen(dir) : 4;
-	char *path = xmalloc(dn + 32), buf[65536];
-	int from_stdin = strcmp(file, "-") == 0;
-	int in = from_stdin ? STDIN_FILENO : open(file, O_RDONLY);
-
-	if (in < 0)
-		tr_die(TR_EXIT_INPUT, "%s: %s", file, strerror(errno));
-	snprintf(path, dn + 32, "%s/tr-infer.XXXXXX", dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0)
-		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file", path);
-	tr_tmpfile_hold(path);	/* removed however the run ends */
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof buf);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", from_stdin ? "<stdin>" : file, strerror(errno));
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(fd, buf + off, (size_t)(n - off));
-			if (w < 0)
-				tr_die(TR_EXIT_SYSTEM, "%s: write error", path);
-			off += w;
-		}
-	}
-	if (!from_stdin)
-		close(in);
-	close(fd);
-	return path;
-}
-
 /* --reformat: the model needs every trace before the first can be written,
  * so the input is read twice. The first pass is silent: the second one
  * reports bad input exactly as any filter does, and stops where it stops. */
@@ -208,7 +165,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	for (int i = 0; i < nfiles; i++) {
 		/* A missing file is told here, before the first pass hides stderr. */
 		if (needs_spool(files[i]))
-			spooled[i] = spool(files[i]);
+			spooled[i] = tr_input_spool(files[i]);
 		else
 			tr_input_close(tr_input_open(files[i]));
 		f->files[i] = spooled[i] ? spooled[i] : files[i];

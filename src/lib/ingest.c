@@ -688,10 +688,8 @@ ingest_file(ingest *g, const char *path)
 	}
 	/* A cut input is told unless a broken trace stopped the file before:
 	 * how far the input was read by then depends on buffering and threads. */
-	if (tr_input_error(j.in) && !(r == -1 && !g->opts.keep_going)) {
-		tr_warn("%s: %s", g->file, tr_input_error(j.in));
+	if (!(r == -1 && !g->opts.keep_going) && tr_input_report(j.in, g->file) < 0)
 		r = -2;
-	}
 	if (r == -2 || (r < 0 && !g->opts.keep_going) || g->batch_broken) {
 		/* Spans waiting for the end of the file may belong to traces we did
 		 * not read whole (an element lost with its trace id): none is written. */

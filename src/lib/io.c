@@ -92,6 +92,43 @@ tr_input_error(const tr_input *in)
 	return in->err[0] ? in->err : NULL;
 }
 
+char *
+tr_input_spool(const char *path)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t n = (dir && *dir ? strlen(dir) : 4) + 32;
+	char *tmp = xmalloc(n);
+	tr_input *in = tr_input_open(path);
+	int fd;
+
+	snprintf(tmp, n, "%s/tr-spool.XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkstemp(tmp)) < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
+	tr_tmpfile_hold(tmp);
+	while (raw_fill(in) > 0) {
+		for (const char *p = in->raw + in->raw_off, *end = in->raw + in->raw_len; p < end;) {
+			ssize_t w = write(fd, p, (size_t)(end - p));
+
+			if (w < 0 && errno != EINTR)
+				tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", tmp, strerror(errno));
+			p += w > 0 ? w : 0;
+		}
+		in->raw_off = in->raw_len;
+	}
+	close(fd);
+	tr_input_close(in);
+	return tmp;
+}
+
+int
+tr_input_report(const tr_input *in, const char *name)
+{
+	if (!in->err[0])
+		return 0;
+	tr_warn("%s: %s", name ? name : in->name, in->err);
+	return -1;
+}
+
 const char *
 tr_input_name(const tr_input *in)
 {

@@ -17,6 +17,13 @@ int tr_input_is_zstd(const tr_input *in);
 /* Why the input ended early (a truncated or corrupt zstd stream), or NULL.
  * Reading then returns end of input; what was read before is whole. */
 const char *tr_input_error(const tr_input *in);
+/* When the input ended early, say why ("name: why", name NULL for the
+ * input's own) and return -1; else 0. */
+int tr_input_report(const tr_input *in, const char *name);
+/* Copy the input at path, bytes as they come (zstd stays zstd, a cut frame
+ * stays cut), to a new temporary file in $TMPDIR that is removed however the
+ * run ends; returns its path. For a second pass over a pipe. */
+char *tr_input_spool(const char *path);
 /* Read up to n bytes; returns the count, 0 at end. Dies on a read error. */
 size_t tr_input_read(tr_input *in, void *buf, size_t n);
 /* Read the whole remaining input into b (used where a format needs the whole file). */

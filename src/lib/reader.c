@@ -124,12 +124,11 @@ warn_over(const tr_reader *r, const char *id, size_t idlen, const trace_tally *t
 			file, line, shown, id, t->spans, t->bytes);
 }
 
-/* A file ended early: the trace being read and every trace still collected
- * may miss records, so none of them is handed out. */
+/* A file ended early (told already): the trace being read and every trace
+ * still collected may miss records, so none of them is handed out. */
 static void
 input_failed(tr_reader *r)
 {
-	tr_warn("%s: %s", r->names[r->cur], tr_input_error(r->in));
 	/* The cut traces are counted when handed out; with none, the file
 	 * itself is the bad input, so that the run still fails. */
 	if (!r->in_group && r->loose_next == r->nloose)
@@ -160,7 +159,7 @@ next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 			return line;
 		}
 		r->bytes_done += tr_input_bytes(r->in);
-		if (tr_input_error(r->in))
+		if (tr_input_report(r->in, r->names[r->cur]) < 0)
 			input_failed(r);
 		tr_input_close(r->in);
 		r->in = NULL;

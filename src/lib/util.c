@@ -17,7 +17,8 @@ tr_setprogname(const char *argv0)
 }
 
 /* Line buffer of vwarn: one write for a message of usual size, so that the
- * messages of the tools of one pipeline do not mix on the stderr they share. */
+ * messages of the tools of one pipeline do not mix on the stderr they share.
+ * Not a strbuf: growing one could fail and call tr_die, which calls vwarn. */
 typedef struct msgline {
 	char s[1024];
 	size_t n;
