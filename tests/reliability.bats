@@ -735,7 +735,7 @@ otlp_sandwich() {
 	report
 }
 
-@test "tr-ingest: a Zipkin or OTLP element jansson cannot read loses the file's traces, each counted" {
+@test "tr-ingest: a Zipkin or OTLP element the JSON parser cannot read loses the file's traces, each counted" {
 	# Zipkin: a1 and a2, whose spans were read, and the element that was not.
 	# OTLP: the one resourceSpans element holding all three.
 	for fmt_count in zipkin:3 otlp:1; do
@@ -744,7 +744,7 @@ otlp_sandwich() {
 		ingest_run -k -v "$in"
 		expect_no_crash
 		expect_status 3
-		expect_msg "^tr-ingest: $in:[23]:[0-9]+: invalid token near 'NaN'"
+		expect_msg "^tr-ingest: $in:[23]:[0-9]+: invalid char in json text near 'NaN'"
 		[ "$(grep -c '^S' "$out")" -eq 0 ] || problem "$fmt: a trace of the file was written"
 		ingest_count "${fmt_count#*:}"
 	done

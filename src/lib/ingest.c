@@ -2,8 +2,8 @@
  * or span (Zipkin) or resource (OTLP) to its converter.
  *
  * A small scanner finds where each element of the top-level array, or of a
- * top-level object's "data" or "resourceSpans" array, begins and ends; jansson
- * parses one element at a time. So a Jaeger export of any size needs memory
+ * top-level object's "data" or "resourceSpans" array, begins and ends; yajl
+ * parses one element at a time into an arena tree (jv.h). So a Jaeger export of any size needs memory
  * for its largest trace only, and an error points at a line and column of the
  * file. Files that are several JSON documents (JSON Lines) are read the same way. */
 #include "ingest_impl.h"
@@ -22,39 +22,6 @@ typedef struct jscan {
 	int eof;
 } jscan;
 
-
-/* jansson allocates a node per JSON value; while one element is converted its
- * allocations come from an arena dropped as a whole afterwards. A header tells
- * arena blocks from heap blocks, since values made outside an element (the
- * envelope's other keys) are freed one by one. The pointer is per thread. */
-static _Thread_local arena *json_arena;
-
-typedef struct json_block {
-	size_t from_arena;
-	size_t pad;	/* keeps the payload 16-byte aligned */
-} json_block;
-
-static void *
-json_block_alloc(size_t n)
-{
-	json_block *h;
-
-	if (json_arena)
-		h = arena_alloc(json_arena, n + sizeof *h);
-	else if (!(h = malloc(n + sizeof *h)))
-		return NULL;
-	h->from_arena = json_arena != NULL;
-	return h + 1;
-}
-
-static void
-json_block_free(void *p)
-{
-	json_block *h = (json_block *)p - 1;
-
-	if (p && !h->from_arena)
-		free(h);
-}
 
 static size_t
 scan_fill(jscan *j)
@@ -159,7 +126,7 @@ scan_error_at(ingest *g, uint64_t line, uint64_t col, const char *fmt, ...)
 
 /* Move pos past the JSON value that starts there; the value stays in buf from
  * *start on. Checks that brackets match and strings end, which is all it
- * takes to find the value's end: jansson checks the rest, and whatever it
+ * takes to find the value's end: yajl checks the rest, and whatever it
  * finds wrong inside is that value's problem alone. Works on the buffer
  * directly: this loop sees every byte of the input.
  * Returns 0; 1 when the value is larger than --max-bytes (it is skipped, its
@@ -247,13 +214,11 @@ scan_value(ingest *g, jscan *j, size_t *start)
 	return skipping;
 }
 
-/* Where jansson's error is: count lines up to its byte position in p[0,n). */
+/* Where a parse error is: count lines up to byte pos of p[0,n). */
 static void
-error_place(const char *p, size_t n, const json_error_t *e, uint64_t *line, uint64_t *col)
+error_place(const char *p, size_t pos, uint64_t *line, uint64_t *col)
 {
-	size_t end = (size_t)e->position < n ? (size_t)e->position : n;
-
-	for (size_t i = 0; i < end; i++) {
+	for (size_t i = 0; i < pos; i++) {
 		if (p[i] == '\n') {
 			++*line;
 			*col = 1;
@@ -262,23 +227,24 @@ error_place(const char *p, size_t n, const json_error_t *e, uint64_t *line, uint
 	}
 }
 
-/* Parse buf[start, pos) with jansson; errors point into the file. */
-static json_t *
-scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col)
+/* Parse buf[start, pos) into mem; errors point into the file. */
+static jv *
+scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col, arena *mem)
 {
-	json_error_t e;
-	json_t *v = json_loadb(j->buf + start, j->pos - start, JSON_DECODE_ANY, &e);
+	const char *err;
+	size_t pos;
+	jv *v = jv_parse(g->parser, j->buf + start, j->pos - start, mem, &err, &pos);
 
 	if (!v) {
-		error_place(j->buf + start, j->pos - start, &e, &line, &col);
-		scan_error_at(g, line, col, "%s", e.text);
+		error_place(j->buf + start, pos, &line, &col);
+		scan_error_at(g, line, col, "%s", err);
 	}
 	return v;
 }
 
-/* Read the value at pos into a json_t. */
-static json_t *
-read_value(ingest *g, jscan *j)
+/* Read the value at pos into nodes from mem. */
+static jv *
+read_value(ingest *g, jscan *j, arena *mem)
 {
 	uint64_t line = j->line, col = scan_col(j);
 	size_t start = 0;
@@ -288,7 +254,7 @@ read_value(ingest *g, jscan *j)
 		scan_error_at(g, line, col, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
 	if (r)
 		return NULL;
-	return scan_parse(g, j, start, line, col);
+	return scan_parse(g, j, start, line, col, mem);
 }
 
 /* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
@@ -304,17 +270,17 @@ int
 ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
 	   strbuf *msg)
 {
-	json_error_t e;
-	json_t *v;
+	const char *err;
+	size_t pos;
+	jv *v;
 	int r;
 
-	json_arena = &g->json_mem;
 	g->err_line = line;
 	g->err_col = col;
-	v = json_loadb(p, n, JSON_DECODE_ANY, &e);
+	v = jv_parse(g->parser, p, n, &g->json_mem, &err, &pos);
 	if (!v) {
-		error_place(p, n, &e, &line, &col);
-		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, e.text);
+		error_place(p, pos, &line, &col);
+		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, err);
 		/* The scanner found the element's end, so the file goes on; a
 		 * Zipkin or OTLP element takes the file's traces with it. */
 		r = -1;
@@ -323,12 +289,10 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 	} else {
 		g->err[0] = '\0';
 		r = fn(g, v);
-		json_decref(v);
 		if (r < 0)
 			sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line,
 				(unsigned long long)col, g->err);
 	}
-	json_arena = NULL;
 	arena_reset(&g->json_mem);
 	if (jaeger && r == 0)
 		ig_flush(g);	/* a Jaeger trace object is a whole trace */
@@ -424,13 +388,13 @@ walk_array(ingest *g, jscan *j, elem_fn fn, int jaeger)
 }
 
 int
-ig_elem_jaeger(ingest *g, const json_t *v)
+ig_elem_jaeger(ingest *g, const jv *v)
 {
 	return jaeger_trace(g, v);
 }
 
 static int
-elem_otlp(ingest *g, const json_t *v)
+elem_otlp(ingest *g, const jv *v)
 {
 	return otlp_resource_spans(g, v);
 }
@@ -443,15 +407,15 @@ zipkin_version(const ingest *g)
 
 /* A top-level array element: a span, or a trace given as an array of spans. */
 static int
-elem_zipkin(ingest *g, const json_t *v)
+elem_zipkin(ingest *g, const jv *v)
 {
 	size_t i;
-	const json_t *span;
+	const jv *span;
 	int failed = 0;
 
-	if (!json_is_array(v))
+	if (!jv_is_array(v))
 		return zipkin_span(g, v, zipkin_version(g));
-	json_array_foreach(v, i, span)
+	jv_array_foreach(v, i, span)
 		if (zipkin_span(g, span, zipkin_version(g)) < 0) {
 			failed = 1;
 			if (!g->opts.keep_going)
@@ -473,15 +437,15 @@ allows(const ingest *g, enum ingest_format f)
 static int
 read_key(ingest *g, jscan *j, strbuf *key)
 {
-	json_t *k;
+	jv *k;
 
 	if (scan_ws(j) != '"')
 		return scan_error(g, j, "expected a key string");
-	if (!(k = read_value(g, j)))
+	if (!(k = read_value(g, j, &g->json_mem)))
 		return -1;
 	sb_clear(key);
-	sb_add(key, json_string_value(k), json_string_length(k));
-	json_decref(k);
+	sb_add(key, k->u.s, k->len);
+	arena_reset(&g->json_mem);
 	return expect(g, j, ':');
 }
 
@@ -496,9 +460,9 @@ data_value(ingest *g, jscan *j, const char *key, int *seen)
 		if (c == '[')
 			return walk_array(g, j, ig_elem_jaeger, 1);
 		if (c == 'n') {		/* "data": null */
-			json_t *v = read_value(g, j);
+			jv *v = read_value(g, j, &g->json_mem);
 
-			json_decref(v);
+			arena_reset(&g->json_mem);
 			return v ? 0 : -2;
 		}
 		return convert(g, j, ig_elem_jaeger, 1);	/* the UI's data-as-object */
@@ -511,19 +475,19 @@ data_value(ingest *g, jscan *j, const char *key, int *seen)
 }
 
 static int
-other_document(ingest *g, json_t *rest)
+other_document(ingest *g, const jv *rest)
 {
 	int r;
 
-	if (json_object_get(rest, "result") && allows(g, INGEST_OTLP))
+	if (jv_get(rest, "result") && allows(g, INGEST_OTLP))
 		r = otlp_document(g, rest);
-	else if (json_object_get(rest, "spans") && allows(g, INGEST_JAEGER)) {
+	else if (jv_get(rest, "spans") && allows(g, INGEST_JAEGER)) {
 		r = jaeger_trace(g, rest);
 		if (r < 0)
 			g->stats.broken++;
 		else
 			ig_flush(g);
-	} else if (json_object_get(rest, "traceId") && allows(g, INGEST_ZIPKIN))
+	} else if (jv_get(rest, "traceId") && allows(g, INGEST_ZIPKIN))
 		r = zipkin_span(g, rest, zipkin_version(g));
 	else if (g->opts.format)
 		return ig_fail(g, "not a Jaeger, Zipkin or OTLP document of the format given with -f");
@@ -532,16 +496,38 @@ other_document(ingest *g, json_t *rest)
 	return r;
 }
 
+/* Keep a member of a top-level object that is not walked, for the document
+ * read whole. */
+static int
+rest_member(ingest *g, jscan *j, jv *rest, jv **last, const strbuf *key)
+{
+	jv *v = read_value(g, j, &g->doc_mem);
+
+	if (!v)
+		return -1;
+	v->key = arena_strndup(&g->doc_mem, key->s, key->len);
+	v->keylen = (uint32_t)key->len;
+	if (*last)
+		(*last)->next = v;
+	else
+		rest->u.first = v;
+	*last = v;
+	rest->len++;
+	return 0;
+}
+
 /* A top-level object: an envelope whose data is walked, or a document that is
  * read whole (a bare Jaeger trace, the OTLP api_v3 wrapper, one Zipkin span). */
 static int
 walk_object(ingest *g, jscan *j)
 {
-	json_t *rest = json_object();
+	jv *rest = arena_alloc(&g->doc_mem, sizeof *rest), *last = NULL;
 	strbuf key = {0};
 	int seen = 0, failed = 0, r, c;
 	uint64_t line = j->line, col = scan_col(j);
 
+	memset(rest, 0, sizeof *rest);
+	rest->type = JV_OBJECT;
 	scan_advance(j);	/* { */
 	for (;;) {
 		c = scan_ws(j);
@@ -559,13 +545,8 @@ walk_object(ingest *g, jscan *j)
 			if (!g->opts.keep_going)
 				goto out;
 		}
-		if (r == 1) {
-			json_t *v = read_value(g, j);
-
-			if (!v)
-				goto malformed;
-			json_object_set_new(rest, key.s, v);
-		}
+		if (r == 1 && rest_member(g, j, rest, &last, &key) < 0)
+			goto malformed;
 		j->keep = j->pos;
 		c = scan_ws(j);
 		if (c == ',')
@@ -585,7 +566,7 @@ walk_object(ingest *g, jscan *j)
 		}
 	}
 out:
-	json_decref(rest);
+	arena_reset(&g->doc_mem);
 	sb_free(&key);
 	return failed ? -1 : 0;
 malformed:
@@ -593,7 +574,7 @@ malformed:
 	 * is lost: one broken trace, unless a trace before it stopped the file. */
 	if (!seen && !g->pool_status)
 		g->stats.broken++;
-	json_decref(rest);
+	arena_reset(&g->doc_mem);
 	sb_free(&key);
 	return -2;
 }
@@ -643,7 +624,7 @@ ingest_new(const ingest_opts *o, tr_output *out)
 
 	g->opts = *o;
 	g->out = out;
-	json_set_alloc_funcs(json_block_alloc, json_block_free);
+	g->parser = jv_parser_new();
 	tr_progress_init(&g->progress);
 	if (o->threads > 1)
 		g->pool = ig_pool_new(g, o->threads);
@@ -730,6 +711,8 @@ ingest_free(ingest *g)
 	ig_discard(g);
 	arena_free(&g->batch.mem);
 	arena_free(&g->json_mem);
+	arena_free(&g->doc_mem);
+	jv_parser_free(g->parser);
 	free(g->batch.spans);
 	strmap_free(&g->batch.bad_traces);
 	strmap_free(&g->ids);

@@ -3,6 +3,7 @@
 #include "ingest_impl.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,33 +56,29 @@ ig_ptag(ingest *g, const char *prefix, const char *key, const char *val)
 }
 
 const char *
-ig_json_text(ingest *g, const json_t *v)
+ig_json_text(ingest *g, const jv *v)
 {
 	char buf[64];
 
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return ig_strn(g, json_string_value(v), json_string_length(v));
-	case JSON_INTEGER:
-		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	switch (v->type) {
+	case JV_STRING:
+		return ig_strn(g, v->u.s, v->len);
+	case JV_INT:
+		snprintf(buf, sizeof buf, "%" PRId64, v->u.i);
 		return ig_str(g, buf);
-	case JSON_REAL:
-		fmt_double(buf, sizeof buf, json_real_value(v));
+	case JV_REAL:
+		fmt_double(buf, sizeof buf, v->u.r);
 		return ig_str(g, buf);
-	case JSON_TRUE:
+	case JV_TRUE:
 		return "true";
-	case JSON_FALSE:
+	case JV_FALSE:
 		return "false";
-	case JSON_NULL:
+	case JV_NULL:
 		return "";
-	default: {
-		size_t n = json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
-		char *s = arena_alloc(&g->batch.mem, n + 1);
-
-		json_dumpb(v, s, n, JSON_COMPACT | JSON_ENCODE_ANY);
-		s[n] = '\0';
-		return s;
-	}
+	default:
+		sb_clear(&g->scratch);
+		jv_dump(&g->scratch, v);
+		return ig_strn(g, g->scratch.s, g->scratch.len);
 	}
 }
 
@@ -219,9 +216,9 @@ ig_bad_trace(ingest *g, const char *trace_id)
 }
 
 void
-ig_bad_span(ingest *g, const json_t *span)
+ig_bad_span(ingest *g, const jv *span)
 {
-	const char *tid = json_string_value(json_object_get(span, "traceId"));
+	const char *tid = jv_str(jv_get(span, "traceId"));
 
 	if (tid && *tid)
 		ig_bad_trace(g, ig_lower(g, tid));
@@ -230,36 +227,36 @@ ig_bad_span(ingest *g, const json_t *span)
 }
 
 int
-ig_get_str(ingest *g, const json_t *o, const char *key, int required, const char **out)
+ig_get_str(ingest *g, const jv *o, const char *key, int required, const char **out)
 {
-	const json_t *v = json_object_get(o, key);
+	const jv *v = jv_get(o, key);
 
-	if (!v || json_is_null(v)) {
+	if (!v || jv_is_null(v)) {
 		*out = "";
 		return required ? ig_fail(g, "\"%s\" is missing", key) : 0;
 	}
-	if (!json_is_string(v))
+	if (!jv_is_string(v))
 		return ig_fail(g, "\"%s\" is not a string", key);
-	*out = ig_strn(g, json_string_value(v), json_string_length(v));
+	*out = ig_strn(g, jv_str(v), jv_len(v));
 	return 0;
 }
 
 int
-ig_get_i64(ingest *g, const json_t *o, const char *key, int required, int64_t *out, int *present)
+ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present)
 {
-	const json_t *v = json_object_get(o, key);
+	const jv *v = jv_get(o, key);
 
 	*out = 0;
 	if (present)
 		*present = 0;
-	if (!v || json_is_null(v))
+	if (!v || jv_is_null(v))
 		return required ? ig_fail(g, "\"%s\" is missing", key) : 0;
-	if (json_is_integer(v))
-		*out = json_integer_value(v);
-	else if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v))
-		*out = (int64_t)json_real_value(v);
-	else if (!json_is_string(v) ||
-		 parse_i64(json_string_value(v), json_string_length(v), out) < 0)
+	if (jv_is_integer(v))
+		*out = jv_int(v);
+	else if (jv_is_real(v) && jv_real(v) == (double)(int64_t)jv_real(v))
+		*out = (int64_t)jv_real(v);
+	else if (!jv_is_string(v) ||
+		 parse_i64(jv_str(v), jv_len(v), out) < 0)
 		return ig_fail(g, "\"%s\" is not an integer", key);
 	if (present)
 		*present = 1;
@@ -267,14 +264,14 @@ ig_get_i64(ingest *g, const json_t *o, const char *key, int required, int64_t *o
 }
 
 int
-ig_get_array(ingest *g, const json_t *o, const char *key, const json_t **out)
+ig_get_array(ingest *g, const jv *o, const char *key, const jv **out)
 {
-	const json_t *v = json_object_get(o, key);
+	const jv *v = jv_get(o, key);
 
 	*out = NULL;
-	if (!v || json_is_null(v))
+	if (!v || jv_is_null(v))
 		return 0;
-	if (!json_is_array(v))
+	if (!jv_is_array(v))
 		return ig_fail(g, "\"%s\" is not an array", key);
 	*out = v;
 	return 0;

@@ -3,7 +3,7 @@
 #ifndef TR_INGEST_IMPL_H
 #define TR_INGEST_IMPL_H
 
-#include <jansson.h>
+#include "jv.h"
 #include <stdint.h>
 
 #include "format.h"
@@ -69,7 +69,7 @@ typedef struct ibuild {
 } ibuild;
 
 typedef struct ingest_pool ingest_pool;
-typedef int (*elem_fn)(ingest *g, const json_t *v);
+typedef int (*elem_fn)(ingest *g, const jv *v);
 
 struct ingest {
 	ingest_opts opts;
@@ -82,7 +82,9 @@ struct ingest {
 	ibatch batch;
 	tr_progress progress;
 	uint64_t bytes_before;	/* input bytes of the files already read */
-	arena json_mem;		/* jansson's nodes for the element being converted */
+	jv_parser *parser;	/* reads one element at a time */
+	arena json_mem;		/* the nodes of the element being converted */
+	arena doc_mem;		/* a top-level object's members read whole */
 	ibuild build;
 	strbuf text, scratch;
 	const char *file;	/* name for messages */
@@ -114,7 +116,7 @@ void ig_tag(ingest *g, const char *key, const char *val);
 void ig_ptag(ingest *g, const char *prefix, const char *key, const char *val);
 /* A JSON scalar as tag text: strings as is, numbers exactly, bools true/false;
  * arrays and objects as compact JSON. */
-const char *ig_json_text(ingest *g, const json_t *v);
+const char *ig_json_text(ingest *g, const jv *v);
 void ig_log_begin(ingest *g, int64_t time);
 void ig_log_tag(ingest *g, const char *key, const char *val);
 void ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_id);
@@ -129,7 +131,7 @@ int ig_fail(ingest *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void ig_bad_trace(ingest *g, const char *trace_id);
 /* A Zipkin or OTLP span that did not convert: its trace is bad, or, when its
  * trace id is unreadable, counted as one broken trace of its own. */
-void ig_bad_span(ingest *g, const json_t *span);
+void ig_bad_span(ingest *g, const jv *span);
 /* Write every trace of the batch whose spans are complete, then empty it. */
 void ig_flush(ingest *g);
 /* Count the batch's traces as broken (before discarding it). */
@@ -138,17 +140,17 @@ void ig_count_batch_broken(ingest *g);
 void ig_discard(ingest *g);
 
 /* JSON field helpers: each returns 0 or -1 via ig_fail with the field named. */
-int ig_get_str(ingest *g, const json_t *o, const char *key, int required, const char **out);
-int ig_get_i64(ingest *g, const json_t *o, const char *key, int required, int64_t *out, int *present);
+int ig_get_str(ingest *g, const jv *o, const char *key, int required, const char **out);
+int ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present);
 /* An array field: NULL, missing and [] are all empty; -1 when of another type. */
-int ig_get_array(ingest *g, const json_t *o, const char *key, const json_t **out);
+int ig_get_array(ingest *g, const jv *o, const char *key, const jv **out);
 
 /* Parse and convert one JSON element p[0,n) that starts at line:col of the
  * file. Returns 0, -1 (the element is broken) or -2 (malformed JSON); on
  * failure msg holds "file:line:col: what". A Jaeger trace is written at once. */
 int ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
 	       strbuf *msg);
-int ig_elem_jaeger(ingest *g, const json_t *v);
+int ig_elem_jaeger(ingest *g, const jv *v);
 
 /* Worker threads for Jaeger traces: elements are converted in parallel and
  * written in input order, so the output is the same bytes as one thread's. */
@@ -163,10 +165,10 @@ int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);
 
 /* The converters: one JSON element each. */
-int jaeger_trace(ingest *g, const json_t *trace);
-int otlp_resource_spans(ingest *g, const json_t *rs);
-int otlp_document(ingest *g, const json_t *doc);
-int zipkin_span(ingest *g, const json_t *span, int version);	/* 1, 2, or 0: detect */
+int jaeger_trace(ingest *g, const jv *trace);
+int otlp_resource_spans(ingest *g, const jv *rs);
+int otlp_document(ingest *g, const jv *doc);
+int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */
 void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
 
 #endif

@@ -5,28 +5,28 @@
 
 /* A Jaeger tag's value as text, by its declared type (or the JSON type). */
 static int
-tag_value(ingest *g, const json_t *tag, const char **out)
+tag_value(ingest *g, const jv *tag, const char **out)
 {
-	const json_t *v = json_object_get(tag, "value");
-	const char *type = json_string_value(json_object_get(tag, "type"));
+	const jv *v = jv_get(tag, "value");
+	const char *type = jv_str(jv_get(tag, "type"));
 
 	if (!v)
 		return ig_fail(g, "tag without \"value\"");
-	if (type && (strcmp(type, "int64") == 0 || strcmp(type, "INT64") == 0) && json_is_string(v)) {
+	if (type && (strcmp(type, "int64") == 0 || strcmp(type, "INT64") == 0) && jv_is_string(v)) {
 		int64_t x;
 
 		/* Beyond 2^53 Jaeger writes int64 as a string; keep it exact. */
-		if (parse_i64(json_string_value(v), json_string_length(v), &x) < 0)
-			return ig_fail(g, "int64 tag value \"%.40s\" is not an integer", json_string_value(v));
+		if (parse_i64(jv_str(v), jv_len(v), &x) < 0)
+			return ig_fail(g, "int64 tag value \"%.40s\" is not an integer", jv_str(v));
 	} else if (type && (strcmp(type, "bool") == 0 || strcmp(type, "BOOL") == 0) &&
-		   !json_is_boolean(v) && !json_is_string(v))
+		   !jv_is_bool(v) && !jv_is_string(v))
 		return ig_fail(g, "bool tag value is not a boolean");
 	*out = ig_json_text(g, v);
 	return 0;
 }
 
 static int
-tags_of(ingest *g, const json_t *o, const char *field, const json_t **arr)
+tags_of(ingest *g, const jv *o, const char *field, const jv **arr)
 {
 	if (ig_get_array(g, o, field, arr) < 0)
 		return -1;
@@ -34,16 +34,16 @@ tags_of(ingest *g, const json_t *o, const char *field, const json_t **arr)
 }
 
 static int
-each_tag(ingest *g, const json_t *arr, ig_put_fn put,
+each_tag(ingest *g, const jv *arr, ig_put_fn put,
 	 const char *prefix)
 {
 	size_t i;
-	const json_t *tag;
+	const jv *tag;
 
-	json_array_foreach(arr, i, tag) {
+	jv_array_foreach(arr, i, tag) {
 		const char *key = "", *val = "";
 
-		if (!json_is_object(tag))
+		if (!jv_is_object(tag))
 			return ig_fail(g, "tag %zu is not an object", i);
 		if (ig_get_str(g, tag, "key", 1, &key) < 0 || tag_value(g, tag, &val) < 0)
 			return -1;
@@ -54,29 +54,29 @@ each_tag(ingest *g, const json_t *arr, ig_put_fn put,
 
 typedef struct jprocess {
 	const char *service, *host;
-	const json_t *tags;
+	const jv *tags;
 } jprocess;
 
 static int
-process_of(ingest *g, const json_t *p, jprocess *out)
+process_of(ingest *g, const jv *p, jprocess *out)
 {
 	static const char *const host_keys[] = {"hostname", "host.name", "ip"};
-	const json_t *tags;
+	const jv *tags;
 
 	memset(out, 0, sizeof *out);
 	out->host = "";
-	if (!json_is_object(p))
+	if (!jv_is_object(p))
 		return ig_fail(g, "process is not an object");
 	if (ig_get_str(g, p, "serviceName", 0, &out->service) < 0 || tags_of(g, p, "tags", &tags) < 0)
 		return -1;
 	out->tags = tags;
 	for (size_t k = 0; k < 3 && tags && !*out->host; k++) {
 		size_t i;
-		const json_t *tag;
+		const jv *tag;
 
-		json_array_foreach(tags, i, tag) {
-			const char *key = json_string_value(json_object_get(tag, "key"));
-			const json_t *v = json_object_get(tag, "value");
+		jv_array_foreach(tags, i, tag) {
+			const char *key = jv_str(jv_get(tag, "key"));
+			const jv *v = jv_get(tag, "value");
 
 			if (key && v && strcmp(key, host_keys[k]) == 0) {
 				out->host = ig_json_text(g, v);
@@ -90,18 +90,18 @@ process_of(ingest *g, const json_t *p, jprocess *out)
 /* Primary parent: the first CHILD_OF in the trace, else the first FOLLOWS_FROM
  * in the trace; every other reference becomes an R record. */
 static int
-references(ingest *g, const json_t *span, const char *trace_id, ispan *s)
+references(ingest *g, const jv *span, const char *trace_id, ispan *s)
 {
-	const json_t *refs, *ref;
+	const jv *refs, *ref;
 	size_t i;
 	int parent = -1, follows = 0;
 
 	if (ig_get_array(g, span, "references", &refs) < 0)
 		return -1;
 	for (int pass = 0; pass < 2 && parent < 0; pass++) {
-		json_array_foreach(refs, i, ref) {
-			const char *type = json_string_value(json_object_get(ref, "refType"));
-			const char *rt = json_string_value(json_object_get(ref, "traceID"));
+		jv_array_foreach(refs, i, ref) {
+			const char *type = jv_str(jv_get(ref, "refType"));
+			const char *rt = jv_str(jv_get(ref, "traceID"));
 
 			if (!type || (rt && *rt && strcmp(rt, trace_id) != 0))
 				continue;
@@ -113,10 +113,10 @@ references(ingest *g, const json_t *span, const char *trace_id, ispan *s)
 		}
 	}
 	const char *pid = "";
-	json_array_foreach(refs, i, ref) {
+	jv_array_foreach(refs, i, ref) {
 		const char *type, *rtrace, *rspan;
 
-		if (!json_is_object(ref))
+		if (!jv_is_object(ref))
 			return ig_fail(g, "reference %zu is not an object", i);
 		/* An old UI export nests a copy of the parent under "span": never followed. */
 		if (ig_get_str(g, ref, "refType", 1, &type) < 0 ||
@@ -145,17 +145,17 @@ references(ingest *g, const json_t *span, const char *trace_id, ispan *s)
 }
 
 static int
-logs_of(ingest *g, const json_t *span)
+logs_of(ingest *g, const jv *span)
 {
-	const json_t *logs, *log, *fields;
+	const jv *logs, *log, *fields;
 	size_t i;
 
 	if (ig_get_array(g, span, "logs", &logs) < 0)
 		return -1;
-	json_array_foreach(logs, i, log) {
+	jv_array_foreach(logs, i, log) {
 		int64_t ts;
 
-		if (!json_is_object(log))
+		if (!jv_is_object(log))
 			return ig_fail(g, "log %zu is not an object", i);
 		if (ig_get_i64(g, log, "timestamp", 1, &ts, NULL) < 0 ||
 		    ig_get_array(g, log, "fields", &fields) < 0)
@@ -181,15 +181,15 @@ kind_of_tags(const ispan *proto, ingest *g)
 }
 
 static int
-one_span(ingest *g, const json_t *span, const char *trace_id, const json_t *processes, size_t idx)
+one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, size_t idx)
 {
 	ispan s = {0};
 	jprocess proc = {0};
-	const json_t *tags, *p;
+	const jv *tags, *p;
 	int has_start, has_dur;
 	const char *pid;
 
-	if (!json_is_object(span))
+	if (!jv_is_object(span))
 		return ig_fail(g, "span %zu is not an object", idx);
 	if (ig_get_str(g, span, "traceID", 0, &s.trace_id) < 0 ||
 	    ig_get_str(g, span, "spanID", 1, &s.span_id) < 0 ||
@@ -209,13 +209,13 @@ one_span(ingest *g, const json_t *span, const char *trace_id, const json_t *proc
 	s.has_time = has_start && has_dur;
 	if (!s.has_time)
 		s.start = s.duration = 0;
-	if ((p = json_object_get(span, "process")) && !json_is_null(p)) {
+	if ((p = jv_get(span, "process")) && !jv_is_null(p)) {
 		if (process_of(g, p, &proc) < 0)
 			return -1;
 	} else if (ig_get_str(g, span, "processID", 0, &pid) < 0) {
 		return -1;
 	} else if (*pid) {
-		p = json_object_get(processes, pid);
+		p = jv_get(processes, pid);
 		if (!p)
 			return ig_fail(g, "span %s: processID \"%.40s\" is not in \"processes\"", s.span_id, pid);
 		if (process_of(g, p, &proc) < 0)
@@ -236,21 +236,21 @@ one_span(ingest *g, const json_t *span, const char *trace_id, const json_t *proc
 }
 
 int
-jaeger_trace(ingest *g, const json_t *trace)
+jaeger_trace(ingest *g, const jv *trace)
 {
-	const json_t *spans, *span, *processes;
+	const jv *spans, *span, *processes;
 	const char *trace_id;
 	size_t i, mark = g->batch.n;
 
-	if (!json_is_object(trace))
+	if (!jv_is_object(trace))
 		return ig_fail(g, "a Jaeger trace must be an object");
 	if (ig_get_str(g, trace, "traceID", 0, &trace_id) < 0 ||
 	    ig_get_array(g, trace, "spans", &spans) < 0)
 		return -1;
-	processes = json_object_get(trace, "processes");
-	if (processes && !json_is_null(processes) && !json_is_object(processes))
+	processes = jv_get(trace, "processes");
+	if (processes && !jv_is_null(processes) && !jv_is_object(processes))
 		return ig_fail(g, "\"processes\" is not an object");
-	json_array_foreach(spans, i, span) {
+	jv_array_foreach(spans, i, span) {
 		ig_build_reset(g);
 		if (one_span(g, span, trace_id, processes, i) < 0) {
 			g->batch.n = mark;	/* nothing of a broken trace is kept */

@@ -6,32 +6,32 @@
 
 /* An AnyValue object as text; arrays and key-value lists as compact JSON. */
 static int
-any_value(ingest *g, const json_t *v, const char **out)
+any_value(ingest *g, const jv *v, const char **out)
 {
-	const json_t *x;
+	const jv *x;
 
-	if (!json_is_object(v))
+	if (!jv_is_object(v))
 		return ig_fail(g, "attribute value is not an object");
-	if ((x = json_object_get(v, "stringValue")) || (x = json_object_get(v, "boolValue")) ||
-	    (x = json_object_get(v, "doubleValue")) || (x = json_object_get(v, "bytesValue"))) {
+	if ((x = jv_get(v, "stringValue")) || (x = jv_get(v, "boolValue")) ||
+	    (x = jv_get(v, "doubleValue")) || (x = jv_get(v, "bytesValue"))) {
 		*out = ig_json_text(g, x);
 		return 0;
 	}
-	if ((x = json_object_get(v, "intValue"))) {
+	if ((x = jv_get(v, "intValue"))) {
 		int64_t i;
 
 		/* proto3 JSON writes int64 as a string; numbers are accepted too. */
-		if (json_is_integer(x))
-			i = json_integer_value(x);
-		else if (!json_is_string(x) || parse_i64(json_string_value(x), json_string_length(x), &i) < 0)
+		if (jv_is_integer(x))
+			i = jv_int(x);
+		else if (!jv_is_string(x) || parse_i64(jv_str(x), jv_len(x), &i) < 0)
 			return ig_fail(g, "intValue is not an integer");
 		char buf[24];
 		snprintf(buf, sizeof buf, "%lld", (long long)i);
 		*out = ig_str(g, buf);
 		return 0;
 	}
-	if ((x = json_object_get(v, "arrayValue")) || (x = json_object_get(v, "kvlistValue"))) {
-		*out = ig_json_text(g, json_object_get(x, "values") ? json_object_get(x, "values") : x);
+	if ((x = jv_get(v, "arrayValue")) || (x = jv_get(v, "kvlistValue"))) {
+		*out = ig_json_text(g, jv_get(x, "values") ? jv_get(x, "values") : x);
 		return 0;
 	}
 	*out = "";
@@ -39,19 +39,19 @@ any_value(ingest *g, const json_t *v, const char **out)
 }
 
 static int
-attributes(ingest *g, const json_t *o, ig_put_fn put, const char *prefix, const char *skip)
+attributes(ingest *g, const jv *o, ig_put_fn put, const char *prefix, const char *skip)
 {
-	const json_t *arr, *a;
+	const jv *arr, *a;
 	size_t i;
 
 	if (ig_get_array(g, o, "attributes", &arr) < 0)
 		return -1;
-	json_array_foreach(arr, i, a) {
+	jv_array_foreach(arr, i, a) {
 		const char *key = "", *val = "";
 
-		if (!json_is_object(a))
+		if (!jv_is_object(a))
 			return ig_fail(g, "attribute %zu is not an object", i);
-		if (ig_get_str(g, a, "key", 1, &key) < 0 || any_value(g, json_object_get(a, "value"), &val) < 0)
+		if (ig_get_str(g, a, "key", 1, &key) < 0 || any_value(g, jv_get(a, "value"), &val) < 0)
 			return -1;
 		if (skip && strcmp(key, skip) == 0)
 			continue;
@@ -62,31 +62,31 @@ attributes(ingest *g, const json_t *o, ig_put_fn put, const char *prefix, const 
 
 /* Nanoseconds given as a string or a number. */
 static int
-get_ns(ingest *g, const json_t *o, const char *key, uint64_t *out)
+get_ns(ingest *g, const jv *o, const char *key, uint64_t *out)
 {
-	const json_t *v = json_object_get(o, key);
+	const jv *v = jv_get(o, key);
 	char *end;
 
 	if (!v)
 		return ig_fail(g, "\"%s\" is missing", key);
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		*out = (uint64_t)json_integer_value(v);
+	if (jv_is_integer(v) && jv_int(v) >= 0) {
+		*out = (uint64_t)jv_int(v);
 		return 0;
 	}
-	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 1.8e19) {
-		*out = (uint64_t)json_real_value(v);
+	if (jv_is_real(v) && jv_real(v) >= 0 && jv_real(v) < 1.8e19) {
+		*out = (uint64_t)jv_real(v);
 		return 0;
 	}
-	if (json_is_string(v) && *json_string_value(v)) {
-		*out = strtoull(json_string_value(v), &end, 10);
-		if (!*end && *json_string_value(v) != '-')
+	if (jv_is_string(v) && *jv_str(v)) {
+		*out = strtoull(jv_str(v), &end, 10);
+		if (!*end && *jv_str(v) != '-')
 			return 0;
 	}
 	return ig_fail(g, "\"%s\" is not a non-negative integer", key);
 }
 
 static int
-kind_of(ingest *g, const json_t *span, int *kind)
+kind_of(ingest *g, const jv *span, int *kind)
 {
 	static const char *const names[] = {
 		"SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER",
@@ -96,16 +96,16 @@ kind_of(ingest *g, const json_t *span, int *kind)
 		TR_KIND_NONE, TR_KIND_INTERNAL, TR_KIND_SERVER, TR_KIND_CLIENT,
 		TR_KIND_PRODUCER, TR_KIND_CONSUMER
 	};
-	const json_t *v = json_object_get(span, "kind");
+	const jv *v = jv_get(span, "kind");
 	long k = -1;
 
-	if (!v || json_is_null(v))
+	if (!v || jv_is_null(v))
 		k = 0;
-	else if (json_is_integer(v))
-		k = (long)json_integer_value(v);
-	else if (json_is_string(v))
+	else if (jv_is_integer(v))
+		k = (long)jv_int(v);
+	else if (jv_is_string(v))
 		for (int i = 0; i < 6; i++)
-			if (strcmp(json_string_value(v), names[i]) == 0)
+			if (strcmp(jv_str(v), names[i]) == 0)
 				k = i;
 	if (k < 0 || k > 5)
 		return ig_fail(g, "unknown span kind");
@@ -115,22 +115,22 @@ kind_of(ingest *g, const json_t *span, int *kind)
 
 /* Status ERROR (2 or "STATUS_CODE_ERROR") and OK, as Jaeger's translator tags them. */
 static int
-status_of(ingest *g, const json_t *span)
+status_of(ingest *g, const jv *span)
 {
-	const json_t *st = json_object_get(span, "status"), *c;
+	const jv *st = jv_get(span, "status"), *c;
 	const char *msg = "";
 	long code = 0;
 
-	if (!st || json_is_null(st))
+	if (!st || jv_is_null(st))
 		return 0;
-	if (!json_is_object(st))
+	if (!jv_is_object(st))
 		return ig_fail(g, "\"status\" is not an object");
-	c = json_object_get(st, "code");
-	if (json_is_integer(c))
-		code = (long)json_integer_value(c);
-	else if (json_is_string(c))
-		code = strcmp(json_string_value(c), "STATUS_CODE_ERROR") == 0 ? 2 :
-		       strcmp(json_string_value(c), "STATUS_CODE_OK") == 0 ? 1 : 0;
+	c = jv_get(st, "code");
+	if (jv_is_integer(c))
+		code = (long)jv_int(c);
+	else if (jv_is_string(c))
+		code = strcmp(jv_str(c), "STATUS_CODE_ERROR") == 0 ? 2 :
+		       strcmp(jv_str(c), "STATUS_CODE_OK") == 0 ? 1 : 0;
 	if (ig_get_str(g, st, "message", 0, &msg) < 0)
 		return -1;
 	if (code == 1)
@@ -145,18 +145,18 @@ status_of(ingest *g, const json_t *span)
 }
 
 static int
-events_of(ingest *g, const json_t *span)
+events_of(ingest *g, const jv *span)
 {
-	const json_t *arr, *e;
+	const jv *arr, *e;
 	size_t i;
 
 	if (ig_get_array(g, span, "events", &arr) < 0)
 		return -1;
-	json_array_foreach(arr, i, e) {
+	jv_array_foreach(arr, i, e) {
 		uint64_t ns;
 		const char *name;
 
-		if (!json_is_object(e))
+		if (!jv_is_object(e))
 			return ig_fail(g, "event %zu is not an object", i);
 		if (get_ns(g, e, "timeUnixNano", &ns) < 0 || ig_get_str(g, e, "name", 0, &name) < 0)
 			return -1;
@@ -170,17 +170,17 @@ events_of(ingest *g, const json_t *span)
 }
 
 static int
-links_of(ingest *g, const json_t *span)
+links_of(ingest *g, const jv *span)
 {
-	const json_t *arr, *l;
+	const jv *arr, *l;
 	size_t i;
 
 	if (ig_get_array(g, span, "links", &arr) < 0)
 		return -1;
-	json_array_foreach(arr, i, l) {
+	jv_array_foreach(arr, i, l) {
 		const char *tid, *sid;
 
-		if (!json_is_object(l))
+		if (!jv_is_object(l))
 			return ig_fail(g, "link %zu is not an object", i);
 		if (ig_get_str(g, l, "traceId", 1, &tid) < 0 || ig_get_str(g, l, "spanId", 1, &sid) < 0)
 			return -1;
@@ -193,17 +193,17 @@ links_of(ingest *g, const json_t *span)
 
 typedef struct oscope {
 	const char *name, *version, *service, *host;
-	const json_t *resource, *scope;
+	const jv *resource, *scope;
 } oscope;
 
 static int
-one_span(ingest *g, const json_t *span, const oscope *sc, size_t idx)
+one_span(ingest *g, const jv *span, const oscope *sc, size_t idx)
 {
 	ispan s = {0};
 	uint64_t t0, t1;
 	const char *state;
 
-	if (!json_is_object(span))
+	if (!jv_is_object(span))
 		return ig_fail(g, "span %zu is not an object", idx);
 	if (ig_get_str(g, span, "traceId", 1, &s.trace_id) < 0 ||
 	    ig_get_str(g, span, "spanId", 1, &s.span_id) < 0 ||
@@ -249,35 +249,35 @@ one_span(ingest *g, const json_t *span, const oscope *sc, size_t idx)
 }
 
 static const char *
-resource_attr(ingest *g, const json_t *resource, const char *key)
+resource_attr(ingest *g, const jv *resource, const char *key)
 {
-	const json_t *arr = json_object_get(resource, "attributes"), *a;
+	const jv *arr = jv_get(resource, "attributes"), *a;
 	size_t i;
 	const char *val;
 
-	json_array_foreach(arr, i, a) {
-		const char *k = json_string_value(json_object_get(a, "key"));
+	jv_array_foreach(arr, i, a) {
+		const char *k = jv_str(jv_get(a, "key"));
 
-		if (k && strcmp(k, key) == 0 && any_value(g, json_object_get(a, "value"), &val) == 0)
+		if (k && strcmp(k, key) == 0 && any_value(g, jv_get(a, "value"), &val) == 0)
 			return val;
 	}
 	return NULL;
 }
 
 static int
-scope_spans(ingest *g, const json_t *ss, oscope *sc)
+scope_spans(ingest *g, const jv *ss, oscope *sc)
 {
-	const json_t *scope, *spans, *span;
+	const jv *scope, *spans, *span;
 	size_t i;
 
-	if (!json_is_object(ss))
+	if (!jv_is_object(ss))
 		return ig_fail(g, "scopeSpans element is not an object");
-	scope = json_object_get(ss, "scope");
+	scope = jv_get(ss, "scope");
 	if (!scope)
-		scope = json_object_get(ss, "instrumentationLibrary");
+		scope = jv_get(ss, "instrumentationLibrary");
 	sc->name = sc->version = "";
 	sc->scope = NULL;
-	if (scope && json_is_object(scope)) {
+	if (scope && jv_is_object(scope)) {
 		if (ig_get_str(g, scope, "name", 0, &sc->name) < 0 ||
 		    ig_get_str(g, scope, "version", 0, &sc->version) < 0)
 			return -1;
@@ -286,7 +286,7 @@ scope_spans(ingest *g, const json_t *ss, oscope *sc)
 	if (ig_get_array(g, ss, "spans", &spans) < 0)
 		return -1;
 	int failed = 0;
-	json_array_foreach(spans, i, span) {
+	jv_array_foreach(spans, i, span) {
 		ig_build_reset(g);
 		if (one_span(g, span, sc, i) < 0) {
 			ig_bad_span(g, span);
@@ -299,17 +299,17 @@ scope_spans(ingest *g, const json_t *ss, oscope *sc)
 }
 
 int
-otlp_resource_spans(ingest *g, const json_t *rs)
+otlp_resource_spans(ingest *g, const jv *rs)
 {
-	const json_t *resource, *sss, *ss;
+	const jv *resource, *sss, *ss;
 	oscope sc = {0};
 	size_t i;
 	const char *v;
 
-	if (!json_is_object(rs))
+	if (!jv_is_object(rs))
 		return ig_fail(g, "resourceSpans element is not an object");
-	resource = json_object_get(rs, "resource");
-	sc.resource = resource && json_is_object(resource) ? resource : NULL;
+	resource = jv_get(rs, "resource");
+	sc.resource = resource && jv_is_object(resource) ? resource : NULL;
 	sc.service = (v = resource_attr(g, sc.resource, "service.name")) ? v : "";
 	sc.host = (v = resource_attr(g, sc.resource, "host.name")) ? v :
 		  (v = resource_attr(g, sc.resource, "host.ip")) ? v : "";
@@ -318,7 +318,7 @@ otlp_resource_spans(ingest *g, const json_t *rs)
 	if (!sss && ig_get_array(g, rs, "instrumentationLibrarySpans", &sss) < 0)
 		return -1;
 	int failed = 0;
-	json_array_foreach(sss, i, ss)
+	jv_array_foreach(sss, i, ss)
 		if (scope_spans(g, ss, &sc) < 0) {
 			failed = 1;
 			if (!g->opts.keep_going)
@@ -328,17 +328,17 @@ otlp_resource_spans(ingest *g, const json_t *rs)
 }
 
 int
-otlp_document(ingest *g, const json_t *doc)
+otlp_document(ingest *g, const jv *doc)
 {
-	const json_t *arr, *rs;
+	const jv *arr, *rs;
 	size_t i;
 
-	if (json_object_get(doc, "result"))
-		doc = json_object_get(doc, "result");
-	if (!json_is_object(doc) || ig_get_array(g, doc, "resourceSpans", &arr) < 0)
+	if (jv_get(doc, "result"))
+		doc = jv_get(doc, "result");
+	if (!jv_is_object(doc) || ig_get_array(g, doc, "resourceSpans", &arr) < 0)
 		return ig_fail(g, "not an OTLP document");
 	int failed = 0;
-	json_array_foreach(arr, i, rs)
+	jv_array_foreach(arr, i, rs)
 		if (otlp_resource_spans(g, rs) < 0) {
 			failed = 1;
 			if (!g->opts.keep_going)

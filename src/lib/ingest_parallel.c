@@ -113,7 +113,6 @@ ig_pool_new(ingest *g, int threads)
 {
 	ingest_pool *p = xcalloc(1, sizeof *p);
 
-	json_object_seed(0);	/* jansson's hash seed, set before any thread parses */
 	p->main = g;
 	p->nthreads = threads;
 	p->nslots = (size_t)threads * 8;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static int
-kind_of(ingest *g, const json_t *span, int *kind)
+kind_of(ingest *g, const jv *span, int *kind)
 {
 	const char *k;
 
@@ -28,14 +28,14 @@ kind_of(ingest *g, const json_t *span, int *kind)
 
 /* localEndpoint: service and host; remoteEndpoint: peer.* tags. */
 static int
-endpoint(ingest *g, const json_t *ep, const char **service, const char **host)
+endpoint(ingest *g, const jv *ep, const char **service, const char **host)
 {
 	const char *ip4, *ip6;
 
 	*service = *host = "";
-	if (!ep || json_is_null(ep))
+	if (!ep || jv_is_null(ep))
 		return 0;
-	if (!json_is_object(ep))
+	if (!jv_is_object(ep))
 		return ig_fail(g, "endpoint is not an object");
 	if (ig_get_str(g, ep, "serviceName", 0, service) < 0 || ig_get_str(g, ep, "ipv4", 0, &ip4) < 0 ||
 	    ig_get_str(g, ep, "ipv6", 0, &ip6) < 0)
@@ -45,14 +45,14 @@ endpoint(ingest *g, const json_t *ep, const char **service, const char **host)
 }
 
 static int
-remote_tags(ingest *g, const json_t *ep)
+remote_tags(ingest *g, const jv *ep)
 {
 	const char *svc, *ip4, *ip6;
-	const json_t *port;
+	const jv *port;
 
-	if (!ep || json_is_null(ep))
+	if (!ep || jv_is_null(ep))
 		return 0;
-	if (!json_is_object(ep))
+	if (!jv_is_object(ep))
 		return ig_fail(g, "remoteEndpoint is not an object");
 	if (ig_get_str(g, ep, "serviceName", 0, &svc) < 0 || ig_get_str(g, ep, "ipv4", 0, &ip4) < 0 ||
 	    ig_get_str(g, ep, "ipv6", 0, &ip6) < 0)
@@ -63,13 +63,13 @@ remote_tags(ingest *g, const json_t *ep)
 		ig_tag(g, "peer.ipv4", ip4);
 	if (*ip6)
 		ig_tag(g, "peer.ipv6", ip6);
-	if ((port = json_object_get(ep, "port")) && json_is_integer(port) && json_integer_value(port))
+	if ((port = jv_get(ep, "port")) && jv_is_integer(port) && jv_int(port))
 		ig_tag(g, "peer.port", ig_json_text(g, port));
 	return 0;
 }
 
 static int
-ids_of(ingest *g, const json_t *span, ispan *s)
+ids_of(ingest *g, const jv *span, ispan *s)
 {
 	if (ig_get_str(g, span, "traceId", 1, &s->trace_id) < 0 ||
 	    ig_get_str(g, span, "id", 1, &s->span_id) < 0 ||
@@ -86,7 +86,7 @@ ids_of(ingest *g, const json_t *span, ispan *s)
 
 /* timestamp and duration; a span without them is kept and flagged. */
 static int
-times_of(ingest *g, const json_t *span, ispan *s)
+times_of(ingest *g, const jv *span, ispan *s)
 {
 	int has_ts, has_dur;
 
@@ -99,46 +99,46 @@ times_of(ingest *g, const json_t *span, ispan *s)
 	if (!s->has_time) {
 		ig_tag(g, "tr.no_time", "true");
 		if (has_ts)
-			ig_tag(g, "tr.start_us", ig_json_text(g, json_object_get(span, "timestamp")));
+			ig_tag(g, "tr.start_us", ig_json_text(g, jv_get(span, "timestamp")));
 		s->start = s->duration = 0;
 	}
 	return 0;
 }
 
 static int
-v2_span(ingest *g, const json_t *span)
+v2_span(ingest *g, const jv *span)
 {
 	ispan s = {0};
-	const json_t *tags, *annots, *a, *v;
+	const jv *tags, *annots, *a, *v;
 	const char *key;
 	size_t i;
 
 	if (ids_of(g, span, &s) < 0 || kind_of(g, span, &s.kind) < 0 ||
-	    endpoint(g, json_object_get(span, "localEndpoint"), &s.service, &s.host) < 0 ||
+	    endpoint(g, jv_get(span, "localEndpoint"), &s.service, &s.host) < 0 ||
 	    times_of(g, span, &s) < 0)
 		return -1;
-	tags = json_object_get(span, "tags");
-	if (tags && !json_is_null(tags) && !json_is_object(tags))
+	tags = jv_get(span, "tags");
+	if (tags && !jv_is_null(tags) && !jv_is_object(tags))
 		return ig_fail(g, "\"tags\" is not an object");
 	if (s.kind != TR_KIND_NONE)
 		ig_tag(g, "span.kind", tr_kind_name(s.kind));
-	json_object_foreach((json_t *)tags, key, v)
+	jv_object_foreach(tags, key, v)
 		ig_tag(g, ig_str(g, key), ig_json_text(g, v));
-	if (remote_tags(g, json_object_get(span, "remoteEndpoint")) < 0 ||
+	if (remote_tags(g, jv_get(span, "remoteEndpoint")) < 0 ||
 	    ig_get_array(g, span, "annotations", &annots) < 0)
 		return -1;
-	json_array_foreach(annots, i, a) {
+	jv_array_foreach(annots, i, a) {
 		int64_t ts;
 		const char *val;
 
-		if (!json_is_object(a))
+		if (!jv_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
 		if (ig_get_i64(g, a, "timestamp", 1, &ts, NULL) < 0 || ig_get_str(g, a, "value", 0, &val) < 0)
 			return -1;
 		ig_log_begin(g, ts);
 		ig_log_tag(g, "event", val);
 	}
-	s.shared = json_is_true(json_object_get(span, "shared"));
+	s.shared = jv_is_true(jv_get(span, "shared"));
 	ig_span_commit(g, &s);
 	return 0;
 }
@@ -148,7 +148,7 @@ v2_span(ingest *g, const json_t *span)
 typedef struct v1note {
 	int64_t ts;
 	const char *value;
-	const json_t *ep;
+	const jv *ep;
 } v1note;
 
 typedef struct v1side {
@@ -177,12 +177,12 @@ is_core_note(const char *v)
 
 static int
 v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e,
-	const json_t *ep, const json_t *remote, const json_t *bin, const v1note *notes, size_t nn,
+	const jv *ep, const jv *remote, const jv *bin, const v1note *notes, size_t nn,
 	int shared, int64_t span_ts, int64_t span_dur, int has_span_time)
 {
 	ispan s = *base;
 	size_t i;
-	const json_t *ba;
+	const jv *ba;
 
 	s.kind = kind;
 	s.shared = shared;
@@ -210,9 +210,9 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 	}
 	if (kind != TR_KIND_NONE)
 		ig_tag(g, "span.kind", tr_kind_name(kind));
-	json_array_foreach(bin, i, ba) {
-		const char *key = json_string_value(json_object_get(ba, "key"));
-		const json_t *v = json_object_get(ba, "value");
+	jv_array_foreach(bin, i, ba) {
+		const char *key = jv_str(jv_get(ba, "key"));
+		const jv *v = jv_get(ba, "value");
 
 		if (!key || !v || strcmp(key, "sa") == 0 || strcmp(key, "ca") == 0 || strcmp(key, "ma") == 0)
 			continue;
@@ -223,7 +223,7 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 	/* Annotations other than the core ones go to the side whose endpoint logged them. */
 	for (i = 0; i < nn; i++) {
 		const v1note *n = &notes[i];
-		const char *svc = json_string_value(json_object_get(n->ep, "serviceName"));
+		const char *svc = jv_str(jv_get(n->ep, "serviceName"));
 
 		if (n == b || n == e || (svc && *s.service && strcmp(svc, s.service) != 0))
 			continue;
@@ -236,26 +236,26 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 	return 0;
 }
 
-static const json_t *
-address(const json_t *bin, const char *key)
+static const jv *
+address(const jv *bin, const char *key)
 {
 	size_t i;
-	const json_t *ba;
+	const jv *ba;
 
-	json_array_foreach(bin, i, ba) {
-		const char *k = json_string_value(json_object_get(ba, "key"));
+	jv_array_foreach(bin, i, ba) {
+		const char *k = jv_str(jv_get(ba, "key"));
 
 		if (k && strcmp(k, key) == 0)
-			return json_object_get(ba, "endpoint");
+			return jv_get(ba, "endpoint");
 	}
 	return NULL;
 }
 
 static int
-v1_span(ingest *g, const json_t *span)
+v1_span(ingest *g, const jv *span)
 {
 	ispan base = {0};
-	const json_t *annots, *bin, *a;
+	const jv *annots, *bin, *a;
 	v1note notes[64];
 	size_t nn = 0, i;
 	int64_t ts, dur;
@@ -266,15 +266,15 @@ v1_span(ingest *g, const json_t *span)
 	    ig_get_i64(g, span, "timestamp", 0, &ts, &has_ts) < 0 ||
 	    ig_get_i64(g, span, "duration", 0, &dur, &has_dur) < 0)
 		return -1;
-	json_array_foreach(annots, i, a) {
-		if (!json_is_object(a))
+	jv_array_foreach(annots, i, a) {
+		if (!jv_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
 		if (nn == sizeof notes / sizeof *notes)
 			return ig_fail(g, "more than %zu annotations", nn);
 		if (ig_get_i64(g, a, "timestamp", 1, &notes[nn].ts, NULL) < 0 ||
 		    ig_get_str(g, a, "value", 1, &notes[nn].value) < 0)
 			return -1;
-		notes[nn++].ep = json_object_get(a, "endpoint");
+		notes[nn++].ep = jv_get(a, "endpoint");
 	}
 	const v1note *cs = note(notes, nn, "cs"), *cr = note(notes, nn, "cr");
 	const v1note *sr = note(notes, nn, "sr"), *ss = note(notes, nn, "ss");
@@ -310,7 +310,7 @@ v1_span(ingest *g, const json_t *span)
 	}
 	if (!n) {
 		/* A local span: its endpoint from "lc" or the first annotation. */
-		const json_t *ep = address(bin, "lc");
+		const jv *ep = address(bin, "lc");
 
 		if (!ep && nn)
 			ep = notes[0].ep;
@@ -321,28 +321,28 @@ v1_span(ingest *g, const json_t *span)
 }
 
 static int
-is_v1(const json_t *span)
+is_v1(const jv *span)
 {
-	const json_t *annots = json_object_get(span, "annotations"), *a;
+	const jv *annots = jv_get(span, "annotations"), *a;
 	size_t i;
 
-	if (json_object_get(span, "binaryAnnotations"))
+	if (jv_get(span, "binaryAnnotations"))
 		return 1;
-	if (json_object_get(span, "localEndpoint") || json_object_get(span, "kind") ||
-	    json_object_get(span, "tags"))
+	if (jv_get(span, "localEndpoint") || jv_get(span, "kind") ||
+	    jv_get(span, "tags"))
 		return 0;
-	json_array_foreach(annots, i, a)
-		if (json_object_get(a, "endpoint"))
+	jv_array_foreach(annots, i, a)
+		if (jv_get(a, "endpoint"))
 			return 1;
 	return 0;
 }
 
 int
-zipkin_span(ingest *g, const json_t *span, int version)
+zipkin_span(ingest *g, const jv *span, int version)
 {
 	int r;
 
-	if (!json_is_object(span))
+	if (!jv_is_object(span))
 		return ig_fail(g, "a Zipkin span must be an object");
 	ig_build_reset(g);
 	g->zipkin_seen = 1;

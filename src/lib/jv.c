@@ -1,0 +1,421 @@
+/* jv.c - a JSON value tree in an arena, built from yajl's events. */
+#include "jv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+struct jv_parser {
+	yajl_handle h;
+	arena *mem;
+	jv **open;		/* containers not yet closed, innermost last */
+	jv **last;		/* the last element of each */
+	size_t depth, cap;
+	jv *root;
+	const char *key;	/* the member name read, for the next value */
+	uint32_t keylen;
+	const char *err;	/* a message of ours that stopped the parse */
+	size_t base;		/* offset in the element of the chunk given to yajl */
+	size_t errpos;		/* where the value we refused starts */
+};
+
+/* Refuse the value whose text of n bytes ends where yajl is now. */
+static int
+refuse(jv_parser *jp, const char *msg, size_t n)
+{
+	size_t end = jp->base + yajl_get_bytes_consumed(jp->h);
+
+	jp->err = msg;
+	jp->errpos = end >= n ? end - n : 0;
+	return 0;
+}
+
+/* A new node, linked as the next element of the open container. */
+static jv *
+node(jv_parser *jp, jv_type t)
+{
+	jv *v = arena_alloc(jp->mem, sizeof *v);
+
+	v->next = NULL;
+	v->type = (uint8_t)t;
+	v->len = 0;
+	v->key = NULL;
+	v->keylen = 0;
+	if (!jp->depth) {
+		jp->root = v;
+		return v;
+	}
+	jv *c = jp->open[jp->depth - 1];
+
+	if (c->type == JV_OBJECT) {
+		v->key = jp->key;
+		v->keylen = jp->keylen;
+	}
+	if (jp->last[jp->depth - 1])
+		jp->last[jp->depth - 1]->next = v;
+	else
+		c->u.first = v;
+	jp->last[jp->depth - 1] = v;
+	if (c->len == UINT32_MAX) {
+		refuse(jp, "more than 4294967295 elements in an array or object", 0);
+		return NULL;
+	}
+	c->len++;
+	return v;
+}
+
+static int
+on_null(void *ctx)
+{
+	return node(ctx, JV_NULL) != NULL;
+}
+
+static int
+on_bool(void *ctx, int b)
+{
+	return node(ctx, b ? JV_TRUE : JV_FALSE) != NULL;
+}
+
+/* Numbers come as text: an integer that fits int64 is JV_INT, one that does
+ * not is an error (as it would be for jansson), anything else a finite real. */
+static int
+on_number(void *ctx, const char *s, size_t n)
+{
+	jv_parser *jp = ctx;
+	int real = 0;
+	char buf[64];
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
+			real = 1;
+	jv *v = node(jp, real ? JV_REAL : JV_INT);
+
+	if (!v)
+		return 0;
+	if (!real) {
+		if (parse_i64(s, n, &v->u.i) < 0)
+			return refuse(jp, "too big integer", n);
+		return 1;
+	}
+	char *text = n < sizeof buf ? buf : arena_alloc(jp->mem, n + 1);
+
+	memcpy(text, s, n);
+	text[n] = '\0';
+	errno = 0;
+	v->u.r = strtod(text, NULL);
+	if (errno == ERANGE && (v->u.r > 1 || v->u.r < -1))
+		return refuse(jp, "real number overflow", n);
+	return 1;
+}
+
+static int
+on_string(void *ctx, const unsigned char *s, size_t n)
+{
+	jv_parser *jp = ctx;
+
+	if (n > UINT32_MAX)
+		return refuse(jp, "string longer than 4294967295 bytes", 0);
+	if (memchr(s, '\0', n))
+		return refuse(jp, "\\u0000 is not allowed in a string", 0);
+	jv *v = node(jp, JV_STRING);
+
+	if (!v)
+		return 0;
+	v->u.s = arena_strndup(jp->mem, (const char *)s, n);
+	v->len = (uint32_t)n;
+	return 1;
+}
+
+static int
+on_key(void *ctx, const unsigned char *s, size_t n)
+{
+	jv_parser *jp = ctx;
+
+	if (n > UINT32_MAX || memchr(s, '\0', n))
+		return refuse(jp, n > UINT32_MAX ? "key longer than 4294967295 bytes"
+						 : "\\u0000 is not allowed in a key", 0);
+	jp->key = arena_strndup(jp->mem, (const char *)s, n);
+	jp->keylen = (uint32_t)n;
+	return 1;
+}
+
+static int
+open_container(jv_parser *jp, jv_type t)
+{
+	jv *v = node(jp, t);
+
+	if (!v)
+		return 0;
+	v->u.first = NULL;
+	if (jp->depth == jp->cap) {
+		size_t cap = jp->cap;
+
+		GROW(jp->open, jp->cap, jp->depth + 1);
+		GROW(jp->last, cap, jp->depth + 1);
+	}
+	jp->open[jp->depth] = v;
+	jp->last[jp->depth++] = NULL;
+	return 1;
+}
+
+static int
+on_start_map(void *ctx)
+{
+	return open_container(ctx, JV_OBJECT);
+}
+
+static int
+on_start_array(void *ctx)
+{
+	return open_container(ctx, JV_ARRAY);
+}
+
+static int
+on_end(void *ctx)
+{
+	((jv_parser *)ctx)->depth--;
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	on_null, on_bool, NULL, NULL, on_number, on_string,
+	on_start_map, on_key, on_end, on_start_array, on_end
+};
+
+static yajl_handle
+handle_new(jv_parser *jp)
+{
+	yajl_handle h = yajl_alloc(&callbacks, NULL, jp);
+
+	if (!h)
+		tr_die(TR_EXIT_SYSTEM, "out of memory");
+	/* One handle reads element after element; each is checked whole. */
+	yajl_config(h, yajl_allow_multiple_values, 1);
+	return h;
+}
+
+jv_parser *
+jv_parser_new(void)
+{
+	jv_parser *jp = xcalloc(1, sizeof *jp);
+
+	jp->h = handle_new(jp);
+	return jp;
+}
+
+void
+jv_parser_free(jv_parser *jp)
+{
+	if (!jp)
+		return;
+	yajl_free(jp->h);
+	free(jp->open);
+	free(jp->last);
+	free(jp);
+}
+
+/* yajl's short message is "parse error: what" or "lexical error: what";
+ * keep the what, on one line, and the text where it was found. */
+static const char *
+yajl_message(jv_parser *jp, const char *p, size_t n, size_t pos, arena *mem)
+{
+	unsigned char *m = yajl_get_error(jp->h, 0, (const unsigned char *)p, n);
+	const char *s = (const char *)m, *colon = strstr(s, ": ");
+	size_t len, tok = 0;
+	strbuf b = {0};
+
+	if (colon)
+		s = colon + 2;
+	len = strcspn(s, "\n");
+	while (len && (s[len - 1] == '.' || s[len - 1] == ' '))
+		len--;
+	sb_add(&b, s, len);
+	/* Name the token, when it is plain text. */
+	while (pos + tok < n && tok < 20 && (unsigned char)p[pos + tok] > ' ' && (unsigned char)p[pos + tok] < 0x7f &&
+	       p[pos + tok] != '\'' && !strchr(",:{}[]", p[pos + tok]))
+		tok++;
+	if (pos + tok < n && tok && (unsigned char)p[pos + tok] >= 0x7f)
+		tok = 0;
+	if (tok) {
+		sb_adds(&b, " near '");
+		sb_add(&b, p + pos, tok);
+		sb_addc(&b, '\'');
+	}
+	const char *out = arena_strndup(mem, b.s, b.len);
+
+	sb_free(&b);
+	yajl_free_error(jp->h, m);
+	return out;
+}
+
+jv *
+jv_parse(jv_parser *jp, const char *p, size_t n, arena *mem, const char **err, size_t *errpos)
+{
+	yajl_status st;
+
+	jp->mem = mem;
+	jp->root = NULL;
+	jp->depth = 0;
+	jp->err = NULL;
+	jp->base = 0;
+	st = yajl_parse(jp->h, (const unsigned char *)p, n);
+	if (st == yajl_status_ok) {
+		/* A space ends a number at the very end; complete_parse would
+		 * close the handle for good. */
+		jp->base = n;
+		st = yajl_parse(jp->h, (const unsigned char *)" ", 1);
+		if (st == yajl_status_ok && (jp->depth || !jp->root)) {
+			*err = "unexpected end of input inside a JSON value";
+			*errpos = n;
+			goto fail;
+		}
+		if (st == yajl_status_ok)
+			return jp->root;
+	}
+	if (jp->err) {
+		*err = jp->err;
+		*errpos = jp->errpos;
+	} else {
+		/* yajl stops just past the byte it could not take. */
+		*errpos = jp->base + yajl_get_bytes_consumed(jp->h);
+		if (*errpos)
+			--*errpos;
+		while (*errpos < n && strchr(" \t\r\n", p[*errpos]))
+			++*errpos;	/* point at the token, not the space before it */
+		*err = yajl_message(jp, p, n, *errpos, mem);
+	}
+	if (*errpos > n)
+		*errpos = n;
+fail:
+	/* After an error the handle cannot go on: start a new one. */
+	yajl_free(jp->h);
+	jp->h = handle_new(jp);
+	return NULL;
+}
+
+const jv *
+jv_get(const jv *o, const char *key)
+{
+	const jv *found = NULL;
+	size_t n;
+
+	if (!o || o->type != JV_OBJECT)
+		return NULL;
+	n = strlen(key);
+	for (const jv *c = o->u.first; c; c = c->next)
+		if (c->keylen == n && c->key[0] == key[0] && memcmp(c->key, key, n) == 0)
+			found = c;
+	return found;
+}
+
+static void
+dump_string(strbuf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	sb_addc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[7] = {'\\', 'u', '0', '0', 0, 0, 0};
+
+		if (c == '"' || c == '\\') {
+			esc[1] = (char)c;
+			sb_add(b, esc, 2);
+		} else if (c >= 0x20) {
+			sb_addc(b, (char)c);
+		} else {
+			const char *named = c == '\b' ? "\\b" : c == '\f' ? "\\f" : c == '\n' ? "\\n"
+					  : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+
+			if (named) {
+				sb_add(b, named, 2);
+			} else {
+				esc[4] = hex[c >> 4];
+				esc[5] = hex[c & 15];
+				sb_add(b, esc, 6);
+			}
+		}
+	}
+	sb_addc(b, '"');
+}
+
+/* jansson's text for a real: %.17g, the exponent without '+' or leading
+ * zeros, and ".0" when it would otherwise read back as an integer. */
+static void
+dump_real(strbuf *b, double r)
+{
+	char buf[40], out[40];
+	size_t o = 0;
+
+	snprintf(buf, sizeof buf, "%.17g", r);
+	for (size_t i = 0; buf[i]; i++) {
+		out[o++] = buf[i];
+		if (buf[i] == 'e') {
+			i++;
+			if (buf[i] == '-')
+				out[o++] = buf[i++];
+			else if (buf[i] == '+')
+				i++;
+			while (buf[i] == '0' && buf[i + 1])
+				i++;
+			while (buf[i])
+				out[o++] = buf[i++];
+			break;
+		}
+	}
+	out[o] = '\0';
+	sb_adds(b, out);
+	if (!strpbrk(out, ".e"))
+		sb_add(b, ".0", 2);
+}
+
+static void
+dump_scalar(strbuf *b, const jv *v)
+{
+	switch (v->type) {
+	case JV_NULL: sb_add(b, "null", 4); break;
+	case JV_FALSE: sb_add(b, "false", 5); break;
+	case JV_TRUE: sb_add(b, "true", 4); break;
+	case JV_INT: sb_addi(b, v->u.i); break;
+	case JV_REAL: dump_real(b, v->u.r); break;
+	default: dump_string(b, v->u.s, v->len); break;
+	}
+}
+
+void
+jv_dump(strbuf *b, const jv *v)
+{
+	/* An explicit stack of the containers being written: values nest as
+	 * deep as the input does. */
+	const jv **stack = NULL;
+	size_t depth = 0, cap = 0;
+
+	for (;;) {
+		if (v->key && depth) {
+			dump_string(b, v->key, v->keylen);
+			sb_addc(b, ':');
+		}
+		if ((v->type == JV_ARRAY || v->type == JV_OBJECT) && v->u.first) {
+			sb_addc(b, v->type == JV_ARRAY ? '[' : '{');
+			GROW(stack, cap, depth + 1);
+			stack[depth++] = v;
+			v = v->u.first;
+			continue;
+		}
+		if (v->type == JV_ARRAY || v->type == JV_OBJECT)
+			sb_add(b, v->type == JV_ARRAY ? "[]" : "{}", 2);
+		else
+			dump_scalar(b, v);
+		/* Close every container whose last element this was. */
+		while (depth && !v->next) {
+			v = stack[--depth];
+			sb_addc(b, v->type == JV_ARRAY ? ']' : '}');
+		}
+		if (!depth)
+			break;
+		sb_addc(b, ',');
+		v = v->next;
+	}
+	free(stack);
+}
