@@ -131,6 +131,10 @@ scan_error_at(ingest *g, uint64_t line, uint64_t col, const char *fmt, ...)
  * directly: this loop sees every byte of the input.
  * Returns 0; 1 when the value is larger than --max-bytes (it is skipped, its
  * bytes not kept); -1 after a message when the file is malformed. */
+static const unsigned char nested_special[256] = {
+	['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1, ['\n'] = 1,
+};
+
 static int
 scan_value(ingest *g, jscan *j, size_t *start)
 {
@@ -153,6 +157,19 @@ scan_value(ingest *g, jscan *j, size_t *start)
 		size_t p = j->pos, n = j->len;
 
 		for (; p < n; p++) {
+			/* Skip what cannot end a string or change the nesting;
+			 * strings are most of the bytes: memchr runs vectorised. */
+			if (in_str) {
+				const char *q = memchr(b + p, '"', n - p);
+				size_t end = q ? (size_t)(q - b) : n;
+				const char *e = memchr(b + p, '\\', end - p);
+
+				p = e ? (size_t)(e - b) : end;
+			} else if (open->len)
+				while (p < n && !nested_special[(unsigned char)b[p]])
+					p++;
+			if (p >= n)
+				break;
 			char c = b[p];
 
 			if (in_str) {

@@ -9,6 +9,9 @@
 struct jv_parser {
 	yajl_handle h;
 	arena *mem;
+	char *cur, *end;	/* the piece of mem that nodes and strings are cut from */
+	const char *text;	/* the element's bytes, p[0,n) of jv_parse */
+	size_t textlen;
 	jv **open;		/* containers not yet closed, innermost last */
 	jv **last;		/* the last element of each */
 	size_t depth, cap;
@@ -31,11 +34,39 @@ refuse(jv_parser *jp, const char *msg, size_t n)
 	return 0;
 }
 
+/* n bytes for a node or a string: a bump in a piece taken from the arena
+ * (arena_alloc is a call; this is the hot path of every value). */
+static inline void *
+take(jv_parser *jp, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	if ((size_t)(jp->end - jp->cur) < n) {
+		size_t piece = n > 4096 ? n : 16384;
+
+		jp->cur = arena_alloc(jp->mem, piece);
+		jp->end = jp->cur + piece;
+	}
+	void *p = jp->cur;
+
+	jp->cur += n;
+	return p;
+}
+
+static const char *
+copy(jv_parser *jp, const char *s, size_t n)
+{
+	char *d = take(jp, n + 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
 /* A new node, linked as the next element of the open container. */
 static jv *
 node(jv_parser *jp, jv_type t)
 {
-	jv *v = arena_alloc(jp->mem, sizeof *v);
+	jv *v = take(jp, sizeof *v);
 
 	v->next = NULL;
 	v->type = (uint8_t)t;
@@ -98,7 +129,7 @@ on_number(void *ctx, const char *s, size_t n)
 			return refuse(jp, "too big integer", n);
 		return 1;
 	}
-	char *text = n < sizeof buf ? buf : arena_alloc(jp->mem, n + 1);
+	char *text = n < sizeof buf ? buf : take(jp, n + 1);
 
 	memcpy(text, s, n);
 	text[n] = '\0';
@@ -110,19 +141,29 @@ on_number(void *ctx, const char *s, size_t n)
 }
 
 static int
+inside_text(const jv_parser *jp, const unsigned char *s)
+{
+	const char *c = (const char *)s;
+
+	return c >= jp->text && c < jp->text + jp->textlen;
+}
+
+static int
 on_string(void *ctx, const unsigned char *s, size_t n)
 {
 	jv_parser *jp = ctx;
 
 	if (n > UINT32_MAX)
 		return refuse(jp, "string longer than 4294967295 bytes", 0);
-	if (memchr(s, '\0', n))
+	/* Only an escape makes a NUL (yajl refuses raw control bytes), and a
+	 * string with escapes is not a pointer into the text. */
+	if (!inside_text(jp, s) && memchr(s, '\0', n))
 		return refuse(jp, "\\u0000 is not allowed in a string", 0);
 	jv *v = node(jp, JV_STRING);
 
 	if (!v)
 		return 0;
-	v->u.s = arena_strndup(jp->mem, (const char *)s, n);
+	v->u.s = copy(jp, (const char *)s, n);
 	v->len = (uint32_t)n;
 	return 1;
 }
@@ -132,10 +173,10 @@ on_key(void *ctx, const unsigned char *s, size_t n)
 {
 	jv_parser *jp = ctx;
 
-	if (n > UINT32_MAX || memchr(s, '\0', n))
+	if (n > UINT32_MAX || (!inside_text(jp, s) && memchr(s, '\0', n)))
 		return refuse(jp, n > UINT32_MAX ? "key longer than 4294967295 bytes"
 						 : "\\u0000 is not allowed in a key", 0);
-	jp->key = arena_strndup(jp->mem, (const char *)s, n);
+	jp->key = copy(jp, (const char *)s, n);
 	jp->keylen = (uint32_t)n;
 	return 1;
 }
@@ -255,6 +296,9 @@ jv_parse(jv_parser *jp, const char *p, size_t n, arena *mem, const char **err, s
 	yajl_status st;
 
 	jp->mem = mem;
+	jp->cur = jp->end = NULL;
+	jp->text = p;
+	jp->textlen = n;
 	jp->root = NULL;
 	jp->depth = 0;
 	jp->err = NULL;
@@ -295,14 +339,12 @@ fail:
 }
 
 const jv *
-jv_get(const jv *o, const char *key)
+jv_getn(const jv *o, const char *key, size_t n)
 {
 	const jv *found = NULL;
-	size_t n;
 
 	if (!o || o->type != JV_OBJECT)
 		return NULL;
-	n = strlen(key);
 	for (const jv *c = o->u.first; c; c = c->next)
 		if (c->keylen == n && c->key[0] == key[0] && memcmp(c->key, key, n) == 0)
 			found = c;

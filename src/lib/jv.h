@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -42,7 +43,9 @@ void jv_parser_free(jv_parser *p);
 jv *jv_parse(jv_parser *jp, const char *p, size_t n, arena *mem, const char **err, size_t *errpos);
 
 /* The member key of object o (the last one, if the key repeats), or NULL. */
-const jv *jv_get(const jv *o, const char *key);
+const jv *jv_getn(const jv *o, const char *key, size_t n);
+/* Inline so that a literal key's length is known when compiled. */
+static inline const jv *jv_get(const jv *o, const char *key) { return jv_getn(o, key, strlen(key)); }
 
 static inline int jv_is_null(const jv *v) { return v && v->type == JV_NULL; }
 static inline int jv_is_string(const jv *v) { return v && v->type == JV_STRING; }
