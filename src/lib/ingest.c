@@ -388,7 +388,7 @@ walk_array(ingest *g, jscan *j, elem_fn fn, int jaeger)
 		if (c < 0)
 			return scan_error(g, j, "unexpected end of input in an array"), -2;
 		int r = convert(g, j, fn, jaeger);
-		if (r == -2)
+		if (r == -2 || g->foreign)
 			return -2;
 		if (r < 0) {
 			failed = 1;
@@ -417,19 +417,42 @@ elem_otlp(ingest *g, const jv *v)
 }
 
 static int
+allows(const ingest *g, enum ingest_format f)
+{
+	enum ingest_format o = g->opts.format;
+
+	if (o == INGEST_ZIPKIN1 || o == INGEST_ZIPKIN2)
+		o = INGEST_ZIPKIN;
+	return o == INGEST_AUTO || o == f;
+}
+
+static int
 zipkin_version(const ingest *g)
 {
 	return g->opts.format == INGEST_ZIPKIN1 ? 1 : g->opts.format == INGEST_ZIPKIN2 ? 2 : 0;
 }
 
-/* A top-level array element: a span, or a trace given as an array of spans. */
+/* A top-level array element: a Zipkin span, a Zipkin trace given as an array
+ * of spans, or a span of a Jaeger span list (jaeger-anonymizer). */
 static int
-elem_zipkin(ingest *g, const jv *v)
+elem_array(ingest *g, const jv *v)
 {
 	size_t i;
 	const jv *span;
 	int failed = 0;
+	const char *foreign;
 
+	if (!g->format_name && (foreign = ig_foreign_element(v))) {
+		g->foreign = 1;
+		return ig_fail(g, "%s", foreign);
+	}
+	if (ig_is_jaeger_span(v) && allows(g, INGEST_JAEGER)) {
+		ig_set_format(g, "Jaeger span list");
+		return jaeger_span(g, v);
+	}
+	if (!allows(g, INGEST_ZIPKIN))
+		return ig_fail(g, "not a Jaeger span: \"spanID\" or \"operationName\" is missing");
+	ig_set_format(g, "Zipkin");
 	if (!jv_is_array(v))
 		return zipkin_span(g, v, zipkin_version(g));
 	jv_array_foreach(v, i, span)
@@ -439,16 +462,6 @@ elem_zipkin(ingest *g, const jv *v)
 				break;
 		}
 	return failed ? -1 : 0;
-}
-
-static int
-allows(const ingest *g, enum ingest_format f)
-{
-	enum ingest_format o = g->opts.format;
-
-	if (o == INGEST_ZIPKIN1 || o == INGEST_ZIPKIN2)
-		o = INGEST_ZIPKIN;
-	return o == INGEST_AUTO || o == f;
 }
 
 static int
@@ -474,6 +487,7 @@ data_value(ingest *g, jscan *j, const char *key, int *seen)
 
 	if (strcmp(key, "data") == 0 && allows(g, INGEST_JAEGER)) {
 		*seen = INGEST_JAEGER;
+		ig_set_format(g, c == '[' ? "Jaeger query API" : "Jaeger UI trace");
 		if (c == '[')
 			return walk_array(g, j, ig_elem_jaeger, 1);
 		if (c == 'n') {		/* "data": null */
@@ -484,9 +498,27 @@ data_value(ingest *g, jscan *j, const char *key, int *seen)
 		}
 		return convert(g, j, ig_elem_jaeger, 1);	/* the UI's data-as-object */
 	}
-	if (strcmp(key, "resourceSpans") == 0 && allows(g, INGEST_OTLP) && c == '[') {
+	/* Tempo's /api/traces/<id> holds OTLP resources under "batches". */
+	if ((strcmp(key, "resourceSpans") == 0 || strcmp(key, "batches") == 0) && allows(g, INGEST_OTLP) &&
+	    c == '[') {
 		*seen = INGEST_OTLP;
+		g->trace_documents++;
+		ig_set_format(g, key[0] == 'b' ? "Tempo trace (batches)" : "OTLP JSON");
 		return walk_array(g, j, elem_otlp, 0);
+	}
+	/* The OpenTelemetry Collector's file exporter writes every signal to
+	 * one file, a document a line: the others are counted and skipped. */
+	if (strcmp(key, "resourceMetrics") == 0 || strcmp(key, "resourceLogs") == 0 ||
+	    strcmp(key, "resourceProfiles") == 0) {
+		size_t start;
+		int r = scan_value(g, j, &start);
+
+		if (r < 0)
+			return -2;
+		j->keep = j->pos;
+		*seen = -1;
+		g->other_signals++;
+		return 0;
 	}
 	return 1;	/* not a data key */
 }
@@ -496,16 +528,27 @@ other_document(ingest *g, const jv *rest)
 {
 	int r;
 
-	if (jv_get(rest, "result") && allows(g, INGEST_OTLP))
+	const char *foreign = ig_foreign_document(rest);
+
+	if (foreign) {
+		g->foreign = 1;
+		return ig_fail(g, "%s", foreign);
+	}
+	if ((jv_get(rest, "result") || jv_get(rest, "trace")) && allows(g, INGEST_OTLP)) {
+		ig_set_format(g, jv_get(rest, "result") ? "Jaeger api_v3 (OTLP)" : "Tempo trace (v2)");
+		g->trace_documents++;
 		r = otlp_document(g, rest);
-	else if (jv_get(rest, "spans") && allows(g, INGEST_JAEGER)) {
+	} else if (jv_get(rest, "spans") && allows(g, INGEST_JAEGER)) {
+		ig_set_format(g, "Jaeger trace");
 		r = jaeger_trace(g, rest);
 		if (r < 0)
 			g->stats.broken++;
 		else
 			ig_flush(g);
-	} else if (jv_get(rest, "traceId") && allows(g, INGEST_ZIPKIN))
+	} else if (jv_get(rest, "traceId") && allows(g, INGEST_ZIPKIN)) {
+		ig_set_format(g, "Zipkin span");
 		r = zipkin_span(g, rest, zipkin_version(g));
+	}
 	else if (g->opts.format)
 		return ig_fail(g, "not a Jaeger, Zipkin or OTLP document of the format given with -f");
 	else
@@ -602,12 +645,17 @@ walk_documents(ingest *g, jscan *j)
 	int c, failed = 0, r;
 
 	while ((c = scan_ws(j)) >= 0) {
+		g->documents++;
 		if (c == '{')
 			r = walk_object(g, j);
-		else if (c == '[' && allows(g, INGEST_ZIPKIN))
-			r = walk_array(g, j, elem_zipkin, 0);
-		else {
-			scan_error(g, j, c == '[' ? "a JSON array is Zipkin, not the format given with -f"
+		else if (c == '[' && (allows(g, INGEST_ZIPKIN) || allows(g, INGEST_JAEGER)))
+			r = walk_array(g, j, elem_array, 0);
+		else if (c == '#' && !g->format_name) {
+			scan_error(g, j, "looks like the tr line format already: give it to the other tools "
+					 "directly, not to tr-ingest");
+			return -2;
+		} else {
+			scan_error(g, j, c == '[' ? "a JSON array is Zipkin or a Jaeger span list, not the format given with -f"
 						  : "not JSON: expected '{' or '['");
 			return -2;
 		}
@@ -648,18 +696,33 @@ ingest_new(const ingest_opts *o, tr_output *out)
 	return g;
 }
 
-/* -v: how a file went, one whole message each. */
+/* -v: what a file was read as and how it went, one whole message. */
 static void
-warn_file_status(const ingest *g, int zstd, int failed)
+warn_file_status(const ingest *g, const tr_input *in, int failed)
 {
-	if (zstd && failed)
-		tr_warn("%s: zstd, had errors", g->file);
-	else if (zstd)
-		tr_warn("%s: zstd, ok", g->file);
-	else if (failed)
-		tr_warn("%s: had errors", g->file);
-	else
-		tr_warn("%s: ok", g->file);
+	const char *name = g->format_name ? g->format_name : "no trace format recognised";
+	const char *lines = g->documents > 1 ? " (JSON Lines)" : "";
+	const char *zip = tr_input_compression(in);
+
+	tr_warn("%s: %s%s%s%s: %s", g->file, name, lines, zip ? ", " : "", zip ? zip : "",
+		failed ? "had errors" : "ok");
+}
+
+/* The OpenTelemetry Collector's other signals: one note, or an error when
+ * the file held nothing else. */
+static int
+report_other_signals(ingest *g)
+{
+	if (!g->other_signals)
+		return 0;
+	if (!g->trace_documents && !g->format_name) {
+		tr_warn("%s: holds %zu OTLP metrics, logs or profiles documents and no traces", g->file,
+			g->other_signals);
+		return -1;
+	}
+	tr_warn("%s: skipped %zu OTLP metrics, logs or profiles documents (not traces)", g->file,
+		g->other_signals);
+	return 0;
 }
 
 int
@@ -675,7 +738,12 @@ ingest_file(ingest *g, const char *path)
 	g->stats.files++;
 	size_t broken0 = g->stats.broken;
 	g->batch_broken = 0;
+	g->format_name = NULL;
+	g->foreign = 0;
+	g->documents = g->trace_documents = g->other_signals = 0;
 	r = walk_documents(g, &j);
+	if (r == 0 && report_other_signals(g) < 0)
+		r = -2;
 	if (g->pool) {
 		/* Errors of queued traces show up as they are written, in order. */
 		int s = g->pool_status ? g->pool_status : ig_pool_drain(g->pool);
@@ -700,7 +768,7 @@ ingest_file(ingest *g, const char *path)
 	if (g->file_failed && r == 0)
 		r = -1;
 	if (g->opts.verbose)
-		warn_file_status(g, tr_input_is_zstd(j.in), r < 0);
+		warn_file_status(g, j.in, r < 0);
 	g->bytes_before += tr_input_bytes(j.in);
 	tr_input_close(j.in);
 	free(j.buf);

@@ -92,6 +92,11 @@ struct ingest {
 	uint64_t err_line, err_col;	/* where the element being converted starts */
 	int file_failed;
 	int zipkin_seen;	/* the batch holds Zipkin spans: pair shared ids */
+	const char *format_name;	/* what this file was read as, for -v */
+	int foreign;		/* the file is another format: stop reading it */
+	size_t documents;	/* top-level JSON values of this file */
+	size_t trace_documents;	/* OTLP documents holding spans */
+	size_t other_signals;	/* OTLP metrics, logs and profiles documents skipped */
 	int batch_broken;	/* a Zipkin/OTLP element of this file was lost whole */
 	strbuf brackets;	/* scanner scratch: brackets not yet closed */
 	strmap ids;		/* scratch: span ids while writing a trace */
@@ -164,8 +169,17 @@ int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes);
 int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);
 
+/* What the file is: the first shape read names it (-v). */
+void ig_set_format(ingest *g, const char *name);
+/* A message for a document or array element of a format tr-ingest does not
+ * read ("looks like a Tempo search result; ..."), or NULL. */
+const char *ig_foreign_document(const jv *doc);
+const char *ig_foreign_element(const jv *elem);
+int ig_is_jaeger_span(const jv *elem);
+
 /* The converters: one JSON element each. */
 int jaeger_trace(ingest *g, const jv *trace);
+int jaeger_span(ingest *g, const jv *span);	/* a span of a Jaeger span list */
 int otlp_resource_spans(ingest *g, const jv *rs);
 int otlp_document(ingest *g, const jv *doc);
 int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */

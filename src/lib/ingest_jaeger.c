@@ -259,3 +259,21 @@ jaeger_trace(ingest *g, const jv *trace)
 	}
 	return 0;
 }
+
+/* A span of a top-level array of Jaeger UI spans, as jaeger-anonymizer
+ * writes them: trace id and process inline; its trace is whole only at the
+ * end of the file, like a Zipkin span's. */
+int
+jaeger_span(ingest *g, const jv *span)
+{
+	ig_build_reset(g);
+	if (one_span(g, span, "", NULL, 0) == 0)
+		return 0;
+	const char *tid = jv_str(jv_get(span, "traceID"));
+
+	if (tid && *tid)
+		ig_bad_trace(g, tid);
+	else
+		g->stats.broken++;	/* a trace we cannot name is still one lost */
+	return -1;
+}

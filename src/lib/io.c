@@ -1,4 +1,4 @@
-/* io.c - byte input with transparent zstd, line reading, and safe output. */
+/* io.c - byte input with transparent zstd and gzip, line reading, and safe output. */
 #define _POSIX_C_SOURCE 200809L
 #include "io.h"
 
@@ -9,20 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #define IN_CHUNK (256 * 1024)
 
+enum { PLAIN, ZSTD, ZSTD_FRAMED, GZIP };
+
 struct tr_input {
 	char *name;
 	int fd;
-	int zstd;
+	int zstd;		/* PLAIN, ZSTD, ZSTD_FRAMED or GZIP: how the bytes are decoded */
 	ZSTD_DCtx *dctx;
+	z_stream *gz;
+	uint64_t frame_left;	/* ZSTD_FRAMED: bytes of the current frame not yet read */
 	/* raw (compressed) bytes */
 	char *raw;
 	size_t raw_len, raw_off;
 	int raw_eof;
-	int zstd_done;	/* the last frame ended cleanly */
+	int zstd_done;	/* the last frame (or gzip member) ended cleanly */
 	/* decoded bytes, for line reading */
 	char *buf;
 	size_t buf_len, buf_off, buf_cap;
@@ -63,8 +68,11 @@ tr_input_open(const char *path)
 	in->fd = fd;
 	in->name = xstrdup(fd ? path : "<stdin>");
 	in->raw = xmalloc(IN_CHUNK);
-	/* Fill until four bytes are there or the input ends: a pipe may deliver less. */
-	while (in->raw_len < 4 && !in->raw_eof) {
+	/* Fill until the magic numbers can be told (a pipe may deliver less):
+	 * eight bytes, for the framed zstd of the
+	 * OpenTelemetry Collector's file exporter: a 4-byte big-endian length,
+	 * then a frame. */
+	while (in->raw_len < 8 && !in->raw_eof) {
 		ssize_t n = read(in->fd, in->raw + in->raw_len, IN_CHUNK - in->raw_len);
 
 		if (n < 0 && errno == EINTR)
@@ -76,10 +84,21 @@ tr_input_open(const char *path)
 		in->raw_len += (size_t)n;
 		in->consumed += (size_t)n;
 	}
-	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0) {
-		in->zstd = 1;
+	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0)
+		in->zstd = ZSTD;
+	else if (in->raw_len >= 8 && memcmp(in->raw + 4, magic, 4) == 0)
+		in->zstd = ZSTD_FRAMED;
+	else if (in->raw_len >= 2 && (unsigned char)in->raw[0] == 0x1f && (unsigned char)in->raw[1] == 0x8b)
+		in->zstd = GZIP;
+	in->zstd_done = in->zstd == ZSTD_FRAMED;	/* no frame is open before the first length */
+	if (in->zstd == ZSTD || in->zstd == ZSTD_FRAMED) {
 		in->dctx = ZSTD_createDCtx();
 		if (!in->dctx)
+			tr_die(TR_EXIT_SYSTEM, "out of memory");
+	} else if (in->zstd == GZIP) {
+		in->gz = xcalloc(1, sizeof *in->gz);
+		/* 16 + MAX_WBITS: a gzip header and trailer around the deflate data. */
+		if (inflateInit2(in->gz, 16 + MAX_WBITS) != Z_OK)
 			tr_die(TR_EXIT_SYSTEM, "out of memory");
 	}
 	in->lineno = 0;
@@ -138,7 +157,15 @@ tr_input_name(const tr_input *in)
 int
 tr_input_is_zstd(const tr_input *in)
 {
-	return in->zstd;
+	return in->zstd == ZSTD || in->zstd == ZSTD_FRAMED;
+}
+
+const char *
+tr_input_compression(const tr_input *in)
+{
+	static const char *const names[] = {NULL, "zstd", "zstd, length-prefixed frames", "gzip"};
+
+	return names[in->zstd];
 }
 
 uint64_t
@@ -153,6 +180,31 @@ tr_input_bytes(const tr_input *in)
 	return in->consumed;
 }
 
+static size_t plain_read(tr_input *in, void *buf, size_t n);
+
+/* ZSTD_FRAMED: read the length before the next frame. Returns 0 at a clean
+ * end of input, -1 after setting err. */
+static int
+next_frame(tr_input *in)
+{
+	uint64_t len = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if (!raw_fill(in)) {
+			if (i)
+				snprintf(in->err, sizeof in->err, "truncated frame length");
+			return i ? -1 : 0;
+		}
+		len = len << 8 | (unsigned char)in->raw[in->raw_off++];
+	}
+	if (!in->zstd_done) {
+		snprintf(in->err, sizeof in->err, "a zstd frame is longer than its length prefix");
+		return -1;
+	}
+	in->frame_left = len;
+	return 1;
+}
+
 static size_t
 zstd_read(tr_input *in, void *buf, size_t n)
 {
@@ -161,13 +213,26 @@ zstd_read(tr_input *in, void *buf, size_t n)
 	while (out.pos == 0) {
 		if (in->err[0])
 			return 0;
+		if (in->zstd == ZSTD_FRAMED && !in->frame_left) {
+			int r = next_frame(in);
+
+			if (r < 0)
+				return 0;
+			if (r == 0)
+				return 0;	/* ended between frames: clean */
+			continue;
+		}
 		if (!raw_fill(in)) {
 			/* Not fatal here: what was decoded is whole, the caller decides. */
-			if (!in->zstd_done)
+			if (!in->zstd_done || in->frame_left)
 				snprintf(in->err, sizeof in->err, "truncated zstd stream");
 			return 0;
 		}
-		ZSTD_inBuffer zin = {in->raw + in->raw_off, in->raw_len - in->raw_off, 0};
+		size_t avail = in->raw_len - in->raw_off;
+
+		if (in->zstd == ZSTD_FRAMED && avail > in->frame_left)
+			avail = (size_t)in->frame_left;
+		ZSTD_inBuffer zin = {in->raw + in->raw_off, avail, 0};
 		size_t r = ZSTD_decompressStream(in->dctx, &out, &zin);
 
 		if (ZSTD_isError(r)) {
@@ -175,9 +240,58 @@ zstd_read(tr_input *in, void *buf, size_t n)
 			return 0;
 		}
 		in->raw_off += zin.pos;
+		if (in->zstd == ZSTD_FRAMED)
+			in->frame_left -= zin.pos;
 		in->zstd_done = r == 0;
+		if (in->zstd == ZSTD_FRAMED && !in->frame_left && !in->zstd_done) {
+			snprintf(in->err, sizeof in->err, "a zstd frame is longer than its length prefix");
+			return 0;
+		}
 	}
 	return out.pos;
+}
+
+/* gzip, possibly several members one after the other (as cat makes them). */
+static size_t
+gzip_read(tr_input *in, void *buf, size_t n)
+{
+	z_stream *z = in->gz;
+
+	z->next_out = (unsigned char *)buf;
+	z->avail_out = (unsigned)(n > UINT32_MAX ? UINT32_MAX : n);
+	while (z->next_out == (unsigned char *)buf) {
+		if (in->err[0])
+			return 0;
+		if (!raw_fill(in)) {
+			if (!in->zstd_done)
+				snprintf(in->err, sizeof in->err, "truncated gzip stream");
+			return 0;
+		}
+		if (in->zstd_done) {
+			inflateReset(z);	/* another member follows */
+			in->zstd_done = 0;
+		}
+		z->next_in = (unsigned char *)in->raw + in->raw_off;
+		z->avail_in = (unsigned)(in->raw_len - in->raw_off);
+		int r = inflate(z, Z_NO_FLUSH);
+
+		in->raw_off = in->raw_len - z->avail_in;
+		if (r == Z_STREAM_END)
+			in->zstd_done = 1;
+		else if (r != Z_OK && r != Z_BUF_ERROR) {
+			snprintf(in->err, sizeof in->err, "gzip: %s", z->msg ? z->msg : "corrupt data");
+			return 0;
+		}
+	}
+	return (size_t)((char *)z->next_out - (char *)buf);
+}
+
+static size_t
+decoded_read(tr_input *in, void *buf, size_t n)
+{
+	if (in->zstd == GZIP)
+		return gzip_read(in, buf, n);
+	return in->zstd ? zstd_read(in, buf, n) : plain_read(in, buf, n);
 }
 
 static size_t
@@ -206,7 +320,7 @@ tr_input_read(tr_input *in, void *buf, size_t n)
 		in->buf_off += have;
 		return have;
 	}
-	return in->zstd ? zstd_read(in, buf, n) : plain_read(in, buf, n);
+	return decoded_read(in, buf, n);
 }
 
 void
@@ -241,8 +355,7 @@ tr_input_line(tr_input *in, size_t *len)
 		}
 		if (in->buf_cap - in->buf_len < IN_CHUNK)
 			GROW(in->buf, in->buf_cap, in->buf_len + IN_CHUNK + 1);
-		size_t n = in->zstd ? zstd_read(in, in->buf + in->buf_len, IN_CHUNK)
-				    : plain_read(in, in->buf + in->buf_len, IN_CHUNK);
+		size_t n = decoded_read(in, in->buf + in->buf_len, IN_CHUNK);
 		if (n == 0)
 			in->eof = 1;
 		in->buf_len += n;
@@ -279,6 +392,10 @@ tr_input_close(tr_input *in)
 	if (in->fd > 0)
 		close(in->fd);
 	ZSTD_freeDCtx(in->dctx);
+	if (in->gz) {
+		inflateEnd(in->gz);
+		free(in->gz);
+	}
 	free(in->raw);
 	free(in->buf);
 	free(in->name);

@@ -8,12 +8,15 @@
 
 #include "util.h"
 
-/* An input file ("-" is stdin); zstd frames are detected by magic number and decoded. */
+/* An input file ("-" is stdin); zstd frames, gzip members and the OpenTelemetry
+ * Collector's length-prefixed zstd frames are detected by magic number and decoded. */
 typedef struct tr_input tr_input;
 
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
 const char *tr_input_name(const tr_input *in);
 int tr_input_is_zstd(const tr_input *in);
+/* How the input is compressed ("zstd", "gzip", ...), or NULL. */
+const char *tr_input_compression(const tr_input *in);
 /* Why the input ended early (a truncated or corrupt zstd stream), or NULL.
  * Reading then returns end of input; what was read before is whole. */
 const char *tr_input_error(const tr_input *in);
