@@ -11,10 +11,11 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [FILE...]\n"
-		"Convert Jaeger, Zipkin (v1, v2) and OTLP JSON, plain or zstd, to the tr line format.\n"
+		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [FILE|DIR...]\n"
+		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to the tr line format.\n"
+		"A directory stands for the *.json, *.jsonl and *.ndjson files under it (.gz, .zst too).\n"
 		"  -f, --format FORMAT  auto (default), jaeger, otlp, zipkin, zipkin1, zipkin2\n"
-		"  -j, --threads N      parse Jaeger traces on N threads (same output as -j 1)\n"
+		"  -j, --threads N      parse on N threads: a file's Jaeger traces, or many files (same output as -j 1)\n"
 		"  -k, --keep-going     skip broken traces, write every good one, report at the end\n"
 		"  -o, --output FILE    write to FILE (through a temporary file) instead of stdout\n"
 		"  -z, --zstd           compress the output with zstd\n"
@@ -78,18 +79,17 @@ main(int argc, char **argv)
 	}
 	tr_output *out = tr_output_open(outpath, zstd ? 3 : 0);
 	ingest *g = ingest_new(&o, out);
-	static char *dash[] = {"-"};
-	char **files = optind < argc ? argv + optind : dash;
-	int nfiles = optind < argc ? argc - optind : 1;
+	ingest_list inputs = {0};
 
-	tr_output_puts(out, TR_FORMAT_HEADER "\n");
-	for (int i = 0; i < nfiles; i++) {
-		if (ingest_file(g, files[i]) < 0) {
+	if (optind == argc && ingest_list_add(&inputs, "-") < 0)
+		status = TR_EXIT_INPUT;
+	for (int i = optind; i < argc; i++)
+		if (ingest_list_add(&inputs, argv[i]) < 0)
 			status = TR_EXIT_INPUT;
-			if (!o.keep_going)
-				break;
-		}
-	}
+	tr_output_puts(out, TR_FORMAT_HEADER "\n");
+	if ((status == TR_EXIT_OK || o.keep_going) && ingest_files(g, &inputs) < 0)
+		status = TR_EXIT_INPUT;
+	ingest_list_free(&inputs);
 	ingest_end(g);
 	const ingest_stats *st = ingest_stats_get(g);
 	if (!quiet && (o.verbose || (o.keep_going && st->broken)))

@@ -32,6 +32,22 @@ ingest *ingest_new(const ingest_opts *o, tr_output *out);
  * trace or could not be read (the message is printed). Without keep_going
  * the caller stops at the first -1. */
 int ingest_file(ingest *g, const char *path);
+/* The inputs of a run, in order; a directory stands for the trace files
+ * under it (*.json, *.jsonl, *.ndjson, optionally .gz or .zst), sorted by
+ * path, subdirectories included. */
+typedef struct ingest_list {
+	char **paths;
+	size_t n, cap;
+} ingest_list;
+
+/* Add path ("-": stdin); -1 with a message when it is a directory holding no
+ * trace file. */
+int ingest_list_add(ingest_list *l, const char *path);
+void ingest_list_free(ingest_list *l);
+/* Convert every file of the list, in order; with threads > 1, small files
+ * are converted in parallel and written in order. Returns 0, or -1 when a
+ * file had a broken trace (without keep_going, the run stops there). */
+int ingest_files(ingest *g, const ingest_list *l);
 const ingest_stats *ingest_stats_get(const ingest *g);
 /* After the last file: clears the progress line, if one was shown. */
 void ingest_end(ingest *g);

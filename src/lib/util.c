@@ -39,6 +39,16 @@ msg_put(msgline *m, const char *s, size_t n)
 /* "prog: what\n" on stderr. A message stays one line whatever the data in it
  * (a trace id, a span id or a file name may hold a newline): line breaks and
  * other control characters are written as %XX, as the line format does. */
+/* A worker thread's messages go to its buffer, written in input order by the
+ * main thread (tr-ingest -j over many files). */
+static _Thread_local strbuf *warn_sink;
+
+void
+tr_warn_to(strbuf *b)
+{
+	warn_sink = b;
+}
+
 static void
 vwarn(const char *fmt, va_list ap)
 {
@@ -70,7 +80,10 @@ vwarn(const char *fmt, va_list ap)
 			msg_put(&line, (const char *)p, 1);
 	}
 	msg_put(&line, "\n", 1);
-	fwrite(line.s, 1, line.n, stderr);
+	if (warn_sink)
+		sb_add(warn_sink, line.s, line.n);
+	else
+		fwrite(line.s, 1, line.n, stderr);
 	if (msg != small)
 		free(msg);
 }

@@ -21,6 +21,9 @@ void tr_setprogname(const char *argv0);
 _Noreturn void tr_die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* This thread's messages are appended to b instead (NULL: stderr again). */
+typedef struct strbuf strbuf;
+void tr_warn_to(strbuf *b);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

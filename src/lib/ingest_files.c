@@ -1,0 +1,386 @@
+/* ingest_files.c - the inputs of a run: directories expanded to the trace
+ * files under them, and many small files converted on worker threads.
+ *
+ * CRISP's users and the Jaeger API's keep one trace per file, thousands of
+ * them; one trace per file gives the element pool (ingest_parallel.c) nothing
+ * to share out. So with -j N small files are converted whole, each by a
+ * worker with a context of its own that writes into the file's buffers; the
+ * main thread writes the buffers (output and messages) strictly in input
+ * order and stops where one thread would have stopped, so the bytes are those
+ * of -j 1. A large file still goes through the element pool, on its own. */
+#include "ingest_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Files at most this large are converted whole by one worker. */
+#define SMALL_FILE (8u << 20)
+
+static const char *const trace_suffixes[] = {
+	".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz", ".ndjson.gz",
+	".json.zst", ".jsonl.zst", ".ndjson.zst", ".json.zstd", ".jsonl.zstd",
+};
+
+static int
+is_trace_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return 0;	/* hidden files and editors' leftovers */
+	for (size_t i = 0; i < sizeof trace_suffixes / sizeof *trace_suffixes; i++) {
+		size_t k = strlen(trace_suffixes[i]);
+
+		if (n > k && strcmp(name + n - k, trace_suffixes[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+push(ingest_list *l, char *path)
+{
+	GROW(l->paths, l->cap, l->n + 1);
+	l->paths[l->n++] = path;
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = xmalloc(a + b + 2);
+
+	memcpy(p, dir, a);
+	p[a] = '/';
+	memcpy(p + a + 1, name, b + 1);
+	if (a && dir[a - 1] == '/')
+		memmove(p + a, p + a + 1, b + 1);
+	return p;
+}
+
+/* The trace files under dir, sorted by path, subdirectories included. A
+ * stack of directories still to read stands for recursion; each directory's
+ * entries are sorted, files and subdirectories together, so the order is
+ * that of `find DIR | sort`. */
+static void
+expand_dir(ingest_list *l, const char *top)
+{
+	ingest_list stack = {0}, here = {0};
+
+	push(&stack, xstrdup(top));
+	while (stack.n) {
+		char *dir = stack.paths[--stack.n];
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		struct stat st;
+
+		if (!d)
+			tr_die(TR_EXIT_INPUT, "%s: %s", dir, strerror(errno));
+		here.n = 0;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				push(&here, join(dir, e->d_name));
+		closedir(d);
+		qsort(here.paths, here.n, sizeof *here.paths, cmp_str);
+		/* Files go out now; subdirectories onto the stack, last first,
+		 * so the first is read next. A file and a subdirectory of the
+		 * same directory keep path order only within their kind. */
+		size_t firstdir = stack.n;
+
+		for (size_t i = 0; i < here.n; i++) {
+			char *p = here.paths[i];
+
+			if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+				push(&stack, p);
+			else if (is_trace_file(strrchr(p, '/') + 1))
+				push(l, p);
+			else
+				free(p);
+		}
+		for (size_t i = firstdir, j = stack.n; j > i + 1; i++, j--) {
+			char *t = stack.paths[i];
+
+			stack.paths[i] = stack.paths[j - 1];
+			stack.paths[j - 1] = t;
+		}
+		free(dir);
+	}
+	free(stack.paths);
+	free(here.paths);
+}
+
+int
+ingest_list_add(ingest_list *l, const char *path)
+{
+	struct stat st;
+	size_t before = l->n;
+
+	if (strcmp(path, "-") == 0 || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		push(l, xstrdup(path));	/* opening it says what is wrong */
+		return 0;
+	}
+	expand_dir(l, path);
+	if (l->n == before) {
+		tr_warn("%s: no trace files under it (names ending in .json, .jsonl or .ndjson, "
+			"optionally .gz or .zst)", path);
+		return -1;
+	}
+	return 0;
+}
+
+void
+ingest_list_free(ingest_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- small files on worker threads ---- */
+
+typedef struct file_job {
+	const char *path;
+	strbuf out, msg;
+	int status, done;
+	ingest_stats delta;
+	uint64_t bytes;
+} file_job;
+
+typedef struct file_pool {
+	ingest *main;
+	int nthreads;
+	pthread_t *threads;
+	ingest **ctx;
+	file_job *jobs;
+	size_t njobs;
+	size_t head, take, tail;	/* write, take and fill positions (mod njobs) */
+	int quit;
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+} file_pool;
+
+typedef struct file_worker {
+	file_pool *p;
+	ingest *g;
+} file_worker;
+
+static void
+stats_sub(ingest_stats *d, const ingest_stats *after, const ingest_stats *before)
+{
+	d->files = after->files - before->files;
+	d->traces = after->traces - before->traces;
+	d->spans = after->spans - before->spans;
+	d->broken = after->broken - before->broken;
+	d->dropped_duplicates = after->dropped_duplicates - before->dropped_duplicates;
+	d->renamed = after->renamed - before->renamed;
+	d->orphans = after->orphans - before->orphans;
+	d->cycles = after->cycles - before->cycles;
+}
+
+static void
+stats_plus(ingest_stats *s, const ingest_stats *d)
+{
+	s->files += d->files;
+	s->traces += d->traces;
+	s->spans += d->spans;
+	s->broken += d->broken;
+	s->dropped_duplicates += d->dropped_duplicates;
+	s->renamed += d->renamed;
+	s->orphans += d->orphans;
+	s->cycles += d->cycles;
+}
+
+static void
+convert_file(ingest *w, file_job *j)
+{
+	ingest_stats before = w->stats;
+	uint64_t bytes0 = w->bytes_before;
+
+	w->sink = &j->out;
+	tr_warn_to(&j->msg);
+	j->status = ingest_file(w, j->path);
+	tr_warn_to(NULL);
+	stats_sub(&j->delta, &w->stats, &before);
+	j->bytes = w->bytes_before - bytes0;
+}
+
+static void *
+file_worker_main(void *arg)
+{
+	file_worker *fw = arg;
+	file_pool *p = fw->p;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && p->take == p->tail)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->quit)
+			break;
+		file_job *j = &p->jobs[p->take++ % p->njobs];
+
+		pthread_mutex_unlock(&p->mu);
+		convert_file(fw->g, j);
+		pthread_mutex_lock(&p->mu);
+		j->done = 1;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	free(fw);
+	return NULL;
+}
+
+static file_pool *
+file_pool_new(ingest *g, int threads)
+{
+	file_pool *p = xcalloc(1, sizeof *p);
+	ingest_opts wo = g->opts;
+
+	wo.threads = 1;
+	p->main = g;
+	p->nthreads = threads;
+	p->njobs = (size_t)threads * 4;
+	p->jobs = xcalloc(p->njobs, sizeof *p->jobs);
+	p->threads = xcalloc((size_t)threads, sizeof *p->threads);
+	p->ctx = xcalloc((size_t)threads, sizeof *p->ctx);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	for (int i = 0; i < threads; i++) {
+		file_worker *fw = xmalloc(sizeof *fw);
+
+		p->ctx[i] = ingest_new(&wo, NULL);
+		p->ctx[i]->progress.on = 0;	/* the main thread shows progress */
+		fw->p = p;
+		fw->g = p->ctx[i];
+		if (pthread_create(&p->threads[i], NULL, file_worker_main, fw) != 0)
+			tr_die(TR_EXIT_SYSTEM, "cannot start a thread");
+	}
+	return p;
+}
+
+/* Wait for the oldest job, then write its output and messages, or drop
+ * them once a failure has stopped the run (without -k). */
+static void
+drain_one(file_pool *p, int *stopped, int *failed)
+{
+	ingest *g = p->main;
+	file_job *j = &p->jobs[p->head++ % p->njobs];
+
+	pthread_mutex_lock(&p->mu);
+	while (!j->done)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	if (!*stopped) {
+		if (j->out.len)
+			tr_output_sb(g->out, &j->out);
+		if (j->msg.len)
+			fwrite(j->msg.s, 1, j->msg.len, stderr);
+		stats_plus(&g->stats, &j->delta);
+		g->bytes_before += j->bytes;
+		tr_progress_tick(&g->progress, g->bytes_before, g->stats.traces);
+		if (j->status < 0) {
+			*failed = 1;
+			if (!g->opts.keep_going)
+				*stopped = 1;
+		}
+	}
+	sb_clear(&j->out);
+	sb_clear(&j->msg);
+}
+
+static void
+file_pool_drain(file_pool *p, int *stopped, int *failed)
+{
+	while (p->head != p->tail)
+		drain_one(p, stopped, failed);
+}
+
+static void
+file_pool_submit(file_pool *p, const char *path)
+{
+	pthread_mutex_lock(&p->mu);
+	file_job *j = &p->jobs[p->tail % p->njobs];
+
+	j->path = path;
+	j->done = 0;
+	p->tail++;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void
+file_pool_free(file_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nthreads; i++) {
+		pthread_join(p->threads[i], NULL);
+		ingest_free(p->ctx[i]);
+	}
+	for (size_t i = 0; i < p->njobs; i++) {
+		sb_free(&p->jobs[i].out);
+		sb_free(&p->jobs[i].msg);
+	}
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	free(p->jobs);
+	free(p->threads);
+	free(p->ctx);
+	free(p);
+}
+
+static int
+is_small_file(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_size <= (off_t)SMALL_FILE;
+}
+
+int
+ingest_files(ingest *g, const ingest_list *l)
+{
+	file_pool *p = NULL;
+	int failed = 0, stopped = 0;
+
+	if (g->opts.threads > 1 && l->n > 1)
+		p = file_pool_new(g, g->opts.threads);
+	for (size_t i = 0; i < l->n && !stopped; i++) {
+		if (p && is_small_file(l->paths[i])) {
+			if (p->tail - p->head == p->njobs)
+				drain_one(p, &stopped, &failed);
+			if (!stopped)
+				file_pool_submit(p, l->paths[i]);
+			continue;
+		}
+		if (p)
+			file_pool_drain(p, &stopped, &failed);
+		if (stopped)
+			break;
+		if (ingest_file(g, l->paths[i]) < 0) {
+			failed = 1;
+			if (!g->opts.keep_going)
+				stopped = 1;
+		}
+	}
+	if (p) {
+		file_pool_drain(p, &stopped, &failed);
+		file_pool_free(p);
+	}
+	return failed ? -1 : 0;
+}
