@@ -17,6 +17,7 @@ usage(FILE *f, int status)
 		"  -f, --format FORMAT  auto (default), jaeger, otlp, zipkin, zipkin1, zipkin2\n"
 		"  -j, --threads N      parse on N threads: a file's Jaeger traces, or many files (same output as -j 1)\n"
 		"  -k, --keep-going     skip broken traces, write every good one, report at the end\n"
+		"      --no-merge       do not remember written traces: one met again is written again\n"
 		"  -o, --output FILE    write to FILE (through a temporary file) instead of stdout\n"
 		"  -z, --zstd           compress the output with zstd\n"
 		TR_LIMIT_USAGE
@@ -45,7 +46,8 @@ main(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"zstd", no_argument, NULL, 'z'},
 		{"quiet", no_argument, NULL, 'q'}, {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{"threads", required_argument, NULL, 'j'}, TR_LIMIT_LONGOPTS,
+		{"threads", required_argument, NULL, 'j'}, {"no-merge", no_argument, NULL, 'M'},
+		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	ingest_opts o = {.max_spans = 10000000, .max_bytes = (size_t)4 << 30};
@@ -66,6 +68,7 @@ main(int argc, char **argv)
 				tr_die(TR_EXIT_USAGE, "-j: between 1 and 256 threads");
 			break;
 		case 'k': o.keep_going = 1; break;
+		case 'M': o.no_merge = 1; break;
 		case 'o': outpath = optarg; break;
 		case 'z': zstd = 1; break;
 		case 'q': quiet = 1; break;
@@ -96,6 +99,9 @@ main(int argc, char **argv)
 		tr_warn("%zu files, %zu traces, %zu spans written; %zu broken traces skipped, "
 			"%zu duplicate spans dropped, %zu span ids renamed",
 			st->files, st->traces, st->spans, st->broken, st->dropped_duplicates, st->renamed);
+	if (!quiet && o.verbose && (st->merged || st->split))
+		tr_warn("%zu traces met again: %zu wholly written before, %zu with new spans written as a "
+			"second group", st->merged + st->split, st->merged, st->split);
 	tr_output_close(out);
 	ingest_free(g);
 	return status;

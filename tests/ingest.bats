@@ -135,7 +135,7 @@ J
 	run tr-ingest "$(otlp_doc)"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = $'T\t0af7651916cd43dd8448eb211c80319c' ]
-	[ "${lines[2]}" = $'S\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t\t1700000000000001\t250001\tapi\tGET /x\tserver\tnode7\totel.scope.name=lib\totel.scope.version=1.0\thttp.status_code=500\tok=false\tratio=0.25\tlist=[{"stringValue":"a"}]\tspan.kind=server\totel.status_code=ERROR\terror=true\totel.status_description=boom\tprocess.host.name=node7\tprocess.pid=12' ]
+	[ "${lines[2]}" = $'S\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t\t1700000000000001\t250001\tapi\tGET /x\tserver\tnode7\totel.scope.name=lib\totel.scope.version=1.0\thttp.status_code=500\tok=false\tratio=0.25\tlist=["a"]\tspan.kind=server\totel.status_code=ERROR\terror=true\totel.status_description=boom\tprocess.host.name=node7\tprocess.pid=12' ]
 	[ "${lines[3]}" = $'R\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\tlink\t00000000000000000000000000000001\t0000000000000002\twhy=batch' ]
 	[ "${lines[4]}" = $'L\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t1700000000100000\tevent=retry\tn=2' ]
 	[ "$(echo "${lines[5]}" | cut -f3,4,5,6,9)" = $'c7ad6b7169203331\tb7ad6b7169203331\t1700000000010000\t10000\tclient' ]

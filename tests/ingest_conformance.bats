@@ -59,11 +59,15 @@ load helper
 	need_conformance
 	for f in yelp ascend smartthings-oauth-authorization messaging; do
 		want=$(jq '[.. | objects | select(has("traceId"))] | length' "$CONF/zipkin/$f.json")
+		# smartthings: five shared server spans of one id, three from
+		# pusher at 10.0.0.187 and two at 10.0.0.79, are parts Zipkin
+		# merges per host: 3 fewer spans
+		[ "$f" = smartthings-oauth-authorization ] && want=$((want - 3))
 		got=$(tr-ingest "$CONF/zipkin/$f.json" | grep -c '^S')
 		[ "$got" -eq "$want" ]
 	done
-	# smartthings: 45 shared spans give 45 server halves (one client has five: :s, :s~2, ...)
-	[ "$(tr-ingest "$CONF/zipkin/smartthings-oauth-authorization.json" | awk -F'\t' '$1 == "S" && $3 ~ /:s(~[0-9]+)?$/' | wc -l)" -eq 45 ]
+	# smartthings: 45 shared spans give 42 server halves (one client has two: :s, :s~2)
+	[ "$(tr-ingest "$CONF/zipkin/smartthings-oauth-authorization.json" | awk -F'\t' '$1 == "S" && $3 ~ /:s(~[0-9]+)?$/' | wc -l)" -eq 42 ]
 	# every parent is in its trace after the split
 	orphans=$(tr-ingest "$CONF/zipkin/yelp.json" | awk -F'\t' '$1 == "S" { id[$3] = 1; p[$3] = $4 } END { for (s in p) if (p[s] != "" && !(p[s] in id)) n++; print n + 0 }')
 	[ "$orphans" -eq 0 ]

@@ -17,11 +17,14 @@ typedef struct ingest_opts {
 	size_t max_spans;	/* spans per trace; 0: no limit */
 	size_t max_bytes;	/* bytes of one JSON trace or document; 0: no limit */
 	int threads;		/* parse Jaeger traces on this many threads (1: none) */
+	int no_merge;		/* do not remember written traces (a trace met again is written again) */
 } ingest_opts;
 
 typedef struct ingest_stats {
 	size_t files, traces, spans, broken, dropped_duplicates, renamed;
 	size_t orphans, cycles;	/* counted with verbose only */
+	size_t merged;		/* traces met again, every span already written */
+	size_t split;		/* traces met again with new spans: written as a second group */
 } ingest_stats;
 
 typedef struct ingest ingest;

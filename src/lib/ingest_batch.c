@@ -488,6 +488,8 @@ write_trace(ingest *g, ispan **v, size_t n)
 		return;
 	}
 	dropped = dedupe(g, v, n);
+	for (size_t i = 0; i < n; i++)
+		dropped += v[i]->dups;	/* identical copies zipkin_merge took out */
 	qsort(v, n, sizeof *v, ispan_ptr_cmp);
 	sb_clear(o);
 	sb_add(o, "T\t", 2);
@@ -510,7 +512,7 @@ write_trace(ingest *g, ispan **v, size_t n)
 	if (g->sink)
 		sb_add(g->sink, o->s, o->len);
 	else
-		tr_output_sb(g->out, o);
+		ig_emit(g, g->file, o->s, o->len);
 	g->stats.traces++;
 	g->stats.spans += written;
 	g->stats.dropped_duplicates += dropped;
@@ -523,6 +525,8 @@ ig_flush(ingest *g)
 	strmap rank = {0};
 	ispan **v;
 
+	if (g->zipkin_seen)
+		zipkin_merge(g);	/* may rename bad traces: before they are counted */
 	/* every bad trace once, also one whose only span was the bad one */
 	g->stats.broken += bt->bad_traces.count;
 	if (!bt->n)
@@ -568,6 +572,8 @@ ig_count_batch_broken(ingest *g)
 
 	int added;
 
+	if (g->zipkin_seen)
+		zipkin_normalise_ids(g);	/* one trace, however its ids were padded */
 	for (size_t i = 0; i < g->batch.n; i++) {
 		const char *id = g->batch.spans[i].trace_id;
 

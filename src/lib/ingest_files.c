@@ -282,11 +282,10 @@ drain_one(file_pool *p, int *stopped, int *failed)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 	if (!*stopped) {
-		if (j->out.len)
-			tr_output_sb(g->out, &j->out);
 		if (j->msg.len)
 			fwrite(j->msg.s, 1, j->msg.len, stderr);
 		stats_plus(&g->stats, &j->delta);
+		ig_emit(g, j->path, j->out.s, j->out.len);
 		g->bytes_before += j->bytes;
 		tr_progress_tick(&g->progress, g->bytes_before, g->stats.traces);
 		if (j->status < 0) {

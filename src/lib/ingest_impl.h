@@ -46,6 +46,8 @@ typedef struct ispan {
 	const char *text;	/* serialised records, set when the trace is written */
 	size_t textlen;
 	int dropped;
+	uint8_t zipkin;		/* converted from Zipkin: zipkin_merge may merge it */
+	uint32_t dups;		/* identical copies zipkin_merge dropped into it */
 } ispan;
 
 /* Spans read but not yet written, in input order; all strings in mem. */
@@ -69,6 +71,7 @@ typedef struct ibuild {
 } ibuild;
 
 typedef struct ingest_pool ingest_pool;
+typedef struct ingest_seen ingest_seen;
 typedef int (*elem_fn)(ingest *g, const jv *v);
 
 struct ingest {
@@ -76,6 +79,7 @@ struct ingest {
 	tr_output *out;
 	strbuf *sink;		/* a worker's output goes here instead of out */
 	ingest_pool *pool;	/* worker threads for Jaeger traces (-j) */
+	ingest_seen *seen;	/* the traces written, to merge a trace met again */
 	int pool_status;	/* what stopped the pool in this file, 0 if nothing */
 	strbuf msg;		/* the message of the element that failed */
 	ingest_stats stats;
@@ -97,6 +101,15 @@ struct ingest {
 	size_t documents;	/* top-level JSON values of this file */
 	size_t trace_documents;	/* OTLP documents holding spans */
 	size_t other_signals;	/* OTLP metrics, logs and profiles documents skipped */
+	/* Writing Zipkin and OTLP traces before the file's end (ingest_prescan.c) */
+	int prescan;		/* this is the first pass: find ids, convert nothing */
+	int prescan_failed;	/* an id it could not read, or a document read whole */
+	int early_flush;	/* the first pass went through: write when whole */
+	strmap last_elem;	/* trace id -> the last element naming it */
+	arena prescan_mem;	/* its keys */
+	size_t elem_index;	/* Zipkin and OTLP elements of this file so far */
+	size_t batch_need;	/* the last element the batch's traces wait for */
+	size_t batch_mark;	/* batch spans looked at by ig_after_element */
 	int batch_broken;	/* a Zipkin/OTLP element of this file was lost whole */
 	strbuf brackets;	/* scanner scratch: brackets not yet closed */
 	strmap ids;		/* scratch: span ids while writing a trace */
@@ -157,6 +170,12 @@ int ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, 
 	       strbuf *msg);
 int ig_elem_jaeger(ingest *g, const jv *v);
 
+/* Write trace groups p[0,n) (T line and records each), read from file, to
+ * the output: the spans of a trace already written are dropped, new ones of
+ * it written as a group of their own with a warning (ingest_merge.c). */
+void ig_emit(ingest *g, const char *file, const char *p, size_t n);
+void ig_seen_free(ingest_seen *s);
+
 /* Worker threads for Jaeger traces: elements are converted in parallel and
  * written in input order, so the output is the same bytes as one thread's. */
 ingest_pool *ig_pool_new(ingest *g, int threads);
@@ -168,6 +187,17 @@ int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes);
 /* Write every queued element; returns 0 or the status that stopped the file. */
 int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);
+
+/* The first pass over a Zipkin or OTLP file: remember the element as the
+ * last to name each trace id it names. -1 when an id cannot be read. */
+enum prescan_kind { PRESCAN_JAEGER, PRESCAN_ZIPKIN, PRESCAN_OTLP };
+int ig_prescan_element(ingest *g, const char *p, size_t n, size_t index, enum prescan_kind kind);
+/* The second pass, after element index: write the batch when every trace in
+ * it has had its last element. */
+void ig_after_element(ingest *g, size_t index);
+/* A trace id as the converters write it, for the first pass. */
+const char *otlp_trace_id(ingest *g, const char *raw);
+const char *zipkin_trace_key(const char *lower_id);
 
 /* What the file is: the first shape read names it (-v). */
 void ig_set_format(ingest *g, const char *name);
@@ -184,5 +214,10 @@ int otlp_resource_spans(ingest *g, const jv *rs);
 int otlp_document(ingest *g, const jv *doc);
 int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */
 void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
+
+/* ingest_zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
+void zipkin_mark_parts(ingest *g, size_t first);	/* batch spans [first, n) are Zipkin's */
+void zipkin_normalise_ids(ingest *g);	/* zero-high 128-bit trace ids to 64-bit */
+void zipkin_merge(ingest *g);		/* normalise, then merge spans reported in parts */
 
 #endif

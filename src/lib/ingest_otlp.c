@@ -1,15 +1,193 @@
-/* ingest_otlp.c - OTLP/JSON resourceSpans to spans, converted as Jaeger does. */
+/* ingest_otlp.c - OTLP/JSON resourceSpans to spans, converted as Jaeger does.
+ *
+ * Two writers of OTLP in JSON: the OTLP/JSON spec (hex ids, enums as
+ * numbers) and protobuf's canonical JSON mapping, which Tempo, Jaeger's
+ * api_v3 gateway and Grafana write (base64 ids, enums as names). Both omit
+ * fields that hold their zero value, so an absent field is read as its zero. */
 #include "ingest_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* An AnyValue object as text; arrays and key-value lists as compact JSON. */
+enum { TRACE_ID_BYTES = 16, SPAN_ID_BYTES = 8 };
+
+/* An id as lower-case hex. Hex and base64 are told apart by length and
+ * padding, never by the characters alone (a short hex id may be valid
+ * base64): base64 of an id's n bytes is 4 * ceil(n / 3) characters ending in
+ * '=' (24 for a trace id, 12 for a span id), which hex never is. Anything
+ * else is kept as text, lower-cased like hex: 32 or 16 hex digits, and the
+ * odd ids some files hold ("sid1", 64-bit trace ids). */
+static const char *
+otlp_id(ingest *g, const char *s, size_t bytes)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char raw[TRACE_ID_BYTES + 2];
+	char hex[2 * TRACE_ID_BYTES];
+	size_t n = strlen(s), got;
+
+	if (n != (bytes + 2) / 3 * 4 || s[n - 1] != '=' || b64_decode(s, n, raw, &got) < 0 || got != bytes)
+		return ig_lower(g, s);
+	for (size_t i = 0; i < bytes; i++) {
+		hex[2 * i] = digits[raw[i] >> 4];
+		hex[2 * i + 1] = digits[raw[i] & 0xf];
+	}
+	return ig_strn(g, hex, 2 * bytes);
+}
+
+const char *
+otlp_trace_id(ingest *g, const char *raw)
+{
+	return otlp_id(g, raw, TRACE_ID_BYTES);
+}
+
+/* proto3 JSON writes int64 as a string; numbers are accepted too. */
+static int
+int_value(ingest *g, const jv *x, int64_t *out)
+{
+	if (jv_is_integer(x))
+		*out = jv_int(x);
+	else if (!jv_is_string(x) || parse_i64(jv_str(x), jv_len(x), out) < 0)
+		return ig_fail(g, "intValue is not an integer");
+	return 0;
+}
+
+/* Array and key-value list values nest as deep as the input says; written
+ * by recursion over the value, so the depth is bounded. */
+#define MAX_VALUE_DEPTH 64
+
+static int any_json(ingest *g, strbuf *b, const jv *v, int depth);
+
+typedef struct okv {
+	const char *key;
+	size_t keylen, seq;
+	const jv *value;
+} okv;
+
+static int
+okv_cmp(const void *pa, const void *pb)
+{
+	const okv *a = pa, *b = pb;
+	int c = memcmp(a->key, b->key, a->keylen < b->keylen ? a->keylen : b->keylen);
+
+	if (c)
+		return c;
+	if (a->keylen != b->keylen)
+		return a->keylen < b->keylen ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* A kvlistValue as a JSON object as Jaeger shows one (pdata's AsString):
+ * keys sorted bytewise, a repeated key keeps its last value. */
+static int
+kvlist_json(ingest *g, strbuf *b, const jv *kvl, int depth)
+{
+	const jv *arr, *e, *k;
+	size_t i, n = 0;
+	int first = 1;
+	okv *kv;
+
+	if (ig_get_array(g, kvl, "values", &arr) < 0)
+		return -1;
+	jv_array_foreach(arr, i, e)
+		n++;
+	kv = arena_alloc(&g->batch.mem, (n + 1) * sizeof *kv);
+	jv_array_foreach(arr, i, e) {
+		if (!jv_is_object(e))
+			return ig_fail(g, "attribute %zu is not an object", i);
+		k = jv_get(e, "key");
+		if (k && !jv_is_null(k) && !jv_is_string(k))
+			return ig_fail(g, "\"key\" is not a string");
+		kv[i].key = jv_is_string(k) ? jv_str(k) : "";
+		kv[i].keylen = jv_is_string(k) ? jv_len(k) : 0;
+		kv[i].seq = i;
+		kv[i].value = jv_get(e, "value");
+	}
+	qsort(kv, n, sizeof *kv, okv_cmp);
+	sb_addc(b, '{');
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && kv[i].keylen == kv[i + 1].keylen &&
+		    memcmp(kv[i].key, kv[i + 1].key, kv[i].keylen) == 0)
+			continue;
+		if (!first)
+			sb_addc(b, ',');
+		first = 0;
+		jv_dump_string(b, kv[i].key, kv[i].keylen);
+		sb_addc(b, ':');
+		if (any_json(g, b, kv[i].value, depth + 1) < 0)
+			return -1;
+	}
+	sb_addc(b, '}');
+	return 0;
+}
+
+/* An AnyValue inside an array or key-value list as JSON: strings quoted,
+ * integers exactly, bytes as their base64 text, an empty value null. */
+static int
+any_json(ingest *g, strbuf *b, const jv *v, int depth)
+{
+	const jv *x, *arr, *e;
+	size_t i;
+	int64_t n;
+
+	if (depth > MAX_VALUE_DEPTH)
+		return ig_fail(g, "attribute value nested deeper than %d arrays and lists", MAX_VALUE_DEPTH);
+	if (!v || jv_is_null(v)) {
+		sb_adds(b, "null");
+		return 0;
+	}
+	if (!jv_is_object(v))
+		return ig_fail(g, "attribute value is not an object");
+	if ((x = jv_get(v, "stringValue")) || (x = jv_get(v, "boolValue")) ||
+	    (x = jv_get(v, "doubleValue")) || (x = jv_get(v, "bytesValue"))) {
+		if (jv_is_string(x))
+			jv_dump_string(b, jv_str(x), jv_len(x));
+		else if (jv_is_null(x))
+			sb_adds(b, "null");
+		else	/* numbers and booleans (and a stray object) are JSON already */
+			sb_adds(b, ig_json_text(g, x));
+		return 0;
+	}
+	if ((x = jv_get(v, "intValue"))) {
+		if (int_value(g, x, &n) < 0)
+			return -1;
+		sb_addi(b, n);
+		return 0;
+	}
+	if ((x = jv_get(v, "arrayValue"))) {
+		if (!jv_is_null(x) && !jv_is_object(x))
+			return ig_fail(g, "attribute value is not an object");
+		if (ig_get_array(g, x, "values", &arr) < 0)
+			return -1;
+		sb_addc(b, '[');
+		jv_array_foreach(arr, i, e) {
+			if (i)
+				sb_addc(b, ',');
+			if (any_json(g, b, e, depth + 1) < 0)
+				return -1;
+		}
+		sb_addc(b, ']');
+		return 0;
+	}
+	if ((x = jv_get(v, "kvlistValue"))) {
+		if (!jv_is_null(x) && !jv_is_object(x))
+			return ig_fail(g, "attribute value is not an object");
+		return kvlist_json(g, b, x, depth);
+	}
+	sb_adds(b, "null");
+	return 0;
+}
+
+/* An AnyValue as tag text: scalars as text, arrays and key-value lists as
+ * compact JSON of their plain values; no value at all is empty text. */
 static int
 any_value(ingest *g, const jv *v, const char **out)
 {
 	const jv *x;
+	int64_t i;
 
+	*out = "";
+	if (!v || jv_is_null(v))
+		return 0;
 	if (!jv_is_object(v))
 		return ig_fail(g, "attribute value is not an object");
 	if ((x = jv_get(v, "stringValue")) || (x = jv_get(v, "boolValue")) ||
@@ -18,23 +196,22 @@ any_value(ingest *g, const jv *v, const char **out)
 		return 0;
 	}
 	if ((x = jv_get(v, "intValue"))) {
-		int64_t i;
-
-		/* proto3 JSON writes int64 as a string; numbers are accepted too. */
-		if (jv_is_integer(x))
-			i = jv_int(x);
-		else if (!jv_is_string(x) || parse_i64(jv_str(x), jv_len(x), &i) < 0)
-			return ig_fail(g, "intValue is not an integer");
 		char buf[24];
+
+		if (int_value(g, x, &i) < 0)
+			return -1;
 		snprintf(buf, sizeof buf, "%lld", (long long)i);
 		*out = ig_str(g, buf);
 		return 0;
 	}
-	if ((x = jv_get(v, "arrayValue")) || (x = jv_get(v, "kvlistValue"))) {
-		*out = ig_json_text(g, jv_get(x, "values") ? jv_get(x, "values") : x);
-		return 0;
+	if (jv_get(v, "arrayValue") || jv_get(v, "kvlistValue")) {
+		strbuf *b = &g->scratch;	/* idle until the batch is written */
+
+		sb_clear(b);
+		if (any_json(g, b, v, 0) < 0)
+			return -1;
+		*out = ig_strn(g, b->s, b->len);
 	}
-	*out = "";
 	return 0;
 }
 
@@ -51,7 +228,8 @@ attributes(ingest *g, const jv *o, ig_put_fn put, const char *prefix, const char
 
 		if (!jv_is_object(a))
 			return ig_fail(g, "attribute %zu is not an object", i);
-		if (ig_get_str(g, a, "key", 1, &key) < 0 || any_value(g, jv_get(a, "value"), &val) < 0)
+		/* An empty key or value is left out of the JSON, as any zero value is. */
+		if (ig_get_str(g, a, "key", 0, &key) < 0 || any_value(g, jv_get(a, "value"), &val) < 0)
 			return -1;
 		if (skip && strcmp(key, skip) == 0)
 			continue;
@@ -60,15 +238,17 @@ attributes(ingest *g, const jv *o, ig_put_fn put, const char *prefix, const char
 	return 0;
 }
 
-/* Nanoseconds given as a string or a number. */
+/* Nanoseconds given as a string or a number; absent (or null) is 0, as
+ * proto3 JSON leaves out a zero. */
 static int
 get_ns(ingest *g, const jv *o, const char *key, uint64_t *out)
 {
 	const jv *v = jv_get(o, key);
 	char *end;
 
-	if (!v)
-		return ig_fail(g, "\"%s\" is missing", key);
+	*out = 0;
+	if (!v || jv_is_null(v))
+		return 0;
 	if (jv_is_integer(v) && jv_int(v) >= 0) {
 		*out = (uint64_t)jv_int(v);
 		return 0;
@@ -113,7 +293,8 @@ kind_of(ingest *g, const jv *span, int *kind)
 	return 0;
 }
 
-/* Status ERROR (2 or "STATUS_CODE_ERROR") and OK, as Jaeger's translator tags them. */
+/* Status ERROR (2 or "STATUS_CODE_ERROR") and OK, as Jaeger's translator
+ * tags them; UNSET, absent, and codes it does not know tag nothing. */
 static int
 status_of(ingest *g, const jv *span)
 {
@@ -130,7 +311,7 @@ status_of(ingest *g, const jv *span)
 		code = (long)jv_int(c);
 	else if (jv_is_string(c))
 		code = strcmp(jv_str(c), "STATUS_CODE_ERROR") == 0 ? 2 :
-		       strcmp(jv_str(c), "STATUS_CODE_OK") == 0 ? 1 : 0;
+		       strcmp(jv_str(c), "STATUS_CODE_OK") == 0 ? 1 : 0;	/* and _UNSET */
 	if (ig_get_str(g, st, "message", 0, &msg) < 0)
 		return -1;
 	if (code == 1)
@@ -184,7 +365,7 @@ links_of(ingest *g, const jv *span)
 			return ig_fail(g, "link %zu is not an object", i);
 		if (ig_get_str(g, l, "traceId", 1, &tid) < 0 || ig_get_str(g, l, "spanId", 1, &sid) < 0)
 			return -1;
-		ig_ref(g, "link", ig_lower(g, tid), ig_lower(g, sid));
+		ig_ref(g, "link", otlp_id(g, tid, TRACE_ID_BYTES), otlp_id(g, sid, SPAN_ID_BYTES));
 		if (attributes(g, l, ig_put_ref_tag, NULL, NULL) < 0)
 			return -1;
 	}
@@ -214,9 +395,9 @@ one_span(ingest *g, const jv *span, const oscope *sc, size_t idx)
 		return -1;
 	if (!*s.trace_id || !*s.span_id)
 		return ig_fail(g, "span %zu: empty traceId or spanId", idx);
-	s.trace_id = ig_lower(g, s.trace_id);
-	s.span_id = ig_lower(g, s.span_id);
-	s.parent_id = ig_lower(g, s.parent_id);
+	s.trace_id = otlp_id(g, s.trace_id, TRACE_ID_BYTES);
+	s.span_id = otlp_id(g, s.span_id, SPAN_ID_BYTES);
+	s.parent_id = otlp_id(g, s.parent_id, SPAN_ID_BYTES);	/* "" is a root */
 	if (t0 / 1000 > INT64_MAX)
 		return ig_fail(g, "span %s: start time out of range", s.span_id);
 	s.start = (int64_t)(t0 / 1000);
@@ -264,6 +445,18 @@ resource_attr(ingest *g, const jv *resource, const char *key)
 	return NULL;
 }
 
+/* A span that did not convert: its trace, named as its good spans are, is bad. */
+static void
+bad_span(ingest *g, const jv *span)
+{
+	const char *tid = jv_str(jv_get(span, "traceId"));
+
+	if (tid && *tid)
+		ig_bad_trace(g, otlp_id(g, tid, TRACE_ID_BYTES));
+	else
+		ig_bad_span(g, span);	/* counts a trace it cannot name */
+}
+
 static int
 scope_spans(ingest *g, const jv *ss, oscope *sc)
 {
@@ -289,7 +482,7 @@ scope_spans(ingest *g, const jv *ss, oscope *sc)
 	jv_array_foreach(spans, i, span) {
 		ig_build_reset(g);
 		if (one_span(g, span, sc, i) < 0) {
-			ig_bad_span(g, span);
+			bad_span(g, span);
 			failed = 1;
 			if (!g->opts.keep_going)
 				break;	/* -k: the spans after it may be of good traces */
@@ -334,7 +527,9 @@ otlp_document(ingest *g, const jv *doc)
 	size_t i;
 
 	if (jv_get(doc, "result"))
-		doc = jv_get(doc, "result");
+		doc = jv_get(doc, "result");	/* Jaeger's api_v3 */
+	else if (jv_get(doc, "trace"))
+		doc = jv_get(doc, "trace");	/* Tempo's /api/v2/traces/<id> */
 	if (!jv_is_object(doc) || ig_get_array(g, doc, "resourceSpans", &arr) < 0)
 		return ig_fail(g, "not an OTLP document");
 	int failed = 0;

@@ -148,8 +148,8 @@ write_head(ingest_pool *p)
 	if (!p->stop) {
 		if (s->msg.len)
 			tr_warn("%s", s->msg.s);
-		tr_output_sb(g->out, &s->out);
 		stats_add(&g->stats, &s->delta);
+		ig_emit(g, s->file, s->out.s, s->out.len);
 		if (s->status == -2 || (s->status == -1 && !g->opts.keep_going))
 			p->stop = s->status;
 	}

@@ -100,7 +100,7 @@ times_of(ingest *g, const jv *span, ispan *s)
 		ig_tag(g, "tr.no_time", "true");
 		if (has_ts)
 			ig_tag(g, "tr.start_us", ig_json_text(g, jv_get(span, "timestamp")));
-		s->start = s->duration = 0;
+		s->start = 0;	/* a duration alone stays: zipkin_merge may find its start */
 	}
 	return 0;
 }
@@ -341,6 +341,7 @@ int
 zipkin_span(ingest *g, const jv *span, int version)
 {
 	int r;
+	size_t first = g->batch.n;
 
 	if (!jv_is_object(span))
 		return ig_fail(g, "a Zipkin span must be an object");
@@ -351,6 +352,7 @@ zipkin_span(ingest *g, const jv *span, int version)
 	r = version == 1 ? v1_span(g, span) : v2_span(g, span);
 	if (r < 0)
 		ig_bad_span(g, span);
+	zipkin_mark_parts(g, first);
 	return r;
 }
 
@@ -389,8 +391,14 @@ zipkin_pair_shared(ingest *g)
 		sb_addc(&key, '\t');
 		if (s->shared) {
 			sb_adds(&key, s->span_id);
-			if (!strmap_get(&client, key.s, key.len))
-				continue;	/* no client half: nothing to tell apart */
+			if (!strmap_get(&client, key.s, key.len)) {
+				/* No client half: nothing to split, but as a
+				 * child it hangs where the rule below says. */
+				sb_clear(&key);
+				sb_adds(&key, s->trace_id);
+				sb_addc(&key, '\t');
+				goto child;
+			}
 			s->parent_id = s->span_id;
 			size_t n = strlen(s->span_id);
 			char *id = arena_alloc(&bt->mem, n + 3);
@@ -399,6 +407,7 @@ zipkin_pair_shared(ingest *g)
 			s->span_id = id;
 			continue;
 		}
+child:
 		if (!*s->parent_id)
 			continue;
 		sb_adds(&key, s->parent_id);

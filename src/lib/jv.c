@@ -351,8 +351,8 @@ jv_getn(const jv *o, const char *key, size_t n)
 	return found;
 }
 
-static void
-dump_string(strbuf *b, const char *s, size_t n)
+void
+jv_dump_string(strbuf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
@@ -421,7 +421,7 @@ dump_scalar(strbuf *b, const jv *v)
 	case JV_TRUE: sb_add(b, "true", 4); break;
 	case JV_INT: sb_addi(b, v->u.i); break;
 	case JV_REAL: dump_real(b, v->u.r); break;
-	default: dump_string(b, v->u.s, v->len); break;
+	default: jv_dump_string(b, v->u.s, v->len); break;
 	}
 }
 
@@ -435,7 +435,7 @@ jv_dump(strbuf *b, const jv *v)
 
 	for (;;) {
 		if (v->key && depth) {
-			dump_string(b, v->key, v->keylen);
+			jv_dump_string(b, v->key, v->keylen);
 			sb_addc(b, ':');
 		}
 		if ((v->type == JV_ARRAY || v->type == JV_OBJECT) && v->u.first) {

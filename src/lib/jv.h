@@ -76,5 +76,7 @@ jv_first(const jv *v)
 /* Append v as compact JSON (jansson's JSON_COMPACT text: members in input
  * order, reals as %.17g, non-ASCII as is). */
 void jv_dump(strbuf *b, const jv *v);
+/* Append s[0,n) as a JSON string, escaped as jv_dump does. */
+void jv_dump_string(strbuf *b, const char *s, size_t n);
 
 #endif

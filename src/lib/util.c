@@ -403,6 +403,61 @@ fmt_double(char *buf, size_t size, double v)
 	}
 }
 
+static int
+b64_digit(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+int
+b64_decode(const char *s, size_t n, unsigned char *out, size_t *outlen)
+{
+	size_t pad = 0, o = 0;
+	uint32_t acc = 0;
+
+	if (n % 4)
+		return -1;
+	while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
+		pad++;
+	for (size_t i = 0; i < n - pad; i++) {
+		int d = b64_digit((unsigned char)s[i]);
+
+		if (d < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)d;
+		if (i % 4 == 3) {
+			out[o++] = (unsigned char)(acc >> 16);
+			out[o++] = (unsigned char)(acc >> 8);
+			out[o++] = (unsigned char)acc;
+			acc = 0;
+		}
+	}
+	/* The last group: 2 characters (12 bits) hold one byte, 3 (18 bits) two;
+	 * the bits left over are zero in the one encoding of those bytes. */
+	if (pad == 2) {
+		if (acc & 0xf)
+			return -1;
+		out[o++] = (unsigned char)(acc >> 4);
+	} else if (pad == 1) {
+		if (acc & 0x3)
+			return -1;
+		out[o++] = (unsigned char)(acc >> 10);
+		out[o++] = (unsigned char)(acc >> 2);
+	}
+	*outlen = o;
+	return 0;
+}
+
 uint64_t
 hash_bytes(const void *p, size_t n)
 {

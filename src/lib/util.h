@@ -83,6 +83,12 @@ void arena_free(arena *a);
 int parse_i64(const char *s, size_t n, int64_t *out);
 /* Shortest "%.*g" text that reads back as the same double. */
 void fmt_double(char *buf, size_t size, double v);
+/* Decode base64 s[0,n), padded, in the standard or the URL-safe alphabet,
+ * into out (room for n / 4 * 3 bytes); *outlen gets the byte count. Returns
+ * -1 unless s is exactly the encoding of those bytes: a length not a multiple
+ * of 4, a character outside the alphabet, '=' before the end, or bits set
+ * that no byte uses. */
+int b64_decode(const char *s, size_t n, unsigned char *out, size_t *outlen);
 
 uint64_t hash_bytes(const void *p, size_t n);
 

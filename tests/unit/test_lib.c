@@ -236,6 +236,27 @@ test_numbers(void)
 	sb_free(&b);
 }
 
+/* Base64 as OTLP ids in protobuf's JSON come: padded, standard or URL-safe;
+ * any other text is refused, so it can be read as an id of its own. */
+static void
+test_b64(void)
+{
+	static const unsigned char tid[] = {0x3b, 0xa5, 0x56, 0x09, 0xc3, 0xcd, 0xe4, 0x96,
+					    0x49, 0xcd, 0x77, 0xd1, 0xf9, 0xdc, 0xd9, 0x36};
+	static const char *const bad[] = {"abc", "ab=c", "AB==", "AAB=", "A===", "====", "ab!d", "AA AA==="};
+	unsigned char out[32];
+	size_t n = 99;
+
+	CHECK(b64_decode("O6VWCcPN5JZJzXfR+dzZNg==", 24, out, &n) == 0 && n == 16 && memcmp(out, tid, 16) == 0);
+	CHECK(b64_decode("Sc130fnc2TY=", 12, out, &n) == 0 && n == 8 && out[0] == 0x49 && out[7] == 0x36);
+	CHECK(b64_decode("-_8=", 4, out, &n) == 0 && n == 2 && out[0] == 0xfb && out[1] == 0xff);
+	CHECK(b64_decode("+/8=", 4, out, &n) == 0 && n == 2 && out[0] == 0xfb && out[1] == 0xff);
+	CHECK(b64_decode("AQ==", 4, out, &n) == 0 && n == 1 && out[0] == 1);
+	CHECK(b64_decode("", 0, out, &n) == 0 && n == 0);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		CHECK(b64_decode(bad[i], strlen(bad[i]), out, &n) < 0);
+}
+
 int
 main(void)
 {
@@ -247,6 +268,7 @@ main(void)
 	test_rewrite();
 	test_reader();
 	test_numbers();
+	test_b64();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -1,0 +1,215 @@
+/* ingest_merge.c - a trace met again is not written twice.
+ *
+ * The same trace comes twice when exports overlap (two searches exported
+ * to two files, an export repeated) or when a file spreads a trace over far
+ * apart parts. Within one read of a Zipkin or OTLP file the batch merges the
+ * parts already; across inputs, every trace written is remembered by the hash
+ * of its id and a 64-bit hash of each span's records (S and its R and L
+ * lines): about 8 bytes a span and 64 a trace. A trace met again loses the
+ * spans already written (counted as dropped duplicates); spans it adds, which
+ * can no longer join the written group, are written as a group of their own,
+ * with a warning, never silently.
+ *
+ * Everything written goes through here, on the main thread and in input
+ * order, so -j N decides exactly as -j 1 does. */
+#include "ingest_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct seen_part {
+	uint64_t *hashes;	/* of the spans written, in arena memory */
+	uint32_t n;
+	int32_t next;		/* the trace's next part, -1 */
+} seen_part;
+
+struct ingest_seen {
+	strmap ids;		/* trace id hash (8 bytes, in mem) -> first part */
+	seen_part *parts;
+	size_t nparts, cap;
+	arena mem;
+	uint64_t *scratch;	/* the hashes of the group being written */
+	size_t nscratch, capscratch;
+	strbuf out;
+};
+
+/* Eight bytes a step: every byte written is hashed, and FNV's byte loop
+ * would cost a tenth of tr-ingest's time. */
+static uint64_t
+hash_block(const char *p, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return h;
+}
+
+static const char *
+line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl + 1 : end;
+}
+
+/* The second field of a record line (its trace id for T, span id for S). */
+static size_t
+field(const char *line, const char *end, int k, const char **out)
+{
+	const char *p = line;
+
+	for (int i = 0; i < k; i++) {
+		p = memchr(p, '\t', (size_t)(end - p));
+		if (!p)
+			return *out = end, 0;
+		p++;
+	}
+	const char *q = p;
+
+	while (q < end && *q != '\t' && *q != '\n')
+		q++;
+	*out = p;
+	return (size_t)(q - p);
+}
+
+static int
+known(const ingest_seen *s, int32_t part, uint64_t h)
+{
+	for (; part >= 0; part = s->parts[part].next) {
+		const seen_part *sp = &s->parts[part];
+
+		for (uint32_t i = 0; i < sp->n; i++)
+			if (sp->hashes[i] == h)
+				return 1;
+	}
+	return 0;
+}
+
+static int32_t
+add_part(ingest_seen *s, int32_t after)
+{
+	GROW(s->parts, s->cap, s->nparts + 1);
+	seen_part *sp = &s->parts[s->nparts];
+
+	sp->n = (uint32_t)s->nscratch;
+	sp->hashes = arena_alloc(&s->mem, s->nscratch * sizeof *sp->hashes + 1);
+	memcpy(sp->hashes, s->scratch, s->nscratch * sizeof *sp->hashes);
+	sp->next = -1;
+	if (after >= 0) {
+		while (s->parts[after].next >= 0)
+			after = s->parts[after].next;
+		s->parts[after].next = (int32_t)s->nparts;
+	}
+	return (int32_t)s->nparts++;
+}
+
+/* One trace's group p[0,n): T line, then each span's S line with its R and
+ * L lines. Writes what is new of it. */
+static void
+emit_group(ingest *g, const char *file, const char *p, size_t n)
+{
+	ingest_seen *s = g->seen;
+	const char *end = p + n, *t_end = line_end(p, end), *id;
+	size_t idlen = field(p, t_end, 1, &id);
+	uint64_t idh = hash_block(id, idlen);
+	int added;
+	strmap_slot *slot;
+	char *key = arena_alloc(&s->mem, 8);
+
+	memcpy(key, &idh, 8);
+	slot = strmap_put(&s->ids, key, 8, &added);
+	s->nscratch = 0;
+	if (added) {
+		/* Unseen: written as it is, its spans remembered. */
+		for (const char *q = t_end; q < end;) {
+			const char *b = q;
+
+			q = line_end(q, end);
+			while (q < end && *q != 'S')
+				q = line_end(q, end);	/* its R and L lines */
+			GROW(s->scratch, s->capscratch, s->nscratch + 1);
+			s->scratch[s->nscratch++] = hash_block(b, (size_t)(q - b));
+		}
+		slot->val = add_part(s, -1);
+		tr_output_write(g->out, p, n);
+		return;
+	}
+	/* Met again: only the spans not written before. */
+	strbuf *o = &s->out;
+	size_t dropped = 0, kept = 0;
+
+	sb_clear(o);
+	sb_add(o, p, (size_t)(t_end - p));
+	for (const char *q = t_end; q < end;) {
+		const char *b = q;
+
+		q = line_end(q, end);
+		while (q < end && *q != 'S')
+			q = line_end(q, end);
+		uint64_t h = hash_block(b, (size_t)(q - b));
+
+		if (known(s, (int32_t)slot->val, h)) {
+			dropped++;
+			continue;
+		}
+		GROW(s->scratch, s->capscratch, s->nscratch + 1);
+		s->scratch[s->nscratch++] = h;
+		sb_add(o, b, (size_t)(q - b));
+		kept++;
+	}
+	g->stats.dropped_duplicates += dropped;
+	g->stats.spans -= dropped;
+	if (!kept) {
+		g->stats.traces--;	/* all of it was written before */
+		g->stats.merged++;
+		return;
+	}
+	add_part(s, (int32_t)slot->val);
+	tr_warn("%s: trace %.*s: %zu spans more after the trace was written; written as a second "
+		"group (its parts are in different inputs or too far apart)", file, (int)idlen, id, kept);
+	g->stats.split++;
+	tr_output_sb(g->out, o);
+}
+
+void
+ig_emit(ingest *g, const char *file, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	if (g->opts.no_merge) {
+		tr_output_write(g->out, p, n);
+		return;
+	}
+	if (!g->seen)
+		g->seen = xcalloc(1, sizeof *g->seen);
+	/* p holds whole trace groups, each opened by its T line. */
+	while (p < end) {
+		const char *q = line_end(p, end);
+
+		while (q < end && *q != 'T')
+			q = line_end(q, end);
+		emit_group(g, file, p, (size_t)(q - p));
+		p = q;
+	}
+}
+
+void
+ig_seen_free(ingest_seen *s)
+{
+	if (!s)
+		return;
+	strmap_free(&s->ids);
+	arena_free(&s->mem);
+	free(s->parts);
+	free(s->scratch);
+	sb_free(&s->out);
+	free(s);
+}

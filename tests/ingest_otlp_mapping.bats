@@ -1,0 +1,476 @@
+#!/usr/bin/env bats
+# tr-ingest on OTLP as protobuf's JSON mapping writes it (Tempo, Jaeger's
+# api_v3 gateway, Grafana) beside the OTLP/JSON spec's own form: base64 ids,
+# zero values left out, enums as names, arrays and key-value lists as values.
+# Tiny fixtures first, one behaviour each; then the real files of
+# ../shared/ecosystem (read there, never copied).
+load helper
+
+ECO="${TR_SHARED:-$BATS_TEST_DIRNAME/../../shared}/ecosystem"
+
+need_ecosystem() {
+	[ -d "$ECO" ] || skip "no ../shared/ecosystem beside the project"
+}
+
+# Field $1 of the S record of span $2 in the line format on stdin.
+sfield() {
+	awk -F'\t' -v n="$1" -v id="$2" '$1 == "S" && $3 == id { print $n }'
+}
+
+# The value of tag $1 of the first record of type $2 (default S) on stdin.
+tag() {
+	awk -F'\t' -v k="$1" -v t="${2:-S}" '$1 == t { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }'
+}
+
+# ---- ids ----
+
+@test "ids: Tempo's base64 trace and span ids are decoded to lower-case hex" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"O6VWCcPN5JZJzXfR+dzZNg==","spanId":"Sc130fnc2TY=","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = $'T\t3ba55609c3cde49649cd77d1f9dcd936' ]
+	[ "$(cut -f2,3 <<<"${lines[2]}")" = $'3ba55609c3cde49649cd77d1f9dcd936\t49cd77d1f9dcd936' ]
+}
+
+@test "ids: a base64 parentSpanId is decoded and names its parent" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[
+ {"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAE=","name":"root","startTimeUnixNano":"1000","endTimeUnixNano":"9000"},
+ {"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAI=","parentSpanId":"AAAAAAAAAAE=","name":"child","startTimeUnixNano":"2000","endTimeUnixNano":"3000"}]}]}]}
+J
+	)
+	out=$(tr-ingest "$f")
+	[ "$(sfield 4 0000000000000002 <<<"$out")" = 0000000000000001 ]
+	[ "$(sfield 2 0000000000000002 <<<"$out")" = 00000000000000000000000000000001 ]
+}
+
+@test "ids: base64 link trace and span ids are decoded" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAE=","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "links":[{"traceId":"O6VWCcPN5JZJzXfR+dzZNg==","spanId":"Sc130fnc2TY="}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^R' | cut -f4-6)" = $'link\t3ba55609c3cde49649cd77d1f9dcd936\t49cd77d1f9dcd936' ]
+}
+
+@test "ids: URL-safe base64 ids are decoded like standard ones" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"-_-_-_-_-_-_-_-_-_-_-w==","spanId":"-_-_-_-_-_8=","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f2,3)" = $'fbffbffbffbffbffbffbffbffbffbffb\tfbffbffbffbffbff' ]
+}
+
+@test "ids: 32 and 16 hex digits stay hex, upper case lower-cased" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":"00F067AA0BA902B7","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f2,3)" = $'5b8efff798038103d269b633813fc60c\t00f067aa0ba902b7' ]
+}
+
+@test "ids: twelve characters without '=' are not a base64 span id: kept as text, lower-cased" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"ABCDEF012345","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f3)" = abcdef012345 ]
+}
+
+@test "ids: base64 of a trace id's length given as a span id is not decoded" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"O6VWCcPN5JZJzXfR+dzZNg==","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f3)" = 'o6vwccpn5jzjzxfr+dzzng==' ]
+}
+
+@test "ids: text that is not exactly base64 of 16 bytes is kept as text, lower-cased" {
+	# a character outside the alphabet; bits set past the last byte
+	for id in 'O6VWCcPN5JZJzXfR.dzZNg==' 'O6VWCcPN5JZJzXfR+dzZNh=='; do
+		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"%s","spanId":"00f067aa0ba902b7","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}\n' "$id" > "$BATS_TEST_TMPDIR/t.json"
+		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f2)" = "$(tr 'A-Z' 'a-z' <<<"$id")" ]
+	done
+}
+
+@test "ids: odd ids (sid1, a 16-digit trace id) are kept as text, lower-cased" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"ABCDEF0123456789","spanId":"SID1","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "links":[{"traceId":"TID1","spanId":"sid9"}]}]}]}]}
+J
+	)
+	out=$(tr-ingest "$f")
+	[ "$(grep '^S' <<<"$out" | cut -f2,3)" = $'abcdef0123456789\tsid1' ]
+	[ "$(grep '^R' <<<"$out" | cut -f5,6)" = $'tid1\tsid9' ]
+}
+
+@test "ids: a span that fails marks its base64-named trace broken: no half trace is written" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[
+ {"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAE=","name":"good","startTimeUnixNano":"1000","endTimeUnixNano":"2000"},
+ {"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAI=","name":["bad"],"startTimeUnixNano":"1000","endTimeUnixNano":"2000"},
+ {"traceId":"AAAAAAAAAAAAAAAAAAAAAg==","spanId":"AAAAAAAAAAM=","name":"other","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	run tr-ingest -k -q "$f"
+	[ "$status" -eq 3 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^S')" -eq 1 ]
+	[[ "$output" == *$'S\t00000000000000000000000000000002\t0000000000000003\t'* ]]
+	[[ "$output" != *good* ]]
+}
+
+# ---- zero values left out ----
+
+@test "zero values: no startTimeUnixNano and no endTimeUnixNano is a span at 0 lasting 0" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","name":"foobar"}]}]}]}
+J
+	)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(cut -f5,6 <<<"${lines[2]}")" = $'0\t0' ]
+}
+
+@test "zero values: null times are 0 as well" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":null,"endTimeUnixNano":null}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f5,6)" = $'0\t0' ]
+}
+
+@test "zero values: a start time without an end time is an end (0) before the start: the trace is broken" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"5000"}]}]}]}
+J
+	)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"span 0000000000000002: ends before it starts"* ]]
+}
+
+@test "zero values: an event without timeUnixNano is at 0" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "events":[{"name":"boot"}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^L' | cut -f4,5)" = $'0\tevent=boot' ]
+}
+
+@test "zero values: no kind is unspecified: empty kind column and no span.kind tag" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	out=$(tr-ingest "$f" | grep '^S')
+	[ "$(cut -f9 <<<"$out")" = "" ]
+	[[ "$out" != *span.kind* ]]
+}
+
+@test "zero values: parentSpanId \"\" or absent is a root" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[
+ {"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","parentSpanId":"","startTimeUnixNano":"1000","endTimeUnixNano":"2000"},
+ {"traceId":"00000000000000000000000000000001","spanId":"0000000000000003","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | awk -F'\t' '$1 == "S" { printf "[%s]", $4 }')" = '[][]' ]
+}
+
+@test "zero values: an attribute without a value is empty text, one without a key has an empty key" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"k"},{"key":"n","value":null},{"value":{"stringValue":"v"}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'k=\tn=\t=v' ]
+}
+
+@test "zero values: an empty resource gives an empty service and host and no process tags" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","name":"op","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f7-)" = $'\top\t\t' ]
+}
+
+@test "zero values: no status, an empty status and STATUS_CODE_UNSET tag nothing" {
+	for st in '' ',"status":{}' ',"status":{"code":"STATUS_CODE_UNSET"}' ',"status":{"code":0}'; do
+		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000"%s}]}]}]}\n' "$st" > "$BATS_TEST_TMPDIR/t.json"
+		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)" = "" ]
+	done
+}
+
+# ---- enums as names and as numbers ----
+
+@test "enums: every span kind by name and by number gives the same kind column and span.kind tag" {
+	names=(UNSPECIFIED INTERNAL SERVER CLIENT PRODUCER CONSUMER)
+	want=('' internal server client producer consumer)
+	for k in 0 1 2 3 4 5; do
+		for v in "$k" "\"SPAN_KIND_${names[$k]}\""; do
+			printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","kind":%s,"startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}\n' "$v" > "$BATS_TEST_TMPDIR/t.json"
+			out=$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S')
+			[ "$(cut -f9 <<<"$out")" = "${want[$k]}" ] || { echo "kind $v: $out"; false; }
+			[ "$(tag span.kind <<<"$out")" = "${want[$k]}" ]
+		done
+	done
+}
+
+@test "enums: status ERROR by name and by number gives error=true and otel.status_code=ERROR" {
+	for c in 2 '"STATUS_CODE_ERROR"'; do
+		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000","status":{"code":%s,"message":"m"}}]}]}]}\n' "$c" > "$BATS_TEST_TMPDIR/t.json"
+		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)" = $'otel.status_code=ERROR\terror=true\totel.status_description=m' ]
+	done
+}
+
+@test "enums: status OK by name and by number gives otel.status_code=OK" {
+	for c in 1 '"STATUS_CODE_OK"'; do
+		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000","status":{"code":%s}}]}]}]}\n' "$c" > "$BATS_TEST_TMPDIR/t.json"
+		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)" = 'otel.status_code=OK' ]
+	done
+}
+
+@test "enums: an unknown kind name is an error of its trace" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","kind":"SPAN_KIND_WHATEVER","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"unknown span kind"* ]]
+}
+
+# ---- int64 as strings or numbers ----
+
+@test "int64: times and intValue as JSON strings or as numbers give the same records" {
+	f=$(mkfix s.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"1700000000000250000",
+ "attributes":[{"key":"n","value":{"intValue":"-42"}}],"events":[{"timeUnixNano":"1700000000000100000"}]}]}]}]}
+J
+	)
+	g=$(mkfix n.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":1700000000000000000,"endTimeUnixNano":1700000000000250000,
+ "attributes":[{"key":"n","value":{"intValue":-42}}],"events":[{"timeUnixNano":1700000000000100000}]}]}]}]}
+J
+	)
+	a=$(tr-ingest "$f")
+	[ "$a" = "$(tr-ingest "$g")" ]
+	[ "$(grep '^S' <<<"$a" | cut -f5,6,11)" = $'1700000000000000\t250\tn=-42' ]
+}
+
+# ---- attribute values ----
+
+@test "values: arrayValue is a compact JSON array of the plain values" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"a","value":{"arrayValue":{"values":[{"stringValue":"x"},{"intValue":"7"},{"boolValue":true},{"doubleValue":0.5},{"bytesValue":"AAE="},{}]}}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | tag a)" = '["x",7,true,0.5,"AAE=",null]' ]
+}
+
+@test "values: kvlistValue is a JSON object, keys sorted, a repeated key keeping its last value" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"m","value":{"kvlistValue":{"values":[{"key":"b","value":{"intValue":1}},{"key":"a","value":{"stringValue":"x"}},{"key":"b","value":{"intValue":2}}]}}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | tag m)" = '{"a":"x","b":2}' ]
+}
+
+@test "values: arrays and key-value lists nest" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"n","value":{"arrayValue":{"values":[{"arrayValue":{"values":[{"intValue":"1"}]}},{"kvlistValue":{"values":[{"key":"k","value":{"arrayValue":{}}}]}}]}}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | tag n)" = '[[1],{"k":[]}]' ]
+}
+
+@test "values: empty arrayValue and kvlistValue are [] and {}" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"a","value":{"arrayValue":{}}},{"key":"m","value":{"kvlistValue":{"values":[]}}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'a=[]\tm={}' ]
+}
+
+@test "values: strings in an array are JSON-escaped and the value reads back with jq" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"a","value":{"arrayValue":{"values":[{"stringValue":"q\"b\\n\nt\tc\u0001é"}]}}}]}]}]}]}
+J
+	)
+	v=$(tr-ingest "$f" | tag a)
+	[ "$v" = '["q\"b\\n\nt\tc\u0001é"]' ]
+	[ "$(jq -r '.[0]' <<<"$v")" = "$(printf 'q"b\\n\nt\tc\001é')" ]
+}
+
+@test "values: int64 in an array keeps every digit" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"a","value":{"arrayValue":{"values":[{"intValue":"9223372036854775807"},{"intValue":-9007199254740993}]}}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | tag a)" = '[9223372036854775807,-9007199254740993]' ]
+}
+
+@test "values: a double proto3 JSON writes as a string (NaN) stays that text, a JSON string in an array" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"d","value":{"doubleValue":"NaN"}},{"key":"a","value":{"arrayValue":{"values":[{"doubleValue":"Infinity"},{"doubleValue":1e300}]}}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'d=NaN\ta=["Infinity",1e+300]' ]
+}
+
+@test "values: a bytesValue attribute is its base64 text as given" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"blob","value":{"bytesValue":"AAAwOQ=="}}]}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | tag blob)" = 'AAAwOQ==' ]
+}
+
+@test "values: an intValue that is not an integer inside an array fails its trace" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+ "attributes":[{"key":"a","value":{"arrayValue":{"values":[{"intValue":"x"}]}}}]}]}]}]}
+J
+	)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"intValue is not an integer"* ]]
+}
+
+@test "values: resource, scope, event and link attributes are written the same way" {
+	f=$(mkfix t.json <<'J'
+{"resourceSpans":[{"resource":{"attributes":[{"key":"r","value":{"arrayValue":{"values":[{"stringValue":"x"}]}}}]},
+ "scopeSpans":[{"scope":{"name":"s","attributes":[{"key":"c","value":{"arrayValue":{"values":[{"stringValue":"x"}]}}}]},
+ "spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000",
+  "events":[{"timeUnixNano":"1500","attributes":[{"key":"e","value":{"arrayValue":{"values":[{"stringValue":"x"}]}}}]}],
+  "links":[{"traceId":"00000000000000000000000000000009","spanId":"0000000000000009","attributes":[{"key":"l","value":{"arrayValue":{"values":[{"stringValue":"x"}]}}}]}]}]}]}]}
+J
+	)
+	out=$(tr-ingest "$f")
+	[ "$(tag process.r <<<"$out")" = '["x"]' ]
+	[ "$(tag otel.scope.c <<<"$out")" = '["x"]' ]
+	[ "$(tag e L <<<"$out")" = '["x"]' ]
+	[ "$(tag l R <<<"$out")" = '["x"]' ]
+}
+
+# ---- document shapes ----
+
+@test "shapes: Tempo's {\"batches\": ...} is read as resourceSpans" {
+	f=$(mkfix t.json <<'J'
+{"batches":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeSpans":[{"spans":[{"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAE=","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	run tr-ingest -f otlp "$f"
+	[ "$status" -eq 0 ]
+	[ "$(cut -f2,3,7 <<<"${lines[2]}")" = $'00000000000000000000000000000001\t0000000000000001\tsvc' ]
+}
+
+@test "shapes: the pre-1.0 instrumentationLibrarySpans and instrumentationLibrary are scopeSpans and scope" {
+	f=$(mkfix t.json <<'J'
+{"batches":[{"instrumentationLibrarySpans":[{"instrumentationLibrary":{"name":"lib","version":"2"},"spans":[{"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAE=","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
+J
+	)
+	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'otel.scope.name=lib\totel.scope.version=2' ]
+}
+
+# ---- real files (../shared/ecosystem, expected S from its README) ----
+
+@test "kiali responseTrace.json (Tempo, base64 ids, kind names): 8 spans of trace 3ba55609…" {
+	need_ecosystem
+	out=$(tr-ingest "$ECO/kiali/responseTrace.json")
+	[ "$(grep -c '^S' <<<"$out")" -eq 8 ]
+	[ "$(grep '^T' <<<"$out")" = $'T\t3ba55609c3cde49649cd77d1f9dcd936' ]
+	# O6VWCcPN5JZJzXfR+dzZNg== / Sc130fnc2TY=
+	[ "$(sfield 9 49cd77d1f9dcd936 <<<"$out")" = client ]
+	[ "$(sfield 7 49cd77d1f9dcd936 <<<"$out")" = istio-ingressgateway.istio-system ]
+}
+
+@test "grafana-oats trace_by_id.json (Tempo): 3 spans, server, internal, producer; an array resource attribute" {
+	need_ecosystem
+	out=$(tr-ingest "$ECO/grafana-oats/trace_by_id.json")
+	[ "$(grep -c '^S' <<<"$out")" -eq 3 ]
+	[ "$(grep '^T' <<<"$out" | cut -f2)" = 077bd30f2f8154b5948dc04724f89ff5 ]
+	[ "$(awk -F'\t' '$1 == "S" { printf "%s ", $9 }' <<<"$out")" = 'server internal producer ' ]
+	[[ "$(tag process.process.command_args <<<"$out")" == '["'* ]]
+}
+
+@test "grafana-oats tempo_trace_response.json: 2 spans, all-zero base64 ids decoded, two roots" {
+	need_ecosystem
+	out=$(tr-ingest "$ECO/grafana-oats/tempo_trace_response.json")
+	[ "$(grep -c '^S' <<<"$out")" -eq 2 ]
+	[ "$(grep '^T' <<<"$out")" = $'T\t00000000000000000000000000000000' ]
+	[ "$(awk -F'\t' '$1 == "S" && $4 == "" { printf "%s ", $3 }' <<<"$out")" = '0000000000000000 0000000000000001 ' ]
+}
+
+@test "grafana-oats collector JSON Lines: 82 spans in 5 traces" {
+	need_ecosystem
+	out=$(tr-ingest "$ECO/grafana-oats/5b584103c6fc5ddf423cb2fb6552d0f0.json")
+	[ "$(grep -c '^S' <<<"$out")" -eq 82 ]
+	[ "$(grep -c '^T' <<<"$out")" -eq 5 ]
+}
+
+@test "otel-tui test_data.json (spans, metrics and logs): 547 spans in 141 traces" {
+	need_ecosystem
+	# The metrics and logs lines are not trace documents; -k goes past them.
+	out=$(tr-ingest -k -q "$ECO/otel-tui/test_data.json" 2>/dev/null) || true
+	[ "$(grep -c '^S' <<<"$out")" -eq 547 ]
+	[ "$(grep -c '^T' <<<"$out")" -eq 141 ]
+}
+
+@test "jaeger GetTrace.json (api_v3, no times, empty resource): 1 span at 0, no service, status ERROR" {
+	need_ecosystem
+	run tr-ingest "$ECO/jaeger/GetTrace.json"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = $'S\t00000000000000000000000000000001\t0000000000000002\t\t0\t0\t\tfoobar\tserver\t\tspan.kind=server\totel.status_code=ERROR\terror=true' ]
+}
+
+@test "jaeger db_traces_01.json: 2 spans, 4 link records, 4 events" {
+	need_ecosystem
+	out=$(tr-ingest "$ECO/jaeger/db_traces_01.json")
+	[ "$(grep -c '^S' <<<"$out")" -eq 2 ]
+	[ "$(grep -c '^R' <<<"$out")" -eq 4 ]
+	[ "$(grep -c '^L' <<<"$out")" -eq 4 ]
+	[ "$(grep '^T' <<<"$out" | cut -f2)" = 00000000000000010000000000000000 ]
+}
+
+@test "jaeger-ui otlp2jaeger-in-error.json (resource without attributes): 1 span, empty service" {
+	need_ecosystem
+	out=$(tr-ingest "$ECO/jaeger-ui/otlp2jaeger-in-error.json")
+	[ "$(grep -c '^S' <<<"$out")" -eq 1 ]
+	[ "$(grep '^S' <<<"$out" | cut -f3,7)" = $'e127af99e3b3e074\t' ]
+}
+
+@test "perses OTLP files: 3, 3, 2 and 2 spans; base64 ids decoded" {
+	need_ecosystem
+	for fc in authenticate_error_otlp:3 example_otlp:3 pushbytes_no_root_span_otlp:2 pushbytes_incomplete_otlp:2; do
+		[ "$(tr-ingest "$ECO/perses/${fc%:*}.json" | grep -c '^S')" -eq "${fc#*:}" ]
+	done
+	out=$(tr-ingest "$ECO/perses/authenticate_error_otlp.json")
+	# HbsI5l8tlR19CSvMReI2Tw== / RDmSeSCV3dE=
+	[ "$(grep '^T' <<<"$out" | cut -f2)" = 1dbb08e65f2d951d7d092bcc45e2364f ]
+	[ "$(sfield 8 443992792095ddd1 <<<"$out")" = get-inventory ]
+	[ "$(grep '^T' <<<"$(tr-ingest "$ECO/perses/pushbytes_incomplete_otlp.json")" | cut -f2)" = 26dad4a0e2b0dd9a440dd5ff203a24a4 ]
+}
+
+@test "perses example_otlp.json: upper-case hex trace id lower-cased, span ids sid1… and link tid1 kept" {
+	need_ecosystem
+	out=$(tr-ingest "$ECO/perses/example_otlp.json")
+	[ "$(grep '^T' <<<"$out")" = $'T\t5b8efff798038103d269b633813fc60c' ]
+	[ "$(awk -F'\t' '$1 == "S" { printf "%s<%s ", $3, $4 }' <<<"$out")" = 'sid1< sid2<sid1 sid3<sid2 ' ]
+	[ "$(grep '^R' <<<"$out" | cut -f3-6)" = $'sid3\tlink\ttid1\tsid1' ]
+	[ "$(sfield 9 sid2 <<<"$out")" = client ]
+	[[ "$(grep $'^S\t[^\t]*\tsid2' <<<"$out")" == *$'otel.status_code=ERROR\terror=true\totel.status_description=Forbidden'* ]]
+}

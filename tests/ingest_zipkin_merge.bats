@@ -1,0 +1,224 @@
+#!/usr/bin/env bats
+# tr-ingest on Zipkin input cleans a trace up as Zipkin does before showing
+# it: spans reported in parts are merged (zipkin2.internal.Trace.merge), a
+# zero-padded 128-bit trace id is its 64-bit id, "shared" on a client means
+# nothing; and a SERVER child of a shared span hangs under the half in its
+# own service. Each fixture is made in the test; netflix.json is read from
+# ../shared/ecosystem.
+
+load helper
+
+ECO="${TR_SHARED:-$BATS_TEST_DIRNAME/../../shared}/ecosystem"
+
+# The S records' trace, id, parent, start, duration, service, name, kind.
+ids() {
+	awk -F'\t' -v OFS='\t' '$1 == "S" { print $2, $3, $4, $5, $6, $7, $8, $9 }'
+}
+
+@test "zipkin merge: late annotations and tags without kind or endpoint join the span that has them" {
+	f=$(mkfix late.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"get","timestamp":100,"duration":50,
+  "localEndpoint":{"serviceName":"web"},"remoteEndpoint":{"serviceName":"db"},"tags":{"k":"1"}},
+ {"traceId":"t1","id":"a","name":"get","timestamp":120,
+  "annotations":[{"timestamp":120,"value":"retry"}],"tags":{"late":"yes"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 1 ]
+	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\tk=1\tpeer.service=db\tlate=yes' ]
+	[ "${lines[3]}" = $'L\tt1\ta\t120\tevent=retry' ]
+	[[ "$output" != *'~2'* && "$output" != *tr.renamed_from* ]]
+}
+
+@test "zipkin merge: a duration reported apart from the timestamp gives the span both" {
+	f=$(mkfix dur.json <<'J'
+[{"traceId":"t1","id":"a","kind":"SERVER","name":"get","timestamp":100,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","duration":40,"localEndpoint":{"serviceName":"web"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t40\tweb\tget\tserver\t\tspan.kind=server' ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "zipkin merge: a name of \"unknown\" or empty gives way to another part's name" {
+	f=$(mkfix name.json <<'J'
+[{"traceId":"t1","id":"a","name":"unknown","kind":"CLIENT","timestamp":100,"duration":5,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","name":"get /cart","tags":{"x":"1"}},
+ {"traceId":"t1","id":"b","name":"","kind":"SERVER","timestamp":200,"duration":5,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"b","name":"put","tags":{"y":"1"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t5\tweb\tget /cart\tclient\nt1\tb\t\t200\t5\tweb\tput\tserver' ]
+}
+
+@test "zipkin merge: tags are the union, a later part's value wins; annotations sorted, each once" {
+	f=$(mkfix union.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"get","timestamp":100,"duration":50,
+  "localEndpoint":{"serviceName":"web"},"remoteEndpoint":{"serviceName":"db"},
+  "tags":{"error":"false","k":"1"},"annotations":[{"timestamp":140,"value":"z"},{"timestamp":110,"value":"b"}]},
+ {"traceId":"t1","id":"a","remoteEndpoint":{"serviceName":"cache"},
+  "tags":{"error":"true"},"annotations":[{"timestamp":110,"value":"b"},{"timestamp":110,"value":"a"}]}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	# error: the later part's value; peer.service: the remote endpoint
+	# Zipkin fills only while unknown, so the first part's
+	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\terror=true\tk=1\tpeer.service=db' ]
+	[ "${lines[3]}" = $'L\tt1\ta\t110\tevent=a' ]
+	[ "${lines[4]}" = $'L\tt1\ta\t110\tevent=b' ]
+	[ "${lines[5]}" = $'L\tt1\ta\t140\tevent=z' ]
+	[ "${#lines[@]}" -eq 6 ]
+}
+
+@test "zipkin merge: parts with different shared flags are not merged" {
+	# Neither has a kind or an endpoint: only "shared" tells them apart.
+	f=$(mkfix shared.json <<'J'
+[{"traceId":"t1","id":"a","name":"call","timestamp":100,"duration":50},
+ {"traceId":"t1","id":"a","name":"call","timestamp":110,"duration":30,"shared":true}]
+J
+)
+	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t50\t\tcall\t\nt1\ta:s\ta\t110\t30\t\tcall\t' ]
+}
+
+@test "zipkin merge: parts from another local service or address are not merged" {
+	f=$(mkfix endpoint.json <<'J'
+[{"traceId":"t1","id":"a","name":"get","timestamp":100,"duration":50,
+  "localEndpoint":{"serviceName":"web","ipv4":"10.0.0.1"}},
+ {"traceId":"t1","id":"a","tags":{"x":"1"},"localEndpoint":{"serviceName":"Web","ipv4":"10.0.0.1"}},
+ {"traceId":"t1","id":"a","tags":{"y":"1"},"localEndpoint":{"serviceName":"other"}},
+ {"traceId":"t1","id":"a","tags":{"z":"1"},"localEndpoint":{"serviceName":"web","ipv4":"10.0.0.2"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	# "Web" is web (Zipkin lower-cases service names); "other" and
+	# 10.0.0.2 are other hosts: two more spans, renamed as before
+	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 3 ]
+	[[ "$output" == *$'S\tt1\ta\t\t100\t50\tweb\tget\t\t10.0.0.1\tx=1\n'* ]]
+	[ "$(printf '%s\n' "$output" | grep -c 'tr.renamed_from=a')" -eq 2 ]
+}
+
+@test "zipkin merge: a CLIENT and a SERVER of one host stay two spans: client and server half" {
+	# Zipkin's merge would fold them into one CLIENT span and lose the server.
+	f=$(mkfix halves.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"call","timestamp":100,"duration":50,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","kind":"SERVER","name":"call","timestamp":110,"duration":30,"localEndpoint":{"serviceName":"web"}}]
+J
+)
+	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t50\tweb\tcall\tclient\nt1\ta:s\ta\t110\t30\tweb\tcall\tserver' ]
+}
+
+@test "zipkin merge: identical copies among the parts are counted as dropped duplicates" {
+	f=$(mkfix dups.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"get","timestamp":100,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","kind":"CLIENT","name":"get","timestamp":100,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","duration":20},
+ {"traceId":"t1","id":"b","name":"same","timestamp":1,"duration":2},
+ {"traceId":"t1","id":"b","name":"same","timestamp":1,"duration":2}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = $'T\tt1\ttr.dropped_duplicates=2' ]
+	[ "$(tr-ingest "$f" | ids)" = $'t1\tb\t\t1\t2\t\tsame\t\nt1\ta\t\t100\t20\tweb\tget\tclient' ]
+}
+
+@test "zipkin merge: v1 spans reported in parts are merged too" {
+	f=$(mkfix v1parts.json <<'J'
+[{"traceId":"t1","id":"a","name":"get",
+  "annotations":[{"timestamp":100,"value":"cs","endpoint":{"serviceName":"web"}},
+                 {"timestamp":150,"value":"cr","endpoint":{"serviceName":"web"}}]},
+ {"traceId":"t1","id":"a","name":"get",
+  "binaryAnnotations":[{"key":"http.status","value":"200","endpoint":{"serviceName":"web"}}]}]
+J
+)
+	run tr-ingest -f zipkin1 "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\thttp.status=200' ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "zipkin: a 128-bit trace id whose high 64 bits are zero is the same trace as its 64-bit form" {
+	f=$(mkfix ids.json <<'J'
+[{"traceId":"0000000000000000ABCDEF0123456789","id":"a","kind":"SERVER","name":"root","timestamp":100,"duration":50,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"abcdef0123456789","id":"b","parentId":"a","name":"child","timestamp":110,"duration":10,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"0000000000000001abcdef0123456789","id":"c","name":"other","timestamp":120,"duration":10},
+ {"traceId":"00000000000000000000000000000000","id":"d","name":"zero","timestamp":130,"duration":10}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = $'abcdef0123456789\n0000000000000001abcdef0123456789\n00000000000000000000000000000000' ]
+	[ "$(tr-ingest "$f" | ids | head -2 | cut -f1-3)" = $'abcdef0123456789\ta\t\nabcdef0123456789\tb\ta' ]
+}
+
+@test "zipkin: a broken span under the padded trace id spoils its 64-bit trace" {
+	f=$(mkfix badid.json <<'J'
+[{"traceId":"abcdef0123456789","id":"a","name":"root","timestamp":100,"duration":50},
+ {"traceId":"0000000000000000abcdef0123456789","id":"b","parentId":"a","name":"bad","timestamp":110,"duration":-1},
+ {"traceId":"1234","id":"c","name":"good","timestamp":1,"duration":1}]
+J
+)
+	run tr-ingest -k -q "$f"
+	[ "$status" -eq 3 ]
+	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = 1234 ]
+}
+
+@test "zipkin: \"shared\" on a CLIENT span is ignored: the shared SERVER is still its server half" {
+	f=$(mkfix client.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"call","timestamp":100,"duration":50,"shared":true,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","kind":"SERVER","name":"call","timestamp":110,"duration":30,"shared":true,"localEndpoint":{"serviceName":"api"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t50\tweb\tcall\tclient\nt1\ta:s\ta\t110\t30\tapi\tcall\tserver' ]
+	[[ "$output" != *tr.renamed_from* ]]
+}
+
+@test "zipkin: a SERVER child of a shared span hangs under the half in its own service" {
+	f=$(mkfix child.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"call","timestamp":100,"duration":50,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","kind":"SERVER","name":"call","timestamp":110,"duration":30,"shared":true,"localEndpoint":{"serviceName":"api"}},
+ {"traceId":"t1","id":"b","parentId":"a","kind":"SERVER","name":"inner","timestamp":115,"duration":10,"localEndpoint":{"serviceName":"api"}},
+ {"traceId":"t1","id":"c","parentId":"a","kind":"SERVER","name":"loop","timestamp":120,"duration":10,"localEndpoint":{"serviceName":"web"}}]
+J
+)
+	[ "$(tr-ingest "$f" | ids | cut -f2,3)" = $'a\t\na:s\ta\nb\ta:s\nc\ta' ]
+}
+
+@test "otlp spans read with zipkin ones are left alone: no merge, no trace-id shortening" {
+	# One JSON Lines file: an OTLP document, then a Zipkin list, one batch.
+	f=$(mkfix mixed.jsonl <<'J'
+{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"web"}}]},"scopeSpans":[{"spans":[{"traceId":"0000000000000000abcdef0123456789","spanId":"00000000000000aa","name":"get","startTimeUnixNano":"1000","endTimeUnixNano":"2000"},{"traceId":"0000000000000000abcdef0123456789","spanId":"00000000000000aa","name":"","startTimeUnixNano":"1000","endTimeUnixNano":"3000"}]}]}]}
+[{"traceId":"0000000000000000abcdef0123456789","id":"b","kind":"CLIENT","name":"get","timestamp":1,"duration":2},{"traceId":"0000000000000000abcdef0123456789","id":"b","tags":{"x":"1"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = $'0000000000000000abcdef0123456789\nabcdef0123456789' ]
+	[ "$(tr-ingest "$f" | ids | cut -f1,2)" = $'0000000000000000abcdef0123456789\t00000000000000aa\n0000000000000000abcdef0123456789\t00000000000000aa~2\nabcdef0123456789\tb' ]
+}
+
+@test "ecosystem netflix.json: the 6 spans Zipkin shows, late fragments merged into their client span" {
+	f="$ECO/zipkin/netflix.json"
+	[ -f "$f" ] || skip "no ../shared/ecosystem/zipkin/netflix.json beside the project"
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 6 ]
+	[[ "$output" != *'~'* ]]
+	# 6c59056709a0b1e4: the client span keeps its time and gains both
+	# fragments' annotations and tags; the session_logs server is its half
+	c=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $3 == "6c59056709a0b1e4"')
+	[ "$(printf '%s\n' "$c" | cut -f4-9)" = $'67fae42571535f60:s\t1516781775742000\t8000\tapi\t/m/n/2.6.1\tclient' ]
+	[[ "$c" == *$'\tsalp.niws.data.rest_client_name=session-logs-client'* ]]
+	[[ "$c" == *$'\tsalp.hystrix.data.hystrix.cmd_name=PDS_REPORT_LOG'* ]]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "L" && $3 == "6c59056709a0b1e4" { print $5 }')" = $'event=salp.hystrix\nevent=salp.niws' ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $3 == "6c59056709a0b1e4:s" { print $4, $7 }')" = '6c59056709a0b1e4 session_logs' ]
+}
