@@ -15,8 +15,10 @@ LIBS     = -lyajl -ljansson -lzstd -lz -lm -lpthread $(LDLIBS)
 # Every build output goes under BUILD, so a sanitizer build can sit beside the normal one.
 BUILD   ?= build
 
-LIB_SRC  := $(sort $(wildcard src/lib/*.c))
+# The library; a subsystem of several files has a folder (src/lib/ingest/).
+LIB_SRC  := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:src/lib/%.c=$(BUILD)/lib/%.o)
+LIB_HDR  := $(wildcard src/lib/*.h src/lib/*/*.h)
 TOOLS    := $(sort $(patsubst src/%.c,%,$(wildcard src/tr-*.c)))
 BINS     := $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -29,7 +31,7 @@ deps:
 	@sh scripts/deps.sh
 
 # Order-only on deps: with make -j, nothing compiles before the headers are installed.
-$(BUILD)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | deps
+$(BUILD)/lib/%.o: src/lib/%.c $(LIB_HDR) | deps
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -37,7 +39,7 @@ $(BUILD)/libtr.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-$(BUILD)/bin/%: src/%.c $(BUILD)/libtr.a $(wildcard src/lib/*.h)
+$(BUILD)/bin/%: src/%.c $(BUILD)/libtr.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
 
@@ -45,7 +47,7 @@ $(BUILD)/bin/trsim: sim/trsim.c
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ sim/trsim.c -lm
 
-$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(wildcard src/lib/*.h)
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
 
@@ -65,8 +67,13 @@ check-asan:
 demo: all
 	@sh scripts/demo.sh $(BUILD)/bin
 
-bench: all
+bench: all $(BUILD)/bench/parse-floor
 	@sh bench/run.sh $(BUILD)/bin
+
+# The parser-only floor of make bench: libyajl alone, next to tr-ingest.
+$(BUILD)/bench/parse-floor: bench/parse_floor.c
+	@mkdir -p $(@D)
+	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ bench/parse_floor.c -lyajl
 
 # Shard the 5M-span input, run the mappers with GNU parallel, merge, compare.
 scale-demo: all

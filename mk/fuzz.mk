@@ -29,7 +29,7 @@ fuzz_ingest_FORMAT_jaeger := INGEST_JAEGER
 fuzz_ingest_FORMAT_zipkin := INGEST_ZIPKIN
 fuzz_ingest_FORMAT_otlp   := INGEST_OTLP
 
-$(FUZZ_BUILD)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h)
+$(FUZZ_BUILD)/lib/%.o: src/lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wall -Wextra -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -16,7 +16,7 @@ pages() {
 	cd "$top" || return
 	printf '%s\n' \
 		"man/tr-format.5 src/lib/reader.c src/lib/trace.c src/lib/io.c src/lib/filter.c src/lib/pag.c src/lib/pagcp.c" \
-		"man/tr-ingest.1 $(echo src/lib/ingest*.c) src/lib/io.c src/tr-ingest.c" \
+		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/io.c src/tr-ingest.c" \
 		"man/tr-infer.1 src/lib/infer_partial.c src/tr-infer.c src/lib/io.c" \
 		"man/tr-aggregate.1 src/lib/query_agg.c src/lib/query_eval.c src/tr-aggregate.c src/lib/io.c" \
 		"man/tr-temporal.1 src/lib/temporal.c src/lib/temporal_query.c"
@@ -150,7 +150,7 @@ $extra"
 @test "the check sees the messages, their places, and catches what is missing, extra or misplaced" {
 	cd "$top"
 	# It must see the messages it checks: dozens of them.
-	[ "$(printable x src/lib/ingest*.c | wc -l)" -ge 50 ]
+	[ "$(printable x src/lib/ingest/*.c | wc -l)" -ge 50 ]
 	[ "$(printable x src/lib/trace.c | wc -l)" -ge 12 ]
 	# The place comes from the function that prints the literal.
 	printable x src/lib/trace.c | grep -qxF '^[a-z-]+: [^ ]+:[^ ]+: empty span id$'

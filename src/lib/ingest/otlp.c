@@ -1,4 +1,4 @@
-/* ingest_otlp.c - OTLP/JSON resourceSpans to spans, converted as Jaeger does.
+/* otlp.c - OTLP/JSON resourceSpans to spans, converted as Jaeger does.
  *
  * Two writers of OTLP in JSON: the OTLP/JSON spec (hex ids, enums as
  * numbers) and protobuf's canonical JSON mapping, which Tempo, Jaeger's

@@ -1,4 +1,4 @@
-/* ingest_jaeger.c - one Jaeger JSON trace (query API, UI export) to spans. */
+/* jaeger.c - one Jaeger JSON trace (query API, UI export) to spans. */
 #include "ingest_impl.h"
 
 #include <string.h>

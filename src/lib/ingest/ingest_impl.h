@@ -101,7 +101,7 @@ struct ingest {
 	size_t documents;	/* top-level JSON values of this file */
 	size_t trace_documents;	/* OTLP documents holding spans */
 	size_t other_signals;	/* OTLP metrics, logs and profiles documents skipped */
-	/* Writing Zipkin and OTLP traces before the file's end (ingest_prescan.c) */
+	/* Writing Zipkin and OTLP traces before the file's end (prescan.c) */
 	int prescan;		/* this is the first pass: find ids, convert nothing */
 	int prescan_failed;	/* an id it could not read, or a document read whole */
 	int early_flush;	/* the first pass went through: write when whole */
@@ -172,7 +172,7 @@ int ig_elem_jaeger(ingest *g, const jv *v);
 
 /* Write trace groups p[0,n) (T line and records each), read from file, to
  * the output: the spans of a trace already written are dropped, new ones of
- * it written as a group of their own with a warning (ingest_merge.c). */
+ * it written as a group of their own with a warning (merge.c). */
 void ig_emit(ingest *g, const char *file, const char *p, size_t n);
 void ig_seen_free(ingest_seen *s);
 
@@ -215,7 +215,7 @@ int otlp_document(ingest *g, const jv *doc);
 int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */
 void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
 
-/* ingest_zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
+/* zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
 void zipkin_mark_parts(ingest *g, size_t first);	/* batch spans [first, n) are Zipkin's */
 void zipkin_normalise_ids(ingest *g);	/* zero-high 128-bit trace ids to 64-bit */
 void zipkin_merge(ingest *g);		/* normalise, then merge spans reported in parts */

@@ -1,4 +1,4 @@
-/* ingest.c - walk a JSON file without holding it whole, hand each trace (Jaeger)
+/* walk.c - walk a JSON file without holding it whole, hand each trace (Jaeger)
  * or span (Zipkin) or resource (OTLP) to its converter.
  *
  * A small scanner finds where each element of the top-level array, or of a
@@ -750,7 +750,7 @@ report_other_signals(ingest *g)
 	return 0;
 }
 
-/* The first pass over a Zipkin or OTLP file (ingest_prescan.c): only a
+/* The first pass over a Zipkin or OTLP file (prescan.c): only a
  * regular file can be read twice. Counts and messages are the second's. */
 static void
 prescan_file(ingest *g, const char *path)

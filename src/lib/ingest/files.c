@@ -1,8 +1,8 @@
-/* ingest_files.c - the inputs of a run: directories expanded to the trace
+/* files.c - the inputs of a run: directories expanded to the trace
  * files under them, and many small files converted on worker threads.
  *
  * CRISP's users and the Jaeger API's keep one trace per file, thousands of
- * them; one trace per file gives the element pool (ingest_parallel.c) nothing
+ * them; one trace per file gives the element pool (parallel.c) nothing
  * to share out. So with -j N small files are converted whole, each by a
  * worker with a context of its own that writes into the file's buffers; the
  * main thread writes the buffers (output and messages) strictly in input

@@ -1,4 +1,4 @@
-/* ingest_batch.c - spans under construction, the batch of spans waiting to
+/* batch.c - spans under construction, the batch of spans waiting to
  * be written, and writing a trace: shared ids, duplicates, order. */
 #include "ingest_impl.h"
 

@@ -1,4 +1,4 @@
-/* ingest_prescan.c - when a Zipkin or OTLP trace is whole.
+/* prescan.c - when a Zipkin or OTLP trace is whole.
  *
  * Zipkin lists and OTLP resources hold spans of any traces in any order, so
  * a trace is known whole only at the end of the file: holding every span

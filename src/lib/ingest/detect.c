@@ -1,4 +1,4 @@
-/* ingest_detect.c - the trace formats tr-ingest does not read, told apart
+/* detect.c - the trace formats tr-ingest does not read, told apart
  * from broken input: a user who hands it a Tempo search result or a Datadog
  * payload gets one line that says what the file looks like and what to do,
  * not "traceId is missing". */

@@ -1,4 +1,4 @@
-/* ingest_zipkin_merge.c - a batch of Zipkin spans cleaned up as Zipkin cleans
+/* zipkin_merge.c - a batch of Zipkin spans cleaned up as Zipkin cleans
  * up a trace before it shows it (zipkin2.internal.Trace.merge, and the UI's
  * mergeV2ById): a 128-bit trace id whose high half is zero is the 64-bit id
  * it pads, "shared" on a client span means nothing, and a span reported in

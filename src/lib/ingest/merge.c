@@ -1,4 +1,4 @@
-/* ingest_merge.c - a trace met again is not written twice.
+/* merge.c - a trace met again is not written twice.
  *
  * The same trace comes twice when exports overlap (two searches exported
  * to two files, an export repeated) or when a file spreads a trace over far

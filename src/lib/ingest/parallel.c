@@ -1,4 +1,4 @@
-/* ingest_parallel.c - Jaeger traces parsed on worker threads (tr-ingest -j).
+/* parallel.c - Jaeger traces parsed on worker threads (tr-ingest -j).
  *
  * The scanner stays on the main thread: it finds each trace's bytes and copies
  * them into a slot of a ring. Workers take slots in order, parse and convert

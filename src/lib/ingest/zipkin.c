@@ -1,4 +1,4 @@
-/* ingest_zipkin.c - Zipkin v2 and v1 JSON spans; shared client/server ids. */
+/* zipkin.c - Zipkin v2 and v1 JSON spans; shared client/server ids. */
 #include "ingest_impl.h"
 
 #include <string.h>
