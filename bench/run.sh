@@ -3,9 +3,15 @@
 # to its peer, write bench/RESULTS.md. Wall time is the median of RUNS runs;
 # peak RSS is the largest of them (GNU time's %M). Inputs live in bench/data/
 # (not tracked) and are reused while the simulator and seed are the same.
-# usage: bench/run.sh BINDIR
+# usage: bench/run.sh BINDIR [PARSE_FLOOR]
+#   PARSE_FLOOR: the parse-floor program (bench/parse_floor.c); by default
+#   BINDIR/../bench/parse-floor, where make bench builds it. Its rows are left
+#   out when it is missing.
+# Environment: RUNS (3), BENCH_JQ (1; 0 leaves out the jq peers, which take
+# about 7 GB and several minutes), BENCH_DATA, BENCH_TRACES.
 set -eu
 bin=$(cd "$1" && pwd)
+floor=${2:-$bin/../bench/parse-floor}
 here=$(cd "$(dirname "$0")" && pwd)
 data=${BENCH_DATA:-$here/data}
 runs=${RUNS:-3}
@@ -17,50 +23,102 @@ export PATH LC_ALL=C
 
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
 
+started=$(date +%s)
 . "$here/data.sh"
 spans1=$(grep -c '^S' "$data/1m.tr")
 spans5=$(grep -c '^S' "$data/5m.tr")
+spans100k=$(grep -c '^S' "$data/100k.tr")
 
 results=$here/RESULTS.md.tmp
-rows=$(mktemp)
-trap 'rm -f "$rows" "$rows.t" "$results"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$results"' EXIT
+rows=$tmp/rows		# the table's rows
+values=$tmp/values	# LABEL TAB median-seconds TAB MB/s TAB peak-RSS-MB, for the computed lines
 
-# measure LABEL INPUT SPANS RUNS COMMAND: median wall seconds, max RSS.
+# size FILE|DIR: bytes of input (a directory: of every file under it).
+size() {
+	if [ -d "$1" ]; then find "$1" -type f -exec cat {} + | wc -c; else wc -c < "$1"; fi
+}
+
+# measure LABEL INPUT SPANS RUNS COMMAND: median wall seconds, max RSS. A
+# command that fails gives a "failed" row with its first line of stderr, and
+# the run goes on: a row can be written before the feature it measures lands
+# (tr-ingest DIR), and jq can be killed for memory.
 measure() {
 	label=$1 input=$2 spans=$3 n=$4
 	shift 4
-	: > "$rows.t"
+	: > "$tmp/times"
 	i=0
 	while [ $i -lt "$n" ]; do
-		/usr/bin/time -f '%e %M' -o "$rows.t.1" sh -c "$*" > /dev/null
-		cat "$rows.t.1" >> "$rows.t"
+		if ! /usr/bin/time -f '%e %M' -o "$tmp/time" sh -c "$*" > /dev/null 2> "$tmp/err"; then
+			# time writes "Command exited with non-zero status N" or
+			# "Command terminated by signal N" above the numbers. The
+			# message loses the data directory, which is this machine's.
+			why=$(sed -n '1{s/.*non-zero status/exit/;s/.*terminated by //;p;}' "$tmp/time")
+			msg=$(head -n 1 "$tmp/err" | tr '|' '/' | awk -v p="$data/" '
+				{ while ((k = index($0, p)) > 0) $0 = substr($0, 1, k - 1) substr($0, k + length(p)); print }')
+			echo "bench: $label: failed ($why)" >&2
+			cat "$tmp/err" >&2
+			printf '| %s | failed (%s)%s | | | | %d |\n' "$label" "$why" "${msg:+: $msg}" $((i + 1)) | tee -a "$rows"
+			return 0
+		fi
+		tail -n 1 "$tmp/time" >> "$tmp/times"
 		i=$((i + 1))
 	done
-	bytes=$(wc -c < "$input")
-	sort -n "$rows.t" | awk -v label="$label" -v bytes="$bytes" -v spans="$spans" -v n="$n" '
+	bytes=$(size "$input")
+	sort -n "$tmp/times" | awk -v label="$label" -v bytes="$bytes" -v spans="$spans" -v n="$n" -v values="$values" '
 		{ t[NR] = $1; if ($2 > rss) rss = $2 }
 		END {
 			med = t[int((NR + 1) / 2)]; if (med <= 0) med = 0.01
 			printf "| %s | %.2f | %.1f | %.0f | %.0f | %d |\n", label, med, bytes / med / 1e6,
 				spans / med, rss / 1024, n
+			printf "%s\t%.2f\t%.1f\t%.0f\n", label, med, bytes / med / 1e6, rss / 1024 >> values
 		}' | tee -a "$rows"
 }
 
-echo "| command | wall s (median) | MB/s of input | spans/s | peak RSS MB | runs |" > "$rows.h"
-echo "|---|---:|---:|---:|---:|---:|" >> "$rows.h"
+: > "$rows"
+: > "$values"
+J=$data/1m.jaeger.json Z=$data/1m.zipkin.json O=$data/1m.otlp.json
+T=$data/1m.tr T5=$data/5m.tr D=$data/100k.jaeger.d
+ndir=$(find "$D" -type f -name '*.json' | wc -l)
+jq=0
+if command -v jq > /dev/null && [ "${BENCH_JQ:-1}" = 1 ]; then jq=1; fi
+[ -x "$floor" ] || echo "bench: no parse floor program $floor (make bench builds it); its rows are left out" >&2
 
-J=$data/1m.jaeger.json Z=$data/1m.zipkin.json T=$data/1m.tr T5=$data/5m.tr
+# tr-ingest, one format after another: the I/O floor, the parser alone
+# (libyajl, no conversion), tr-ingest single-threaded, the jq peer. jq holds
+# the whole document in memory, so it runs once.
 measure "cat jaeger.json > /dev/null (I/O floor)" "$J" "$spans1" "$runs" "cat '$J'"
 measure "zstd -d jaeger.json.zst (I/O floor)" "$data/1m.jaeger.json.zst" "$spans1" "$runs" "zstd -dc '$data/1m.jaeger.json.zst'"
-measure "tr-ingest jaeger.json" "$J" "$spans1" "$runs" "tr-ingest '$J'"
-measure "tr-ingest -j 2 jaeger.json" "$J" "$spans1" "$runs" "tr-ingest -j 2 '$J'"
-measure "tr-ingest jaeger.json.zst" "$data/1m.jaeger.json.zst" "$spans1" "$runs" "tr-ingest '$data/1m.jaeger.json.zst'"
-measure "tr-ingest zipkin.json" "$Z" "$spans1" "$runs" "tr-ingest '$Z'"
-if command -v jq > /dev/null && [ "${BENCH_JQ:-1}" = 1 ]; then
-	measure "jq -c '.data[].spans[]' jaeger.json (peer)" "$J" "$spans1" 1 "jq -c '.data[].spans[]' '$J'"
+ingest_rows() {	# ingest_rows FORMAT FILE JQ_FILTER
+	if [ -x "$floor" ]; then
+		measure "parse floor (yajl alone) $1.json" "$2" "$spans1" "$runs" "'$floor' '$2'"
+	fi
+	measure "tr-ingest -j 1 $1.json" "$2" "$spans1" "$runs" "tr-ingest -j 1 '$2'"
+	if [ $jq = 1 ]; then
+		measure "jq -c '$3' $1.json (peer)" "$2" "$spans1" 1 "jq -c '$3' '$2'"
+	fi
+}
+ingest_rows jaeger "$J" '.data[].spans[]'
+ingest_rows zipkin "$Z" '.[]'
+ingest_rows otlp "$O" '.resourceSpans[].scopeSpans[].spans[]'
+if [ $jq = 1 ]; then
 	measure "jq group-by service count (peer of tr-aggregate)" "$J" "$spans1" 1 \
 		"jq -c '[.data[] | .processes as \$p | .spans[] | \$p[.processID].serviceName] | group_by(.) | map({(.[0]): length}) | add' '$J'"
 fi
+measure "tr-ingest jaeger.json.zst" "$data/1m.jaeger.json.zst" "$spans1" "$runs" "tr-ingest '$data/1m.jaeger.json.zst'"
+# Threads: the one big file, and the same kind of traces as many small files
+# (a directory tree tr-ingest walks), against -j 1 of each.
+measure "tr-ingest -j 2 jaeger.json" "$J" "$spans1" "$runs" "tr-ingest -j 2 '$J'"
+measure "tr-ingest -j 1 100k.jaeger.d/ ($ndir one-trace files)" "$D" "$spans100k" "$runs" "tr-ingest -j 1 '$D'"
+measure "tr-ingest -j 2 100k.jaeger.d/ ($ndir one-trace files)" "$D" "$spans100k" "$runs" "tr-ingest -j 2 '$D'"
+# Peak RSS against input size: the same simulation with a tenth of the
+# requests. A streaming ingester shows the same peak RSS here as on 1M spans.
+for fmt in jaeger zipkin otlp; do
+	measure "tr-ingest -j 1 100k.$fmt.json (RSS against size)" "$data/100k.$fmt.json" "$spans100k" "$runs" \
+		"tr-ingest -j 1 '$data/100k.$fmt.json'"
+done
+
 measure "cat 1m.tr > /dev/null (line-format floor)" "$T" "$spans1" "$runs" "cat '$T'"
 # Every filter that has landed, on the line format alone, then end to end.
 for tool in "tr-cp" "tr-cp --summary service" "tr-pag --window 1s" "tr-infer" "tr-infer --links" \
@@ -78,20 +136,62 @@ for pipe in "tr-cp --summary service" "tr-infer" \
 	measure "tr-ingest jaeger.json | $pipe" "$J" "$spans1" "$runs" "tr-ingest '$J' | $pipe"
 done
 
+# computed: the lines under the table, from the rows' values; "n/a" where a
+# row is missing or failed.
+computed() {
+	awk -F'\t' -v jq=$jq -v ndir="$ndir" -v q="'" '
+		{ t[$1] = $2; mbs[$1] = $3; rss[$1] = $4 }
+		function over(a, b) { return (a in t) && (b in t) ? sprintf("%.2f s / %.2f s = %.2f×", t[a], t[b], t[a] / t[b]) : "n/a (a row failed or is left out)" }
+		function times(a, b) { return (a in t) && (b in t) ? sprintf("%.1f×", t[a] / t[b]) : "n/a" }
+		function target(fmt, min,   l) {
+			l = "tr-ingest -j 1 " fmt ".json"
+			if (!(l in t)) return fmt " n/a"
+			return sprintf("%s %.1f MB/s (≥ %d: %s)", fmt, mbs[l], min, mbs[l] >= min ? "met" : "not met")
+		}
+		function mem(fmt,   a, b) {
+			a = "tr-ingest -j 1 100k." fmt ".json (RSS against size)"; b = "tr-ingest -j 1 " fmt ".json"
+			return (a in rss) && (b in rss) ? sprintf("%s %d → %d", fmt, rss[a], rss[b]) : fmt " n/a"
+		}
+		END {
+			d = "100k.jaeger.d/ (" ndir " one-trace files)"
+			print "Computed from the rows above:"
+			print ""
+			print "- tr-ingest single-threaded: " target("jaeger", 150) ", " target("zipkin", 120) ", " target("otlp", 120)
+			print "- tr-ingest time over the parse floor: jaeger " times("tr-ingest -j 1 jaeger.json", "parse floor (yajl alone) jaeger.json") \
+				", zipkin " times("tr-ingest -j 1 zipkin.json", "parse floor (yajl alone) zipkin.json") \
+				", otlp " times("tr-ingest -j 1 otlp.json", "parse floor (yajl alone) otlp.json")
+			if (jq)
+				print "- jq time over tr-ingest -j 1: jaeger " times("jq -c " q ".data[].spans[]" q " jaeger.json (peer)", "tr-ingest -j 1 jaeger.json") \
+					", zipkin " times("jq -c " q ".[]" q " zipkin.json (peer)", "tr-ingest -j 1 zipkin.json") \
+					", otlp " times("jq -c " q ".resourceSpans[].scopeSpans[].spans[]" q " otlp.json (peer)", "tr-ingest -j 1 otlp.json")
+			print "- -j 1 / -j 2, one file (jaeger.json): " over("tr-ingest -j 1 jaeger.json", "tr-ingest -j 2 jaeger.json")
+			print "- -j 1 / -j 2, a directory of " ndir " one-trace files: " over("tr-ingest -j 1 " d, "tr-ingest -j 2 " d)
+			print "- peak RSS MB of tr-ingest -j 1, 100k spans → 1M spans: " mem("jaeger") ", " mem("zipkin") ", " mem("otlp")
+		}' "$values"
+}
+
+mb() { echo $(($(size "$1") / 1000000)); }
 {
 	echo "# Benchmark results"
 	echo
-	echo "Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d): $(nproc) cores,"
+	elapsed=$(($(date +%s) - started))
+	echo "Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), in $((elapsed / 60)) min $((elapsed % 60)) s: $(nproc) cores,"
 	echo "$(awk -F': *' '/model name/ { print $2; exit }' /proc/cpuinfo),"
 	echo "$(free -g | awk '/Mem:/ { print $2 }') GiB memory; $(uname -sr)."
 	echo "Inputs from the project's simulator, seed $seed, $traces requests:"
-	echo "$spans1 spans ($(($(wc -c < "$J") / 1000000)) MB of Jaeger JSON, $(($(wc -c < "$Z") / 1000000)) MB of Zipkin JSON,"
-	echo "$(($(wc -c < "$T") / 1000000)) MB of line format); the 5M line-format input is five copies"
-	echo "with distinct trace ids ($spans5 spans). Shared machines are noisy: compare ratios within one run."
+	echo "$spans1 spans ($(mb "$J") MB of Jaeger JSON, $(mb "$Z") MB of Zipkin JSON, $(mb "$O") MB of OTLP JSON,"
+	echo "$(mb "$T") MB of line format); the 5M line-format input is five copies"
+	echo "with distinct trace ids ($spans5 spans); the 100k inputs are 2400 requests,"
+	echo "$spans100k spans ($(mb "$data/100k.jaeger.json") MB of Jaeger JSON), and 100k.jaeger.d/ is that file"
+	echo "split into one file per trace. Shared machines are noisy: compare ratios within one run."
 	echo
-	cat "$rows.h" "$rows"
+	echo "| command | wall s (median) | MB/s of input | spans/s | peak RSS MB | runs |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	cat "$rows"
+	echo
+	computed
 	echo
 	if [ -f "$here/NOTES.md" ]; then cat "$here/NOTES.md"; fi
 } > "$results"
 mv "$results" "$here/RESULTS.md"
-echo "bench: wrote $here/RESULTS.md"
+echo "bench: wrote $here/RESULTS.md in $(($(date +%s) - started)) s"
