@@ -50,6 +50,14 @@ typedef struct ispan {
 	uint32_t dups;		/* identical copies zipkin_merge dropped into it */
 } ispan;
 
+/* A Jaeger process as converted once for the spans of a trace (jaeger.c). */
+typedef struct iproc {
+	const void *key;	/* its JSON object */
+	const char *service, *host;
+	itag *tags;		/* "process."-prefixed, in the batch arena */
+	uint32_t ntags;
+} iproc;
+
 /* Spans read but not yet written, in input order; all strings in mem. */
 typedef struct ibatch {
 	arena mem;
@@ -90,6 +98,8 @@ struct ingest {
 	arena json_mem;		/* the nodes of the element being converted */
 	arena doc_mem;		/* a top-level object's members read whole */
 	ibuild build;
+	iproc *procs;		/* the processes of the Jaeger trace being read */
+	size_t nprocs, capprocs;
 	strbuf text, scratch;
 	const char *file;	/* name for messages */
 	char err[512];		/* the converter's message for the current element */

@@ -87,6 +87,33 @@ process_of(ingest *g, const jv *p, jprocess *out)
 	return 0;
 }
 
+/* A process as its spans see it: read once per trace, however many spans
+ * name it (a trace of 1,000 spans has a handful of processes). Its tags are
+ * made once, in the batch arena, and appended to each span's. */
+static const iproc *
+process_cached(ingest *g, const jv *p)
+{
+	jprocess jp;
+	ibuild *b = &g->build;
+	size_t before = b->nptags;
+
+	for (size_t i = 0; i < g->nprocs; i++)
+		if (g->procs[i].key == p)
+			return &g->procs[i];
+	if (process_of(g, p, &jp) < 0 || (jp.tags && each_tag(g, jp.tags, ig_ptag, "process.") < 0)) {
+		b->nptags = before;
+		return NULL;
+	}
+	size_t n = b->nptags - before;
+	itag *t = arena_alloc(&g->batch.mem, n * sizeof *t + 1);
+
+	memcpy(t, b->ptags + before, n * sizeof *t);
+	b->nptags = before;
+	GROW(g->procs, g->capprocs, g->nprocs + 1);
+	g->procs[g->nprocs] = (iproc){p, jp.service ? jp.service : "", jp.host, t, (uint32_t)n};
+	return &g->procs[g->nprocs++];
+}
+
 /* Primary parent: the first CHILD_OF in the trace, else the first FOLLOWS_FROM
  * in the trace; every other reference becomes an R record. */
 static int
@@ -184,7 +211,7 @@ static int
 one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, size_t idx)
 {
 	ispan s = {0};
-	jprocess proc = {0};
+	const iproc *proc = NULL;
 	const jv *tags, *p;
 	int has_start, has_dur;
 	const char *pid;
@@ -210,7 +237,7 @@ one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, s
 	if (!s.has_time)
 		s.start = s.duration = 0;
 	if ((p = jv_get(span, "process")) && !jv_is_null(p)) {
-		if (process_of(g, p, &proc) < 0)
+		if (!(proc = process_cached(g, p)))
 			return -1;
 	} else if (ig_get_str(g, span, "processID", 0, &pid) < 0) {
 		return -1;
@@ -218,19 +245,24 @@ one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, s
 		p = jv_get(processes, pid);
 		if (!p)
 			return ig_fail(g, "span %s: processID \"%.40s\" is not in \"processes\"", s.span_id, pid);
-		if (process_of(g, p, &proc) < 0)
+		if (!(proc = process_cached(g, p)))
 			return -1;
 	}
-	s.service = proc.service ? proc.service : "";
-	s.host = proc.host ? proc.host : "";
+	s.service = proc ? proc->service : "";
+	s.host = proc ? proc->host : "";
 	if (each_tag(g, tags, ig_put_tag, NULL) < 0 || references(g, span, s.trace_id, &s) < 0 ||
 	    logs_of(g, span) < 0)
 		return -1;
 	if (!s.has_time)
 		ig_tag(g, "tr.no_time", "true");
 	s.kind = kind_of_tags(&s, g);
-	if (proc.tags && each_tag(g, proc.tags, ig_ptag, "process.") < 0)
-		return -1;
+	if (proc && proc->ntags) {
+		ibuild *b = &g->build;
+
+		GROW(b->ptags, b->capptags, b->nptags + proc->ntags);
+		memcpy(b->ptags + b->nptags, proc->tags, proc->ntags * sizeof *proc->tags);
+		b->nptags += proc->ntags;
+	}
 	ig_span_commit(g, &s);
 	return 0;
 }
@@ -248,6 +280,7 @@ jaeger_trace(ingest *g, const jv *trace)
 	    ig_get_array(g, trace, "spans", &spans) < 0)
 		return -1;
 	processes = jv_get(trace, "processes");
+	g->nprocs = 0;
 	if (processes && !jv_is_null(processes) && !jv_is_object(processes))
 		return ig_fail(g, "\"processes\" is not an object");
 	jv_array_foreach(spans, i, span) {
@@ -267,6 +300,7 @@ int
 jaeger_span(ingest *g, const jv *span)
 {
 	ig_build_reset(g);
+	g->nprocs = 0;
 	if (one_span(g, span, "", NULL, 0) == 0)
 		return 0;
 	const char *tid = jv_str(jv_get(span, "traceID"));

@@ -866,6 +866,7 @@ ingest_free(ingest *g)
 	free(b->refs);
 	free(b->logs);
 	free(b->ptags);
+	free(g->procs);
 	sb_free(&g->text);
 	sb_free(&g->scratch);
 	free(g->order);
