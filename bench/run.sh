@@ -118,6 +118,14 @@ for fmt in jaeger zipkin otlp; do
 	measure "tr-ingest -j 1 100k.$fmt.json (RSS against size)" "$data/100k.$fmt.json" "$spans100k" "$runs" \
 		"tr-ingest -j 1 '$data/100k.$fmt.json'"
 done
+# The same without the memory of written traces (8 bytes a span, to merge a
+# trace met again): what is left is independent of the input's size.
+for fmt in jaeger zipkin; do
+	measure "tr-ingest --no-merge 100k.$fmt.json" "$data/100k.$fmt.json" "$spans100k" "$runs" \
+		"tr-ingest --no-merge '$data/100k.$fmt.json'"
+	measure "tr-ingest --no-merge $fmt.json" "$data/1m.$fmt.json" "$spans1" "$runs" \
+		"tr-ingest --no-merge '$data/1m.$fmt.json'"
+done
 
 measure "cat 1m.tr > /dev/null (line-format floor)" "$T" "$spans1" "$runs" "cat '$T'"
 # Every filter that has landed, on the line format alone, then end to end.
@@ -148,6 +156,10 @@ computed() {
 			if (!(l in t)) return fmt " n/a"
 			return sprintf("%s %.1f MB/s (≥ %d: %s)", fmt, mbs[l], min, mbs[l] >= min ? "met" : "not met")
 		}
+		function nomerge(fmt,   a, b) {
+			a = "tr-ingest --no-merge 100k." fmt ".json"; b = "tr-ingest --no-merge " fmt ".json"
+			return (a in rss) && (b in rss) ? sprintf("%s %d → %d", fmt, rss[a], rss[b]) : fmt " n/a"
+		}
 		function mem(fmt,   a, b) {
 			a = "tr-ingest -j 1 100k." fmt ".json (RSS against size)"; b = "tr-ingest -j 1 " fmt ".json"
 			return (a in rss) && (b in rss) ? sprintf("%s %d → %d", fmt, rss[a], rss[b]) : fmt " n/a"
@@ -167,6 +179,7 @@ computed() {
 			print "- -j 1 / -j 2, one file (jaeger.json): " over("tr-ingest -j 1 jaeger.json", "tr-ingest -j 2 jaeger.json")
 			print "- -j 1 / -j 2, a directory of " ndir " one-trace files: " over("tr-ingest -j 1 " d, "tr-ingest -j 2 " d)
 			print "- peak RSS MB of tr-ingest -j 1, 100k spans → 1M spans: " mem("jaeger") ", " mem("zipkin") ", " mem("otlp")
+			print "- the same with --no-merge: " nomerge("jaeger") ", " nomerge("zipkin")
 		}' "$values"
 }
 

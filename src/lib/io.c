@@ -279,7 +279,10 @@ gzip_read(tr_input *in, void *buf, size_t n)
 		if (r == Z_STREAM_END)
 			in->zstd_done = 1;
 		else if (r != Z_OK && r != Z_BUF_ERROR) {
-			snprintf(in->err, sizeof in->err, "gzip: %s", z->msg ? z->msg : "corrupt data");
+			if (z->msg)
+				snprintf(in->err, sizeof in->err, "gzip: %s", z->msg);
+			else
+				snprintf(in->err, sizeof in->err, "gzip: corrupt data");
 			return 0;
 		}
 	}

@@ -590,6 +590,36 @@ ig_count_batch_broken(ingest *g)
 }
 
 void
+ig_stats_diff(ingest_stats *d, const ingest_stats *after, const ingest_stats *before)
+{
+	d->files = after->files - before->files;
+	d->traces = after->traces - before->traces;
+	d->spans = after->spans - before->spans;
+	d->broken = after->broken - before->broken;
+	d->dropped_duplicates = after->dropped_duplicates - before->dropped_duplicates;
+	d->renamed = after->renamed - before->renamed;
+	d->orphans = after->orphans - before->orphans;
+	d->cycles = after->cycles - before->cycles;
+	d->merged = after->merged - before->merged;
+	d->split = after->split - before->split;
+}
+
+void
+ig_stats_add(ingest_stats *s, const ingest_stats *d)
+{
+	s->files += d->files;
+	s->traces += d->traces;
+	s->spans += d->spans;
+	s->broken += d->broken;
+	s->dropped_duplicates += d->dropped_duplicates;
+	s->renamed += d->renamed;
+	s->orphans += d->orphans;
+	s->cycles += d->cycles;
+	s->merged += d->merged;
+	s->split += d->split;
+}
+
+void
 ig_discard(ingest *g)
 {
 	g->batch.n = 0;

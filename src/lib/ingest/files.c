@@ -176,32 +176,6 @@ typedef struct file_worker {
 } file_worker;
 
 static void
-stats_sub(ingest_stats *d, const ingest_stats *after, const ingest_stats *before)
-{
-	d->files = after->files - before->files;
-	d->traces = after->traces - before->traces;
-	d->spans = after->spans - before->spans;
-	d->broken = after->broken - before->broken;
-	d->dropped_duplicates = after->dropped_duplicates - before->dropped_duplicates;
-	d->renamed = after->renamed - before->renamed;
-	d->orphans = after->orphans - before->orphans;
-	d->cycles = after->cycles - before->cycles;
-}
-
-static void
-stats_plus(ingest_stats *s, const ingest_stats *d)
-{
-	s->files += d->files;
-	s->traces += d->traces;
-	s->spans += d->spans;
-	s->broken += d->broken;
-	s->dropped_duplicates += d->dropped_duplicates;
-	s->renamed += d->renamed;
-	s->orphans += d->orphans;
-	s->cycles += d->cycles;
-}
-
-static void
 convert_file(ingest *w, file_job *j)
 {
 	ingest_stats before = w->stats;
@@ -211,7 +185,7 @@ convert_file(ingest *w, file_job *j)
 	tr_warn_to(&j->msg);
 	j->status = ingest_file(w, j->path);
 	tr_warn_to(NULL);
-	stats_sub(&j->delta, &w->stats, &before);
+	ig_stats_diff(&j->delta, &w->stats, &before);
 	j->bytes = w->bytes_before - bytes0;
 }
 
@@ -284,7 +258,7 @@ drain_one(file_pool *p, int *stopped, int *failed)
 	if (!*stopped) {
 		if (j->msg.len)
 			fwrite(j->msg.s, 1, j->msg.len, stderr);
-		stats_plus(&g->stats, &j->delta);
+		ig_stats_add(&g->stats, &j->delta);
 		ig_emit(g, j->path, j->out.s, j->out.len);
 		g->bytes_before += j->bytes;
 		tr_progress_tick(&g->progress, g->bytes_before, g->stats.traces);

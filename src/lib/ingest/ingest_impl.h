@@ -164,6 +164,10 @@ void ig_bad_span(ingest *g, const jv *span);
 void ig_flush(ingest *g);
 /* Count the batch's traces as broken (before discarding it). */
 void ig_count_batch_broken(ingest *g);
+/* What a worker's converting added to its counts (after - before), and
+ * adding that to the main context's. */
+void ig_stats_diff(ingest_stats *d, const ingest_stats *after, const ingest_stats *before);
+void ig_stats_add(ingest_stats *s, const ingest_stats *d);
 /* Drop the batch unwritten (a file that could not be read to its end). */
 void ig_discard(ingest *g);
 

@@ -38,30 +38,6 @@ struct ingest_pool {
 };
 
 static void
-stats_diff(ingest_stats *d, const ingest_stats *after, const ingest_stats *before)
-{
-	d->traces = after->traces - before->traces;
-	d->spans = after->spans - before->spans;
-	d->broken = after->broken - before->broken;
-	d->dropped_duplicates = after->dropped_duplicates - before->dropped_duplicates;
-	d->renamed = after->renamed - before->renamed;
-	d->orphans = after->orphans - before->orphans;
-	d->cycles = after->cycles - before->cycles;
-}
-
-static void
-stats_add(ingest_stats *s, const ingest_stats *d)
-{
-	s->traces += d->traces;
-	s->spans += d->spans;
-	s->broken += d->broken;
-	s->dropped_duplicates += d->dropped_duplicates;
-	s->renamed += d->renamed;
-	s->orphans += d->orphans;
-	s->cycles += d->cycles;
-}
-
-static void
 convert_slot(ingest *w, slot *s)
 {
 	ingest_stats before = w->stats;
@@ -71,7 +47,7 @@ convert_slot(ingest *w, slot *s)
 	sb_clear(&s->out);
 	sb_clear(&s->msg);
 	s->status = ig_element(w, s->in.s, s->in.len, s->line, s->col, ig_elem_jaeger, 1, &s->msg);
-	stats_diff(&s->delta, &w->stats, &before);
+	ig_stats_diff(&s->delta, &w->stats, &before);
 }
 
 typedef struct worker_arg {
@@ -148,7 +124,7 @@ write_head(ingest_pool *p)
 	if (!p->stop) {
 		if (s->msg.len)
 			tr_warn("%s", s->msg.s);
-		stats_add(&g->stats, &s->delta);
+		ig_stats_add(&g->stats, &s->delta);
 		ig_emit(g, s->file, s->out.s, s->out.len);
 		if (s->status == -2 || (s->status == -1 && !g->opts.keep_going))
 			p->stop = s->status;

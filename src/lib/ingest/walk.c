@@ -725,12 +725,21 @@ ingest_new(const ingest_opts *o, tr_output *out)
 static void
 warn_file_status(const ingest *g, const tr_input *in, int failed)
 {
-	const char *name = g->format_name ? g->format_name : "no trace format recognised";
-	const char *lines = g->documents > 1 ? " (JSON Lines)" : "";
 	const char *zip = tr_input_compression(in);
+	strbuf shape = {0};
 
-	tr_warn("%s: %s%s%s%s: %s", g->file, name, lines, zip ? ", " : "", zip ? zip : "",
-		failed ? "had errors" : "ok");
+	sb_adds(&shape, g->format_name ? g->format_name : "no trace format recognised");
+	if (g->documents > 1)
+		sb_adds(&shape, " (JSON Lines)");
+	if (zip) {
+		sb_adds(&shape, ", ");
+		sb_adds(&shape, zip);
+	}
+	if (failed)
+		tr_warn("%s: %s: had errors", g->file, shape.s);
+	else
+		tr_warn("%s: %s: ok", g->file, shape.s);
+	sb_free(&shape);
 }
 
 /* The OpenTelemetry Collector's other signals: one note, or an error when
