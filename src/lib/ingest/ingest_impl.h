@@ -112,13 +112,13 @@ struct ingest {
 	size_t trace_documents;	/* OTLP documents holding spans */
 	size_t other_signals;	/* OTLP metrics, logs and profiles documents skipped */
 	/* Writing Zipkin and OTLP traces before the file's end (prescan.c) */
-	int prescan;		/* this is the first pass: find ids, convert nothing */
-	int prescan_failed;	/* an id it could not read, or a document read whole */
-	int early_flush;	/* the first pass went through: write when whole */
-	strmap last_elem;	/* trace id -> the last element naming it */
+	const char *path;	/* the file being read ("-": standard input) */
+	int swept;		/* the first pass ran, or was found impossible */
+	int early_flush;	/* it went through: write traces as they are whole */
+	strmap last_key;	/* trace id -> offset of the last key naming it */
 	arena prescan_mem;	/* its keys */
-	size_t elem_index;	/* Zipkin and OTLP elements of this file so far */
-	size_t batch_need;	/* the last element the batch's traces wait for */
+	arena sweep_mem;	/* the first pass's scratch copies of ids */
+	uint64_t batch_need;	/* the last offset the batch's traces wait for */
 	size_t batch_mark;	/* batch spans looked at by ig_after_element */
 	int batch_broken;	/* a Zipkin/OTLP element of this file was lost whole */
 	strbuf brackets;	/* scanner scratch: brackets not yet closed */
@@ -202,13 +202,13 @@ int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes);
 int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);
 
-/* The first pass over a Zipkin or OTLP file: remember the element as the
- * last to name each trace id it names. -1 when an id cannot be read. */
+/* Writing Zipkin and OTLP traces as soon as they are whole (prescan.c):
+ * at the start of each file, then after each Zipkin or OTLP element, whose
+ * last byte is before offset end of the file's decoded bytes. */
 enum prescan_kind { PRESCAN_JAEGER, PRESCAN_ZIPKIN, PRESCAN_OTLP };
-int ig_prescan_element(ingest *g, const char *p, size_t n, size_t index, enum prescan_kind kind);
-/* The second pass, after element index: write the batch when every trace in
- * it has had its last element. */
-void ig_after_element(ingest *g, size_t index);
+void ig_prescan_reset(ingest *g, const char *path);
+void ig_after_element(ingest *g, uint64_t end, enum prescan_kind kind);
+int ig_regular_file(const char *path);
 /* A trace id as the converters write it, for the first pass. */
 const char *otlp_trace_id(ingest *g, const char *raw);
 const char *zipkin_trace_key(const char *lower_id);

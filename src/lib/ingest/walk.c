@@ -9,7 +9,6 @@
 #include "ingest_impl.h"
 
 #include <stdarg.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,10 +87,6 @@ scan_verror(ingest *g, uint64_t line, uint64_t col, const char *fmt, va_list ap)
 {
 	char msg[400];
 
-	if (g->prescan) {
-		g->prescan_failed = 1;	/* the second pass says what is wrong */
-		return -1;
-	}
 	/* Traces queued before this point come first; if one of them stopped
 	 * the file, a single thread would never have got here. */
 	if (g->pool && !g->pool_status)
@@ -341,10 +336,6 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 			g->stats.broken++;
 		return -2;
 	}
-	if (r > 0 && g->prescan) {
-		g->prescan_failed = 1;
-		return -2;
-	}
 	if (r > 0) {
 		/* Too big to keep: a broken element, and the file goes on. */
 		if (g->pool)
@@ -360,14 +351,6 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 		j->keep = j->pos;
 		return r;
 	}
-	if (g->prescan) {
-		/* Jaeger traces are whole elements: nothing to look ahead for. */
-		if (jaeger || ig_prescan_element(g, j->buf + start, j->pos - start, g->elem_index++,
-						 fn == elem_otlp ? PRESCAN_OTLP : PRESCAN_ZIPKIN) < 0)
-			g->prescan_failed = 1;
-		j->keep = j->pos;
-		return g->prescan_failed ? -2 : 0;
-	}
 	if (g->pool && jaeger)
 		r = ig_pool_submit(g->pool, j->buf + start, j->pos - start, line, col);
 	else {
@@ -375,8 +358,8 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 		r = ig_element(g, j->buf + start, j->pos - start, line, col, fn, jaeger, &g->msg);
 		if (r < 0)
 			tr_warn("%s", g->msg.s);
-		if (!jaeger)
-			ig_after_element(g, g->elem_index++);
+		if (!jaeger)	/* Jaeger traces are whole elements: written at once */
+			ig_after_element(g, j->base + j->pos, fn == elem_otlp ? PRESCAN_OTLP : PRESCAN_ZIPKIN);
 		tr_progress_tick(&g->progress, g->bytes_before + tr_input_bytes(j->in), g->stats.traces);
 	}
 	j->keep = j->pos;
@@ -549,10 +532,7 @@ other_document(ingest *g, const jv *rest)
 {
 	int r;
 
-	if (g->prescan) {
-		g->prescan_failed = 1;	/* read whole: no element to name */
-		return -1;
-	}
+
 	const char *foreign = ig_foreign_document(rest);
 
 	if (foreign) {
@@ -759,45 +739,14 @@ report_other_signals(ingest *g)
 	return 0;
 }
 
-/* The first pass over a Zipkin or OTLP file (prescan.c): only a
- * regular file can be read twice. Counts and messages are the second's. */
-static void
-prescan_file(ingest *g, const char *path)
-{
-	struct stat st;
-	jscan j = {0};
-	ingest_stats saved = g->stats;
-
-	strmap_clear(&g->last_elem);
-	arena_reset(&g->prescan_mem);
-	g->early_flush = 0;
-	if (g->opts.format == INGEST_JAEGER || strcmp(path, "-") == 0 || stat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
-		return;
-	j.in = tr_input_open(path);
-	j.line = 1;
-	g->prescan = 1;
-	g->prescan_failed = 0;
-	g->elem_index = 0;
-	if (walk_documents(g, &j) < 0 || tr_input_error(j.in))
-		g->prescan_failed = 1;
-	g->prescan = 0;
-	g->early_flush = !g->prescan_failed && g->last_elem.count;
-	g->stats = saved;
-	ig_discard(g);
-	tr_input_close(j.in);
-	free(j.buf);
-}
-
 int
 ingest_file(ingest *g, const char *path)
 {
 	jscan j = {0};
 	int r;
 
-	prescan_file(g, path);
-	g->elem_index = g->batch_mark = g->batch_need = 0;
 	j.in = tr_input_open(path);
+	ig_prescan_reset(g, path);
 	j.line = 1;
 	g->file = tr_input_name(j.in);
 	g->file_failed = 0;
@@ -865,7 +814,8 @@ ingest_free(ingest *g)
 	arena_free(&g->json_mem);
 	arena_free(&g->doc_mem);
 	arena_free(&g->prescan_mem);
-	strmap_free(&g->last_elem);
+	arena_free(&g->sweep_mem);
+	strmap_free(&g->last_key);
 	jv_parser_free(g->parser);
 	free(g->batch.spans);
 	strmap_free(&g->batch.bad_traces);
