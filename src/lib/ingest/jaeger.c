@@ -107,7 +107,8 @@ process_cached(ingest *g, const jv *p)
 	size_t n = b->nptags - before;
 	itag *t = arena_alloc(&g->batch.mem, n * sizeof *t + 1);
 
-	memcpy(t, b->ptags + before, n * sizeof *t);
+	if (n)	/* no tags ever: ptags is still NULL */
+		memcpy(t, b->ptags + before, n * sizeof *t);
 	b->nptags = before;
 	GROW(g->procs, g->capprocs, g->nprocs + 1);
 	g->procs[g->nprocs] = (iproc){p, jp.service ? jp.service : "", jp.host, t, (uint32_t)n};
