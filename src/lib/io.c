@@ -86,8 +86,8 @@ tr_input_open(const char *path)
 	}
 	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0)
 		in->zstd = ZSTD;
-	else if (in->raw_len >= 8 && memcmp(in->raw + 4, magic, 4) == 0)
-		in->zstd = ZSTD_FRAMED;
+	else if (in->raw_len >= 8 && memcmp(in->raw + 4, magic, 4) == 0 && in->raw[0] == 0)
+		in->zstd = ZSTD_FRAMED;	/* a first frame under 16 MiB: no text starts with NUL */
 	else if (in->raw_len >= 2 && (unsigned char)in->raw[0] == 0x1f && (unsigned char)in->raw[1] == 0x8b)
 		in->zstd = GZIP;
 	in->zstd_done = in->zstd == ZSTD_FRAMED;	/* no frame is open before the first length */
