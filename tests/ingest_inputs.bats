@@ -198,3 +198,66 @@ JSON
 	[ "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000a1')" -eq 0 ]
 	[ "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000b1')" -eq 1 ]
 }
+
+@test "a directory: a link to a directory is not followed (no loop), a link to a file is read" {
+	d=$BATS_TEST_TMPDIR/links
+	mkdir -p "$d/a"
+	jaeger_file t1 > "$d/a/x.json"
+	ln -s . "$d/a/loop"
+	ln -s .. "$d/a/up"
+	ln -s ../a/x.json "$d/a/y.json"
+	run timeout 20 tr-ingest -v "$d"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 1 ]
+	[[ "$output" == *"2 files, 1 traces"* ]]
+}
+
+@test "a file that cannot be opened: named, exit 3; -k goes on and every good trace is written" {
+	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
+	jaeger_file t2 > "$BATS_TEST_TMPDIR/c.json"
+	run tr-ingest -k "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/missing.json" "$BATS_TEST_TMPDIR/c.json"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-ingest: $BATS_TEST_TMPDIR/missing.json: No such file or directory"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 2 ]
+	run tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/missing.json" "$BATS_TEST_TMPDIR/c.json"
+	[ "$status" -eq 3 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }')" = t1 ]
+}
+
+@test "-j 2 prints the messages of -j 1, in their order, also with -v and --max-spans" {
+	for i in 1 2 3 4 5 6 7 8; do jaeger_file "t$i" b c; done > "$BATS_TEST_TMPDIR/one.json"
+	mkdir -p "$BATS_TEST_TMPDIR/dir"
+	# Each file: a trace of its own, and one of one.json with a span more.
+	for i in 1 2 3 4 5 6; do { jaeger_file "d$i" b; jaeger_file "t$i" b c d; } > "$BATS_TEST_TMPDIR/dir/f$i.json"; done
+	for args in "-v" "-v -k --max-spans 2"; do
+		for in in "$BATS_TEST_TMPDIR/one.json" "$BATS_TEST_TMPDIR/dir" "$BATS_TEST_TMPDIR/one.json $BATS_TEST_TMPDIR/dir"; do
+			tr-ingest $args -j 1 $in > "$BATS_TEST_TMPDIR/o1" 2> "$BATS_TEST_TMPDIR/e1" || true
+			tr-ingest $args -j 2 $in > "$BATS_TEST_TMPDIR/o2" 2> "$BATS_TEST_TMPDIR/e2" || true
+			cmp "$BATS_TEST_TMPDIR/o1" "$BATS_TEST_TMPDIR/o2"
+			cmp "$BATS_TEST_TMPDIR/e1" "$BATS_TEST_TMPDIR/e2"
+		done
+	done
+	# The comparisons above held what writing a trace says (here: a trace
+	# met again with a span more) in its place among the files' lines.
+	tr-ingest -j 2 "$BATS_TEST_TMPDIR/one.json" "$BATS_TEST_TMPDIR/dir" 2>&1 >/dev/null | grep -c 'written as a second group' | grep -qx 6
+}
+
+@test "a bare document over --max-bytes in all it keeps stops the file" {
+	jaeger_file t1 b c d | jq -c '.data[0]' > "$BATS_TEST_TMPDIR/bare.json"
+	size=$(wc -c < "$BATS_TEST_TMPDIR/bare.json")
+	run tr-ingest --max-bytes $((size - 20)) "$BATS_TEST_TMPDIR/bare.json"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"bare.json:1:1: JSON value larger than --max-bytes"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 0 ]
+	[ "$(tr-ingest --max-bytes $((size + 20)) "$BATS_TEST_TMPDIR/bare.json" | grep -c '^S')" -eq 4 ]
+}
+
+@test "a Zipkin v1 span whose end is beyond int64 from its start has no time, not a wrapped one" {
+	in=$(mkfix v1.json <<'JSON'
+[{"traceId":"00000000000000a1","id":"a","name":"x","annotations":[{"timestamp":-10,"value":"cs","endpoint":{"serviceName":"c"}},{"timestamp":9223372036854775807,"value":"cr","endpoint":{"serviceName":"c"}}]}]
+JSON
+)
+	run tr-ingest "$in"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"tr.no_time=true"* ]]
+}

@@ -474,3 +474,29 @@ J
 	[ "$(sfield 9 sid2 <<<"$out")" = client ]
 	[[ "$(grep $'^S\t[^\t]*\tsid2' <<<"$out")" == *$'otel.status_code=ERROR\terror=true\totel.status_description=Forbidden'* ]]
 }
+
+@test "a scope that does not convert loses its traces, counted; the others are written" {
+	in=$(mkfix scope.json <<'JSON'
+{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"web"}}]},"scopeSpans":[
+ {"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"root","startTimeUnixNano":"1000","endTimeUnixNano":"5000"},
+           {"traceId":"1102030405060708090a0b0c0d0e0f10","spanId":"1102030405060708","name":"other","startTimeUnixNano":"1000","endTimeUnixNano":"5000"}]},
+ {"scope":{"name":5},"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0202030405060708","parentSpanId":"0102030405060708","name":"child","startTimeUnixNano":"2000","endTimeUnixNano":"3000"}]}]}]}
+JSON
+)
+	run tr-ingest -k "$in"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *'"name" is not a string'* ]]
+	[[ "$output" == *"1 traces, 1 spans written; 1 broken traces skipped"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c $'^S\t01020304')" -eq 0 ]
+}
+
+@test "an array attribute holding a stray object keeps every element" {
+	in=$(mkfix strobj.json <<'JSON'
+{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"root","startTimeUnixNano":"1000","endTimeUnixNano":"5000",
+ "attributes":[{"key":"arr","value":{"arrayValue":{"values":[{"stringValue":"x"},{"stringValue":{"a":1}}]}}}]}]}]}]}
+JSON
+)
+	run tr-ingest "$in"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'arr=["x",{"a":1}]'* ]]
+}

@@ -59,11 +59,21 @@ raw_fill(tr_input *in)
 tr_input *
 tr_input_open(const char *path)
 {
+	tr_input *in = tr_input_try_open(path);
+
+	if (!in)
+		tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
+	return in;
+}
+
+tr_input *
+tr_input_try_open(const char *path)
+{
 	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 	int fd = 0;
 
 	if (path && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0)
-		tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
+		return NULL;
 	tr_input *in = xcalloc(1, sizeof *in);
 	in->fd = fd;
 	in->name = xstrdup(fd ? path : "<stdin>");

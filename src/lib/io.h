@@ -13,6 +13,8 @@
 typedef struct tr_input tr_input;
 
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
+/* The same, but NULL with errno set when the file cannot be opened. */
+tr_input *tr_input_try_open(const char *path);
 const char *tr_input_name(const tr_input *in);
 int tr_input_is_zstd(const tr_input *in);
 /* How the input is compressed ("zstd", "gzip", ...), or NULL. */

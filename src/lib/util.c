@@ -24,21 +24,6 @@ typedef struct msgline {
 	size_t n;
 } msgline;
 
-static void
-msg_put(msgline *m, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (m->n == sizeof m->s) {
-			fwrite(m->s, 1, m->n, stderr);
-			m->n = 0;
-		}
-		m->s[m->n++] = s[i];
-	}
-}
-
-/* "prog: what\n" on stderr. A message stays one line whatever the data in it
- * (a trace id, a span id or a file name may hold a newline): line breaks and
- * other control characters are written as %XX, as the line format does. */
 /* A worker thread's messages go to its buffer, written in input order by the
  * main thread (tr-ingest -j over many files). */
 static _Thread_local strbuf *warn_sink;
@@ -49,6 +34,29 @@ tr_warn_to(strbuf *b)
 	warn_sink = b;
 }
 
+static void
+msg_flush(msgline *m)
+{
+	if (warn_sink)
+		sb_add(warn_sink, m->s, m->n);
+	else
+		fwrite(m->s, 1, m->n, stderr);
+	m->n = 0;
+}
+
+static void
+msg_put(msgline *m, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (m->n == sizeof m->s)
+			msg_flush(m);
+		m->s[m->n++] = s[i];
+	}
+}
+
+/* "prog: what\n" on stderr. A message stays one line whatever the data in it
+ * (a trace id, a span id or a file name may hold a newline): line breaks and
+ * other control characters are written as %XX, as the line format does. */
 static void
 vwarn(const char *fmt, va_list ap)
 {
@@ -80,10 +88,7 @@ vwarn(const char *fmt, va_list ap)
 			msg_put(&line, (const char *)p, 1);
 	}
 	msg_put(&line, "\n", 1);
-	if (warn_sink)
-		sb_add(warn_sink, line.s, line.n);
-	else
-		fwrite(line.s, 1, line.n, stderr);
+	msg_flush(&line);
 	if (msg != small)
 		free(msg);
 }
@@ -94,6 +99,7 @@ tr_die(int status, const char *fmt, ...)
 	va_list ap;
 
 	fflush(stdout);
+	warn_sink = NULL;	/* the last word is said on stderr, whichever thread */
 	va_start(ap, fmt);
 	vwarn(fmt, ap);
 	va_end(ap);

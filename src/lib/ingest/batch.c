@@ -253,8 +253,9 @@ ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *out, 
 		return required ? ig_fail(g, "\"%s\" is missing", key) : 0;
 	if (jv_is_integer(v))
 		*out = jv_int(v);
-	else if (jv_is_real(v) && jv_real(v) == (double)(int64_t)jv_real(v))
-		*out = (int64_t)jv_real(v);
+	else if (jv_is_real(v) && jv_real(v) >= -9.2e18 && jv_real(v) <= 9.2e18 &&
+		 jv_real(v) == (double)(int64_t)jv_real(v))
+		*out = (int64_t)jv_real(v);	/* in range before converted: no UB */
 	else if (!jv_is_string(v) ||
 		 parse_i64(jv_str(v), jv_len(v), out) < 0)
 		return ig_fail(g, "\"%s\" is not an integer", key);
@@ -509,9 +510,13 @@ write_trace(ingest *g, ispan **v, size_t n)
 
 		check_tree(g, &sub, tid);
 	}
-	if (g->sink)
+	if (g->sink) {
 		sb_add(g->sink, o->s, o->len);
-	else
+		if (g->marks) {
+			GROW(g->marks->v, g->marks->cap, g->marks->n + 1);
+			g->marks->v[g->marks->n++] = (struct ig_mark){g->sink->len, g->sink_msg->len};
+		}
+	} else
 		ig_emit(g, g->file, o->s, o->len);
 	g->stats.traces++;
 	g->stats.spans += written;

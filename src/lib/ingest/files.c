@@ -68,14 +68,15 @@ join(const char *dir, const char *name)
 	return p;
 }
 
-/* The trace files under dir, sorted by path, subdirectories included. A
- * stack of directories still to read stands for recursion; each directory's
- * entries are sorted, files and subdirectories together, so the order is
- * that of `find DIR | sort`. */
+/* The trace files under top, subdirectories included, sorted by path as
+ * `find top | sort` lists them (LC_ALL=C). A stack of directories still to
+ * read stands for recursion. As find does, a symbolic link to a directory
+ * is not followed (a link back up would loop); one to a file is read. */
 static void
 expand_dir(ingest_list *l, const char *top)
 {
-	ingest_list stack = {0}, here = {0};
+	ingest_list stack = {0};
+	size_t first = l->n;
 
 	push(&stack, xstrdup(top));
 	while (stack.n) {
@@ -86,37 +87,24 @@ expand_dir(ingest_list *l, const char *top)
 
 		if (!d)
 			tr_die(TR_EXIT_INPUT, "%s: %s", dir, strerror(errno));
-		here.n = 0;
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.')
-				push(&here, join(dir, e->d_name));
-		closedir(d);
-		qsort(here.paths, here.n, sizeof *here.paths, cmp_str);
-		/* Files go out now; subdirectories onto the stack, last first,
-		 * so the first is read next. A file and a subdirectory of the
-		 * same directory keep path order only within their kind. */
-		size_t firstdir = stack.n;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;	/* ., .., hidden files and editors' leftovers */
+			char *p = join(dir, e->d_name);
 
-		for (size_t i = 0; i < here.n; i++) {
-			char *p = here.paths[i];
-
-			if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 				push(&stack, p);
-			else if (is_trace_file(strrchr(p, '/') + 1))
-				push(l, p);
+			else if (is_trace_file(e->d_name) && (!S_ISLNK(st.st_mode) || stat(p, &st) != 0 ||
+							      !S_ISDIR(st.st_mode)))
+				push(l, p);	/* a dangling link too: opening it says why */
 			else
 				free(p);
 		}
-		for (size_t i = firstdir, j = stack.n; j > i + 1; i++, j--) {
-			char *t = stack.paths[i];
-
-			stack.paths[i] = stack.paths[j - 1];
-			stack.paths[j - 1] = t;
-		}
+		closedir(d);
 		free(dir);
 	}
+	qsort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str);
 	free(stack.paths);
-	free(here.paths);
 }
 
 int
@@ -152,6 +140,7 @@ ingest_list_free(ingest_list *l)
 typedef struct file_job {
 	const char *path;
 	strbuf out, msg;
+	ig_marks marks;		/* where each trace ends in out, and msg then */
 	int status, done;
 	ingest_stats delta;
 	uint64_t bytes;
@@ -182,6 +171,9 @@ convert_file(ingest *w, file_job *j)
 	uint64_t bytes0 = w->bytes_before;
 
 	w->sink = &j->out;
+	w->sink_msg = &j->msg;
+	w->marks = &j->marks;
+	j->marks.n = 0;
 	tr_warn_to(&j->msg);
 	j->status = ingest_file(w, j->path);
 	tr_warn_to(NULL);
@@ -256,10 +248,18 @@ drain_one(file_pool *p, int *stopped, int *failed)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 	if (!*stopped) {
-		if (j->msg.len)
-			fwrite(j->msg.s, 1, j->msg.len, stderr);
+		/* Messages and traces interleaved as one thread writes them, so
+		 * that what writing a trace says comes in its place. */
+		size_t out = 0, msg = 0;
+
 		ig_stats_add(&g->stats, &j->delta);
-		ig_emit(g, j->path, j->out.s, j->out.len);
+		for (size_t i = 0; i < j->marks.n; i++) {
+			fwrite(j->msg.s + msg, 1, j->marks.v[i].msg - msg, stderr);
+			ig_emit(g, j->path, j->out.s + out, j->marks.v[i].out - out);
+			out = j->marks.v[i].out;
+			msg = j->marks.v[i].msg;
+		}
+		fwrite(j->msg.s + msg, 1, j->msg.len - msg, stderr);
 		g->bytes_before += j->bytes;
 		tr_progress_tick(&g->progress, g->bytes_before, g->stats.traces);
 		if (j->status < 0) {
@@ -306,6 +306,7 @@ file_pool_free(file_pool *p)
 	for (size_t i = 0; i < p->njobs; i++) {
 		sb_free(&p->jobs[i].out);
 		sb_free(&p->jobs[i].msg);
+		free(p->jobs[i].marks.v);
 	}
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);

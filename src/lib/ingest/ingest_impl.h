@@ -79,6 +79,13 @@ typedef struct ibuild {
 } ibuild;
 
 typedef struct ingest_pool ingest_pool;
+/* Where each trace a worker wrote ends, in its output and its messages. */
+typedef struct ig_marks {
+	struct ig_mark {
+		size_t out, msg;
+	} *v;
+	size_t n, cap;
+} ig_marks;
 typedef struct ingest_seen ingest_seen;
 typedef int (*elem_fn)(ingest *g, const jv *v);
 
@@ -86,6 +93,8 @@ struct ingest {
 	ingest_opts opts;
 	tr_output *out;
 	strbuf *sink;		/* a worker's output goes here instead of out */
+	strbuf *sink_msg;	/* and its messages here, */
+	ig_marks *marks;	/* with a mark after each trace (files.c) */
 	ingest_pool *pool;	/* worker threads for Jaeger traces (-j) */
 	ingest_seen *seen;	/* the traces written, to merge a trace met again */
 	int pool_status;	/* what stopped the pool in this file, 0 if nothing */
@@ -101,6 +110,7 @@ struct ingest {
 	iproc *procs;		/* the processes of the Jaeger trace being read */
 	size_t nprocs, capprocs;
 	strbuf text, scratch;
+	strbuf value;		/* an OTLP array or key-value attribute being written */
 	const char *file;	/* name for messages */
 	char err[512];		/* the converter's message for the current element */
 	uint64_t err_line, err_col;	/* where the element being converted starts */
@@ -155,6 +165,9 @@ void ig_build_reset(ingest *g);
 
 /* Record an error for the current element: returns -1. */
 int ig_fail(ingest *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
+ * trace of the file is sure to be whole (counted as one broken trace more). */
+void ig_lost_element(ingest *g);
 /* Mark a trace broken (its spans are never written). */
 void ig_bad_trace(ingest *g, const char *trace_id);
 /* A Zipkin or OTLP span that did not convert: its trace is bad, or, when its

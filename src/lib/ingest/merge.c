@@ -30,6 +30,8 @@ struct ingest_seen {
 	arena mem;
 	uint64_t *scratch;	/* the hashes of the group being written */
 	size_t nscratch, capscratch;
+	uint64_t *known;	/* a trace met again: what was written of it, sorted */
+	size_t nknown, capknown;
 	strbuf out;
 };
 
@@ -81,16 +83,34 @@ field(const char *line, const char *end, int k, const char **out)
 }
 
 static int
-known(const ingest_seen *s, int32_t part, uint64_t h)
+cmp_u64(const void *a, const void *b)
 {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The hashes of every span written of a trace, sorted: a trace met again is
+ * checked span by span in log time, however large it is. */
+static void
+known_sorted(ingest_seen *s, int32_t part)
+{
+	s->nknown = 0;
 	for (; part >= 0; part = s->parts[part].next) {
 		const seen_part *sp = &s->parts[part];
 
-		for (uint32_t i = 0; i < sp->n; i++)
-			if (sp->hashes[i] == h)
-				return 1;
+		GROW(s->known, s->capknown, s->nknown + sp->n);
+		memcpy(s->known + s->nknown, sp->hashes, sp->n * sizeof *sp->hashes);
+		s->nknown += sp->n;
 	}
-	return 0;
+	if (s->nknown)
+		qsort(s->known, s->nknown, sizeof *s->known, cmp_u64);
+}
+
+static int
+known(const ingest_seen *s, uint64_t h)
+{
+	return s->nknown && bsearch(&h, s->known, s->nknown, sizeof *s->known, cmp_u64) != NULL;
 }
 
 static int32_t
@@ -148,6 +168,7 @@ emit_group(ingest *g, const char *file, const char *p, size_t n)
 
 	sb_clear(o);
 	sb_add(o, p, (size_t)(t_end - p));
+	known_sorted(s, (int32_t)slot->val);
 	for (const char *q = t_end; q < end;) {
 		const char *b = q;
 
@@ -156,7 +177,7 @@ emit_group(ingest *g, const char *file, const char *p, size_t n)
 			q = line_end(q, end);
 		uint64_t h = hash_block(b, (size_t)(q - b));
 
-		if (known(s, (int32_t)slot->val, h)) {
+		if (known(s, h)) {
 			dropped++;
 			continue;
 		}
@@ -210,6 +231,7 @@ ig_seen_free(ingest_seen *s)
 	arena_free(&s->mem);
 	free(s->parts);
 	free(s->scratch);
+	free(s->known);
 	sb_free(&s->out);
 	free(s);
 }

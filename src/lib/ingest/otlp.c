@@ -205,7 +205,7 @@ any_value(ingest *g, const jv *v, const char **out)
 		return 0;
 	}
 	if (jv_get(v, "arrayValue") || jv_get(v, "kvlistValue")) {
-		strbuf *b = &g->scratch;	/* idle until the batch is written */
+		strbuf *b = &g->value;	/* not scratch: ig_json_text writes there */
 
 		sb_clear(b);
 		if (any_json(g, b, v, 0) < 0)
@@ -457,14 +457,32 @@ bad_span(ingest *g, const jv *span)
 		ig_bad_span(g, span);	/* counts a trace it cannot name */
 }
 
+/* A scope or resource that does not convert loses its spans: the traces
+ * they name are broken, or, when they cannot be named, every trace of the
+ * file may be incomplete. */
+static int
+lose_spans(ingest *g, const jv *spans)
+{
+	const jv *span;
+	size_t i;
+
+	if (!jv_is_array(spans))
+		ig_lost_element(g);
+	jv_array_foreach(spans, i, span)
+		bad_span(g, span);
+	return -1;
+}
+
 static int
 scope_spans(ingest *g, const jv *ss, oscope *sc)
 {
 	const jv *scope, *spans, *span;
 	size_t i;
 
-	if (!jv_is_object(ss))
+	if (!jv_is_object(ss)) {
+		ig_lost_element(g);
 		return ig_fail(g, "scopeSpans element is not an object");
+	}
 	scope = jv_get(ss, "scope");
 	if (!scope)
 		scope = jv_get(ss, "instrumentationLibrary");
@@ -473,11 +491,11 @@ scope_spans(ingest *g, const jv *ss, oscope *sc)
 	if (scope && jv_is_object(scope)) {
 		if (ig_get_str(g, scope, "name", 0, &sc->name) < 0 ||
 		    ig_get_str(g, scope, "version", 0, &sc->version) < 0)
-			return -1;
+			return lose_spans(g, jv_get(ss, "spans"));
 		sc->scope = scope;
 	}
 	if (ig_get_array(g, ss, "spans", &spans) < 0)
-		return -1;
+		return lose_spans(g, NULL);
 	int failed = 0;
 	jv_array_foreach(spans, i, span) {
 		ig_build_reset(g);
@@ -499,17 +517,18 @@ otlp_resource_spans(ingest *g, const jv *rs)
 	size_t i;
 	const char *v;
 
-	if (!jv_is_object(rs))
+	if (!jv_is_object(rs)) {
+		ig_lost_element(g);
 		return ig_fail(g, "resourceSpans element is not an object");
+	}
 	resource = jv_get(rs, "resource");
 	sc.resource = resource && jv_is_object(resource) ? resource : NULL;
 	sc.service = (v = resource_attr(g, sc.resource, "service.name")) ? v : "";
 	sc.host = (v = resource_attr(g, sc.resource, "host.name")) ? v :
 		  (v = resource_attr(g, sc.resource, "host.ip")) ? v : "";
-	if (ig_get_array(g, rs, "scopeSpans", &sss) < 0)
-		return -1;
-	if (!sss && ig_get_array(g, rs, "instrumentationLibrarySpans", &sss) < 0)
-		return -1;
+	if (ig_get_array(g, rs, "scopeSpans", &sss) < 0 ||
+	    (!sss && ig_get_array(g, rs, "instrumentationLibrarySpans", &sss) < 0))
+		return lose_spans(g, NULL);
 	int failed = 0;
 	jv_array_foreach(sss, i, ss)
 		if (scope_spans(g, ss, &sc) < 0) {

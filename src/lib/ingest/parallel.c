@@ -17,6 +17,7 @@ enum slot_state { SLOT_FREE, SLOT_READY, SLOT_TAKEN, SLOT_DONE };
 typedef struct slot {
 	enum slot_state state;
 	strbuf in, out, msg;
+	strbuf warns;		/* what the worker said meanwhile (-v, --max-spans) */
 	uint64_t line, col;
 	const char *file;
 	int status;
@@ -46,7 +47,10 @@ convert_slot(ingest *w, slot *s)
 	w->sink = &s->out;
 	sb_clear(&s->out);
 	sb_clear(&s->msg);
+	sb_clear(&s->warns);
+	tr_warn_to(&s->warns);
 	s->status = ig_element(w, s->in.s, s->in.len, s->line, s->col, ig_elem_jaeger, 1, &s->msg);
+	tr_warn_to(NULL);
 	ig_stats_diff(&s->delta, &w->stats, &before);
 }
 
@@ -122,6 +126,10 @@ write_head(ingest_pool *p)
 	while (s->state != SLOT_DONE)
 		pthread_cond_wait(&p->done, &p->mu);
 	if (!p->stop) {
+		/* In the order one thread says them: the trace's own notes,
+		 * its error, then (a written trace) what writing it says. */
+		if (s->warns.len)
+			fwrite(s->warns.s, 1, s->warns.len, stderr);
 		if (s->msg.len)
 			tr_warn("%s", s->msg.s);
 		ig_stats_add(&g->stats, &s->delta);
@@ -220,6 +228,7 @@ ig_pool_free(ingest_pool *p)
 		sb_free(&p->slots[i].in);
 		sb_free(&p->slots[i].out);
 		sb_free(&p->slots[i].msg);
+		sb_free(&p->slots[i].warns);
 	}
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);

@@ -8,6 +8,7 @@
  * file. Files that are several JSON documents (JSON Lines) are read the same way. */
 #include "ingest_impl.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,8 +277,8 @@ read_value(ingest *g, jscan *j, arena *mem)
 
 /* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
  * trace of the file is sure to be whole (counted as one broken trace more). */
-static void
-lost_element(ingest *g)
+void
+ig_lost_element(ingest *g)
 {
 	g->batch_broken = 1;
 	g->stats.broken++;
@@ -302,7 +303,7 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 		 * Zipkin or OTLP element takes the file's traces with it. */
 		r = -1;
 		if (!jaeger)
-			lost_element(g);
+			ig_lost_element(g);
 	} else {
 		g->err[0] = '\0';
 		r = fn(g, v);
@@ -345,7 +346,7 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 			if (jaeger)
 				g->stats.broken++;
 			else
-				lost_element(g);
+				ig_lost_element(g);
 			r = -1;
 		}
 		j->keep = j->pos;
@@ -564,12 +565,18 @@ other_document(ingest *g, const jv *rest)
 /* Keep a member of a top-level object that is not walked, for the document
  * read whole. */
 static int
-rest_member(ingest *g, jscan *j, jv *rest, jv **last, const strbuf *key)
+rest_member(ingest *g, jscan *j, jv *rest, jv **last, const strbuf *key, uint64_t *kept,
+	    uint64_t line, uint64_t col)
 {
+	uint64_t at = j->base + j->pos;
 	jv *v = read_value(g, j, &g->doc_mem);
 
 	if (!v)
 		return -1;
+	/* The document is read whole: --max-bytes is of all it keeps. */
+	*kept += j->base + j->pos - at + key->len;
+	if (g->opts.max_bytes && *kept > g->opts.max_bytes)
+		return scan_error_at(g, line, col, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
 	v->key = arena_strndup(&g->doc_mem, key->s, key->len);
 	v->keylen = (uint32_t)key->len;
 	if (*last)
@@ -587,6 +594,7 @@ static int
 walk_object(ingest *g, jscan *j)
 {
 	jv *rest = arena_alloc(&g->doc_mem, sizeof *rest), *last = NULL;
+	uint64_t kept = 0;
 	strbuf key = {0};
 	int seen = 0, failed = 0, r, c;
 	uint64_t line = j->line, col = scan_col(j);
@@ -610,7 +618,7 @@ walk_object(ingest *g, jscan *j)
 			if (!g->opts.keep_going)
 				goto out;
 		}
-		if (r == 1 && rest_member(g, j, rest, &last, &key) < 0)
+		if (r == 1 && rest_member(g, j, rest, &last, &key, &kept, line, col) < 0)
 			goto malformed;
 		j->keep = j->pos;
 		c = scan_ws(j);
@@ -745,7 +753,12 @@ ingest_file(ingest *g, const char *path)
 	jscan j = {0};
 	int r;
 
-	j.in = tr_input_open(path);
+	if (!(j.in = tr_input_try_open(path))) {
+		/* Like any bad input: named, counted, and -k goes on. */
+		tr_warn("%s: %s", path, strerror(errno));
+		g->stats.files++;
+		return -1;
+	}
 	ig_prescan_reset(g, path);
 	j.line = 1;
 	g->file = tr_input_name(j.in);
@@ -828,6 +841,7 @@ ingest_free(ingest *g)
 	free(g->procs);
 	sb_free(&g->text);
 	sb_free(&g->scratch);
+	sb_free(&g->value);
 	free(g->order);
 	free(g);
 }

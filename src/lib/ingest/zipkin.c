@@ -190,8 +190,8 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 		return -1;
 	if (b && e) {
 		s.start = b->ts;
-		s.duration = e->ts - b->ts;
-		s.has_time = s.duration >= 0;
+		/* An end before the start, or too far after it, is no time. */
+		s.has_time = !__builtin_sub_overflow(e->ts, b->ts, &s.duration) && s.duration >= 0;
 	} else if (has_span_time && !shared) {
 		s.start = span_ts;
 		s.duration = span_dur;
