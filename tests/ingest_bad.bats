@@ -113,7 +113,8 @@ J
 	[[ "$output" == usage:* ]]
 	run tr-ingest /nonexistent.json
 	[ "$status" -eq 3 ]
-	[[ "$output" == "tr-ingest: /nonexistent.json: No such file or directory" ]]
+	[[ "$output" == *"tr-ingest: /nonexistent.json: No such file or directory"* ]]
+	[ "$(printf '%s\n' "$output" | grep -vc '^#tr/1$')" -eq 1 ]
 }
 
 @test "a write error (full disk) is reported with exit 4" {
@@ -130,6 +131,7 @@ J
 	run tr-ingest -o "$BATS_TEST_TMPDIR/out.tr" "$(two_traces)"
 	[ "$status" -eq 3 ]
 	run tr-ingest -o "$BATS_TEST_TMPDIR/out2.tr" /nonexistent
+	[ "$status" -eq 3 ]
 	[ ! -e "$BATS_TEST_TMPDIR/out2.tr" ]
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep tmp)" ]
 }

@@ -638,3 +638,14 @@ tr_output_abort(tr_output *o)
 		o->tmp = NULL;
 	}
 }
+
+void
+tr_output_discard(tr_output *o)
+{
+	int tmp = o->tmp != NULL;
+
+	tr_output_abort(o);
+	if (!tmp && o->fd > 2)
+		close(o->fd);
+	output_free(o);
+}

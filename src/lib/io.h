@@ -57,5 +57,7 @@ void tr_tmpfile_hold(char *path);
 void tr_tmpfile_release(const char *path);
 /* Give up: remove the temporary file (nothing half-written is left). */
 void tr_output_abort(tr_output *o);
+/* Give up and free: nothing more is written, a temporary file is removed. */
+void tr_output_discard(tr_output *o);
 
 #endif
