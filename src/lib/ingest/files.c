@@ -103,7 +103,8 @@ expand_dir(ingest_list *l, const char *top)
 		closedir(d);
 		free(dir);
 	}
-	qsort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str);
+	if (l->n > first)
+		qsort(l->paths + first, l->n - first, sizeof *l->paths, cmp_str);
 	free(stack.paths);
 }
 
@@ -254,12 +255,14 @@ drain_one(file_pool *p, int *stopped, int *failed)
 
 		ig_stats_add(&g->stats, &j->delta);
 		for (size_t i = 0; i < j->marks.n; i++) {
-			fwrite(j->msg.s + msg, 1, j->marks.v[i].msg - msg, stderr);
+			if (j->marks.v[i].msg > msg)
+				fwrite(j->msg.s + msg, 1, j->marks.v[i].msg - msg, stderr);
 			ig_emit(g, j->path, j->out.s + out, j->marks.v[i].out - out);
 			out = j->marks.v[i].out;
 			msg = j->marks.v[i].msg;
 		}
-		fwrite(j->msg.s + msg, 1, j->msg.len - msg, stderr);
+		if (j->msg.len > msg)
+			fwrite(j->msg.s + msg, 1, j->msg.len - msg, stderr);
 		g->bytes_before += j->bytes;
 		tr_progress_tick(&g->progress, g->bytes_before, g->stats.traces);
 		if (j->status < 0) {

@@ -99,6 +99,8 @@ known_sorted(ingest_seen *s, int32_t part)
 	for (; part >= 0; part = s->parts[part].next) {
 		const seen_part *sp = &s->parts[part];
 
+		if (!sp->n)
+			continue;
 		GROW(s->known, s->capknown, s->nknown + sp->n);
 		memcpy(s->known + s->nknown, sp->hashes, sp->n * sizeof *sp->hashes);
 		s->nknown += sp->n;
@@ -121,7 +123,8 @@ add_part(ingest_seen *s, int32_t after)
 
 	sp->n = (uint32_t)s->nscratch;
 	sp->hashes = arena_alloc(&s->mem, s->nscratch * sizeof *sp->hashes + 1);
-	memcpy(sp->hashes, s->scratch, s->nscratch * sizeof *sp->hashes);
+	if (s->nscratch)
+		memcpy(sp->hashes, s->scratch, s->nscratch * sizeof *sp->hashes);
 	sp->next = -1;
 	if (after >= 0) {
 		while (s->parts[after].next >= 0)
@@ -203,6 +206,8 @@ emit_group(ingest *g, const char *file, const char *p, size_t n)
 void
 ig_emit(ingest *g, const char *file, const char *p, size_t n)
 {
+	if (!n)
+		return;	/* p may be NULL then: an empty buffer */
 	const char *end = p + n;
 
 	if (g->opts.no_merge) {
