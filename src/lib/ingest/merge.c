@@ -35,25 +35,6 @@ struct ingest_seen {
 	strbuf out;
 };
 
-/* Eight bytes a step: every byte written is hashed, and FNV's byte loop
- * would cost a tenth of tr-ingest's time. */
-static uint64_t
-hash_block(const char *p, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, p, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	return h;
-}
-
 static const char *
 line_end(const char *p, const char *end)
 {
@@ -142,7 +123,7 @@ emit_group(ingest *g, const char *file, const char *p, size_t n)
 	ingest_seen *s = g->seen;
 	const char *end = p + n, *t_end = line_end(p, end), *id;
 	size_t idlen = field(p, t_end, 1, &id);
-	uint64_t idh = hash_block(id, idlen);
+	uint64_t idh = hash_bytes(id, idlen);
 	int added;
 	strmap_slot *slot;
 	char *key = arena_alloc(&s->mem, 8);
@@ -159,7 +140,7 @@ emit_group(ingest *g, const char *file, const char *p, size_t n)
 			while (q < end && *q != 'S')
 				q = line_end(q, end);	/* its R and L lines */
 			GROW(s->scratch, s->capscratch, s->nscratch + 1);
-			s->scratch[s->nscratch++] = hash_block(b, (size_t)(q - b));
+			s->scratch[s->nscratch++] = hash_bytes(b, (size_t)(q - b));
 		}
 		slot->val = add_part(s, -1);
 		tr_output_write(g->out, p, n);
@@ -178,7 +159,7 @@ emit_group(ingest *g, const char *file, const char *p, size_t n)
 		q = line_end(q, end);
 		while (q < end && *q != 'S')
 			q = line_end(q, end);
-		uint64_t h = hash_block(b, (size_t)(q - b));
+		uint64_t h = hash_bytes(b, (size_t)(q - b));
 
 		if (known(s, h)) {
 			dropped++;
