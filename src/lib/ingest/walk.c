@@ -2,10 +2,11 @@
  * or span (Zipkin) or resource (OTLP) to its converter.
  *
  * A small scanner finds where each element of the top-level array, or of a
- * top-level object's "data" or "resourceSpans" array, begins and ends; yajl
- * parses one element at a time into an arena tree (jv.h). So a Jaeger export of any size needs memory
- * for its largest trace only, and an error points at a line and column of the
- * file. Files that are several JSON documents (JSON Lines) are read the same way. */
+ * top-level object's "data", "resourceSpans" or "batches" array, begins and
+ * ends; yajl parses one element at a time into an arena tree (jv.h). So a
+ * Jaeger export of any size needs memory for its largest trace only, and an
+ * error points at a line and column of the file. Files that are several JSON
+ * documents (JSON Lines) are read the same way. */
 #include "ingest_impl.h"
 
 #include <errno.h>
@@ -125,6 +126,11 @@ scan_error_at(ingest *g, uint64_t line, uint64_t col, const char *fmt, ...)
 	return r;
 }
 
+/* The bytes that end a stretch the scanner skips outside strings. */
+static const unsigned char nested_special[256] = {
+	['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1, ['\n'] = 1,
+};
+
 /* Move pos past the JSON value that starts there; the value stays in buf from
  * *start on. Checks that brackets match and strings end, which is all it
  * takes to find the value's end: yajl checks the rest, and whatever it
@@ -132,10 +138,6 @@ scan_error_at(ingest *g, uint64_t line, uint64_t col, const char *fmt, ...)
  * directly: this loop sees every byte of the input.
  * Returns 0; 1 when the value is larger than --max-bytes (it is skipped, its
  * bytes not kept); -1 after a message when the file is malformed. */
-static const unsigned char nested_special[256] = {
-	['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1, ['\n'] = 1,
-};
-
 static int
 scan_value(ingest *g, jscan *j, size_t *start)
 {
