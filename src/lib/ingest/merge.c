@@ -124,12 +124,15 @@ emit_group(ingest *g, const char *file, const char *p, size_t n)
 	const char *end = p + n, *t_end = line_end(p, end), *id;
 	size_t idlen = field(p, t_end, 1, &id);
 	uint64_t idh = hash_bytes(id, idlen);
-	int added;
-	strmap_slot *slot;
-	char *key = arena_alloc(&s->mem, 8);
+	int added = 0;
+	strmap_slot *slot = strmap_get(&s->ids, (const char *)&idh, 8);
 
-	memcpy(key, &idh, 8);
-	slot = strmap_put(&s->ids, key, 8, &added);
+	if (!slot) {	/* the map keeps its keys: a copy of the hash of its own */
+		char *key = arena_alloc(&s->mem, 8);
+
+		memcpy(key, &idh, 8);
+		slot = strmap_put(&s->ids, key, 8, &added);
+	}
 	s->nscratch = 0;
 	if (added) {
 		/* Unseen: written as it is, its spans remembered. */

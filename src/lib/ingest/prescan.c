@@ -140,13 +140,16 @@ sweep_chunk(ingest *g, const char *buf, size_t len, uint64_t base, int last, enu
 static int
 sweep(ingest *g, const char *path, enum prescan_kind kind)
 {
-	tr_input *in = tr_input_open(path);
-	char *buf = xmalloc(SWEEP_CHUNK + SWEEP_CARRY);
+	tr_input *in = tr_input_try_open(path);
+	char *buf;
 	size_t len = 0;
 	uint64_t base = 0;
 	arena batch_mem = g->batch.mem;
 	int r = 0;
 
+	if (!in)
+		return -1;	/* gone since it was opened: held to its end */
+	buf = xmalloc(SWEEP_CHUNK + SWEEP_CARRY);
 	g->batch.mem = g->sweep_mem;
 	for (;;) {
 		size_t got = tr_input_read(in, buf + len, SWEEP_CHUNK);
