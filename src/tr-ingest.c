@@ -11,7 +11,8 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [FILE|DIR...]\n"
+		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [--no-merge]\n"
+		"                 [FILE|DIR...]\n"
 		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to the tr line format.\n"
 		"A directory stands for the *.json, *.jsonl and *.ndjson files under it (.gz, .zst too).\n"
 		"  -f, --format FORMAT  auto (default), jaeger, otlp, zipkin, zipkin1, zipkin2\n"
@@ -22,7 +23,7 @@ usage(FILE *f, int status)
 		"  -z, --zstd           compress the output with zstd\n"
 		TR_LIMIT_USAGE
 		"  -q, --quiet          no summary, even with -k\n"
-		"  -v, --verbose        a summary and span-tree problems on stderr\n"
+		"  -v, --verbose        each file's shape, span-tree problems and a summary on stderr\n"
 		"  -h, --help           this text;  --version  the version\n");
 	exit(status);
 }
