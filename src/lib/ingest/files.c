@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,32 +141,21 @@ typedef struct file_job {
 	const char *path;
 	strbuf out, msg;
 	ig_marks marks;		/* where each trace ends in out, and msg then */
-	int status, done;
+	int status;
 	ingest_stats delta;
 	uint64_t bytes;
 } file_job;
 
 typedef struct file_pool {
 	ingest *main;
-	int nthreads;
-	pthread_t *threads;
-	ingest **ctx;
+	ig_crew crew;
 	file_job *jobs;
-	size_t njobs;
-	size_t head, take, tail;	/* write, take and fill positions (mod njobs) */
-	int quit;
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
 } file_pool;
 
-typedef struct file_worker {
-	file_pool *p;
-	ingest *g;
-} file_worker;
-
 static void
-convert_file(ingest *w, file_job *j)
+convert_file(ingest *w, void *pool, size_t i)
 {
+	file_job *j = &((file_pool *)pool)->jobs[i];
 	ingest_stats before = w->stats;
 	uint64_t bytes0 = w->bytes_before;
 
@@ -182,57 +170,15 @@ convert_file(ingest *w, file_job *j)
 	j->bytes = w->bytes_before - bytes0;
 }
 
-static void *
-file_worker_main(void *arg)
-{
-	file_worker *fw = arg;
-	file_pool *p = fw->p;
-
-	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		while (!p->quit && p->take == p->tail)
-			pthread_cond_wait(&p->work, &p->mu);
-		if (p->quit)
-			break;
-		file_job *j = &p->jobs[p->take++ % p->njobs];
-
-		pthread_mutex_unlock(&p->mu);
-		convert_file(fw->g, j);
-		pthread_mutex_lock(&p->mu);
-		j->done = 1;
-		pthread_cond_broadcast(&p->done);
-	}
-	pthread_mutex_unlock(&p->mu);
-	free(fw);
-	return NULL;
-}
-
 static file_pool *
 file_pool_new(ingest *g, int threads)
 {
 	file_pool *p = xcalloc(1, sizeof *p);
-	ingest_opts wo = g->opts;
+	size_t n = (size_t)threads * 4;
 
-	wo.threads = 1;
 	p->main = g;
-	p->nthreads = threads;
-	p->njobs = (size_t)threads * 4;
-	p->jobs = xcalloc(p->njobs, sizeof *p->jobs);
-	p->threads = xcalloc((size_t)threads, sizeof *p->threads);
-	p->ctx = xcalloc((size_t)threads, sizeof *p->ctx);
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->work, NULL);
-	pthread_cond_init(&p->done, NULL);
-	for (int i = 0; i < threads; i++) {
-		file_worker *fw = xmalloc(sizeof *fw);
-
-		p->ctx[i] = ingest_new(&wo, NULL);
-		p->ctx[i]->progress.on = 0;	/* the main thread shows progress */
-		fw->p = p;
-		fw->g = p->ctx[i];
-		if (pthread_create(&p->threads[i], NULL, file_worker_main, fw) != 0)
-			tr_die(TR_EXIT_SYSTEM, "cannot start a thread");
-	}
+	p->jobs = xcalloc(n, sizeof *p->jobs);
+	ig_crew_start(&p->crew, g, threads, n, convert_file, p);
 	return p;
 }
 
@@ -242,12 +188,8 @@ static void
 drain_one(file_pool *p, int *stopped, int *failed)
 {
 	ingest *g = p->main;
-	file_job *j = &p->jobs[p->head++ % p->njobs];
+	file_job *j = &p->jobs[ig_crew_oldest(&p->crew)];
 
-	pthread_mutex_lock(&p->mu);
-	while (!j->done)
-		pthread_cond_wait(&p->done, &p->mu);
-	pthread_mutex_unlock(&p->mu);
 	if (!*stopped) {
 		/* Messages and traces interleaved as one thread writes them, so
 		 * that what writing a trace says comes in its place. */
@@ -273,50 +215,33 @@ drain_one(file_pool *p, int *stopped, int *failed)
 	}
 	sb_clear(&j->out);
 	sb_clear(&j->msg);
+	ig_crew_pop(&p->crew);
 }
 
 static void
 file_pool_drain(file_pool *p, int *stopped, int *failed)
 {
-	while (p->head != p->tail)
+	while (p->crew.head != p->crew.tail)
 		drain_one(p, stopped, failed);
 }
 
 static void
 file_pool_submit(file_pool *p, const char *path)
 {
-	pthread_mutex_lock(&p->mu);
-	file_job *j = &p->jobs[p->tail % p->njobs];
-
-	j->path = path;
-	j->done = 0;
-	p->tail++;
-	pthread_cond_signal(&p->work);
-	pthread_mutex_unlock(&p->mu);
+	p->jobs[p->crew.tail % p->crew.njobs].path = path;
+	ig_crew_put(&p->crew, 1);
 }
 
 static void
 file_pool_free(file_pool *p)
 {
-	pthread_mutex_lock(&p->mu);
-	p->quit = 1;
-	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; i < p->nthreads; i++) {
-		pthread_join(p->threads[i], NULL);
-		ingest_free(p->ctx[i]);
-	}
-	for (size_t i = 0; i < p->njobs; i++) {
+	ig_crew_stop(&p->crew);
+	for (size_t i = 0; i < p->crew.njobs; i++) {
 		sb_free(&p->jobs[i].out);
 		sb_free(&p->jobs[i].msg);
 		free(p->jobs[i].marks.v);
 	}
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->work);
-	pthread_cond_destroy(&p->done);
 	free(p->jobs);
-	free(p->threads);
-	free(p->ctx);
 	free(p);
 }
 
@@ -347,7 +272,7 @@ ingest_files(ingest *g, const ingest_list *l)
 		p = file_pool_new(g, g->opts.threads);
 	for (size_t i = 0; i < l->n && !stopped; i++) {
 		if (p && is_small_file(l->paths[i])) {
-			if (p->tail - p->head == p->njobs)
+			if (p->crew.tail - p->crew.head == p->crew.njobs)
 				drain_one(p, &stopped, &failed);
 			if (!stopped)
 				file_pool_submit(p, l->paths[i]);
