@@ -446,7 +446,7 @@ links_trace() {
 	S|1|c1:s|c1|3|8|auth|check|server|
 	S|1|d|c1:s|4|2|auth|select|client||peer.service=postgres
 	S|1|c2|i|20|10|gateway|call auth|client|
-	S|1|s2|c2|21|8|auth|check|server||error=false
+	S|1|s2|c2|21|8|auth|check|server|
 	S|1|p|r|60|1|gateway|publish|producer||peer.service=kafka
 	S|1|k|p|70|5|billing|consume|consumer||peer.service=kafka
 	S|1|kx|k|71|3|billing|charge|client||error=true
