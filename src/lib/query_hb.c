@@ -8,6 +8,8 @@
  * pick by pre-order. Log events are leaves of their span at their time. */
 #include "query.h"
 
+#include "cp.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,26 +202,8 @@ query_hb_before(const query_hb_index *h, int32_t a, int32_t b, enum query_hb mod
 void
 query_self_times(const tr_trace *t, int64_t *self)
 {
-	for (size_t i = 0; i < t->nspans; i++) {
-		const tr_span *p = &t->spans[i];
-		int64_t lo = p->start, hi = p->start + p->duration, covered = 0, reach = lo;
-
-		if (!(p->flags & TR_SPAN_HAS_TIME)) {
-			self[i] = INT64_MIN;
-			continue;
-		}
-		/* children come sorted by start: one sweep unions their intervals */
-		for (int32_t c = p->first_child; c >= 0; c = t->spans[c].next_sibling) {
-			const tr_span *s = &t->spans[c];
-			if (!(s->flags & TR_SPAN_HAS_TIME) || (s->flags & TR_SPAN_FOLLOWS))
-				continue;
-			int64_t a = s->start > reach ? s->start : reach;
-			int64_t e = s->start + s->duration < hi ? s->start + s->duration : hi;
-			if (e > a) {
-				covered += e - a;
-				reach = e;
-			}
-		}
-		self[i] = p->duration - covered;
-	}
+	/* Jaeger UI's self time: FOLLOWS_FROM children count like the others. */
+	for (size_t i = 0; i < t->nspans; i++)
+		self[i] = t->spans[i].flags & TR_SPAN_HAS_TIME ?
+			  cp_conventional_self(t, (int32_t)i) : INT64_MIN;
 }
