@@ -124,14 +124,15 @@ two_requests() {
 	[ "$output" = "$(printf 'resp.trace\treq.span\tlatency\nt1\tb\t150\nt2\ta\t600')" ]
 }
 
-@test "FirstN and MostRecentN keep N in pre-order; On can point either way" {
+@test "FirstN keeps the first N in pre-order, MostRecentN the N that ended last, oldest first; On can point either way" {
 	two_requests
 	run tr-aggregate --no-header 'From s In spans[span = "e" and trace = "t1"]
 		Join p In FirstN(2, spans) On p -> s Select p.span' "$BATS_TEST_TMPDIR/f.tr"
 	[ "$output" = "$(printf 'a\nb')" ]
 	run tr-aggregate --no-header 'From s In spans[span = "e" and trace = "t1"]
 		Join p In MostRecentN(2, spans) On p -> s Select p.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 'b\nc')" ]
+	# c ended at 1250, b at 1300; a, an ancestor, counts from its start (1000)
+	[ "$output" = "$(printf 'c\nb')" ]
 	# the spans that come after b in t1
 	run tr-aggregate --no-header 'From s In spans[span = "b" and trace = "t1"]
 		Join n In spans On s -> n Select n.span' "$BATS_TEST_TMPDIR/f.tr"
@@ -301,7 +302,7 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	check 'From s In spans Select PERCENTILE(s.duration, 101)' "p a number from 0 to 100"
 	check 'From s In spans Select nofn(s.duration)' "unknown function nofn"
 	check 'From s In spans Where s.service =~ "(" Select s.span' "bad regular expression"
-	check 'From x In (From s In spans Select s.span As id) Join r In spans On r -> x Select x.id' "no place in the trace"
+	check 'From x In (From s In spans GroupBy s.service Select s.service As id) Join r In spans On r -> x Select x.id' "no place in the trace"
 	check 'From s In spans Select s.span trailing' "unexpected 'trailing' after the query"
 	check 'From s In spans Where s.duration > 10 kg Select s.span' "expected Join, Where, GroupBy or Select"
 	check 'From s In spans Where s.duration > 10kg Select s.span' "unknown unit 'kg'"

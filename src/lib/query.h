@@ -87,6 +87,10 @@ query_hb_index *query_hb_build(const tr_trace *t, int with_logs, arena *mem);
 int query_hb_before(const query_hb_index *h, int32_t a, int32_t b, enum query_hb mode);
 /* Position of a node in the pre-order (a linear extension of ->). */
 int32_t query_hb_order(const query_hb_index *h, int32_t node);
+/* When node a entered the past (or future) of node b, for MostRecent: a's
+ * start when a is a proper ancestor of b (it is still running at b), else
+ * a's end; INT64_MIN without time. */
+int64_t query_hb_reached(const query_hb_index *h, int32_t a, int32_t b);
 
 /* Self time of every span: its duration not covered by its CHILD_OF
  * children (as Jaeger UI's trace statistics compute it); into self[nspans]. */

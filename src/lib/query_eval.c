@@ -14,6 +14,7 @@ typedef struct tctx {
 	int has_ttime;
 	query_hb_index *hb;
 	expr_value **subrows;		/* per variable with a subquery: its rows */
+	int32_t **subnodes;		/* and where each raw row is: its From node */
 } tctx;
 
 typedef struct cand {
@@ -30,6 +31,7 @@ struct query_run {
 	size_t nfslots;
 	query_run **sub;		/* per variable: its subquery's run */
 	expr_value *subrows;		/* raw rows of this run as a subquery */
+	int32_t *subnodes;		/* the node each raw row was made at */
 	size_t nsubrows, capsubrows;
 	int collect;			/* a subquery: keep raw rows in subrows */
 	/* --explain */
@@ -183,6 +185,7 @@ query_run_free(query_run *r)
 	free(r->fslots);
 	free(r->sub);
 	free(r->subrows);
+	free(r->subnodes);
 	free(r->ncand);
 	free(r->njoined);
 	free(r);
@@ -232,13 +235,17 @@ candidates(query_run *r, tctx *c, int v, cand *out)
 			arena_reset(&sub->mem);
 			sc.subrows = arena_alloc(&sub->mem, (size_t)sub->q->nvars * sizeof *sc.subrows);
 			memset(sc.subrows, 0, (size_t)sub->q->nvars * sizeof *sc.subrows);
+			sc.subnodes = arena_alloc(&sub->mem, (size_t)sub->q->nvars * sizeof *sc.subnodes);
+			memset(sc.subnodes, 0, (size_t)sub->q->nvars * sizeof *sc.subnodes);
 			sub->nsubrows = 0;
 			run_rows(sub, &sc, NULL);
+			c->subnodes[v] = NULL;
 			if (sub->table) {
 				n = q_table_rows(sub->table, &rows);
 			} else {
 				rows = sub->subrows;
 				n = sub->nsubrows;
+				c->subnodes[v] = sub->subnodes;
 			}
 			c->subrows[v] = rows;
 			for (size_t i = 0; i < n; i++)
@@ -256,22 +263,46 @@ candidates(query_run *r, tctx *c, int v, cand *out)
 	r->ncand[v] += out->n;
 }
 
-/* Keep x among the best k of out[0..*n) in pre-order (least first for
- * First, greatest first for MostRecent): one insertion step, O(k). */
-static void
-keep_best(const query_hb_index *h, int32_t *out, size_t *n, size_t k, int first, int32_t x)
+/* The node variable v's value x stands for: a raw subquery row is at the
+ * node its From variable was bound to. */
+static int32_t
+node_of(const tctx *c, int v, int32_t x)
 {
-	int32_t ox = query_hb_order(h, x);
+	return c->subnodes[v] ? c->subnodes[v][x] : x;
+}
+
+/* Does candidate x rank before y? First: earlier in pre-order. MostRecent:
+ * reached the other node later (query_hb_reached), a tie to the later in
+ * pre-order. */
+static int
+ranks_before(const query_hb_index *h, int first, int32_t x, int32_t y, int32_t other)
+{
+	if (!first) {
+		int64_t tx = query_hb_reached(h, x, other), ty = query_hb_reached(h, y, other);
+		if (tx != ty)
+			return tx > ty;
+	}
+	return first ? query_hb_order(h, x) < query_hb_order(h, y)
+		     : query_hb_order(h, x) > query_hb_order(h, y);
+}
+
+/* Keep x among the best k of out[0..*n), best first: one insertion step,
+ * O(k). out holds values of the variable, nodes[] says where they are. */
+static void
+keep_best(const tctx *c, int v, int32_t *out, size_t *n, size_t k, int first, int32_t x,
+	  int32_t other)
+{
+	const query_hb_index *h = c->hb;
+	int32_t nx = node_of(c, v, x);
 	size_t i = *n;
 
 	if (i == k) {
-		int32_t worst = query_hb_order(h, out[k - 1]);
-		if (first ? ox > worst : ox < worst)
+		if (!ranks_before(h, first, nx, node_of(c, v, out[k - 1]), other))
 			return;
 		i--;
 	} else
 		(*n)++;
-	for (; i > 0 && (first ? query_hb_order(h, out[i - 1]) > ox : query_hb_order(h, out[i - 1]) < ox); i--)
+	for (; i > 0 && ranks_before(h, first, nx, node_of(c, v, out[i - 1]), other); i--)
 		out[i] = out[i - 1];
 	out[i] = x;
 }
@@ -294,23 +325,23 @@ pick(joiner *j, int level)
 {
 	const q_var *v = &j->r->q->vars[level];
 	const cand *cs = &j->cands[level];
-	int32_t other = j->tuple[v->other];
+	int32_t other = node_of(j->c, v->other, j->tuple[v->other]);
 	size_t n = 0;
 	int32_t *out = j->picked[level];
 	enum query_hb mode = j->r->o.hb;
 
 	for (size_t i = 0; i < cs->n; i++) {
-		int32_t x = cs->v[i];
-		int ok = v->before ? query_hb_before(j->c->hb, x, other, mode)
-				   : query_hb_before(j->c->hb, other, x, mode);
+		int32_t x = cs->v[i], nx = node_of(j->c, level, x);
+		int ok = v->before ? query_hb_before(j->c->hb, nx, other, mode)
+				   : query_hb_before(j->c->hb, other, nx, mode);
 		if (!ok)
 			continue;
 		if (v->sel == SEL_ALL)
 			out[n++] = x;
 		else
-			keep_best(j->c->hb, out, &n, (size_t)v->n, v->sel == SEL_FIRST, x);
+			keep_best(j->c, level, out, &n, (size_t)v->n, v->sel == SEL_FIRST, x, other);
 	}
-	if (v->sel == SEL_RECENT)	/* rows in pre-order, as for FirstN */
+	if (v->sel == SEL_RECENT)	/* rows oldest first, as they happened */
 		for (size_t a = 0, b = n; a + 1 < b; a++, b--) {
 			int32_t t = out[a];
 			out[a] = out[b - 1];
@@ -375,7 +406,7 @@ check_fail_if(query_run *r)
 }
 
 static void
-emit(query_run *r, strbuf *out)
+emit(query_run *r, strbuf *out, int32_t node)
 {
 	const query *q = r->q;
 
@@ -391,7 +422,9 @@ emit(query_run *r, strbuf *out)
 		if (need > r->capsubrows) {
 			r->capsubrows = 2 * need;
 			r->subrows = xrealloc(r->subrows, r->capsubrows * sizeof *r->subrows);
+			r->subnodes = xrealloc(r->subnodes, r->capsubrows * sizeof *r->subnodes);
 		}
+		r->subnodes[r->nsubrows] = node;
 		memcpy(r->subrows + r->nsubrows * (size_t)q->ncols, r->vals,
 		       (size_t)q->ncols * sizeof *r->vals);
 		r->nsubrows++;
@@ -446,7 +479,7 @@ run_rows(query_run *r, tctx *c, strbuf *out)
 		if (q->where && !expr_truthy(expr_eval(q->where, r->slots)))
 			continue;
 		r->nwhere++;
-		emit(r, out);
+		emit(r, out, node_of(c, 0, tuple[0]));
 	}
 }
 
@@ -466,9 +499,10 @@ needs_self(const query *q)
 {
 	if (q->uses_self)
 		return 1;
-	for (int s = 0; s < q->vars[0].nsrc; s++)
-		if (q->vars[0].src[s].sub && needs_self(q->vars[0].src[s].sub))
-			return 1;
+	for (int v = 0; v < q->nvars; v++)
+		for (int s = 0; s < q->vars[v].nsrc; s++)
+			if (q->vars[v].src[s].sub && needs_self(q->vars[v].src[s].sub))
+				return 1;
 	return 0;
 }
 
@@ -476,13 +510,15 @@ int
 query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 {
 	const query *q = r->q;
-	tctx c = {t, NULL, 0, 0, 0, NULL, NULL};
+	tctx c = {t, NULL, 0, 0, 0, NULL, NULL, NULL};
 	size_t skipped = r->nskipped;
 
 	arena_reset(&r->mem);
 	r->ntraces++;
 	c.subrows = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subrows);
 	memset(c.subrows, 0, (size_t)q->nvars * sizeof *c.subrows);
+	c.subnodes = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subnodes);
+	memset(c.subnodes, 0, (size_t)q->nvars * sizeof *c.subnodes);
 	if (needs_self(q)) {
 		c.self = arena_alloc(&r->mem, (t->nspans + 1) * sizeof *c.self);
 		query_self_times(t, c.self);

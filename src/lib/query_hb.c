@@ -1,11 +1,25 @@
 /* query_hb.c - happened-before over a trace's span tree, and self times.
  *
- * a -> b when a is a proper ancestor of b, or (seq) when a lies under x and
- * b under y, x and y siblings (children of one span, or both roots), x
- * before y in sibling order (start, span id) and x ended before y started.
- * That is a strict partial order (tr-aggregate(1) has the argument) and the
- * pre-order of the tree is a linear extension of it: First and MostRecent
- * pick by pre-order. Log events are leaves of their span at their time. */
+ * A span's tuple reaches its descendants (the call carries it down), and a
+ * child's work reaches its parent when the parent waits for the child: the
+ * child returns, like a branch of Pivot Tracing's baggage rejoining. A
+ * child is *joined* to its parent when both have times, the link is not
+ * FOLLOWS_FROM, the child is not a CONSUMER (a message, not a call) and it
+ * ended by the time its parent did (a child that outlives its parent was
+ * not waited for, whatever its link says). Roots with times are joined to
+ * the trace. J(x), the work that returns with x, is x and every descendant
+ * whose path up to x, x excluded, is joined.
+ *
+ * a -> b when a is a proper ancestor of b, or (seq) when x and y are the
+ * siblings (children of one span, or roots) above a and b, a is in J(x), x
+ * is joined, x comes before y in sibling order (start, span id) and x ended
+ * no later than y started. Every span in J(x) ends by x's end, so x's own
+ * end is the end of the work that returned with it; an async subtree under
+ * x is a branch of its own and precedes nothing outside itself. That is a
+ * strict partial order (tr-aggregate(1) has the argument), pre-order is a
+ * linear extension of it (First picks by pre-order), and when no span
+ * starts before its parent, a -> b implies start(a) <= end(b).
+ * Log events are leaves of their span at their time. */
 #include "query.h"
 
 #include "cp.h"
@@ -18,6 +32,8 @@ struct query_hb_index {
 	int32_t *pre, *last;	/* pre-order number; largest in the subtree */
 	int64_t *start, *end;
 	uint8_t *timed;
+	uint8_t *joined;	/* its parent (the trace for a root) waits for it */
+	int32_t *reach;		/* the highest node its work returns to: J(x) holds it */
 	int levels;
 	int32_t **up;		/* up[k][v]: the 2^k-th ancestor, -1 past a root */
 };
@@ -68,18 +84,21 @@ node_facts(query_hb_index *h, const tr_trace *t, arena *mem)
 	h->start = arena_alloc(mem, (n + 1) * sizeof *h->start);
 	h->end = arena_alloc(mem, (n + 1) * sizeof *h->end);
 	h->timed = arena_alloc(mem, n + 1);
+	h->joined = arena_alloc(mem, n + 1);	/* the link allows waiting; times later */
 	for (int32_t i = 0; i < ns; i++) {
 		const tr_span *s = &t->spans[i];
 		h->timed[i] = (s->flags & TR_SPAN_HAS_TIME) != 0;
 		h->start[i] = h->timed[i] ? s->start : INT64_MAX;
 		h->end[i] = h->timed[i] ? s->start + s->duration : INT64_MAX;
 		parent[i] = s->parent;
+		h->joined[i] = !(s->flags & TR_SPAN_FOLLOWS) && s->kind != TR_KIND_CONSUMER;
 	}
 	for (int32_t i = ns; i < n; i++) {
 		const tr_log *l = &t->logs[i - ns];
 		h->timed[i] = 1;
 		h->start[i] = h->end[i] = l->time;
 		parent[i] = l->span;
+		h->joined[i] = 1;
 	}
 	return parent;
 }
@@ -146,6 +165,17 @@ query_hb_build(const tr_trace *t, int with_logs, arena *mem)
 		if (p >= 0 && h->last[v] > h->last[p])
 			h->last[p] = h->last[v];
 	}
+	/* joined and reach: parents before children in pre-order */
+	h->reach = arena_alloc(mem, (n + 1) * sizeof *h->reach);
+	for (int32_t i = 0; i < n; i++) {
+		int32_t v = order[i], p = parent[v];
+		if (p < 0)
+			h->joined[v] = h->timed[v];
+		else
+			h->joined[v] = h->joined[v] && h->timed[v] && h->timed[p] &&
+				       h->end[v] <= h->end[p];
+		h->reach[v] = p >= 0 && h->joined[v] ? h->reach[p] : v;
+	}
 	/* jump pointers: up[k][v] is the 2^k-th ancestor */
 	for (h->levels = 1; (1 << h->levels) <= maxdepth; h->levels++)
 		;
@@ -196,7 +226,16 @@ query_hb_before(const query_hb_index *h, int32_t a, int32_t b, enum query_hb mod
 	if (mode == QUERY_HB_TREE)
 		return 0;
 	int32_t x = below_lca(h, a, b), y = below_lca(h, b, a);
-	return h->timed[x] && h->timed[y] && h->end[x] <= h->start[y] && h->pre[x] < h->pre[y];
+	return h->joined[x] && covers(h, h->reach[a], x) && h->timed[y] &&
+	       h->end[x] <= h->start[y] && h->pre[x] < h->pre[y];
+}
+
+int64_t
+query_hb_reached(const query_hb_index *h, int32_t a, int32_t b)
+{
+	if (!h->timed[a])
+		return INT64_MIN;
+	return a != b && covers(h, a, b) ? h->start[a] : h->end[a];
 }
 
 void

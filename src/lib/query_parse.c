@@ -455,6 +455,17 @@ new_var(expr_lexer *lx, query *q)
 	return v;
 }
 
+/* Do the rows of variable v have a place in the trace for ->? Spans and
+ * logs do; a raw subquery's row is at the node its From variable was bound
+ * to (Pivot Tracing emits a query's tuple at its From tracepoint); a
+ * grouped one's rows stand for many nodes, so they have none. */
+static int
+has_place(const q_var *v)
+{
+	const query *sub = v->src[0].sub;
+	return v->src[0].rel != REL_QUERY || (!sub->grouped && has_place(&sub->vars[0]));
+}
+
 /* On a -> b: one side is variable vi, the other one bound before it. */
 static int
 parse_on(expr_lexer *lx, query *q, int vi)
@@ -472,9 +483,9 @@ parse_on(expr_lexer *lx, query *q, int vi)
 		if (ab[k] < 0)
 			return expr_lex_error(lx, pos, "unknown variable '%.*s'", (int)(lx->end - pos),
 					      lx->src + pos), -1;
-		if (q->vars[ab[k]].src[0].rel == REL_QUERY)
-			return expr_lex_error(lx, pos, "%s holds subquery rows: they have no place "
-					      "in the trace for ->", q->vars[ab[k]].name), -1;
+		if (!has_place(&q->vars[ab[k]]))
+			return expr_lex_error(lx, pos, "%s holds grouped subquery rows: they have no "
+					      "place in the trace for ->", q->vars[ab[k]].name), -1;
 		expr_lex_next(lx);
 		if (k == 0) {
 			if (lx->tok != TK_ARROW)
@@ -522,9 +533,9 @@ parse_join(expr_lexer *lx, query *q, int depth)
 	}
 	if (parse_sources(lx, q, v, depth) < 0)
 		return -1;
-	if (v->src[0].rel == REL_QUERY)
-		return expr_lex_error(lx, lx->pos, "a subquery's rows have no place in the "
-				      "trace: join it in From, not with ->"), -1;
+	if (!has_place(v))
+		return expr_lex_error(lx, lx->pos, "a grouped subquery's rows have no place in "
+				      "the trace: use it in From, not with ->"), -1;
 	if (paren) {
 		if (lx->tok != TK_RP)
 			return expr_lex_error(lx, lx->pos, "expected ')'"), -1;
