@@ -109,7 +109,7 @@ jaeger_test1() {
 	[ "$(grep -c $'^C\t' "$BATS_TEST_TMPDIR/once")" -eq 3 ]
 }
 
-@test "a FOLLOWS_FROM child and its subtree do not block the parent" {
+@test "a FOLLOWS_FROM child blocks its parent, as in the current Jaeger UI" {
 	f=$(fix ff.tr <<-'EOF'
 	S|f|A||0|100|svc|a||
 	S|f|B|A|10|20|svc|b||
@@ -118,7 +118,8 @@ jaeger_test1() {
 	S|f|Y|Z|60|30|svc|y||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 80 B 20 Z 0 Y 0 " ]
+	# Z ends last: A waits for it; B ended before Z started
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 30 B 20 Z 20 Y 30 " ]
 }
 
 @test "a CONSUMER child of a PRODUCER does not block it; a CLIENT child does" {
@@ -149,7 +150,7 @@ jaeger_test1() {
 	[ "${lines[1]}" = "l B 10 30" ]
 }
 
-@test "several roots: the earliest (then lowest id) is the root; the others get 0" {
+@test "several roots: each is analysed, earliest (then lowest id) first, as in the current Jaeger UI" {
 	f=$(fix roots.tr <<-'EOF'
 	S|m|b||0|50|svc|b||
 	S|m|a||0|40|svc|a||
@@ -157,10 +158,11 @@ jaeger_test1() {
 	S|m|c1|c|20|10|svc|c1||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | sort | tr '\n' ' ')" = "a 40 b 0 c 0 c1 0 " ]
+	[ "$(tr-cp "$f" | selfs | sort | tr '\n' ' ')" = "a 40 b 50 c 80 c1 10 " ]
+	[ "$(tr-cp --sections "$f" | sections | tr '\n' ' ')" = "a 0 40 b 0 50 c 30 100 c1 20 30 c 10 20 " ]
 }
 
-@test "a missing parent makes an orphan root: analysed only when it starts first" {
+@test "a missing parent makes an orphan root, analysed like any other root" {
 	f=$(fix orphan.tr <<-'EOF'
 	S|x|R||10|100|svc|root||
 	S|x|K|R|20|10|svc|kid||
@@ -169,7 +171,7 @@ jaeger_test1() {
 	S|y|O|gone|5|20|svc|orphan||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "R 90 K 10 O 0 R 0 O 20 " ]
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "R 90 K 10 O 5 R 100 O 20 " ]
 }
 
 @test "zero-duration spans: no empty sections, a zero root still gets tags" {
@@ -213,6 +215,21 @@ jaeger_test1() {
 	# 1 us is not below 0.0005 of 1000 us
 	[ "$(tr-cp --overlap-allowance 0.0005 "$f" | selfs | tr '\n' ' ')" = "A 500 B 200 C 0 D 300 " ]
 	[ "$(tr-cp --overlap-allowance 0.0011 "$f" | selfs | tr '\n' ' ')" = "A 400 B 200 C 100 D 300 " ]
+}
+
+@test "overlapping critical siblings longer than their parent: the overlap goes to the earlier one" {
+	# C ends last; B overlaps C's start by 5 us (allowed); A ends before B
+	# starts. CRISP's rule would give R 1000-98-500-405 = -3; the sections
+	# give B [100,595): B loses the overlap and R keeps its 2 us.
+	f=$(fix excess.tr <<-'EOF'
+	S|e|R||0|1000|svc|r||
+	S|e|A|R|0|98|svc|a||
+	S|e|B|R|100|500|svc|b||
+	S|e|C|R|595|405|svc|c||
+	EOF
+	)
+	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "R 2 A 98 B 495 C 405 " ]
+	[ "$(tr-cp --sections "$f" | sections | tr '\n' ' ')" = "C 595 1000 B 100 595 R 98 100 A 0 98 " ]
 }
 
 @test "an allowed overlap never makes the sum exceed the root's duration" {

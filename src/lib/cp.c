@@ -1,12 +1,14 @@
 /* cp.c - the critical path of one trace.
  *
- * The algorithm of Jaeger UI and CRISP: start at the root, take the child
+ * The algorithm of Jaeger UI and CRISP: start at a root, take the child
  * that finished last, then walk back through the children that finished
  * before the one taken started; do the same inside every child taken.
- * Before that the tree is sanitised as Jaeger UI does: non-blocking children
- * (FOLLOWS_FROM, a CONSUMER under a PRODUCER) go with their subtree, a child
- * overflowing its parent is clamped to it, a child entirely outside it goes
- * with its subtree. Everything uses explicit stacks: traces can be deep. */
+ * Before that the tree is sanitised as the current Jaeger UI does: a
+ * CONSUMER under a PRODUCER goes with its subtree (FOLLOWS_FROM children
+ * stay: the UI counts them as blocking), a child overflowing its parent is
+ * clamped to it, a child entirely outside it goes with its subtree. Every
+ * root is analysed, earliest first, and its sections follow the previous
+ * root's. Everything uses explicit stacks: traces can be deep. */
 #include "cp.h"
 
 #include <stdlib.h>
@@ -41,9 +43,10 @@ cp_trace_free(cp_trace *c)
 	free(c->kend);
 	free(c->koff);
 	free(c->kn);
-	free(c->cp_child);
-	free(c->cp_next);
-	free(c->absorbed);
+	free(c->stack);
+	free(c->cut);
+	free(c->kcut);
+	free(c->overfull);
 	free(c->frames);
 	memset(c, 0, sizeof *c);
 }
@@ -68,9 +71,10 @@ reserve(cp_trace *c, size_t n)
 	c->kend = xrealloc(c->kend, cap * sizeof *c->kend);
 	c->koff = xrealloc(c->koff, cap * sizeof *c->koff);
 	c->kn = xrealloc(c->kn, cap * sizeof *c->kn);
-	c->cp_child = xrealloc(c->cp_child, cap * sizeof *c->cp_child);
-	c->cp_next = xrealloc(c->cp_next, cap * sizeof *c->cp_next);
-	c->absorbed = xrealloc(c->absorbed, cap * sizeof *c->absorbed);
+	c->stack = xrealloc(c->stack, cap * sizeof *c->stack);
+	c->cut = xrealloc(c->cut, cap * sizeof *c->cut);
+	c->kcut = xrealloc(c->kcut, cap * sizeof *c->kcut);
+	c->overfull = xrealloc(c->overfull, cap * sizeof *c->overfull);
 	c->cap = cap;
 }
 
@@ -95,12 +99,10 @@ i64_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* A child the parent waits for: not FOLLOWS_FROM, not a CONSUMER of a PRODUCER. */
+/* A child the parent waits for: anything timed but a CONSUMER of a PRODUCER. */
 static int
 blocks(const tr_span *parent, const tr_span *child)
 {
-	if (child->flags & TR_SPAN_FOLLOWS)
-		return 0;
 	if (child->kind == TR_KIND_CONSUMER && parent->kind == TR_KIND_PRODUCER)
 		return 0;
 	return (child->flags & TR_SPAN_HAS_TIME) != 0;
@@ -157,21 +159,20 @@ collect_kids(cp_trace *c, const tr_trace *t, int32_t p, uint32_t *nk)
 		c->kend[off + i] = c->kids[*nk - 1 - i].end;
 }
 
-/* The sanitised tree under the root, parents before children (c->order). */
+/* The sanitised tree under root, parents before children, appended to
+ * c->order; *nk counts the kids ranges used so far. */
 static void
-sanitise(cp_trace *c, const tr_trace *t)
+sanitise(cp_trace *c, const tr_trace *t, int32_t root, uint32_t *nk)
 {
-	uint32_t nk = 0;
 	size_t top = 0;
-	int32_t *stack = c->cp_next;	/* free until the walk */
+	int32_t *stack = c->stack;
 
-	c->norder = 0;
-	stack[top++] = c->root;
+	stack[top++] = root;
 	while (top) {
 		int32_t p = stack[--top];
 
 		c->order[c->norder++] = p;
-		collect_kids(c, t, p, &nk);
+		collect_kids(c, t, p, nk);
 		for (uint32_t i = c->kn[p]; i-- > 0;)
 			stack[top++] = c->kids[c->koff[p] + i].span;
 	}
@@ -237,7 +238,8 @@ next_child(const cp_trace *c, cp_frame *f)
 	return -1;
 }
 
-/* Emit [min(from, *at), *at) for span: the walk only moves back in time. */
+/* Emit [from, *at) for span: the walk only moves back in time, so a
+ * section never overlaps a later one. */
 static void
 emit(cp_trace *c, int32_t span, int64_t from, int64_t *at)
 {
@@ -255,24 +257,21 @@ push_frame(cp_trace *c, size_t *top, int32_t span)
 	c->frames[(*top)++] = (cp_frame){span, 0, -1};
 	c->state[span] = CP_PATH;
 	c->self[span] = c->end[span] - c->start[span];
-	c->cp_child[span] = -1;
-	c->absorbed[span] = 0;
+	c->kcut[span] = 0;
 }
 
-/* The walk. cp.self follows CRISP: a span's duration less the durations of
- * its critical children. Sections follow Jaeger UI; where an allowed overlap
- * makes a child end after the point the walk reached, its section is cut
- * there so that sections never overlap. */
+/* The walk. Sections follow Jaeger UI; where an allowed overlap makes a
+ * child end after the point the walk reached, its sections start at that
+ * point (its cut), so that sections never overlap. cp.self starts as
+ * CRISP's exclusive time: a span's duration less its critical children's. */
 static void
-walk(cp_trace *c)
+walk(cp_trace *c, int32_t root)
 {
 	size_t top = 0;
-	int64_t at = c->end[c->root];
+	int64_t at = c->end[root];
 
-	c->nsec = 0;
-	c->npath = 0;
-	push_frame(c, &top, c->root);
-	c->path[c->npath++] = c->root;
+	push_frame(c, &top, root);
+	c->path[c->npath++] = root;
 	while (top) {
 		cp_frame *f = &c->frames[top - 1];
 		int32_t p = f->span, k = next_child(c, f);
@@ -284,43 +283,53 @@ walk(cp_trace *c)
 		}
 		emit(c, p, c->end[k], &at);
 		c->self[p] -= c->end[k] - c->start[k];
+		c->kcut[p] += c->end[k] - at;
+		c->cut[k] = c->end[k] - at;
 		f->lrc = k;
 		push_frame(c, &top, k);		/* may move c->frames: f is stale */
-		c->cp_next[k] = c->cp_child[p];
-		c->cp_child[p] = k;
 		c->path[c->npath++] = k;
 	}
 }
 
-/* With overlaps a span's critical children may add up to more than the span
- * (CRISP then clamps it to 0 and the sum exceeds the root's duration). Here
- * the excess is taken from those children, earliest first, and from theirs
- * in turn, so that the sum always equals the root's duration. */
+/* CRISP's exclusive times add up to the root's duration, but with allowed
+ * overlaps a span's critical children can add up to more than the span,
+ * and CRISP gives it a negative time. There (an overfull span) the overlaps
+ * go to the earlier of the two siblings instead, as the sections have it:
+ * the span keeps its sections' time and each critical child loses its cut.
+ * Elsewhere CRISP's numbers stand. The sum stays the root's duration. */
 static void
-settle_overlaps(cp_trace *c)
+settle_overlaps(cp_trace *c, const tr_trace *t)
 {
-	for (size_t i = 0; i < c->npath; i++) {
-		int32_t s = c->path[i];
-		int64_t deficit;
+	for (size_t i = 0; i < c->npath; i++) {	/* parents first */
+		int32_t s = c->path[i], p = t->spans[s].parent;
 
-		c->self[s] -= c->absorbed[s];
-		if (c->self[s] >= 0)
-			continue;
-		deficit = -c->self[s];
-		c->self[s] = 0;
-		for (int32_t k = c->cp_child[s]; k >= 0 && deficit; k = c->cp_next[k]) {
-			int64_t room = c->end[k] - c->start[k] - c->absorbed[k];
-			int64_t take = room < deficit ? room : deficit;
-
-			c->absorbed[k] += take;
-			deficit -= take;
-		}
+		if (p >= 0 && c->overfull[p])
+			c->self[s] -= c->cut[s];
+		c->overfull[s] = c->self[s] < 0;
+		if (c->overfull[s])
+			c->self[s] += c->kcut[s];
 	}
+}
+
+/* Take root in: its window is its own. Returns 0 when it has no time. */
+static int
+plant_root(cp_trace *c, const tr_trace *t, int32_t root)
+{
+	const tr_span *r = &t->spans[root];
+
+	if (!(r->flags & TR_SPAN_HAS_TIME))
+		return 0;
+	c->start[root] = r->start;
+	c->end[root] = tr_span_end(r);
+	c->state[root] = CP_TREE;
+	return 1;
 }
 
 int
 cp_trace_run(cp_trace *c, const tr_trace *t)
 {
+	uint32_t nk = 0;
+
 	reserve(c, t->nspans ? t->nspans : 1);
 	c->nspans = t->nspans;
 	c->nsec = 0;
@@ -330,18 +339,26 @@ cp_trace_run(cp_trace *c, const tr_trace *t)
 	memset(c->self, 0, t->nspans * sizeof *c->self);
 	c->root = -1;
 	c->root_duration = 0;
-	if (!t->nroots || !(t->spans[t->roots[0]].flags & TR_SPAN_HAS_TIME))
+	c->path_length = 0;
+	for (size_t r = 0; r < t->nroots; r++) {
+		int32_t root = t->roots[r];
+
+		if (!plant_root(c, t, root))
+			continue;
+		if (c->root < 0) {
+			c->root = root;
+			c->root_duration = c->end[root] - c->start[root];
+		}
+		c->path_length += c->end[root] - c->start[root];
+		sanitise(c, t, root, &nk);
+		walk(c, root);
+	}
+	if (c->root < 0)
 		return -1;
-	c->root = t->roots[0];
-	c->start[c->root] = t->spans[c->root].start;
-	c->end[c->root] = tr_span_end(&t->spans[c->root]);
-	c->root_duration = c->end[c->root] - c->start[c->root];
-	c->state[c->root] = CP_TREE;
-	sanitise(c, t);
-	walk(c);
-	settle_overlaps(c);
+	settle_overlaps(c, t);
 	return 0;
 }
+
 
 int64_t
 cp_conventional_self(const tr_trace *t, int32_t i)

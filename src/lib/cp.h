@@ -13,9 +13,9 @@
 
 /* Where a span stands after the analysis. */
 enum cp_state {
-	CP_OFF,		/* not analysed: outside the root's tree, no time, non-blocking
-			   (FOLLOWS_FROM, CONSUMER of a PRODUCER) or outside its parent */
-	CP_TREE,	/* in the root's sanitised tree, off the critical path */
+	CP_OFF,		/* not analysed: no time, a CONSUMER of a PRODUCER (or
+			   under one) or outside its parent */
+	CP_TREE,	/* in a root's sanitised tree, off the critical path */
 	CP_PATH		/* on the critical path */
 };
 
@@ -35,8 +35,9 @@ typedef struct cp_kid {
  * from trace to trace (no allocation per span). */
 typedef struct cp_trace {
 	double overlap_allowance;	/* fraction of the parent's duration */
-	int32_t root;			/* -1: the trace was not analysed */
-	int64_t root_duration;
+	int32_t root;			/* the first root analysed; -1: none */
+	int64_t root_duration;		/* that root's duration */
+	int64_t path_length;		/* all analysed roots' durations */
 	size_t nspans;
 	uint8_t *state;			/* enum cp_state */
 	int64_t *start, *end;		/* clamped window (CP_TREE, CP_PATH) */
@@ -51,14 +52,16 @@ typedef struct cp_trace {
 	cp_kid *kids;			/* children lists, one range per span */
 	int64_t *kstart, *kend;		/* the same ranges' starts and ends, ascending */
 	uint32_t *koff, *kn;
-	int32_t *cp_child, *cp_next;	/* critical children, earliest first */
-	int64_t *absorbed;
+	int32_t *stack;
+	int64_t *cut, *kcut;		/* overlap cut off a span's end; its children's */
+	uint8_t *overfull;		/* critical children longer than the span */
 	struct cp_frame *frames;
 	size_t cap, capsec, capframes;
 } cp_trace;
 
 void cp_trace_init(cp_trace *c, double overlap_allowance);
-/* Analyse t. Returns 0, or -1 when t has no root with a time (nothing analysed). */
+/* Analyse every timed root of t, earliest first. Returns 0, or -1 when t
+ * has no root with a time (nothing analysed). */
 int cp_trace_run(cp_trace *c, const tr_trace *t);
 void cp_trace_free(cp_trace *c);
 

@@ -341,7 +341,8 @@ cp_folded_add(cp_folded *f, const tr_trace *t, const cp_trace *c)
 	/* c->path has parents first, and the parent of a critical span is critical */
 	for (size_t i = 0; i < c->npath; i++) {
 		int32_t s = c->path[i];
-		uint32_t parent = s == c->root ? NO_NODE : f->node_of[t->spans[s].parent];
+		int32_t ps = t->spans[s].parent;	/* < 0: one of the roots */
+		uint32_t parent = ps < 0 ? NO_NODE : f->node_of[ps];
 		uint32_t n = node_of(f, parent, frame_of(f, &t->spans[s]));
 
 		f->node_of[s] = n;
@@ -427,7 +428,7 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 	sb_clear(&id);
 	sb_addf(&id, "trace %s", t->trace_id);
 	if (c->root >= 0)
-		sb_addf(&id, "\ncritical path %lld us", (long long)c->root_duration);
+		sb_addf(&id, "\ncritical path %lld us", (long long)c->path_length);
 	dot_cluster_begin(b, label.s, id.s);
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
