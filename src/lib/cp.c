@@ -283,8 +283,8 @@ walk(cp_trace *c, int32_t root)
 		}
 		emit(c, p, c->end[k], &at);
 		c->self[p] -= c->end[k] - c->start[k];
-		c->kcut[p] += c->end[k] - at;
-		c->cut[k] = c->end[k] - at;
+		c->cut[k] = c->end[k] - (at > c->start[k] ? at : c->start[k]);
+		c->kcut[p] += c->cut[k];
 		f->lrc = k;
 		push_frame(c, &top, k);		/* may move c->frames: f is stale */
 		c->path[c->npath++] = k;
