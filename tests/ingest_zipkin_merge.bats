@@ -222,3 +222,59 @@ J
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "L" && $3 == "6c59056709a0b1e4" { print $5 }')" = $'event=salp.hystrix\nevent=salp.niws' ]
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $3 == "6c59056709a0b1e4:s" { print $4, $7 }')" = '6c59056709a0b1e4 session_logs' ]
 }
+
+# The S records' id and their tr.zipkin_* tags.
+zmarks() {
+	awk -F'\t' '$1 == "S" { m = ""; for (i = 11; i <= NF; i++) if ($i ~ /^tr\.zipkin_/) m = m " " $i; print $3 m }'
+}
+
+@test "zipkin merge: a CLIENT without local endpoint and an unflagged SERVER part of its id are one span, as in Zipkin" {
+	f=$(mkfix noendpoint.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"call","timestamp":100,"duration":50},
+ {"traceId":"t1","id":"a","kind":"SERVER","localEndpoint":{"serviceName":"api"},"tags":{"x":"1"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | ids)" = $'t1\ta\t\t100\t50\tapi\tcall\tclient' ]
+	[[ "$output" == *$'\tx=1'* ]]
+}
+
+@test "zipkin tree: a child whose local endpoint is not the shared server's (port included) is marked with Zipkin's parent, the client half" {
+	f=$(mkfix port.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"call","timestamp":100,"duration":50,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","kind":"SERVER","name":"call","timestamp":110,"duration":30,"shared":true,"localEndpoint":{"serviceName":"api","port":81}},
+ {"traceId":"t1","id":"b","parentId":"a","name":"same","timestamp":112,"duration":5,"localEndpoint":{"serviceName":"api","port":81}},
+ {"traceId":"t1","id":"c","parentId":"a","name":"noport","timestamp":115,"duration":5,"localEndpoint":{"serviceName":"api"}}]
+J
+)
+	# tr hangs both under the server half; Zipkin only b
+	[ "$(tr-ingest "$f" | ids | cut -f2,3)" = $'a\t\na:s\ta\nb\ta:s\nc\ta:s' ]
+	[ "$(tr-ingest "$f" | zmarks)" = $'a\na:s\nb\nc tr.zipkin_parent=a' ]
+}
+
+@test "zipkin tree: a shared span of no kind and no client half hangs under the root; a shared SERVER keeps its parent unmarked" {
+	f=$(mkfix headless.json <<'J'
+[{"traceId":"t1","id":"r","kind":"SERVER","name":"root","timestamp":100,"duration":50,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"l","parentId":"r","name":"local","timestamp":101,"duration":40,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"k","parentId":"l","name":"call db","timestamp":102,"duration":5,"shared":true,"localEndpoint":{"serviceName":"api"},"remoteEndpoint":{"serviceName":"db"}},
+ {"traceId":"t1","id":"s","parentId":"l","kind":"SERVER","name":"srv","timestamp":110,"duration":5,"shared":true,"localEndpoint":{"serviceName":"api"}}]
+J
+)
+	[ "$(tr-ingest "$f" | ids | cut -f2,3)" = $'r\t\nl\tr\nk\tl\ns\tl' ]
+	[ "$(tr-ingest "$f" | zmarks)" = $'r\nl\nk tr.zipkin_parent=\ns' ]
+}
+
+@test "zipkin tree: an unflagged SERVER part with the endpoint of the shared server of its id is marked hidden: Zipkin keeps the later one" {
+	f=$(mkfix twin.json <<'J'
+[{"traceId":"t1","id":"a","kind":"CLIENT","name":"call","timestamp":100,"duration":50,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"a","kind":"SERVER","localEndpoint":{"serviceName":"api"},"tags":{"error":"late"}},
+ {"traceId":"t1","id":"a","kind":"SERVER","name":"get","timestamp":110,"duration":30,"shared":true,"localEndpoint":{"serviceName":"api"}}]
+J
+)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	# both halves are written; the part without time is the one Zipkin loses
+	[ "$(printf '%s\n' "$output" | zmarks)" = $'a\na:s~2\na:s tr.zipkin_hidden=true' ]
+	[[ "$(printf '%s\n' "$output" | grep $'\ta:s\t')" == *$'\terror=late'* ]]
+}

@@ -9,14 +9,16 @@
  *   - client/producer: own service -> remote service (peer.service);
  *   - producer/consumer link only through the broker (both names known);
  *     the broker is peer.service, else OpenTelemetry's messaging.system;
- *   - the nearest remote ancestor is the nearest ancestor with a kind in
- *     Zipkin's tree: spans whose parent is missing hang under the first
- *     parentless span; a child of a shared span's server half whose
- *     service or host differs hangs under the client half;
  *   - error: the span has an error tag, whatever its value ("false"
- *     included: Zipkin tests only that the key is there); a server half split
- *     from its client (own span id, parent = the client) inherits the
- *     client's error. */
+ *     included: Zipkin tests only that the key is there); a server whose
+ *     parent is its client inherits the client's error, a server half split
+ *     from its client (own span id, parent = the client) does not.
+ * Children and ancestors are those of Zipkin's tree: spans whose parent is
+ * missing hang under the first parentless span (the root); tr-ingest marks
+ * where else Zipkin's tree differs from tr's (tr.zipkin_parent, and
+ * tr.zipkin_hidden for a span Zipkin's tree does not hold); without those
+ * marks, a child of a shared span's server half whose service or host
+ * differs hangs under the client half. */
 #include "infer.h"
 #include "infer_impl.h"
 
@@ -38,6 +40,11 @@ struct infer_links {
 	link_rec *link;
 	size_t nlinks, caplink;
 	strbuf key;
+	/* Per-trace scratch, reused: Zipkin's tree. */
+	int32_t *zparent;	/* parent index, -1 for the root */
+	uint32_t *zkids;	/* number of children */
+	uint8_t *hidden;	/* not in Zipkin's tree */
+	size_t capzparent, capzkids, caphidden;
 };
 
 infer_links *
@@ -53,6 +60,9 @@ infer_links_free(infer_links *l)
 		return;
 	strmap_free(&l->index);
 	free(l->link);
+	free(l->zparent);
+	free(l->zkids);
+	free(l->hidden);
 	sb_free(&l->key);
 	arena_free(&l->mem);
 	free(l);
@@ -105,42 +115,103 @@ nonempty(const char *s)
 	return s && *s ? s : NULL;
 }
 
-/* A server half that tr-ingest split from a Zipkin shared span: id "X:s",
- * parent "X". In Zipkin's model it carries the client's parent id instead,
- * so it does not inherit the client's error. */
+/* The id tr-ingest read s by, before it renamed a second span of one id. */
+static const char *
+read_id(const tr_span *s)
+{
+	const char *id = tr_span_tag(s, "tr.renamed_from");
+
+	return id ? id : s->span_id;
+}
+
+/* A server half that tr-ingest split from a Zipkin shared span: id "X:s"
+ * (renamed "X:s~2" when two servers answered), parent "X". In Zipkin's model
+ * it carries the client's parent id instead, so it does not inherit the
+ * client's error. */
 static int
 is_shared_server_half(const tr_span *s)
 {
-	size_t n = strlen(s->span_id), p = strlen(s->parent_id);
+	const char *id = read_id(s);
+	size_t n = strlen(id), p = strlen(s->parent_id);
 
-	return n == p + 2 && memcmp(s->span_id, s->parent_id, p) == 0 &&
-	       strcmp(s->span_id + p, ":s") == 0;
+	return n == p + 2 && memcmp(id, s->parent_id, p) == 0 && strcmp(id + p, ":s") == 0;
 }
 
-/* The parent in Zipkin's tree. Zipkin hangs a child of a shared span under
- * the server half only when both have the same local endpoint, else under
- * the client half; a root other than the first parentless span (headless
- * spans) hangs under that span. */
+/* Whether s names a as its parent, as Zipkin read it: tr-ingest makes a
+ * child of a shared id name the server half, "<id>:s". */
+static int
+names_as_parent(const tr_span *s, const tr_span *a)
+{
+	size_t n = strlen(a->span_id);
+
+	return strncmp(s->parent_id, a->span_id, n) == 0 &&
+	       (!s->parent_id[n] || strcmp(s->parent_id + n, ":s") == 0);
+}
+
+/* Zipkin's tree holds one span of an id (and endpoint): a span tr-ingest
+ * marked hidden stands for the one of its id that is not. */
+static int32_t
+kept_twin(const tr_trace *t, const uint8_t *hidden, int32_t p)
+{
+	const tr_span *h = &t->spans[p];
+
+	for (size_t j = 0; j < t->nspans; j++)
+		if (!hidden[j] && strcmp(read_id(&t->spans[j]), read_id(h)) == 0)
+			return (int32_t)j;
+	return p;
+}
+
+/* The parent of span i in Zipkin's tree: where tr-ingest marked it, that
+ * one; else a root other than the first parentless span (headless spans)
+ * hangs under that span, and a child of a shared span's server half hangs
+ * there only when both have the same local endpoint, else under the client
+ * half. */
 static int32_t
 zipkin_parent(const tr_trace *t, int32_t i, int32_t root)
 {
 	const tr_span *s = &t->spans[i];
+	const char *mark = tr_span_tag(s, "tr.zipkin_parent");
 	int32_t p = s->parent;
 
+	if (mark)
+		p = *mark ? tr_trace_find(t, mark) : -1;
 	if (p < 0)
 		return i != root ? root : -1;
 	const tr_span *ps = &t->spans[p];
-	if (is_shared_server_half(ps) && ps->parent >= 0 &&
+	if (!mark && is_shared_server_half(ps) && ps->parent >= 0 &&
 	    (strcmp(ps->service, s->service) != 0 || strcmp(ps->host, s->host) != 0))
 		return ps->parent;
 	return p;
 }
 
-static int32_t
-first_remote_ancestor(const tr_trace *t, int32_t i, int32_t root)
+/* Zipkin's tree of t into l's scratch. */
+static void
+zipkin_tree(infer_links *l, const tr_trace *t, int32_t root)
 {
-	/* Bounded: the tree is acyclic and root has no parent. */
-	for (int32_t p = zipkin_parent(t, i, root); p >= 0; p = zipkin_parent(t, p, root))
+	size_t n = t->nspans;
+
+	GROW(l->zparent, l->capzparent, n);
+	GROW(l->zkids, l->capzkids, n);
+	GROW(l->hidden, l->caphidden, n);
+	memset(l->zkids, 0, n * sizeof *l->zkids);
+	for (size_t i = 0; i < n; i++)
+		l->hidden[i] = tr_span_tag(&t->spans[i], "tr.zipkin_hidden") != NULL;
+	for (size_t i = 0; i < n; i++) {
+		int32_t p = zipkin_parent(t, (int32_t)i, root);
+
+		l->zparent[i] = p >= 0 && l->hidden[p] ? kept_twin(t, l->hidden, p) : p;
+		if (l->zparent[i] >= 0 && !l->hidden[i])
+			l->zkids[l->zparent[i]]++;
+	}
+}
+
+static int32_t
+first_remote_ancestor(const infer_links *l, const tr_trace *t, int32_t i)
+{
+	/* Marks can make a cycle: at most nspans steps. */
+	size_t steps = 0;
+
+	for (int32_t p = l->zparent[i]; p >= 0 && steps < t->nspans; p = l->zparent[p], steps++)
 		if (is_remote_kind(t->spans[p].kind))
 			return p;
 	return -1;
@@ -159,7 +230,9 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 	if (!remote && (kind == TR_KIND_PRODUCER || kind == TR_KIND_CONSUMER))
 		remote = nonempty(tr_span_tag(s, "messaging.system"));
 
-	if (kind == TR_KIND_CLIENT && s->first_child >= 0)
+	if (l->hidden[i])
+		return;
+	if (kind == TR_KIND_CLIENT && l->zkids[i])
 		return;		/* the server below names the link */
 	if (!is_remote_kind(kind)) {
 		if (!svc || !remote)
@@ -181,7 +254,7 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 			add_link(l, parent, child, error);
 		return;
 	}
-	int32_t ra = first_remote_ancestor(t, i, root);
+	int32_t ra = first_remote_ancestor(l, t, i);
 	const char *ran = ra >= 0 ? nonempty(t->spans[ra].service) : NULL;
 	if (ran) {
 		/* A client span named with its remote service only: backfill the
@@ -191,7 +264,7 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 		if (kind == TR_KIND_SERVER || !parent)
 			parent = ran;
 		const tr_span *a = &t->spans[ra];
-		if (!error && a->kind == TR_KIND_CLIENT && zipkin_parent(t, i, root) == ra &&
+		if (!error && a->kind == TR_KIND_CLIENT && names_as_parent(s, a) &&
 		    !is_shared_server_half(s))
 			error = has_error(a);
 	}
@@ -207,6 +280,7 @@ infer_links_add_trace(infer_links *l, const tr_trace *t)
 	for (size_t r = 0; r < t->nroots && root < 0; r++)
 		if (!*t->spans[t->roots[r]].parent_id)
 			root = t->roots[r];
+	zipkin_tree(l, t, root);
 	for (size_t i = 0; i < t->nspans; i++)
 		link_span(l, t, (int32_t)i, root);
 }

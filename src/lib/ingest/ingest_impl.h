@@ -36,6 +36,11 @@ typedef struct ispan {
 	int has_time;
 	int kind;
 	int shared;		/* Zipkin: the server half of a shared span id */
+	uint8_t zipkin_shared;	/* Zipkin keys it by its local endpoint: "shared" on
+				   a span that is no client, or a SERVER whose id a
+				   client span has (zipkin_pair_shared sets it) */
+	const char *ep_ipv4, *ep_ipv6, *ep_port;	/* Zipkin: its local endpoint as
+				   written (service is service), which keys shared spans */
 	itag *tags;
 	uint32_t ntags;
 	iref *refs;
@@ -267,6 +272,10 @@ int otlp_resource_spans(ingest *g, const jv *rs);
 int otlp_document(ingest *g, const jv *doc);
 int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */
 void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
+/* After zipkin_pair_shared: tr.zipkin_parent and tr.zipkin_hidden where
+ * Zipkin's span tree differs from the one written. */
+void zipkin_note_tree(ingest *g);
+enum { ZIPKIN_FLAGGED = 1, ZIPKIN_BACKFILLED = 2 };	/* ispan.zipkin_shared */
 
 /* zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
 void zipkin_mark_parts(ingest *g, size_t first);	/* batch spans [first, n) are Zipkin's */

@@ -26,21 +26,24 @@ kind_of(ingest *g, const jv *span, int *kind)
 	return 0;
 }
 
-/* localEndpoint: service and host; remoteEndpoint: peer.* tags. */
+/* localEndpoint: service and host, and the fields Zipkin keys a shared span
+ * by; remoteEndpoint: peer.* tags. */
 static int
-endpoint(ingest *g, const jv *ep, const char **service, const char **host)
+endpoint(ingest *g, const jv *ep, ispan *s)
 {
-	const char *ip4, *ip6;
+	const jv *port;
 
-	*service = *host = "";
+	s->service = s->host = s->ep_ipv4 = s->ep_ipv6 = s->ep_port = "";
 	if (!ep || jv_is_null(ep))
 		return 0;
 	if (!jv_is_object(ep))
 		return ig_fail(g, "endpoint is not an object");
-	if (ig_get_str(g, ep, "serviceName", 0, service) < 0 || ig_get_str(g, ep, "ipv4", 0, &ip4) < 0 ||
-	    ig_get_str(g, ep, "ipv6", 0, &ip6) < 0)
+	if (ig_get_str(g, ep, "serviceName", 0, &s->service) < 0 ||
+	    ig_get_str(g, ep, "ipv4", 0, &s->ep_ipv4) < 0 || ig_get_str(g, ep, "ipv6", 0, &s->ep_ipv6) < 0)
 		return -1;
-	*host = *ip4 ? ip4 : ip6;
+	if ((port = jv_get(ep, "port")) && !jv_is_null(port))
+		s->ep_port = ig_json_text(g, port);
+	s->host = *s->ep_ipv4 ? s->ep_ipv4 : s->ep_ipv6;
 	return 0;
 }
 
@@ -114,7 +117,7 @@ v2_span(ingest *g, const jv *span)
 	size_t i;
 
 	if (ids_of(g, span, &s) < 0 || kind_of(g, span, &s.kind) < 0 ||
-	    endpoint(g, jv_get(span, "localEndpoint"), &s.service, &s.host) < 0 ||
+	    endpoint(g, jv_get(span, "localEndpoint"), &s) < 0 ||
 	    times_of(g, span, &s) < 0)
 		return -1;
 	tags = jv_get(span, "tags");
@@ -186,7 +189,7 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 
 	s.kind = kind;
 	s.shared = shared;
-	if (endpoint(g, ep, &s.service, &s.host) < 0)
+	if (endpoint(g, ep, &s) < 0)
 		return -1;
 	if (b && e) {
 		s.start = b->ts;
@@ -372,6 +375,7 @@ zipkin_pair_shared(ingest *g)
 		ispan *s = &bt->spans[i];
 		int added;
 
+		s->zipkin_shared = s->zipkin && s->shared ? ZIPKIN_FLAGGED : 0;
 		s->shared = s->shared || s->kind == TR_KIND_SERVER;
 		sb_clear(&key);
 		sb_adds(&key, s->trace_id);
@@ -399,6 +403,11 @@ zipkin_pair_shared(ingest *g)
 				sb_addc(&key, '\t');
 				goto child;
 			}
+			/* Zipkin, too, takes a SERVER of a client's id for the
+			 * server half, "shared" or not. */
+			if (s->zipkin && !s->zipkin_shared &&
+			    bt->spans[strmap_get(&client, key.s, key.len)->val].kind == TR_KIND_CLIENT)
+				s->zipkin_shared = ZIPKIN_BACKFILLED;
 			s->parent_id = s->span_id;
 			size_t n = strlen(s->span_id);
 			char *id = arena_alloc(&bt->mem, n + 3);
@@ -426,6 +435,7 @@ child:
 		s->parent_id = id;
 	}
 done:
+	zipkin_note_tree(g);
 	sb_free(&key);
 	strmap_free(&client);
 	strmap_free(&server);

@@ -277,16 +277,19 @@ track_first(tracker *t, const ispan *s)
 }
 
 /* Whether s is one more part of the span: same shared flag and a compatible
- * local endpoint, as Zipkin asks. We also refuse a second kind: Zipkin would
- * fold an unflagged SERVER into the CLIENT of the same host and lose it,
- * where tr-ingest's rule is that it is the server half (zipkin_pair_shared). */
+ * local endpoint, as Zipkin asks. We also refuse a second kind once a local
+ * endpoint is known: Zipkin would fold an unflagged SERVER into the CLIENT of
+ * the same host and lose it, where tr-ingest's rule is that it is the server
+ * half (zipkin_pair_shared). Before that, nothing tells a part of another
+ * kind from a late part of this span, and we merge as Zipkin does. */
 static int
 track(tracker *t, const ispan *s)
 {
 	const char *v4 = ipv4_of(s), *v6 = ipv6_of(s);
 
 	if (!!s->shared != t->shared ||
-	    (t->kind != TR_KIND_NONE && s->kind != TR_KIND_NONE && s->kind != t->kind) ||
+	    (t->kind != TR_KIND_NONE && s->kind != TR_KIND_NONE && s->kind != t->kind &&
+	     (*t->service || *t->ipv4 || *t->ipv6)) ||
 	    (*t->service && *s->service && strcasecmp(t->service, s->service) != 0) ||
 	    (*t->ipv4 && *v4 && strcmp(t->ipv4, v4) != 0) ||
 	    (*t->ipv6 && *v6 && strcasecmp(t->ipv6, v6) != 0))
@@ -421,6 +424,7 @@ merge_run(merger *m, const part *p, size_t n)
 	char buf[24];
 
 	r.parent_id = r.service = r.operation = r.host = "";
+	r.ep_ipv4 = r.ep_ipv6 = r.ep_port = "";
 	r.kind = TR_KIND_NONE;
 	r.shared = 0;
 	r.dups = 0;
@@ -440,6 +444,12 @@ merge_run(merger *m, const part *p, size_t n)
 			r.service = s->service;
 		if (!*r.host)
 			r.host = s->host;
+		if (!*r.ep_ipv4)	/* Zipkin's merged endpoint: the union */
+			r.ep_ipv4 = s->ep_ipv4;
+		if (!*r.ep_ipv6)
+			r.ep_ipv6 = s->ep_ipv6;
+		if (!*r.ep_port)
+			r.ep_port = s->ep_port;
 		r.shared |= !!s->shared;
 		r.dups += s->dups;
 		part_times(s, &v, &hv, &d, &hd);
@@ -612,5 +622,184 @@ zipkin_merge(ingest *g)
 	free(m.refs);
 	strmap_free(&m.keys);
 	strmap_free(&ids);
+	sb_free(&key);
+}
+
+/* ---- Zipkin's span tree ---- */
+
+/* Zipkin's span tree (the UI's SpanNodeBuilder) keys a shared span by its id
+ * and whole local endpoint, port included, and every other span by its id.
+ * A span whose parent id is shared hangs under the shared span with its own
+ * local endpoint, else under the span of that id (the client half); a shared
+ * span hangs under the span of its own id, else under the root. tr-ingest
+ * writes a simpler tree (children hang under the half in their own service,
+ * and a shared span keeps its parent id), so where Zipkin's differs the span
+ * gets tr.zipkin_parent: Zipkin's parent as written here, empty for the root.
+ * A shared SERVER span without a client half keeps its parent on purpose and
+ * gets none. Two spans of one key are one node in Zipkin's tree, the one it
+ * places last: the other gets tr.zipkin_hidden, and a child that names the
+ * key hangs under the one kept. tr-infer --links reads both tags. */
+
+static void
+key_endpoint(strbuf *b, const ispan *s)
+{
+	const char *f[4] = {s->service, s->ep_ipv4, s->ep_ipv6, s->ep_port};
+
+	for (int i = 0; i < 4; i++) {
+		sb_addc(b, '\t');
+		sb_adds(b, f[i]);
+	}
+}
+
+/* The id Zipkin knows s by: zipkin_pair_shared made a server half <id>:s,
+ * a child of <id>. */
+static size_t
+zipkin_id_len(const ispan *s)
+{
+	size_t n = strlen(s->span_id), p = strlen(s->parent_id);
+
+	if (n == p + 2 && memcmp(s->span_id, s->parent_id, p) == 0 &&
+	    strcmp(s->span_id + p, ":s") == 0)
+		return p;
+	return n;
+}
+
+/* The parent id as Zipkin read it: without the ":s" zipkin_pair_shared added. */
+static size_t
+zipkin_parent_len(const ispan *s)
+{
+	size_t p = strlen(s->parent_id);
+
+	return p > 2 && strcmp(s->parent_id + p - 2, ":s") == 0 ? p - 2 : p;
+}
+
+static void
+key_id(strbuf *b, const ispan *s, const char *id, size_t n)
+{
+	sb_clear(b);
+	sb_adds(b, s->trace_id);
+	sb_addc(b, '\t');
+	sb_add(b, id, n);
+}
+
+/* Whether Zipkin places a after b among spans of one key: by timestamp
+ * (none first), then name (none first); then a client first, and a flagged
+ * shared span after one whose flag Zipkin set itself, which sorted first when
+ * it merged. */
+static int
+placed_after(const ispan *a, const ispan *b)
+{
+	int64_t ta, tb, d;
+	int ha, hb, hd;
+	int c;
+
+	part_times(a, &ta, &ha, &d, &hd);
+	part_times(b, &tb, &hb, &d, &hd);
+	ta = ha ? ta : 0;
+	tb = hb ? tb : 0;
+	if (ta != tb)
+		return ta > tb;
+	c = strcmp(named(a->operation) ? a->operation : "", named(b->operation) ? b->operation : "");
+	if (c)
+		return c > 0;
+	if ((a->kind == TR_KIND_CLIENT) != (b->kind == TR_KIND_CLIENT))
+		return b->kind == TR_KIND_CLIENT;
+	return a->zipkin_shared == ZIPKIN_FLAGGED && b->zipkin_shared != ZIPKIN_FLAGGED;
+}
+
+static void
+add_tag(ingest *g, ispan *s, const char *key, const char *val)
+{
+	itag *t = arena_alloc(&g->batch.mem, (s->ntags + 1) * sizeof *t);
+
+	memcpy(t, s->tags, s->ntags * sizeof *t);
+	t[s->ntags++] = (itag){key, val};
+	s->tags = t;
+}
+
+/* Zipkin's parent of s: a batch index, or NONE where it is the one written. */
+static size_t
+zipkin_parent_of(const ispan *s, strmap *shared, strmap *plain, strbuf *key, int *to_root)
+{
+	const strmap_slot *sl;
+
+	*to_root = 0;
+	if (s->zipkin_shared) {
+		/* Split: the client half, as written. Else the root, but for a
+		 * SERVER, which keeps its parent id on purpose. */
+		if (zipkin_id_len(s) != strlen(s->span_id) || s->kind == TR_KIND_SERVER ||
+		    !*s->parent_id)
+			return NONE;
+		*to_root = 1;
+		return NONE;
+	}
+	if (!*s->parent_id)
+		return NONE;
+	key_id(key, s, s->parent_id, zipkin_parent_len(s));
+	size_t idlen = key->len;
+	key_endpoint(key, s);
+	if ((sl = strmap_get(shared, key->s, key->len)))
+		return (size_t)sl->val;
+	if ((sl = strmap_get(plain, key->s, idlen)))
+		return (size_t)sl->val;
+	return NONE;	/* missing: the root, in both trees */
+}
+
+void
+zipkin_note_tree(ingest *g)
+{
+	ibatch *bt = &g->batch;
+	strmap shared = {0}, plain = {0};
+	strbuf key = {0};
+	unsigned char *hidden = xcalloc(bt->n ? bt->n : 1, 1);
+	size_t i;
+
+	for (i = 0; i < bt->n; i++) {
+		const ispan *s = &bt->spans[i];
+		strmap_slot *sl;
+		int added;
+
+		if (!s->zipkin)
+			continue;
+		key_id(&key, s, s->span_id, zipkin_id_len(s));
+		if (s->zipkin_shared)
+			key_endpoint(&key, s);
+		sl = strmap_put(s->zipkin_shared ? &shared : &plain, ig_strn(g, key.s, key.len),
+				key.len, &added);
+		if (added) {
+			sl->val = (int64_t)i;
+		} else {
+			size_t other = (size_t)sl->val;
+
+			if (placed_after(s, &bt->spans[other])) {
+				hidden[other] = 1;
+				sl->val = (int64_t)i;
+			} else {
+				hidden[i] = 1;
+			}
+		}
+	}
+	for (i = 0; i < bt->n; i++) {
+		ispan *s = &bt->spans[i];
+		size_t p;
+		int to_root;
+
+		if (!s->zipkin)
+			continue;
+		if (hidden[i]) {
+			add_tag(g, s, "tr.zipkin_hidden", "true");
+			continue;
+		}
+		p = zipkin_parent_of(s, &shared, &plain, &key, &to_root);
+		/* A parent named by an id two spans have is the one Zipkin
+		 * keeps, whichever the name ends up on: tr-infer looks. */
+		if (to_root)
+			add_tag(g, s, "tr.zipkin_parent", "");
+		else if (p != NONE && strcmp(bt->spans[p].span_id, s->parent_id) != 0)
+			add_tag(g, s, "tr.zipkin_parent", bt->spans[p].span_id);
+	}
+	free(hidden);
+	strmap_free(&shared);
+	strmap_free(&plain);
 	sb_free(&key);
 }
