@@ -335,6 +335,75 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	[ "$output" = "$(printf 's.trace\tCOUNT\nt1\t9\nt2\t3')" ]
 }
 
+# Block reads (Pivot Tracing's Q5): a client's DoNextOp, then the NameNode's
+# GetBlockLocations with the replicas of the block as a JSON array tag.
+block_reads() {
+	fix r.tr <<-'EOF'
+	#tr/1
+	T|r1
+	S|r1|c||0|100|client|DoNextOp|client|hostA
+	S|r1|g|c|10|20|namenode|GetBlockLocations|server|nn|replicas=["dn1","dn2","dn3"]
+	T|r2
+	S|r2|c||0|100|client|DoNextOp|client|hostB
+	S|r2|g|c|10|20|namenode|GetBlockLocations|server|nn|replicas=["dn2","dn3","dn4"]
+	T|r3
+	S|r3|c||0|100|client|DoNextOp|client|hostA
+	S|r3|g|c|10|20|namenode|GetBlockLocations|server|nn|replicas=["dn3","dn1","dn5"]
+	EOF
+}
+
+@test "GroupBy each(list): one row per value of a JSON array tag (Q5)" {
+	block_reads
+	run tr-aggregate 'From getloc In spans[operation = "GetBlockLocations"]
+		Join st In spans[operation = "DoNextOp"] On st -> getloc
+		GroupBy st.host, each(getloc.tag["replicas"])
+		Select st.host, each(getloc.tag["replicas"]), COUNT' "$BATS_TEST_TMPDIR/r.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\n' 'st.host|each(getloc.tag["replicas"])|COUNT' \
+		'hostA|dn1|2' 'hostA|dn2|1' 'hostA|dn3|2' 'hostA|dn5|1' 'hostB|dn2|1' 'hostB|dn3|1' 'hostB|dn4|1' | tr '|' '\t')" ]
+	# As names the key; two lists give every pair of their values
+	run tr-aggregate --no-header 'From g In spans[trace = "r1" and service = "namenode"]
+		GroupBy each(g.tag["replicas"]) As a, each(g.tag["replicas"]) As b
+		Where true Select COUNT' "$BATS_TEST_TMPDIR/r.tr"
+	[ "$status" -eq 2 ]	# Where comes before GroupBy
+	run tr-aggregate --no-header 'From g In spans[trace = "r1" and service = "namenode"]
+		GroupBy each(g.tag["replicas"]) As a, each(g.tag["replicas"]) As b
+		Select a, b, COUNT' "$BATS_TEST_TMPDIR/r.tr"
+	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[1]}" = "$(printf 'dn1\tdn2\t1')" ]
+}
+
+@test "each() reads JSON arrays as tr-format writes them; another value is one value, [] and null none" {
+	fix e.tr <<-'EOF'
+	#tr/1
+	T|e
+	S|e|a||0|10|svc|a|||l=["d\u00e9 \"x\"",7,true,null,[1,"]"],{"k":"v"}]
+	S|e|b||0|10|svc|b|||l=plain
+	S|e|c||0|10|svc|c|||l=[]
+	S|e|d||0|10|svc|d||
+	S|e|f||0|10|svc|f|||l=["unclosed"
+	EOF
+	run tr-aggregate --no-header 'From s In spans GroupBy s.span, each(s.tag["l"]) As v Select s.span, v, COUNT' "$BATS_TEST_TMPDIR/e.tr"
+	[ "$status" -eq 0 ]
+	# a: a string unescaped, a number, a boolean, null, nested text as
+	# written; b and f: the text itself; c and d: no rows (sorted by key:
+	# null, numbers, strings, booleans)
+	[ "$output" = "$(printf '%s\n' 'a||1' 'a|7|1' 'a|[1,"]"]|1' 'a|dé "x"|1' 'a|{"k":"v"}|1' 'a|true|1' \
+		'b|plain|1' 'f|["unclosed"|1' | tr '|' '\t')" ]
+}
+
+@test "each() is a GroupBy key only" {
+	run tr-aggregate 'From s In spans Where each(s.tag["l"]) = "x" Select s.span' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"each(list) is a GroupBy key"* ]]
+	run tr-aggregate 'From s In spans GroupBy s.service Select each(s.tag["l"]), COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"each(list) is a GroupBy key"* ]]
+	run tr-aggregate 'From s In spans GroupBy each(s.tag["l"] Select COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"expected ')' after each(list"* ]]
+}
+
 @test "--explain prints the parsed query and the rows of each join" {
 	two_requests
 	run tr-aggregate --explain 'From s In spans[service = "redis"] Join r In First(spans[parent = null]) On r -> s

@@ -175,6 +175,8 @@ struct q_table {
 	expr_value *keyvals, *sel, *rows;
 	size_t caprows;
 	strbuf kb;
+	q_list *lists;		/* per GroupBy key: the values of an each() key */
+	size_t *at;		/* the value of each list in the current row */
 };
 
 q_table *
@@ -185,6 +187,8 @@ q_table_new(const query *q, int sketch)
 	t->sketch = sketch;
 	t->keyvals = xcalloc((size_t)q->nkeys + 1, sizeof *t->keyvals);
 	t->sel = xcalloc((size_t)(q->nkeys + q->naggs) + 1, sizeof *t->sel);
+	t->lists = xcalloc((size_t)q->nkeys + 1, sizeof *t->lists);
+	t->at = xcalloc((size_t)q->nkeys + 1, sizeof *t->at);
 	return t;
 }
 
@@ -223,6 +227,10 @@ q_table_free(q_table *t)
 	free(t->sel);
 	free(t->rows);
 	sb_free(&t->kb);
+	for (int k = 0; k < t->q->nkeys; k++)
+		q_list_free(&t->lists[k]);
+	free(t->lists);
+	free(t->at);
 	free(t);
 }
 
@@ -346,13 +354,11 @@ add_distinct(q_table *t, agg_state *s, expr_value v)
 	}
 }
 
-void
-q_table_add(q_table *t, const expr_value *slots)
+/* The row in slots into the group of the keys in t->keyvals. */
+static void
+add_to_group(q_table *t, const expr_value *slots)
 {
 	const query *q = t->q;
-
-	for (int k = 0; k < q->nkeys; k++)
-		t->keyvals[k] = expr_eval(q->keys[k].e, slots);
 	q_group *g = find_group(t, t->keyvals);
 	for (int a = 0; a < q->naggs; a++) {
 		const q_agg *ag = &q->aggs[a];
@@ -368,6 +374,38 @@ q_table_add(q_table *t, const expr_value *slots)
 			add_number(s, ag->kind, v, t->sketch);
 		else if (v.type == EV_BOOL && ag->kind != A_PCT)
 			add_number(s, ag->kind, expr_num(v.num), t->sketch);	/* true is 1 */
+	}
+}
+
+void
+q_table_add(q_table *t, const expr_value *slots)
+{
+	const query *q = t->q;
+	int nk = q->nkeys;
+
+	for (int k = 0; k < nk; k++) {
+		expr_value v = expr_eval(q->keys[k].e, slots);
+		if (!q->keys[k].each) {
+			t->keyvals[k] = v;
+			continue;
+		}
+		q_list_split(&t->lists[k], v);
+		if (t->lists[k].n == 0)
+			return;		/* no values, no rows */
+		t->at[k] = 0;
+	}
+	for (;;) {
+		for (int k = 0; k < nk; k++)
+			if (q->keys[k].each)
+				t->keyvals[k] = t->lists[k].v[t->at[k]];
+		add_to_group(t, slots);
+		/* the next combination: an odometer over the lists */
+		int k = nk;
+		while (k-- > 0 && (!q->keys[k].each || ++t->at[k] == t->lists[k].n))
+			if (q->keys[k].each)
+				t->at[k] = 0;
+		if (k < 0)
+			return;
 	}
 }
 

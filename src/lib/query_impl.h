@@ -66,6 +66,7 @@ typedef struct q_col {
 	expr *e;
 	int key;		/* select: >= 0 when the column is group key i */
 	int row;		/* select: parsed over rows (a key, or a raw column) */
+	int each;		/* GroupBy each(e): a key per value of the list e */
 	size_t pos;		/* where it starts in the query */
 } q_col;
 
@@ -86,6 +87,7 @@ struct query {
 	size_t capaggs;
 	q_slots slots;		/* row context: fields of the variables */
 	int grouped;		/* GroupBy or an aggregate: else raw rows */
+	int each;		/* a GroupBy key is each(...) */
 	int uses_logs, uses_self, uses_trace_times;
 };
 
@@ -94,10 +96,25 @@ int q_field_type(enum q_field f);
 int q_field_lookup(const char *name, size_t len);
 const char *q_field_name(enum q_field f);
 
+/* The values of a list (query_list.c): a JSON array's elements, typed as
+ * tags are (strings stay strings, nested arrays and objects are their
+ * text, null is null); any other value is a list of itself; null has no
+ * values. Valid until the next split. */
+typedef struct q_list {
+	expr_value *v;
+	size_t n, cap;
+	struct q_list_element *els;
+	size_t capels;
+	strbuf text;
+} q_list;
+void q_list_split(q_list *l, expr_value x);
+void q_list_free(q_list *l);
+
 /* The group table (query_agg.c), used by the run and by subqueries. */
 typedef struct q_table q_table;
 q_table *q_table_new(const query *q, int sketch);
-/* Add one row: slots hold the row context's values. */
+/* Add one row: slots hold the row context's values. With each() keys, one
+ * row per combination of their values (none when a list is empty). */
 void q_table_add(q_table *t, const expr_value *slots);
 /* Final rows: ncols values each, sorted by key; valid until the next reset. */
 size_t q_table_rows(q_table *t, expr_value **rows);

@@ -226,6 +226,27 @@ select_field(pctx *c, const char *name, size_t len, const char *key, size_t keyl
 	return -1;
 }
 
+/* each(e) in Select: the GroupBy key each(e). */
+static int
+each_key(query *q, expr *arg, char *err, size_t errlen)
+{
+	strbuf b = {0};
+	int found = -1;
+
+	sb_adds(&b, "each(");
+	expr_print(arg, &b);
+	sb_addc(&b, ')');
+	for (int i = 0; i < q->nkeys && found < 0; i++)
+		if (q->keys[i].each && strcmp(q->keys[i].canon, b.s) == 0)
+			found = i;
+	if (found < 0)
+		snprintf(err, errlen, "%s in Select is not a GroupBy key", b.s);
+	else
+		expr_free(arg);
+	sb_free(&b);
+	return found;
+}
+
 static int
 select_call(void *ctx, const char *name, size_t len, expr **args, int nargs, int distinct,
 	    char *err, size_t errlen)
@@ -236,6 +257,8 @@ select_call(void *ctx, const char *name, size_t len, expr **args, int nargs, int
 	char lname[16] = "";
 	expr_value p;
 
+	if (len == 4 && strncasecmp(name, "each", 4) == 0 && nargs == 1 && !distinct)
+		return each_key(q, args[0], err, errlen);
 	if (!is_agg_name(name, len)) {
 		snprintf(err, errlen, "unknown function %.*s", (int)len, name);
 		return -1;
@@ -301,7 +324,9 @@ row_call(void *ctx, const char *name, size_t len, expr **args, int nargs, int di
 	if (is_agg_name(name, len)) {
 		c->saw_agg = 1;
 		snprintf(err, errlen, "%.*s is an aggregate: only in Select", (int)len, name);
-	} else
+	} else if (len == 4 && strncasecmp(name, "each", 4) == 0)
+		snprintf(err, errlen, "each(list) is a GroupBy key: GroupBy each(x) [As name]");
+	else
 		snprintf(err, errlen, "unknown function %.*s", (int)len, name);
 	return -1;
 }
@@ -584,19 +609,52 @@ parse_as(expr_lexer *lx, q_col *c, size_t start, size_t stop)
 	return 0;
 }
 
+/* Is the lexer at "each(" (a GroupBy key per value of a list)? */
+static int
+at_each(const expr_lexer *lx)
+{
+	const char *p = lx->src + lx->end;
+	if (!expr_lex_is(lx, "each"))
+		return 0;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return *p == '(';
+}
+
+/* The canonical text of an each() key: each(e). */
+static void
+each_canon(q_col *c)
+{
+	strbuf b = {0};
+	sb_addf(&b, "each(%s)", c->canon);
+	free(c->canon);
+	c->canon = b.s;
+}
+
 static int
 parse_groupby(expr_lexer *lx, query *q)
 {
 	for (;;) {
 		size_t start = lx->pos;
 		q_col c = {0};
+		if ((c.each = at_each(lx))) {
+			expr_lex_next(lx);
+			expr_lex_next(lx);
+			q->each = 1;
+		}
 		if (!(c.e = parse_in(lx, q, CTX_ROW, &q->slots, REL_SPANS)))
 			return -1;
 		c.key = q->nkeys;
 		GROW(q->keys, q->capkeys, (size_t)q->nkeys + 1);
 		q->keys[q->nkeys++] = c;
+		if (c.each && lx->tok != TK_RP)
+			return expr_lex_error(lx, lx->pos, "expected ')' after each(list"), -1;
+		if (c.each)
+			expr_lex_next(lx);
 		if (parse_as(lx, &q->keys[q->nkeys - 1], start, lx->pos) < 0)
 			return -1;
+		if (c.each)
+			each_canon(&q->keys[q->nkeys - 1]);
 		if (lx->tok != TK_COMMA)
 			return 0;
 		expr_lex_next(lx);
