@@ -158,7 +158,7 @@ duration_arg(const char *opt, const char *arg)
 {
 	int64_t v;
 
-	if (pag_parse_duration(arg, &v) < 0) {
+	if (parse_duration(arg, &v) < 0) {
 		tr_warn("bad %s: %s", opt, arg);
 		exit(TR_EXIT_USAGE);
 	}

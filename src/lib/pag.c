@@ -578,26 +578,3 @@ pag_write_dot(const pag_graph *g, tr_output *o)
 
 /* ---- durations ---- */
 
-int
-pag_parse_duration(const char *s, int64_t *us)
-{
-	static const struct { const char *unit; int64_t us; } units[] = {
-		{"us", 1}, {"\xc2\xb5s", 1}, {"ms", 1000}, {"s", 1000000},
-		{"m", 60000000}, {"h", 3600000000LL}, {"", 1}
-	};
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0 || !isfinite(v))
-		return -1;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(end, units[i].unit) == 0) {
-			double r = v * (double)units[i].us;
-
-			if (r > 9e18)
-				return -1;
-			*us = (int64_t)llround(r);
-			return 0;
-		}
-	return -1;
-}

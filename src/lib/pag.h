@@ -166,7 +166,4 @@ typedef struct pag_violations {
 } pag_violations;
 void pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v);
 
-/* "1s", "250ms", "10us", "2m", "1h"; a bare number is microseconds. */
-int pag_parse_duration(const char *s, int64_t *us);
-
 #endif

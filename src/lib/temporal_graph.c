@@ -36,16 +36,6 @@ typedef struct event {
 } event;
 
 static int
-is_blocking_receive(const tr_span *s)
-{
-	const char *op = tr_span_tag(s, "messaging.operation.type");
-
-	if (!op)
-		op = tr_span_tag(s, "messaging.operation");
-	return s->kind == TR_KIND_CONSUMER && op && strcmp(op, "receive") == 0;
-}
-
-static int
 occupies(const tr_span *s)
 {
 	return s->kind == TR_KIND_SERVER || s->kind == TR_KIND_CONSUMER ||
@@ -196,7 +186,7 @@ arrivals(wtrace *w, span_info *si)
 		const char *q = tr_span_tag(s, "queue.wait_us");
 		int64_t wait;
 
-		si[i].blocking = (uint8_t)is_blocking_receive(s);
+		si[i].blocking = (uint8_t)tr_span_is_blocking_receive(s);
 		si[i].arr = si[i].blocking ? si[i].ee : si[i].es;
 		if (!si[i].blocking && q && parse_i64(q, strlen(q), &wait) == 0 && wait > 0)
 			si[i].arr = si[i].es - wait;

@@ -437,6 +437,38 @@ tr_span_tag(const tr_span *s, const char *key)
 	return NULL;
 }
 
+int
+tr_span_is_blocking_receive(const tr_span *s)
+{
+	const char *op = tr_span_tag(s, "messaging.operation.type");
+
+	if (!op)
+		op = tr_span_tag(s, "messaging.operation");
+	return s->kind == TR_KIND_CONSUMER && op && strcmp(op, "receive") == 0;
+}
+
+void
+tr_trace_queue_waits(const tr_trace *t, int64_t *wait)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		const char *q = tr_span_tag(&t->spans[i], "queue.wait_us");
+		int64_t v;
+
+		wait[i] = q && parse_i64(q, strlen(q), &v) == 0 && v > 0 ? v : 0;
+	}
+	for (size_t l = 0; l < t->nlogs; l++) {
+		const tr_log *g = &t->logs[l];
+		const tr_span *s = &t->spans[g->span];
+
+		if (tr_span_tag(s, "queue.wait_us"))
+			continue;	/* the tag wins */
+		for (uint32_t k = 0; k < g->ntags; k++)
+			if (strcmp(g->tags[k].key, "event") == 0 && strcmp(g->tags[k].val, "enqueue") == 0 &&
+			    g->time < s->start && s->start - g->time > wait[g->span])
+				wait[g->span] = s->start - g->time;
+	}
+}
+
 /* Index of the first tag field of a record type, or 0 for types we do not own. */
 static size_t
 first_tag_field(const char *line)

@@ -88,6 +88,13 @@ int32_t tr_trace_find(const tr_trace *t, const char *span_id);
 /* Value of a span tag, NULL when absent. */
 const char *tr_span_tag(const tr_span *s, const char *key);
 static inline int64_t tr_span_end(const tr_span *s) { return s->start + s->duration; }
+/* A consumer that waits for its message (messaging.operation.type, or the
+ * older messaging.operation, is "receive"): its time is waiting. */
+int tr_span_is_blocking_receive(const tr_span *s);
+/* wait[i]: how long span i's work waited in a queue before the span
+ * started, as recorded: its queue.wait_us tag, else its start less the
+ * earliest log with event=enqueue before it; 0 without evidence. */
+void tr_trace_queue_waits(const tr_trace *t, int64_t *wait);
 
 /* Write record i of t, dropping its tags whose key starts with drop_prefix
  * (when not NULL: a re-run replaces its own earlier results) and appending

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,6 +398,77 @@ parse_i64(const char *s, size_t n, int64_t *out)
 	}
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
+}
+
+int
+parse_duration(const char *s, int64_t *us)
+{
+	static const struct { const char *unit; int64_t us; } units[] = {
+		{"us", 1}, {"\xc2\xb5s", 1}, {"ms", 1000}, {"s", 1000000},
+		{"m", 60000000}, {"h", 3600000000LL}, {"", 1}
+	};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0 || !isfinite(v))
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			double r = v * (double)units[i].us;
+
+			if (r > 9e18)
+				return -1;
+			*us = (int64_t)llround(r);
+			return 0;
+		}
+	return -1;
+}
+
+/* Levenshtein distance, one row at a time; names past 255 bytes are far. */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b), row[256];
+
+	if (na > 255 || nb > 255)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[nb];
+}
+
+const char *
+closest_name(const char *name, const char *const *names, size_t n)
+{
+	size_t limit = strlen(name) / 3, best = SIZE_MAX;
+	const char *pick = NULL;
+
+	if (limit < 2)
+		limit = 2;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(name, names[i]);
+
+		if (d <= limit && d < best) {
+			best = d;
+			pick = names[i];
+		}
+	}
+	return pick;
 }
 
 void

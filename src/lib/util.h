@@ -81,6 +81,12 @@ void arena_free(arena *a);
 
 /* Parse a decimal int64 from [s, s+n); returns 0 on success. */
 int parse_i64(const char *s, size_t n, int64_t *out);
+/* A duration "50ms", "1.5s", "200us" (also µs, m, h; no unit: µs) in
+ * whole µs; returns -1 unless s is exactly that and not negative. */
+int parse_duration(const char *s, int64_t *us);
+/* Of the n names, the one closest to name by edit distance, or NULL when
+ * none is within a third of name's length (at least 2): for "did you mean". */
+const char *closest_name(const char *name, const char *const *names, size_t n);
 /* Shortest "%.*g" text that reads back as the same double. */
 void fmt_double(char *buf, size_t size, double v);
 /* Decode base64 s[0,n), padded, in the standard or the URL-safe alphabet,
