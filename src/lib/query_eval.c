@@ -287,7 +287,7 @@ ranks_before(const query_hb_index *h, int first, int32_t x, int32_t y, int32_t o
 }
 
 /* Keep x among the best k of out[0..*n), best first: one insertion step,
- * O(k). out holds values of the variable, nodes[] says where they are. */
+ * O(k). out holds values of variable v; node_of says where they are. */
 static void
 keep_best(const tctx *c, int v, int32_t *out, size_t *n, size_t k, int first, int32_t x,
 	  int32_t other)
