@@ -16,6 +16,7 @@ typedef struct infer_ctx {
 	infer *model;		/* NULL with --links */
 	infer_links *links;	/* NULL without --links */
 	infer_out out;
+	int links_rule;		/* enum infer_links_rule asked for */
 	int partial, quiet;
 } infer_ctx;
 
@@ -27,7 +28,8 @@ usage(FILE *f)
 	    "                [--backtrace-depth K] [--count traces|pairs] [--max-events N]\n"
 	    "                [--dot [--spans]] [--partial | --merge] [FILE...]\n"
 	    "       tr-infer --reformat [options] [FILE...]\n"
-	    "       tr-infer --links [-f tsv|csv|json|jaeger-json|dot] [--partial | --merge] [FILE...]\n"
+	    "       tr-infer --links[=zipkin|jaeger] [-f tsv|csv|json|jaeger-json|dot]\n"
+	    "                [--partial | --merge] [FILE...]\n"
 	    "Global causal model of span start (_S) and end (_E) events over all traces.\n"
 	    "  -t, --threshold EXPR   keep edge A->B when EXPR over s v u q T holds\n"
 	    "                         (default 'v == 0', The Mystery Machine)\n"
@@ -44,7 +46,9 @@ usage(FILE *f)
 	    "      --spans            with --dot: nameIDs as nodes, X->Y when X_E->Y_S\n"
 	    "  -r, --reformat         pass traces through with IE records: the model's\n"
 	    "                         edges among their events, transitively reduced\n"
-	    "  -l, --links            service dependency links (Zipkin's rules)\n"
+	    "  -l, --links[=RULE]     service dependency links by Zipkin's rules, or Jaeger's\n"
+	    "                         (parent -> child service); default: Jaeger's when no\n"
+	    "                         span has a kind or peer.service, else Zipkin's\n"
 	    "  -p, --partial          write raw counts (IT, IP, IL records) to merge later\n"
 	    "  -M, --merge            read raw counts, sum them, then apply the threshold\n"
 	    "  -o, --output FILE      write to FILE (atomically)\n"
@@ -87,12 +91,24 @@ note_skipped(const infer_ctx *x)
 			(unsigned long long)infer_skipped(x->model));
 }
 
+/* The links of input whose spans carry no kind (nor peer.service) follow
+ * Jaeger's rule: say so. */
+static void
+note_links_rule(const infer_ctx *x)
+{
+	if (x->links && x->links_rule == INFER_LINKS_AUTO && !x->partial && !x->quiet &&
+	    infer_links_rule(x->links) == INFER_LINKS_JAEGER)
+		tr_warn("no span has a kind (or peer.service): links by Jaeger's rule, parent "
+			"service -> child service (--links=zipkin for Zipkin's)");
+}
+
 static void
 on_end(void *ctx, tr_output *out)
 {
 	infer_ctx *x = ctx;
 
 	note_skipped(x);
+	note_links_rule(x);
 	if (x->partial)
 		infer_write_partial(x->model, x->links, out);
 	else if (x->links)
@@ -226,6 +242,18 @@ parse_format(const char *s)
 	tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (tsv, csv, json, dot, jaeger-json)", s);
 }
 
+static int
+parse_links_rule(const char *s)
+{
+	if (!s)
+		return INFER_LINKS_AUTO;
+	if (strcmp(s, "zipkin") == 0)
+		return INFER_LINKS_ZIPKIN;
+	if (strcmp(s, "jaeger") == 0)
+		return INFER_LINKS_JAEGER;
+	tr_die(TR_EXIT_USAGE, "--links: zipkin or jaeger, not \"%s\"", s);
+}
+
 static long
 parse_count_arg(const char *opt, const char *s, long max)
 {
@@ -252,7 +280,7 @@ main(int argc, char **argv)
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"spans", no_argument, NULL, OPT_SPANS},
 		{"reformat", no_argument, NULL, 'r'},
-		{"links", no_argument, NULL, 'l'},
+		{"links", optional_argument, NULL, 'l'},
 		{"partial", no_argument, NULL, 'p'},
 		{"merge", no_argument, NULL, 'M'},
 		TR_COMMON_LONGOPTS,
@@ -289,7 +317,10 @@ main(int argc, char **argv)
 		case OPT_DOT: x.out.format = INFER_DOT; break;
 		case OPT_SPANS: x.out.spans = 1; break;
 		case 'r': reformat = 1; break;
-		case 'l': links = 1; break;
+		case 'l':
+			links = 1;
+			x.links_rule = parse_links_rule(optarg);
+			break;
 		case 'p': x.partial = 1; break;
 		case 'M': merge = 1; break;
 		case 'k': f.keep_going = 1; break;
@@ -317,7 +348,7 @@ main(int argc, char **argv)
 	char err[256];
 	size_t errpos = 0;
 	if (links) {
-		x.links = infer_links_new();
+		x.links = infer_links_new(x.links_rule);
 	} else {
 		x.model = infer_new(&o);
 		if (infer_set_threshold(x.model, threshold, err, sizeof err, &errpos) < 0)

@@ -4,6 +4,7 @@
 # spans without a kind, and the differential corpus of ../shared/peers.
 
 load helper
+bats_require_minimum_version 1.5.0
 
 PEERS="${TR_SHARED:-$BATS_TEST_DIRNAME/../../shared}/peers"
 
@@ -85,4 +86,109 @@ J
 	[ "$status" -eq 0 ]
 	n=${lines[-1]%%/*}
 	[ "${lines[-1]}" = "$n/$n agree" ]
+}
+
+# Spans without a kind: a gateway calls auth twice (once failing), auth calls
+# db; gateway's own local span and an orphan link nothing.
+kindless() {
+	fix kindless.tr <<-'EOF'
+	T|1
+	S|1|r||0|100|gateway|GET /||
+	S|1|l|r|1|90|gateway|render||
+	S|1|a1|l|2|10|auth|check||
+	S|1|d|a1|3|5|db|select||
+	S|1|a2|l|20|10|auth|check|||error=true
+	S|1|o|gone|30|5|cache|get||
+	EOF
+}
+
+@test "jaeger: spans without a kind link parent service -> child service across services, with a note" {
+	kindless
+	run --separate-stderr tr-infer --links "$BATS_TEST_TMPDIR/kindless.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\nauth\tdb\t1\t0\ngateway\tauth\t2\t1')" ]
+	[ "$stderr" = "tr-infer: no span has a kind (or peer.service): links by Jaeger's rule, parent service -> child service (--links=zipkin for Zipkin's)" ]
+	run --separate-stderr tr-infer --links -q "$BATS_TEST_TMPDIR/kindless.tr"
+	[ -z "$stderr" ]
+	# Zipkin's rule asked for: no span is remote, no link, no note
+	run --separate-stderr tr-infer --links=zipkin "$BATS_TEST_TMPDIR/kindless.tr"
+	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors')" ]
+	[ -z "$stderr" ]
+}
+
+@test "jaeger: a span of no kind that names its remote service keeps Zipkin's rule by default: it is a client there" {
+	f=$(fix peer.tr <<-'EOF'
+	T|1
+	S|1|r||0|100|orders|call frontend|||peer.service=frontend
+	EOF
+	)
+	run --separate-stderr tr-infer --links "$f"
+	[ "$output" = "$(printf 'parent	child	calls	errors
+orders	frontend	1	0')" ]
+	[ -z "$stderr" ]
+}
+
+@test "jaeger: --links=jaeger on spans with kinds; one span with a kind keeps Zipkin's rule by default" {
+	f=$(fix kinds.tr <<-'EOF'
+	T|1
+	S|1|r||0|100|gw|GET|server|
+	S|1|c|r|1|50|gw|call|client||peer.service=api
+	S|1|c:s|c|2|40|api|handle|server||error=false
+	EOF
+	)
+	[ "$(links --links=jaeger "$f")" = "gw>api=1/0" ]
+	run --separate-stderr tr-infer --links "$f"
+	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t1')" ]
+	[ -z "$stderr" ]
+	run tr-infer --links=otel "$f"
+	[ "$status" -eq 2 ]
+}
+
+@test "jaeger: --partial keeps both rules' counts and the kinds; --merge chooses as one pass would" {
+	kindless
+	f=$(fix kinded.tr <<-'EOF'
+	T|2
+	S|2|r||0|100|gw|GET|server|
+	S|2|c|r|1|50|gw|call|client||peer.service=api
+	EOF
+	)
+	tr-infer --links --partial "$BATS_TEST_TMPDIR/kindless.tr" >"$BATS_TEST_TMPDIR/a.p"
+	[ "$(grep -c '^IJ' "$BATS_TEST_TMPDIR/a.p")" -eq 2 ]
+	[ "$(grep '^IK' "$BATS_TEST_TMPDIR/a.p")" = "$(printf 'IK\t\tspans=6\tkinds=0')" ]
+	tr-infer --links --partial "$f" >"$BATS_TEST_TMPDIR/b.p"
+	run --separate-stderr tr-infer --links --merge "$BATS_TEST_TMPDIR/a.p"
+	[ "$output" = "$(tr-infer --links -q "$BATS_TEST_TMPDIR/kindless.tr")" ]
+	[[ "$stderr" == *"no span has a kind"* ]]
+	run --separate-stderr tr-infer --links --merge "$BATS_TEST_TMPDIR/a.p" "$BATS_TEST_TMPDIR/b.p"
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/kindless.tr" "$f" | tr-infer --links)" ]
+	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t0')" ]
+	[ -z "$stderr" ]
+	printf 'IK\t\tspans=1\tkinds=2\n' >"$BATS_TEST_TMPDIR/bad.p"
+	run tr-infer --links --merge "$BATS_TEST_TMPDIR/bad.p"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"bad IK record"* ]]
+}
+
+@test "conformance: DeathStarBench (no span kinds) gives Jaeger's 11 parent -> child service links, with a note" {
+	f="$CONF/jaeger/deathstarbench-traces-1695947455229.json.zst"
+	[ -f "$f" ] || skip "no ../shared/conformance beside the project"
+	command -v tr-ingest >/dev/null || skip "no tr-ingest"
+	tr-ingest "$f" >"$BATS_TEST_TMPDIR/dsb.tr"
+	run --separate-stderr tr-infer --links "$BATS_TEST_TMPDIR/dsb.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "parent	child	calls	errors
+compose-post-service	home-timeline-service	20	0
+compose-post-service	media-service	20	0
+compose-post-service	post-storage-service	20	0
+compose-post-service	text-service	20	0
+compose-post-service	unique-id-service	20	0
+compose-post-service	user-service	20	0
+compose-post-service	user-timeline-service	20	0
+home-timeline-service	social-graph-service	20	0
+nginx-web-server	compose-post-service	20	0
+text-service	url-shorten-service	20	0
+text-service	user-mention-service	20	0" ]
+	[[ "$stderr" == *"no span has a kind"* ]]
+	run --separate-stderr tr-infer --links -f jaeger-json "$BATS_TEST_TMPDIR/dsb.tr"
+	[ "$(jq length <<<"$output")" -eq 11 ]
 }

@@ -66,19 +66,28 @@ void infer_write_model(infer *m, const infer_out *o, tr_output *out);
  * Appends IE records for t to out. */
 void infer_reformat_trace(infer *m, const tr_trace *t, strbuf *out);
 
-/* Service dependency links. */
+/* Service dependency links, by Zipkin's DependencyLinker or by Jaeger's
+ * rule (parent service -> child service); AUTO takes Jaeger's when no span
+ * of the input has a kind or a peer.service, Zipkin's else. */
+enum infer_links_rule { INFER_LINKS_ZIPKIN, INFER_LINKS_JAEGER, INFER_LINKS_AUTO };
 typedef struct infer_links infer_links;
 
-infer_links *infer_links_new(void);
+infer_links *infer_links_new(int rule);
 void infer_links_free(infer_links *l);
 void infer_links_add_trace(infer_links *l, const tr_trace *t);
+/* The rule the links are written by: the one asked for, or AUTO's choice
+ * over what was counted so far. */
+int infer_links_rule(const infer_links *l);
 void infer_links_write(infer_links *l, int format, tr_output *out);
 
 /* Partial counts (--partial) and merging them (--merge). A partial is a
  * line-format stream of traceless records:
  *   IT  <empty>  traces=N skipped=N name=FIELDS depth=K count=MODE
  *   IP  <empty>  event_a event_b c s_ab s_ba q     (a sorts before b)
- *   IL  <empty>  parent child calls errors */
+ *   IK  <empty>  spans=N kinds=N                    (spans, those with a kind
+ *                                                   or a peer.service)
+ *   IL  <empty>  parent child calls errors          (Zipkin's rule)
+ *   IJ  <empty>  parent child calls errors          (Jaeger's rule) */
 void infer_write_partial(infer *m, infer_links *l, tr_output *out);
 /* Feed one line of a partial; m and l may be NULL to ignore their records.
  * Returns -1 after writing a message (what) on a bad line. */

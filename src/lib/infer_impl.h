@@ -81,8 +81,9 @@ int infer_event_cmp(const name_rec *an, int aev, const name_rec *bn, int bev);
 void infer_event_text(strbuf *b, const name_rec *n, int ev);
 
 /* Links, for infer_partial.c. */
-void infer_links_put(infer_links *l, const char *parent, size_t plen,
+void infer_links_put(infer_links *l, int rule, const char *parent, size_t plen,
 		     const char *child, size_t clen, uint64_t calls, uint64_t errors);
+void infer_links_add_kinds(infer_links *l, uint64_t spans, uint64_t kinds);
 void infer_links_write_partial(infer_links *l, strbuf *b);
 
 #endif

@@ -18,7 +18,15 @@
  * where else Zipkin's tree differs from tr's (tr.zipkin_parent, and
  * tr.zipkin_hidden for a span Zipkin's tree does not hold); without those
  * marks, a child of a shared span's server half whose service or host
- * differs hangs under the client half. */
+ * differs hangs under the client half.
+ *
+ * Jaeger's rule (its in-memory and Badger stores; Jaeger's UI builds its
+ * dependency graph from them): one call parent service -> child service for
+ * every span whose parent span is in the trace and in another service; the
+ * error column counts those whose own span has an error tag not "false".
+ * Without --links=RULE, Zipkin's rule applies unless it has nothing to go
+ * by, no span of the input having a kind or naming its remote service
+ * (peer.service), and then Jaeger's: both are counted as the traces go by. */
 #include "infer.h"
 #include "infer_impl.h"
 
@@ -34,11 +42,18 @@ typedef struct link_rec {
 	uint64_t calls, errors;
 } link_rec;
 
-struct infer_links {
-	arena mem;
+/* The links by one rule. */
+typedef struct link_table {
 	strmap index;		/* "parent\0child" -> link */
 	link_rec *link;
 	size_t nlinks, caplink;
+} link_table;
+
+struct infer_links {
+	int rule;		/* enum infer_links_rule asked for */
+	uint64_t spans, kinds;	/* spans seen, those with a kind or peer.service */
+	arena mem;
+	link_table table[2];	/* by INFER_LINKS_ZIPKIN, INFER_LINKS_JAEGER */
 	strbuf key;
 	/* Per-trace scratch, reused: Zipkin's tree. */
 	int32_t *zparent;	/* parent index, -1 for the root */
@@ -48,9 +63,12 @@ struct infer_links {
 };
 
 infer_links *
-infer_links_new(void)
+infer_links_new(int rule)
 {
-	return xcalloc(1, sizeof(infer_links));
+	infer_links *l = xcalloc(1, sizeof(infer_links));
+
+	l->rule = rule;
+	return l;
 }
 
 void
@@ -58,8 +76,10 @@ infer_links_free(infer_links *l)
 {
 	if (!l)
 		return;
-	strmap_free(&l->index);
-	free(l->link);
+	for (int r = 0; r < 2; r++) {
+		strmap_free(&l->table[r].index);
+		free(l->table[r].link);
+	}
 	free(l->zparent);
 	free(l->zkids);
 	free(l->hidden);
@@ -69,32 +89,49 @@ infer_links_free(infer_links *l)
 }
 
 void
-infer_links_put(infer_links *l, const char *parent, size_t plen,
+infer_links_put(infer_links *l, int rule, const char *parent, size_t plen,
 		const char *child, size_t clen, uint64_t calls, uint64_t errors)
 {
+	link_table *t = &l->table[rule];
 	int added;
 
 	sb_clear(&l->key);
 	sb_add(&l->key, parent, plen);
 	sb_addc(&l->key, '\0');
 	sb_add(&l->key, child, clen);
-	strmap_slot *slot = strmap_put(&l->index, l->key.s, l->key.len, &added);
+	strmap_slot *slot = strmap_put(&t->index, l->key.s, l->key.len, &added);
 	if (added) {
 		char *k = arena_strndup(&l->mem, l->key.s, l->key.len);
 		slot->key = k;
-		slot->val = (int64_t)l->nlinks;
-		GROW(l->link, l->caplink, l->nlinks + 1);
-		l->link[l->nlinks++] = (link_rec){ k, k + plen + 1, (uint32_t)plen,
+		slot->val = (int64_t)t->nlinks;
+		GROW(t->link, t->caplink, t->nlinks + 1);
+		t->link[t->nlinks++] = (link_rec){ k, k + plen + 1, (uint32_t)plen,
 						   (uint32_t)clen, 0, 0 };
 	}
-	l->link[slot->val].calls += calls;
-	l->link[slot->val].errors += errors;
+	t->link[slot->val].calls += calls;
+	t->link[slot->val].errors += errors;
+}
+
+void
+infer_links_add_kinds(infer_links *l, uint64_t spans, uint64_t kinds)
+{
+	l->spans += spans;
+	l->kinds += kinds;
+}
+
+int
+infer_links_rule(const infer_links *l)
+{
+	if (l->rule != INFER_LINKS_AUTO)
+		return l->rule;
+	return l->spans && !l->kinds ? INFER_LINKS_JAEGER : INFER_LINKS_ZIPKIN;
 }
 
 static void
 add_link(infer_links *l, const char *parent, const char *child, int error)
 {
-	infer_links_put(l, parent, strlen(parent), child, strlen(child), 1, error != 0);
+	infer_links_put(l, INFER_LINKS_ZIPKIN, parent, strlen(parent), child, strlen(child), 1,
+			error != 0);
 }
 
 static int
@@ -272,8 +309,8 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 		add_link(l, parent, child, error);
 }
 
-void
-infer_links_add_trace(infer_links *l, const tr_trace *t)
+static void
+add_zipkin_links(infer_links *l, const tr_trace *t)
 {
 	int32_t root = -1;
 
@@ -283,6 +320,38 @@ infer_links_add_trace(infer_links *l, const tr_trace *t)
 	zipkin_tree(l, t, root);
 	for (size_t i = 0; i < t->nspans; i++)
 		link_span(l, t, (int32_t)i, root);
+}
+
+/* Jaeger: parent service -> child service where the two differ. */
+static void
+add_jaeger_links(infer_links *l, const tr_trace *t)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *s = &t->spans[i];
+		const char *err = tr_span_tag(s, "error");
+
+		if (s->parent < 0 || !*s->service || !*t->spans[s->parent].service ||
+		    strcmp(s->service, t->spans[s->parent].service) == 0)
+			continue;
+		const char *p = t->spans[s->parent].service;
+		infer_links_put(l, INFER_LINKS_JAEGER, p, strlen(p), s->service, strlen(s->service), 1,
+				err && strcmp(err, "false") != 0);
+	}
+}
+
+void
+infer_links_add_trace(infer_links *l, const tr_trace *t)
+{
+	uint64_t kinds = 0;
+
+	for (size_t i = 0; i < t->nspans; i++)
+		kinds += t->spans[i].kind != TR_KIND_NONE ||
+			 tr_span_tag(&t->spans[i], "peer.service") != NULL;
+	infer_links_add_kinds(l, t->nspans, kinds);
+	if (l->rule != INFER_LINKS_JAEGER)
+		add_zipkin_links(l, t);
+	if (l->rule != INFER_LINKS_ZIPKIN)
+		add_jaeger_links(l, t);
 }
 
 static int
@@ -298,7 +367,7 @@ link_cmp(const void *x, const void *y)
 
 /* Sort the links by (parent, child), keeping the index in step. */
 static void
-sort_links(infer_links *l)
+sort_links(link_table *l)
 {
 	if (!l->nlinks)
 		return;
@@ -322,7 +391,7 @@ add_field(strbuf *b, const char *s, size_t n, int format)
 }
 
 static void
-write_dot(infer_links *l, strbuf *b)
+write_dot(const link_table *l, strbuf *b)
 {
 	char label[64];
 
@@ -341,8 +410,9 @@ write_dot(infer_links *l, strbuf *b)
 }
 
 void
-infer_links_write(infer_links *l, int format, tr_output *out)
+infer_links_write(infer_links *links, int format, tr_output *out)
 {
+	link_table *l = &links->table[infer_links_rule(links)];
 	strbuf b = {0};
 
 	sort_links(l);
@@ -382,18 +452,26 @@ infer_links_write(infer_links *l, int format, tr_output *out)
 	sb_free(&b);
 }
 
-void
-infer_links_write_partial(infer_links *l, strbuf *b)
+static void
+write_partial_link(strbuf *b, int rule, const link_rec *k)
 {
-	sort_links(l);
-	for (size_t i = 0; i < l->nlinks; i++) {
-		const link_rec *k = &l->link[i];
+	sb_adds(b, rule == INFER_LINKS_JAEGER ? "IJ\t\t" : "IL\t\t");
+	tr_escape(b, k->parent, k->plen, 0);
+	sb_addc(b, '\t');
+	tr_escape(b, k->child, k->clen, 0);
+	sb_addf(b, "\t%llu\t%llu\n", (unsigned long long)k->calls, (unsigned long long)k->errors);
+}
 
-		sb_adds(b, "IL\t\t");
-		tr_escape(b, k->parent, k->plen, 0);
-		sb_addc(b, '\t');
-		tr_escape(b, k->child, k->clen, 0);
-		sb_addf(b, "\t%llu\t%llu\n", (unsigned long long)k->calls,
-			(unsigned long long)k->errors);
+void
+infer_links_write_partial(infer_links *links, strbuf *b)
+{
+	sb_addf(b, "IK\t\tspans=%llu\tkinds=%llu\n", (unsigned long long)links->spans,
+		(unsigned long long)links->kinds);
+	for (int r = 0; r < 2; r++) {
+		link_table *l = &links->table[r];
+
+		sort_links(l);
+		for (size_t i = 0; i < l->nlinks; i++)
+			write_partial_link(b, r, &l->link[i]);
 	}
 }

@@ -216,20 +216,36 @@ merge_pair(infer *m, const tr_field *f, size_t nf, char *what, size_t whatlen)
 }
 
 static int
-merge_link(infer_links *l, const tr_field *f, size_t nf, char *what, size_t whatlen)
+merge_link(infer_links *l, int rule, const tr_field *f, size_t nf, char *what, size_t whatlen)
 {
 	uint64_t calls, errors;
 	size_t pn, cn;
 	char *po, *co;
 
 	if (nf != 6 || parse_count(&f[4], &calls) < 0 || parse_count(&f[5], &errors) < 0) {
-		snprintf(what, whatlen, "bad IL record");
+		snprintf(what, whatlen, "bad %s record", rule == INFER_LINKS_JAEGER ? "IJ" : "IL");
 		return -1;
 	}
 	const char *p = field_text(&f[2], &pn, &po), *c = field_text(&f[3], &cn, &co);
-	infer_links_put(l, p, pn, c, cn, calls, errors);
+	infer_links_put(l, rule, p, pn, c, cn, calls, errors);
 	free(po);
 	free(co);
+	return 0;
+}
+
+/* IK: spans and those with a kind, for --links' choice of rule. */
+static int
+merge_kinds(infer_links *l, const tr_field *f, size_t nf, char *what, size_t whatlen)
+{
+	uint64_t spans, kinds;
+	tr_field a, b;
+
+	if (nf != 4 || !tag_is(&f[2], "spans", &a.s, &a.len) || !tag_is(&f[3], "kinds", &b.s, &b.len) ||
+	    parse_count(&a, &spans) < 0 || parse_count(&b, &kinds) < 0 || kinds > spans) {
+		snprintf(what, whatlen, "bad IK record");
+		return -1;
+	}
+	infer_links_add_kinds(l, spans, kinds);
 	return 0;
 }
 
@@ -248,7 +264,9 @@ infer_merge_line(infer *m, infer_links *l, const char *line, size_t len,
 		switch (f[0].s[1]) {
 		case 'T': return m ? merge_totals(m, f, nf > 10 ? 10 : nf, what, whatlen) : 0;
 		case 'P': return m ? merge_pair(m, f, nf, what, whatlen) : 0;
-		case 'L': return l ? merge_link(l, f, nf, what, whatlen) : 0;
+		case 'L': return l ? merge_link(l, INFER_LINKS_ZIPKIN, f, nf, what, whatlen) : 0;
+		case 'J': return l ? merge_link(l, INFER_LINKS_JAEGER, f, nf, what, whatlen) : 0;
+		case 'K': return l ? merge_kinds(l, f, nf, what, whatlen) : 0;
 		}
 	}
 	snprintf(what, whatlen, "not a tr-infer --partial record");
