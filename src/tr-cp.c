@@ -34,7 +34,7 @@ usage(FILE *f)
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [--trace ID]... [options] [FILE...]\n"
-	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F' [-f FMT] [FILE...]\n"
+	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT] [FILE...]\n"
 	    "Critical path of every trace: tags spans with cp.self=<us>.\n"
 	    "  --overlap-allowance F  siblings overlapping by less than F of their\n"
 	    "                         parent's duration are sequential (default 0.01;\n"
@@ -44,7 +44,8 @@ usage(FILE *f)
 	    "  --folded               critical-path time as folded stacks\n"
 	    "  --dot                  span trees with the critical path in red\n"
 	    "  --trace ID             with --dot: only this trace (repeatable)\n"
-	    "  --whatif RULE          scale matching spans' self time, predict latency\n"
+	    "  --whatif RULE          scale (or shorten by D) matching spans' own time and\n"
+	    "                         predict latency; repeatable, rules apply together\n"
 	    "  -f, --format FMT       table format: tsv (default), csv, json\n"
 	    "  --max-windows N        PAG records with more windows are bad input\n"
 	    "                         (default 1000000; 0: none)\n"
@@ -221,13 +222,17 @@ main(int argc, char **argv)
 	};
 	cp_ctx x = {0};
 	tr_filter f = {0};
-	const char *summary_key = NULL, *whatif_rule = NULL;
+	const char *summary_key = NULL;
+	const char **rules;
+	size_t nrules = 0;
+	char err[256];
 	double allowance = 0.01;
 	size_t max_windows = 0;		/* pagcp's default */
 	int format = CP_TSV, opt, status;
 
 	tr_setprogname(argv[0]);
 	x.pick = xcalloc((size_t)argc, sizeof *x.pick);
+	rules = xcalloc((size_t)argc, sizeof *rules);
 	while ((opt = getopt_long(argc, argv, "f:ko:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_OVERLAP: allowance = parse_fraction(optarg); break;
@@ -236,7 +241,7 @@ main(int argc, char **argv)
 		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
 		case OPT_DOT: set_mode(&x, MODE_DOT); break;
 		case OPT_TRACE: x.pick[x.npick++] = optarg; break;
-		case OPT_WHATIF: set_mode(&x, MODE_WHATIF); whatif_rule = optarg; break;
+		case OPT_WHATIF: set_mode(&x, MODE_WHATIF); rules[nrules++] = optarg; break;
 		case 'f':
 			if ((format = cp_format_parse(optarg)) < 0)
 				tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (tsv, csv, json)", optarg);
@@ -245,14 +250,15 @@ main(int argc, char **argv)
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
-		case 'h': usage(stdout); free(x.pick); return TR_EXIT_OK;
-		case TR_OPT_VERSION: tr_print_version(); free(x.pick); return TR_EXIT_OK;
+		case 'h': usage(stdout); free(x.pick); free(rules); return TR_EXIT_OK;
+		case TR_OPT_VERSION: tr_print_version(); free(x.pick); free(rules); return TR_EXIT_OK;
 		case TR_OPT_MAX_WINDOWS: max_windows = tr_parse_limit("--max-windows", optarg); break;
 		default:
 			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
 				break;
 			usage(stderr);
 			free(x.pick);
+			free(rules);
 			return TR_EXIT_USAGE;
 		}
 	}
@@ -268,10 +274,10 @@ main(int argc, char **argv)
 	else if (x.mode == MODE_FOLDED)
 		x.folded = cp_folded_new();
 	else if (x.mode == MODE_WHATIF) {
-		char err[256];
-
-		if (!(x.whatif = cp_whatif_new(whatif_rule, format, err, sizeof err)))
-			tr_die(TR_EXIT_USAGE, "--whatif: %s", err);
+		x.whatif = cp_whatif_new(format);
+		for (size_t i = 0; i < nrules; i++)
+			if (cp_whatif_add_rule(x.whatif, rules[i], err, sizeof err) < 0)
+				tr_die(TR_EXIT_USAGE, "--whatif: %s", err);
 	}
 	x.pag = pag_cp_new(&(pag_cp_opts){format == CP_CSV ? "csv" : format == CP_JSON ? "json" : "tsv",
 					  1, max_windows});
@@ -286,6 +292,9 @@ main(int argc, char **argv)
 	status = tr_filter_run(&f);
 	if (x.pag_bad && status == TR_EXIT_OK)
 		status = TR_EXIT_INPUT;
+	/* A rule that matched nothing predicted nothing: say so, fail. */
+	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
 
 	pag_cp_free(x.pag);
 	cp_summary_free(x.summary);
@@ -293,5 +302,6 @@ main(int argc, char **argv)
 	cp_whatif_free(x.whatif);
 	cp_trace_free(&x.cp);
 	free(x.pick);
+	free(rules);
 	return status;
 }

@@ -387,9 +387,100 @@ summary_fix() {
 	run tr-cp --whatif 'service=fe,operation=GET:scale=2' "$f"
 	[ "${lines[1]}" = "$(printf 'seq\t100\t120\t20\t1')" ]
 	run tr-cp --whatif 'service=x,operation=other:scale=0' "$f"
+	[ "$status" -eq 2 ]
 	[ "${lines[1]}" = "$(printf 'seq\t100\t100\t0\t0')" ]
 	run bash -c "tr-cp --whatif 'service=x:scale=0.5' -f json '$f' | jq -c '.quantiles[0]'"
 	[ "$output" = '{"quantile":"p50","original_us":100,"predicted_us":75}' ]
+}
+
+@test "--whatif: a join waits for all the calls before it, not only the one that ended last" {
+	# C follows A and B (both ended before it started). Halving A moves
+	# A's end to 60, but B still ends at 105: C starts at 105 plus the 10 us
+	# it left after the last of them, as before.
+	f=$(fix join.tr <<-'EOF'
+	S|j|P||0|200|p|run||
+	S|j|A|P|10|100|a|call||
+	S|j|B|P|10|95|b|call||
+	S|j|C|P|120|30|c|next||
+	EOF
+	)
+	run tr-cp --whatif 'service=a:scale=0.5' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 'j\t200\t195\t-5\t1')" ]
+	# both halved: B ends at 10 + 48 (47.5 rounded), A at 60, C at 70
+	run tr-cp --whatif 'service=a:scale=0.5' --whatif 'service=b:scale=0.5' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 'j\t200\t150\t-50\t2')" ]
+}
+
+@test "--whatif: a recorded queue wait is not the service's work and is not scaled" {
+	# front's client waits 60 us before db's server starts: 50 of them in a
+	# queue (tag, or an enqueue log), 10 its own. Halving front saves 5 us.
+	f=$(fix q.tr <<-'EOF'
+	S|t|C||0|100|front|call|client|
+	S|t|S|C|60|40|db|query|server||queue.wait_us=50
+	S|l|C||0|100|front|call|client|
+	S|l|S|C|60|40|db|query|server|
+	L|l|S|10|event=enqueue
+	S|n|C||0|100|front|call|client|
+	S|n|S|C|60|40|db|query|server|
+	EOF
+	)
+	run tr-cp --whatif 'service=front:scale=0.5' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 't\t100\t95\t-5\t1')" ]
+	[ "${lines[2]}" = "$(printf 'l\t100\t95\t-5\t1')" ]
+	[ "${lines[3]}" = "$(printf 'n\t100\t70\t-30\t1')" ]
+}
+
+@test "--whatif: a blocking receive waits for its message: its time is not scaled" {
+	f=$(fix recv.tr <<-'EOF'
+	S|r|W||0|100|worker|poll|consumer||messaging.operation.type=receive
+	S|p|W||0|100|worker|handle|consumer|
+	EOF
+	)
+	run tr-cp --whatif 'service=worker:scale=0.5' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 'r\t100\t100\t0\t1')" ]
+	[ "${lines[2]}" = "$(printf 'p\t100\t50\t-50\t1')" ]
+}
+
+@test "--whatif minus=D: a span's own time shortened by D, never below zero" {
+	# P's own time is 40 us (20 before K, 20 after); minus 20 halves both.
+	f=$(fix minus.tr <<-'EOF'
+	S|m|P||0|100|p|run||
+	S|m|K|P|20|60|k|work||
+	S|x|L||0|100|k|leaf||
+	EOF
+	)
+	run tr-cp --whatif 'service=p:minus=20' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 'm\t100\t80\t-20\t1')" ]
+	run tr-cp --whatif 'service=p:minus=1s' "$f"
+	[ "${lines[1]}" = "$(printf 'm\t100\t60\t-40\t1')" ]
+	# the first rule that matches a span applies: k's leaf loses 30 us, K 0.5
+	run tr-cp --whatif 'service=k,operation=leaf:minus=0.03ms' --whatif 'service=k:scale=0.5' "$f"
+	[ "${lines[1]}" = "$(printf 'm\t100\t70\t-30\t1')" ]
+	[ "${lines[2]}" = "$(printf 'x\t100\t70\t-30\t1')" ]
+	run tr-cp --whatif 'service=p:minus=-5ms' "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"minus: not a duration"* ]]
+}
+
+@test "--whatif: a rule that matches no span fails with the closest name" {
+	f=$(fix typo.tr <<-'EOF'
+	S|t|R||0|100|mysql|query||
+	EOF
+	)
+	run tr-cp --whatif 'service=mysqll:scale=0.5' "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-cp: --whatif 'service=mysqll:scale=0.5': no span has service \"mysqll\" (did you mean \"mysql\"?)"* ]]
+	run tr-cp --whatif 'service=mysql,operation=qurey:scale=0.5' "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'no span of service "mysql" has operation "qurey" (did you mean "query"?)'* ]]
+	run tr-cp -v --whatif 'service=mysql:scale=0.5' "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--whatif 'service=mysql:scale=0.5': 1 spans"* ]]
 }
 
 @test "PAG records go to critical participation, reported at the end; other lines pass" {
@@ -452,4 +543,26 @@ summary_fix() {
 		missing=$(comm -23 <(echo "$want") <(echo "$got"))
 		[ -z "$missing" ] || { echo "crisp $n: expected but not found: $missing"; echo "got: $got"; false; }
 	done
+}
+
+@test "peers: Jaeger UI's own critical path and statistics on 300 traces; only FOLLOWS_FROM-first cases differ" {
+	peers="${TR_SHARED:-$BATS_TEST_DIRNAME/../../shared}/peers"
+	[ -f "$peers/compare_cp.py" ] || skip "no ../shared/peers beside the project"
+	command -v python3 >/dev/null || skip "python3 is missing"
+	run python3 "$peers/compare_cp.py" -j 2 --show 0 "$peers/jaeger-ui"
+	echo "$output" | tail -4
+	# The UI, given the raw file, takes a span's first reference as its
+	# parent; tr takes the first CHILD_OF, as Jaeger's query service
+	# reorders them. Every other case must agree.
+	differ=$(sed -n 's/^[0-9]* disagree: //p' <<<"$output")
+	[[ "$differ" != *...* ]]
+	n=0
+	for c in $differ; do
+		awk -F'\t' -v c="$c" '$1 == c && $2 ~ /(^|,)follows_from_first(,|$)/ { ok = 1 } END { exit !ok }' \
+			"$peers/jaeger-ui/MANIFEST.tsv" || { echo "case $c differs without follows_from_first"; false; }
+		n=$((n + 1))
+	done
+	[ "$n" -le 18 ]
+	[[ "$output" == *"critical path: 294/300 agree"* || "$output" == *"critical path: 29[5-9]/300 agree"* ||
+	   "$output" == *"critical path: 300/300 agree"* ]]
 }

@@ -94,15 +94,21 @@ void cp_folded_free(cp_folded *f);
 /* --dot: the span tree of t with the critical path drawn in red, as a cluster. */
 void cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c);
 
-/* --whatif 'service=X[,operation=Y]:scale=F' (cp_whatif.c). */
+/* --whatif 'service=X[,operation=Y]:scale=F' or ':minus=D' (cp_whatif.c). */
 typedef struct cp_whatif cp_whatif;
-/* Returns NULL after writing a message to err when the rule is malformed. */
-cp_whatif *cp_whatif_new(const char *rule, int format, char *err, size_t errsize);
+cp_whatif *cp_whatif_new(int format);
+/* Add a rule; a span takes the first rule that matches it. Returns -1
+ * after writing a message to err when the rule is malformed. */
+int cp_whatif_add_rule(cp_whatif *w, const char *rule, char *err, size_t errsize);
 /* Re-lay the analysed tree of t; appends the trace's row to out. */
 void cp_whatif_add(cp_whatif *w, const tr_trace *t, const cp_trace *c, strbuf *out);
 /* The predicted latency of c's root (for tests): */
 int64_t cp_whatif_predict(cp_whatif *w, const tr_trace *t, const cp_trace *c);
 void cp_whatif_finish(cp_whatif *w, strbuf *out);
+/* Warn about every rule that matched no span (with the closest name met),
+ * and with verbose the spans each rule matched; returns how many matched
+ * none. */
+size_t cp_whatif_unmatched(const cp_whatif *w, int verbose);
 void cp_whatif_free(cp_whatif *w);
 
 /* Helpers the report writers share. */

@@ -1,12 +1,17 @@
-/* cp_whatif.c - what if the matching spans' own work took F times as long?
+/* cp_whatif.c - what if the matching spans' own work took F times as long,
+ * or D less?
  *
  * Re-lays the sanitised tree bottom up (explicit order, no recursion). A
- * child is re-anchored after the sibling that ended last before it started
- * (ties: the one that now ends later), or after its parent's start; the
- * original gap to its anchor is kept. A parent ends after its last child
- * plus its original trailing self time. For a matching span every stretch
- * of its own time (the gaps before its children, its tail, or its whole
- * duration when it has no children) is scaled by F, rounded to the µs. */
+ * child starts after the latest new end of the siblings that had ended
+ * before it started (it may have waited for any of them: a join waits for
+ * all its inputs), plus the gap it left after the last of them; with none,
+ * after its parent's start plus the gap to it. A parent ends after its last
+ * child plus its original trailing self time. For a matching span every
+ * stretch of its own time (the gaps before its children, its tail, or its
+ * whole duration when it has no children) is scaled, rounded to the µs.
+ * Time a child waited in a queue before it started (queue.wait_us, an
+ * enqueue log) and the time a blocking receive waits are not the span's
+ * work: they are never scaled. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +19,20 @@
 #include "cp.h"
 #include "table.h"
 
-struct cp_whatif {
+typedef struct whatif_rule {
+	char *text;			/* as given, for messages */
 	char *service, *operation;	/* operation NULL: any */
-	double scale;
+	double scale;			/* scale=F */
+	int64_t minus;			/* minus=D (µs); -1: a scale rule */
+	size_t matched;			/* spans, over all traces */
+} whatif_rule;
+
+struct cp_whatif {
+	whatif_rule *rule;
+	size_t nrules, caprules;
 	int format;
 	int64_t *dur, *rel_end;		/* per span: new duration, new end from the parent's start */
+	int64_t *qwait;			/* per span: its recorded queue wait */
 	struct by_start *byfirst;	/* scratch: one parent's children by start */
 	int32_t *heap;			/* scratch: its children that finished */
 	size_t cap;
@@ -27,36 +41,64 @@ struct cp_whatif {
 	} *lat;				/* per trace */
 	size_t n, capn;
 	int64_t *sorted;		/* scratch for the quantiles */
+	arena mem;
+	strmap services, operations;	/* names met, for "did you mean" */
 };
 
 cp_whatif *
-cp_whatif_new(const char *rule, int format, char *err, size_t errsize)
+cp_whatif_new(int format)
 {
-	const char *sc = NULL, *p;
-	char *end;
-	cp_whatif *w;
+	cp_whatif *w = xcalloc(1, sizeof *w);
 
-	for (p = strstr(rule, ":scale="); p; p = strstr(p + 1, ":scale="))
-		sc = p;
-	if (strncmp(rule, "service=", 8) != 0 || !sc) {
-		snprintf(err, errsize, "expected 'service=X[,operation=Y]:scale=F', got '%s'", rule);
-		return NULL;
-	}
-	w = xcalloc(1, sizeof *w);
 	w->format = format;
-	w->scale = strtod(sc + 7, &end);
-	if (end == sc + 7 || *end || !isfinite(w->scale) || w->scale < 0) {
-		snprintf(err, errsize, "scale: not a number >= 0: '%s'", sc + 7);
-		free(w);
-		return NULL;
-	}
-	w->service = xstrdup(rule + 8);
-	w->service[sc - rule - 8] = '\0';
-	if ((end = strstr(w->service, ",operation="))) {
-		*end = '\0';
-		w->operation = xstrdup(end + 11);
-	}
 	return w;
+}
+
+/* The last ":scale=" or ":minus=" of the rule: names may hold colons. */
+static const char *
+find_action(const char *rule)
+{
+	const char *at = NULL;
+
+	for (const char *p = strchr(rule, ':'); p; p = strchr(p + 1, ':'))
+		if (strncmp(p, ":scale=", 7) == 0 || strncmp(p, ":minus=", 7) == 0)
+			at = p;
+	return at;
+}
+
+int
+cp_whatif_add_rule(cp_whatif *w, const char *text, char *err, size_t errsize)
+{
+	const char *act = find_action(text);
+	whatif_rule r = {0};
+	char *end;
+
+	if (strncmp(text, "service=", 8) != 0 || !act || act == text + 8) {
+		snprintf(err, errsize, "expected 'service=X[,operation=Y]:scale=F' or ':minus=D', got '%s'",
+			 text);
+		return -1;
+	}
+	r.minus = -1;
+	if (act[1] == 's') {
+		r.scale = strtod(act + 7, &end);
+		if (end == act + 7 || *end || !isfinite(r.scale) || r.scale < 0) {
+			snprintf(err, errsize, "scale: not a number >= 0: '%s'", act + 7);
+			return -1;
+		}
+	} else if (parse_duration(act + 7, &r.minus) < 0) {
+		snprintf(err, errsize, "minus: not a duration >= 0 (50ms, 1.5s, 200us): '%s'", act + 7);
+		return -1;
+	}
+	r.text = xstrdup(text);
+	r.service = xstrdup(text + 8);
+	r.service[act - text - 8] = '\0';
+	if ((end = strstr(r.service, ",operation="))) {
+		*end = '\0';
+		r.operation = xstrdup(end + 11);
+	}
+	GROW(w->rule, w->caprules, w->nrules + 1);
+	w->rule[w->nrules++] = r;
+	return 0;
 }
 
 void
@@ -64,22 +106,47 @@ cp_whatif_free(cp_whatif *w)
 {
 	if (!w)
 		return;
-	free(w->service);
-	free(w->operation);
+	for (size_t i = 0; i < w->nrules; i++) {
+		free(w->rule[i].text);
+		free(w->rule[i].service);
+		free(w->rule[i].operation);
+	}
+	free(w->rule);
 	free(w->dur);
 	free(w->rel_end);
+	free(w->qwait);
 	free(w->byfirst);
 	free(w->heap);
 	free(w->lat);
 	free(w->sorted);
+	strmap_free(&w->services);
+	strmap_free(&w->operations);
+	arena_free(&w->mem);
 	free(w);
 }
 
-static int
-matches(const cp_whatif *w, const tr_span *s)
+/* The first rule that matches s, or NULL. */
+static whatif_rule *
+rule_for(cp_whatif *w, const tr_span *s)
 {
-	return strcmp(s->service, w->service) == 0 &&
-	       (!w->operation || strcmp(s->operation, w->operation) == 0);
+	for (size_t i = 0; i < w->nrules; i++) {
+		whatif_rule *r = &w->rule[i];
+
+		if (strcmp(s->service, r->service) == 0 &&
+		    (!r->operation || strcmp(s->operation, r->operation) == 0))
+			return r;
+	}
+	return NULL;
+}
+
+static void
+remember(cp_whatif *w, strmap *m, const char *name)
+{
+	int added;
+	strmap_slot *slot = strmap_put(m, name, strlen(name), &added);
+
+	if (added)
+		slot->key = arena_strndup(&w->mem, name, strlen(name));
 }
 
 static int64_t
@@ -124,9 +191,10 @@ heap_pop(int32_t *h, size_t *n, const int64_t *key)
 	return top;
 }
 
-/* A child with its keys, so that qsort needs no context. */
+/* A child with its keys, so that qsort needs no context; from is the
+ * original end of the last sibling it followed (or its parent's start). */
 typedef struct by_start {
-	int64_t start, end;
+	int64_t start, end, from;
 	int32_t span;
 } by_start;
 
@@ -142,46 +210,113 @@ by_start_cmp(const void *pa, const void *pb)
 	return (a->span > b->span) - (a->span < b->span);
 }
 
-/* New duration of span s, its children done already. */
+/* s's children by start, each with the end of the last sibling that had
+ * ended before it started. Returns the time they cover together. */
 static int64_t
-relay(cp_whatif *w, const cp_trace *c, int32_t s, double f, by_start *kids)
+order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 {
 	uint32_t off = c->koff[s], n = c->kn[s];
-	int64_t best_end = 0, best_new = 0, last = INT64_MIN, tail = c->end[s];
+	int64_t covered = 0, reach = INT64_MIN, last_end = 0;
 	size_t nheap = 0;
 	int anchored = 0;
 
-	if (!n)
-		return scaled(c->end[s] - c->start[s], f);
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t k = c->kids[off + i].span;
 
-		kids[i] = (by_start){c->start[k], c->end[k], k};
+		kids[i] = (by_start){c->start[k], c->end[k], 0, k};
 	}
 	qsort(kids, n, sizeof *kids, by_start_cmp);
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t k = kids[i].span;
+		int64_t a = kids[i].start > reach ? kids[i].start : reach;
 
-		while (nheap && c->end[w->heap[0]] <= c->start[k]) {
+		while (nheap && c->end[w->heap[0]] <= kids[i].start) {
 			int32_t x = heap_pop(w->heap, &nheap, c->end);
 
-			if (!anchored || c->end[x] > best_end ||
-			    (c->end[x] == best_end && w->rel_end[x] > best_new)) {
-				best_end = c->end[x];
-				best_new = w->rel_end[x];
-			}
+			if (!anchored || c->end[x] > last_end)
+				last_end = c->end[x];
 			anchored = 1;
 		}
-		int64_t from = anchored ? best_end : c->start[s];
-		int64_t at = (anchored ? best_new : 0) + scaled(c->start[k] - from, f);
+		kids[i].from = anchored ? last_end : c->start[s];
+		heap_push(w->heap, &nheap, c->end, k);
+		if (kids[i].end > a) {
+			covered += kids[i].end - a;
+			reach = kids[i].end;
+		}
+	}
+	return covered;
+}
 
-		w->rel_end[k] = at + w->dur[k];
+/* The queue wait that lies in the gap before a child: not its parent's work. */
+static int64_t
+queued(const cp_whatif *w, const by_start *k)
+{
+	int64_t gap = k->start - k->from, q = w->qwait[k->span];
+
+	return q < gap ? q : gap;
+}
+
+/* The factor of a span's own time (own µs of it, queue waits left out). */
+static double
+factor(const whatif_rule *r, int64_t own)
+{
+	if (!r)
+		return 1.0;
+	if (r->minus < 0)
+		return r->scale;
+	if (own <= 0)
+		return 1.0;
+	return own > r->minus ? (double)(own - r->minus) / (double)own : 0.0;
+}
+
+/* New duration of span s, its children done already. */
+static int64_t
+relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whatif_rule *r)
+{
+	uint32_t n = c->kn[s];
+	int64_t dur = c->end[s] - c->start[s], own = dur, base = 0, last = INT64_MIN;
+	size_t nheap = 0;
+	by_start *kids = w->byfirst;
+	double f;
+
+	if (tr_span_is_blocking_receive(&t->spans[s]))
+		r = NULL;	/* its own time is waiting for the message */
+	if (!n)
+		return scaled(dur, factor(r, dur));
+	own -= order_kids(w, c, s, kids);
+	for (uint32_t i = 0; i < n; i++)
+		own -= queued(w, &kids[i]);
+	f = factor(r, own);
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t k = kids[i].span;
+		int64_t q = queued(w, &kids[i]);
+
+		while (nheap && c->end[w->heap[0]] <= kids[i].start) {
+			int32_t x = heap_pop(w->heap, &nheap, c->end);
+
+			if (w->rel_end[x] > base)
+				base = w->rel_end[x];	/* a join waits for all */
+		}
+		w->rel_end[k] = base + scaled(kids[i].start - kids[i].from - q, f) + q + w->dur[k];
 		if (w->rel_end[k] > last)
 			last = w->rel_end[k];
 		heap_push(w->heap, &nheap, c->end, k);
 	}
-	tail -= c->kids[off].end;	/* kids come latest end first */
-	return last + scaled(tail, f);
+	/* kids come latest end first */
+	return last + scaled(c->end[s] - c->kids[c->koff[s]].end, f);
+}
+
+static void
+reserve(cp_whatif *w, size_t n)
+{
+	if (n <= w->cap)
+		return;
+	w->cap = n;
+	w->dur = xrealloc(w->dur, n * sizeof *w->dur);
+	w->rel_end = xrealloc(w->rel_end, n * sizeof *w->rel_end);
+	w->qwait = xrealloc(w->qwait, n * sizeof *w->qwait);
+	w->heap = xrealloc(w->heap, n * sizeof *w->heap);
+	w->byfirst = xrealloc(w->byfirst, n * sizeof *w->byfirst);
 }
 
 static size_t
@@ -189,19 +324,21 @@ relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 {
 	size_t nmatched = 0;
 
-	if (t->nspans > w->cap) {
-		w->cap = t->nspans;
-		w->dur = xrealloc(w->dur, w->cap * sizeof *w->dur);
-		w->rel_end = xrealloc(w->rel_end, w->cap * sizeof *w->rel_end);
-		w->heap = xrealloc(w->heap, w->cap * sizeof *w->heap);
-		w->byfirst = xrealloc(w->byfirst, w->cap * sizeof *w->byfirst);
+	reserve(w, t->nspans ? t->nspans : 1);
+	tr_trace_queue_waits(t, w->qwait);
+	for (size_t i = 0; i < t->nspans; i++) {
+		remember(w, &w->services, t->spans[i].service);
+		remember(w, &w->operations, t->spans[i].operation);
 	}
 	for (size_t i = c->norder; i-- > 0;) {
 		int32_t s = c->order[i];
-		int m = matches(w, &t->spans[s]);
+		whatif_rule *r = rule_for(w, &t->spans[s]);
 
-		nmatched += (size_t)m;
-		w->dur[s] = relay(w, c, s, m ? w->scale : 1.0, w->byfirst);
+		if (r) {
+			r->matched++;
+			nmatched++;
+		}
+		w->dur[s] = relay(w, t, c, s, r);
 	}
 	return nmatched;
 }
@@ -213,6 +350,57 @@ cp_whatif_predict(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 		return 0;
 	relay_trace(w, t, c);
 	return w->dur[c->root];
+}
+
+/* The names of a map, for closest_name. */
+static const char **
+names_of(const strmap *m, size_t *n)
+{
+	const char **v = xmalloc((m->count ? m->count : 1) * sizeof *v);
+
+	*n = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].used)
+			v[(*n)++] = m->slots[i].key;
+	return v;
+}
+
+static void
+report_unmatched(const cp_whatif *w, const whatif_rule *r)
+{
+	int known = strmap_get(&w->services, r->service, strlen(r->service)) != NULL;
+	const strmap *m = known ? &w->operations : &w->services;
+	const char *name = known ? r->operation : r->service;
+	size_t n;
+	const char **v = names_of(m, &n);
+	const char *near = closest_name(name, v, n);
+
+	if (known)
+		tr_warn("--whatif '%s': no span of service \"%s\" has operation \"%s\"%s%s%s",
+			r->text, r->service, r->operation, near ? " (did you mean \"" : "",
+			near ? near : "", near ? "\"?)" : "");
+	else
+		tr_warn("--whatif '%s': no span has service \"%s\"%s%s%s", r->text, r->service,
+			near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+	free(v);
+}
+
+size_t
+cp_whatif_unmatched(const cp_whatif *w, int verbose)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < w->nrules; i++) {
+		const whatif_rule *r = &w->rule[i];
+
+		if (verbose)
+			tr_warn("--whatif '%s': %zu spans", r->text, r->matched);
+		if (!r->matched) {
+			report_unmatched(w, r);
+			bad++;
+		}
+	}
+	return bad;
 }
 
 static void

@@ -185,7 +185,9 @@ test_invariants(double allowance)
 	cp_trace c;
 	int ok_sum = 1, ok_tile = 1, ok_self = 1, ok_whatif = 1;
 	char err[100];
-	cp_whatif *w = cp_whatif_new("service=svc1:scale=1", CP_TSV, err, sizeof err);
+	cp_whatif *w = cp_whatif_new(CP_TSV);
+
+	cp_whatif_add_rule(w, "service=svc1:scale=1", err, sizeof err);
 	int64_t *persec = xcalloc(64, sizeof *persec);
 
 	cp_trace_init(&c, allowance);
