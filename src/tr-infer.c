@@ -17,6 +17,7 @@ typedef struct infer_ctx {
 	infer_links *links;	/* NULL without --links */
 	infer_out out;
 	int links_rule;		/* enum infer_links_rule asked for */
+	int reduce;		/* --reduce: reformatted traces transitively reduced */
 	int partial, quiet;
 } infer_ctx;
 
@@ -27,7 +28,7 @@ usage(FILE *f)
 	    "usage: tr-infer [-akqv] [-t EXPR] [-f FMT] [-o FILE] [--name FIELDS]\n"
 	    "                [--backtrace-depth K] [--count traces|pairs] [--max-events N]\n"
 	    "                [--dot [--spans]] [--partial | --merge] [FILE...]\n"
-	    "       tr-infer --reformat [options] [FILE...]\n"
+	    "       tr-infer --reformat [--reduce] [options] [FILE...]\n"
 	    "       tr-infer --links[=zipkin|jaeger] [-f tsv|csv|json|jaeger-json|dot]\n"
 	    "                [--partial | --merge] [FILE...]\n"
 	    "Global causal model of span start (_S) and end (_E) events over all traces.\n"
@@ -45,11 +46,12 @@ usage(FILE *f)
 	    "      --dot              the same as -f dot\n"
 	    "      --spans            with --dot: nameIDs as nodes, X->Y when X_E->Y_S\n"
 	    "  -r, --reformat         pass traces through with IE records: the model's\n"
-	    "                         edges among their events, transitively reduced\n"
+	    "                         edges among their events\n"
+	    "      --reduce           with --reformat: transitively reduce them\n"
 	    "  -l, --links[=RULE]     service dependency links by Zipkin's rules, or Jaeger's\n"
 	    "                         (parent -> child service); default: Jaeger's when no\n"
 	    "                         span has a kind or peer.service, else Zipkin's\n"
-	    "  -p, --partial          write raw counts (IT, IP, IL records) to merge later\n"
+	    "  -p, --partial          write raw counts (IT, IP; IK, IL, IJ records) to merge later\n"
 	    "  -M, --merge            read raw counts, sum them, then apply the threshold\n"
 	    "  -o, --output FILE      write to FILE (atomically)\n"
 	    "  -k, --keep-going       skip bad traces instead of stopping\n"
@@ -79,7 +81,7 @@ on_reformat(void *ctx, tr_trace *t, strbuf *out)
 	infer_ctx *x = ctx;
 
 	tr_write_trace(out, t, &(tr_write_opts){ .drop_type = "IE" });
-	infer_reformat_trace(x->model, t, out);
+	infer_reformat_trace(x->model, t, x->reduce, out);
 	return 0;
 }
 
@@ -268,7 +270,7 @@ parse_count_arg(const char *opt, const char *s, long max)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_DOT = 256, OPT_SPANS };
+	enum { OPT_DOT = 256, OPT_SPANS, OPT_REDUCE };
 	static const struct option longopts[] = {
 		{"threshold", required_argument, NULL, 't'},
 		{"all", no_argument, NULL, 'a'},
@@ -280,6 +282,7 @@ main(int argc, char **argv)
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"spans", no_argument, NULL, OPT_SPANS},
 		{"reformat", no_argument, NULL, 'r'},
+		{"reduce", no_argument, NULL, OPT_REDUCE},
 		{"links", optional_argument, NULL, 'l'},
 		{"partial", no_argument, NULL, 'p'},
 		{"merge", no_argument, NULL, 'M'},
@@ -317,6 +320,7 @@ main(int argc, char **argv)
 		case OPT_DOT: x.out.format = INFER_DOT; break;
 		case OPT_SPANS: x.out.spans = 1; break;
 		case 'r': reformat = 1; break;
+		case OPT_REDUCE: x.reduce = 1; break;
 		case 'l':
 			links = 1;
 			x.links_rule = parse_links_rule(optarg);
@@ -338,6 +342,8 @@ main(int argc, char **argv)
 	}
 	if (reformat && (links || x.partial || merge))
 		tr_die(TR_EXIT_USAGE, "--reformat excludes --links, --partial and --merge");
+	if (x.reduce && !reformat)
+		tr_die(TR_EXIT_USAGE, "--reduce goes with --reformat");
 	if (x.out.format == INFER_JAEGER_JSON && !links)
 		tr_die(TR_EXIT_USAGE, "-f jaeger-json goes with --links");
 	if (x.out.spans && (x.out.format != INFER_DOT || links))

@@ -287,9 +287,9 @@ random_traces() {
 	[[ "$output" != *'"svc:B_E" -> "svc:C_S"'* ]]
 }
 
-@test "--reformat adds per-trace edges, transitively reduced, and drops them on a re-run" {
+@test "--reformat --reduce adds per-trace edges, transitively reduced, and drops them on a re-run" {
 	fig13_traces
-	run tr-infer -t 's/T >= 0.75' --reformat "$BATS_TEST_TMPDIR/fig13.tr"
+	run tr-infer -t 's/T >= 0.75' --reformat --reduce "$BATS_TEST_TMPDIR/fig13.tr"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "#tr/1" ]
 	# Trace t1: A_S -> A_E -> B_S -> B_E -> C_S -> C_E, nothing implied.
@@ -301,20 +301,90 @@ random_traces() {
 	# The spans pass through; IE records follow their trace's records.
 	[ "$(spans <<<"$output" | wc -l)" -eq 12 ]
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/once.tr"
-	run tr-infer -t 's/T >= 0.75' --reformat "$BATS_TEST_TMPDIR/once.tr"
+	run tr-infer -t 's/T >= 0.75' --reformat --reduce "$BATS_TEST_TMPDIR/once.tr"
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/once.tr")" ]
 	# Standard input is read twice through a spool file.
-	run sh -c "tr-infer -t 's/T >= 0.75' --reformat < '$BATS_TEST_TMPDIR/fig13.tr'"
+	run sh -c "tr-infer -t 's/T >= 0.75' --reformat --reduce < '$BATS_TEST_TMPDIR/fig13.tr'"
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/once.tr")" ]
 }
 
-@test "--reformat keeps an edge that no other path implies, drops one that is implied" {
+@test "--reformat --reduce keeps an edge that no other path implies, drops one that is implied" {
 	mm_traces
-	run tr-infer --reformat "$BATS_TEST_TMPDIR/mm.tr"
+	run tr-infer --reformat --reduce "$BATS_TEST_TMPDIR/mm.tr"
 	# A_S -> B_E holds but A_S -> B_S -> B_E implies it.
 	[ -z "$(awk -F'\t' '$1 == "IE" && $2 == "1" && $3 == "svc:A_S" && $4 == "svc:B_E"' <<<"$output")" ]
 	[ -n "$(awk -F'\t' '$1 == "IE" && $2 == "1" && $3 == "svc:A_S" && $4 == "svc:B_S"' <<<"$output")" ]
 	[ -n "$(awk -F'\t' '$1 == "IE" && $2 == "1" && $3 == "svc:B_E" && $4 == "svc:A_E"' <<<"$output")" ]
+}
+
+# "from>to" of the IE records of trace $1, on one line.
+ie() {
+	awk -F'\t' -v t="$1" '$1 == "IE" && $2 == t { printf "%s%s>%s", sep, $3, $4; sep = " " }'
+}
+
+@test "--reformat keeps every edge by default (Scooby 4.8): Fig. 13 at 0.75 and at 0.5 differ, --reduce makes them read the same" {
+	fig13_traces
+	f="$BATS_TEST_TMPDIR/fig13.tr"
+	# s/T >= 0.75: A -> C fails (transitivity failure), and trace t1 says so
+	[ "$(tr-infer -t 's/T >= 0.75' --reformat "$f" | ie t1)" = \
+	  "s:A_S>s:A_E s:A_S>s:B_S s:A_S>s:B_E s:A_E>s:B_S s:A_E>s:B_E s:B_S>s:B_E s:B_S>s:C_S s:B_S>s:C_E s:B_E>s:C_S s:B_E>s:C_E s:C_S>s:C_E" ]
+	[ "$(tr-infer -t 's/T >= 0.5' --reformat "$f" | ie t1)" = \
+	  "s:A_S>s:A_E s:A_S>s:B_S s:A_S>s:B_E s:A_S>s:C_S s:A_S>s:C_E s:A_E>s:B_S s:A_E>s:B_E s:A_E>s:C_S s:A_E>s:C_E s:B_S>s:B_E s:B_S>s:C_S s:B_S>s:C_E s:B_E>s:C_S s:B_E>s:C_E s:C_S>s:C_E" ]
+	# reduced, the two models give the same trace
+	[ "$(tr-infer -t 's/T >= 0.75' --reformat --reduce "$f" | ie t1)" = \
+	  "s:A_S>s:A_E s:A_E>s:B_S s:B_S>s:B_E s:B_E>s:C_S s:C_S>s:C_E" ]
+	[ "$(tr-infer -t 's/T >= 0.5' --reformat --reduce "$f" | ie t1)" = \
+	  "s:A_S>s:A_E s:A_E>s:B_S s:B_S>s:B_E s:B_E>s:C_S s:C_S>s:C_E" ]
+	run tr-infer --reduce "$f"
+	[ "$status" -eq 2 ]
+}
+
+@test "a span's own start -> end edge is always there: zero duration, a repeated name that interleaves, also under --reduce" {
+	f=$(fix own.tr <<-'EOF'
+	#tr/1
+	T|1
+	S|1|r||0|20|svc|R||
+	S|1|x|r|10|0|svc|X||
+	S|1|y1|r|2|2|svc|Y||
+	S|1|y2|r|6|2|svc|Y||
+	EOF
+	)
+	# X starts and ends at 10 (q = 1); Y's second start comes after its
+	# first end (interleaved): the counts say so, the edges stay
+	run tr-infer "$f"
+	[ "$(edge svc:X_S svc:X_E <<<"$output")" = "0 1 0 1 1" ]
+	[ "$(edge svc:Y_S svc:Y_E <<<"$output")" = "0 1 0 1 1" ]
+	[ -z "$(edge svc:X_E svc:X_S <<<"$output")" ]
+	run tr-infer --all "$f"
+	[ "$(awk -F'\t' '$1 == "svc:X_E" && $2 == "svc:X_S" { print $8 }' <<<"$output")" = 0 ]
+	[ "$(tr-infer --reformat "$f" | ie 1)" = \
+	  "svc:R_S>svc:Y_S svc:R_S>svc:Y_E svc:R_S>svc:X_S svc:R_S>svc:X_E svc:R_S>svc:R_E svc:Y_S>svc:Y_E svc:Y_S>svc:X_S svc:Y_S>svc:X_E svc:Y_S>svc:R_E svc:Y_E>svc:X_S svc:Y_E>svc:X_E svc:Y_E>svc:R_E svc:X_S>svc:X_E svc:X_S>svc:R_E svc:X_E>svc:R_E" ]
+	# reduced: R_S -> R_E is implied through Y and X, and stays
+	[ "$(tr-infer --reformat --reduce "$f" | ie 1)" = \
+	  "svc:R_S>svc:Y_S svc:R_S>svc:R_E svc:Y_S>svc:Y_E svc:Y_E>svc:X_S svc:X_S>svc:X_E svc:X_E>svc:R_E" ]
+}
+
+@test "threshold: s/(s+v) >= 0.95 admits only edges seen to hold; (s+u)/T >= 0.95 admits one that never held" {
+	{
+		printf '#tr/1\n'
+		for i in $(seq 1 19); do printf 'T\t%s\nS\t%s\ta\t\t0\t1\tsvc\tA\t\t\n' "$i" "$i"; done
+		printf 'T\t20\nS\t20\tb\t\t0\t1\tsvc\tB\t\t\nS\t20\ta\t\t5\t1\tsvc\tA\t\t\n'
+	} >"$BATS_TEST_TMPDIR/never.tr"
+	# B comes before A in the one trace holding both: A -> B never held
+	run tr-infer -t '(s+u)/T >= 0.95' "$BATS_TEST_TMPDIR/never.tr"
+	[ "$(edge svc:A_E svc:B_S <<<"$output")" = "0 1 19 0 20" ]
+	run tr-infer -t 's/(s+v) >= 0.95' "$BATS_TEST_TMPDIR/never.tr"
+	[ "$output" = "from	to	s	v	u	q	T
+svc:A_S	svc:A_E	20	0	0	0	20
+svc:B_S	svc:A_S	1	0	19	0	20
+svc:B_S	svc:A_E	1	0	19	0	20
+svc:B_S	svc:B_E	1	0	19	0	20
+svc:B_E	svc:A_S	1	0	19	0	20
+svc:B_E	svc:A_E	1	0	19	0	20" ]
+	# and it keeps a dependency 3 skewed traces in 100 contradict
+	skew_traces 100 3
+	run tr-infer -t 's/(s+v) >= 0.95' "$BATS_TEST_TMPDIR/skew.tr"
+	[ "$(edge back:B_E db:C_S <<<"$output")" = "97 3 0 0 100" ]
 }
 
 @test "4 shards: --partial on each, --merge gives the bytes of one pass" {

@@ -443,7 +443,17 @@ passes(const infer *m, uint64_t s, uint64_t v, uint64_t u, uint64_t q)
 	return expr_truthy(expr_eval(m->cond, slot));
 }
 
-/* Derive both directed edges of every pair and mark those that pass. */
+/* Whether events a < b are one name's start and end: a span's own start
+ * comes before its end whatever the times say (a zero duration makes them
+ * simultaneous, a repeated name can interleave them). Scooby 4.6. */
+static int
+own_events(uint32_t a, uint32_t b)
+{
+	return (a & 1) == 0 && b == a + 1;
+}
+
+/* Derive both directed edges of every pair and mark those that pass; a
+ * name's own start -> end always does. */
 void
 infer_apply_threshold(infer *m)
 {
@@ -455,6 +465,8 @@ infer_apply_threshold(infer *m)
 		uint64_t u = m->traces - r->c;
 		r->pass = (uint8_t)(passes(m, r->s_ab, r->s_ba + r->q, u, r->q) |
 				    passes(m, r->s_ba, r->s_ab + r->q, u, r->q) << 1);
+		if (own_events((uint32_t)(r->key >> 32), (uint32_t)r->key))
+			r->pass = 1;
 	}
 	m->applied = 1;
 }
@@ -660,13 +672,18 @@ order_events(infer *m)
 		qsort(m->order, m->nev, sizeof *m->order, occ_time_cmp);
 }
 
-/* adj row i: the events j that the model puts after i and the trace agrees. */
+/* adj row i: the events j that the model puts after i and the trace agrees,
+ * and a name's own start -> end, which every trace does. */
 static void
 trace_edges(infer *m, uint64_t *adj, size_t n, size_t w)
 {
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = i + 1; j < n; j++) {
 			const order_rec *a = &m->order[i], *b = &m->order[j];
+			if (own_events(a->e, b->e)) {
+				SETBIT(adj + i * w, j);
+				continue;
+			}
 			if (!(a->last < b->first))
 				continue;	/* the trace does not have a before b */
 			uint32_t lo = a->e < b->e ? a->e : b->e, hi = a->e ^ b->e ^ lo;
@@ -693,26 +710,16 @@ write_ie(infer *m, const tr_trace *t, const order_rec *a, const order_rec *b, st
 	sb_addc(out, '\n');
 }
 
-/* Reformatted trace: the edges of the model among the trace's events that
- * the trace agrees with (all of a before all of b); then every edge a -> b
- * that another path a -> c -> ... -> b implies is dropped. Within one trace
- * these edges follow time, so the graph is acyclic and the reduction unique:
- * reach[i] is what i reaches; a successor j of i is kept unless a kept
- * earlier successor already reaches it. */
-void
-infer_reformat_trace(infer *m, const tr_trace *t, strbuf *out)
+/* Transitive reduction of adj, in place: every edge i -> j that another
+ * path i -> c -> ... -> j implies is dropped, but a name's own start -> end.
+ * The edges follow time (i < j), so the graph is acyclic and the reduction
+ * unique: reach[i] is what i reaches; a successor j of i is kept unless a
+ * kept earlier successor already reaches it. */
+static void
+reduce_edges(infer *m, uint64_t *adj, size_t n, size_t w)
 {
-	if (!m->applied)
-		infer_apply_threshold(m);
-	name_spans(m, t);
-	if (collect_events(m, t) < 0)
-		return;		/* over the cap: not in the model either */
-	order_events(m);
-	size_t n = m->nev, w = WORDS(n);
-	GROW(m->bits, m->capbits, 2 * n * w + w);
-	uint64_t *adj = m->bits, *reach = adj + n * w, *covered = reach + n * w;
-	memset(m->bits, 0, (2 * n * w + w) * sizeof *m->bits);
-	trace_edges(m, adj, n, w);
+	uint64_t *reach = adj + n * w, *covered = reach + n * w;
+
 	for (size_t i = n; i-- > 0;)
 		for (size_t j = i + 1; j < n; j++)
 			if (BIT(adj + i * w, j)) {
@@ -723,11 +730,41 @@ infer_reformat_trace(infer *m, const tr_trace *t, strbuf *out)
 	for (size_t i = 0; i < n; i++) {
 		memset(covered, 0, w * sizeof *covered);
 		for (size_t j = i + 1; j < n; j++) {
-			if (!BIT(adj + i * w, j) || BIT(covered, j))
+			if (!BIT(adj + i * w, j))
 				continue;
+			if (BIT(covered, j) && !own_events(m->order[i].e, m->order[j].e)) {
+				adj[i * w + j / 64] &= ~(1ULL << (j % 64));
+				continue;
+			}
 			for (size_t k = 0; k < w; k++)
 				covered[k] |= reach[j * w + k];
-			write_ie(m, t, &m->order[i], &m->order[j], out);
 		}
 	}
+}
+
+/* Reformatted trace: the edges of the model among the trace's events that
+ * the trace agrees with (all of a before all of b), and every name's own
+ * start -> end; transitively reduced when asked (The Mystery Machine does,
+ * Scooby 4.8 does not: with a threshold, edges the reduction drops may be
+ * ones the model lacks, and models that differ would read the same). */
+void
+infer_reformat_trace(infer *m, const tr_trace *t, int reduce, strbuf *out)
+{
+	if (!m->applied)
+		infer_apply_threshold(m);
+	name_spans(m, t);
+	if (collect_events(m, t) < 0)
+		return;		/* over the cap: not in the model either */
+	order_events(m);
+	size_t n = m->nev, w = WORDS(n);
+	GROW(m->bits, m->capbits, 2 * n * w + w);
+	uint64_t *adj = m->bits;
+	memset(m->bits, 0, (2 * n * w + w) * sizeof *m->bits);
+	trace_edges(m, adj, n, w);
+	if (reduce)
+		reduce_edges(m, adj, n, w);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (BIT(adj + i * w, j))
+				write_ie(m, t, &m->order[i], &m->order[j], out);
 }

@@ -62,9 +62,10 @@ typedef struct infer_out {
 void infer_write_model(infer *m, const infer_out *o, tr_output *out);
 
 /* Reformatted traces: after the model is complete, the model's edges among
- * one trace's events that this trace agrees with, transitively reduced.
- * Appends IE records for t to out. */
-void infer_reformat_trace(infer *m, const tr_trace *t, strbuf *out);
+ * one trace's events that this trace agrees with, and each name's own
+ * start -> end; transitively reduced when reduce is set (a name's own edge
+ * stays). Appends IE records for t to out. */
+void infer_reformat_trace(infer *m, const tr_trace *t, int reduce, strbuf *out);
 
 /* Service dependency links, by Zipkin's DependencyLinker or by Jaeger's
  * rule (parent service -> child service); AUTO takes Jaeger's when no span
