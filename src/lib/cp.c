@@ -296,7 +296,7 @@ walk(cp_trace *c, int32_t root)
  * and CRISP gives it a negative time. There (an overfull span) the overlaps
  * go to the earlier of the two siblings instead, as the sections have it:
  * the span keeps its sections' time and each critical child loses its cut.
- * Elsewhere CRISP's numbers stand. The sum stays the root's duration. */
+ * Elsewhere CRISP's numbers stand. Each root's sum stays its duration. */
 static void
 settle_overlaps(cp_trace *c, const tr_trace *t)
 {
@@ -358,7 +358,6 @@ cp_trace_run(cp_trace *c, const tr_trace *t)
 	settle_overlaps(c, t);
 	return 0;
 }
-
 
 int64_t
 cp_conventional_self(const tr_trace *t, int32_t i)
