@@ -42,6 +42,13 @@ typedef struct link_rec {
 	uint64_t calls, errors;
 } link_rec;
 
+/* The tags of a span the rules read, found in one pass over its tags. */
+typedef struct span_tags {
+	const char *peer, *broker, *error;	/* peer.service, messaging.system */
+	const char *zparent, *renamed;	/* tr.zipkin_parent, tr.renamed_from */
+	uint8_t hidden;			/* tr.zipkin_hidden */
+} span_tags;
+
 /* The links by one rule. */
 typedef struct link_table {
 	strmap index;		/* "parent\0child" -> link */
@@ -55,11 +62,11 @@ struct infer_links {
 	arena mem;
 	link_table table[2];	/* by INFER_LINKS_ZIPKIN, INFER_LINKS_JAEGER */
 	strbuf key;
-	/* Per-trace scratch, reused: Zipkin's tree. */
+	/* Per-trace scratch, reused: the spans' tags and Zipkin's tree. */
+	span_tags *tags;
 	int32_t *zparent;	/* parent index, -1 for the root */
 	uint32_t *zkids;	/* number of children */
-	uint8_t *hidden;	/* not in Zipkin's tree */
-	size_t capzparent, capzkids, caphidden;
+	size_t captags, capzparent, capzkids;
 };
 
 infer_links *
@@ -80,9 +87,9 @@ infer_links_free(infer_links *l)
 		strmap_free(&l->table[r].index);
 		free(l->table[r].link);
 	}
+	free(l->tags);
 	free(l->zparent);
 	free(l->zkids);
-	free(l->hidden);
 	sb_free(&l->key);
 	arena_free(&l->mem);
 	free(l);
@@ -140,25 +147,41 @@ is_remote_kind(int kind)
 	return kind != TR_KIND_NONE && kind != TR_KIND_INTERNAL;
 }
 
-static int
-has_error(const tr_span *s)
-{
-	return tr_span_tag(s, "error") != NULL;
-}
-
 static const char *
 nonempty(const char *s)
 {
 	return s && *s ? s : NULL;
 }
 
-/* The id tr-ingest read s by, before it renamed a second span of one id. */
-static const char *
-read_id(const tr_span *s)
+static void
+scan_tags(const tr_span *s, span_tags *g)
 {
-	const char *id = tr_span_tag(s, "tr.renamed_from");
+	*g = (span_tags){0};
+	for (uint32_t k = 0; k < s->ntags; k++) {
+		const char *key = s->tags[k].key, *val = s->tags[k].val;
 
-	return id ? id : s->span_id;
+		if (strcmp(key, "error") == 0)
+			g->error = val;
+		else if (strcmp(key, "peer.service") == 0)
+			g->peer = val;
+		else if (strcmp(key, "messaging.system") == 0)
+			g->broker = val;
+		else if (strncmp(key, "tr.", 3) != 0)
+			continue;
+		else if (strcmp(key, "tr.zipkin_parent") == 0)
+			g->zparent = val;
+		else if (strcmp(key, "tr.renamed_from") == 0)
+			g->renamed = val;
+		else if (strcmp(key, "tr.zipkin_hidden") == 0)
+			g->hidden = 1;
+	}
+}
+
+/* The id tr-ingest read span i by, before it renamed a second span of one id. */
+static const char *
+read_id(const infer_links *l, const tr_trace *t, int32_t i)
+{
+	return l->tags[i].renamed ? l->tags[i].renamed : t->spans[i].span_id;
 }
 
 /* A server half that tr-ingest split from a Zipkin shared span: id "X:s"
@@ -166,9 +189,10 @@ read_id(const tr_span *s)
  * it carries the client's parent id instead, so it does not inherit the
  * client's error. */
 static int
-is_shared_server_half(const tr_span *s)
+is_shared_server_half(const infer_links *l, const tr_trace *t, int32_t i)
 {
-	const char *id = read_id(s);
+	const tr_span *s = &t->spans[i];
+	const char *id = read_id(l, t, i);
 	size_t n = strlen(id), p = strlen(s->parent_id);
 
 	return n == p + 2 && memcmp(id, s->parent_id, p) == 0 && strcmp(id + p, ":s") == 0;
@@ -188,12 +212,12 @@ names_as_parent(const tr_span *s, const tr_span *a)
 /* Zipkin's tree holds one span of an id (and endpoint): a span tr-ingest
  * marked hidden stands for the one of its id that is not. */
 static int32_t
-kept_twin(const tr_trace *t, const uint8_t *hidden, int32_t p)
+kept_twin(const infer_links *l, const tr_trace *t, int32_t p)
 {
-	const tr_span *h = &t->spans[p];
+	const char *id = read_id(l, t, p);
 
 	for (size_t j = 0; j < t->nspans; j++)
-		if (!hidden[j] && strcmp(read_id(&t->spans[j]), read_id(h)) == 0)
+		if (!l->tags[j].hidden && strcmp(read_id(l, t, (int32_t)j), id) == 0)
 			return (int32_t)j;
 	return p;
 }
@@ -204,10 +228,10 @@ kept_twin(const tr_trace *t, const uint8_t *hidden, int32_t p)
  * there only when both have the same local endpoint, else under the client
  * half. */
 static int32_t
-zipkin_parent(const tr_trace *t, int32_t i, int32_t root)
+zipkin_parent(const infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 {
 	const tr_span *s = &t->spans[i];
-	const char *mark = tr_span_tag(s, "tr.zipkin_parent");
+	const char *mark = l->tags[i].zparent;
 	int32_t p = s->parent;
 
 	if (mark)
@@ -215,7 +239,7 @@ zipkin_parent(const tr_trace *t, int32_t i, int32_t root)
 	if (p < 0)
 		return i != root ? root : -1;
 	const tr_span *ps = &t->spans[p];
-	if (!mark && is_shared_server_half(ps) && ps->parent >= 0 &&
+	if (!mark && is_shared_server_half(l, t, p) && ps->parent >= 0 &&
 	    (strcmp(ps->service, s->service) != 0 || strcmp(ps->host, s->host) != 0))
 		return ps->parent;
 	return p;
@@ -229,15 +253,12 @@ zipkin_tree(infer_links *l, const tr_trace *t, int32_t root)
 
 	GROW(l->zparent, l->capzparent, n);
 	GROW(l->zkids, l->capzkids, n);
-	GROW(l->hidden, l->caphidden, n);
 	memset(l->zkids, 0, n * sizeof *l->zkids);
-	for (size_t i = 0; i < n; i++)
-		l->hidden[i] = tr_span_tag(&t->spans[i], "tr.zipkin_hidden") != NULL;
 	for (size_t i = 0; i < n; i++) {
-		int32_t p = zipkin_parent(t, (int32_t)i, root);
+		int32_t p = zipkin_parent(l, t, (int32_t)i, root);
 
-		l->zparent[i] = p >= 0 && l->hidden[p] ? kept_twin(t, l->hidden, p) : p;
-		if (l->zparent[i] >= 0 && !l->hidden[i])
+		l->zparent[i] = p >= 0 && l->tags[p].hidden ? kept_twin(l, t, p) : p;
+		if (l->zparent[i] >= 0 && !l->tags[i].hidden)
 			l->zkids[l->zparent[i]]++;
 	}
 }
@@ -260,14 +281,15 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 	const tr_span *s = &t->spans[i];
 	int kind = s->kind;
 	const char *svc = nonempty(s->service);
-	const char *remote = nonempty(tr_span_tag(s, "peer.service"));
+	const span_tags *g = &l->tags[i];
+	const char *remote = nonempty(g->peer);
 	const char *parent, *child;
 
 	/* OpenTelemetry names the broker of a messaging span messaging.system. */
 	if (!remote && (kind == TR_KIND_PRODUCER || kind == TR_KIND_CONSUMER))
-		remote = nonempty(tr_span_tag(s, "messaging.system"));
+		remote = nonempty(g->broker);
 
-	if (l->hidden[i])
+	if (g->hidden)
 		return;
 	if (kind == TR_KIND_CLIENT && l->zkids[i])
 		return;		/* the server below names the link */
@@ -285,7 +307,7 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 		parent = svc;
 		child = remote;
 	}
-	int error = has_error(s);
+	int error = g->error != NULL;
 	if (kind == TR_KIND_PRODUCER || kind == TR_KIND_CONSUMER) {
 		if (parent && child)
 			add_link(l, parent, child, error);
@@ -302,8 +324,8 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 			parent = ran;
 		const tr_span *a = &t->spans[ra];
 		if (!error && a->kind == TR_KIND_CLIENT && names_as_parent(s, a) &&
-		    !is_shared_server_half(s))
-			error = has_error(a);
+		    !is_shared_server_half(l, t, i))
+			error = l->tags[ra].error != NULL;
 	}
 	if (parent && child)
 		add_link(l, parent, child, error);
@@ -328,7 +350,7 @@ add_jaeger_links(infer_links *l, const tr_trace *t)
 {
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
-		const char *err = tr_span_tag(s, "error");
+		const char *err = l->tags[i].error;
 
 		if (s->parent < 0 || !*s->service || !*t->spans[s->parent].service ||
 		    strcmp(s->service, t->spans[s->parent].service) == 0)
@@ -344,9 +366,11 @@ infer_links_add_trace(infer_links *l, const tr_trace *t)
 {
 	uint64_t kinds = 0;
 
-	for (size_t i = 0; i < t->nspans; i++)
-		kinds += t->spans[i].kind != TR_KIND_NONE ||
-			 tr_span_tag(&t->spans[i], "peer.service") != NULL;
+	GROW(l->tags, l->captags, t->nspans);
+	for (size_t i = 0; i < t->nspans; i++) {
+		scan_tags(&t->spans[i], &l->tags[i]);
+		kinds += t->spans[i].kind != TR_KIND_NONE || l->tags[i].peer;
+	}
 	infer_links_add_kinds(l, t->nspans, kinds);
 	if (l->rule != INFER_LINKS_JAEGER)
 		add_zipkin_links(l, t);
