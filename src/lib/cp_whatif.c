@@ -43,6 +43,8 @@ struct cp_whatif {
 	int64_t *sorted;		/* scratch for the quantiles */
 	arena mem;
 	strmap services, operations;	/* names met, for "did you mean" */
+	size_t nunmatched;		/* rules that matched nothing yet: until
+					   none is left, the names are kept */
 };
 
 cp_whatif *
@@ -98,6 +100,7 @@ cp_whatif_add_rule(cp_whatif *w, const char *text, char *err, size_t errsize)
 	}
 	GROW(w->rule, w->caprules, w->nrules + 1);
 	w->rule[w->nrules++] = r;
+	w->nunmatched++;
 	return 0;
 }
 
@@ -326,7 +329,7 @@ relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 
 	reserve(w, t->nspans ? t->nspans : 1);
 	tr_trace_queue_waits(t, w->qwait);
-	for (size_t i = 0; i < t->nspans; i++) {
+	for (size_t i = 0; i < t->nspans && w->nunmatched; i++) {
 		remember(w, &w->services, t->spans[i].service);
 		remember(w, &w->operations, t->spans[i].operation);
 	}
@@ -335,7 +338,7 @@ relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 		whatif_rule *r = rule_for(w, &t->spans[s]);
 
 		if (r) {
-			r->matched++;
+			w->nunmatched -= !r->matched++;
 			nmatched++;
 		}
 		w->dur[s] = relay(w, t, c, s, r);

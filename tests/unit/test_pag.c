@@ -480,15 +480,15 @@ test_durations(void)
 {
 	int64_t v;
 
-	CHECK(pag_parse_duration("1s", &v) == 0 && v == 1000000);
-	CHECK(pag_parse_duration("250ms", &v) == 0 && v == 250000);
-	CHECK(pag_parse_duration("10us", &v) == 0 && v == 10);
-	CHECK(pag_parse_duration("7", &v) == 0 && v == 7);
-	CHECK(pag_parse_duration("2m", &v) == 0 && v == 120000000);
-	CHECK(pag_parse_duration("1.5s", &v) == 0 && v == 1500000);
-	CHECK(pag_parse_duration("s", &v) < 0);
-	CHECK(pag_parse_duration("5 parsecs", &v) < 0);
-	CHECK(pag_parse_duration("-1s", &v) < 0);
+	CHECK(parse_duration("1s", &v) == 0 && v == 1000000);
+	CHECK(parse_duration("250ms", &v) == 0 && v == 250000);
+	CHECK(parse_duration("10us", &v) == 0 && v == 10);
+	CHECK(parse_duration("7", &v) == 0 && v == 7);
+	CHECK(parse_duration("2m", &v) == 0 && v == 120000000);
+	CHECK(parse_duration("1.5s", &v) == 0 && v == 1500000);
+	CHECK(parse_duration("s", &v) < 0);
+	CHECK(parse_duration("5 parsecs", &v) < 0);
+	CHECK(parse_duration("-1s", &v) < 0);
 }
 
 int
