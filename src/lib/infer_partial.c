@@ -223,7 +223,10 @@ merge_link(infer_links *l, int rule, const tr_field *f, size_t nf, char *what, s
 	char *po, *co;
 
 	if (nf != 6 || parse_count(&f[4], &calls) < 0 || parse_count(&f[5], &errors) < 0) {
-		snprintf(what, whatlen, "bad %s record", rule == INFER_LINKS_JAEGER ? "IJ" : "IL");
+		if (rule == INFER_LINKS_JAEGER)
+			snprintf(what, whatlen, "bad IJ record");
+		else
+			snprintf(what, whatlen, "bad IL record");
 		return -1;
 	}
 	const char *p = field_text(&f[2], &pn, &po), *c = field_text(&f[3], &cn, &co);
