@@ -78,6 +78,20 @@ J
 	[ "$(tr-ingest "$f" | links)" = "api>db=1/0 mail>api=1/0" ]
 }
 
+@test "zipkin: two servers answer one client id: a child hangs under the half of its own service, which tr-ingest names x:s~2" {
+	command -v tr-ingest >/dev/null || skip "no tr-ingest"
+	f=$(mkfix two.json <<'J'
+[{"traceId":"t1","id":"r","kind":"SERVER","name":"get","timestamp":100,"duration":90,"localEndpoint":{"serviceName":"gw"}},
+ {"traceId":"t1","id":"x","parentId":"r","kind":"CLIENT","name":"call","timestamp":101,"duration":80,"localEndpoint":{"serviceName":"web"}},
+ {"traceId":"t1","id":"x","parentId":"r","kind":"SERVER","name":"a","timestamp":102,"duration":70,"shared":true,"localEndpoint":{"serviceName":"api"}},
+ {"traceId":"t1","id":"x","parentId":"r","kind":"SERVER","name":"p","timestamp":103,"duration":70,"shared":true,"localEndpoint":{"serviceName":"pay"}},
+ {"traceId":"t1","id":"c","parentId":"x","kind":"CLIENT","name":"q","timestamp":104,"duration":5,"localEndpoint":{"serviceName":"pay"},"remoteEndpoint":{"serviceName":"db"}}]
+J
+)
+	# c's remote ancestor is the pay half: no hop web -> pay from c
+	[ "$(tr-ingest "$f" | links)" = "pay>db=1/0 web>api=1/0 web>pay=1/0" ]
+}
+
 @test "conformance: every case of ../shared/peers/zipkin-links gives Zipkin's own links" {
 	[ -f "$PEERS/compare_links.py" ] || skip "no ../shared/peers beside the project"
 	command -v python3 >/dev/null || skip "no python3"

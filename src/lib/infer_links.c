@@ -222,11 +222,31 @@ kept_twin(const infer_links *l, const tr_trace *t, int32_t p)
 	return p;
 }
 
+static int
+same_host(const tr_span *a, const tr_span *b)
+{
+	return strcmp(a->service, b->service) == 0 && strcmp(a->host, b->host) == 0;
+}
+
+/* When two servers answered one client, their halves are <id>:s and
+ * <id>:s~2, and a child names the first: the half of s's own service and
+ * host, or -1. */
+static int32_t
+server_half_of(const infer_links *l, const tr_trace *t, int32_t p, const tr_span *s)
+{
+	const char *id = read_id(l, t, p);
+
+	for (size_t j = 0; j < t->nspans; j++)
+		if ((int32_t)j != p && !l->tags[j].hidden && same_host(&t->spans[j], s) &&
+		    strcmp(read_id(l, t, (int32_t)j), id) == 0)
+			return (int32_t)j;
+	return -1;
+}
+
 /* The parent of span i in Zipkin's tree: where tr-ingest marked it, that
  * one; else a root other than the first parentless span (headless spans)
  * hangs under that span, and a child of a shared span's server half hangs
- * there only when both have the same local endpoint, else under the client
- * half. */
+ * under the half of its own service and host, else under the client half. */
 static int32_t
 zipkin_parent(const infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 {
@@ -239,9 +259,11 @@ zipkin_parent(const infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 	if (p < 0)
 		return i != root ? root : -1;
 	const tr_span *ps = &t->spans[p];
-	if (!mark && is_shared_server_half(l, t, p) && ps->parent >= 0 &&
-	    (strcmp(ps->service, s->service) != 0 || strcmp(ps->host, s->host) != 0))
-		return ps->parent;
+	if (!mark && is_shared_server_half(l, t, p) && ps->parent >= 0 && !same_host(ps, s)) {
+		int32_t twin = server_half_of(l, t, p, s);
+
+		return twin >= 0 ? twin : ps->parent;
+	}
 	return p;
 }
 
