@@ -39,6 +39,10 @@ pass_through(const char *path, strbuf *out, strbuf *traces, strbuf *lines)
 	char *files[] = {(char *)path};
 	tr_reader *r = tr_reader_new(files, 1);
 	tr_write_opts wo = {0};
+
+	/* The line-format reader itself: a file's start is not told apart here
+	 * (a passed-through line may start the text read again). */
+	tr_reader_set_flags(r, TR_READ_LINES_ONLY);
 	enum tr_next n;
 	tr_trace *t;
 	const char *line;

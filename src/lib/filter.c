@@ -67,6 +67,7 @@ tr_filter_run(const tr_filter *f)
 	if (f->max_spans || f->max_bytes)
 		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
 				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
+	tr_reader_set_flags(r, (f->verbose ? TR_READ_VERBOSE : 0) | (f->keep_going ? TR_READ_KEEP_GOING : 0));
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;

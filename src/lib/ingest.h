@@ -35,6 +35,21 @@ ingest *ingest_new(const ingest_opts *o, tr_output *out);
  * trace or could not be read (the message is printed). Without keep_going
  * the caller stops at the first -1. */
 int ingest_file(ingest *g, const char *path);
+/* The same for an input already open (its first bytes may have been peeked
+ * at, not read); path is opened again for the first pass over a Zipkin or
+ * OTLP file when it is a regular file; messages name the input name. The
+ * caller closes in. */
+int ingest_input(ingest *g, tr_input *in, const char *path, const char *name);
+/* What the last input was read as: "Zipkin (JSON Lines), zstd". */
+void ingest_shape(const ingest *g, const tr_input *in, strbuf *b);
+/* Write from now on to out (the previous output is the caller's). */
+void ingest_set_output(ingest *g, tr_output *out);
+/* An export where the line format is expected (every filter's reader):
+ * convert in (named name) as ingest_input does, into a temporary file, and
+ * return that file open for reading, already removed from its directory.
+ * *bad: the broken traces it had (at least 1 when the file failed), their
+ * messages printed. */
+tr_input *ingest_lines(ingest *g, tr_input *in, const char *path, const char *name, size_t *bad);
 /* The inputs of a run, in order; a directory stands for the trace files
  * under it (*.json, *.jsonl, *.ndjson, optionally .gz or .zst), sorted by
  * path, subdirectories included. */

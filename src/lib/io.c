@@ -349,6 +349,34 @@ tr_input_slurp(tr_input *in, strbuf *b)
 	} while (n);
 }
 
+/* Decode more behind the unread bytes of buf, moved to its front. */
+static void
+buf_more(tr_input *in)
+{
+	size_t avail = in->buf_len - in->buf_off;
+
+	if (in->buf_off) {
+		memmove(in->buf, in->buf + in->buf_off, avail);
+		in->buf_len = avail;
+		in->buf_off = 0;
+	}
+	if (in->buf_cap - in->buf_len < IN_CHUNK)
+		GROW(in->buf, in->buf_cap, in->buf_len + IN_CHUNK + 1);
+	size_t n = decoded_read(in, in->buf + in->buf_len, IN_CHUNK);
+	if (n == 0)
+		in->eof = 1;
+	in->buf_len += n;
+}
+
+const char *
+tr_input_peek(tr_input *in, size_t want, size_t *len)
+{
+	while (in->buf_len - in->buf_off < want && !in->eof)
+		buf_more(in);
+	*len = in->buf_len - in->buf_off;
+	return in->buf ? in->buf + in->buf_off : "";
+}
+
 char *
 tr_input_line(tr_input *in, size_t *len)
 {
@@ -360,18 +388,7 @@ tr_input_line(tr_input *in, size_t *len)
 		nl = avail ? memchr(in->buf + in->buf_off, '\n', avail) : NULL;
 		if (nl || in->eof)
 			break;
-		/* Move the partial line to the front and read more behind it. */
-		if (in->buf_off) {
-			memmove(in->buf, in->buf + in->buf_off, avail);
-			in->buf_len = avail;
-			in->buf_off = 0;
-		}
-		if (in->buf_cap - in->buf_len < IN_CHUNK)
-			GROW(in->buf, in->buf_cap, in->buf_len + IN_CHUNK + 1);
-		size_t n = decoded_read(in, in->buf + in->buf_len, IN_CHUNK);
-		if (n == 0)
-			in->eof = 1;
-		in->buf_len += n;
+		buf_more(in);	/* the partial line to the front, more behind it */
 	}
 	/* A line the input broke off inside (a cut zstd frame) is not a line:
 	 * read as one, a cut trace id would end its group early. */
@@ -550,6 +567,17 @@ tr_output_open(const char *path, int zstd_level)
 		o->zcap = ZSTD_CStreamOutSize();
 		o->zbuf = xmalloc(o->zcap);
 	}
+	return o;
+}
+
+tr_output *
+tr_output_fdopen(int fd, const char *name)
+{
+	tr_output *o = xcalloc(1, sizeof *o);
+
+	o->buf = xmalloc(OUT_CHUNK);
+	o->fd = fd;
+	o->path = xstrdup(name);
 	return o;
 }
 

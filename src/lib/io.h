@@ -31,6 +31,10 @@ int tr_input_report(const tr_input *in, const char *name);
 char *tr_input_spool(const char *path);
 /* Read up to n bytes; returns the count, 0 at end. Dies on a read error. */
 size_t tr_input_read(tr_input *in, void *buf, size_t n);
+/* The next decoded bytes, at least want of them unless the input ends
+ * first, without consuming them: reading goes on from the same place.
+ * For telling a file's format by its start. */
+const char *tr_input_peek(tr_input *in, size_t want, size_t *len);
 /* Read the whole remaining input into b (used where a format needs the whole file). */
 void tr_input_slurp(tr_input *in, strbuf *b);
 /* Next line without its LF (a trailing CR is kept: callers decide). Returns NULL at end.
@@ -45,6 +49,9 @@ void tr_input_close(tr_input *in);
 typedef struct tr_output tr_output;
 
 tr_output *tr_output_open(const char *path, int zstd_level);
+/* Output to a file descriptor the caller opened (name for messages); closed
+ * by tr_output_close, nothing renamed. */
+tr_output *tr_output_fdopen(int fd, const char *name);
 void tr_output_write(tr_output *o, const void *p, size_t n);
 void tr_output_puts(tr_output *o, const char *s);
 void tr_output_sb(tr_output *o, const strbuf *b);

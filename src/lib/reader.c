@@ -5,7 +5,12 @@
  * the trace is complete when the group ends, so it is handed out at once and
  * memory stays bounded by the largest trace. Records outside any group
  * (after sort, grep of T lines, hand-written input) are kept until the end of
- * the input and handed out then, so the result is right whatever the order. */
+ * the input and handed out then, so the result is right whatever the order.
+ *
+ * Each file is told by its start: a Jaeger, Zipkin or OTLP export is
+ * converted first (ingest_lines) and its line format read; a file that is
+ * neither is one bad input, never passed through as traceless lines. */
+#include "ingest.h"
 #include "trace.h"
 
 #include <stdlib.h>
@@ -51,6 +56,10 @@ struct tr_reader {
 	int warned_version;
 	uint64_t line_lineno;	/* of the last TR_LINE */
 	strbuf where;		/* "file:line" of it, made on demand */
+	int flags;		/* TR_READ_* */
+	ingest *exports;	/* converts the exports among the files, made at the first */
+	int in_export;		/* in is the conversion of an export */
+	size_t file_bad;	/* bad input of the file just read, handed out after its traces */
 };
 
 tr_reader *
@@ -88,6 +97,12 @@ tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes)
 {
 	r->max_spans = max_spans ? max_spans : SIZE_MAX;
 	r->max_bytes = max_bytes ? max_bytes : SIZE_MAX;
+}
+
+void
+tr_reader_set_flags(tr_reader *r, int flags)
+{
+	r->flags = flags;
 }
 
 static int
@@ -139,7 +154,159 @@ input_failed(tr_reader *r)
 		r->loose[i].tally.over = OVER_CUT;
 }
 
-/* The next raw line of the whole input, or NULL at the end of the last file. */
+enum shape { SHAPE_UNKNOWN, SHAPE_LINES, SHAPE_EXPORT, SHAPE_OTHER };
+
+/* A record's start: an upper-case type (tr-format(5)), then TAB. */
+static int
+is_record_start(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && ((p[i] >= 'A' && p[i] <= 'Z') || (i && p[i] >= '0' && p[i] <= '9')))
+		i++;
+	return i && i < n && p[i] == '\t';
+}
+
+/* What the bytes p[0,n) a file starts with are, or SHAPE_UNKNOWN while more
+ * are needed (eof: there are none). JSON may start after blank space; the
+ * line format starts with #, a record, or is blank. *line and *start:
+ * where the first line that is not blank is. */
+static enum shape
+shape_of(const char *p, size_t n, int eof, uint64_t *line, size_t *start)
+{
+	size_t i = 0, ls = 0;
+
+	*line = 1;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+		if (p[i++] == '\n') {
+			++*line;
+			ls = i;
+		}
+	*start = ls;
+	if (i == n)
+		return eof ? SHAPE_LINES : SHAPE_UNKNOWN;
+	if (p[i] == '{' || p[i] == '[')
+		return SHAPE_EXPORT;
+	if (i > ls)
+		return SHAPE_OTHER;	/* space before the first field */
+	if (p[i] == '#' || is_record_start(p + i, n - i))
+		return SHAPE_LINES;
+	/* A type cut short by the end of what was read yet may still become one. */
+	for (size_t k = i; k < n && p[k] >= 'A' && p[k] <= 'Z'; k++)
+		if (k + 1 == n && !eof)
+			return SHAPE_UNKNOWN;
+	return SHAPE_OTHER;
+}
+
+/* The start of a file that is neither, for the message: up to 40 bytes of
+ * its first line, TAB shown as \t; -1 when they are not text. */
+static int
+glimpse(strbuf *b, const char *p, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n && k < 40 && p[k] != '\n' && p[k] != '\r'; k++)
+		if ((unsigned char)p[k] < 0x20 && p[k] != '\t')
+			return -1;
+	for (size_t i = 0; i < k; i++)
+		if (p[i] == '\t')
+			sb_adds(b, "\\t");
+		else
+			sb_addc(b, p[i]);
+	if (k < n && p[k] != '\n' && p[k] != '\r')
+		sb_adds(b, "...");
+	return 0;
+}
+
+/* Peek at the file's first bytes, reading only as far as it takes (a pipe
+ * may be slow to write a whole line). */
+static enum shape
+file_shape(tr_reader *r, tr_input *in)
+{
+	size_t n = 0, prev, start;
+	uint64_t line;
+	enum shape sh;
+	const char *p;
+
+	do {
+		prev = n;
+		p = tr_input_peek(in, n + 1, &n);
+		sh = shape_of(p, n, n == prev || n >= (1u << 20), &line, &start);
+	} while (sh == SHAPE_UNKNOWN);
+	if (sh == SHAPE_OTHER) {
+		const char *file = r->names[r->cur];
+		unsigned long long at = line;
+		strbuf text = {0};
+
+		if (glimpse(&text, p + start, n - start) < 0)
+			tr_warn("%s:%llu: neither the tr line format nor a Jaeger, Zipkin or OTLP export: "
+				"binary data", file, at);
+		else
+			tr_warn("%s:%llu: neither the tr line format nor a Jaeger, Zipkin or OTLP export: "
+				"it starts \"%s\"", file, at, text.s);
+		sb_free(&text);
+	}
+	return sh;
+}
+
+/* The export in in, converted: its line format is what is read. */
+static tr_input *
+export_lines(tr_reader *r, tr_input *in)
+{
+	if (!r->exports) {
+		ingest_opts o = {
+			.keep_going = (r->flags & TR_READ_KEEP_GOING) != 0,
+			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans,
+			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes,
+			.threads = 1,
+		};
+
+		r->exports = ingest_new(&o, NULL);
+	}
+	size_t traces = ingest_stats_get(r->exports)->traces;
+	tr_input *lines = ingest_lines(r->exports, in, r->files[r->cur], r->names[r->cur], &r->file_bad);
+
+	if (r->flags & TR_READ_VERBOSE) {
+		strbuf shape = {0};
+
+		ingest_shape(r->exports, in, &shape);
+		tr_warn("%s: an export (%s), converted as tr-ingest converts it: %zu traces",
+			r->names[r->cur], shape.s, ingest_stats_get(r->exports)->traces - traces);
+		sb_free(&shape);
+	}
+	return lines;
+}
+
+/* Open the next file as the line format, converted if it is an export; a
+ * file that is neither is bad input (r->in stays NULL). */
+static void
+open_next(tr_reader *r)
+{
+	tr_input *in = tr_input_open(r->files[++r->cur]);
+
+	r->in_export = 0;
+	if (r->flags & TR_READ_LINES_ONLY) {
+		r->in = in;
+		return;
+	}
+	switch (file_shape(r, in)) {
+	case SHAPE_EXPORT:
+		r->in = export_lines(r, in);
+		r->in_export = 1;
+		break;
+	case SHAPE_OTHER:
+		r->file_bad = 1;
+		break;
+	default:
+		r->in = in;
+		return;
+	}
+	r->bytes_done += tr_input_bytes(in);
+	tr_input_close(in);
+}
+
+/* The next raw line of the whole input, or NULL at the end of the last file
+ * or of one with bad input (r->file_bad, for the caller to hand out). */
 static char *
 next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 {
@@ -147,9 +314,10 @@ next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 		char *line;
 
 		if (!r->in) {
-			if (r->cur + 1 >= r->nfiles)
+			if (r->file_bad || r->cur + 1 >= r->nfiles)
 				return NULL;
-			r->in = tr_input_open(r->files[++r->cur]);
+			open_next(r);
+			continue;
 		}
 		line = tr_input_line(r->in, len);
 		if (line) {
@@ -158,7 +326,8 @@ next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 				line[--*len] = '\0';
 			return line;
 		}
-		r->bytes_done += tr_input_bytes(r->in);
+		if (!r->in_export)
+			r->bytes_done += tr_input_bytes(r->in);
 		if (tr_input_report(r->in, r->names[r->cur]) < 0)
 			input_failed(r);
 		tr_input_close(r->in);
@@ -358,6 +527,11 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 		} else if (!(line = next_line(r, &len, &lineno))) {
 			if (r->in_group && end_group(r))
 				return hand_out(r, trace);
+			if (r->file_bad) {
+				r->nbad += r->file_bad;
+				r->file_bad = 0;
+				return TR_BAD;
+			}
 			r->at_eof = 1;
 			return next_loose(r, trace);
 		}
@@ -450,7 +624,7 @@ tr_reader_traces(const tr_reader *r)
 uint64_t
 tr_reader_bytes(const tr_reader *r)
 {
-	return r->bytes_done + (r->in ? tr_input_bytes(r->in) : 0);
+	return r->bytes_done + (r->in && !r->in_export ? tr_input_bytes(r->in) : 0);
 }
 
 size_t
@@ -465,6 +639,8 @@ tr_reader_free(tr_reader *r)
 	if (!r)
 		return;
 	tr_input_close(r->in);
+	if (r->exports)
+		ingest_free(r->exports);
 	tr_trace_free(&r->trace);
 	for (size_t i = 0; i < r->nloose; i++)
 		free(r->loose[i].recs);

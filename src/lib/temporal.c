@@ -289,6 +289,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	if (r->max_spans || r->max_bytes)
 		tr_reader_set_limits(rd, r->max_spans ? r->max_spans : TR_DEFAULT_MAX_SPANS,
 				     r->max_bytes ? r->max_bytes : TR_DEFAULT_MAX_BYTES);
+	tr_reader_set_flags(rd, (r->verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0));
 	tr_output *out = tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};

@@ -133,7 +133,9 @@ enum tr_next {
 	TR_LINE,	/* a record with no trace (a comment, a future record type
 			   with an empty trace field): pass it through; *line */
 	TR_BAD		/* a trace could not be parsed: the message is printed,
-			   its records are dropped */
+			   its records are dropped; or a file was neither the
+			   line format nor an export, or an export's traces
+			   were broken (after its good traces) */
 };
 
 tr_reader *tr_reader_new(char **files, int nfiles);
@@ -145,6 +147,16 @@ void tr_reader_set_names(tr_reader *r, char *const *names);
 #define TR_DEFAULT_MAX_SPANS ((size_t)10000000)
 #define TR_DEFAULT_MAX_BYTES ((size_t)4 << 30)
 void tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes);
+/* A file is told by its start: the line format (#tr/1, a comment, a record,
+ * or nothing); a Jaeger, Zipkin or OTLP JSON export, read as tr-ingest reads
+ * it (through ingest_lines, with the reader's limits); anything else is bad
+ * input with one message. The flags: */
+enum {
+	TR_READ_VERBOSE = 1,	/* name each export's shape on stderr */
+	TR_READ_KEEP_GOING = 2,	/* an export's broken traces are skipped, its good ones read */
+	TR_READ_LINES_ONLY = 4	/* every file is the line format, whatever it starts with */
+};
+void tr_reader_set_flags(tr_reader *r, int flags);
 /* Next trace or pass-through line. The trace and the line are valid until the next call. */
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */

@@ -711,20 +711,27 @@ ingest_new(const ingest_opts *o, tr_output *out)
 	return g;
 }
 
+void
+ingest_shape(const ingest *g, const tr_input *in, strbuf *b)
+{
+	const char *zip = tr_input_compression(in);
+
+	sb_adds(b, g->format_name ? g->format_name : "no trace format recognised");
+	if (g->documents > 1)
+		sb_adds(b, " (JSON Lines)");
+	if (zip) {
+		sb_adds(b, ", ");
+		sb_adds(b, zip);
+	}
+}
+
 /* -v: what a file was read as and how it went, one whole message. */
 static void
 warn_file_status(const ingest *g, const tr_input *in, int failed)
 {
-	const char *zip = tr_input_compression(in);
 	strbuf shape = {0};
 
-	sb_adds(&shape, g->format_name ? g->format_name : "no trace format recognised");
-	if (g->documents > 1)
-		sb_adds(&shape, " (JSON Lines)");
-	if (zip) {
-		sb_adds(&shape, ", ");
-		sb_adds(&shape, zip);
-	}
+	ingest_shape(g, in, &shape);
 	if (failed)
 		tr_warn("%s: %s: had errors", g->file, shape.s);
 	else
@@ -752,18 +759,30 @@ report_other_signals(ingest *g)
 int
 ingest_file(ingest *g, const char *path)
 {
-	jscan j = {0};
+	tr_input *in = tr_input_try_open(path);
 	int r;
 
-	if (!(j.in = tr_input_try_open(path))) {
+	if (!in) {
 		/* Like any bad input: named, counted, and -k goes on. */
 		tr_warn("%s: %s", path, strerror(errno));
 		g->stats.files++;
 		return -1;
 	}
+	r = ingest_input(g, in, path, tr_input_name(in));
+	g->bytes_before += tr_input_bytes(in);
+	tr_input_close(in);
+	return r;
+}
+
+int
+ingest_input(ingest *g, tr_input *in, const char *path, const char *name)
+{
+	jscan j = {.in = in};
+	int r;
+
 	ig_prescan_reset(g, path);
 	j.line = 1;
-	g->file = tr_input_name(j.in);
+	g->file = name;
 	g->file_failed = 0;
 	g->stats.files++;
 	size_t broken0 = g->stats.broken;
@@ -799,10 +818,14 @@ ingest_file(ingest *g, const char *path)
 		r = -1;
 	if (g->opts.verbose)
 		warn_file_status(g, j.in, r < 0);
-	g->bytes_before += tr_input_bytes(j.in);
-	tr_input_close(j.in);
 	free(j.buf);
 	return r < 0 ? -1 : 0;
+}
+
+void
+ingest_set_output(ingest *g, tr_output *out)
+{
+	g->out = out;
 }
 
 const ingest_stats *
