@@ -22,7 +22,9 @@ usage(FILE *f)
 		"      --hb=seq|tree           happened-before: siblings in sequence too (seq)\n"
 		"                              or ancestry only (tree)\n"
 		"      --max-rows-per-trace=N  skip a trace whose joins give more rows (1000000)\n"
-		"      --fail-if=EXPR          exit 1 when EXPR holds for a result row\n"
+		"      --fail-if=EXPR          exit 1 when EXPR holds for a result row, or when no\n"
+		"                              trace was read or the query matched no row\n"
+		"      --allow-empty           --fail-if passes on no trace or no row\n"
 		"      --explain               the parsed query and join counts on stderr\n"
 		"      --partial               write mergeable group states, not the table\n"
 		"      --merge                 merge --partial files into the table\n"
@@ -35,7 +37,7 @@ usage(FILE *f)
 }
 
 enum { OPT_NO_HEADER = 256, OPT_HB, OPT_MAX_ROWS, OPT_FAIL_IF, OPT_EXPLAIN, OPT_PARTIAL,
-       OPT_MERGE };
+       OPT_MERGE, OPT_ALLOW_EMPTY };
 
 typedef struct cli {
 	query_run *run;
@@ -117,7 +119,7 @@ typedef struct options {
 	query_opts qo;
 	tr_filter f;
 	const char *query_file, *fail_if;
-	int explain, partial, merge;
+	int explain, partial, merge, allow_empty;
 } options;
 
 static int
@@ -143,6 +145,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{"hb", required_argument, NULL, OPT_HB},
 		{"max-rows-per-trace", required_argument, NULL, OPT_MAX_ROWS},
 		{"fail-if", required_argument, NULL, OPT_FAIL_IF},
+		{"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
@@ -169,6 +172,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 				tr_die(TR_EXIT_USAGE, "--max-rows-per-trace needs a count (0: no bound)");
 			break;
 		case OPT_FAIL_IF: o->fail_if = optarg; break;
+		case OPT_ALLOW_EMPTY: o->allow_empty = 1; break;
 		case OPT_EXPLAIN: o->explain = 1; break;
 		case OPT_PARTIAL: o->partial = 1; break;
 		case OPT_MERGE: o->merge = 1; break;
@@ -215,6 +219,25 @@ run(options *o, query_run *run, char **files, int nfiles)
 	return tr_filter_run(&o->f);
 }
 
+/* A gate with nothing to judge fails: no trace read (a wrong file, an empty
+ * pipe) or no row matched (a misspelt name) must not pass as "no row over
+ * the threshold". Partials are judged where they are merged. */
+static int
+gate_empty(const options *o, const query_run *r)
+{
+	if (!o->fail_if || o->allow_empty || o->partial)
+		return TR_EXIT_OK;
+	if (!o->merge && query_run_traces(r) == 0)
+		tr_warn("fail-if %s: no trace was read: the gate fails (--allow-empty lets it pass)",
+			o->fail_if);
+	else if (query_run_rows(r) == 0)
+		tr_warn("fail-if %s: the query matched no row: the gate fails (--allow-empty lets it pass)",
+			o->fail_if);
+	else
+		return TR_EXIT_OK;
+	return TR_EXIT_FINDING;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -257,6 +280,8 @@ main(int argc, char **argv)
 		query_run_explain(r, stderr);
 	if (status == TR_EXIT_OK && query_run_failed(r))
 		status = TR_EXIT_FINDING;
+	if (status == TR_EXIT_OK)
+		status = gate_empty(&o, r);
 	query_run_free(r);
 	expr_free(fe);
 	query_free(q);

@@ -16,7 +16,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: tr-temporal [-kqv] [-f line|explain|dot] [--explain] [--dot]\n"
 		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
-		"                   [--check] [-o FILE] [FILE...]\n"
+		"                   [--check [--allow-empty]] [-o FILE] [FILE...]\n"
 		"Split each trace's root duration among its causes (Zeno temporal provenance),\n"
 		"blockers in other traces of the window included.\n"
 		"  -f, --format F        line (default: tags and D records), explain or dot\n"
@@ -27,7 +27,9 @@ usage(FILE *f)
 		"  -c, --capacity R=K    resource R has K parallel workers (default: as many\n"
 		"                        as its segments overlap)\n"
 		"  -t, --trace ID        query this trace only (repeatable); others still block\n"
-		"      --check           exit 1 when an invariant of an annotation breaks\n"
+		"      --check           exit 1 when an invariant of an annotation breaks,\n"
+		"                        or when no trace was analysed\n"
+		"      --allow-empty     --check passes when no trace was analysed\n"
 		"  -o, --output FILE     write to FILE (via a temporary file)\n"
 		"  -k, --keep-going      skip bad traces instead of stopping\n"
 		"  -q, --quiet           no warnings about skipped traces\n"
@@ -59,7 +61,7 @@ parse_count(const char *s, const char *what, long min)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK };
+	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_ALLOW_EMPTY };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
@@ -69,6 +71,7 @@ main(int argc, char **argv)
 		{"capacity", required_argument, NULL, 'c'},
 		{"trace", required_argument, NULL, 't'},
 		{"check", no_argument, NULL, OPT_CHECK},
+		{"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
@@ -107,6 +110,7 @@ main(int argc, char **argv)
 		}
 		case 't': only[o.nonly++] = optarg; break;
 		case OPT_CHECK: o.check = 1; break;
+		case OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case 'o': r.out_path = optarg; break;
 		case 'k': r.keep_going = 1; break;
 		case 'q': o.quiet = 1; break;

@@ -230,6 +230,75 @@ two_requests() {
 	! printf '%s\n' "$output" | grep -q fail-if
 }
 
+@test "--fail-if on an empty input fails, saying no trace was read (a file of no trace, an empty pipe)" {
+	printf '#tr/1\n' | mkfix e.tr >/dev/null
+	q='From s In spans GroupBy s.service Select s.service, P99(s.duration) As p99'
+	run tr-aggregate --fail-if 'p99 > 1ms' "$q" "$BATS_TEST_TMPDIR/e.tr"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tr-aggregate: fail-if p99 > 1ms: no trace was read: the gate fails (--allow-empty lets it pass)"* ]]
+	run tr-aggregate -q --fail-if 'p99 > 1ms' "$q" </dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no trace was read"* ]]
+}
+
+@test "--fail-if on a query that matches no row fails, saying so: grouped, raw, and COUNT 0 without GroupBy" {
+	two_requests
+	f="$BATS_TEST_TMPDIR/f.tr"
+	run tr-aggregate --fail-if 'p99 > 1ms' 'From s In spans[service = "mysqll"] GroupBy s.operation
+		Select s.operation, P99(s.duration) As p99' "$f"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tr-aggregate: fail-if p99 > 1ms: the query matched no row: the gate fails (--allow-empty lets it pass)"* ]]
+	run tr-aggregate --fail-if 'd > 1s' 'From s In spans Where s.duration > 1s Select s.span, s.duration As d' "$f"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the query matched no row"* ]]
+	# the one row of an aggregate over nothing is written, and judged as none
+	run tr-aggregate --fail-if 'COUNT > 100' 'From s In spans[service = "mysqll"] Select COUNT' "$f"
+	[ "$status" -eq 1 ]
+	[ "${lines[1]}" = 0 ]
+	[[ "$output" == *"the query matched no row"* ]]
+	# the same gate over rows that exist holds
+	run tr-aggregate --fail-if 'COUNT > 100' 'From s In spans[service = "mysql"] Select COUNT' "$f"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'COUNT\n2')" ]
+}
+
+@test "--allow-empty: no trace or no row passes the gate; a failing row still fails" {
+	two_requests
+	printf '#tr/1\n' | mkfix e.tr >/dev/null
+	q='From s In spans[service = "mysqll"] GroupBy s.service Select s.service, P99(s.duration) As p99'
+	run tr-aggregate --allow-empty --fail-if 'p99 > 1ms' "$q" "$BATS_TEST_TMPDIR/e.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 's.service\tp99')" ]
+	run tr-aggregate --allow-empty --fail-if 'p99 > 1ms' "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	run tr-aggregate --allow-empty --fail-if 'p99 > 100' 'From s In spans GroupBy s.service
+		Select s.service, P99(s.duration) As p99' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"fail-if p99 > 100: s.service=frontend"* ]]
+}
+
+@test "--fail-if never passes on bad input: a bad trace, a file that is no trace format (exit 3)" {
+	two_requests
+	printf 'service,p99\nmysql,1\n' | mkfix t.csv >/dev/null
+	q='From s In spans GroupBy s.service Select s.service, P99(s.duration) As p99'
+	run tr-aggregate --allow-empty --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/t.csv"
+	[ "$status" -eq 3 ]
+	printf 'S|t9|x||1|-5|a|b|||\n' | tr '|' '\t' | mkfix bad.tr >/dev/null
+	run tr-aggregate -k --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/bad.tr"
+	[ "$status" -eq 3 ]
+}
+
+@test "--merge: a gate over partials with no group fails, --allow-empty passes it" {
+	printf '#tr/1\n' | mkfix e.tr >/dev/null
+	q='From s In spans GroupBy s.service Select s.service, COUNT'
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/e.tr" > "$BATS_TEST_TMPDIR/e.part"
+	run tr-aggregate --merge --fail-if 'COUNT > 5' "$q" "$BATS_TEST_TMPDIR/e.part"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the query matched no row"* ]]
+	run tr-aggregate --merge --allow-empty --fail-if 'COUNT > 5' "$q" "$BATS_TEST_TMPDIR/e.part"
+	[ "$status" -eq 0 ]
+}
+
 @test "--fail-if on raw rows and a bad --fail-if expression" {
 	two_requests
 	run tr-aggregate --fail-if 'd > 1500' 'From s In spans Select s.span, s.duration As d' "$BATS_TEST_TMPDIR/f.tr"

@@ -206,6 +206,26 @@ invariants() {
 	printf '%s\n' "$output" | grep -q "^D${TAB}c${TAB}${TAB}${TAB}unexplained${TAB}11000${TAB}11000${TAB}unexplained@storage@b$"
 }
 
+@test "--check with no trace analysed fails, saying why; --allow-empty passes it" {
+	printf '#tr/1\n' | mkfix empty.tr >/dev/null
+	run tr-temporal --check "$BATS_TEST_TMPDIR/empty.tr"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tr-temporal: --check: no trace was read: nothing checked (--allow-empty lets it pass)"* ]]
+	run tr-temporal --check </dev/null
+	[ "$status" -eq 1 ]
+	f=$(case1)
+	run tr-temporal --check -t nosuch "$f"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tr-temporal: --check: none of the 1 traces read was analysed"* ]]
+	run tr-temporal --check --allow-empty -t nosuch "$f"
+	[ "$status" -eq 0 ]
+	run tr-temporal --check --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
+	[ "$status" -eq 0 ]
+	# without --check there is no verdict to fail
+	run tr-temporal "$BATS_TEST_TMPDIR/empty.tr"
+	[ "$status" -eq 0 ]
+}
+
 @test "blockers that come later in the input are found within the window" {
 	f=$({ printf '#tr/1\n'; maintenance; request_c; } | mkfix late.tr)
 	run tr-temporal --check -t c "$f"

@@ -64,6 +64,11 @@ int query_run_trace(query_run *r, tr_trace *t, strbuf *out);
 size_t query_run_finish(query_run *r, tr_output *out);
 /* Rows that matched --fail-if so far (raw rows are checked as written). */
 size_t query_run_failed(const query_run *r);
+/* Traces the query ran over. */
+size_t query_run_traces(const query_run *r);
+/* Result rows made from input rows (after query_run_finish): an aggregate
+ * without GroupBy over no row writes its one row (COUNT 0), counted none. */
+size_t query_run_rows(const query_run *r);
 /* --explain: the query and the per-join row counts, on f. */
 void query_run_explain(const query_run *r, FILE *f);
 /* --partial: write the group table as mergeable states; --merge: read one. */

@@ -38,6 +38,7 @@ struct query_run {
 	size_t *ncand, *njoined;
 	size_t nwhere, ntraces, nskipped;
 	size_t failed;
+	size_t rows;			/* result rows made from input rows (query_run_rows) */
 	int started, json_rows;
 };
 
@@ -436,6 +437,7 @@ emit(query_run *r, strbuf *out, int32_t node)
 			q_write_header(out, q, r->o.format);
 	}
 	q_write_row(out, q, r->vals, r->o.format, r->json_rows++ == 0);
+	r->rows++;
 	check_fail_if(r);
 }
 
@@ -550,6 +552,18 @@ query_run_failed(const query_run *r)
 }
 
 size_t
+query_run_traces(const query_run *r)
+{
+	return r->ntraces;
+}
+
+size_t
+query_run_rows(const query_run *r)
+{
+	return r->rows;
+}
+
+size_t
 query_run_finish(query_run *r, tr_output *out)
 {
 	const query *q = r->q;
@@ -557,6 +571,9 @@ query_run_finish(query_run *r, tr_output *out)
 
 	if (r->table) {
 		expr_value *rows;
+
+		/* before q_table_rows: it makes the row of an aggregate over none */
+		r->rows = q_table_groups(r->table);
 		size_t n = q_table_rows(r->table, &rows);
 		if (r->o.header || r->o.format == QUERY_JSON)
 			q_write_header(&b, q, r->o.format);

@@ -281,6 +281,18 @@ tp_free(temporal *tp)
 	free(tp);
 }
 
+/* --check with nothing checked fails: a verdict on no trace is no verdict. */
+static int
+check_empty(const tp_stats *st)
+{
+	if (!st->traces)
+		tr_warn("--check: no trace was read: nothing checked (--allow-empty lets it pass)");
+	else
+		tr_warn("--check: none of the %zu traces read was analysed (no timed root, or none "
+			"queried with -t): nothing checked (--allow-empty lets it pass)", st->traces);
+	return TR_EXIT_FINDING;
+}
+
 int
 tp_run(const tp_run_opts *r, const tp_opts *o)
 {
@@ -327,6 +339,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		status = TR_EXIT_INPUT;
 	else if (o->check && st->violations)
 		status = TR_EXIT_FINDING;
+	else if (o->check && !st->analysed && !o->allow_empty)
+		status = check_empty(st);
 	if (r->verbose || (bad && r->keep_going))
 		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
 			st->traces, st->analysed, st->skipped, bad, st->causes);

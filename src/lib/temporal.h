@@ -30,6 +30,7 @@ typedef struct tp_opts {
 	char **only;			/* --trace ids; none: every trace */
 	size_t nonly;
 	int check;			/* report broken invariants as findings */
+	int allow_empty;		/* --check passes when no trace was analysed */
 	int quiet;
 } tp_opts;
 
