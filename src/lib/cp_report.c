@@ -230,7 +230,8 @@ cp_summary_write(cp_summary *s, tr_output *out)
 		all_cp += s->g[i].cp;
 		all_self += s->g[i].self;
 	}
-	qsort(s->g, s->ng, sizeof *s->g, group_cmp);
+	if (s->ng)	/* no group: g is NULL, which qsort may not be given */
+		qsort(s->g, s->ng, sizeof *s->g, group_cmp);
 	if (s->format == CP_JSON)
 		sb_addc(&b, '[');
 	else {
