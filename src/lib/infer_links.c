@@ -67,6 +67,7 @@ struct infer_links {
 	int32_t *zparent;	/* parent index, -1 for the root */
 	uint32_t *zkids;	/* number of children */
 	size_t captags, capzparent, capzkids;
+	strmap kept;		/* id as read -> the span Zipkin keeps, when some are hidden */
 };
 
 infer_links *
@@ -88,6 +89,7 @@ infer_links_free(infer_links *l)
 		free(l->table[r].link);
 	}
 	free(l->tags);
+	strmap_free(&l->kept);
 	free(l->zparent);
 	free(l->zkids);
 	sb_free(&l->key);
@@ -215,11 +217,26 @@ static int32_t
 kept_twin(const infer_links *l, const tr_trace *t, int32_t p)
 {
 	const char *id = read_id(l, t, p);
+	const strmap_slot *sl = strmap_get(&l->kept, id, strlen(id));
 
-	for (size_t j = 0; j < t->nspans; j++)
-		if (!l->tags[j].hidden && strcmp(read_id(l, t, (int32_t)j), id) == 0)
-			return (int32_t)j;
-	return p;
+	return sl ? (int32_t)sl->val : p;
+}
+
+/* l->kept for kept_twin: only a trace with hidden spans needs it. */
+static void
+index_kept(infer_links *l, const tr_trace *t)
+{
+	int any = 0, added;
+
+	strmap_clear(&l->kept);
+	for (size_t i = 0; i < t->nspans && !any; i++)
+		any = l->tags[i].hidden;
+	for (size_t i = 0; any && i < t->nspans; i++) {
+		const char *id = read_id(l, t, (int32_t)i);
+
+		if (!l->tags[i].hidden)
+			strmap_put(&l->kept, id, strlen(id), &added)->val = (int64_t)i;
+	}
 }
 
 static int
@@ -276,6 +293,7 @@ zipkin_tree(infer_links *l, const tr_trace *t, int32_t root)
 	GROW(l->zparent, l->capzparent, n);
 	GROW(l->zkids, l->capzkids, n);
 	memset(l->zkids, 0, n * sizeof *l->zkids);
+	index_kept(l, t);
 	for (size_t i = 0; i < n; i++) {
 		int32_t p = zipkin_parent(l, t, (int32_t)i, root);
 
