@@ -92,6 +92,18 @@ J
 	[ "$(tr-ingest "$f" | links)" = "pay>db=1/0 web>api=1/0 web>pay=1/0" ]
 }
 
+@test "conformance: SmartThings: a part of no kind that reuses a client's id is not in Zipkin's tree; guardian, not execution, calls platformapi" {
+	f="$CONF/zipkin/smartthings-mobile-web-install.json"
+	[ -f "$f" ] || skip "no ../shared/conformance beside the project"
+	command -v tr-ingest >/dev/null || skip "no tr-ingest"
+	# 98ffd568af9b79a0: CLIENT (guardian), a SERVER (platformapi) and a part
+	# of no kind in platformapi; Zipkin keeps the client under that id
+	got=" $(tr-ingest "$f" | links) "
+	[[ "$got" == *" guardian>platformapi=1/0 "* ]]
+	[[ "$got" != *" execution>platformapi="* ]]
+	[ "$(tr-ingest "$f" | grep -c 'tr.zipkin_hidden=true')" -eq 84 ]
+}
+
 @test "conformance: every case of ../shared/peers/zipkin-links gives Zipkin's own links" {
 	[ -f "$PEERS/compare_links.py" ] || skip "no ../shared/peers beside the project"
 	command -v python3 >/dev/null || skip "no python3"
