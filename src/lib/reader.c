@@ -156,15 +156,23 @@ input_failed(tr_reader *r)
 
 enum shape { SHAPE_UNKNOWN, SHAPE_LINES, SHAPE_EXPORT, SHAPE_OTHER };
 
-/* A record's start: an upper-case type (tr-format(5)), then TAB. */
+/* Record types are upper-case names (tr-format(5)): digits after the first. */
+static int
+is_type_char(char c, int first)
+{
+	return (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9');
+}
+
+/* A record's start: its type, then TAB or the end of the line (a record of
+ * one field). */
 static int
 is_record_start(const char *p, size_t n)
 {
 	size_t i = 0;
 
-	while (i < n && ((p[i] >= 'A' && p[i] <= 'Z') || (i && p[i] >= '0' && p[i] <= '9')))
+	while (i < n && is_type_char(p[i], i == 0))
 		i++;
-	return i && i < n && p[i] == '\t';
+	return i && i < n && (p[i] == '\t' || p[i] == '\n' || p[i] == '\r');
 }
 
 /* What the bytes p[0,n) a file starts with are, or SHAPE_UNKNOWN while more
@@ -191,10 +199,11 @@ shape_of(const char *p, size_t n, int eof, uint64_t *line, size_t *start)
 		return SHAPE_OTHER;	/* space before the first field */
 	if (p[i] == '#' || is_record_start(p + i, n - i))
 		return SHAPE_LINES;
-	/* A type cut short by the end of what was read yet may still become one. */
-	for (size_t k = i; k < n && p[k] >= 'A' && p[k] <= 'Z'; k++)
-		if (k + 1 == n && !eof)
-			return SHAPE_UNKNOWN;
+	/* A type cut short by the end of what was read yet may still become one;
+	 * one that ends the file is a record of one field. */
+	for (size_t k = i; k < n && is_type_char(p[k], k == i); k++)
+		if (k + 1 == n)
+			return eof ? SHAPE_LINES : SHAPE_UNKNOWN;
 	return SHAPE_OTHER;
 }
 
