@@ -11,6 +11,7 @@
 #include "dot.h"
 #include "filter.h"
 #include "pagcp.h"
+#include "pick.h"
 
 enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF };
 
@@ -21,8 +22,9 @@ typedef struct cp_ctx {
 	cp_summary *summary;
 	cp_folded *folded;
 	cp_whatif *whatif;
-	char **pick;		/* --trace IDs; none: every trace */
-	size_t npick, drawn;
+	tr_pick *pick;		/* --trace, --trace-file; none: every trace */
+	size_t drawn;
+	int bad_key;		/* --summary names a tag no span has */
 	pag_cp *pag;
 	size_t pag_bad;
 } cp_ctx;
@@ -33,7 +35,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [options] [FILE...]\n"
-	    "       tr-cp --folded | --dot [--trace ID]... [options] [FILE...]\n"
+	    "       tr-cp --folded | --dot [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT] [FILE...]\n"
 	    "Critical path of every trace: tags spans with cp.self=<us>.\n"
 	    "  --overlap-allowance F  siblings overlapping by less than F of their\n"
@@ -43,7 +45,9 @@ usage(FILE *f)
 	    "  --summary KEY          table per service, operation or tag KEY\n"
 	    "  --folded               critical-path time as folded stacks\n"
 	    "  --dot                  span trees with the critical path in red\n"
-	    "  --trace ID             with --dot: only this trace (repeatable)\n"
+	    "  --trace ID             analyse only this trace (repeatable; with the\n"
+	    "                         line-format output the others pass untouched)\n"
+	    "  --trace-file FILE      the same for the ids in FILE, one per line\n"
 	    "  --whatif RULE          scale (or shorten by D) matching spans' own time and\n"
 	    "                         predict latency; repeatable, rules apply together\n"
 	    "  -f, --format FMT       table format: tsv (default), csv, json\n"
@@ -87,22 +91,20 @@ write_sections(strbuf *out, const tr_trace *t, const cp_trace *c)
 }
 
 static int
-picked(const cp_ctx *x, const tr_trace *t)
-{
-	if (!x->npick)
-		return 1;
-	for (size_t i = 0; i < x->npick; i++)
-		if (strcmp(x->pick[i], t->trace_id) == 0)
-			return 1;
-	return 0;
-}
-
-static int
 on_trace(void *ctx, tr_trace *t, strbuf *out)
 {
 	cp_ctx *x = ctx;
-	int analysed = cp_trace_run(&x->cp, t) == 0;
-	tr_write_opts wo = {"cp.", "C", analysed ? add_self : NULL, &x->cp};
+	int analysed;
+	tr_write_opts wo = {"cp.", "C", add_self, &x->cp};
+
+	if (!tr_pick_match(x->pick, t->trace_id)) {
+		if (x->mode == MODE_FILTER)
+			tr_write_trace(out, t, NULL);	/* not asked for: untouched */
+		return 0;
+	}
+	analysed = cp_trace_run(&x->cp, t) == 0;
+	if (!analysed)
+		wo.span_extra = NULL;
 
 	switch (x->mode) {
 	case MODE_FILTER:
@@ -118,11 +120,9 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 			cp_folded_add(x->folded, t, &x->cp);
 		break;
 	case MODE_DOT:
-		if (picked(x, t)) {
-			if (!x->drawn++)
-				dot_begin(out, "tr-cp", "TB");
-			cp_dot_trace(out, t, &x->cp);
-		}
+		if (!x->drawn++)
+			dot_begin(out, "tr-cp", "TB");
+		cp_dot_trace(out, t, &x->cp);
 		break;
 	case MODE_WHATIF:
 		if (analysed)
@@ -156,7 +156,9 @@ on_end(void *ctx, tr_output *out)
 
 	switch (x->mode) {
 	case MODE_SUMMARY:
-		cp_summary_write(x->summary, out);
+		/* a key no span has would make one group with an empty name */
+		if (!(x->bad_key = cp_summary_unmatched(x->summary)))
+			cp_summary_write(x->summary, out);
 		break;
 	case MODE_FOLDED:
 		cp_folded_write(x->folded, out);
@@ -165,9 +167,6 @@ on_end(void *ctx, tr_output *out)
 		if (!x->drawn)
 			dot_begin(&b, "tr-cp", "TB");
 		dot_end(&b);
-		if (x->npick && x->drawn < x->npick && !x->quiet)
-			tr_warn("%zu of %zu traces named by --trace not found",
-				x->npick - x->drawn, x->npick);
 		break;
 	case MODE_WHATIF:
 		cp_whatif_finish(x->whatif, &b);
@@ -206,7 +205,7 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
-	       OPT_TRACE, OPT_WHATIF };
+	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -214,6 +213,7 @@ main(int argc, char **argv)
 		{"folded", no_argument, NULL, OPT_FOLDED},
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"trace", required_argument, NULL, OPT_TRACE},
+		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 		{"whatif", required_argument, NULL, OPT_WHATIF},
 		{"format", required_argument, NULL, 'f'},
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
@@ -231,7 +231,7 @@ main(int argc, char **argv)
 	int format = CP_TSV, opt, status;
 
 	tr_setprogname(argv[0]);
-	x.pick = xcalloc((size_t)argc, sizeof *x.pick);
+	x.pick = tr_pick_new();
 	rules = xcalloc((size_t)argc, sizeof *rules);
 	while ((opt = getopt_long(argc, argv, "f:ko:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -240,7 +240,11 @@ main(int argc, char **argv)
 		case OPT_SUMMARY: set_mode(&x, MODE_SUMMARY); summary_key = optarg; break;
 		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
 		case OPT_DOT: set_mode(&x, MODE_DOT); break;
-		case OPT_TRACE: x.pick[x.npick++] = optarg; break;
+		case OPT_TRACE: tr_pick_add(x.pick, optarg); break;
+		case OPT_TRACE_FILE:
+			if (tr_pick_add_file(x.pick, optarg, err, sizeof err) < 0)
+				tr_die(TR_EXIT_USAGE, "--trace-file: %s", err);
+			break;
 		case OPT_WHATIF: set_mode(&x, MODE_WHATIF); rules[nrules++] = optarg; break;
 		case 'f':
 			if ((format = cp_format_parse(optarg)) < 0)
@@ -250,20 +254,18 @@ main(int argc, char **argv)
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
-		case 'h': usage(stdout); free(x.pick); free(rules); return TR_EXIT_OK;
-		case TR_OPT_VERSION: tr_print_version(); free(x.pick); free(rules); return TR_EXIT_OK;
+		case 'h': usage(stdout); tr_pick_free(x.pick); free(rules); return TR_EXIT_OK;
+		case TR_OPT_VERSION: tr_print_version(); tr_pick_free(x.pick); free(rules); return TR_EXIT_OK;
 		case TR_OPT_MAX_WINDOWS: max_windows = tr_parse_limit("--max-windows", optarg); break;
 		default:
 			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
 				break;
 			usage(stderr);
-			free(x.pick);
+			tr_pick_free(x.pick);
 			free(rules);
 			return TR_EXIT_USAGE;
 		}
 	}
-	if (x.npick && x.mode != MODE_DOT)
-		tr_die(TR_EXIT_USAGE, "--trace goes with --dot");
 	if (x.sections && x.mode != MODE_FILTER)
 		tr_die(TR_EXIT_USAGE, "--sections goes with the line-format output only");
 	if (summary_key && !*summary_key)
@@ -292,8 +294,12 @@ main(int argc, char **argv)
 	status = tr_filter_run(&f);
 	if (x.pag_bad && status == TR_EXIT_OK)
 		status = TR_EXIT_INPUT;
-	/* A rule that matched nothing predicted nothing: say so, fail. */
+	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	if (x.bad_key && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
 
 	pag_cp_free(x.pag);
@@ -301,7 +307,7 @@ main(int argc, char **argv)
 	cp_folded_free(x.folded);
 	cp_whatif_free(x.whatif);
 	cp_trace_free(&x.cp);
-	free(x.pick);
+	tr_pick_free(x.pick);
 	free(rules);
 	return status;
 }

@@ -310,7 +310,7 @@ summary_fix() {
 	S|s1|D|F|20|40|db|select|server|
 	S|s1|E|F|30|20|db|insert|server|
 	S|s2|F||0|200|fe|GET|server|
-	S|s2|D|F|20|160|db|select|server|
+	S|s2|D|F|20|160|db|select|server||zone=b
 	EOF
 }
 
@@ -331,9 +331,12 @@ summary_fix() {
 	[ "${lines[1]}" = "$(printf 'db\tselect\t2\t200\t66.67\t40\t160\t160\t200\t62.50')" ]
 	[ "${lines[2]}" = "$(printf 'fe\tGET\t2\t100\t33.33\t40\t60\t60\t100\t31.25')" ]
 	[ "${lines[3]}" = "$(printf 'db\tinsert\t1\t0\t0.00\t0\t0\t0\t20\t6.25')" ]
-	run tr-cp --summary span.kind "$f"
-	[ "${lines[0]}" = "$(printf 'span.kind\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
-	[ "${lines[1]}" = "$(printf '\t2\t300\t100.00\t100\t200\t200\t320\t100.00')" ]
+	# spans without the tag make the group with the empty value
+	run tr-cp --summary zone "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(printf 'zone\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
+	[ "${lines[1]}" = "$(printf 'b\t1\t160\t53.33\t160\t160\t160\t160\t50.00')" ]
+	[ "${lines[2]}" = "$(printf '\t2\t140\t46.67\t40\t100\t100\t160\t50.00')" ]
 	run tr-cp --summary service -f csv "$f"
 	[ "${lines[0]}" = "service,traces,cp_us,cp_pct,cp_p50_us,cp_p95_us,cp_p99_us,self_us,self_pct" ]
 	[ "${lines[1]}" = "db,2,200,66.67,40,160,160,220,68.75" ]
@@ -360,10 +363,44 @@ summary_fix() {
 	[[ "$output" == *'"s1/F" -> "s1/E" []'* ]]
 	[[ "$output" != *'s2/'* ]]
 	tr-cp --dot "$f" | dot -Tsvg > /dev/null
+}
+
+@test "a selector that matches nothing fails: --summary key, --trace id, with the closest name" {
+	f=$(summary_fix)
+	run tr-cp --summary servcie "$f"
+	[ "$status" -eq 2 ]
+	[ "$output" = "tr-cp: --summary servcie: no span has a tag servcie (did you mean service?)" ]
+	run tr-cp --summary zon "$f"
+	[ "$status" -eq 2 ]
+	[ "$output" = "tr-cp: --summary zon: no span has a tag zon (did you mean zone?)" ]
 	run tr-cp --dot --trace nosuch "$f"
-	[[ "$output" == *"1 of 1 traces named by --trace not found"* ]]
-	run tr-cp -q --dot --trace nosuch "$f"
-	[[ "$output" != *"not found"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-cp: --trace nosuch: no trace has this id" ]]
+	# a truncated id: the one met that shares its start
+	fix long.tr <<-'EOF'
+	S|4bf92f3577b34da6a3ce929d0e0e4736|a||0|10|svc|op||
+	EOF
+	run tr-cp --summary service --trace 4bf92f3577b34da6a3ce929d0e0e47 "$BATS_TEST_TMPDIR/long.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--trace 4bf92f3577b34da6a3ce929d0e0e47: no trace has this id (did you mean 4bf92f3577b34da6a3ce929d0e0e4736?)" ]]
+}
+
+@test "--trace and --trace-file pick the traces every mode analyses; the others pass untouched" {
+	f=$(summary_fix)
+	printf '# the slow one\n  s2  \n\n' > "$BATS_TEST_TMPDIR/ids"
+	run tr-cp --summary service --trace-file "$BATS_TEST_TMPDIR/ids" "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 'db\t1\t160\t80.00\t160\t160\t160\t160\t80.00')" ]
+	# line format: s1 is written as it came, without cp tags
+	run bash -c "tr-cp --trace s2 '$f' | awk -F'\t' '\$1 == \"S\" { print \$2, \$3, (NF > 10 ? \$NF : \"-\") }'"
+	[ "${lines[0]}" = "s1 F -" ]
+	[ "${lines[3]}" = "s2 F cp.self=40" ]
+	printf 's1\tx\n' > "$BATS_TEST_TMPDIR/bad"
+	run tr-cp --trace-file "$BATS_TEST_TMPDIR/bad" "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad:1: a TAB inside a trace id" ]]
+	run tr-cp --trace-file "$BATS_TEST_TMPDIR/none" "$f"
+	[ "$status" -eq 2 ]
 }
 
 @test "--whatif: sequential children shorten the trace, a parallel one does not" {

@@ -82,6 +82,9 @@ typedef struct cp_summary cp_summary;
 cp_summary *cp_summary_new(const char *key, int format);
 void cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c);
 void cp_summary_write(cp_summary *s, tr_output *out);
+/* With a tag as key: when no span had it, warn (with the closest tag key
+ * met, or service/operation) and return 1. */
+int cp_summary_unmatched(const cp_summary *s);
 void cp_summary_free(cp_summary *s);
 
 /* --folded: critical-path µs per call path, summed over traces. */
