@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "pick.h"
 #include "temporal.h"
 #include "util.h"
 
@@ -27,6 +28,7 @@ usage(FILE *f)
 		"  -c, --capacity R=K    resource R has K parallel workers (default: as many\n"
 		"                        as its segments overlap)\n"
 		"  -t, --trace ID        query this trace only (repeatable); others still block\n"
+		"      --trace-file FILE the same for the ids in FILE, one per line\n"
 		"      --check           exit 1 when an invariant of an annotation breaks,\n"
 		"                        or when no trace was analysed\n"
 		"      --allow-empty     --check passes when no trace was analysed\n"
@@ -61,7 +63,7 @@ parse_count(const char *s, const char *what, long min)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_ALLOW_EMPTY };
+	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_ALLOW_EMPTY, OPT_TRACE_FILE };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
@@ -72,13 +74,15 @@ main(int argc, char **argv)
 		{"trace", required_argument, NULL, 't'},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
+		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	tp_opts o = {.format = TP_LINE, .window = 1000};
 	tp_run_opts r = {0};
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
-	char **only = xcalloc((size_t)argc, sizeof *only);
+	tr_pick *pick = tr_pick_new();
+	char err[256];
 	int c, status = -1;
 
 	tr_setprogname(argv[0]);
@@ -108,7 +112,11 @@ main(int argc, char **argv)
 			caps[o.ncaps++].workers = (int)parse_count(eq + 1, "bad capacity", 1);
 			break;
 		}
-		case 't': only[o.nonly++] = optarg; break;
+		case 't': tr_pick_add(pick, optarg); break;
+		case OPT_TRACE_FILE:
+			if (tr_pick_add_file(pick, optarg, err, sizeof err) < 0)
+				tr_die(TR_EXIT_USAGE, "--trace-file: %s", err);
+			break;
 		case OPT_CHECK: o.check = 1; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case 'o': r.out_path = optarg; break;
@@ -128,12 +136,16 @@ main(int argc, char **argv)
 			break;
 	}
 	o.caps = caps;
-	o.only = only;
+	o.pick = pick;
 	r.files = argv + optind;
 	r.nfiles = argc - optind;
-	if (status < 0)
+	if (status < 0) {
 		status = tp_run(&r, &o);
+		/* an id no trace has was answered nothing: say so, fail */
+		if (tr_pick_missing(pick, "--trace") && status == TR_EXIT_OK)
+			status = TR_EXIT_USAGE;
+	}
 	free(caps);
-	free(only);
+	tr_pick_free(pick);
 	return status;
 }

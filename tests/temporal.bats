@@ -217,8 +217,10 @@ invariants() {
 	run tr-temporal --check -t nosuch "$f"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"tr-temporal: --check: none of the 1 traces read was analysed"* ]]
+	# --allow-empty lets nothing analysed pass, not an id no trace has
 	run tr-temporal --check --allow-empty -t nosuch "$f"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-temporal: --trace nosuch: no trace has this id" ]]
 	run tr-temporal --check --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
 	[ "$status" -eq 0 ]
 	# without --check there is no verdict to fail
@@ -234,6 +236,18 @@ invariants() {
 	[ "$status" -eq 0 ]
 	[ "$(dself c m12/ms sequencing)" = "" ]
 	printf '%s\n' "$output" | grep -q "unexplained${TAB}11000"
+}
+
+@test "--trace-file names the traces to query; an id no trace has fails" {
+	f=$(case1)
+	printf '# ids\nt1\n' > "$BATS_TEST_TMPDIR/ids"
+	run tr-temporal --explain --trace-file "$BATS_TEST_TMPDIR/ids" "$f"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(tr-temporal --explain -t t1 "$f")" ]
+	[[ "$output" == *t1* ]]
+	run tr-temporal --explain -t t1 -t t11 "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-temporal: --trace t11: no trace has this id" ]]
 }
 
 @test "--trace queries only the named trace; the others pass through untouched" {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dot.h"
+#include "pick.h"
 
 static size_t
 half_window(const temporal *tp)
@@ -26,11 +27,6 @@ tp_new(const tp_opts *o)
 	tp->o = *o;
 	tp->ringcap = 2 * half_window(tp) + 2;
 	tp->ring = xcalloc(tp->ringcap, sizeof *tp->ring);
-	for (size_t i = 0; i < o->nonly; i++) {
-		int added;
-
-		strmap_put(&tp->only, o->only[i], strlen(o->only[i]), &added);
-	}
 	return tp;
 }
 
@@ -103,7 +99,7 @@ evict_before(temporal *tp, uint64_t serial)
 static int
 queried(const temporal *tp, const wtrace *w)
 {
-	return tp->o.nonly == 0 || strmap_get(&tp->only, w->t.trace_id, strlen(w->t.trace_id));
+	return !tp->o.pick || tr_pick_match(tp->o.pick, w->t.trace_id);
 }
 
 static void
@@ -272,7 +268,6 @@ tp_free(temporal *tp)
 	sb_free(&tp->text);
 	strmap_free(&tp->res_ids);
 	strmap_free(&tp->ids);
-	strmap_free(&tp->only);
 	strmap_free(&tp->cause_ids);
 	arena_free(&tp->mem);
 	arena_free(&tp->build_mem);

@@ -27,8 +27,7 @@ typedef struct tp_opts {
 	const tp_capacity *caps;
 	size_t ncaps;
 	size_t window;			/* traces buffered around the queried one */
-	char **only;			/* --trace ids; none: every trace */
-	size_t nonly;
+	struct tr_pick *pick;		/* --trace ids; NULL or none: every trace */
 	int check;			/* report broken invariants as findings */
 	int allow_empty;		/* --check passes when no trace was analysed */
 	int quiet;

@@ -114,7 +114,6 @@ struct temporal {
 	strmap ids;		/* trace id -> serial of its latest trace */
 	arena ids_mem;
 	uint64_t ids_built;
-	strmap only;
 	/* The current query. */
 	uint32_t stamp;
 	tp_task *tasks;
