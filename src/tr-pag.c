@@ -33,6 +33,7 @@ usage(FILE *fp)
 
 typedef struct pag_ctx {
 	pag_builder *b;
+	size_t bad_keys;	/* --worker-key tags no span had */
 	pag_graph read;		/* PAG records of the input (used when it holds no traces) */
 	size_t ntraces, nbad_records;
 	int pag_only, dot, vertices, quiet, verbose;
@@ -121,7 +122,7 @@ on_end(void *ctx, tr_output *out)
 	pag_ctx *c = ctx;
 	pag_graph built, *g = &c->read;
 
-	pag_builder_finish(c->b, &built);
+	c->bad_keys = pag_builder_finish(c->b, &built);
 	c->b = NULL;
 	if (c->ntraces || !c->read.nedges) {
 		g = &built;	/* traces replace the PAG of an earlier run */
@@ -241,5 +242,7 @@ main(int argc, char **argv)
 	pag_graph_free(&c.read);
 	if (status == TR_EXIT_OK && c.nbad_records)
 		status = TR_EXIT_INPUT;
+	if (status == TR_EXIT_OK && c.bad_keys)
+		status = TR_EXIT_USAGE;	/* a key that names nothing: said on stderr */
 	return status;
 }

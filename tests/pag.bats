@@ -140,7 +140,12 @@ EOF
 	run tr-pag -P "$f"
 	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
 	run tr-pag -P --worker-key service,host,thread.id "$f"
+	[ "$status" -eq 0 ]
 	[ "$(grep '^PW' <<<"$output" | cut -f4 | sort | tr '\n' ' ')" = "fe@h/1 fe@h/2 " ]
+	# a tag no span has would merge the threads unnoticed: an error
+	run tr-pag -P --worker-key service,host,thread_id "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-pag: --worker-key thread_id: no span has a tag thread_id (did you mean thread.id?)"* ]]
 }
 
 @test "tr-pag: a client span whose callee is not traced is io, not waiting" {

@@ -336,6 +336,10 @@ invariants() {
 	[ "$status" -eq 0 ]
 	[ "$(dself c m12/ms sequencing)" = "" ]
 	printf '%s\n' "$output" | grep -q "unexplained@storage@b/t1$"
+	# a key no span has refines nothing: an error, with the closest key
+	run tr-temporal --check -t c -r thraed "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-temporal: -r thraed: no span has a tag thraed (did you mean thread?)"* ]]
 }
 
 @test "--dot draws the folded provenance with dashed sequencing edges" {

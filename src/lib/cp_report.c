@@ -6,6 +6,7 @@
 #include "cp.h"
 #include "table.h"
 #include "dot.h"
+#include "pick.h"
 
 int
 cp_format_parse(const char *s)
@@ -43,8 +44,7 @@ struct cp_summary {
 	size_t ntouched, captouched;
 	uint64_t serial;
 	strbuf buf;
-	size_t tagged;			/* spans that had the tag key */
-	strmap tag_keys;		/* keys met while none had it */
+	tr_keywatch watch;		/* the tag key: did any span have it? */
 };
 
 cp_summary *
@@ -60,47 +60,17 @@ cp_summary_new(const char *key, int format)
 	else {
 		s->key = KEY_TAG;
 		s->tag = key;
+		tr_keywatch_init(&s->watch, key);
 	}
 	return s;
-}
-
-/* The tag keys of a span, for "did you mean" while no span has the key. */
-static void
-note_tag_keys(cp_summary *s, const tr_span *sp)
-{
-	for (uint32_t i = 0; i < sp->ntags; i++) {
-		const char *k = sp->tags[i].key;
-		int added;
-		strmap_slot *slot = strmap_put(&s->tag_keys, k, strlen(k), &added);
-
-		if (added)
-			slot->key = arena_strndup(&s->mem, k, strlen(k));
-	}
 }
 
 int
 cp_summary_unmatched(const cp_summary *s)
 {
-	const char **names;
-	const char *near;
-	size_t n = 0;
+	static const char *const builtin[] = {"service", "operation"};
 
-	if (s->key != KEY_TAG || s->tagged)
-		return 0;
-	names = xmalloc((s->tag_keys.count + 2) * sizeof *names);
-	names[n++] = "service";
-	names[n++] = "operation";
-	for (size_t i = 0; i < s->tag_keys.cap; i++)
-		if (s->tag_keys.slots[i].used)
-			names[n++] = s->tag_keys.slots[i].key;
-	near = closest_name(s->tag, names, n);
-	if (near)
-		tr_warn("--summary %s: no span has a tag %s (did you mean %s?)", s->tag, s->tag, near);
-	else
-		tr_warn("--summary %s: no span has a tag %s (keys: service, operation or a tag)",
-			s->tag, s->tag);
-	free(names);
-	return 1;
+	return s->key == KEY_TAG && tr_keywatch_missing(&s->watch, "--summary", builtin, 2);
 }
 
 static group *
@@ -112,10 +82,7 @@ find_group(cp_summary *s, const tr_span *sp)
 
 	if (s->key == KEY_TAG) {
 		a = tr_span_tag(sp, s->tag);
-		if (a)
-			s->tagged++;
-		else if (!s->tagged)
-			note_tag_keys(s, sp);
+		tr_keywatch_note(&s->watch, sp, a != NULL);
 		a = a ? a : "";
 	} else {
 		a = sp->service;
@@ -307,7 +274,7 @@ cp_summary_free(cp_summary *s)
 	free(s->g);
 	free(s->touched);
 	strmap_free(&s->map);
-	strmap_free(&s->tag_keys);
+	tr_keywatch_free(&s->watch);
 	arena_free(&s->mem);
 	sb_free(&s->buf);
 	free(s);

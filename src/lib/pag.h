@@ -127,8 +127,10 @@ typedef struct pag_build_opts {
 } pag_build_opts;
 pag_builder *pag_builder_new(const pag_build_opts *o);
 void pag_builder_add(pag_builder *b, const tr_trace *t);
-/* Build the graph into g (initialised by the caller) and free the builder. */
-void pag_builder_finish(pag_builder *b, pag_graph *g);
+/* Build the graph into g (initialised by the caller) and free the builder.
+ * Returns how many tag parts of the worker key no span had (each named in
+ * a warning, with the closest key met). */
+size_t pag_builder_finish(pag_builder *b, pag_graph *g);
 
 /* A window's snapshot: edges projected onto [ts, te] (Definitions 5 and 6). */
 typedef struct pag_snap {

@@ -10,6 +10,7 @@
  * the last time of the graph, so every window sees every lane. Spans on
  * different lanes are joined by communication edges. */
 #include "pag.h"
+#include "pick.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct pag_builder {
 	pag_build_opts o;
 	pag_graph g;
 	char **key;		/* worker key parts */
+	tr_keywatch *watch;	/* per part: did any span have the tag? */
 	size_t nkey;
 	bspan *spans;
 	size_t n, cap;
@@ -71,7 +73,10 @@ pag_builder_new(const pag_build_opts *o)
 	pag_graph_init(&b->g);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		b->key = xrealloc(b->key, (b->nkey + 1) * sizeof *b->key);
-		b->key[b->nkey++] = xstrdup(tok);
+		b->watch = xrealloc(b->watch, (b->nkey + 1) * sizeof *b->watch);
+		b->key[b->nkey] = xstrdup(tok);
+		tr_keywatch_init(&b->watch[b->nkey], b->key[b->nkey]);
+		b->nkey++;
 	}
 	free(copy);
 	return b;
@@ -82,8 +87,12 @@ worker_of(pag_builder *b, const tr_span *s)
 {
 	sb_clear(&b->name);
 	for (size_t i = 0; i < b->nkey; i++) {
+		int builtin = strcmp(b->key[i], "service") == 0 || strcmp(b->key[i], "host") == 0;
 		const char *v = strcmp(b->key[i], "service") == 0 ? s->service :
 				strcmp(b->key[i], "host") == 0 ? s->host : tr_span_tag(s, b->key[i]);
+
+		if (!builtin)
+			tr_keywatch_note(&b->watch[i], s, v != NULL);
 
 		if (i)
 			sb_addc(&b->name, strcmp(b->key[i], "host") == 0 ? '@' : '/');
@@ -517,12 +526,25 @@ link_spans(pag_builder *b, const points *pts)
 	}
 }
 
-void
+/* Worker key parts no span had: named in warnings, counted. */
+static size_t
+unmatched_keys(const pag_builder *b)
+{
+	static const char *const builtin[] = {"service", "host"};
+	size_t bad = 0;
+
+	for (size_t i = 0; b->n && i < b->nkey; i++)
+		if (strcmp(b->key[i], "service") != 0 && strcmp(b->key[i], "host") != 0)
+			bad += (size_t)tr_keywatch_missing(&b->watch[i], "--worker-key", builtin, 2);
+	return bad;
+}
+
+size_t
 pag_builder_finish(pag_builder *b, pag_graph *g)
 {
 	lane_state *lanes;
 	points pts = {0};
-	size_t j = 0;
+	size_t j = 0, bad = unmatched_keys(b);
 
 	for (size_t i = 0; i < b->n; i++) {
 		if (i == 0 || b->spans[i].start < b->g.start)
@@ -547,11 +569,15 @@ pag_builder_finish(pag_builder *b, pag_graph *g)
 	link_spans(b, &pts);
 	free(pts.p);
 	*g = b->g;
-	for (size_t i = 0; i < b->nkey; i++)
+	for (size_t i = 0; i < b->nkey; i++) {
 		free(b->key[i]);
+		tr_keywatch_free(&b->watch[i]);
+	}
 	free(b->key);
+	free(b->watch);
 	free(b->spans);
 	free(b->local);
 	sb_free(&b->name);
 	free(b);
+	return bad;
 }

@@ -1,4 +1,4 @@
-/* pick.c - the traces named by --trace and --trace-file (pick.h). */
+/* pick.c - traces and tag keys named on the command line (pick.h). */
 #include "pick.h"
 
 #include <errno.h>
@@ -173,4 +173,61 @@ tr_pick_missing(const tr_pick *p, const char *opt)
 			tr_warn("%s %s: no trace has this id", opt, p->id[i]);
 	}
 	return missing;
+}
+
+void
+tr_keywatch_init(tr_keywatch *w, const char *key)
+{
+	memset(w, 0, sizeof *w);
+	w->key = key;
+}
+
+void
+tr_keywatch_free(tr_keywatch *w)
+{
+	strmap_free(&w->seen);
+	arena_free(&w->mem);
+}
+
+void
+tr_keywatch_note(tr_keywatch *w, const tr_span *s, int had)
+{
+	if (had) {
+		w->hits++;
+		return;
+	}
+	if (w->hits)
+		return;	/* found already: no message to prepare */
+	for (uint32_t i = 0; i < s->ntags; i++) {
+		const char *k = s->tags[i].key;
+		int added;
+		strmap_slot *slot = strmap_put(&w->seen, k, strlen(k), &added);
+
+		if (added)
+			slot->key = arena_strndup(&w->mem, k, strlen(k));
+	}
+}
+
+int
+tr_keywatch_missing(const tr_keywatch *w, const char *opt, const char *const *builtin, size_t n)
+{
+	const char **names;
+	const char *near;
+	size_t k = 0;
+
+	if (w->hits)
+		return 0;
+	names = xmalloc((w->seen.count + n + 1) * sizeof *names);
+	for (size_t i = 0; i < n; i++)
+		names[k++] = builtin[i];
+	for (size_t i = 0; i < w->seen.cap; i++)
+		if (w->seen.slots[i].used)
+			names[k++] = w->seen.slots[i].key;
+	near = closest_name(w->key, names, k);
+	if (near)
+		tr_warn("%s %s: no span has a tag %s (did you mean %s?)", opt, w->key, w->key, near);
+	else
+		tr_warn("%s %s: no span has a tag %s", opt, w->key, w->key);
+	free(names);
+	return 1;
 }

@@ -27,6 +27,7 @@ tp_new(const tp_opts *o)
 	tp->o = *o;
 	tp->ringcap = 2 * half_window(tp) + 2;
 	tp->ring = xcalloc(tp->ringcap, sizeof *tp->ring);
+	tr_keywatch_init(&tp->rkey, o->resource_key);
 	return tp;
 }
 
@@ -259,6 +260,7 @@ tp_free(temporal *tp)
 		free(tp->res[i].last);
 	}
 	free(tp->res);
+	tr_keywatch_free(&tp->rkey);
 	free(tp->ring);
 	free(tp->spare);
 	free(tp->pend);
@@ -336,6 +338,10 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		status = TR_EXIT_FINDING;
 	else if (o->check && !st->analysed && !o->allow_empty)
 		status = check_empty(st);
+	/* -r naming a tag no span has would refine no resource: say so, fail */
+	if (o->resource_key && st->analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0) &&
+	    status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
 	if (r->verbose || (bad && r->keep_going))
 		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
 			st->traces, st->analysed, st->skipped, bad, st->causes);

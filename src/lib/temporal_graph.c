@@ -73,18 +73,12 @@ tpg_resource(temporal *tp, const char *name)
 static int32_t
 span_resource(temporal *tp, const tr_span *s, strbuf *b)
 {
-	const char *k = tp->o.resource_key ? tr_span_tag(s, tp->o.resource_key) : NULL;
+	int had;
 
 	sb_clear(b);
-	sb_adds(b, s->service);
-	if (*s->host) {
-		sb_addc(b, '@');
-		sb_adds(b, s->host);
-	}
-	if (k) {
-		sb_addc(b, '/');
-		sb_adds(b, k);
-	}
+	had = tp_resource_name(tp, s, b);
+	if (tp->o.resource_key)
+		tr_keywatch_note(&tp->rkey, s, had);
 	return tpg_resource(tp, b->s);
 }
 

@@ -2,6 +2,7 @@
 #ifndef TR_TEMPORAL_IMPL_H
 #define TR_TEMPORAL_IMPL_H
 
+#include "pick.h"
 #include "temporal.h"
 
 enum tv_kind { TV_SEG, TV_TRANSIT };
@@ -114,6 +115,7 @@ struct temporal {
 	strmap ids;		/* trace id -> serial of its latest trace */
 	arena ids_mem;
 	uint64_t ids_built;
+	tr_keywatch rkey;	/* -r: did any occupying span have the tag? */
 	/* The current query. */
 	uint32_t stamp;
 	tp_task *tasks;
@@ -137,6 +139,9 @@ typedef struct tp_pending {
 /* temporal_graph.c */
 void tpg_build(temporal *tp, wtrace *w);
 int32_t tpg_resource(temporal *tp, const char *name);
+/* A span's resource: service@host[/value of the -r tag] into b; returns
+ * whether the span had that tag. */
+int tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b);
 void tpg_insert(temporal *tp, wtrace *w);
 /* The worker predecessor of vertex v of w on its resource; 0 when none. */
 int tpg_pred(temporal *tp, wtrace *w, int32_t v, wtrace **pw, int32_t *pv);

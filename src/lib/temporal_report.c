@@ -28,8 +28,8 @@ occupying_kind(int kind)
 	return kind != TR_KIND_CLIENT && kind != TR_KIND_PRODUCER;
 }
 
-static void
-resource_name(const temporal *tp, const tr_span *s, strbuf *b)
+int
+tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b)
 {
 	const char *k = tp->o.resource_key ? tr_span_tag(s, tp->o.resource_key) : NULL;
 
@@ -42,6 +42,7 @@ resource_name(const temporal *tp, const tr_span *s, strbuf *b)
 		sb_addc(b, '/');
 		sb_adds(b, k);
 	}
+	return k != NULL;
 }
 
 /* "service:operation on resource"; off the path, the service is the one that
@@ -60,7 +61,7 @@ span_label(const temporal *tp, const wtrace *w, int32_t span, int role, strbuf *
 	sb_adds(b, s->operation);
 	if (occupying_kind(s->kind)) {
 		sb_adds(b, " on ");
-		resource_name(tp, s, b);
+		tp_resource_name(tp, s, b);
 	} else if (s->kind)
 		sb_addf(b, " (%s)", tr_kind_name(s->kind));
 }
