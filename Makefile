@@ -79,17 +79,25 @@ $(BUILD)/bench/parse-floor: bench/parse_floor.c
 scale-demo: all
 	@sh scripts/scale-demo.sh $(BUILD)/bin
 
+# The simulator goes too: the README and the walkthrough use it.
+COMPDIR ?= $(PREFIX)/share/bash-completion/completions
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
-	for b in $(BINS); do cp $$b $(DESTDIR)$(BINDIR)/; done
+	for b in $(BINS) $(BUILD)/bin/trsim; do cp $$b $(DESTDIR)$(BINDIR)/; done
 	for m in $(MANS); do s=$${m##*.}; cp $$m $(DESTDIR)$(MANDIR)/man$$s/; done
-	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	for t in $(TOOLS); do cp completion/tr.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
+	mkdir -p $(DESTDIR)$(COMPDIR)
+	for t in $(TOOLS); do cp completion/tr.bash $(DESTDIR)$(COMPDIR)/$$t; done
+
+# Removes exactly what install puts there, nothing else.
+uninstall:
+	for t in $(TOOLS) trsim; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	for m in $(MANS); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+	for t in $(TOOLS); do rm -f $(DESTDIR)$(COMPDIR)/$$t; done
 
 clean:
 	rm -rf build
 
-.PHONY: all deps check check-asan demo bench scale-demo install clean
+.PHONY: all deps check check-asan demo bench scale-demo install uninstall clean
 
 # Further targets (fuzzing, memcheck, docs) live in mk/*.mk.
 -include $(wildcard mk/*.mk)

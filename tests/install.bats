@@ -48,8 +48,18 @@ tools() {
 	done
 	[ -f "$dest/usr/share/man/man5/tr-format.5" ]
 	[ -f "$dest/usr/share/man/man7/tr.7" ]
+	# the simulator the docs use
+	[ -x "$dest/usr/bin/trsim" ]
 	# Nothing outside DESTDIR's PREFIX.
 	[ "$(ls "$dest")" = usr ]
+}
+
+@test "make uninstall removes every file make install put there, and nothing else" {
+	install_tree
+	touch "$dest/usr/bin/other-tool"
+	make -s -C "$top" -o all uninstall BUILD="$build" DESTDIR="$dest" PREFIX=/usr > "$BATS_TEST_TMPDIR/make.log" 2>&1 ||
+		{ cat "$BATS_TEST_TMPDIR/make.log"; false; }
+	[ "$(find "$dest" -type f | sed "s|^$dest/||")" = usr/bin/other-tool ]
 }
 
 @test "the installed tools run a pipeline on the samples" {
