@@ -198,6 +198,8 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	tr_reader *r = tr_reader_new(f->files, f->nfiles);
 
 	tr_reader_set_names(r, f->names);
+	/* as the second pass reads: an export's broken traces skipped with -k */
+	tr_reader_set_flags(r, f->keep_going ? TR_READ_KEEP_GOING : 0);
 	if (f->max_spans || f->max_bytes)
 		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
 				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);

@@ -10,7 +10,7 @@ TAB=$'\t'
 
 # Each filter with the arguments it is run with here, one a line.
 filters() {
-	printf '%s\n' tr-cp 'tr-cp --summary service' tr-pag tr-temporal tr-infer 'tr-infer --links' \
+	printf '%s\n' tr-cp 'tr-cp --summary service' tr-pag tr-temporal tr-infer 'tr-infer --links' 'tr-infer --reformat' \
 		"tr-aggregate${TAB}From s In spans GroupBy s.service Select s.service, COUNT, P99(s.duration)"
 }
 
@@ -107,6 +107,21 @@ exports() {
 		[ "$(filter "$tool" -k "$f" 2>/dev/null)" = "$want" ]
 		[[ "$want" != *soon* ]]
 	done < <(filters)
+}
+
+@test "tr-infer --reformat -k on an export: both passes skip the broken trace and read the rest" {
+	mkfix broken-first.json >/dev/null <<-'EOF'
+	[{"traceId":"a1","id":"01","name":"get","timestamp":"soon","duration":50,"localEndpoint":{"serviceName":"web"}},
+	 {"traceId":"b2","id":"02","name":"get","timestamp":1000,"duration":50,"localEndpoint":{"serviceName":"web"}},
+	 {"traceId":"b2","id":"03","parentId":"02","name":"q","timestamp":1010,"duration":20,"localEndpoint":{"serviceName":"db"}}]
+	EOF
+	f="$BATS_TEST_TMPDIR/broken-first.json"
+	run tr-infer --reformat -k "$f"
+	[ "$status" -eq 3 ]
+	want=$(tr-ingest -k "$f" 2>/dev/null | tr-infer --reformat -k 2>/dev/null)
+	[ "$(tr-infer --reformat -k "$f" 2>/dev/null)" = "$want" ]
+	# the model learnt from b2: its edges are there
+	[[ "$want" == *$'\nIE\tb2\t'* ]]
 }
 
 @test "a file that is neither the line format nor an export: one message, exit 3, nothing of it written" {
