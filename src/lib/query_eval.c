@@ -2,6 +2,7 @@
  * candidates of each variable, the happened-before joins, Where, and rows
  * to the group table or, for raw queries, straight to the output. */
 #include "query_impl.h"
+#include "pick.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ struct query_run {
 	size_t failed;
 	size_t rows;			/* result rows made from input rows (query_run_rows) */
 	int started, json_rows;
+	tr_keywatch *keywatch;		/* per slot: a GroupBy tag key, did any span have it? */
 };
 
 /* ---------- fields ---------- */
@@ -150,6 +152,9 @@ query_run_new(const query *q, const query_opts *o)
 	if (q->grouped)
 		r->table = q_table_new(q, o->sketch);
 	r->slots = xcalloc(q->slots.n + 1, sizeof *r->slots);
+	r->keywatch = xcalloc(q->slots.n + 1, sizeof *r->keywatch);
+	for (size_t s = 0; s < q->slots.n; s++)
+		tr_keywatch_init(&r->keywatch[s], q->slots.v[s].key);
 	r->vals = xcalloc((size_t)q->ncols + 1, sizeof *r->vals);
 	r->sub = xcalloc((size_t)q->nvars, sizeof *r->sub);
 	r->ncand = xcalloc((size_t)q->nvars, sizeof *r->ncand);
@@ -181,6 +186,9 @@ query_run_free(query_run *r)
 	if (r->table)
 		q_table_free(r->table);
 	arena_free(&r->mem);
+	for (size_t s = 0; s < r->q->slots.n; s++)
+		tr_keywatch_free(&r->keywatch[s]);
+	free(r->keywatch);
 	free(r->slots);
 	free(r->vals);
 	free(r->fslots);
@@ -270,6 +278,24 @@ static int32_t
 node_of(const tctx *c, int v, int32_t x)
 {
 	return c->subnodes[v] ? c->subnodes[v][x] : x;
+}
+
+/* A GroupBy key reading a tag: note whether the row's span had it. */
+static void
+watch_keys(query_run *r, const tctx *c, const int32_t *tuple)
+{
+	const query *q = r->q;
+
+	for (size_t s = 0; s < q->slots.n; s++) {
+		const q_slot *sl = &q->slots.v[s];
+		int32_t node;
+
+		if (!sl->in_key || sl->field != F_TAG)
+			continue;
+		node = node_of(c, sl->var, tuple[sl->var]);
+		if (node >= 0 && node < (int32_t)c->t->nspans)
+			tr_keywatch_note(&r->keywatch[s], &c->t->spans[node], r->slots[s].type != EV_NULL);
+	}
 }
 
 /* Does candidate x rank before y? First: earlier in pre-order. MostRecent:
@@ -481,8 +507,20 @@ run_rows(query_run *r, tctx *c, strbuf *out)
 		if (q->where && !expr_truthy(expr_eval(q->where, r->slots)))
 			continue;
 		r->nwhere++;
+		watch_keys(r, c, tuple);
 		emit(r, out, node_of(c, 0, tuple[0]));
 	}
+}
+
+size_t
+query_run_unmatched_keys(const query_run *r)
+{
+	size_t bad = 0;
+
+	for (size_t s = 0; r->nwhere && s < r->q->slots.n; s++)
+		if (r->q->slots.v[s].in_key && r->q->slots.v[s].field == F_TAG)
+			bad += (size_t)tr_keywatch_missing(&r->keywatch[s], "GroupBy", NULL, 0);
+	return bad;
 }
 
 static int

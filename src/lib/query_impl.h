@@ -21,6 +21,7 @@ typedef struct q_slot {
 	enum q_field field;
 	char *key;		/* F_TAG */
 	int col;		/* F_COL, F_KEY, F_AGG: its index */
+	int in_key;		/* a GroupBy key reads it */
 } q_slot;
 
 typedef struct q_slots {
@@ -89,6 +90,7 @@ struct query {
 	int grouped;		/* GroupBy or an aggregate: else raw rows */
 	int each;		/* a GroupBy key is each(...) */
 	int uses_logs, uses_self, uses_trace_times;
+	int parsing_keys;	/* while the GroupBy keys are parsed */
 };
 
 /* Static type of a field (expr_type), -1 for tags and subquery columns. */

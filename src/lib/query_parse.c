@@ -130,7 +130,10 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 	if (f == F_TRACE_START || f == F_TRACE_DURATION)
 		c->q->uses_trace_times = 1;
 	*type = q_field_type(f);
-	return add_slot(c->slots, var, f, key, keylen, -1);
+	int slot = add_slot(c->slots, var, f, key, keylen, -1);
+	if (c->q->parsing_keys)
+		c->slots->v[slot].in_key = 1;
+	return slot;
 }
 
 static int
@@ -642,7 +645,10 @@ parse_groupby(expr_lexer *lx, query *q)
 			expr_lex_next(lx);
 			q->each = 1;
 		}
-		if (!(c.e = parse_in(lx, q, CTX_ROW, &q->slots, REL_SPANS)))
+		q->parsing_keys = 1;
+		c.e = parse_in(lx, q, CTX_ROW, &q->slots, REL_SPANS);
+		q->parsing_keys = 0;
+		if (!c.e)
 			return -1;
 		c.key = q->nkeys;
 		GROW(q->keys, q->capkeys, (size_t)q->nkeys + 1);
