@@ -46,7 +46,7 @@ usage(FILE *f)
 	    "  --folded               critical-path time as folded stacks\n"
 	    "  --dot                  span trees with the critical path in red\n"
 	    "  --trace ID             analyse only this trace (repeatable; with the\n"
-	    "                         line-format output the others pass untouched)\n"
+	    "                         line-format output the others pass unchanged)\n"
 	    "  --trace-file FILE      the same for the ids in FILE, one per line\n"
 	    "  --whatif RULE          scale (or shorten by D) matching spans' own time and\n"
 	    "                         predict latency; repeatable, rules apply together\n"
@@ -99,7 +99,7 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 
 	if (!tr_pick_match(x->pick, t->trace_id)) {
 		if (x->mode == MODE_FILTER)
-			tr_write_trace(out, t, NULL);	/* not asked for: untouched */
+			tr_write_trace(out, t, NULL);	/* not asked for: unchanged */
 		return 0;
 	}
 	analysed = cp_trace_run(&x->cp, t) == 0;

@@ -55,8 +55,6 @@ jaeger_test1() {
 	[ "$status" -eq 2 ]
 	run tr-cp --folded --dot /dev/null
 	[ "$status" -eq 2 ]
-	run tr-cp --trace abc /dev/null
-	[ "$status" -eq 2 ]
 	run tr-cp --sections --summary service /dev/null
 	[ "$status" -eq 2 ]
 }
@@ -511,13 +509,52 @@ summary_fix() {
 	)
 	run tr-cp --whatif 'service=mysqll:scale=0.5' "$f"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"tr-cp: --whatif 'service=mysqll:scale=0.5': no span has service \"mysqll\" (did you mean \"mysql\"?)"* ]]
+	[[ "$output" == *"tr-cp: --whatif 'service=mysqll:scale=0.5': no analysed span has service \"mysqll\" (did you mean \"mysql\"?)"* ]]
 	run tr-cp --whatif 'service=mysql,operation=qurey:scale=0.5' "$f"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *'no span of service "mysql" has operation "qurey" (did you mean "query"?)'* ]]
+	[[ "$output" == *'no analysed span of service "mysql" has operation "qurey" (did you mean "query"?)'* ]]
 	run tr-cp -v --whatif 'service=mysql:scale=0.5' "$f"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--whatif 'service=mysql:scale=0.5': 1 spans"* ]]
+	# a consumer of a producer is not analysed: a rule for it matches nothing
+	fix async.tr <<-'EOF'
+	S|a|P||0|100|web|send|producer|
+	S|a|Q|P|10|80|analytics|process|consumer|
+	EOF
+	run tr-cp --whatif 'service=analytics:scale=0.5' "$BATS_TEST_TMPDIR/async.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'no analysed span has service "analytics"'* ]]
+	run tr-cp --whatif 'service=analytics,operation=process:scale=0.5' "$BATS_TEST_TMPDIR/async.tr"
+	[ "$status" -eq 2 ]
+	run tr-cp --whatif 'service=web:scale=1e7' "$BATS_TEST_TMPDIR/async.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"scale: not a number from 0 to 1e6"* ]]
+}
+
+@test "--whatif minus=D takes D off the stretches it scales, also while siblings run" {
+	# P's stretches: 10 before B, 10 between B's end and C, a tail of 20.
+	f=$(fix run.tr <<-'EOF'
+	S|r|P||0|120|fe|run||
+	S|r|A|P|0|50|a|x||
+	S|r|B|P|10|20|b|x||
+	S|r|C|P|40|60|c|x||
+	EOF
+	)
+	run tr-cp --whatif 'service=fe:minus=20' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 'r\t120\t100\t-20\t1')" ]
+}
+
+@test "--whatif with several roots predicts the trace from its earliest start to its latest end" {
+	f=$(fix roots2.tr <<-'EOF'
+	S|m|a||0|100|fe|a||
+	S|m|b||10|300|fe|b||
+	S|m|d|b|20|200|db|q||
+	EOF
+	)
+	run tr-cp --whatif 'service=db:scale=0.5' "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf 'm\t310\t210\t-100\t1')" ]
 }
 
 @test "PAG records go to critical participation, reported at the end; other lines pass" {

@@ -340,6 +340,7 @@ cp_trace_run(cp_trace *c, const tr_trace *t)
 	c->root = -1;
 	c->root_duration = 0;
 	c->path_length = 0;
+	c->nanalysed = 0;
 	for (size_t r = 0; r < t->nroots; r++) {
 		int32_t root = t->roots[r];
 
@@ -350,6 +351,7 @@ cp_trace_run(cp_trace *c, const tr_trace *t)
 			c->root_duration = c->end[root] - c->start[root];
 		}
 		c->path_length += c->end[root] - c->start[root];
+		c->nanalysed++;
 		sanitise(c, t, root, &nk);
 		walk(c, root);
 	}

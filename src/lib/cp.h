@@ -38,6 +38,7 @@ typedef struct cp_trace {
 	int32_t root;			/* the first root analysed; -1: none */
 	int64_t root_duration;		/* that root's duration */
 	int64_t path_length;		/* all analysed roots' durations */
+	size_t nanalysed;		/* roots analysed */
 	size_t nspans;
 	uint8_t *state;			/* enum cp_state */
 	int64_t *start, *end;		/* clamped window (CP_TREE, CP_PATH) */

@@ -441,7 +441,10 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 	sb_addf(&label, "cluster_%s", t->trace_id);
 	sb_clear(&id);
 	sb_addf(&id, "trace %s", t->trace_id);
-	if (c->root >= 0)
+	if (c->nanalysed > 1)	/* several roots: each has its path */
+		sb_addf(&id, "\ncritical paths %lld us (%zu roots)", (long long)c->path_length,
+			c->nanalysed);
+	else if (c->root >= 0)
 		sb_addf(&id, "\ncritical path %lld us", (long long)c->path_length);
 	dot_cluster_begin(b, label.s, id.s);
 	for (size_t i = 0; i < t->nspans; i++) {

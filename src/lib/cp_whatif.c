@@ -83,8 +83,8 @@ cp_whatif_add_rule(cp_whatif *w, const char *text, char *err, size_t errsize)
 	r.minus = -1;
 	if (act[1] == 's') {
 		r.scale = strtod(act + 7, &end);
-		if (end == act + 7 || *end || !isfinite(r.scale) || r.scale < 0) {
-			snprintf(err, errsize, "scale: not a number >= 0: '%s'", act + 7);
+		if (end == act + 7 || *end || !isfinite(r.scale) || r.scale < 0 || r.scale > 1e6) {
+			snprintf(err, errsize, "scale: not a number from 0 to 1e6: '%s'", act + 7);
 			return -1;
 		}
 	} else if (parse_duration(act + 7, &r.minus) < 0) {
@@ -214,12 +214,12 @@ by_start_cmp(const void *pa, const void *pb)
 }
 
 /* s's children by start, each with the end of the last sibling that had
- * ended before it started. Returns the time they cover together. */
-static int64_t
+ * ended before it started. */
+static void
 order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 {
 	uint32_t off = c->koff[s], n = c->kn[s];
-	int64_t covered = 0, reach = INT64_MIN, last_end = 0;
+	int64_t last_end = 0;
 	size_t nheap = 0;
 	int anchored = 0;
 
@@ -231,7 +231,6 @@ order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 	qsort(kids, n, sizeof *kids, by_start_cmp);
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t k = kids[i].span;
-		int64_t a = kids[i].start > reach ? kids[i].start : reach;
 
 		while (nheap && c->end[w->heap[0]] <= kids[i].start) {
 			int32_t x = heap_pop(w->heap, &nheap, c->end);
@@ -242,12 +241,7 @@ order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 		}
 		kids[i].from = anchored ? last_end : c->start[s];
 		heap_push(w->heap, &nheap, c->end, k);
-		if (kids[i].end > a) {
-			covered += kids[i].end - a;
-			reach = kids[i].end;
-		}
 	}
-	return covered;
 }
 
 /* The queue wait that lies in the gap before a child: not its parent's work. */
@@ -277,7 +271,7 @@ static int64_t
 relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whatif_rule *r)
 {
 	uint32_t n = c->kn[s];
-	int64_t dur = c->end[s] - c->start[s], own = dur, base = 0, last = INT64_MIN;
+	int64_t dur = c->end[s] - c->start[s], own, base = 0, last = INT64_MIN;
 	size_t nheap = 0;
 	by_start *kids = w->byfirst;
 	double f;
@@ -286,9 +280,12 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 		r = NULL;	/* its own time is waiting for the message */
 	if (!n)
 		return scaled(dur, factor(r, dur));
-	own -= order_kids(w, c, s, kids);
+	order_kids(w, c, s, kids);
+	/* own: the stretches scaled below (its tail, the gaps before its
+	 * children less their queue waits), so that minus=D takes exactly D */
+	own = c->end[s] - c->kids[c->koff[s]].end;
 	for (uint32_t i = 0; i < n; i++)
-		own -= queued(w, &kids[i]);
+		own += kids[i].start - kids[i].from - queued(w, &kids[i]);
 	f = factor(r, own);
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t k = kids[i].span;
@@ -329,9 +326,9 @@ relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 
 	reserve(w, t->nspans ? t->nspans : 1);
 	tr_trace_queue_waits(t, w->qwait);
-	for (size_t i = 0; i < t->nspans && w->nunmatched; i++) {
-		remember(w, &w->services, t->spans[i].service);
-		remember(w, &w->operations, t->spans[i].operation);
+	for (size_t i = 0; i < c->norder && w->nunmatched; i++) {	/* the spans a rule can match */
+		remember(w, &w->services, t->spans[c->order[i]].service);
+		remember(w, &w->operations, t->spans[c->order[i]].operation);
 	}
 	for (size_t i = c->norder; i-- > 0;) {
 		int32_t s = c->order[i];
@@ -346,13 +343,33 @@ relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 	return nmatched;
 }
 
+/* The trace's latency from its analysed roots: the earliest start to the
+ * latest end, each root ending after its own (original or new) duration. */
+static int64_t
+latency(const cp_whatif *w, const tr_trace *t, const cp_trace *c, int predicted)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < t->nroots; i++) {
+		int32_t r = t->roots[i];
+		int64_t end;
+
+		if (c->state[r] == CP_OFF)
+			continue;
+		end = c->start[r] + (predicted ? w->dur[r] : c->end[r] - c->start[r]);
+		lo = c->start[r] < lo ? c->start[r] : lo;
+		hi = end > hi ? end : hi;
+	}
+	return lo == INT64_MAX ? 0 : hi - lo;
+}
+
 int64_t
 cp_whatif_predict(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 {
 	if (c->root < 0)
 		return 0;
 	relay_trace(w, t, c);
-	return w->dur[c->root];
+	return latency(w, t, c, 1);
 }
 
 /* The names of a map, for closest_name. */
@@ -371,7 +388,7 @@ names_of(const strmap *m, size_t *n)
 static void
 report_unmatched(const cp_whatif *w, const whatif_rule *r)
 {
-	int known = strmap_get(&w->services, r->service, strlen(r->service)) != NULL;
+	int known = r->operation && strmap_get(&w->services, r->service, strlen(r->service)) != NULL;
 	const strmap *m = known ? &w->operations : &w->services;
 	const char *name = known ? r->operation : r->service;
 	size_t n;
@@ -379,11 +396,11 @@ report_unmatched(const cp_whatif *w, const whatif_rule *r)
 	const char *near = closest_name(name, v, n);
 
 	if (known)
-		tr_warn("--whatif '%s': no span of service \"%s\" has operation \"%s\"%s%s%s",
+		tr_warn("--whatif '%s': no analysed span of service \"%s\" has operation \"%s\"%s%s%s",
 			r->text, r->service, r->operation, near ? " (did you mean \"" : "",
 			near ? near : "", near ? "\"?)" : "");
 	else
-		tr_warn("--whatif '%s': no span has service \"%s\"%s%s%s", r->text, r->service,
+		tr_warn("--whatif '%s': no analysed span has service \"%s\"%s%s%s", r->text, r->service,
 			near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
 	free(v);
 }
@@ -453,8 +470,8 @@ void
 cp_whatif_add(cp_whatif *w, const tr_trace *t, const cp_trace *c, strbuf *out)
 {
 	size_t nmatched = relay_trace(w, t, c);
-	int64_t pred = w->dur[c->root], v[4] = {c->root_duration, pred, pred - c->root_duration,
-						(int64_t)nmatched};
+	int64_t orig = latency(w, t, c, 0), pred = latency(w, t, c, 1);
+	int64_t v[4] = {orig, pred, pred - orig, (int64_t)nmatched};
 
 	if (!w->n) {
 		if (w->format == CP_JSON)
@@ -465,7 +482,7 @@ cp_whatif_add(cp_whatif *w, const tr_trace *t, const cp_trace *c, strbuf *out)
 		sb_adds(out, ",\n  ");
 	row(w, out, t->trace_id, v, trace_cols, 4);
 	GROW(w->lat, w->capn, w->n + 1);
-	w->lat[w->n++] = (struct latency){c->root_duration, pred};
+	w->lat[w->n++] = (struct latency){orig, pred};
 }
 
 static int

@@ -100,8 +100,9 @@ int32_t query_hb_order(const query_hb_index *h, int32_t node);
  * a's end; INT64_MIN without time. */
 int64_t query_hb_reached(const query_hb_index *h, int32_t a, int32_t b);
 
-/* Self time of every span: its duration not covered by its CHILD_OF
- * children (as Jaeger UI's trace statistics compute it); into self[nspans]. */
+/* Self time of every span: its duration not covered by its children,
+ * FOLLOWS_FROM ones included (as the current Jaeger UI's trace statistics
+ * compute it); into self[nspans]. */
 void query_self_times(const tr_trace *t, int64_t *self);
 
 #endif

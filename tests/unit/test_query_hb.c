@@ -37,13 +37,21 @@ write_trace(FILE *f, int id, int n, int nlogs)
 		char pid[16] = "";
 		if (parent >= 0)
 			snprintf(pid, sizeof pid, "s%03d", parent);
-		if (rnd(12) == 0)
+		/* one draw per statement: the order of a call's arguments is the
+		 * compiler's, and the traces must not depend on it */
+		if (rnd(12) == 0) {
 			fprintf(f, "S\tt%d\ts%03d\t%s\t\t\tsvc\top\t\t\ttr.no_time=true\n", id, i, pid);
-		else
-			fprintf(f, "S\tt%d\ts%03d\t%s\t%u\t%u\tsvc\top\t\t\n", id, i, pid, rnd(30), rnd(4) * rnd(6));
+		} else {
+			unsigned start = rnd(30), a = rnd(4), b = rnd(6);
+
+			fprintf(f, "S\tt%d\ts%03d\t%s\t%u\t%u\tsvc\top\t\t\n", id, i, pid, start, a * b);
+		}
 	}
-	for (int i = 0; i < nlogs; i++)
-		fprintf(f, "L\tt%d\ts%03u\t%u\tevent=e%d\n", id, rnd((unsigned)n), rnd(40), i);
+	for (int i = 0; i < nlogs; i++) {
+		unsigned span = rnd((unsigned)n), time = rnd(40);
+
+		fprintf(f, "L\tt%d\ts%03u\t%u\tevent=e%d\n", id, span, time, i);
+	}
 }
 
 /* Node facts for the slow definition. */
@@ -93,6 +101,8 @@ slow_hb(const node *nd, int a, int b, int tree_only)
 	return 0;
 }
 
+static long nrelated;	/* pairs related by ->, over the random traces */
+
 static void
 check_trace(tr_trace *t)
 {
@@ -134,7 +144,7 @@ check_trace(tr_trace *t)
 	CHECK(bad_def == 0);
 	CHECK(bad_tree == 0);
 	CHECK(bad_order == 0);
-	CHECK(nrel > 0 || n < 2);
+	nrelated += nrel;	/* over all traces: the relation is not empty */
 	free(nd);
 	arena_free(&mem);
 }
@@ -192,6 +202,7 @@ main(void)
 		arena_free(&mem);
 	}
 	CHECK(seen == ntraces + 1);
+	CHECK(nrelated > 0);
 	tr_reader_free(r);
 	unlink(path);
 	printf("%d passed, %d failed\n", passed, failed);
