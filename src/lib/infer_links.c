@@ -23,7 +23,7 @@
  * Jaeger's rule (its in-memory and Badger stores; Jaeger's UI builds its
  * dependency graph from them): one call parent service -> child service for
  * every span whose parent span is in the trace and in another service; the
- * error column counts those whose own span has an error tag not "false".
+ * error column counts those whose own span failed (tr_span_failed).
  * Without --links=RULE, Zipkin's rule applies unless it has nothing to go
  * by, no span of the input having a kind or naming its remote service
  * (peer.service), and then Jaeger's: both are counted as the traces go by. */
@@ -390,14 +390,12 @@ add_jaeger_links(infer_links *l, const tr_trace *t)
 {
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
-		const char *err = l->tags[i].error;
-
 		if (s->parent < 0 || !*s->service || !*t->spans[s->parent].service ||
 		    strcmp(s->service, t->spans[s->parent].service) == 0)
 			continue;
 		const char *p = t->spans[s->parent].service;
 		infer_links_put(l, INFER_LINKS_JAEGER, p, strlen(p), s->service, strlen(s->service), 1,
-				err && strcmp(err, "false") != 0);
+				tr_span_failed(s));
 	}
 }
 

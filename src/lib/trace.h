@@ -88,6 +88,9 @@ int32_t tr_trace_find(const tr_trace *t, const char *span_id);
 /* Value of a span tag, NULL when absent. */
 const char *tr_span_tag(const tr_span *s, const char *key);
 static inline int64_t tr_span_end(const tr_span *s) { return s->start + s->duration; }
+/* Did the span fail? error=true, or OpenTelemetry's otel.status_code=ERROR
+ * (Zipkin's links count any error tag: infer_links.c). */
+int tr_span_failed(const tr_span *s);
 /* A consumer that waits for its message (messaging.operation.type, or the
  * older messaging.operation, is "receive"): its time is waiting. */
 int tr_span_is_blocking_receive(const tr_span *s);
