@@ -564,3 +564,101 @@ block_reads() {
 	echo "$output" | awk -F'\t' '{ e[1] = 500; e[2] = 900; e[3] = 990
 		for (i = 1; i <= 3; i++) { d = $(i + 1) - e[i]; if (d < 0) d = -d; if (d > 0.01 * e[i] || $(i + 1) == "") exit 1 } }'
 }
+
+# Three requests: a root of 900 us, a root of 300 us with children reaching
+# to 1000 us, and a root without time.
+latency_traces() {
+	fix lat.tr <<-'EOF'
+	#tr/1
+	T|r1
+	S|r1|a||0|900|web|GET /a|server|
+	S|r1|b|a|100|200|db|q|client|
+	T|r2
+	S|r2|a||0|300|web|GET /b|server|
+	S|r2|c|a|200|800|mail|send|producer|
+	T|r3
+	S|r3|a||||web|GET /c|server||tr.no_time=true
+	T|r4
+	S|r4|a||0|500|web|GET /a|server|
+	EOF
+}
+
+@test "OrderBy ... Desc Limit N: the slowest requests, nulls last, ties in input order" {
+	latency_traces
+	run tr-aggregate 'From s In spans Where s.root Select s.trace, s.duration OrderBy s.duration Desc Limit 3' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 's.trace\ts.duration\nr1\t900\nr4\t500\nr2\t300')" ]
+	# ascending: the untimed root's null comes last either way
+	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace OrderBy s.duration' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$output" = "$(printf 'r2\nr4\nr1\nr3')" ]
+	# equal keys keep their input order; a second key breaks the tie
+	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace OrderBy s.operation' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$output" = "$(printf 'r1\nr4\nr2\nr3')" ]
+	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace OrderBy s.operation, s.duration Asc' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$output" = "$(printf 'r4\nr1\nr2\nr3')" ]
+}
+
+@test "a trace's latency: root_duration is its root span's, trace_duration first start to last end" {
+	latency_traces
+	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace, s.root_duration, s.trace_duration OrderBy s.trace_duration Desc' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$status" -eq 0 ]
+	# r2's root lasts 300 us, its producer's message 1000 us from the start
+	[ "$output" = "$(printf 'r2\t300\t1000\nr1\t900\t900\nr4\t500\t500\nr3\t\t')" ]
+}
+
+@test "Limit N Per x: N rows for each value of x, raw and grouped" {
+	latency_traces
+	run tr-aggregate --no-header 'From s In spans Where s.root Select s.operation, s.trace OrderBy s.duration Desc Limit 1 Per s.operation' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$output" = "$(printf 'GET /a\tr1\nGET /b\tr2\nGET /c\tr3')" ]
+	# as found, without OrderBy
+	run tr-aggregate --no-header 'From s In spans Select s.service, s.trace Limit 1 Per s.service' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$output" = "$(printf 'web\tr1\ndb\tr1\nmail\tr2')" ]
+	two_requests
+	run tr-aggregate --no-header 'From s In spans GroupBy s.service, s.operation Select s.service, s.operation, COUNT As n OrderBy n Desc Limit 1 Per s.service' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 'redis\tGET\t3\nfrontend\tGET /dispatch\t2\nmysql\tSELECT\t2\ncustomer\tGET /customer\t1')" ]
+}
+
+@test "OrderBy an aggregate by its As name or by an expression not selected; Limit without OrderBy" {
+	two_requests
+	run tr-aggregate 'From s In spans GroupBy s.service Select s.service, P99(s.duration) As p99 OrderBy p99 Desc Limit 2' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 's.service\tp99\nfrontend\t2000\nmysql\t500')" ]
+	# ordered by a hidden column: COUNT is not written
+	run tr-aggregate --no-header 'From s In spans GroupBy s.service Select s.service OrderBy COUNT Desc, s.service' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 'redis\nfrontend\nmysql\ncustomer')" ]
+	run tr-aggregate -f json 'From s In spans Where s.root Select s.trace OrderBy s.duration Desc Limit 1' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf '[\n{"s.trace":"t2"}\n]')" ]
+	run tr-aggregate --no-header 'From s In spans Select s.span Limit 2' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$output" = "$(printf 'a\nb')" ]
+}
+
+@test "OrderBy with a plain Limit keeps the best N of many rows (memory bounded by N)" {
+	{
+		printf '#tr/1\n'
+		for i in $(seq 1 600); do printf 'S\tt%d\ta\t\t0\t%d\tweb\tGET\t\t\n' "$i" $(( (i * 7919) % 1000 )); done
+	} > "$BATS_TEST_TMPDIR/many.tr"
+	want=$(awk -F'\t' '$1 == "S" { print $2 "\t" $6 }' "$BATS_TEST_TMPDIR/many.tr" | sort -t$'\t' -k2,2nr -k1,1 | head -5)
+	run tr-aggregate --no-header 'From s In spans Select s.trace, s.duration OrderBy s.duration Desc, s.trace Limit 5' "$BATS_TEST_TMPDIR/many.tr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$want" ]
+}
+
+@test "OrderBy and Limit errors: Limit 0, in a subquery, a row column of a grouped query" {
+	two_requests
+	run tr-aggregate 'From s In spans Select s.trace Limit 0' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"Limit takes a whole number of rows, 1 or more"* ]]
+	run tr-aggregate 'From r In (From s In spans Select s.trace Limit 1) Select COUNT' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"OrderBy and Limit belong to the outermost query"* ]]
+	run tr-aggregate 'From s In spans GroupBy s.service Select s.service OrderBy s.duration' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"neither a GroupBy key nor inside an aggregate"* ]]
+}
+
+@test "--fail-if with Limit judges the rows written" {
+	latency_traces
+	run tr-aggregate --fail-if 'd > 600' 'From s In spans Where s.root Select s.trace, s.duration As d OrderBy d Limit 2' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$status" -eq 0 ]
+	run tr-aggregate --fail-if 'd > 600' 'From s In spans Where s.root Select s.trace, s.duration As d OrderBy d Desc Limit 2' "$BATS_TEST_TMPDIR/lat.tr"
+	[ "$status" -eq 1 ]
+}

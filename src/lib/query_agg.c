@@ -822,7 +822,7 @@ q_write_header(strbuf *b, const query *q, enum query_format f)
 		sb_adds(b, "[");
 		return;
 	}
-	for (int i = 0; i < q->ncols; i++) {
+	for (int i = 0; i < q->nshown; i++) {
 		if (i)
 			sb_addc(b, f == QUERY_CSV ? ',' : '\t');
 		if (f == QUERY_CSV)
@@ -842,7 +842,7 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 
 	if (f == QUERY_JSON)
 		sb_adds(b, first_json_row ? "\n{" : ",\n{");
-	for (int i = 0; i < q->ncols; i++) {
+	for (int i = 0; i < q->nshown; i++) {
 		expr_value v = vals[i];
 		const char *s = expr_format(v, buf, sizeof buf, &len);
 		if (f == QUERY_JSON) {

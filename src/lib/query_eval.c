@@ -13,6 +13,7 @@ typedef struct tctx {
 	int64_t *self;			/* per span; INT64_MIN when unknown */
 	int64_t tstart, tdur;
 	int has_ttime;
+	int64_t rootdur;		/* the trace's root span's duration; -1: none timed */
 	query_hb_index *hb;
 	expr_value **subrows;		/* per variable with a subquery: its rows */
 	int32_t **subnodes;		/* and where each raw row is: its From node */
@@ -42,6 +43,13 @@ struct query_run {
 	size_t rows;			/* result rows made from input rows (query_run_rows) */
 	int started, json_rows;
 	tr_keywatch *keywatch;		/* per slot: a GroupBy tag key, did any span have it? */
+	/* OrderBy and Limit over raw rows */
+	expr_value *held;		/* rows held for OrderBy, ncols values each */
+	size_t nheld, capheld;
+	arena heldmem;			/* their strings */
+	strmap written_per;		/* Limit n Per x, rows as found: rows written per x */
+	arena permem;
+	size_t written;			/* rows written */
 };
 
 /* ---------- fields ---------- */
@@ -69,14 +77,6 @@ tag_value(const tr_tag *tags, uint32_t n, const char *key)
 	return v ? expr_from_text(v, strlen(v)) : expr_null();
 }
 
-static int
-span_error(const tr_span *s)
-{
-	const char *e = tr_span_tag(s, "error");
-	const char *o = tr_span_tag(s, "otel.status_code");
-	return (e && strcmp(e, "true") == 0) || (o && strcmp(o, "ERROR") == 0);
-}
-
 static expr_value
 span_value(const tctx *c, int32_t i, const q_slot *sl)
 {
@@ -98,9 +98,10 @@ span_value(const tctx *c, int32_t i, const q_slot *sl)
 		return c->self[i] == INT64_MIN ? expr_null() : expr_num((double)c->self[i]);
 	case F_DEPTH: return expr_num(s->depth);
 	case F_ROOT: return expr_bool(s->parent < 0);
-	case F_ERROR: return expr_bool(span_error(s));
+	case F_ERROR: return expr_bool(tr_span_failed(s));
 	case F_TRACE_START: return c->has_ttime ? expr_num((double)c->tstart) : expr_null();
 	case F_TRACE_DURATION: return c->has_ttime ? expr_num((double)c->tdur) : expr_null();
+	case F_ROOT_DURATION: return c->rootdur >= 0 ? expr_num((double)c->rootdur) : expr_null();
 	case F_TAG: return tag_value(s->tags, s->ntags, sl->key);
 	default: return expr_null();
 	}
@@ -123,6 +124,7 @@ log_value(const tctx *c, int32_t i, const q_slot *sl)
 	case F_EVENT: return str_or_null(tag_text(l->tags, l->ntags, "event"));
 	case F_TRACE_START: return c->has_ttime ? expr_num((double)c->tstart) : expr_null();
 	case F_TRACE_DURATION: return c->has_ttime ? expr_num((double)c->tdur) : expr_null();
+	case F_ROOT_DURATION: return c->rootdur >= 0 ? expr_num((double)c->rootdur) : expr_null();
 	case F_TAG: return tag_value(l->tags, l->ntags, sl->key);
 	default: return expr_null();
 	}
@@ -189,6 +191,10 @@ query_run_free(query_run *r)
 	for (size_t s = 0; s < r->q->slots.n; s++)
 		tr_keywatch_free(&r->keywatch[s]);
 	free(r->keywatch);
+	free(r->held);
+	arena_free(&r->heldmem);
+	strmap_free(&r->written_per);
+	arena_free(&r->permem);
 	free(r->slots);
 	free(r->vals);
 	free(r->fslots);
@@ -278,6 +284,186 @@ static int32_t
 node_of(const tctx *c, int v, int32_t x)
 {
 	return c->subnodes[v] ? c->subnodes[v][x] : x;
+}
+
+/* ---------- OrderBy and Limit ---------- */
+
+static void check_fail_if(query_run *r);
+
+/* Write one result row (ncols values; the shown ones are written). */
+static void
+write_row(query_run *r, strbuf *out, const expr_value *vals)
+{
+	const query *q = r->q;
+
+	if (!r->started) {
+		r->started = 1;
+		if (r->o.header || r->o.format == QUERY_JSON)
+			q_write_header(out, q, r->o.format);
+	}
+	if (vals != r->vals)
+		memcpy(r->vals, vals, (size_t)q->ncols * sizeof *r->vals);
+	q_write_row(out, q, r->vals, r->o.format, r->json_rows++ == 0);
+	r->written++;
+	check_fail_if(r);
+}
+
+/* Does the row fit under Limit n [Per x], in the order rows come? Counts
+ * it when it does. */
+static int
+under_limit(query_run *r, const expr_value *vals)
+{
+	const query *q = r->q;
+	char buf[32];
+	size_t len;
+	const char *k;
+	int added;
+	strmap_slot *slot;
+
+	if (q->per < 0)
+		return r->written < (size_t)q->limit;
+	k = expr_format(vals[q->per], buf, sizeof buf, &len);
+	slot = strmap_put(&r->written_per, k, len, &added);
+	if (added) {
+		slot->key = arena_strndup(&r->permem, k, len);
+		slot->val = 0;
+	}
+	if (slot->val >= q->limit)
+		return 0;
+	slot->val++;
+	return 1;
+}
+
+/* Row a before row b in OrderBy's order? Nulls last either way. */
+static int
+order_cmp(const query *q, const expr_value *a, const expr_value *b)
+{
+	for (int i = 0; i < q->norder; i++) {
+		expr_value x = a[q->order[i].col], y = b[q->order[i].col];
+		int c;
+
+		if ((x.type == EV_NULL) != (y.type == EV_NULL))
+			return x.type == EV_NULL ? 1 : -1;
+		c = expr_compare(x, y);
+		if (c)
+			return q->order[i].desc ? -c : c;
+	}
+	return 0;
+}
+
+/* Sort idx[0..n) of rows by OrderBy, stably (ties keep the rows' order):
+ * a bottom-up merge sort, as qsort has no context and is not stable. */
+static void
+sort_rows(const query *q, const expr_value *rows, uint32_t *idx, size_t n)
+{
+	size_t nc = (size_t)q->ncols;
+	uint32_t *tmp = xmalloc((n ? n : 1) * sizeof *tmp), *a = idx, *b = tmp;
+
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				b[k++] = order_cmp(q, rows + a[j] * nc, rows + a[i] * nc) < 0 ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+		}
+		uint32_t *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != idx)
+		memcpy(idx, a, n * sizeof *idx);
+	free(tmp);
+}
+
+/* The rows in OrderBy's order; with a plain Limit n only the first n. */
+static uint32_t *
+ordered(const query *q, const expr_value *rows, size_t n, size_t *nout)
+{
+	uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
+
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	if (q->norder)
+		sort_rows(q, rows, idx, n);
+	*nout = q->limit && q->per < 0 && (size_t)q->limit < n ? (size_t)q->limit : n;
+	return idx;
+}
+
+/* Copy a row's strings into mem: held rows outlive their trace. */
+static void
+keep_strings(arena *mem, expr_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].type == EV_STR)
+			v[i].str = arena_strndup(mem, v[i].str, v[i].len);
+}
+
+/* With a plain Limit n, keep only the best n of the rows held (in a fresh
+ * arena), so that memory stays bounded by n. */
+static void
+trim_held(query_run *r)
+{
+	const query *q = r->q;
+	size_t nc = (size_t)q->ncols, keep;
+	uint32_t *idx = ordered(q, r->held, r->nheld, &keep);
+	expr_value *rows = xmalloc((keep ? keep : 1) * nc * sizeof *rows);
+	arena mem = {0};
+
+	for (size_t i = 0; i < keep; i++) {
+		memcpy(rows + i * nc, r->held + idx[i] * nc, nc * sizeof *rows);
+		keep_strings(&mem, rows + i * nc, nc);
+	}
+	free(idx);
+	free(r->held);
+	arena_free(&r->heldmem);
+	r->held = rows;
+	r->heldmem = mem;
+	r->nheld = keep;
+	r->capheld = keep;
+}
+
+static void
+hold_row(query_run *r)
+{
+	size_t nc = (size_t)r->q->ncols;
+
+	if (r->q->limit && r->q->per < 0 && r->nheld >= 2 * (size_t)r->q->limit + 64)
+		trim_held(r);
+	if (r->nheld == r->capheld) {
+		r->capheld = r->capheld ? 2 * r->capheld : 64;
+		r->held = xrealloc(r->held, r->capheld * nc * sizeof *r->held);
+	}
+	memcpy(r->held + r->nheld * nc, r->vals, nc * sizeof *r->held);
+	keep_strings(&r->heldmem, r->held + r->nheld * nc, nc);
+	r->nheld++;
+}
+
+/* Write rows (n of them, ncols values each) in OrderBy's order, under
+ * Limit n [Per x]. */
+static void
+write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size_t n)
+{
+	const query *q = r->q;
+	size_t nc = (size_t)q->ncols, m;
+	uint32_t *idx = ordered(q, rows, n, &m);
+
+	for (size_t i = 0; i < m; i++) {
+		const expr_value *row = rows + idx[i] * nc;
+
+		if (q->per >= 0 && !under_limit(r, row))
+			continue;
+		write_row(r, b, row);
+		if (b->len > 65536) {
+			tr_output_sb(out, b);
+			sb_clear(b);
+		}
+	}
+	free(idx);
 }
 
 /* A GroupBy key reading a tag: note whether the row's span had it. */
@@ -422,7 +608,7 @@ check_fail_if(query_run *r)
 	r->failed++;
 	if (r->o.quiet)
 		return;
-	for (int i = 0; i < q->ncols; i++) {
+	for (int i = 0; i < q->nshown; i++) {
 		char buf[32];
 		size_t len;
 		const char *s = expr_format(r->vals[i], buf, sizeof buf, &len);
@@ -457,14 +643,14 @@ emit(query_run *r, strbuf *out, int32_t node)
 		r->nsubrows++;
 		return;
 	}
-	if (!r->started) {
-		r->started = 1;
-		if (r->o.header || r->o.format == QUERY_JSON)
-			q_write_header(out, q, r->o.format);
-	}
-	q_write_row(out, q, r->vals, r->o.format, r->json_rows++ == 0);
 	r->rows++;
-	check_fail_if(r);
+	if (q->norder) {
+		hold_row(r);
+		return;
+	}
+	if (q->limit && !under_limit(r, r->vals))
+		return;
+	write_row(r, out, r->vals);
 }
 
 /* Every row of the trace through Where to emit. */
@@ -550,7 +736,7 @@ int
 query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 {
 	const query *q = r->q;
-	tctx c = {t, NULL, 0, 0, 0, NULL, NULL, NULL};
+	tctx c = {.t = t};
 	size_t skipped = r->nskipped;
 
 	arena_reset(&r->mem);
@@ -577,6 +763,9 @@ query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 		c.tdur = INT64_MAX;
 	else if (!c.has_ttime)
 		c.tdur = 0;
+	/* the root: the first of the roots (start, then span id) */
+	c.rootdur = t->nroots && (t->spans[t->roots[0]].flags & TR_SPAN_HAS_TIME) ?
+		    t->spans[t->roots[0]].duration : -1;
 	if (needs_hb(q))
 		c.hb = query_hb_build(t, q->uses_logs, &r->mem);
 	run_rows(r, &c, out);
@@ -616,16 +805,11 @@ query_run_finish(query_run *r, tr_output *out)
 		if (r->o.header || r->o.format == QUERY_JSON)
 			q_write_header(&b, q, r->o.format);
 		r->started = 1;
-		for (size_t i = 0; i < n; i++) {
-			memcpy(r->vals, rows + i * (size_t)q->ncols, (size_t)q->ncols * sizeof *r->vals);
-			q_write_row(&b, q, r->vals, r->o.format, r->json_rows++ == 0);
-			check_fail_if(r);
-			if (b.len > 65536) {
-				tr_output_sb(out, &b);
-				sb_clear(&b);
-			}
-		}
-	} else if (!r->started && (r->o.header || r->o.format == QUERY_JSON)) {
+		write_rows(r, out, &b, rows, n);
+	} else if (q->norder) {
+		write_rows(r, out, &b, r->held, r->nheld);
+	}
+	if (!r->started && (r->o.header || r->o.format == QUERY_JSON)) {
 		q_write_header(&b, q, r->o.format);
 	}
 	if (r->o.format == QUERY_JSON)

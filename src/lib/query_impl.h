@@ -9,7 +9,7 @@
 enum q_field {
 	F_TRACE, F_SPAN, F_PARENT, F_SERVICE, F_OPERATION, F_KIND, F_HOST,
 	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR,
-	F_TRACE_START, F_TRACE_DURATION, F_TIME, F_EVENT,
+	F_TRACE_START, F_TRACE_DURATION, F_ROOT_DURATION, F_TIME, F_EVENT,
 	F_TAG,		/* tag["key"] */
 	F_COL,		/* a column of a subquery row */
 	F_KEY,		/* select context: a group key */
@@ -69,7 +69,14 @@ typedef struct q_col {
 	int row;		/* select: parsed over rows (a key, or a raw column) */
 	int each;		/* GroupBy each(e): a key per value of the list e */
 	size_t pos;		/* where it starts in the query */
+	int hidden;		/* an OrderBy or Per expression: computed, not written */
 } q_col;
+
+/* OrderBy: a column (shown or hidden), descending or not. */
+typedef struct q_order {
+	int col;
+	int desc;
+} q_order;
 
 struct query {
 	char *src;
@@ -82,6 +89,12 @@ struct query {
 	size_t capkeys;
 	q_col *cols;		/* Select: select context, or row context when raw */
 	int ncols;
+	int nshown;		/* the Select columns; hidden ones follow */
+	q_order *order;		/* OrderBy, in the output's order */
+	int norder;
+	size_t caporder;
+	long limit;		/* Limit n; 0: none */
+	int per;		/* Limit n Per x: x's column, -1: none */
 	size_t capcols;
 	q_agg *aggs;
 	int naggs;

@@ -16,6 +16,7 @@ static const char *const field_names[] = {
 	[F_HOST] = "host", [F_START] = "start", [F_DURATION] = "duration", [F_END] = "end",
 	[F_SELF] = "self", [F_DEPTH] = "depth", [F_ROOT] = "root", [F_ERROR] = "error",
 	[F_TRACE_START] = "trace_start", [F_TRACE_DURATION] = "trace_duration",
+	[F_ROOT_DURATION] = "root_duration",
 	[F_TIME] = "time", [F_EVENT] = "event", [F_TAG] = "tag",
 };
 
@@ -39,7 +40,7 @@ q_field_type(enum q_field f)
 {
 	switch (f) {
 	case F_START: case F_DURATION: case F_END: case F_SELF: case F_DEPTH:
-	case F_TRACE_START: case F_TRACE_DURATION: case F_TIME:
+	case F_TRACE_START: case F_TRACE_DURATION: case F_ROOT_DURATION: case F_TIME:
 		return EV_NUM;
 	case F_ROOT: case F_ERROR:
 		return EV_BOOL;
@@ -108,7 +109,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 	if (f < 0) {
 		snprintf(err, errlen, "unknown field '%.*s' (fields: trace span parent service "
 			 "operation kind host start duration end self depth root error time "
-			 "event trace_start trace_duration tag[\"key\"])", (int)len, name);
+			 "event trace_start trace_duration root_duration tag[\"key\"])", (int)len, name);
 		return -1;
 	}
 	if ((f == F_TAG) != (key != NULL)) {
@@ -127,7 +128,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 	}
 	if (f == F_SELF)
 		c->q->uses_self = 1;
-	if (f == F_TRACE_START || f == F_TRACE_DURATION)
+	if (f == F_TRACE_START || f == F_TRACE_DURATION || f == F_ROOT_DURATION)
 		c->q->uses_trace_times = 1;
 	*type = q_field_type(f);
 	int slot = add_slot(c->slots, var, f, key, keylen, -1);
@@ -737,9 +738,99 @@ parse_select(expr_lexer *lx, query *q)
 			break;
 		expr_lex_next(lx);
 	}
+	q->nshown = q->ncols;
+	return 0;
+}
+
+/* A column OrderBy or Per names: a Select column by its name (As, or as
+ * written), else a hidden column parsed like a Select item. */
+static int
+order_col(expr_lexer *lx, query *q)
+{
+	if (lx->tok == TK_IDENT) {
+		size_t n = lx->end - lx->pos;
+
+		for (int i = 0; i < q->nshown; i++)
+			if (strlen(q->cols[i].name) == n && memcmp(q->cols[i].name, lx->src + lx->pos, n) == 0) {
+				expr_lexer peek = *lx;	/* a name alone, not the start of an expression */
+				int alone;
+
+				peek.str = NULL;
+				peek.err = NULL;
+				peek.errlen = 0;
+				expr_lex_next(&peek);
+				alone = peek.tok == TK_COMMA || peek.tok == TK_EOF || expr_lex_is(&peek, "asc") ||
+					expr_lex_is(&peek, "desc") || expr_lex_is(&peek, "limit") ||
+					expr_lex_is(&peek, "per");
+				free(peek.str);
+				if (alone) {
+					expr_lex_next(lx);
+					return i;
+				}
+			}
+	}
+	q_col c = {0};
+
+	if (parse_select_item(lx, q, &c) < 0)
+		return -1;
+	c.hidden = 1;
+	GROW(q->cols, q->capcols, (size_t)q->ncols + 1);
+	q->cols[q->ncols++] = c;
+	if (parse_as(lx, &q->cols[q->ncols - 1], c.pos, lx->pos) < 0)
+		return -1;
+	return q->ncols - 1;
+}
+
+/* [OrderBy x [Asc|Desc] {, ...}] [Limit n [Per x]] */
+static int
+parse_order_limit(expr_lexer *lx, query *q)
+{
+	q->per = -1;
+	if (expr_lex_is(lx, "orderby") || expr_lex_is(lx, "order")) {
+		if (expr_lex_is(lx, "order")) {
+			expr_lex_next(lx);
+			if (!expect_word(lx, "by", "By"))
+				return -1;
+		} else
+			expr_lex_next(lx);
+		for (;;) {
+			q_order o = {order_col(lx, q), 0};
+
+			if (o.col < 0)
+				return -1;
+			if (expr_lex_is(lx, "desc") || expr_lex_is(lx, "asc")) {
+				o.desc = expr_lex_is(lx, "desc");
+				expr_lex_next(lx);
+			}
+			GROW(q->order, q->caporder, (size_t)q->norder + 1);
+			q->order[q->norder++] = o;
+			if (lx->tok != TK_COMMA)
+				break;
+			expr_lex_next(lx);
+		}
+	}
+	if (expr_lex_is(lx, "limit")) {
+		expr_lex_next(lx);
+		if (lx->tok != TK_NUM || lx->num < 1 || lx->num > 1e9 || lx->num != (long)lx->num)
+			return expr_lex_error(lx, lx->pos, "Limit takes a whole number of rows, 1 or more"), -1;
+		q->limit = (long)lx->num;
+		expr_lex_next(lx);
+		if (expr_lex_is(lx, "per")) {
+			expr_lex_next(lx);
+			if ((q->per = order_col(lx, q)) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* After Select, OrderBy and Per: grouped or not, and in a grouped query
+ * every column over rows must be a GroupBy key. */
+static int
+check_columns(expr_lexer *lx, query *q)
+{
 	if (q->nkeys)
 		q->grouped = 1;
-	/* in a grouped query, a column over rows must be a GroupBy key */
 	for (int i = 0; q->grouped && i < q->ncols; i++) {
 		q_col *c = &q->cols[i];
 		for (int k = 0; c->row && k < q->nkeys && c->key < 0; k++)
@@ -790,8 +881,12 @@ parse_query(expr_lexer *lx, int depth)
 	if (!expect_word(lx, "select", lx->tok == TK_EOF ? "Select" :
 			 "Join, Where, GroupBy or Select"))
 		goto fail;
-	if (parse_select(lx, q) < 0)
+	if (parse_select(lx, q) < 0 || parse_order_limit(lx, q) < 0 || check_columns(lx, q) < 0)
 		goto fail;
+	if (depth && (q->norder || q->limit)) {
+		expr_lex_error(lx, lx->pos, "OrderBy and Limit belong to the outermost query");
+		goto fail;
+	}
 	for (int i = 0; i < q->nvars; i++)
 		for (int s = 0; s < q->vars[i].nsrc; s++)
 			if (q->vars[i].src[s].sub && q->vars[i].src[s].sub->uses_logs)
@@ -879,6 +974,7 @@ query_free(query *q)
 	expr_free(q->where);
 	free_cols(q->keys, q->nkeys);
 	free_cols(q->cols, q->ncols);
+	free(q->order);
 	for (int i = 0; i < q->naggs; i++) {
 		expr_free(q->aggs[i].arg);
 		free(q->aggs[i].text);
