@@ -155,7 +155,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 	int ch;
 	char *end;
 
-	while ((ch = getopt_long(argc, argv, "f:o:Q:kqvh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":f:o:Q:kqvh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f': o->qo.format = parse_format(optarg); break;
 		case OPT_NO_HEADER: o->qo.header = 0; break;
@@ -182,11 +182,9 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
 		case TR_OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
 		default:
-			if (tr_limit_option(ch, optarg, &o->f.max_spans, &o->f.max_bytes))
-				break;
-			usage(stderr);
-			*status = TR_EXIT_USAGE;
-			return -1;
+			if (!tr_limit_option(ch, optarg, &o->f.max_spans, &o->f.max_bytes))
+				tr_option_error(ch, argv, longopts);
+			break;
 		}
 	}
 	if (o->partial && o->merge)
@@ -257,10 +255,8 @@ main(int argc, char **argv)
 		src = xstrdup(argv[0]);
 		argc--;
 		argv++;
-	} else {
-		usage(stderr);
-		return TR_EXIT_USAGE;
-	}
+	} else
+		tr_usage_error("no query: give one, or -Q FILE");
 	query *q = query_parse(src, err, sizeof err, &pos);
 	if (!q)
 		syntax_error("query", src, pos, err);

@@ -233,7 +233,7 @@ main(int argc, char **argv)
 	tr_setprogname(argv[0]);
 	x.pick = tr_pick_new();
 	rules = xcalloc((size_t)argc, sizeof *rules);
-	while ((opt = getopt_long(argc, argv, "f:ko:qvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:ko:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_OVERLAP: allowance = parse_fraction(optarg); break;
 		case OPT_SECTIONS: x.sections = 1; break;
@@ -258,12 +258,9 @@ main(int argc, char **argv)
 		case TR_OPT_VERSION: tr_print_version(); tr_pick_free(x.pick); free(rules); return TR_EXIT_OK;
 		case TR_OPT_MAX_WINDOWS: max_windows = tr_parse_limit("--max-windows", optarg); break;
 		default:
-			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
-				break;
-			usage(stderr);
-			tr_pick_free(x.pick);
-			free(rules);
-			return TR_EXIT_USAGE;
+			if (!tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
+				tr_option_error(opt, argv, longopts);
+			break;
 		}
 	}
 	if (x.sections && x.mode != MODE_FILTER)

@@ -299,7 +299,7 @@ main(int argc, char **argv)
 	int opt, links = 0, merge = 0, reformat = 0, status;
 
 	tr_setprogname(argv[0]);
-	while ((opt = getopt_long(argc, argv, "t:an:d:c:m:f:rlpMko:qvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":t:an:d:c:m:f:rlpMko:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't': threshold = optarg; break;
 		case 'a': x.out.all = 1; break;
@@ -336,10 +336,9 @@ main(int argc, char **argv)
 		case 'h': usage(stdout); return TR_EXIT_OK;
 		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
 		default:
-			if (tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
-				break;
-			usage(stderr);
-			return TR_EXIT_USAGE;
+			if (!tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
+				tr_option_error(opt, argv, longopts);
+			break;
 		}
 	}
 	if (reformat && (links || x.partial || merge))

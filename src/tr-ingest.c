@@ -56,7 +56,7 @@ main(int argc, char **argv)
 	int c, zstd = 0, quiet = 0, status = TR_EXIT_OK;
 
 	tr_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:j:ko:zqvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:j:ko:zqvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((c = ingest_format_parse(optarg)) < 0)
@@ -78,7 +78,8 @@ main(int argc, char **argv)
 		case 'V': tr_print_version(); return TR_EXIT_OK;
 		default:
 			if (!tr_limit_option(c, optarg, &o.max_spans, &o.max_bytes))
-				usage(stderr, TR_EXIT_USAGE);
+				tr_option_error(c, argv, (struct option *)longopts);
+			break;
 		}
 	}
 	tr_output *out = tr_output_open(outpath, zstd ? 3 : 0);

@@ -189,7 +189,7 @@ main(int argc, char **argv)
 	int ch, status;
 
 	tr_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "w:f:o:DPnkqvh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":w:f:o:DPnkqvh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'w':
 			c.window = duration_arg("window", optarg);
@@ -221,10 +221,9 @@ main(int argc, char **argv)
 		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
 		case TR_OPT_MAX_WINDOWS: c.max_windows = tr_parse_limit("--max-windows", optarg); break;
 		default:
-			if (tr_limit_option(ch, optarg, &f.max_spans, &f.max_bytes))
-				break;
-			usage(stderr);
-			return TR_EXIT_USAGE;
+			if (!tr_limit_option(ch, optarg, &f.max_spans, &f.max_bytes))
+				tr_option_error(ch, argv, longopts);
+			break;
 		}
 	}
 	f.files = argv + optind;

@@ -41,14 +41,6 @@ usage(FILE *f)
 		"      --version         print the version\n");
 }
 
-static _Noreturn void
-bad_usage(const char *what, const char *arg)
-{
-	tr_warn("%s: %s", what, arg);
-	usage(stderr);
-	exit(TR_EXIT_USAGE);
-}
-
 static long
 parse_count(const char *s, const char *what, long min)
 {
@@ -56,7 +48,7 @@ parse_count(const char *s, const char *what, long min)
 	long v = strtol(s, &end, 10);
 
 	if (!*s || *end || v < min || v > INT_MAX)
-		bad_usage(what, s);
+		tr_usage_error("%s: %s", what, s);
 	return v;
 }
 
@@ -86,7 +78,7 @@ main(int argc, char **argv)
 	int c, status = -1;
 
 	tr_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:w:r:c:t:o:kqvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:w:r:c:t:o:kqvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "line") == 0)
@@ -96,7 +88,7 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "dot") == 0)
 				o.format = TP_DOT;
 			else
-				bad_usage("unknown format", optarg);
+				tr_usage_error("%s: %s", "unknown format", optarg);
 			break;
 		case OPT_EXPLAIN: o.format = TP_EXPLAIN; break;
 		case OPT_DOT: o.format = TP_DOT; break;
@@ -106,7 +98,7 @@ main(int argc, char **argv)
 			char *eq = strrchr(optarg, '=');
 
 			if (!eq || eq == optarg)
-				bad_usage("capacity is RESOURCE=K", optarg);
+				tr_usage_error("%s: %s", "capacity is RESOURCE=K", optarg);
 			*eq = '\0';
 			caps[o.ncaps].resource = optarg;
 			caps[o.ncaps++].workers = (int)parse_count(eq + 1, "bad capacity", 1);
@@ -126,10 +118,8 @@ main(int argc, char **argv)
 		case 'h': usage(stdout); status = TR_EXIT_OK; break;
 		case TR_OPT_VERSION: tr_print_version(); status = TR_EXIT_OK; break;
 		default:
-			if (!tr_limit_option(c, optarg, &r.max_spans, &r.max_bytes)) {
-				usage(stderr);
-				status = TR_EXIT_USAGE;
-			}
+			if (!tr_limit_option(c, optarg, &r.max_spans, &r.max_bytes))
+				tr_option_error(c, argv, longopts);
 			break;
 		}
 		if (status >= 0)

@@ -157,11 +157,42 @@ EOF
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
 
-@test "an unknown option exits 2 with a 'tr-xxx: ' message on stderr and nothing on stdout" {
+@test "an unknown option exits 2 with one 'tr-xxx: ' line naming it, then 'try', and nothing on stdout" {
 	fail=""
 	for t in $(tools); do
 		invoke "$t" --no-such-option
-		[ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "$t: "* ]] || fail="$fail $t"
+		[ "$rc_" -eq 2 ] && [ -z "$out_" ] &&
+			[ "$err_" = "$t: unknown option --no-such-option
+try '$t --help'" ] || fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "a mistyped long option is answered with the closest one (did you mean --verbose?)" {
+	fail=""
+	for t in $(tools); do
+		invoke "$t" --verbsoe
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: unknown option --verbsoe (did you mean --verbose?)"* ]] ||
+			fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "usage errors of getopt are one line each: unknown short option, missing argument, ambiguous, an argument to a flag" {
+	fail=""
+	for t in $(tools); do
+		invoke "$t" -Z
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: unknown option -Z"$'\n'"try '$t --help'" ]] || fail="$fail $t:-Z"
+		"$t" -v -o > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" < /dev/null && rc_=0 || rc_=$?
+		err_=$(cat "$BATS_TEST_TMPDIR/err")
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option -o needs an argument"$'\n'* ]] || fail="$fail $t:-o"
+		"$t" -v --output > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" < /dev/null && rc_=0 || rc_=$?
+		err_=$(cat "$BATS_TEST_TMPDIR/err")
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --output needs an argument"$'\n'* ]] || fail="$fail $t:--output"
+		invoke "$t" --max
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --max is ambiguous: --max-"*", --max-"* ]] || fail="$fail $t:--max"
+		invoke "$t" --quiet=yes
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --quiet takes no argument"$'\n'* ]] || fail="$fail $t:--quiet="
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }

@@ -42,6 +42,10 @@ jaeger_test1() {
 @test "usage errors exit 2: unknown option, bad allowance, bad format, bad rule, mixed modes" {
 	run tr-cp --no-such-option
 	[ "$status" -eq 2 ]
+	run tr-cp --sumary service /dev/null
+	[ "$status" -eq 2 ]
+	[ "$output" = "tr-cp: unknown option --sumary (did you mean --summary?)
+try 'tr-cp --help'" ]
 	run tr-cp --overlap-allowance -1 /dev/null
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--overlap-allowance"* ]]

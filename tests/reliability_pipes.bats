@@ -209,10 +209,11 @@ interrupted() {
 	done
 }
 
-@test "every tool: an unknown option is exit 2 with usage on stderr, -h is exit 0 on stdout" {
+@test "every tool: an unknown option is exit 2 with a pointer to --help on stderr, -h is exit 0 on stdout" {
 	for tool in $ALL_TOOLS; do
 		run "tr-$tool" --no-such-option
 		[ "$status" -eq 2 ] || { echo "tr-$tool --no-such-option: $status"; false; }
+		[ "${lines[1]}" = "try 'tr-$tool --help'" ] || { echo "tr-$tool: $output"; false; }
 		"tr-$tool" -h > "$BATS_TEST_TMPDIR/h" 2>"$BATS_TEST_TMPDIR/e"
 		grep -q '^usage: ' "$BATS_TEST_TMPDIR/h" || { echo "tr-$tool -h: no usage on stdout"; false; }
 		[ ! -s "$BATS_TEST_TMPDIR/e" ]

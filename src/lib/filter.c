@@ -3,6 +3,8 @@
 #include "progress.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +120,94 @@ tr_filter_run(const tr_filter *f)
 	tr_output_close(out);
 	tr_reader_free(r);
 	return status;
+}
+
+void
+tr_usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	tr_warn("%s", msg);
+	fprintf(stderr, "try '%s --help'\n", tr_progname);
+	exit(TR_EXIT_USAGE);
+}
+
+/* The long options whose names begin with the len bytes of name: the exact
+ * one alone when there is one, as getopt_long takes it. */
+static size_t
+long_matches(const struct option *longopts, const char *name, size_t len,
+	     const struct option **found, size_t max)
+{
+	size_t n = 0;
+
+	for (const struct option *o = longopts; o->name; o++) {
+		if (strncmp(o->name, name, len) != 0)
+			continue;
+		if (strlen(o->name) == len) {
+			found[0] = o;
+			return 1;
+		}
+		if (n < max)
+			found[n] = o;
+		n++;
+	}
+	return n;
+}
+
+static _Noreturn void
+long_option_error(int c, const char *arg, const struct option *longopts)
+{
+	const struct option *found[8];
+	const char *names[256];
+	size_t len = strcspn(arg, "="), n, nnames = 0;
+	char list[256] = "";
+
+	n = long_matches(longopts, arg, len, found, 8);
+	if (n == 1 && c == ':')
+		tr_usage_error("option --%s needs an argument", found[0]->name);
+	if (n == 1)
+		tr_usage_error("option --%s takes no argument", found[0]->name);
+	if (n > 1) {
+		for (size_t i = 0; i < n && i < 8; i++) {
+			strncat(list, i ? ", --" : "--", sizeof list - strlen(list) - 1);
+			strncat(list, found[i]->name, sizeof list - strlen(list) - 1);
+		}
+		tr_usage_error("option --%.*s is ambiguous: %s", (int)len, arg, list);
+	}
+	for (const struct option *o = longopts; o->name && nnames < 256; o++)
+		names[nnames++] = o->name;
+	char *typed = xstrdup(arg);
+	typed[len] = '\0';
+	const char *near = closest_name(typed, names, nnames);
+	if (near)
+		tr_usage_error("unknown option --%s (did you mean --%s?)", typed, near);
+	tr_usage_error("unknown option --%s", typed);
+}
+
+void
+tr_option_error(int c, char **argv, const struct option *longopts)
+{
+	/* getopt_long has moved past a long option it failed on, and past a
+	 * short one needing an argument; optopt is 0 for an unknown or
+	 * ambiguous long option, the option's value for the others. */
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (strncmp(arg, "--", 2) == 0 && arg[2]) {
+		const struct option *found[1];
+		size_t len = strcspn(arg + 2, "=");
+
+		if (optopt == 0 || (long_matches(longopts, arg + 2, len, found, 1) == 1 &&
+				    found[0]->val == optopt))
+			long_option_error(c, arg + 2, longopts);
+	}
+	if (c == ':')
+		tr_usage_error("option -%c needs an argument", optopt);
+	if (optopt > ' ' && optopt < 0x7f)
+		tr_usage_error("unknown option -%c", optopt);
+	tr_usage_error("unknown option %s", arg);
 }

@@ -3,6 +3,8 @@
 #ifndef TR_FILTER_H
 #define TR_FILTER_H
 
+#include <getopt.h>
+
 #include "io.h"
 #include "trace.h"
 
@@ -54,6 +56,15 @@ int tr_limit_option(int opt, const char *arg, size_t *spans, size_t *bytes);
 /* The value of a limit option: a count, 0 meaning none (SIZE_MAX); exits
  * with a usage error naming option when arg is not one. */
 size_t tr_parse_limit(const char *option, const char *arg);
+
+/* Every tool's option string starts with ':' so that getopt_long says
+ * nothing itself and reports a missing argument as ':'. On its '?' or ':'
+ * (c), say what went wrong in one line (the closest long option for a
+ * mistyped one, the candidates for an ambiguous abbreviation), then
+ * "try 'tr-xxx --help'"; exit 2. */
+_Noreturn void tr_option_error(int c, char **argv, const struct option *longopts);
+/* Any other usage error: the message, then "try 'tr-xxx --help'"; exit 2. */
+_Noreturn void tr_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Runs the loop; returns the exit status (0, or TR_EXIT_INPUT when a trace
  * was bad). Output goes through a temporary file when out_path is set. */
