@@ -11,20 +11,27 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N] [--max-bytes N] [--no-merge]\n"
-		"                 [FILE|DIR...]\n"
-		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to the tr line format.\n"
-		"A directory stands for the *.json, *.jsonl and *.ndjson files under it (.gz, .zst too).\n"
-		"  -f, --format FORMAT  auto (default), jaeger, otlp, zipkin, zipkin1, zipkin2\n"
-		"  -j, --threads N      parse on N threads: a file's Jaeger traces, or many files (same output as -j 1)\n"
-		"  -k, --keep-going     skip broken traces, write every good one, report at the end\n"
-		"      --no-merge       do not remember written traces: one met again is written again\n"
-		"  -o, --output FILE    write to FILE (through a temporary file) instead of stdout\n"
-		"  -z, --zstd           compress the output with zstd\n"
+		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N]\n"
+		"                 [--max-bytes N] [--no-merge] [FILE|DIR...]\n"
+		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to\n"
+		"the tr line format. A directory stands for the *.json, *.jsonl and *.ndjson\n"
+		"files under it (.gz, .zst too).\n"
+		"  -f, --format FORMAT     auto (default), jaeger, otlp, zipkin, zipkin1, zipkin2\n"
+		"  -j, --threads N         parse on N threads: a file's Jaeger traces, or many\n"
+		"                          files (same output as -j 1)\n"
+		"  -k, --keep-going        skip broken traces, write every good one, report at\n"
+		"                          the end\n"
+		"      --no-merge          do not remember written traces: one met again is\n"
+		"                          written again\n"
+		"  -o, --output FILE       write to FILE (through a temporary file) instead of\n"
+		"                          stdout\n"
+		"  -z, --zstd              compress the output with zstd\n"
 		TR_LIMIT_USAGE
-		"  -q, --quiet          no summary, even with -k\n"
-		"  -v, --verbose        each file's shape, span-tree problems and a summary on stderr\n"
-		"  -h, --help           this text;  --version  the version\n");
+		"  -q, --quiet             no summary, even with -k\n"
+		"  -v, --verbose           each file's shape, span-tree problems and a summary on\n"
+		"                          stderr\n"
+		"  -h, --help              this help\n"
+		"      --version           the version\n");
 	exit(status);
 }
 

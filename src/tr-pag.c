@@ -15,20 +15,23 @@ usage(FILE *fp)
 		"Build the program activity graph of all traces (workers, activities,\n"
 		"communication) and write it as PG, PW, PV and PE records after the\n"
 		"traces, for tr-cp to rank activities by critical participation.\n"
-		"  -w, --window D           tumbling windows of length D (1s, 250ms, 10us)\n"
-		"      --origin T           windows start at T + k*D (µs or a duration; 0)\n"
-		"      --worker-key K       what makes a worker: service,host[,tag...]\n"
-		"      --unknown-threshold D  gaps shorter than D take the preceding activity\n"
-		"  -f, --format F           line (default) or dot; --dot is -f dot\n"
-		"  -P, --pag-only           write the graph only, not the traces\n"
-		"  -n, --no-vertices        write no PV records (PE records stand alone)\n"
-		"      --max-windows N      more windows is a usage error (default 1000000; 0: none)\n"
-		"  -o, --output FILE        output file (written via a temporary file)\n"
-		"  -k, --keep-going         skip bad traces\n"
-		"  -q, --quiet              no warnings about the instrumentation\n"
-		"  -v, --verbose            a summary line on stderr\n"
+		"  -w, --window D          tumbling windows of length D (1s, 250ms, 10us)\n"
+		"      --origin T          windows start at T + k*D (µs or a duration; 0)\n"
+		"      --worker-key K      what makes a worker: service,host[,tag...]\n"
+		"      --unknown-threshold D\n"
+		"                          gaps shorter than D take the preceding activity\n"
+		"  -f, --format F          line (default) or dot; --dot is -f dot\n"
+		"  -P, --pag-only          write the graph only, not the traces\n"
+		"  -n, --no-vertices       write no PV records (PE records stand alone)\n"
+		"      --max-windows N     more windows is a usage error (default 1000000; 0:\n"
+		"                          none)\n"
+		"  -o, --output FILE       output file (written via a temporary file)\n"
+		"  -k, --keep-going        skip bad traces\n"
+		"  -q, --quiet             no warnings about the instrumentation\n"
+		"  -v, --verbose           a summary line on stderr\n"
 		TR_LIMIT_USAGE
-		"  -h, --help               this help;  --version  the version\n");
+		"  -h, --help              this help\n"
+		"      --version           the version\n");
 }
 
 typedef struct pag_ctx {

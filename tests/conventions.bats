@@ -157,6 +157,25 @@ EOF
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
 
+@test "--help fits 80 columns, and every tool's option descriptions start in column 27" {
+	fail=""
+	for t in $(tools); do
+		"$t" --help > "$BATS_TEST_TMPDIR/help"
+		# After the first option line: an option, alone or with its
+		# description in column 27, or a description's next line.
+		awk 'function alone(l) { return l ~ /^ +-[^ ]+( [^ ]+)*$/ }
+		     function described(l) {
+			return substr(l, 1, 26) ~ /^ +-[^ ]+( [^ ]+)*  +$/ && substr(l, 27, 1) != " "
+		     }
+		     length($0) > 80 { bad = 1 }
+		     /^  -/ { opts = 1 }
+		     function more(l) { return substr(l, 1, 26) ~ /^ +$/ && substr(l, 27, 1) != " " }
+		     opts && !more($0) && !alone($0) && !described($0) { bad = 1 }
+		     END { exit bad }' "$BATS_TEST_TMPDIR/help" || fail="$fail $t"
+	done
+	[ -z "$fail" ] || { echo "misaligned:$fail"; false; }
+}
+
 @test "an unknown option exits 2 with one 'tr-xxx: ' line naming it, then 'try', and nothing on stdout" {
 	fail=""
 	for t in $(tools); do

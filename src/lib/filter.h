@@ -48,8 +48,10 @@ enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_W
 	{"max-spans", required_argument, NULL, TR_OPT_MAX_SPANS}, \
 	{"max-bytes", required_argument, NULL, TR_OPT_MAX_BYTES}
 #define TR_LIMIT_USAGE \
-	"      --max-spans N    a trace with more spans is bad input (default 10000000; 0: none)\n" \
-	"      --max-bytes N    a trace larger than N bytes is bad input (default 4 GiB; 0: none)\n"
+	"      --max-spans N       a trace with more spans is bad input (default\n" \
+	"                          10000000; 0: none)\n" \
+	"      --max-bytes N       a trace larger than N bytes is bad input (default\n" \
+	"                          4 GiB; 0: none)\n"
 /* Store a limit option in *spans or *bytes (0 becomes "no limit"); returns 1
  * when opt was one, dies with exit 2 on a bad number. */
 int tr_limit_option(int opt, const char *arg, size_t *spans, size_t *bytes);
