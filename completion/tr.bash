@@ -27,7 +27,7 @@ _tr_formats()
 		*) echo tsv csv json dot ;;
 		esac ;;
 	tr-pag)		echo line dot ;;
-	tr-temporal)	echo line explain dot ;;
+	tr-temporal)	echo line explain dot csv json ;;
 	esac
 }
 
@@ -58,6 +58,7 @@ _tr_complete()
 	tr-infer:-c|tr-infer:--count)	words="traces pairs" ;;
 	tr-infer:-n|tr-infer:--name)	words="service operation kind host service,operation" ;;
 	tr-aggregate:--hb)		words="seq tree" ;;
+	*:--units)			words="us ms s auto" ;;
 	tr-pag:--worker-key)		words="service service,host" ;;
 	*:-o|*:--output|tr-aggregate:-Q|tr-aggregate:--query-file)
 		compopt -o filenames 2>/dev/null

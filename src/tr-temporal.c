@@ -8,6 +8,7 @@
 
 #include "filter.h"
 #include "pick.h"
+#include "table.h"
 #include "temporal.h"
 #include "util.h"
 
@@ -15,15 +16,17 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tr-temporal [-kqv] [-f line|explain|dot] [--explain] [--dot]\n"
+		"usage: tr-temporal [-kqv] [-f line|explain|dot|csv|json] [--explain] [--dot]\n"
 		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
-		"                   [--check [--allow-empty]] [-o FILE] [FILE...]\n"
+		"                   [--units U] [--check [--allow-empty]] [-o FILE] [FILE...]\n"
 		"Split each trace's root duration among its causes (Zeno temporal provenance),\n"
 		"blockers in other traces of the window included.\n"
-		"  -f, --format F          line (default: tags and D records), explain or dot\n"
+		"  -f, --format F          line (default: tags and D records), explain, dot, or\n"
+		"                          the causes as a table: csv, json\n"
 		"      --explain           same as -f explain: ranked causes and the annotated\n"
 		"                          tree\n"
 		"      --dot               same as -f dot: the annotated provenance graph\n"
+		TABLE_UNITS_USAGE
 		"  -w, --window N          traces buffered around each queried one (default 1000)\n"
 		"  -r, --resource-key K    span tag that refines a resource (thread, lock, queue)\n"
 		"  -c, --capacity R=K      resource R has K parallel workers (default: as many as\n"
@@ -68,6 +71,7 @@ main(int argc, char **argv)
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
 		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
+		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
@@ -76,7 +80,7 @@ main(int argc, char **argv)
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
 	tr_pick *pick = tr_pick_new();
 	char err[256];
-	int c, status = -1;
+	int c, status = -1, units = -1;
 
 	tr_setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, ":f:w:r:c:t:o:kqvh", longopts, NULL)) != -1) {
@@ -88,6 +92,10 @@ main(int argc, char **argv)
 				o.format = TP_EXPLAIN;
 			else if (strcmp(optarg, "dot") == 0)
 				o.format = TP_DOT;
+			else if (strcmp(optarg, "csv") == 0)
+				o.format = TP_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				o.format = TP_JSON;
 			else
 				tr_usage_error("%s: %s", "unknown format", optarg);
 			break;
@@ -110,6 +118,7 @@ main(int argc, char **argv)
 			if (tr_pick_add_file(pick, optarg, err, sizeof err) < 0)
 				tr_die(TR_EXIT_USAGE, "--trace-file: %s", err);
 			break;
+		case TR_OPT_UNITS: units = tr_units_option(optarg); break;
 		case OPT_CHECK: o.check = 1; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case 'o': r.out_path = optarg; break;
@@ -126,6 +135,12 @@ main(int argc, char **argv)
 		if (status >= 0)
 			break;
 	}
+	if (units < 0 && (o.format == TP_CSV || o.format == TP_JSON))
+		units = TABLE_US;
+	else if (units >= 0 && o.format == TP_LINE && status < 0)
+		tr_usage_error("--units goes with -f explain, dot, csv or json: the tags are µs");
+	tr_units_check(units, o.format == TP_CSV || o.format == TP_JSON);
+	o.units = units;
 	o.caps = caps;
 	o.pick = pick;
 	r.files = argv + optind;

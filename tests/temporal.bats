@@ -122,7 +122,7 @@ invariants() {
 	[ "$status" -eq 2 ]
 	run tr-temporal --capacity storage@b=0 /dev/null
 	[ "$status" -eq 2 ]
-	run tr-temporal -f json /dev/null
+	run tr-temporal -f xml /dev/null
 	[ "$status" -eq 2 ]
 }
 
@@ -196,6 +196,47 @@ invariants() {
 	run tr-temporal --explain -t c "$f"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"11 × maintenance:storage.write on storage@b = 11.0 ms (78.6%)"* ]]
+}
+
+@test "-f json: the explained causes as an array of objects, durations in µs" {
+	f=$(case4)
+	run tr-temporal -f json -t c "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | jq length)" -eq 5 ]
+	[ "$(printf '%s\n' "$output" | jq -c '.[0] | [.trace, .root, .duration, .role, .count, .self]')" = \
+	  '["c","compute:compute",14000,"sequencing",11,11000]' ]
+	[ "$(printf '%s\n' "$output" | jq '[.[].self] | add')" -eq 14000 ]
+	run tr-temporal -f json -t c --trace-file /dev/null "$(case1)"
+	[ "$status" -eq 2 ]
+	[ "$(printf '%s\n' "$output" | grep -v '^tr-temporal:')" = "[]" ]
+}
+
+@test "-f csv --units ms: a header, one row per cause, durations in ms with µs decimals" {
+	f=$(case4)
+	run tr-temporal -f csv --units ms -t c "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "trace,root,duration,cause,role,count,self,share" ]
+	[ "${#lines[@]}" -eq 6 ]
+	[ "${lines[1]}" = "c,compute:compute,14,maintenance:storage.write on storage@b,sequencing,11,11,78.57" ]
+	printf '%s\n' "$output" | grep -qx "c,compute:compute,14,compute:compute on compute@c,onpath,1,0.5,3.57"
+}
+
+@test "--units: explain in µs or auto; auto refused with csv and json; the line format's tags stay µs" {
+	f=$(case4)
+	run tr-temporal --explain --units us -t c "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"on storage@b = 11000 µs (78.6%)"* ]]
+	run tr-temporal --explain --units auto -t c "$f"
+	[[ "$output" == *"trace c: compute:compute, 14 ms"* ]]
+	[[ "$output" == *"compute:compute on compute@c = 500 µs (3.6%)"* ]]
+	run tr-temporal -f json --units auto "$f"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "tr-temporal: --units auto "* ]]
+	run tr-temporal --units ms "$f"
+	[ "$status" -eq 2 ]
+	run tr-temporal --explain --units hours "$f"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *'us, ms, s or auto, not "hours"'* ]]
 }
 
 @test "case 5, nothing in the input explains the queue: unexplained@storage@b" {

@@ -1,6 +1,7 @@
 /* filter.c - the main loop every line-format tool shares. */
 #include "filter.h"
 #include "progress.h"
+#include "table.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -120,6 +121,24 @@ tr_filter_run(const tr_filter *f)
 	tr_output_close(out);
 	tr_reader_free(r);
 	return status;
+}
+
+int
+tr_units_option(const char *arg)
+{
+	int u = table_units_parse(arg);
+
+	if (u < 0)
+		tr_usage_error("--units: us, ms, s or auto, not \"%s\"", arg);
+	return u;
+}
+
+void
+tr_units_check(int units, int machine_format)
+{
+	if (units == TABLE_AUTO && machine_format)
+		tr_usage_error("--units auto writes text for people: with -f csv or json, "
+			       "choose us, ms or s");
 }
 
 void

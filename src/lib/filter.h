@@ -34,7 +34,7 @@ typedef struct tr_filter {
 
 /* --max-spans N and --max-bytes N, the same in every tool: a trace over a
  * limit is bad input, never cut short; 0 means no limit. */
-enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS };
+enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS, TR_OPT_UNITS };
 /* The long options every filter has: -o, -k, -q, -v, -h, --version and the limits. */
 #define TR_COMMON_LONGOPTS \
 	{"output", required_argument, NULL, 'o'}, \
@@ -67,6 +67,14 @@ size_t tr_parse_limit(const char *option, const char *arg);
 _Noreturn void tr_option_error(int c, char **argv, const struct option *longopts);
 /* Any other usage error: the message, then "try 'tr-xxx --help'"; exit 2. */
 _Noreturn void tr_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --units U of a report (table.h); a usage error unless U is us, ms, s or
+ * auto. */
+#define TR_UNITS_LONGOPT {"units", required_argument, NULL, TR_OPT_UNITS}
+int tr_units_option(const char *arg);
+/* auto writes text with a unit in each field: for people, so a usage error
+ * with a format for programs (CSV, JSON). */
+void tr_units_check(int units, int machine_format);
 
 /* Runs the loop; returns the exit status (0, or TR_EXIT_INPUT when a trace
  * was bad). Output goes through a temporary file when out_path is set. */

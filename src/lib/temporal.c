@@ -132,6 +132,11 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 		if (analysed)
 			tpr_write_dot(tp, w, out);
 		break;
+	case TP_CSV:
+	case TP_JSON:
+		if (analysed)
+			tpr_write_causes(tp, w, out);
+		break;
 	}
 }
 
@@ -214,6 +219,8 @@ void
 tp_finish(temporal *tp, strbuf *out)
 {
 	drain(tp, out, 1);
+	if (tp->o.format == TP_CSV || tp->o.format == TP_JSON)
+		tpr_end_causes(tp, out);
 	if (tp->o.format == TP_DOT) {
 		strbuf head = {0};
 

@@ -14,7 +14,7 @@
 
 #include "trace.h"
 
-enum tp_format { TP_LINE, TP_EXPLAIN, TP_DOT };
+enum tp_format { TP_LINE, TP_EXPLAIN, TP_DOT, TP_CSV, TP_JSON };
 
 typedef struct tp_capacity {
 	const char *resource;	/* exact resource name, e.g. "mysql@db-1" */
@@ -31,6 +31,8 @@ typedef struct tp_opts {
 	int check;			/* report broken invariants as findings */
 	int allow_empty;		/* --check passes when no trace was analysed */
 	int quiet;
+	int units;			/* enum table_units of the report's durations;
+					 * < 0: explain's and dot's own (ms, 1 decimal) */
 } tp_opts;
 
 typedef struct tp_stats {

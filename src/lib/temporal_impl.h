@@ -3,6 +3,7 @@
 #define TR_TEMPORAL_IMPL_H
 
 #include "pick.h"
+#include "table.h"
 #include "temporal.h"
 
 enum tv_kind { TV_SEG, TV_TRANSIT };
@@ -128,6 +129,8 @@ struct temporal {
 	size_t capspanq;
 	size_t violations;	/* of the current query */
 	strbuf text;		/* labels and resource names being built */
+	table causes_table;	/* -f csv, json: across every trace */
+	int causes_begun;
 };
 
 typedef struct tp_pending {
@@ -159,6 +162,10 @@ const char *tp_role_name(int role);
 void tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out);
 void tpr_write_explain(temporal *tp, wtrace *w, strbuf *out);
 void tpr_write_dot(temporal *tp, wtrace *w, strbuf *out);
+/* -f csv, json: one row per cause of each analysed trace, ranked. */
+void tpr_write_causes(temporal *tp, wtrace *w, strbuf *out);
+/* The end of the causes table, begun if no trace was analysed. */
+void tpr_end_causes(temporal *tp, strbuf *out);
 void tpr_label(temporal *tp, const tp_cause *c, strbuf *b);
 
 #endif

@@ -245,14 +245,24 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 	}
 }
 
-/* Durations for people: 0.5 ms, 11.0 ms, 12 µs. */
+/* Durations for people: in the units asked for, a bare number with its
+ * unit; without --units (units < 0) 0.5 ms, 11.0 ms, 12 µs. */
 static void
-add_dur(strbuf *b, int64_t us)
+add_dur(strbuf *b, int64_t us, int units)
 {
-	if (us >= 100 || us <= -100)
-		sb_addf(b, "%.1f ms", (double)us / 1000.0);
-	else
-		sb_addf(b, "%lld µs", (long long)us);
+	static const char *const unit[] = {" µs", " ms", " s", ""};
+	char text[40];
+
+	if (units < 0) {
+		if (us >= 100 || us <= -100)
+			sb_addf(b, "%.1f ms", (double)us / 1000.0);
+		else
+			sb_addf(b, "%lld µs", (long long)us);
+		return;
+	}
+	table_duration(text, sizeof text, us, units);
+	sb_adds(b, text);
+	sb_adds(b, unit[units]);
 }
 
 static void
@@ -375,7 +385,7 @@ sorted_children(const dtree *d, int32_t p, int32_t **out, size_t *cap)
 #define MAX_INDENT 40
 
 static void
-explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total)
+explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int units)
 {
 	for (size_t i = 0; i < depth + 2 && i < MAX_INDENT; i++)
 		sb_adds(b, "  ");
@@ -384,27 +394,34 @@ explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total)
 	if (x->count > 1)
 		sb_addf(b, "%zu × ", x->count);
 	sb_addf(b, "%s = ", x->label);
-	add_dur(b, x->delay);
+	add_dur(b, x->delay, units);
 	sb_adds(b, " (");
 	add_pct(b, x->delay, total);
 	sb_adds(b, "), self ");
-	add_dur(b, x->self);
+	add_dur(b, x->self, units);
 	if (x->role != ROLE_ONPATH)
 		sb_addf(b, " [%s]", tp_role_name(x->role));
 	sb_addc(b, '\n');
 }
 
-/* Aggregate ranked causes by label and role: "11 × label = 11.0 ms (78.6%)". */
+/* Ranked causes taken together by label and role, most time first. */
+typedef struct cause_groups {
+	size_t n;
+	size_t *first;		/* a cause of the group, in tp->causes */
+	size_t *count;
+	int64_t *self;
+} cause_groups;
+
 static void
-explain_causes(temporal *tp, strbuf *b, int64_t total)
+group_causes(temporal *tp, cause_groups *g)
 {
 	size_t n = tp->ncauses;
-	size_t *count = xcalloc(n + 1, sizeof *count);
-	int64_t *self = xcalloc(n + 1, sizeof *self);
-	size_t *order = xcalloc(n + 1, sizeof *order);
-	size_t ng = 0;
 	strmap groups = {0};
 
+	g->n = 0;
+	g->first = xcalloc(n + 1, sizeof *g->first);
+	g->count = xcalloc(n + 1, sizeof *g->count);
+	g->self = xcalloc(n + 1, sizeof *g->self);
 	for (size_t i = 0; i < n; i++) {
 		const tp_cause *c = &tp->causes[i];
 		char *key = arena_alloc(&tp->qmem, strlen(c->label) + 2);
@@ -414,44 +431,108 @@ explain_causes(temporal *tp, strbuf *b, int64_t total)
 		strcpy(key + 1, c->label);
 		strmap_slot *s = strmap_put(&groups, key, strlen(key), &added);
 		if (added) {
-			s->val = (int64_t)ng;
-			order[ng++] = i;
+			s->val = (int64_t)g->n;
+			g->first[g->n++] = i;
 		}
-		count[s->val]++;
-		self[s->val] += c->self;
+		g->count[s->val]++;
+		g->self[s->val] += c->self;
 	}
-	for (size_t i = 1; i < ng; i++) {	/* groups by time, stable */
-		size_t j = i, o = order[i];
-		int64_t sv = self[i];
-		size_t cv = count[i];
+	for (size_t i = 1; i < g->n; i++) {	/* groups by time, stable */
+		size_t j = i, o = g->first[i], cv = g->count[i];
+		int64_t sv = g->self[i];
 
-		while (j > 0 && self[j - 1] < sv) {
-			order[j] = order[j - 1];
-			self[j] = self[j - 1];
-			count[j] = count[j - 1];
+		while (j > 0 && g->self[j - 1] < sv) {
+			g->first[j] = g->first[j - 1];
+			g->self[j] = g->self[j - 1];
+			g->count[j] = g->count[j - 1];
 			j--;
 		}
-		order[j] = o;
-		self[j] = sv;
-		count[j] = cv;
-	}
-	sb_adds(b, "  causes:\n");
-	for (size_t g = 0; g < ng; g++) {
-		const tp_cause *c = &tp->causes[order[g]];
-
-		sb_adds(b, "    ");
-		if (count[g] > 1)
-			sb_addf(b, "%zu × ", count[g]);
-		sb_addf(b, "%s = ", c->label);
-		add_dur(b, self[g]);
-		sb_adds(b, " (");
-		add_pct(b, self[g], total);
-		sb_addf(b, ") [%s]\n", tp_role_name(c->role));
+		g->first[j] = o;
+		g->self[j] = sv;
+		g->count[j] = cv;
 	}
 	strmap_free(&groups);
-	free(count);
-	free(self);
-	free(order);
+}
+
+static void
+cause_groups_free(cause_groups *g)
+{
+	free(g->first);
+	free(g->count);
+	free(g->self);
+}
+
+/* "11 × label = 11 ms (78.6%) [sequencing]", one line a group. */
+static void
+explain_causes(temporal *tp, strbuf *b, int64_t total)
+{
+	cause_groups g;
+
+	group_causes(tp, &g);
+	sb_adds(b, "  causes:\n");
+	for (size_t i = 0; i < g.n; i++) {
+		const tp_cause *c = &tp->causes[g.first[i]];
+
+		sb_adds(b, "    ");
+		if (g.count[i] > 1)
+			sb_addf(b, "%zu × ", g.count[i]);
+		sb_addf(b, "%s = ", c->label);
+		add_dur(b, g.self[i], tp->o.units);
+		sb_adds(b, " (");
+		add_pct(b, g.self[i], total);
+		sb_addf(b, ") [%s]\n", tp_role_name(c->role));
+	}
+	cause_groups_free(&g);
+}
+
+static const char *const cause_cols[] = {
+	"trace", "root", "duration", "cause", "role", "count", "self", "share"
+};
+
+static void
+begin_causes(temporal *tp, strbuf *out)
+{
+	if (tp->causes_begun)
+		return;
+	table_begin(&tp->causes_table, out, tp->o.format == TP_JSON ? TABLE_JSON : TABLE_CSV,
+		    tp->o.units, cause_cols, sizeof cause_cols / sizeof *cause_cols);
+	tp->causes_begun = 1;
+}
+
+void
+tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
+{
+	const tr_span *root = &w->t.spans[w->t.roots[0]];
+	cause_groups g;
+
+	begin_causes(tp, out);
+	tp->causes_table.out = out;
+	ranked_causes(tp);
+	group_causes(tp, &g);
+	sb_clear(&tp->text);
+	sb_addf(&tp->text, "%s:%s", root->service, root->operation);
+	for (size_t i = 0; i < g.n; i++) {
+		const tp_cause *c = &tp->causes[g.first[i]];
+		table *t = &tp->causes_table;
+
+		table_str(t, w->t.trace_id);
+		table_str(t, tp->text.s);
+		table_dur(t, root->duration);
+		table_str(t, c->label);
+		table_str(t, tp_role_name(c->role));
+		table_int(t, (int64_t)g.count[i]);
+		table_dur(t, g.self[i]);
+		table_pct(t, g.self[i], root->duration);
+	}
+	cause_groups_free(&g);
+}
+
+void
+tpr_end_causes(temporal *tp, strbuf *out)
+{
+	begin_causes(tp, out);
+	tp->causes_table.out = out;
+	table_end(&tp->causes_table);
 }
 
 void
@@ -467,7 +548,7 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 
 	ranked_causes(tp);
 	sb_addf(b, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
-	add_dur(b, total);
+	add_dur(b, total, tp->o.units);
 	sb_addc(b, '\n');
 	explain_causes(tp, b, total);
 	fold_tree(tp, &d);
@@ -481,7 +562,7 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 	while (ns) {	/* depth first with an explicit stack */
 		int32_t x = stack[--ns];
 
-		explain_node(b, &d.n[x], depth[x], total);
+		explain_node(b, &d.n[x], depth[x], total, tp->o.units);
 		size_t k = sorted_children(&d, x, &kids, &capk);
 		GROW(stack, caps, ns + k + 1);
 		for (size_t i = k; i-- > 0;) {
@@ -521,7 +602,7 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 	fold_tree(tp, &d);
 	sb_addf(&id, "cluster_%llu", (unsigned long long)w->serial);
 	sb_addf(&label, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
-	add_dur(&label, root->duration);
+	add_dur(&label, root->duration, tp->o.units);
 	dot_cluster_begin(b, id.s, label.s);
 	for (size_t i = 0; i < d.len; i++) {
 		const dnode *x = &d.n[i];
@@ -532,9 +613,9 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		if (x->count > 1)
 			sb_addf(&label, "%zu × ", x->count);
 		sb_addf(&label, "%s\ndelay ", x->label);
-		add_dur(&label, x->delay);
+		add_dur(&label, x->delay, tp->o.units);
 		sb_adds(&label, ", self ");
-		add_dur(&label, x->self);
+		add_dur(&label, x->self, tp->o.units);
 		dot_node(b, id.s, label.s, role_attrs(x->role));
 		if (x->parent >= 0) {
 			sb_clear(&pid);

@@ -6,6 +6,7 @@
 
 #include "format.h"
 #include "trace.h"
+#include "table.h"
 
 static int passed, failed;
 
@@ -257,6 +258,29 @@ test_b64(void)
 		CHECK(b64_decode(bad[i], strlen(bad[i]), out, &n) < 0);
 }
 
+/* --units: exact decimals in ms and s, three digits and a unit with auto. */
+static void
+test_durations(void)
+{
+	static const struct { int64_t us; int units; const char *text; } cases[] = {
+		{1180000, TABLE_US, "1180000"}, {-45, TABLE_US, "-45"},
+		{1180000, TABLE_MS, "1180"}, {601234, TABLE_MS, "601.234"}, {45, TABLE_MS, "0.045"},
+		{0, TABLE_MS, "0"}, {-1500, TABLE_MS, "-1.5"}, {1180000, TABLE_S, "1.18"},
+		{7, TABLE_S, "0.000007"}, {1180000, TABLE_AUTO, "1.18 s"},
+		{601234, TABLE_AUTO, "601 ms"}, {45, TABLE_AUTO, "45 µs"}, {0, TABLE_AUTO, "0 µs"},
+		{1500, TABLE_AUTO, "1.5 ms"}, {3600000000, TABLE_AUTO, "3600 s"},
+		{-2500000, TABLE_AUTO, "-2.5 s"},
+	};
+	char buf[40];
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		table_duration(buf, sizeof buf, cases[i].us, cases[i].units);
+		CHECK(strcmp(buf, cases[i].text) == 0);
+	}
+	CHECK(table_units_parse("auto") == TABLE_AUTO && table_units_parse("ms") == TABLE_MS);
+	CHECK(table_units_parse("sec") < 0 && table_units_parse("") < 0);
+}
+
 int
 main(void)
 {
@@ -269,6 +293,7 @@ main(void)
 	test_reader();
 	test_numbers();
 	test_b64();
+	test_durations();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
