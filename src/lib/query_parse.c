@@ -1015,6 +1015,16 @@ print_sources(const q_var *v, strbuf *b, int indent)
 	}
 }
 
+/* A column OrderBy or Per names: a Select column by its As name, else
+ * the expression. */
+static void
+print_order_col(const query *q, int col, strbuf *b)
+{
+	const q_col *c = &q->cols[col];
+
+	sb_adds(b, col < q->nshown && c->named ? c->name : c->canon);
+}
+
 static void
 print_cols(const q_col *c, int n, strbuf *b)
 {
@@ -1058,7 +1068,23 @@ print_query(const query *q, strbuf *b, int indent)
 		print_cols(q->keys, q->nkeys, b);
 	}
 	sb_addf(b, "%*sSelect", indent, "");
-	print_cols(q->cols, q->ncols, b);
+	print_cols(q->cols, q->nshown, b);
+	for (int i = 0; i < q->norder; i++) {
+		sb_addf(b, i ? ", " : "%*sOrderBy ", indent, "");
+		print_order_col(q, q->order[i].col, b);
+		if (q->order[i].desc)
+			sb_adds(b, " Desc");
+	}
+	if (q->norder)
+		sb_addc(b, '\n');
+	if (q->limit) {
+		sb_addf(b, "%*sLimit %ld", indent, "", q->limit);
+		if (q->per >= 0) {
+			sb_adds(b, " Per ");
+			print_order_col(q, q->per, b);
+		}
+		sb_addc(b, '\n');
+	}
 }
 
 void
