@@ -12,6 +12,7 @@
 #include "filter.h"
 #include "pagcp.h"
 #include "pick.h"
+#include "table.h"
 
 enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF };
 
@@ -34,7 +35,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
-	    "       tr-cp --summary KEY [-f tsv|csv|json] [options] [FILE...]\n"
+	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
 	    "             [options] [FILE...]\n"
@@ -53,6 +54,7 @@ usage(FILE *f)
 	    "      --whatif RULE       scale (or shorten by D) matching spans' own time and\n"
 	    "                          predict latency; repeatable, rules apply together\n"
 	    "  -f, --format FMT        table format: tsv (default), csv, json\n"
+	    TABLE_UNITS_USAGE
 	    "      --max-windows N     PAG records with more windows are bad input (default\n"
 	    "                          1000000; 0: none)\n"
 	    "  -o, --output FILE       write to FILE (atomically)\n"
@@ -218,6 +220,7 @@ main(int argc, char **argv)
 		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 		{"whatif", required_argument, NULL, OPT_WHATIF},
 		{"format", required_argument, NULL, 'f'},
+		TR_UNITS_LONGOPT,
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
@@ -230,7 +233,7 @@ main(int argc, char **argv)
 	char err[256];
 	double allowance = 0.01;
 	size_t max_windows = 0;		/* pagcp's default */
-	int format = CP_TSV, opt, status;
+	int format = CP_TSV, units = -1, opt, status;
 
 	tr_setprogname(argv[0]);
 	x.pick = tr_pick_new();
@@ -252,6 +255,7 @@ main(int argc, char **argv)
 			if ((format = cp_format_parse(optarg)) < 0)
 				tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (tsv, csv, json)", optarg);
 			break;
+		case TR_OPT_UNITS: units = tr_units_option(optarg); break;
 		case 'k': f.keep_going = 1; break;
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = 1; break;
@@ -269,13 +273,18 @@ main(int argc, char **argv)
 		tr_die(TR_EXIT_USAGE, "--sections goes with the line-format output only");
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
+	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF)
+		tr_usage_error("--units goes with --summary and --whatif");
+	tr_units_check(units, format != CP_TSV);
 	cp_trace_init(&x.cp, allowance);
-	if (x.mode == MODE_SUMMARY)
+	if (x.mode == MODE_SUMMARY) {
 		x.summary = cp_summary_new(summary_key, format);
-	else if (x.mode == MODE_FOLDED)
+		cp_summary_set_units(x.summary, units < 0 ? TABLE_US : units);
+	} else if (x.mode == MODE_FOLDED)
 		x.folded = cp_folded_new();
 	else if (x.mode == MODE_WHATIF) {
 		x.whatif = cp_whatif_new(format);
+		cp_whatif_set_units(x.whatif, units < 0 ? TABLE_US : units);
 		for (size_t i = 0; i < nrules; i++)
 			if (cp_whatif_add_rule(x.whatif, rules[i], err, sizeof err) < 0)
 				tr_die(TR_EXIT_USAGE, "--whatif: %s", err);

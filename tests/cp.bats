@@ -347,6 +347,24 @@ summary_fix() {
 	[ "$output" = '{"service":"db","operation":"select","traces":2,"cp_us":200,"cp_pct":66.67,"cp_p50_us":40,"cp_p95_us":160,"cp_p99_us":160,"self_us":200,"self_pct":62.5}' ]
 }
 
+@test "--summary --units: columns named for the unit, values in ms, s or a unit each" {
+	f=$(summary_fix)
+	run tr-cp --summary service --units ms "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_ms\tcp_pct\tcp_p50_ms\tcp_p95_ms\tcp_p99_ms\tself_ms\tself_pct')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t0.2\t66.67\t0.04\t0.16\t0.16\t0.22\t68.75')" ]
+	run tr-cp --summary service --units auto "$f"
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp\tcp_pct\tcp_p50\tcp_p95\tcp_p99\tself\tself_pct')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t200 µs\t66.67\t40 µs\t160 µs\t160 µs\t220 µs\t68.75')" ]
+	run bash -c "tr-cp --summary service -f json --units s '$f' | jq -c '.[1] | [.cp_s, .self_s]'"
+	[ "$output" = "[0.0001,0.0001]" ]
+	run tr-cp --summary service -f csv --units auto "$f"
+	[ "$status" -eq 2 ]
+	run tr-cp --units ms "$f"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "tr-cp: --units goes with --summary and --whatif" ]]
+}
+
 @test "--folded: critical-path time per call path, summed over traces" {
 	f=$(summary_fix)
 	run tr-cp --folded "$f"
@@ -430,6 +448,11 @@ summary_fix() {
 	[ "${lines[1]}" = "$(printf 'seq\t100\t100\t0\t0')" ]
 	run bash -c "tr-cp --whatif 'service=x:scale=0.5' -f json '$f' | jq -c '.quantiles[0]'"
 	[ "$output" = '{"quantile":"p50","original_us":100,"predicted_us":75}' ]
+	run tr-cp --whatif 'service=x:scale=0.5' --units ms "$f"
+	[ "${lines[0]}" = "$(printf 'trace_id\toriginal_ms\tpredicted_ms\tchange_ms\tmatched')" ]
+	[ "${lines[1]}" = "$(printf 'seq\t0.1\t0.075\t-0.025\t1')" ]
+	run bash -c "tr-cp --whatif 'service=x:scale=0.5' --units auto '$f' | tail -3"
+	[ "${lines[0]}" = "$(printf 'p50\t100 µs\t75 µs')" ]
 }
 
 @test "--whatif: a join waits for all the calls before it, not only the one that ended last" {

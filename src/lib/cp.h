@@ -81,6 +81,8 @@ int cp_format_parse(const char *s);	/* -1 when unknown */
 /* --summary KEY: "service", "operation" (service and operation) or a tag. */
 typedef struct cp_summary cp_summary;
 cp_summary *cp_summary_new(const char *key, int format);
+/* --units: the durations' unit (enum table_units; default µs). */
+void cp_summary_set_units(cp_summary *s, int units);
 void cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c);
 void cp_summary_write(cp_summary *s, tr_output *out);
 /* With a tag as key: when no span had it, warn (with the closest tag key
@@ -101,6 +103,8 @@ void cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c);
 /* --whatif 'service=X[,operation=Y]:scale=F' or ':minus=D' (cp_whatif.c). */
 typedef struct cp_whatif cp_whatif;
 cp_whatif *cp_whatif_new(int format);
+/* --units: the durations' unit (enum table_units; default µs). */
+void cp_whatif_set_units(cp_whatif *w, int units);
 /* Add a rule; a span takes the first rule that matches it. Returns -1
  * after writing a message to err when the rule is malformed. */
 int cp_whatif_add_rule(cp_whatif *w, const char *rule, char *err, size_t errsize);

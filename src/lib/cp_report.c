@@ -34,7 +34,7 @@ typedef struct group {
 } group;
 
 struct cp_summary {
-	int key, format;
+	int key, format, units;
 	const char *tag;
 	arena mem;
 	strmap map;
@@ -46,6 +46,12 @@ struct cp_summary {
 	strbuf buf;
 	tr_keywatch watch;		/* the tag key: did any span have it? */
 };
+
+void
+cp_summary_set_units(cp_summary *s, int units)
+{
+	s->units = units;
+}
 
 cp_summary *
 cp_summary_new(const char *key, int format)
@@ -177,66 +183,51 @@ key_cols(const cp_summary *s, const char **names)
 	return s->key == KEY_OPERATION ? 2 : 1;
 }
 
-static void
-add_field(strbuf *b, int format, size_t col, const char *name, const char *text, int quoted)
+/* The table's columns: the key's, then the values' in the units asked for. */
+static size_t
+summary_cols(const cp_summary *s, char names[][32], const char **cols)
 {
-	if (format == CP_JSON) {
-		sb_adds(b, col ? ", " : "{");
-		table_json_string(b, name, strlen(name));
-		sb_adds(b, ": ");
-		if (quoted)
-			table_json_string(b, text, strlen(text));
-		else
-			sb_adds(b, text);
-		return;
+	const char *keys[2];
+	size_t n = key_cols(s, keys);
+
+	for (size_t i = 0; i < n; i++)
+		cols[i] = keys[i];
+	for (size_t i = 0; i < NVALUE_COLS; i++) {
+		table_dur_col(names[i], sizeof names[i], value_cols[i], s->units);
+		cols[n + i] = names[i];
 	}
-	if (col)
-		sb_addc(b, format == CP_CSV ? ',' : '\t');
-	if (format == CP_CSV)
-		table_csv_field(b, text, strlen(text));
-	else
-		tr_escapes(b, text, 0);
+	return n + NVALUE_COLS;
 }
 
 static void
-pct(char *buf, size_t size, int64_t part, int64_t whole)
+write_row(table *t, const cp_summary *s, group *g, int64_t all_cp, int64_t all_self)
 {
-	snprintf(buf, size, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
-}
-
-static void
-write_row(strbuf *b, const cp_summary *s, group *g, int64_t all_cp, int64_t all_self, int first)
-{
-	const char *names[2];
-	size_t nkeys = key_cols(s, names), col = 0;
 	const char *keys[2] = {g->service, g->operation};
-	char v[NVALUE_COLS][32];
+	const char *names[2];
+	size_t nkeys = key_cols(s, names);
 
 	qsort(g->per_trace, g->ntraces, sizeof *g->per_trace, i64_cmp);
-	snprintf(v[0], sizeof v[0], "%zu", g->ntraces);
-	snprintf(v[1], sizeof v[1], "%lld", (long long)g->cp);
-	pct(v[2], sizeof v[2], g->cp, all_cp);
-	snprintf(v[3], sizeof v[3], "%lld", (long long)cp_percentile(g->per_trace, g->ntraces, 50));
-	snprintf(v[4], sizeof v[4], "%lld", (long long)cp_percentile(g->per_trace, g->ntraces, 95));
-	snprintf(v[5], sizeof v[5], "%lld", (long long)cp_percentile(g->per_trace, g->ntraces, 99));
-	snprintf(v[6], sizeof v[6], "%lld", (long long)g->self);
-	pct(v[7], sizeof v[7], g->self, all_self);
-	if (s->format == CP_JSON)
-		sb_adds(b, first ? "\n  " : ",\n  ");
 	for (size_t i = 0; i < nkeys; i++)
-		add_field(b, s->format, col++, names[i], keys[i], 1);
-	for (size_t i = 0; i < NVALUE_COLS; i++)
-		add_field(b, s->format, col++, value_cols[i], v[i], 0);
-	sb_adds(b, s->format == CP_JSON ? "}" : "\n");
+		table_str(t, keys[i]);
+	table_int(t, (int64_t)g->ntraces);
+	table_dur(t, g->cp);
+	table_pct(t, g->cp, all_cp);
+	table_dur(t, cp_percentile(g->per_trace, g->ntraces, 50));
+	table_dur(t, cp_percentile(g->per_trace, g->ntraces, 95));
+	table_dur(t, cp_percentile(g->per_trace, g->ntraces, 99));
+	table_dur(t, g->self);
+	table_pct(t, g->self, all_self);
 }
 
 void
 cp_summary_write(cp_summary *s, tr_output *out)
 {
 	strbuf b = {0};
-	const char *names[2];
-	size_t nkeys = key_cols(s, names);
+	char names[NVALUE_COLS][32];
+	const char *cols[2 + NVALUE_COLS];
+	size_t ncols = summary_cols(s, names, cols);
 	int64_t all_cp = 0, all_self = 0;
+	table t;
 
 	for (size_t i = 0; i < s->ng; i++) {
 		all_cp += s->g[i].cp;
@@ -244,22 +235,15 @@ cp_summary_write(cp_summary *s, tr_output *out)
 	}
 	if (s->ng)	/* no group: g is NULL, which qsort may not be given */
 		qsort(s->g, s->ng, sizeof *s->g, group_cmp);
-	if (s->format == CP_JSON)
-		sb_addc(&b, '[');
-	else {
-		for (size_t i = 0; i < nkeys + NVALUE_COLS; i++)
-			add_field(&b, s->format, i, "", i < nkeys ? names[i] : value_cols[i - nkeys], 1);
-		sb_addc(&b, '\n');
-	}
+	table_begin(&t, &b, s->format, s->units, cols, ncols);
 	for (size_t i = 0; i < s->ng; i++) {
-		write_row(&b, s, &s->g[i], all_cp, all_self, i == 0);
+		write_row(&t, s, &s->g[i], all_cp, all_self);
 		if (b.len > 65536) {
 			tr_output_sb(out, &b);
 			sb_clear(&b);
 		}
 	}
-	if (s->format == CP_JSON)
-		sb_adds(&b, s->ng ? "\n]\n" : "]\n");
+	table_end(&t);
 	tr_output_sb(out, &b);
 	sb_free(&b);
 }

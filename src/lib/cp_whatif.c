@@ -30,7 +30,7 @@ typedef struct whatif_rule {
 struct cp_whatif {
 	whatif_rule *rule;
 	size_t nrules, caprules;
-	int format;
+	int format, units;
 	int64_t *dur, *rel_end;		/* per span: new duration, new end from the parent's start */
 	int64_t *qwait;			/* per span: its recorded queue wait */
 	struct by_start *byfirst;	/* scratch: one parent's children by start */
@@ -423,18 +423,52 @@ cp_whatif_unmatched(const cp_whatif *w, int verbose)
 	return bad;
 }
 
+void
+cp_whatif_set_units(cp_whatif *w, int units)
+{
+	w->units = units;
+}
+
+/* A column's name, in the units asked for when it holds durations. */
+static const char *
+col_name(const cp_whatif *w, const char *name, char *buf, size_t size)
+{
+	table_dur_col(buf, size, name, w->units);
+	return buf;
+}
+
+/* A value of column name: durations (NAME_us) in the units asked for. */
+static void
+add_value(const cp_whatif *w, strbuf *b, const char *name, int64_t v)
+{
+	size_t n = strlen(name);
+	char text[40];
+
+	if (n < 3 || strcmp(name + n - 3, "_us") != 0) {
+		sb_addi(b, v);
+		return;
+	}
+	table_duration(text, sizeof text, v, w->units);
+	sb_adds(b, text);
+}
+
 static void
 row(cp_whatif *w, strbuf *b, const char *key, const int64_t v[], const char *const names[], size_t nv)
 {
+	char col[40];
+
 	if (w->format == CP_JSON) {
 		sb_adds(b, "{");
 		table_json_string(b, names[0], strlen(names[0]));
 		sb_adds(b, ": ");
 		table_json_string(b, key, strlen(key));
 		for (size_t i = 0; i < nv; i++) {
+			const char *name = col_name(w, names[i + 1], col, sizeof col);
+
 			sb_adds(b, ", ");
-			table_json_string(b, names[i + 1], strlen(names[i + 1]));
-			sb_addf(b, ": %lld", (long long)v[i]);
+			table_json_string(b, name, strlen(name));
+			sb_adds(b, ": ");
+			add_value(w, b, names[i + 1], v[i]);
 		}
 		sb_adds(b, "}");
 		return;
@@ -447,7 +481,7 @@ row(cp_whatif *w, strbuf *b, const char *key, const int64_t v[], const char *con
 		tr_escapes(b, key, 0);
 	for (size_t i = 0; i < nv; i++) {
 		sb_addc(b, sep);
-		sb_addi(b, v[i]);
+		add_value(w, b, names[i + 1], v[i]);
 	}
 	sb_addc(b, '\n');
 }
@@ -458,10 +492,12 @@ static const char *const quant_cols[] = {"quantile", "original_us", "predicted_u
 static void
 header(cp_whatif *w, strbuf *b, const char *const names[], size_t n)
 {
+	char col[40];
+
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			sb_addc(b, w->format == CP_CSV ? ',' : '\t');
-		sb_adds(b, names[i]);
+		sb_adds(b, col_name(w, names[i], col, sizeof col));
 	}
 	sb_addc(b, '\n');
 }

@@ -115,6 +115,18 @@ table_duration(char *buf, size_t size, int64_t us, int u)
 }
 
 void
+table_dur_col(char *buf, size_t size, const char *name, int u)
+{
+	static const char *const suffix[] = {"_us", "_ms", "_s", ""};
+	size_t n = strlen(name);
+
+	if (n > 3 && strcmp(name + n - 3, "_us") == 0)
+		snprintf(buf, size, "%.*s%s", (int)n - 3, name, suffix[u]);
+	else
+		snprintf(buf, size, "%s", name);
+}
+
+void
 table_begin(table *t, strbuf *out, int format, int units, const char *const *cols, size_t ncols)
 {
 	*t = (table){.out = out, .format = format, .units = units, .cols = cols, .ncols = ncols};

@@ -24,6 +24,10 @@ int table_units_parse(const char *s);
 /* Text of a duration of us µs in units u, NUL-terminated in buf (32 bytes
  * are always enough). */
 void table_duration(char *buf, size_t size, int64_t us, int u);
+/* The name of a column of durations, NAME_us, for the units: NAME_ms,
+ * NAME_s, or NAME alone with auto (each value says its unit); any other
+ * name as it is. */
+void table_dur_col(char *buf, size_t size, const char *name, int u);
 /* The --units line of a tool's --help (see filter.h for the layout). */
 #define TABLE_UNITS_USAGE \
 	"      --units U           durations in us (tables' default), ms, s, or auto:\n" \
