@@ -65,6 +65,8 @@ tr_filter_run(const tr_filter *f)
 	tr_progress progress;
 
 	tr_progress_init(&progress);
+	if (f->nfiles)
+		tr_progress_set_inputs(&progress, f->files, (size_t)f->nfiles);
 	if (f->names)
 		tr_reader_set_names(r, f->names);
 	if (f->max_spans || f->max_bytes)

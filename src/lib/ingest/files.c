@@ -268,6 +268,7 @@ ingest_files(ingest *g, const ingest_list *l)
 	file_pool *p = NULL;
 	int failed = 0, stopped = 0;
 
+	tr_progress_set_inputs(&g->progress, l->paths, l->n);
 	if (g->opts.threads > 1 && l->n > 1)
 		p = file_pool_new(g, g->opts.threads);
 	for (size_t i = 0; i < l->n && !stopped; i++) {
