@@ -202,12 +202,12 @@ long_option_error(int c, const char *arg, const struct option *longopts)
 	}
 	for (const struct option *o = longopts; o->name && nnames < 256; o++)
 		names[nnames++] = o->name;
-	char *typed = xstrdup(arg);
-	typed[len] = '\0';
+	char typed[128];
+	snprintf(typed, sizeof typed, "%.*s", (int)len, arg);
 	const char *near = closest_name(typed, names, nnames);
 	if (near)
-		tr_usage_error("unknown option --%s (did you mean --%s?)", typed, near);
-	tr_usage_error("unknown option --%s", typed);
+		tr_usage_error("unknown option --%.*s (did you mean --%s?)", (int)len, arg, near);
+	tr_usage_error("unknown option --%.*s", (int)len, arg);
 }
 
 void
