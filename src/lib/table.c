@@ -1,4 +1,5 @@
-/* table.c - CSV and JSON fields of the tools' reports. */
+/* table.c - the tools' reports: fields quoted for CSV and JSON, durations in
+ * the units asked for, and tables written row by row. */
 #include "table.h"
 #include "format.h"
 
