@@ -176,6 +176,30 @@ EOF
 	[ -z "$fail" ] || { echo "misaligned:$fail"; false; }
 }
 
+@test "every report: -f json is one JSON document, -f csv a header and rows of as many fields" {
+	f=$(good_input tr-cp)
+	fail="" n=0
+	while IFS='|' read -r t args; do
+		[ -x "$TR_BIN/$t" ] || continue
+		n=$((n + 1))
+		read -ra a <<<"$args"
+		"$t" "${a[@]}" -f json "$f" > "$BATS_TEST_TMPDIR/json" || fail="$fail $t${args:+ $args}(json)"
+		jq -e 'type == "array" or type == "object"' "$BATS_TEST_TMPDIR/json" > /dev/null ||
+			fail="$fail $t${args:+ $args}(json)"
+		"$t" "${a[@]}" -f csv "$f" > "$BATS_TEST_TMPDIR/csv" || fail="$fail $t${args:+ $args}(csv)"
+		awk -F, 'NR == 1 { n = NF } NF != n || NF < 2 { bad = 1 } END { exit bad || NR < 2 }' \
+			"$BATS_TEST_TMPDIR/csv" || fail="$fail $t${args:+ $args}(csv)"
+	done <<-'EOF'
+	tr-cp|--summary service
+	tr-cp|--summary operation --units ms
+	tr-infer|
+	tr-infer|--links
+	tr-temporal|
+	EOF
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+	[ "$n" -eq 5 ]
+}
+
 @test "an unknown option exits 2 with one 'tr-xxx: ' line naming it, then 'try', and nothing on stdout" {
 	fail=""
 	for t in $(tools); do
