@@ -34,7 +34,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tr_reader *r = tr_reader_new(files, 1);
 	tr_reader_set_flags(r, TR_READ_LINES_ONLY);	/* PAG records, not exports */
 	/* Few windows: time and output grow with them (tr-cp --max-windows). */
-	pag_cp *p = pag_cp_new(&(pag_cp_opts){formats[size % 3], size & 4, 10000});
+	/* The units tr-cp allows with every format: us, ms, s. */
+	pag_cp *p = pag_cp_new(&(pag_cp_opts){formats[size % 3], size & 4, 10000,
+					      (int)(size / 8 % 3)});
 	int bad = 0;
 
 	/* tr-cp counts a bad PAG record and feeds on: so does this. */

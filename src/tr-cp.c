@@ -273,8 +273,8 @@ main(int argc, char **argv)
 		tr_die(TR_EXIT_USAGE, "--sections goes with the line-format output only");
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
-	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF)
-		tr_usage_error("--units goes with --summary and --whatif");
+	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER)
+		tr_usage_error("--units goes with --summary, --whatif and PAG records");
 	tr_units_check(units, format != CP_TSV);
 	cp_trace_init(&x.cp, allowance);
 	if (x.mode == MODE_SUMMARY) {
@@ -290,7 +290,7 @@ main(int argc, char **argv)
 				tr_die(TR_EXIT_USAGE, "--whatif: %s", err);
 	}
 	x.pag = pag_cp_new(&(pag_cp_opts){format == CP_CSV ? "csv" : format == CP_JSON ? "json" : "tsv",
-					  1, max_windows});
+					  1, max_windows, units < 0 ? TABLE_US : units});
 
 	f.files = argv + optind;
 	f.nfiles = argc - optind;
@@ -309,6 +309,12 @@ main(int argc, char **argv)
 		status = TR_EXIT_USAGE;
 	if (x.bad_key && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	/* the line format is µs: --units had no table to act on */
+	if (units >= 0 && x.mode == MODE_FILTER && !pag_cp_has_input(x.pag) && status == TR_EXIT_OK) {
+		tr_warn("--units: no table was written (it goes with --summary, --whatif "
+			"and PAG records; tags and sections are µs)");
+		status = TR_EXIT_USAGE;
+	}
 
 	pag_cp_free(x.pag);
 	cp_summary_free(x.summary);

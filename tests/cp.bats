@@ -360,9 +360,12 @@ summary_fix() {
 	[ "$output" = "[0.0001,0.0001]" ]
 	run tr-cp --summary service -f csv --units auto "$f"
 	[ "$status" -eq 2 ]
+	run tr-cp --folded --units ms "$f"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "tr-cp: --units goes with --summary, --whatif and PAG records" ]]
 	run tr-cp --units ms "$f"
 	[ "$status" -eq 2 ]
-	[[ "${lines[0]}" == "tr-cp: --units goes with --summary and --whatif" ]]
+	[[ "$output" == *"tr-cp: --units: no table was written"* ]]
 }
 
 @test "--folded: critical-path time per call path, summed over traces" {

@@ -485,6 +485,17 @@ EOF
 	grep -q '^{"start_us":0,"end_us":5,"summary":"operation","key":"a","detail":"a1","cp":0.4,' <<<"$output"
 }
 
+@test "tr-cp --units over PAG records: the activities' time in ms, the window's bounds in µs" {
+	need_cp
+	f=$(example_pag 5 0)
+	run tr-cp -f csv --units ms "$f"
+	[ "$status" -eq 0 ]
+	grep -q '^start_us,end_us,summary,key,detail,cp,time_ms,edges,workers$' <<<"$output"
+	grep -q '^0,5,operation,a,a1,0.4,0.002,1,1$' <<<"$output"
+	run tr-cp -f json --units s "$f"
+	grep -q '^{"start_us":0,"end_us":5,"summary":"operation","key":"a","detail":"a1","cp":0.4,"time_s":0.000002,' <<<"$output"
+}
+
 @test "tr-pag | tr-cp on the simulated samples: every window's CP sums to 1" {
 	need_ingest
 	need_cp

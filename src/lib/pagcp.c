@@ -173,11 +173,20 @@ static const char *const columns[] = {
 	"start_us", "end_us", "summary", "key", "detail", "cp", "time_us", "edges", "workers"
 };
 
+/* The activities' time is a duration, in the units asked for; the
+ * window's bounds are times, in µs. */
+static const char *
+time_col(const report *r, char *buf, size_t size)
+{
+	table_dur_col(buf, size, "time_us", r->p->o.units);
+	return buf;
+}
+
 static void
 write_header(report *r)
 {
 	const char *fmt = r->p->o.format;
-	char sep = strcmp(fmt, "csv") == 0 ? ',' : '\t';
+	char sep = strcmp(fmt, "csv") == 0 ? ',' : '\t', name[32];
 
 	if (strcmp(fmt, "json") == 0 || !r->p->o.header || r->p->header_done)
 		return;
@@ -185,7 +194,8 @@ write_header(report *r)
 	for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++) {
 		if (i)
 			sb_addc(&r->line, sep);
-		sb_adds(&r->line, columns[i]);
+		sb_adds(&r->line, strcmp(columns[i], "time_us") == 0 ?
+			time_col(r, name, sizeof name) : columns[i]);
 	}
 	sb_addc(&r->line, '\n');
 }
@@ -195,10 +205,11 @@ write_row(report *r, int64_t ts, int64_t te, const row *w)
 {
 	const char *fmt = r->p->o.format;
 	int json = strcmp(fmt, "json") == 0;
-	char sep = strcmp(fmt, "csv") == 0 ? ',' : '\t', num[40];
+	char sep = strcmp(fmt, "csv") == 0 ? ',' : '\t', num[40], time[40], name[32];
 	strbuf *b = &r->line;
 
 	snprintf(num, sizeof num, "%.6g", w->cp < 1e-12 && w->cp > -1e-12 ? 0 : w->cp);
+	table_duration(time, sizeof time, w->time, r->p->o.units);
 	if (json) {
 		sb_addf(b, "{\"start_us\":%lld,\"end_us\":%lld,\"summary\":", (long long)ts, (long long)te);
 		add_text(b, fmt, summary_names[w->summary]);
@@ -206,8 +217,8 @@ write_row(report *r, int64_t ts, int64_t te, const row *w)
 		add_text(b, fmt, w->key);
 		sb_adds(b, ",\"detail\":");
 		add_text(b, fmt, w->detail);
-		sb_addf(b, ",\"cp\":%s,\"time_us\":%lld,\"edges\":%zu,\"workers\":%zu}\n",
-			num, (long long)w->time, w->edges, w->workers);
+		sb_addf(b, ",\"cp\":%s,\"%s\":%s,\"edges\":%zu,\"workers\":%zu}\n",
+			num, time_col(r, name, sizeof name), time, w->edges, w->workers);
 		return;
 	}
 	sb_addf(b, "%lld%c%lld%c%s%c", (long long)ts, sep, (long long)te, sep,
@@ -215,7 +226,7 @@ write_row(report *r, int64_t ts, int64_t te, const row *w)
 	add_text(b, fmt, w->key);
 	sb_addc(b, sep);
 	add_text(b, fmt, w->detail);
-	sb_addf(b, "%c%s%c%lld%c%zu%c%zu\n", sep, num, sep, (long long)w->time, sep, w->edges,
+	sb_addf(b, "%c%s%c%s%c%zu%c%zu\n", sep, num, sep, time, sep, w->edges,
 		sep, w->workers);
 }
 

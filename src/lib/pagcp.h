@@ -14,6 +14,7 @@ typedef struct pag_cp_opts {
 	const char *format;	/* "tsv" (default), "csv" or "json" */
 	int header;		/* print a header line (tsv/csv) */
 	size_t max_windows;	/* more is bad input; 0: PAG_MAX_WINDOWS */
+	int units;		/* of the time column: enum table_units (0: µs) */
 } pag_cp_opts;
 
 /* True when the line is a PAG record (a type tr-pag writes). */
