@@ -90,6 +90,7 @@ add_slot(q_slots *s, int var, enum q_field f, const char *key, size_t keylen, in
 	o->var = var;
 	o->field = f;
 	o->col = col;
+	o->in_key = 0;
 	o->key = NULL;
 	if (key) {
 		o->key = xmalloc(keylen + 1);
