@@ -8,7 +8,8 @@
  * after its parent's start plus the gap to it. A parent ends after its last
  * child plus its original trailing self time. For a matching span every
  * stretch of its own time (the gaps before its children, its tail, or its
- * whole duration when it has no children) is scaled, rounded to the µs.
+ * whole duration when it has no children) is scaled, rounded to the µs;
+ * minus=D scales them by the factor that takes D off their sum.
  * Time a child waited in a queue before it started (queue.wait_us, an
  * enqueue log) and the time a blocking receive waits are not the span's
  * work: they are never scaled. */
