@@ -26,6 +26,7 @@ typedef struct cp_ctx {
 	tr_pick *pick;		/* --trace, --trace-file; none: every trace */
 	size_t drawn;
 	int bad_key;		/* --summary names a tag no span has */
+	size_t noutside, ntr_outside;	/* children left out, and their traces */
 	pag_cp *pag;
 	size_t pag_bad;
 } cp_ctx;
@@ -109,6 +110,8 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	analysed = cp_trace_run(&x->cp, t) == 0;
 	if (!analysed)
 		wo.span_extra = NULL;
+	x->noutside += x->cp.noutside;
+	x->ntr_outside += x->cp.noutside > 0;
 
 	switch (x->mode) {
 	case MODE_FILTER:
@@ -302,6 +305,11 @@ main(int argc, char **argv)
 	status = tr_filter_run(&f);
 	if (x.pag_bad && status == TR_EXIT_OK)
 		status = TR_EXIT_INPUT;
+	/* the data did not support the tree everywhere: say where it gave way */
+	if (x.noutside && !x.quiet)
+		tr_warn("%zu spans in %zu traces lie wholly outside their parent (skewed clocks, or "
+			"work that outlives it): left off the critical path with their subtrees, as "
+			"Jaeger UI leaves them", x.noutside, x.ntr_outside);
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;

@@ -147,9 +147,14 @@ try 'tr-cp --help'" ]
 	EOF
 	)
 	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 20 B 0 C 0 D 0 A 0 B 20 " ]
-	run bash -c "tr-cp --sections --overlap-allowance 0 '$f' | awk -F'\t' '\$1==\"C\" { print \$2, \$3, \$4, \$5 }'"
+	run bash -c "tr-cp --sections --overlap-allowance 0 '$f' 2>/dev/null | awk -F'\t' '\$1==\"C\" { print \$2, \$3, \$4, \$5 }'"
 	[ "${lines[0]}" = "o A 10 30" ]
 	[ "${lines[1]}" = "l B 10 30" ]
+	# what the tree lost is said on stderr (-q: not)
+	run tr-cp "$f"
+	[[ "$output" == *"tr-cp: 2 spans in 1 traces lie wholly outside their parent"* ]]
+	run tr-cp -q "$f"
+	[[ "$output" != *"outside their parent"* ]]
 }
 
 @test "several roots: each is analysed, earliest (then lowest id) first, as in the current Jaeger UI" {
@@ -554,8 +559,13 @@ summary_fix() {
 	run tr-cp --whatif 'service=analytics:scale=0.5' "$BATS_TEST_TMPDIR/async.tr"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *'no analysed span has service "analytics"'* ]]
+	[[ "$output" == *'its 1 spans lie outside the analysed trees'* ]]
 	run tr-cp --whatif 'service=analytics,operation=process:scale=0.5' "$BATS_TEST_TMPDIR/async.tr"
 	[ "$status" -eq 2 ]
+	# a rule every span of which an earlier rule takes applies nowhere
+	run tr-cp --whatif 'service=web:scale=0.5' --whatif 'service=web,operation=send:scale=2' "$BATS_TEST_TMPDIR/async.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--whatif 'service=web,operation=send:scale=2': an earlier rule takes every span it matches (1)"* ]]
 	run tr-cp --whatif 'service=web:scale=1e7' "$BATS_TEST_TMPDIR/async.tr"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"scale: not a number from 0 to 1e6"* ]]

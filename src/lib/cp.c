@@ -140,8 +140,12 @@ collect_kids(cp_trace *c, const tr_trace *t, int32_t p, uint32_t *nk)
 		const tr_span *ks = &t->spans[k];
 		int64_t s = ks->start, e = tr_span_end(ks);
 
-		if (!blocks(ps, ks) || !clamp(&s, &e, c->start[p], c->end[p]))
+		if (!blocks(ps, ks))
 			continue;
+		if (!clamp(&s, &e, c->start[p], c->end[p])) {
+			c->noutside++;	/* skewed clocks, or async work: said at the end */
+			continue;
+		}
 		c->start[k] = s;
 		c->end[k] = e;
 		c->state[k] = CP_TREE;
@@ -341,6 +345,7 @@ cp_trace_run(cp_trace *c, const tr_trace *t)
 	c->root_duration = 0;
 	c->path_length = 0;
 	c->nanalysed = 0;
+	c->noutside = 0;
 	for (size_t r = 0; r < t->nroots; r++) {
 		int32_t root = t->roots[r];
 

@@ -39,6 +39,7 @@ typedef struct cp_trace {
 	int64_t root_duration;		/* that root's duration */
 	int64_t path_length;		/* all analysed roots' durations */
 	size_t nanalysed;		/* roots analysed */
+	size_t noutside;		/* children left out: wholly outside their parent */
 	size_t nspans;
 	uint8_t *state;			/* enum cp_state */
 	int64_t *start, *end;		/* clamped window (CP_TREE, CP_PATH) */

@@ -26,6 +26,8 @@ typedef struct whatif_rule {
 	double scale;			/* scale=F */
 	int64_t minus;			/* minus=D (µs); -1: a scale rule */
 	size_t matched;			/* spans, over all traces */
+	size_t shadowed;		/* spans it matches that an earlier rule took */
+	size_t outside;			/* spans it matches outside the analysed trees */
 } whatif_rule;
 
 struct cp_whatif {
@@ -129,18 +131,45 @@ cp_whatif_free(cp_whatif *w)
 	free(w);
 }
 
-/* The first rule that matches s, or NULL. */
+static int
+rule_matches(const whatif_rule *r, const tr_span *s)
+{
+	return strcmp(s->service, r->service) == 0 &&
+	       (!r->operation || strcmp(s->operation, r->operation) == 0);
+}
+
+/* The first rule that matches s, or NULL. While a later rule has matched
+ * nothing, it learns that an earlier one took s (for its message). */
 static whatif_rule *
 rule_for(cp_whatif *w, const tr_span *s)
 {
+	whatif_rule *first = NULL;
+
 	for (size_t i = 0; i < w->nrules; i++) {
 		whatif_rule *r = &w->rule[i];
 
-		if (strcmp(s->service, r->service) == 0 &&
-		    (!r->operation || strcmp(s->operation, r->operation) == 0))
-			return r;
+		if (!rule_matches(r, s))
+			continue;
+		if (!first)
+			first = r;
+		else if (!r->matched)
+			r->shadowed++;
+		if (!w->nunmatched)
+			break;
 	}
-	return NULL;
+	return first;
+}
+
+/* While a rule has matched nothing: the spans it matches that the analysis
+ * left out (a consumer of a producer, no time, outside its parent). */
+static void
+note_outside(cp_whatif *w, const tr_trace *t, const cp_trace *c)
+{
+	for (size_t i = 0; i < t->nspans && w->nunmatched; i++)
+		if (c->state[i] == CP_OFF)
+			for (size_t k = 0; k < w->nrules; k++)
+				if (!w->rule[k].matched && rule_matches(&w->rule[k], &t->spans[i]))
+					w->rule[k].outside++;
 }
 
 static void
@@ -327,6 +356,7 @@ relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 
 	reserve(w, t->nspans ? t->nspans : 1);
 	tr_trace_queue_waits(t, w->qwait);
+	note_outside(w, t, c);
 	for (size_t i = 0; i < c->norder && w->nunmatched; i++) {	/* the spans a rule can match */
 		remember(w, &w->services, t->spans[c->order[i]].service);
 		remember(w, &w->operations, t->spans[c->order[i]].operation);
@@ -396,7 +426,16 @@ report_unmatched(const cp_whatif *w, const whatif_rule *r)
 	const char **v = names_of(m, &n);
 	const char *near = closest_name(name, v, n);
 
-	if (known)
+	if (r->shadowed)
+		tr_warn("--whatif '%s': an earlier rule takes every span it matches (%zu)", r->text,
+			r->shadowed);
+	else if (r->outside)
+		tr_warn("--whatif '%s': no analysed span has service \"%s\"%s%s: its %zu spans lie "
+			"outside the analysed trees (consumers of a producer, spans without time, "
+			"children wholly outside their parent)", r->text, r->service,
+			r->operation ? " and operation " : "", r->operation ? r->operation : "",
+			r->outside);
+	else if (known)
 		tr_warn("--whatif '%s': no analysed span of service \"%s\" has operation \"%s\"%s%s%s",
 			r->text, r->service, r->operation, near ? " (did you mean \"" : "",
 			near ? near : "", near ? "\"?)" : "");
