@@ -91,14 +91,6 @@ kid_cmp(const void *pa, const void *pb)
 	return (a->span > b->span) - (a->span < b->span);
 }
 
-static int
-i64_cmp(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return (a > b) - (a < b);
-}
-
 /* A child the parent waits for: anything timed but a CONSUMER of a PRODUCER. */
 static int
 blocks(const tr_span *parent, const tr_span *child)
@@ -157,7 +149,7 @@ collect_kids(cp_trace *c, const tr_trace *t, int32_t p, uint32_t *nk)
 	if (c->kn[p] > 1) {
 		qsort(c->kids + off, c->kn[p], sizeof *c->kids, kid_cmp);
 		if (c->overlap_allowance > 0)	/* happens_before counts events in them */
-			qsort(c->kstart + off, c->kn[p], sizeof *c->kstart, i64_cmp);
+			qsort(c->kstart + off, c->kn[p], sizeof *c->kstart, cmp_i64);
 	}
 	for (uint32_t i = 0; i < c->kn[p]; i++)	/* kids come latest end first */
 		c->kend[off + i] = c->kids[*nk - 1 - i].end;

@@ -143,14 +143,6 @@ cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c)
 	}
 }
 
-static int
-i64_cmp(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return (a > b) - (a < b);
-}
-
 /* Most critical-path time first; then by key. */
 static int
 group_cmp(const void *pa, const void *pb)
@@ -206,7 +198,7 @@ write_row(table *t, const cp_summary *s, group *g, int64_t all_cp, int64_t all_s
 	const char *names[2];
 	size_t nkeys = key_cols(s, names);
 
-	qsort(g->per_trace, g->ntraces, sizeof *g->per_trace, i64_cmp);
+	qsort(g->per_trace, g->ntraces, sizeof *g->per_trace, cmp_i64);
 	for (size_t i = 0; i < nkeys; i++)
 		table_str(t, keys[i]);
 	table_int(t, (int64_t)g->ntraces);

@@ -561,14 +561,6 @@ cp_whatif_add(cp_whatif *w, const tr_trace *t, const cp_trace *c, strbuf *out)
 	w->lat[w->n++] = (struct latency){orig, pred};
 }
 
-static int
-i64_cmp(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return (a > b) - (a < b);
-}
-
 void
 cp_whatif_finish(cp_whatif *w, strbuf *out)
 {
@@ -590,8 +582,8 @@ cp_whatif_finish(cp_whatif *w, strbuf *out)
 		orig[i] = w->lat[i].orig;
 		pred[i] = w->lat[i].pred;
 	}
-	qsort(orig, w->n, sizeof *orig, i64_cmp);
-	qsort(pred, w->n, sizeof *pred, i64_cmp);
+	qsort(orig, w->n, sizeof *orig, cmp_i64);
+	qsort(pred, w->n, sizeof *pred, cmp_i64);
 	for (int i = 0; i < 3; i++) {
 		int64_t v[2] = {cp_percentile(orig, w->n, ps[i]), cp_percentile(pred, w->n, ps[i])};
 

@@ -401,6 +401,14 @@ parse_i64(const char *s, size_t n, int64_t *out)
 }
 
 int
+cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+int
 parse_duration(const char *s, int64_t *us)
 {
 	static const struct { const char *unit; int64_t us; } units[] = {

@@ -79,6 +79,8 @@ char *arena_strndup(arena *a, const char *s, size_t n);
 void arena_reset(arena *a);
 void arena_free(arena *a);
 
+/* qsort's comparison of int64_t values, ascending. */
+int cmp_i64(const void *a, const void *b);
 /* Parse a decimal int64 from [s, s+n); returns 0 on success. */
 int parse_i64(const char *s, size_t n, int64_t *out);
 /* A duration "50ms", "1.5s", "200us" (also µs, m, h; no unit: µs) in
