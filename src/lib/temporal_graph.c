@@ -174,27 +174,13 @@ static void
 arrivals(wtrace *w, span_info *si)
 {
 	tr_trace *t = &w->t;
+	int64_t *wait = arena_alloc(w->scratch, (t->nspans + 1) * sizeof *wait);
 
+	/* the recorded waits are in the span's own clock: before its shifted start */
+	tr_trace_queue_waits(t, wait);
 	for (size_t i = 0; i < t->nspans; i++) {
-		const tr_span *s = &t->spans[i];
-		const char *q = tr_span_tag(s, "queue.wait_us");
-		int64_t wait;
-
-		si[i].blocking = (uint8_t)tr_span_is_blocking_receive(s);
-		si[i].arr = si[i].blocking ? si[i].ee : si[i].es;
-		if (!si[i].blocking && q && parse_i64(q, strlen(q), &wait) == 0 && wait > 0)
-			si[i].arr = si[i].es - wait;
-	}
-	for (size_t l = 0; l < t->nlogs; l++) {
-		const tr_log *g = &t->logs[l];
-		span_info *x = &si[g->span];
-
-		if (x->blocking || tr_span_tag(&t->spans[g->span], "queue.wait_us"))
-			continue;
-		for (uint32_t k = 0; k < g->ntags; k++)
-			if (strcmp(g->tags[k].key, "event") == 0 &&
-			    strcmp(g->tags[k].val, "enqueue") == 0 && g->time < x->arr)
-				x->arr = g->time;
+		si[i].blocking = (uint8_t)tr_span_is_blocking_receive(&t->spans[i]);
+		si[i].arr = si[i].blocking ? si[i].ee : si[i].es - wait[i];
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
 		int32_t p = t->spans[i].parent;
