@@ -52,6 +52,7 @@ struct pag_builder {
 	pag_build_opts o;
 	pag_graph g;
 	char **key;		/* worker key parts */
+	uint8_t *part;		/* per part: KEY_SERVICE, KEY_HOST or KEY_TAG */
 	tr_keywatch *watch;	/* per part: did any span have the tag? */
 	size_t nkey;
 	bspan *spans;
@@ -60,6 +61,9 @@ struct pag_builder {
 	size_t caplocal;
 	strbuf name;
 };
+
+/* What a part of the worker key reads. */
+enum { KEY_SERVICE, KEY_HOST, KEY_TAG };
 
 pag_builder *
 pag_builder_new(const pag_build_opts *o)
@@ -74,6 +78,9 @@ pag_builder_new(const pag_build_opts *o)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		b->key = xrealloc(b->key, (b->nkey + 1) * sizeof *b->key);
 		b->watch = xrealloc(b->watch, (b->nkey + 1) * sizeof *b->watch);
+		b->part = xrealloc(b->part, b->nkey + 1);
+		b->part[b->nkey] = strcmp(tok, "service") == 0 ? KEY_SERVICE :
+				   strcmp(tok, "host") == 0 ? KEY_HOST : KEY_TAG;
 		b->key[b->nkey] = xstrdup(tok);
 		tr_keywatch_init(&b->watch[b->nkey], b->key[b->nkey]);
 		b->nkey++;
@@ -87,15 +94,13 @@ worker_of(pag_builder *b, const tr_span *s)
 {
 	sb_clear(&b->name);
 	for (size_t i = 0; i < b->nkey; i++) {
-		int builtin = strcmp(b->key[i], "service") == 0 || strcmp(b->key[i], "host") == 0;
-		const char *v = strcmp(b->key[i], "service") == 0 ? s->service :
-				strcmp(b->key[i], "host") == 0 ? s->host : tr_span_tag(s, b->key[i]);
+		const char *v = b->part[i] == KEY_SERVICE ? s->service :
+				b->part[i] == KEY_HOST ? s->host : tr_span_tag(s, b->key[i]);
 
-		if (!builtin)
+		if (b->part[i] == KEY_TAG)
 			tr_keywatch_note(&b->watch[i], s, v != NULL);
-
 		if (i)
-			sb_addc(&b->name, strcmp(b->key[i], "host") == 0 ? '@' : '/');
+			sb_addc(&b->name, b->part[i] == KEY_HOST ? '@' : '/');
 		sb_adds(&b->name, v ? v : "");
 	}
 	return pag_intern_worker(&b->g, b->name.s ? b->name.s : "", b->name.len);
@@ -534,7 +539,7 @@ unmatched_keys(const pag_builder *b)
 	size_t bad = 0;
 
 	for (size_t i = 0; b->n && i < b->nkey; i++)
-		if (strcmp(b->key[i], "service") != 0 && strcmp(b->key[i], "host") != 0)
+		if (b->part[i] == KEY_TAG)
 			bad += (size_t)tr_keywatch_missing(&b->watch[i], "--worker-key", builtin, 2);
 	return bad;
 }
@@ -574,6 +579,7 @@ pag_builder_finish(pag_builder *b, pag_graph *g)
 		tr_keywatch_free(&b->watch[i]);
 	}
 	free(b->key);
+	free(b->part);
 	free(b->watch);
 	free(b->spans);
 	free(b->local);
