@@ -7,6 +7,7 @@
 
 #include "filter.h"
 #include "query.h"
+#include "table.h"
 
 static void
 usage(FILE *f)
@@ -20,15 +21,17 @@ usage(FILE *f)
 		"  -f, --format=tsv|csv|json\n"
 		"                          the table's format (tsv)\n"
 		"      --no-header         no header line (tsv, csv)\n"
+		TABLE_UNITS_USAGE
 		"  -o, --output FILE       write the table to FILE\n"
 		"  -Q, --query-file=FILE   read the query from FILE\n"
 		"      --hb=seq|tree       happened-before: siblings in sequence too (seq) or\n"
 		"                          ancestry only (tree)\n"
 		"      --max-rows-per-trace=N\n"
 		"                          skip a trace whose joins give more rows (1000000)\n"
-		"      --fail-if=EXPR      exit 1 when EXPR holds for a result row, or when no\n"
-		"                          trace was read or the query matched no row\n"
-		"      --allow-empty       --fail-if passes on no trace or no row\n"
+		"      --fail-if=EXPR      exit 1 when EXPR holds for a result row, or when\n"
+		"                          the query matched no row\n"
+		"      --allow-empty       no trace in the input, or no row for --fail-if,\n"
+		"                          is not an error\n"
 		"      --explain           the parsed query and join counts on stderr\n"
 		"      --partial           write mergeable group states, not the table\n"
 		"      --merge             merge --partial files into the table\n"
@@ -41,7 +44,7 @@ usage(FILE *f)
 }
 
 enum { OPT_NO_HEADER = 256, OPT_HB, OPT_MAX_ROWS, OPT_FAIL_IF, OPT_EXPLAIN, OPT_PARTIAL,
-       OPT_MERGE, OPT_ALLOW_EMPTY };
+       OPT_MERGE };
 
 typedef struct cli {
 	query_run *run;
@@ -123,7 +126,7 @@ typedef struct options {
 	query_opts qo;
 	tr_filter f;
 	const char *query_file, *fail_if;
-	int explain, partial, merge, allow_empty;
+	int explain, partial, merge;
 } options;
 
 static int
@@ -149,10 +152,10 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{"hb", required_argument, NULL, OPT_HB},
 		{"max-rows-per-trace", required_argument, NULL, OPT_MAX_ROWS},
 		{"fail-if", required_argument, NULL, OPT_FAIL_IF},
-		{"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
+		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -176,10 +179,11 @@ parse_options(int argc, char **argv, options *o, int *status)
 				tr_die(TR_EXIT_USAGE, "--max-rows-per-trace needs a count (0: no bound)");
 			break;
 		case OPT_FAIL_IF: o->fail_if = optarg; break;
-		case OPT_ALLOW_EMPTY: o->allow_empty = 1; break;
+		case TR_OPT_ALLOW_EMPTY: o->f.allow_empty = 1; break;
 		case OPT_EXPLAIN: o->explain = 1; break;
 		case OPT_PARTIAL: o->partial = 1; break;
 		case OPT_MERGE: o->merge = 1; break;
+		case TR_OPT_UNITS: o->qo.units = tr_units_option(optarg); break;
 		case 'k': o->f.keep_going = 1; break;
 		case 'q': o->qo.quiet = 1; break;
 		case 'v': o->f.verbose = 1; break;
@@ -193,6 +197,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 	}
 	if (o->partial && o->merge)
 		tr_die(TR_EXIT_USAGE, "--partial and --merge do not go together");
+	tr_units_check(o->qo.units, o->qo.format != QUERY_TSV);
 	return optind;
 }
 
@@ -221,22 +226,16 @@ run(options *o, query_run *run, char **files, int nfiles)
 	return tr_filter_run(&o->f);
 }
 
-/* A gate with nothing to judge fails: no trace read (a wrong file, an empty
- * pipe) or no row matched (a misspelt name) must not pass as "no row over
- * the threshold". Partials are judged where they are merged. */
+/* A gate with nothing to judge fails: no row matched (a misspelt name) must
+ * not pass as "no row over the threshold". (An input with no trace already
+ * failed in tr_filter_run.) Partials are judged where they are merged. */
 static int
 gate_empty(const options *o, const query_run *r)
 {
-	if (!o->fail_if || o->allow_empty || o->partial)
+	if (!o->fail_if || o->f.allow_empty || o->partial || query_run_rows(r) > 0)
 		return TR_EXIT_OK;
-	if (!o->merge && query_run_traces(r) == 0)
-		tr_warn("fail-if %s: no trace was read: the gate fails (--allow-empty lets it pass)",
-			o->fail_if);
-	else if (query_run_rows(r) == 0)
-		tr_warn("fail-if %s: the query matched no row: the gate fails (--allow-empty lets it pass)",
-			o->fail_if);
-	else
-		return TR_EXIT_OK;
+	tr_warn("fail-if %s: the query matched no row: the gate fails (--allow-empty lets it pass)",
+		o->fail_if);
 	return TR_EXIT_FINDING;
 }
 

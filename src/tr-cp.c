@@ -62,6 +62,7 @@ usage(FILE *f)
 	    "  -k, --keep-going        skip bad traces instead of stopping\n"
 	    "  -q, --quiet             no notes on stderr\n"
 	    "  -v, --verbose           counts on stderr at the end\n"
+	    TR_ALLOW_EMPTY_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -260,6 +261,7 @@ main(int argc, char **argv)
 			break;
 		case TR_OPT_UNITS: units = tr_units_option(optarg); break;
 		case 'k': f.keep_going = 1; break;
+		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = 1; break;
 		case 'v': f.verbose = 1; break;

@@ -26,6 +26,7 @@ usage(FILE *f, int status)
 		"  -o, --output FILE       write to FILE (through a temporary file) instead of\n"
 		"                          stdout\n"
 		"  -z, --zstd              compress the output with zstd\n"
+		"      --allow-empty       an input with no span is not an error\n"
 		TR_LIMIT_USAGE
 		"  -q, --quiet             no summary, even with -k\n"
 		"  -v, --verbose           each file's shape, span-tree problems and a summary on\n"
@@ -55,12 +56,13 @@ main(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'}, {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{"threads", required_argument, NULL, 'j'}, {"no-merge", no_argument, NULL, 'M'},
+		{"allow-empty", no_argument, NULL, TR_OPT_ALLOW_EMPTY},
 		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
 	ingest_opts o = {.max_spans = 10000000, .max_bytes = (size_t)4 << 30};
 	const char *outpath = NULL;
-	int c, zstd = 0, quiet = 0, status = TR_EXIT_OK;
+	int c, zstd = 0, quiet = 0, allow_empty = 0, status = TR_EXIT_OK;
 
 	tr_setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, ":f:j:ko:zqvh", longopts, NULL)) != -1) {
@@ -79,6 +81,7 @@ main(int argc, char **argv)
 		case 'M': o.no_merge = 1; break;
 		case 'o': outpath = optarg; break;
 		case 'z': zstd = 1; break;
+		case TR_OPT_ALLOW_EMPTY: allow_empty = 1; break;
 		case 'q': quiet = 1; break;
 		case 'v': o.verbose = 1; break;
 		case 'h': usage(stdout, TR_EXIT_OK); break;
@@ -104,6 +107,15 @@ main(int argc, char **argv)
 	ingest_list_free(&inputs);
 	ingest_end(g);
 	const ingest_stats *st = ingest_stats_get(g);
+	/* an empty pipe or an export of nothing answers nothing downstream */
+	if (status == TR_EXIT_OK && !st->spans && !allow_empty) {
+		const char *first = optind < argc && strcmp(argv[optind], "-") ? argv[optind] : "<stdin>";
+		char name[512];
+
+		tr_inputs_name(name, sizeof name, first, argc - optind);
+		tr_warn("%s: no span in the input (--allow-empty accepts that)", name);
+		status = TR_EXIT_INPUT;
+	}
 	if (!quiet && (o.verbose || (o.keep_going && st->broken)))
 		tr_warn("%zu files, %zu traces, %zu spans written; %zu broken traces skipped, "
 			"%zu duplicate spans dropped, %zu span ids renamed",

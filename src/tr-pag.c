@@ -29,6 +29,7 @@ usage(FILE *fp)
 		"  -k, --keep-going        skip bad traces\n"
 		"  -q, --quiet             no warnings about the instrumentation\n"
 		"  -v, --verbose           a summary line on stderr\n"
+		TR_ALLOW_EMPTY_USAGE
 		TR_LIMIT_USAGE
 		"  -h, --help              this help\n"
 		"      --version           the version\n");
@@ -218,6 +219,7 @@ main(int argc, char **argv)
 		case 'n': c.vertices = 0; break;
 		case 'o': f.out_path = optarg; break;
 		case 'k': f.keep_going = 1; break;
+		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case 'q': c.quiet = 1; break;
 		case 'v': c.verbose = f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;

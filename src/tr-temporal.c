@@ -35,7 +35,8 @@ usage(FILE *f)
 		"      --trace-file FILE   the same for the ids in FILE, one per line\n"
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
-		"      --allow-empty       --check passes when no trace was analysed\n"
+		"      --allow-empty       no trace in the input, or none analysed by\n"
+		"                          --check, is not an error\n"
 		"  -o, --output FILE       write to FILE (via a temporary file)\n"
 		"  -k, --keep-going        skip bad traces instead of stopping\n"
 		"  -q, --quiet             no warnings about skipped traces\n"
@@ -59,7 +60,7 @@ parse_count(const char *s, const char *what, long min)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_ALLOW_EMPTY, OPT_TRACE_FILE };
+	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_TRACE_FILE };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
@@ -69,7 +70,6 @@ main(int argc, char **argv)
 		{"capacity", required_argument, NULL, 'c'},
 		{"trace", required_argument, NULL, 't'},
 		{"check", no_argument, NULL, OPT_CHECK},
-		{"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
 		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
@@ -120,7 +120,7 @@ main(int argc, char **argv)
 			break;
 		case TR_OPT_UNITS: units = tr_units_option(optarg); break;
 		case OPT_CHECK: o.check = 1; break;
-		case OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
+		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case 'o': r.out_path = optarg; break;
 		case 'k': r.keep_going = 1; break;
 		case 'q': o.quiet = 1; break;

@@ -219,15 +219,19 @@ two_requests() {
 	[ "${lines[0]}" = "$(printf 'customer\t1')" ]
 }
 
-@test "an empty input gives the header ([] in json), a global aggregate one row" {
+@test "an empty input is an error (exit 3, one line, no table); --allow-empty gives the header ([] in json), a global aggregate one row" {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
-	run tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
+	run --separate-stderr tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
+	[ "$status" -eq 3 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "tr-aggregate: $BATS_TEST_TMPDIR/e.tr: no trace in the input (--allow-empty accepts that)" ]
+	run tr-aggregate --allow-empty 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf 's.service\tCOUNT')" ]
-	run tr-aggregate -f json 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/e.tr"
+	run tr-aggregate --allow-empty -f json 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/e.tr"
 	[ "$output" = "[]" ]
 	# aggregates without GroupBy: one row, also over no rows
-	run tr-aggregate 'From s In spans Select COUNT, SUM(s.duration)' "$BATS_TEST_TMPDIR/e.tr"
+	run tr-aggregate --allow-empty 'From s In spans Select COUNT, SUM(s.duration)' "$BATS_TEST_TMPDIR/e.tr"
 	[ "$output" = "$(printf 'COUNT\tSUM(s.duration)\n0\t')" ]
 }
 
@@ -246,15 +250,15 @@ two_requests() {
 	! printf '%s\n' "$output" | grep -q fail-if
 }
 
-@test "--fail-if on an empty input fails, saying no trace was read (a file of no trace, an empty pipe)" {
+@test "--fail-if on an empty input fails as bad input (exit 3), saying no trace was read (a file of no trace, an empty pipe)" {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	q='From s In spans GroupBy s.service Select s.service, P99(s.duration) As p99'
 	run tr-aggregate --fail-if 'p99 > 1ms' "$q" "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"tr-aggregate: fail-if p99 > 1ms: no trace was read: the gate fails (--allow-empty lets it pass)"* ]]
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-aggregate: $BATS_TEST_TMPDIR/e.tr: no trace in the input (--allow-empty accepts that)" ]
 	run tr-aggregate -q --fail-if 'p99 > 1ms' "$q" </dev/null
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"no trace was read"* ]]
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-aggregate: <stdin>: no trace in the input (--allow-empty accepts that)" ]
 }
 
 @test "--fail-if on a query that matches no row fails, saying so: grouped, raw, and COUNT 0 without GroupBy" {
@@ -307,7 +311,9 @@ two_requests() {
 @test "--merge: a gate over partials with no group fails, --allow-empty passes it" {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	q='From s In spans GroupBy s.service Select s.service, COUNT'
-	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/e.tr" > "$BATS_TEST_TMPDIR/e.part"
+	run tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/e.tr"
+	[ "$status" -eq 3 ]
+	tr-aggregate --partial --allow-empty "$q" "$BATS_TEST_TMPDIR/e.tr" > "$BATS_TEST_TMPDIR/e.part"
 	run tr-aggregate --merge --fail-if 'COUNT > 5' "$q" "$BATS_TEST_TMPDIR/e.part"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"the query matched no row"* ]]
@@ -661,4 +667,41 @@ latency_traces() {
 	[ "$status" -eq 0 ]
 	run tr-aggregate --fail-if 'd > 600' 'From s In spans Where s.root Select s.trace, s.duration As d OrderBy d Desc Limit 2' "$BATS_TEST_TMPDIR/lat.tr"
 	[ "$status" -eq 1 ]
+}
+
+@test "--units ms|s|auto: duration columns (fields, keys, SUM/MIN/MAX/AVG/percentiles of them) converted; counts, starts and other expressions as computed" {
+	two_requests
+	f="$BATS_TEST_TMPDIR/f.tr"
+	q='From s In spans[service = "frontend"] GroupBy s.service
+		Select s.service, COUNT, AVG(s.duration), MAX(s.duration) As top, MIN(s.self),
+		       MAX(s.start), SUM(s.duration) / COUNT As mean'
+	run tr-aggregate "$q" "$f"
+	[ "${lines[1]}" = "$(printf 'frontend\t2\t1500\t2000\t400\t5000\t1500')" ]
+	run tr-aggregate --units ms "$q" "$f"
+	[ "${lines[0]}" = "$(printf 's.service\tCOUNT\tAVG(s.duration)\ttop\tMIN(s.self)\tMAX(s.start)\tmean')" ]
+	[ "${lines[1]}" = "$(printf 'frontend\t2\t1.5\t2\t0.4\t5000\t1500')" ]
+	run tr-aggregate --units s -f json "$q" "$f"
+	[[ "$output" == *'"AVG(s.duration)":0.0015, "top":0.002, "MIN(s.self)":0.0004, "MAX(s.start)":5000, "mean":1500}'* ]]
+	run tr-aggregate --units auto "$q" "$f"
+	[ "${lines[1]}" = "$(printf 'frontend\t2\t1.5 ms\t2 ms\t400 µs\t5000\t1500')" ]
+	# raw rows: a duration field, and a key that is one
+	run tr-aggregate --units ms 'From s In spans[service = "redis"] Select s.span, s.duration, s.end' "$f"
+	[ "${lines[1]}" = "$(printf 'd\t0.3\t1700')" ]
+	run tr-aggregate --units ms 'From s In spans GroupBy s.duration Select s.duration, COUNT
+		OrderBy s.duration Desc Limit 1' "$f"
+	[ "${lines[1]}" = "$(printf '2\t1')" ]
+	# the gate compares µs whatever the units
+	run tr-aggregate --units s --fail-if 'top > 1500' "$q" "$f"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"top=2000"* ]]
+}
+
+@test "--units: auto is refused with csv and json; an unknown unit is a usage error" {
+	two_requests
+	run tr-aggregate --units auto -f csv 'From s In spans Select s.duration' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--units auto writes text for people"* ]]
+	run tr-aggregate --units min 'From s In spans Select s.duration' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'--units: us, ms, s or auto, not "min"'* ]]
 }

@@ -171,7 +171,11 @@ S${TAB}t1${TAB}a${TAB}${TAB}1000${TAB}500${TAB}svc${TAB}op${TAB}server${TAB}h"
 		got=$(filter "$tool" "$BATS_TEST_TMPDIR/comment.tr")
 		[ "$got" = "$want" ] || [ "$got" = "$(printf '# made by hand\n%s' "$want")" ] ||
 			[ "$got" = "$(printf '#tr/1\n# made by hand\n%s' "${want#*$'\n'}")" ]
+		# an empty file holds no trace: an error, unless allowed
 		run filter "$tool" "$BATS_TEST_TMPDIR/empty.tr"
+		[ "$status" -eq 3 ]
+		[[ "$output" == *"empty.tr: no trace in the input (--allow-empty accepts that)" ]]
+		run filter "$tool" --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
 		[ "$status" -eq 0 ]
 	done < <(filters)
 }

@@ -2,6 +2,7 @@
 # tr-ingest on bad input: clear messages, exit 3, nothing of a broken trace,
 # every good trace still out with -k.
 load helper
+bats_require_minimum_version 1.5.0
 
 two_traces() {
 	mkfix two.json <<'J'
@@ -83,8 +84,19 @@ J
 	[[ "$output" == *"not JSON"* ]]
 }
 
-@test "empty input gives the header and nothing else" {
-	run tr-ingest < /dev/null
+@test "empty input, or an export of no span, is an error (exit 3, one line); --allow-empty gives the header and nothing else" {
+	run --separate-stderr tr-ingest < /dev/null
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "tr-ingest: <stdin>: no span in the input (--allow-empty accepts that)" ]
+	printf '{"data":[]}\n' > "$BATS_TEST_TMPDIR/none.json"
+	run --separate-stderr tr-ingest -o "$BATS_TEST_TMPDIR/none.tr" "$BATS_TEST_TMPDIR/none.json"
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "tr-ingest: $BATS_TEST_TMPDIR/none.json: no span in the input (--allow-empty accepts that)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/none.tr" ]
+	run tr-ingest --allow-empty < /dev/null
+	[ "$status" -eq 0 ]
+	[ "$output" = "#tr/1" ]
+	run tr-ingest --allow-empty "$BATS_TEST_TMPDIR/none.json"
 	[ "$status" -eq 0 ]
 	[ "$output" = "#tr/1" ]
 }

@@ -159,10 +159,14 @@ lf_good_trace() {
 
 # ---- line format: records ----
 
-@test "line format: empty input gives exit 0 and a zero count from every tool" {
+@test "line format: empty input is an error in every tool (exit 3, one line); --allow-empty gives exit 0 and a zero count" {
 	in=$(: | mkfix empty.tr)
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
+		expect_no_crash
+		expect_status 3
+		expect_msg "^tr-$tool: ($in|<stdin>): no trace in the input \\(--allow-empty accepts that\\)$"
+		lf_run $tool "$in" --allow-empty
 		expect_no_crash
 		expect_status 0
 		expect_count 0
@@ -589,9 +593,13 @@ ingest_broken() {
 	ingest_count 3
 }
 
-@test "tr-ingest: empty input is no traces, exit 0" {
+@test "tr-ingest: empty input is an error (exit 3, one line); --allow-empty makes it no traces, exit 0" {
 	in=$(: | mkfix empty.json)
-	ingest_run -v "$in"
+	ingest_run "$in"
+	expect_status 3
+	expect_msg "^tr-ingest: $in: no span in the input \\(--allow-empty accepts that\\)$"
+	[ "$(wc -l < "$err")" -eq 1 ] || problem "more than one line on stderr: $(cat "$err")"
+	ingest_run -v --allow-empty "$in"
 	expect_status 0
 	ingest_count 0
 	report

@@ -1187,6 +1187,12 @@ expr_print(const expr *e, strbuf *b)
 }
 
 int
+expr_slot(const expr *e)
+{
+	return e && (e->op == OP_SLOT || e->op == OP_AGG) ? e->slot : -1;
+}
+
+int
 expr_has_call(const expr *e)
 {
 	if (!e)

@@ -107,6 +107,9 @@ int expr_static_type(const expr *e);
 /* Canonical text of e (keywords lower-case, single spaces): for matching a
  * Select item against a GroupBy item and for --explain. */
 void expr_print(const expr *e, strbuf *b);
+/* The slot e reads when e is that alone (a name or an aggregate call),
+ * else -1. */
+int expr_slot(const expr *e);
 /* Does e contain an aggregate call (a slot from hooks->call)? */
 int expr_has_call(const expr *e);
 /* Does e read no slot? Then *v is its value. */

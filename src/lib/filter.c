@@ -107,6 +107,13 @@ tr_filter_run(const tr_filter *f)
 		tr_progress_tick(&progress, tr_reader_bytes(r), tr_reader_traces(r));
 	}
 	tr_progress_done(&progress);
+	if (status == TR_EXIT_OK && !f->allow_empty && tr_reader_read_nothing(r)) {
+		status = tr_reader_empty_error(r);
+		sb_free(&b);
+		tr_output_discard(out);
+		tr_reader_free(r);
+		return status;
+	}
 	emit(out, &b, &header_pending);
 	if (header_pending && f->end_writes_records && status == TR_EXIT_OK)
 		tr_output_puts(out, TR_FORMAT_HEADER "\n");

@@ -18,6 +18,7 @@ typedef struct tr_filter {
 	int keep_going;		/* -k: skip bad traces instead of stopping */
 	int verbose;		/* -v: a summary line on stderr at the end */
 	int pass_through;	/* write the #tr/1 header and pass traceless lines */
+	int allow_empty;	/* --allow-empty: an input with nothing in it is fine */
 	size_t max_spans;	/* per trace; 0: the reader's default */
 	size_t max_bytes;	/* per trace; 0: the reader's default */
 	/* Analyse one trace and append its output to out (a filter calls
@@ -34,8 +35,10 @@ typedef struct tr_filter {
 
 /* --max-spans N and --max-bytes N, the same in every tool: a trace over a
  * limit is bad input, never cut short; 0 means no limit. */
-enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS, TR_OPT_UNITS };
-/* The long options every filter has: -o, -k, -q, -v, -h, --version and the limits. */
+enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS, TR_OPT_UNITS,
+       TR_OPT_ALLOW_EMPTY };
+/* The long options every filter has: -o, -k, -q, -v, -h, --version,
+ * --allow-empty and the limits. */
 #define TR_COMMON_LONGOPTS \
 	{"output", required_argument, NULL, 'o'}, \
 	{"keep-going", no_argument, NULL, 'k'}, \
@@ -43,6 +46,7 @@ enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_W
 	{"verbose", no_argument, NULL, 'v'}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, TR_OPT_VERSION}, \
+	{"allow-empty", no_argument, NULL, TR_OPT_ALLOW_EMPTY}, \
 	TR_LIMIT_LONGOPTS
 #define TR_LIMIT_LONGOPTS \
 	{"max-spans", required_argument, NULL, TR_OPT_MAX_SPANS}, \
@@ -76,8 +80,14 @@ int tr_units_option(const char *arg);
  * with a format for programs (CSV, JSON). */
 void tr_units_check(int units, int machine_format);
 
+/* --allow-empty, the same in every tool. */
+#define TR_ALLOW_EMPTY_USAGE \
+	"      --allow-empty       an input with no trace is not an error\n"
+
 /* Runs the loop; returns the exit status (0, or TR_EXIT_INPUT when a trace
- * was bad). Output goes through a temporary file when out_path is set. */
+ * was bad, or when the input held nothing and allow_empty is not set: then
+ * on_end is not called and -o FILE is not made). Output goes through a
+ * temporary file when out_path is set. */
 int tr_filter_run(const tr_filter *f);
 
 /* "tr-xxx (tr) 0.1.0" on stdout. */

@@ -32,6 +32,7 @@ struct tr_input {
 	char *buf;
 	size_t buf_len, buf_off, buf_cap;
 	int eof;
+	int line_cut;		/* the last line had no LF */
 	uint64_t lineno, consumed;
 	char err[160];		/* why the input ended early, "" when it did not */
 };
@@ -400,6 +401,7 @@ tr_input_line(tr_input *in, size_t *len)
 	if (!avail && in->eof)
 		return NULL;
 	char *line = in->buf + in->buf_off;
+	in->line_cut = !nl;
 	if (nl) {
 		*len = (size_t)(nl - line);
 		*nl = '\0';
@@ -412,6 +414,12 @@ tr_input_line(tr_input *in, size_t *len)
 	}
 	in->lineno++;
 	return line;
+}
+
+int
+tr_input_line_cut(const tr_input *in)
+{
+	return in->line_cut;
 }
 
 void

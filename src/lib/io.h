@@ -41,6 +41,10 @@ void tr_input_slurp(tr_input *in, strbuf *b);
  * The pointer is valid until the next call. *lineno counts from 1. */
 char *tr_input_line(tr_input *in, size_t *len);
 uint64_t tr_input_lineno(const tr_input *in);
+/* Did the line tr_input_line returned last end at the end of the input,
+ * with no LF? A line format file whose last record has none was cut (a
+ * copy or a download that stopped): the record may have lost its end. */
+int tr_input_line_cut(const tr_input *in);
 uint64_t tr_input_bytes(const tr_input *in);	/* compressed bytes consumed */
 void tr_input_close(tr_input *in);
 

@@ -52,6 +52,7 @@ typedef struct query_opts {
 	const expr *fail_if;		/* over the result columns (query_fail_if_parse) */
 	const char *fail_if_text;
 	int quiet;			/* no message per failing row */
+	int units;			/* --units (table_units): duration columns */
 } query_opts;
 
 query_run *query_run_new(const query *q, const query_opts *o);

@@ -835,7 +835,7 @@ q_write_header(strbuf *b, const query *q, enum query_format f)
 
 void
 q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
-	    int first_json_row)
+	    int units, int first_json_row)
 {
 	char buf[32];
 	size_t len;
@@ -844,7 +844,14 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 		sb_adds(b, first_json_row ? "\n{" : ",\n{");
 	for (int i = 0; i < q->nshown; i++) {
 		expr_value v = vals[i];
-		const char *s = expr_format(v, buf, sizeof buf, &len);
+		const char *s;
+
+		if (units != TABLE_US && q->cols[i].dur && v.type == EV_NUM) {
+			table_duration(buf, sizeof buf, llround(v.num), units);
+			s = buf;
+			len = strlen(buf);
+		} else
+			s = expr_format(v, buf, sizeof buf, &len);
 		if (f == QUERY_JSON) {
 			if (i)
 				sb_adds(b, ", ");

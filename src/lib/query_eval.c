@@ -303,7 +303,7 @@ write_row(query_run *r, strbuf *out, const expr_value *vals)
 	}
 	if (vals != r->vals)
 		memcpy(r->vals, vals, (size_t)q->ncols * sizeof *r->vals);
-	q_write_row(out, q, r->vals, r->o.format, r->json_rows++ == 0);
+	q_write_row(out, q, r->vals, r->o.format, r->o.units, r->json_rows++ == 0);
 	r->written++;
 	check_fail_if(r);
 }

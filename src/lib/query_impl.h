@@ -70,6 +70,7 @@ typedef struct q_col {
 	int each;		/* GroupBy each(e): a key per value of the list e */
 	size_t pos;		/* where it starts in the query */
 	int hidden;		/* an OrderBy or Per expression: computed, not written */
+	int dur;		/* a duration: written in the --units asked for */
 } q_col;
 
 /* OrderBy: a column (shown or hidden), descending or not. */
@@ -141,7 +142,10 @@ int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size
 
 /* Values out as text in each output format. */
 void q_write_header(strbuf *b, const query *q, enum query_format f);
+/* units: a table_units; the columns marked dur are written in them, except
+ * TABLE_US, which leaves every value as computed (an average keeps its
+ * fraction of a µs). */
 void q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
-		 int first_json_row);
+		 int units, int first_json_row);
 
 #endif

@@ -898,6 +898,45 @@ fail:
 	return NULL;
 }
 
+static int
+is_duration_field(const q_slots *s, const expr *e)
+{
+	int slot = expr_slot(e);
+
+	if (slot < 0 || (size_t)slot >= s->n)
+		return 0;
+	switch (s->v[slot].field) {
+	case F_DURATION: case F_SELF: case F_TRACE_DURATION: case F_ROOT_DURATION:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Which shown columns hold durations, for --units: a duration field, a
+ * GroupBy key that is one, or a SUM, MIN, MAX, AVG or percentile of one.
+ * Any other expression (s.end - s.start, a duration over a count) is
+ * written as computed: its unit is the query's business. */
+static void
+mark_durations(query *q)
+{
+	for (int i = 0; i < q->nshown; i++) {
+		q_col *c = &q->cols[i];
+		int slot = expr_slot(c->e);
+
+		if (!q->grouped || c->row)
+			c->dur = is_duration_field(&q->slots, c->e);
+		else if (slot >= 0 && slot < q->nkeys)
+			c->dur = is_duration_field(&q->slots, q->keys[slot].e);
+		else if (slot >= q->nkeys && slot < q->nkeys + q->naggs) {
+			const q_agg *a = &q->aggs[slot - q->nkeys];
+
+			c->dur = a->kind != A_COUNT && a->kind != A_COUNT_DISTINCT &&
+				 is_duration_field(&q->slots, a->arg);
+		}
+	}
+}
+
 query *
 query_parse(const char *src, char *err, size_t errlen, size_t *errpos)
 {
@@ -910,8 +949,10 @@ query_parse(const char *src, char *err, size_t errlen, size_t *errpos)
 		q = expr_lex_error(&lx, lx.pos, "unexpected '%.*s' after the query",
 				   (int)(lx.end - lx.pos), src + lx.pos);
 	}
-	if (q)
+	if (q) {
 		q->src = xstrdup(src);
+		mark_durations(q);
+	}
 	*errpos = lx.errpos;
 	expr_lex_free(&lx);
 	return q;

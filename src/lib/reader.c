@@ -52,6 +52,8 @@ struct tr_reader {
 	arena loose_mem;
 	int at_eof;
 	size_t ntraces, nbad;
+	size_t nrecords;	/* traceless lines that are not comments */
+	int line_cut;		/* the line next_line gave last had no LF */
 	uint64_t bytes_done;	/* input bytes of the files already closed */
 	int warned_version;
 	uint64_t line_lineno;	/* of the last TR_LINE */
@@ -331,6 +333,7 @@ next_line(tr_reader *r, size_t *len, uint64_t *lineno)
 		line = tr_input_line(r->in, len);
 		if (line) {
 			*lineno = tr_input_lineno(r->in);
+			r->line_cut = tr_input_line_cut(r->in);
 			while (*len && line[*len - 1] == '\r')	/* CRLF input; a bare CR is never data */
 				line[--*len] = '\0';
 			return line;
@@ -578,6 +581,7 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 				r->nbad++;
 				return TR_BAD;
 			}
+			r->nrecords++;
 			*out = line;
 			*outlen = len;
 			r->line_lineno = lineno;
@@ -597,9 +601,13 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 				return hand_out(r, trace);
 			continue;
 		}
+		/* A record on a last line without LF may have lost its end (a
+		 * tag value cut short still parses): its trace is not whole. */
 		if (same) {
 			if (!r->group.over && !(r->group.over = over_limit(r, &r->group, line, len)))
 				trace_add(&r->trace, line, len, file, lineno);
+			if (r->line_cut)
+				r->group.over = OVER_CUT;
 		} else if (line[0] == 'T' && line[1] == '\t') {
 			r->in_group = 1;
 			r->group = (trace_tally){.file = file, .lineno = lineno};
@@ -607,8 +615,14 @@ tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			sb_add(&r->group_id, tid, tidlen);
 			set_trace_id(&r->trace, tid, tidlen);
 			trace_add(&r->trace, line, len, file, lineno);
+			if (r->line_cut)
+				r->group.over = OVER_CUT;
 		} else {
-			loose_add(loose_get(r, tid, tidlen), r, line, len, file, lineno);
+			loose_trace *lt = loose_get(r, tid, tidlen);
+
+			loose_add(lt, r, line, len, file, lineno);
+			if (r->line_cut)
+				lt->tally.over = OVER_CUT;
 		}
 	}
 }
@@ -628,6 +642,22 @@ size_t
 tr_reader_traces(const tr_reader *r)
 {
 	return r->ntraces;
+}
+
+int
+tr_reader_read_nothing(const tr_reader *r)
+{
+	return !r->ntraces && !r->nbad && !r->nrecords;
+}
+
+int
+tr_reader_empty_error(const tr_reader *r)
+{
+	char name[512];
+
+	tr_warn("%s: no trace in the input (--allow-empty accepts that)",
+		tr_inputs_name(name, sizeof name, r->names[0], r->nfiles));
+	return TR_EXIT_INPUT;
 }
 
 uint64_t

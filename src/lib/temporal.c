@@ -334,13 +334,21 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			sb_clear(&b);
 		}
 	}
-	tp_finish(tp, &b);
-	tr_output_sb(out, &b);
+	if (!tr_reader_bad(rd) && !o->allow_empty && tr_reader_read_nothing(rd)) {
+		status = tr_reader_empty_error(rd);
+		tr_output_discard(out);
+		out = NULL;
+	} else
+		tp_finish(tp, &b);
+	if (out)
+		tr_output_sb(out, &b);
 	sb_free(&b);
 	size_t bad = tr_reader_bad(rd);
 	const tp_stats *st = tp_stats_get(tp);
 	if (bad)
 		status = TR_EXIT_INPUT;
+	else if (status)
+		;	/* nothing was read */
 	else if (o->check && st->violations)
 		status = TR_EXIT_FINDING;
 	else if (o->check && !st->analysed && !o->allow_empty)
@@ -363,7 +371,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			tr_warn("capacity exceeded on %s: %zu segments found every worker busy",
 				tp->res[i].name, n);
 	}
-	tr_output_close(out);
+	if (out)
+		tr_output_close(out);
 	tr_reader_free(rd);
 	tp_free(tp);
 	return status;

@@ -164,6 +164,12 @@ void tr_reader_set_flags(tr_reader *r, int flags);
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */
 size_t tr_reader_bad(const tr_reader *r);	/* TR_BAD returned so far */
+/* Nothing was read: no trace, no bad input, no record but comments (an
+ * empty file, or an export with no span). A run over nothing answers
+ * nothing, so every tool fails on it unless told --allow-empty. */
+int tr_reader_read_nothing(const tr_reader *r);
+/* Say so in one line naming the inputs; returns TR_EXIT_INPUT. */
+int tr_reader_empty_error(const tr_reader *r);
 /* "file:line" of the line TR_LINE handed out last; valid until the next call. */
 const char *tr_reader_where(tr_reader *r);
 uint64_t tr_reader_bytes(const tr_reader *r);	/* input bytes read so far */

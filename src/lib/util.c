@@ -566,3 +566,14 @@ hash_bytes(const void *p, size_t n)
 	h ^= h >> 33;
 	return h;
 }
+
+const char *
+tr_inputs_name(char *buf, size_t size, const char *first, int ninputs)
+{
+	if (ninputs <= 1)
+		snprintf(buf, size, "%s", first);
+	else
+		snprintf(buf, size, "%s and %d more input%s", first, ninputs - 1,
+			 ninputs > 2 ? "s" : "");
+	return buf;
+}

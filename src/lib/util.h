@@ -21,6 +21,9 @@ void tr_setprogname(const char *argv0);
 _Noreturn void tr_die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The inputs named for a message: first, or "first and N more inputs";
+ * in buf. For the one line every tool writes when a run read nothing. */
+const char *tr_inputs_name(char *buf, size_t size, const char *first, int ninputs);
 /* This thread's messages are appended to b instead (NULL: stderr again). */
 typedef struct strbuf strbuf;
 void tr_warn_to(strbuf *b);

@@ -716,7 +716,10 @@ ingest_shape(const ingest *g, const tr_input *in, strbuf *b)
 {
 	const char *zip = tr_input_compression(in);
 
-	sb_adds(b, g->format_name ? g->format_name : "no trace format recognised");
+	if (g->format_name)
+		sb_adds(b, g->format_name);
+	else
+		sb_adds(b, g->documents ? "no trace format recognised" : "empty");
 	if (g->documents > 1)
 		sb_adds(b, " (JSON Lines)");
 	if (zip) {
