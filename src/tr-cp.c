@@ -13,8 +13,9 @@
 #include "pagcp.h"
 #include "pick.h"
 #include "table.h"
+#include "timeline.h"
 
-enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF };
+enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF, MODE_SVG };
 
 typedef struct cp_ctx {
 	cp_trace cp;
@@ -29,6 +30,9 @@ typedef struct cp_ctx {
 	size_t noutside, ntr_outside;	/* children left out, and their traces */
 	pag_cp *pag;
 	size_t pag_bad;
+	timeline_opts timeline;	/* --svg: the slowest picked trace's picture */
+	strbuf svg;
+	int64_t svg_latency;
 } cp_ctx;
 
 static void
@@ -38,6 +42,7 @@ usage(FILE *f)
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
+	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
 	    "             [options] [FILE...]\n"
 	    "Critical path of every trace: tags spans with cp.self=<us>.\n"
@@ -49,6 +54,11 @@ usage(FILE *f)
 	    "      --summary KEY       table per service, operation or tag KEY\n"
 	    "      --folded            critical-path time as folded stacks\n"
 	    "      --dot               span trees with the critical path in red\n"
+	    "      --svg               the timeline of the slowest trace (of those --trace\n"
+	    "                          picks) as SVG, critical path solid\n"
+	    "      --min-share F       --svg: fold subtrees holding at most F of the\n"
+	    "                          critical path into one row (default 0)\n"
+	    "      --width PX          --svg: picture width (default 1000)\n"
 	    "      --trace ID          analyse only this trace (repeatable; with the\n"
 	    "                          line-format output the others pass unchanged)\n"
 	    "      --trace-file FILE   the same for the ids in FILE, one per line\n"
@@ -135,6 +145,14 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 		if (analysed)
 			cp_whatif_add(x->whatif, t, &x->cp, out);
 		break;
+	case MODE_SVG:
+		/* drawn now, while the trace is here; a slower one replaces it */
+		if (analysed && (!x->svg.len || x->cp.root_duration > x->svg_latency)) {
+			sb_clear(&x->svg);
+			timeline_svg(&x->svg, t, &x->cp, &x->timeline);
+			x->svg_latency = x->cp.root_duration;
+		}
+		break;
 	}
 	return 0;
 }
@@ -178,6 +196,9 @@ on_end(void *ctx, tr_output *out)
 	case MODE_WHATIF:
 		cp_whatif_finish(x->whatif, &b);
 		break;
+	case MODE_SVG:
+		tr_output_sb(out, &x->svg);
+		break;
 	case MODE_FILTER:
 		break;
 	}
@@ -188,7 +209,7 @@ on_end(void *ctx, tr_output *out)
 }
 
 static double
-parse_fraction(const char *s)
+parse_fraction(const char *opt, const char *s)
 {
 	char *end;
 	double v;
@@ -196,7 +217,21 @@ parse_fraction(const char *s)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v) || v < 0)
-		tr_die(TR_EXIT_USAGE, "--overlap-allowance: not a fraction >= 0: %s", s);
+		tr_die(TR_EXIT_USAGE, "%s: not a fraction >= 0: %s", opt, s);
+	return v;
+}
+
+/* A picture narrower than this has no room for labels and bars. */
+static double
+parse_width(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 400 || v > 100000)
+		tr_die(TR_EXIT_USAGE, "--width: not a width in px from 400 to 100000: %s", s);
 	return v;
 }
 
@@ -204,7 +239,7 @@ static void
 set_mode(cp_ctx *x, enum mode m)
 {
 	if (x->mode != MODE_FILTER && x->mode != m)
-		tr_die(TR_EXIT_USAGE, "--summary, --folded, --dot and --whatif exclude each other");
+		tr_die(TR_EXIT_USAGE, "--summary, --folded, --dot, --svg and --whatif exclude each other");
 	x->mode = m;
 }
 
@@ -212,7 +247,7 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
-	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF };
+	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -222,6 +257,9 @@ main(int argc, char **argv)
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 		{"whatif", required_argument, NULL, OPT_WHATIF},
+		{"svg", no_argument, NULL, OPT_SVG},
+		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+		{"width", required_argument, NULL, OPT_WIDTH},
 		{"format", required_argument, NULL, 'f'},
 		TR_UNITS_LONGOPT,
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
@@ -236,14 +274,17 @@ main(int argc, char **argv)
 	char err[256];
 	double allowance = 0.01;
 	size_t max_windows = 0;		/* pagcp's default */
-	int format = CP_TSV, units = -1, opt, status;
+	int format = CP_TSV, units = -1, opt, status, set_picture = 0;
 
 	tr_setprogname(argv[0]);
 	x.pick = tr_pick_new();
 	rules = xcalloc((size_t)argc, sizeof *rules);
 	while ((opt = getopt_long(argc, argv, ":f:ko:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case OPT_OVERLAP: allowance = parse_fraction(optarg); break;
+		case OPT_OVERLAP: allowance = parse_fraction("--overlap-allowance", optarg); break;
+		case OPT_SVG: set_mode(&x, MODE_SVG); break;
+		case OPT_MIN_SHARE: x.timeline.min_share = parse_fraction("--min-share", optarg); set_picture = 1; break;
+		case OPT_WIDTH: x.timeline.width = parse_width(optarg); set_picture = 1; break;
 		case OPT_SECTIONS: x.sections = 1; break;
 		case OPT_SUMMARY: set_mode(&x, MODE_SUMMARY); summary_key = optarg; break;
 		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
@@ -274,6 +315,8 @@ main(int argc, char **argv)
 	}
 	if (x.sections && x.mode != MODE_FILTER)
 		tr_die(TR_EXIT_USAGE, "--sections goes with the line-format output only");
+	if (set_picture && x.mode != MODE_SVG)
+		tr_usage_error("--min-share and --width go with --svg");
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
 	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER)
@@ -313,6 +356,10 @@ main(int argc, char **argv)
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (x.mode == MODE_SVG && !x.svg.len && status == TR_EXIT_OK) {
+		tr_warn("--svg: no trace with a timed root to draw");
+		status = TR_EXIT_INPUT;
+	}
 	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
 	if (x.bad_key && status == TR_EXIT_OK)
@@ -329,6 +376,7 @@ main(int argc, char **argv)
 	cp_folded_free(x.folded);
 	cp_whatif_free(x.whatif);
 	cp_trace_free(&x.cp);
+	sb_free(&x.svg);
 	tr_pick_free(x.pick);
 	free(rules);
 	return status;
