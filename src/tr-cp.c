@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "cp.h"
+#include "cp_flame.h"
 #include "dot.h"
 #include "filter.h"
 #include "pagcp.h"
@@ -15,7 +17,7 @@
 #include "table.h"
 #include "timeline.h"
 
-enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF, MODE_SVG };
+enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF, MODE_SVG, MODE_FLAME };
 
 typedef struct cp_ctx {
 	cp_trace cp;
@@ -27,12 +29,17 @@ typedef struct cp_ctx {
 	tr_pick *pick;		/* --trace, --trace-file; none: every trace */
 	size_t drawn;
 	int bad_key;		/* --summary names a tag no span has */
+	int format, units;
 	size_t noutside, ntr_outside;	/* children left out, and their traces */
 	pag_cp *pag;
 	size_t pag_bad;
 	timeline_opts timeline;	/* --svg: the slowest picked trace's picture */
 	strbuf svg;
 	int64_t svg_latency;
+	cp_flames *flames;	/* --flame */
+	int pct[16];		/* --percentile */
+	size_t npct;
+	cp_compare *compare;	/* --summary with --baseline */
 } cp_ctx;
 
 static void
@@ -43,6 +50,8 @@ usage(FILE *f)
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
 	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [options] [FILE...]\n"
+	    "       tr-cp --flame [--percentile P,...] [--baseline FILE] [options] [FILE...]\n"
+	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
 	    "             [options] [FILE...]\n"
 	    "Critical path of every trace: tags spans with cp.self=<us>.\n"
@@ -58,7 +67,12 @@ usage(FILE *f)
 	    "                          picks) as SVG, critical path solid\n"
 	    "      --min-share F       --svg: fold subtrees holding at most F of the\n"
 	    "                          critical path into one row (default 0)\n"
-	    "      --width PX          --svg: picture width (default 1000)\n"
+	    "      --width PX          --svg, --flame: picture width (default 1000)\n"
+	    "      --flame             flame graph of critical-path time over all traces (SVG)\n"
+	    "      --percentile P,...  --flame: one graph more for the traces around each\n"
+	    "                          percentile P of latency (e.g. 50,95,99)\n"
+	    "      --baseline FILE     compare with FILE's traces: --summary service or\n"
+	    "                          operation per request with a test, --flame differential\n"
 	    "      --trace ID          analyse only this trace (repeatable; with the\n"
 	    "                          line-format output the others pass unchanged)\n"
 	    "      --trace-file FILE   the same for the ids in FILE, one per line\n"
@@ -130,7 +144,10 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 			write_sections(out, t, &x->cp);
 		break;
 	case MODE_SUMMARY:
-		cp_summary_add(x->summary, t, &x->cp);
+		if (x->compare)
+			cp_compare_add(x->compare, t, &x->cp, 0);
+		else
+			cp_summary_add(x->summary, t, &x->cp);
 		break;
 	case MODE_FOLDED:
 		if (analysed)
@@ -144,6 +161,9 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	case MODE_WHATIF:
 		if (analysed)
 			cp_whatif_add(x->whatif, t, &x->cp, out);
+		break;
+	case MODE_FLAME:
+		cp_flames_add(x->flames, t, &x->cp, 0);
 		break;
 	case MODE_SVG:
 		/* drawn now, while the trace is here; a slower one replaces it */
@@ -181,6 +201,10 @@ on_end(void *ctx, tr_output *out)
 
 	switch (x->mode) {
 	case MODE_SUMMARY:
+		if (x->compare) {
+			cp_compare_write(x->compare, &b, x->format, x->units);
+			break;
+		}
 		/* a key no span has would make one group with an empty name */
 		if (!(x->bad_key = cp_summary_unmatched(x->summary)))
 			cp_summary_write(x->summary, out);
@@ -198,6 +222,9 @@ on_end(void *ctx, tr_output *out)
 		break;
 	case MODE_SVG:
 		tr_output_sb(out, &x->svg);
+		break;
+	case MODE_FLAME:
+		cp_flames_svg(x->flames, &b, x->pct, x->npct, x->timeline.width > 0 ? x->timeline.width : 1000);
 		break;
 	case MODE_FILTER:
 		break;
@@ -219,6 +246,49 @@ parse_fraction(const char *opt, const char *s)
 	if (errno || end == s || *end || !isfinite(v) || v < 0)
 		tr_die(TR_EXIT_USAGE, "%s: not a fraction >= 0: %s", opt, s);
 	return v;
+}
+
+static void
+add_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
+{
+	cp_ctx *x = ctx;
+
+	if (x->flames)
+		cp_flames_add(x->flames, t, c, 1);
+	if (x->compare)
+		cp_compare_add(x->compare, t, c, 1);
+}
+
+/* The baseline goes first: a baseline that cannot be read stops the run
+ * before any output. */
+static int
+read_baseline(cp_ctx *x, const char *path, int keep_going, size_t max_spans)
+{
+	long n = cp_read_traces(path, &x->cp, keep_going, max_spans, add_baseline, x);
+
+	if (n < 0)
+		return -1;
+	if ((x->flames ? cp_flames_ntraces(x->flames, 1) : cp_compare_ntraces(x->compare, 1)) < 2) {
+		tr_warn("%s: --baseline: %ld traces with a timed root; a baseline needs at least 2 "
+			"to have a spread", path, n);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+free_ctx(cp_ctx *x, const char **rules)
+{
+	pag_cp_free(x->pag);
+	cp_summary_free(x->summary);
+	cp_folded_free(x->folded);
+	cp_whatif_free(x->whatif);
+	cp_flames_free(x->flames);
+	cp_compare_free(x->compare);
+	cp_trace_free(&x->cp);
+	sb_free(&x->svg);
+	tr_pick_free(x->pick);
+	free(rules);
 }
 
 /* A picture narrower than this has no room for labels and bars. */
@@ -247,7 +317,8 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
-	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH };
+	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH,
+	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -260,6 +331,9 @@ main(int argc, char **argv)
 		{"svg", no_argument, NULL, OPT_SVG},
 		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 		{"width", required_argument, NULL, OPT_WIDTH},
+		{"flame", no_argument, NULL, OPT_FLAME},
+		{"percentile", required_argument, NULL, OPT_PERCENTILE},
+		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"format", required_argument, NULL, 'f'},
 		TR_UNITS_LONGOPT,
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
@@ -268,13 +342,13 @@ main(int argc, char **argv)
 	};
 	cp_ctx x = {0};
 	tr_filter f = {0};
-	const char *summary_key = NULL;
+	const char *summary_key = NULL, *baseline = NULL;
 	const char **rules;
 	size_t nrules = 0;
 	char err[256];
 	double allowance = 0.01;
 	size_t max_windows = 0;		/* pagcp's default */
-	int format = CP_TSV, units = -1, opt, status, set_picture = 0;
+	int format = CP_TSV, units = -1, opt, status = TR_EXIT_OK, set_picture = 0;
 
 	tr_setprogname(argv[0]);
 	x.pick = tr_pick_new();
@@ -284,7 +358,18 @@ main(int argc, char **argv)
 		case OPT_OVERLAP: allowance = parse_fraction("--overlap-allowance", optarg); break;
 		case OPT_SVG: set_mode(&x, MODE_SVG); break;
 		case OPT_MIN_SHARE: x.timeline.min_share = parse_fraction("--min-share", optarg); set_picture = 1; break;
-		case OPT_WIDTH: x.timeline.width = parse_width(optarg); set_picture = 1; break;
+		case OPT_WIDTH: x.timeline.width = parse_width(optarg); break;
+		case OPT_FLAME: set_mode(&x, MODE_FLAME); break;
+		case OPT_PERCENTILE: {
+			int n = cp_percentiles_parse(optarg, x.pct, sizeof x.pct / sizeof x.pct[0]);
+
+			if (n < 0)
+				tr_die(TR_EXIT_USAGE, "--percentile: not a list of 1 to 16 percentiles "
+				       "from 1 to 100: %s", optarg);
+			x.npct = (size_t)n;
+			break;
+		}
+		case OPT_BASELINE: baseline = optarg; break;
 		case OPT_SECTIONS: x.sections = 1; break;
 		case OPT_SUMMARY: set_mode(&x, MODE_SUMMARY); summary_key = optarg; break;
 		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
@@ -316,14 +401,31 @@ main(int argc, char **argv)
 	if (x.sections && x.mode != MODE_FILTER)
 		tr_die(TR_EXIT_USAGE, "--sections goes with the line-format output only");
 	if (set_picture && x.mode != MODE_SVG)
-		tr_usage_error("--min-share and --width go with --svg");
+		tr_usage_error("--min-share goes with --svg");
+	if (x.timeline.width > 0 && x.mode != MODE_SVG && x.mode != MODE_FLAME)
+		tr_usage_error("--width goes with --svg and --flame");
+	if (x.npct && x.mode != MODE_FLAME)
+		tr_usage_error("--percentile goes with --flame");
+	if (baseline && x.mode != MODE_FLAME && x.mode != MODE_SUMMARY)
+		tr_usage_error("--baseline goes with --summary and --flame");
+	if (baseline && x.mode == MODE_SUMMARY && strcmp(summary_key, "service") != 0 &&
+	    strcmp(summary_key, "operation") != 0)
+		tr_usage_error("--baseline compares --summary service or operation, not a tag");
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
 	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER)
 		tr_usage_error("--units goes with --summary, --whatif and PAG records");
 	tr_units_check(units, format != CP_TSV);
 	cp_trace_init(&x.cp, allowance);
-	if (x.mode == MODE_SUMMARY) {
+	x.format = format;
+	x.units = units < 0 ? TABLE_US : units;
+	if (x.mode == MODE_FLAME)
+		x.flames = cp_flames_new();
+	if (baseline && x.mode == MODE_SUMMARY)
+		x.compare = cp_compare_new(summary_key);
+	if (baseline && read_baseline(&x, baseline, f.keep_going, f.max_spans) < 0)
+		status = TR_EXIT_INPUT;
+	else if (x.mode == MODE_SUMMARY) {
 		x.summary = cp_summary_new(summary_key, format);
 		cp_summary_set_units(x.summary, units < 0 ? TABLE_US : units);
 	} else if (x.mode == MODE_FOLDED)
@@ -338,6 +440,10 @@ main(int argc, char **argv)
 	x.pag = pag_cp_new(&(pag_cp_opts){format == CP_CSV ? "csv" : format == CP_JSON ? "json" : "tsv",
 					  1, max_windows, units < 0 ? TABLE_US : units});
 
+	if (status != TR_EXIT_OK) {
+		free_ctx(&x, rules);
+		return status;
+	}
 	f.files = argv + optind;
 	f.nfiles = argc - optind;
 	f.pass_through = x.mode == MODE_FILTER;
@@ -356,6 +462,13 @@ main(int argc, char **argv)
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (x.compare && !x.quiet && status == TR_EXIT_OK) {
+		strbuf v = {0};
+
+		cp_compare_verdict(x.compare, &v);
+		tr_warn("--baseline: %s", v.s);
+		sb_free(&v);
+	}
 	if (x.mode == MODE_SVG && !x.svg.len && status == TR_EXIT_OK) {
 		tr_warn("--svg: no trace with a timed root to draw");
 		status = TR_EXIT_INPUT;
@@ -371,13 +484,6 @@ main(int argc, char **argv)
 		status = TR_EXIT_USAGE;
 	}
 
-	pag_cp_free(x.pag);
-	cp_summary_free(x.summary);
-	cp_folded_free(x.folded);
-	cp_whatif_free(x.whatif);
-	cp_trace_free(&x.cp);
-	sb_free(&x.svg);
-	tr_pick_free(x.pick);
-	free(rules);
+	free_ctx(&x, rules);
 	return status;
 }
