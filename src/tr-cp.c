@@ -49,7 +49,7 @@ usage(FILE *f)
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
-	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [options] [FILE...]\n"
+	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [FILE...]\n"
 	    "       tr-cp --flame [--percentile P,...] [--baseline FILE] [options] [FILE...]\n"
 	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
@@ -68,11 +68,12 @@ usage(FILE *f)
 	    "      --min-share F       --svg: fold subtrees holding at most F of the\n"
 	    "                          critical path into one row (default 0)\n"
 	    "      --width PX          --svg, --flame: picture width (default 1000)\n"
-	    "      --flame             flame graph of critical-path time over all traces (SVG)\n"
+	    "      --flame             flame graph (SVG) of critical-path time, all traces\n"
 	    "      --percentile P,...  --flame: one graph more for the traces around each\n"
 	    "                          percentile P of latency (e.g. 50,95,99)\n"
 	    "      --baseline FILE     compare with FILE's traces: --summary service or\n"
-	    "                          operation per request with a test, --flame differential\n"
+	    "                          operation per request, with a test; --flame:\n"
+	    "                          differential graphs\n"
 	    "      --trace ID          analyse only this trace (repeatable; with the\n"
 	    "                          line-format output the others pass unchanged)\n"
 	    "      --trace-file FILE   the same for the ids in FILE, one per line\n"
@@ -469,12 +470,12 @@ main(int argc, char **argv)
 		tr_warn("--baseline: %s", v.s);
 		sb_free(&v);
 	}
+	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
 	if (x.mode == MODE_SVG && !x.svg.len && status == TR_EXIT_OK) {
 		tr_warn("--svg: no trace with a timed root to draw");
 		status = TR_EXIT_INPUT;
 	}
-	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
-		status = TR_EXIT_USAGE;
 	if (x.bad_key && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
 	/* the line format is µs: --units had no table to act on */

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io.h"
 #include "pick.h"
@@ -151,11 +152,39 @@ take_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 
 /* --- reading --- */
 
-static tr_reader *
-open_inputs(const report_opts *o)
+/* Two passes read the inputs: a pipe (stdin among them) is copied first. */
+static void
+spool_pipes(report *r)
 {
-	tr_reader *rd = tr_reader_new(o->files, o->nfiles);
+	static char *dash[] = {"-"};
+	char **files = r->o->nfiles ? r->o->files : dash;
+	struct stat st;
 
+	r->nfiles = r->o->nfiles ? r->o->nfiles : 1;
+	r->files = xcalloc((size_t)r->nfiles, sizeof *r->files);
+	r->names = xcalloc((size_t)r->nfiles, sizeof *r->names);
+	r->spooled = xcalloc((size_t)r->nfiles, sizeof *r->spooled);
+	for (int i = 0; i < r->nfiles; i++) {
+		int is_stdin = strcmp(files[i], "-") == 0;
+
+		r->files[i] = files[i];
+		if (!is_stdin && stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
+			continue;
+		if (!is_stdin && stat(files[i], &st) != 0)
+			continue;	/* the reader says it is missing */
+		r->spooled[i] = tr_input_spool(files[i]);
+		r->files[i] = r->spooled[i];
+		r->names[i] = is_stdin ? "<stdin>" : files[i];	/* messages name the input */
+	}
+}
+
+static tr_reader *
+open_inputs(report *r)
+{
+	const report_opts *o = r->o;
+	tr_reader *rd = tr_reader_new(r->files, r->nfiles);
+
+	tr_reader_set_names(rd, r->names);
 	if (o->max_spans || o->max_bytes)
 		tr_reader_set_limits(rd, o->max_spans ? o->max_spans : TR_DEFAULT_MAX_SPANS,
 				     o->max_bytes ? o->max_bytes : TR_DEFAULT_MAX_BYTES);
@@ -168,7 +197,7 @@ open_inputs(const report_opts *o)
 static long
 gather(report *r)
 {
-	tr_reader *rd = open_inputs(r->o);
+	tr_reader *rd = open_inputs(r);
 	long bad = 0;
 
 	for (;;) {
@@ -234,7 +263,7 @@ explain_slowest(report *r)
 {
 	tr_pick *pick = tr_pick_new();
 	tp_opts to = {.format = TP_LINE, .window = 1000, .quiet = 1, .units = -1};
-	tr_reader *rd = open_inputs(r->o);
+	tr_reader *rd = open_inputs(r);
 	strbuf b = {0};
 
 	for (size_t i = 0; i < r->nslow; i++)
@@ -294,6 +323,9 @@ report_free(report *r)
 	free(r->causes);
 	free(r->svc);
 	free(r->edge);
+	free(r->spooled);	/* the copies' paths stay held: removed at exit */
+	free(r->files);
+	free(r->names);
 	strmap_free(&r->ops_map);
 	strmap_free(&r->svc_map);
 	strmap_free(&r->edge_map);
@@ -327,6 +359,7 @@ report_run(const report_opts *o)
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
+	spool_pipes(&r);
 	bad = gather(&r);
 	if (bad < 0) {
 		report_free(&r);

@@ -156,7 +156,7 @@ section_inputs(doc *d, report *r)
 	table_head(d, cols, 2);
 	for (int i = 0; i < r->o->nfiles || (i == 0 && !r->o->nfiles); i++) {
 		cell(d, 0, "file", NULL);
-		cell(d, 1, r->o->nfiles ? r->o->files[i] : "(standard input)", NULL);
+		cell(d, 1, r->o->nfiles ? r->o->files[i] : "-", NULL);	/* "-": stdin */
 	}
 	if (r->o->baseline) {
 		cell(d, 0, "baseline", NULL);

@@ -43,6 +43,9 @@ typedef struct cause {
 
 typedef struct report {
 	const report_opts *o;
+	char **files, **spooled;	/* the inputs as read: pipes copied */
+	char **names;			/* for messages: the copies' inputs */
+	int nfiles;
 	cp_trace cp;
 	arena mem;
 	strbuf key;

@@ -47,6 +47,7 @@ svg_escape(strbuf *b, const char *s)
 		case '>': sb_adds(b, "&gt;"); break;
 		case '"': sb_adds(b, "&quot;"); break;
 		case '\'': sb_adds(b, "&#39;"); break;
+		case '\n': sb_adds(b, "&#10;"); break;	/* a tooltip's line break */
 		default:
 			if ((unsigned char)*s >= 0x20 && *s != 0x7f)	/* XML forbids most controls */
 				sb_addc(b, *s);
