@@ -247,3 +247,18 @@ sim() {
 	run dom "$BATS_TEST_TMPDIR/t.svg"
 	[[ "$output" == *"trace t1 · front: GET / · 100 ms"* ]]
 }
+
+@test "the pictures the tools draw for docs/img are what they draw now (make docs)" {
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	top="$BATS_TEST_DIRNAME/.."
+	tr-ingest -q "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
+	slow=$(tr-aggregate 'From s In spans Where s.root Select s.trace, s.duration' "$BATS_TEST_TMPDIR/h.tr" |
+		sort -k2nr | awk 'NR == 1 { print $1 }')
+	tr-cp --svg --trace "$slow" "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/timeline.svg"
+	tr-cp --flame --percentile 99 "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/flame.svg"
+	cmp "$top/docs/img/slowest-timeline.svg" "$BATS_TEST_TMPDIR/timeline.svg" ||
+		{ echo "docs/img/slowest-timeline.svg is stale: run make docs"; false; }
+	cmp "$top/docs/img/flame-p99.svg" "$BATS_TEST_TMPDIR/flame.svg" ||
+		{ echo "docs/img/flame-p99.svg is stale: run make docs"; false; }
+	grep -q '](docs/img/slowest-timeline.svg)' "$top/README.md"
+}
