@@ -1,12 +1,17 @@
 /* report.c - tr-report's gathering: one pass over the traces feeds every
  * section (the slowest requests are drawn as they come, a slower one
- * replacing the fastest kept), then tr-temporal runs over the input again,
- * asked about the slowest requests only, for their causes. */
+ * replacing the fastest kept), then tr-temporal runs over them again,
+ * asked about the slowest requests only, for their causes. The first pass
+ * copies the traces to a temporary file in the line format, so that the
+ * second reads neither an export (parsing JSON again would double the
+ * time) nor a pipe. */
 #include "report_impl.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io.h"
 #include "pick.h"
@@ -36,6 +41,7 @@ keep_if_slow(report *r, const tr_trace *t)
 	const tr_span *root = &t->spans[r->cp.root];
 
 	s->latency = r->cp.root_duration;
+	s->ordinal = r->ntraces;
 	s->trace_id = xstrdup(t->trace_id);
 	s->root = xmalloc(strlen(root->service) + strlen(root->operation) + 3);
 	sprintf(s->root, "%s: %s", root->service, root->operation);
@@ -152,39 +158,44 @@ take_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 
 /* --- reading --- */
 
-/* Two passes read the inputs: a pipe (stdin among them) is copied first. */
-static void
-spool_pipes(report *r)
+/* The copy of the traces the second pass reads, removed however the run
+ * ends. */
+static FILE *
+open_copy(report *r)
 {
-	static char *dash[] = {"-"};
-	char **files = r->o->nfiles ? r->o->files : dash;
-	struct stat st;
+	const char *dir = getenv("TMPDIR");
+	size_t n = (dir && *dir ? strlen(dir) : 4) + 32;
+	int fd;
+	FILE *f;
 
-	r->nfiles = r->o->nfiles ? r->o->nfiles : 1;
-	r->files = xcalloc((size_t)r->nfiles, sizeof *r->files);
-	r->names = xcalloc((size_t)r->nfiles, sizeof *r->names);
-	r->spooled = xcalloc((size_t)r->nfiles, sizeof *r->spooled);
-	for (int i = 0; i < r->nfiles; i++) {
-		int is_stdin = strcmp(files[i], "-") == 0;
+	r->copy = xmalloc(n);
+	snprintf(r->copy, n, "%s/tr-report.XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkstemp(r->copy)) < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", r->copy, strerror(errno));
+	tr_tmpfile_hold(r->copy);
+	if (!(f = fdopen(fd, "w")))
+		tr_die(TR_EXIT_SYSTEM, "%s: %s", r->copy, strerror(errno));
+	fputs(TR_FORMAT_HEADER "\n", f);
+	return f;
+}
 
-		r->files[i] = files[i];
-		if (!is_stdin && stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
-			continue;
-		if (!is_stdin && stat(files[i], &st) != 0)
-			continue;	/* the reader says it is missing */
-		r->spooled[i] = tr_input_spool(files[i]);
-		r->files[i] = r->spooled[i];
-		r->names[i] = is_stdin ? "<stdin>" : files[i];	/* messages name the input */
-	}
+static void
+write_copy(report *r, FILE *f, strbuf *b, int last)
+{
+	if ((b->len >= 64 * 1024 || last) && fwrite(b->s, 1, b->len, f) != b->len)
+		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
+	if (b->len >= 64 * 1024 || last)
+		sb_clear(b);
+	if (last && fclose(f) != 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
 }
 
 static tr_reader *
 open_inputs(report *r)
 {
 	const report_opts *o = r->o;
-	tr_reader *rd = tr_reader_new(r->files, r->nfiles);
+	tr_reader *rd = tr_reader_new(o->files, o->nfiles);
 
-	tr_reader_set_names(rd, r->names);
 	if (o->max_spans || o->max_bytes)
 		tr_reader_set_limits(rd, o->max_spans ? o->max_spans : TR_DEFAULT_MAX_SPANS,
 				     o->max_bytes ? o->max_bytes : TR_DEFAULT_MAX_BYTES);
@@ -198,6 +209,8 @@ static long
 gather(report *r)
 {
 	tr_reader *rd = open_inputs(r);
+	FILE *copy = open_copy(r);
+	strbuf b = {0};
 	long bad = 0;
 
 	for (;;) {
@@ -215,9 +228,14 @@ gather(report *r)
 				break;
 			}
 		}
-		if (n == TR_TRACE)
-			take_trace(r, t);
+		if (n != TR_TRACE)
+			continue;
+		take_trace(r, t);
+		tr_write_trace(&b, t, NULL);
+		write_copy(r, copy, &b, 0);
 	}
+	write_copy(r, copy, &b, 1);
+	sb_free(&b);
 	tr_reader_free(rd);
 	return bad;
 }
@@ -257,15 +275,37 @@ take_causes(report *r, strbuf *b)
 	sb_clear(b);
 }
 
-/* tr-temporal over the input again, asked about the slowest requests. */
+/* tr-temporal's window around each queried trace: half of it either side. */
+#define TEMPORAL_WINDOW 1000
+
+/* Is trace number ordinal within a window of one of the slowest? Only
+ * those are handed to tr-temporal: the others cannot change its answers
+ * (it looks at TEMPORAL_WINDOW / 2 either side), and copying them into its
+ * window would take most of the time. */
+static int
+near_slow(const report *r, size_t ordinal)
+{
+	for (size_t i = 0; i < r->nslow; i++) {
+		size_t o = r->slow[i].ordinal;
+
+		if (ordinal + TEMPORAL_WINDOW >= o && ordinal <= o + TEMPORAL_WINDOW)
+			return 1;
+	}
+	return 0;
+}
+
+/* tr-temporal over the traces again, asked about the slowest requests. */
 static void
 explain_slowest(report *r)
 {
 	tr_pick *pick = tr_pick_new();
-	tp_opts to = {.format = TP_LINE, .window = 1000, .quiet = 1, .units = -1};
-	tr_reader *rd = open_inputs(r);
+	tp_opts to = {.format = TP_LINE, .window = TEMPORAL_WINDOW, .quiet = 1, .units = -1};
+	size_t ordinal = 0;
+	char *files[1] = {r->copy};
+	tr_reader *rd = tr_reader_new(files, 1);
 	strbuf b = {0};
 
+	tr_reader_set_flags(rd, TR_READ_LINES_ONLY);
 	for (size_t i = 0; i < r->nslow; i++)
 		tr_pick_add(pick, r->slow[i].trace_id);
 	to.pick = pick;
@@ -276,9 +316,9 @@ explain_slowest(report *r)
 		size_t len;
 		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
 
-		if (n == TR_EOF || (n == TR_BAD && !r->o->keep_going))
+		if (n == TR_EOF || n == TR_BAD)	/* the copy holds good traces only */
 			break;
-		if (n == TR_TRACE)
+		if (n == TR_TRACE && near_slow(r, ++ordinal))
 			tp_add_trace(tp, t, &b);
 		if (b.len >= 64 * 1024)
 			take_causes(r, &b);
@@ -323,9 +363,7 @@ report_free(report *r)
 	free(r->causes);
 	free(r->svc);
 	free(r->edge);
-	free(r->spooled);	/* the copies' paths stay held: removed at exit */
-	free(r->files);
-	free(r->names);
+	/* r->copy stays held: removed at exit */
 	strmap_free(&r->ops_map);
 	strmap_free(&r->svc_map);
 	strmap_free(&r->edge_map);
@@ -359,7 +397,6 @@ report_run(const report_opts *o)
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
-	spool_pipes(&r);
 	bad = gather(&r);
 	if (bad < 0) {
 		report_free(&r);

@@ -12,6 +12,7 @@
 /* One of the slowest requests, drawn when it came. */
 typedef struct slow_trace {
 	int64_t latency;
+	size_t ordinal;			/* its place in the input, from 1 */
 	char *trace_id, *root;		/* root: "service: operation" */
 	strbuf svg;
 } slow_trace;
@@ -43,9 +44,7 @@ typedef struct cause {
 
 typedef struct report {
 	const report_opts *o;
-	char **files, **spooled;	/* the inputs as read: pipes copied */
-	char **names;			/* for messages: the copies' inputs */
-	int nfiles;
+	char *copy;			/* the traces, for the second pass */
 	cp_trace cp;
 	arena mem;
 	strbuf key;
