@@ -24,7 +24,7 @@ static void
 keep_if_slow(report *r, const tr_trace *t)
 {
 	size_t k = r->nslow;
-	timeline_opts to = {0, r->o->min_share, NULL};
+	timeline_opts to = {0, r->o->min_share};
 
 	if (r->nslow == r->o->top) {	/* full: replace the fastest kept */
 		k = 0;

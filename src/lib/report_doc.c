@@ -84,8 +84,11 @@ cell(doc *d, size_t col, const char *s, const char *href)
 	}
 	sb_adds(d->b, col ? "" : "<tr>");
 	sb_adds(d->b, "<td>");
-	if (href)
-		sb_addf(d->b, "<a href=\"#%s\">", href);
+	if (href) {
+		sb_adds(d->b, "<a href=\"#");
+		svg_escape(d->b, href);
+		sb_adds(d->b, "\">");
+	}
 	text(d, s);
 	sb_adds(d->b, href ? "</a></td>" : "</td>");
 	if (col + 1 == d->ncols)
@@ -113,7 +116,9 @@ static void
 picture(doc *d, const strbuf *svg, const char *name, const char *id, const char *alt)
 {
 	if (!d->md) {
-		sb_addf(d->b, "<div class=\"pic\" id=\"%s\">\n", id);
+		sb_adds(d->b, "<div class=\"pic\" id=\"");
+		svg_escape(d->b, id);
+		sb_adds(d->b, "\">\n");
 		sb_add(d->b, svg->s, svg->len);
 		sb_adds(d->b, "</div>\n");
 		return;
@@ -128,7 +133,9 @@ picture(doc *d, const strbuf *svg, const char *name, const char *id, const char 
 	tr_output *o = tr_output_open(path.s, 0);
 	tr_output_sb(o, svg);
 	tr_output_close(o);
-	sb_addf(d->b, "<a id=\"%s\"></a>\n\n![", id);
+	sb_adds(d->b, "<a id=\"");
+	svg_escape(d->b, id);
+	sb_adds(d->b, "\"></a>\n\n![");
 	text(d, alt);
 	sb_addf(d->b, "](%s)\n\n", path.s + dir);
 	sb_free(&path);
@@ -381,12 +388,13 @@ section_baseline(doc *d, report *r)
 {
 	static const char *const cols[] = {"service", "before", "after", "difference", "z", "differs"};
 	const cp_diff *rows;
-	size_t n = cp_compare_rows(r->compare, &rows);
+	size_t n;
 	strbuf v = {0};
 	char buf[40];
 
 	heading(d, "baseline", "Against the baseline");
-	cp_compare_verdict(r->compare, &v);
+	cp_compare_verdict(r->compare, &v);	/* before the rows: it makes them anew */
+	n = cp_compare_rows(r->compare, &rows);
 	para(d, v.s);
 	para(d, "Critical-path time per request before (the baseline) and after (these inputs); "
 		"z is the difference in standard errors of the baseline's spread, measured over "

@@ -278,11 +278,6 @@ timeline_svg(strbuf *b, const tr_trace *t, const cp_trace *c, const timeline_opt
 	svg_duration(dur, sizeof dur, c->root >= 0 ? c->root_duration : F.hi - F.lo);
 	sb_addf(&title, "trace %s \xc2\xb7 %s: %s \xc2\xb7 %s", t->trace_id,
 		root ? root->service : "", root ? root->operation : "", dur);
-	if (o->anchor) {
-		sb_addf(b, "<div id=\"");
-		svg_escape(b, o->anchor);
-		sb_adds(b, "\">\n");
-	}
 	svg_begin(b, width, height, title.s);
 	svg_text(b, 6, 20, "start", "h", title.s);
 	sb_clear(&tmp);
@@ -296,8 +291,6 @@ timeline_svg(strbuf *b, const tr_trace *t, const cp_trace *c, const timeline_opt
 	draw_sections(b, &F, t, c, &L);
 	draw_legend(b, t, &L, rows_end + 10, width, 1);
 	svg_end(b);
-	if (o->anchor)
-		sb_adds(b, "</div>\n");
 
 	size_t nfolded = L.nfolded;
 	free(L.rows);

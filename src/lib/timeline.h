@@ -10,7 +10,6 @@ typedef struct timeline_opts {
 	double width;		/* px; 0: 1000 */
 	double min_share;	/* a span's descendants get rows only when they hold
 				   more than this fraction of the critical path */
-	const char *anchor;	/* id attribute of the <svg>, or NULL */
 } timeline_opts;
 
 /* Append the picture of t, analysed in c, to b. Returns the number of
