@@ -1,7 +1,7 @@
 /* report_graph.c - the service graph of tr-report, laid out here (graphviz
- * is not a dependency): services in columns by their distance from the
- * services requests enter at (breadth first over the calls), calls as
- * arrows with their counts; a call back to an earlier column curves below. */
+ * is not a dependency): services in columns by the longest chain of calls
+ * from the services requests enter at, calls as arrows with their counts;
+ * a call back to an earlier column curves below, dashed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,40 +14,31 @@
 #define MARGIN 16.0
 #define HEAD 30.0
 
-/* Columns: breadth first from the entry services; services no call
- * reaches (their own entry, or only called from a cycle) start at 0. */
+/* Columns: the longest chain of calls from the services requests enter
+ * at (a service no call reaches is one of those), so that a callee sits
+ * right of every caller; a cycle stops growing after as many rounds as
+ * there are services, and its back edges are drawn dashed. */
 static int
 assign_layers(report *r)
 {
-	uint32_t *queue = xmalloc((r->nsvc + 1) * sizeof *queue);
-	size_t head = 0, tail = 0;
-	int maxlayer = 0;
+	int maxlayer = 0, changed = 1;
 
 	for (size_t i = 0; i < r->nsvc; i++)
-		if (r->svc[i].root) {
-			r->svc[i].layer = 0;
-			queue[tail++] = (uint32_t)i;
-		}
-	for (size_t pass = 0; pass < 2; pass++) {
-		while (head < tail) {
-			uint32_t s = queue[head++];
+		r->svc[i].layer = 0;
+	for (size_t round = 0; changed && round < r->nsvc; round++) {
+		changed = 0;
+		for (size_t e = 0; e < r->nedge; e++) {
+			svc_node *f = &r->svc[r->edge[e].from], *t = &r->svc[r->edge[e].to];
 
-			for (size_t e = 0; e < r->nedge; e++)
-				if (r->edge[e].from == s && r->svc[r->edge[e].to].layer < 0) {
-					r->svc[r->edge[e].to].layer = r->svc[s].layer + 1;
-					queue[tail++] = r->edge[e].to;
-				}
-		}
-		for (size_t i = 0; i < r->nsvc; i++)	/* the unreached: a column 0 of their own */
-			if (r->svc[i].layer < 0) {
-				r->svc[i].layer = 0;
-				queue[tail++] = (uint32_t)i;
+			if (!t->root && t->layer < f->layer + 1) {
+				t->layer = f->layer + 1;
+				changed = 1;
 			}
+		}
 	}
 	for (size_t i = 0; i < r->nsvc; i++)
 		if (r->svc[i].layer > maxlayer)
 			maxlayer = r->svc[i].layer;
-	free(queue);
 	return maxlayer;
 }
 
@@ -63,6 +54,7 @@ report_service_graph(report *r, strbuf *out)
 	double *colw = xcalloc((size_t)nl, sizeof *colw), *colx = xcalloc((size_t)nl + 1, sizeof *colx);
 	int *rows = xcalloc((size_t)nl, sizeof *rows), maxrows = 0;
 	box *b = xcalloc(r->nsvc ? r->nsvc : 1, sizeof *b);
+	size_t *into = xcalloc(r->nsvc ? r->nsvc : 1, sizeof *into);	/* labels drawn at each */
 	strbuf tip = {0};
 	char colour[8], label[32];
 	double width, height;
@@ -113,7 +105,10 @@ report_service_graph(report *r, strbuf *out)
 				x1, y1, x1, y1 + 30, x2, y2 + 30, x2, y2);
 		}
 		snprintf(label, sizeof label, "%zu", r->edge[e].calls);
-		svg_text(out, (x1 + x2) / 2, (y1 + y2) / 2 - 3 + (forward ? 0 : 24), "middle", "tick", label);
+		if (forward)	/* near the callee, one above the other */
+			svg_text(out, x2 - 8, y2 - 4 - 11.0 * (double)into[r->edge[e].to]++, "end", "tick", label);
+		else
+			svg_text(out, (x1 + x2) / 2, (y1 + y2) / 2 + 26, "middle", "tick", label);
 	}
 	for (size_t i = 0; i < r->nsvc; i++) {
 		svg_service_colour(r->svc[i].name, colour);
@@ -127,5 +122,6 @@ report_service_graph(report *r, strbuf *out)
 	free(colx);
 	free(rows);
 	free(b);
+	free(into);
 	sb_free(&tip);
 }
