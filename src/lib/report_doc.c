@@ -77,8 +77,19 @@ static void
 cell(doc *d, size_t col, const char *s, const char *href)
 {
 	if (d->md) {
+		/* a Markdown link target cannot hold every character an id may */
+		if (href && strspn(href, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789-_.") != strlen(href))
+			href = NULL;
 		sb_adds(d->b, col ? " " : "| ");
+		if (href)
+			sb_addc(d->b, '[');
 		text(d, s);
+		if (href) {
+			sb_adds(d->b, "](#");
+			sb_adds(d->b, href);
+			sb_addc(d->b, ')');
+		}
 		sb_adds(d->b, col + 1 == d->ncols ? " |\n" : " |");
 		return;
 	}
@@ -201,7 +212,7 @@ section_slowest(doc *d, report *r)
 	for (size_t i = 0; i < r->nslow; i++) {
 		sb_clear(&id);
 		sb_addf(&id, "trace-%s", r->slow[i].trace_id);
-		cell(d, 0, r->slow[i].trace_id, d->md ? NULL : id.s);
+		cell(d, 0, r->slow[i].trace_id, id.s);
 		cell(d, 1, r->slow[i].root, NULL);
 		cell_dur(d, 2, r->slow[i].latency);
 	}
@@ -355,14 +366,14 @@ section_causes(doc *d, report *r)
 			shown++;
 			sb_clear(&href);
 			sb_addf(&href, "trace-%s", c->trace_id);
-			cell(d, 0, c->trace_id, d->md ? NULL : href.s);
+			cell(d, 0, c->trace_id, href.s);
 			cell(d, 1, c->label, NULL);
 			cell(d, 2, c->role, NULL);
 			cell_dur(d, 3, c->self);
 			sb_clear(&href);
 			sb_addf(&href, "trace-%s", c->cause_trace);
 			cell(d, 4, other ? c->cause_trace : "(its own)",
-			     other && !d->md && slow_index(r, c->cause_trace) ? href.s : NULL);
+			     other && slow_index(r, c->cause_trace) ? href.s : NULL);
 		}
 	}
 	table_foot(d);
