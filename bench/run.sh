@@ -143,6 +143,13 @@ for pipe in "tr-cp --summary service" "tr-infer" \
 	command -v "$name" > /dev/null || continue
 	measure "tr-ingest jaeger.json | $pipe" "$J" "$spans1" "$runs" "tr-ingest '$J' | $pipe"
 done
+# tr-report: the whole report from the export, next to tr-ingest alone on
+# the same file (the report reads the export twice: its own pass, then
+# tr-temporal's over the slowest requests).
+if command -v tr-report > /dev/null; then
+	measure "tr-ingest jaeger.json (for tr-report)" "$J" "$spans1" "$runs" "tr-ingest '$J'"
+	measure "tr-report jaeger.json -o report.html" "$J" "$spans1" "$runs" "tr-report -o '$tmp/report.html' '$J'"
+fi
 
 # computed: the lines under the table, from the rows' values; "n/a" where a
 # row is missing or failed.
@@ -180,6 +187,8 @@ computed() {
 			print "- -j 1 / -j 2, a directory of " ndir " one-trace files: " over("tr-ingest -j 1 " d, "tr-ingest -j 2 " d)
 			print "- peak RSS MB of tr-ingest -j 1, 100k spans → 1M spans: " mem("jaeger") ", " mem("zipkin") ", " mem("otlp")
 			print "- the same with --no-merge: " nomerge("jaeger") ", " nomerge("zipkin")
+			print "- tr-report over tr-ingest alone, jaeger.json (≤ 2× wanted): " \
+				over("tr-report jaeger.json -o report.html", "tr-ingest jaeger.json (for tr-report)")
 		}' "$values"
 }
 

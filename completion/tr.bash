@@ -1,5 +1,5 @@
 # bash completion for the tr tools: tr-ingest, tr-cp, tr-pag, tr-infer,
-# tr-temporal, tr-aggregate (and any later tr-* tool).
+# tr-temporal, tr-aggregate, tr-report (and any later tr-* tool).
 #
 # Options come from the tool's own --help, so they never go stale; values of
 # -f/--format and a few other options are listed here; -t/--trace IDs are the
@@ -28,6 +28,7 @@ _tr_formats()
 		esac ;;
 	tr-pag)		echo line dot ;;
 	tr-temporal)	echo line explain dot csv json ;;
+	tr-report)	echo html md ;;
 	esac
 }
 
@@ -59,8 +60,9 @@ _tr_complete()
 	tr-infer:-n|tr-infer:--name)	words="service operation kind host service,operation" ;;
 	tr-aggregate:--hb)		words="seq tree" ;;
 	*:--units)			words="us ms s auto" ;;
+	*:--percentile)			words="50,95,99 99" ;;
 	tr-pag:--worker-key)		words="service service,host" ;;
-	*:-o|*:--output|tr-aggregate:-Q|tr-aggregate:--query-file)
+	*:-o|*:--output|tr-aggregate:-Q|tr-aggregate:--query-file|*:--baseline)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
@@ -76,4 +78,4 @@ _tr_complete()
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 }
 
-complete -F _tr_complete tr-ingest tr-cp tr-pag tr-infer tr-temporal tr-aggregate
+complete -F _tr_complete tr-ingest tr-cp tr-pag tr-infer tr-temporal tr-aggregate tr-report

@@ -1,5 +1,6 @@
-# docs.mk - the pictures of docs/postmortem.md, drawn by the tools from the
-# samples and rendered by graphviz.
+# docs.mk - the pictures of docs/postmortem.md and the README, drawn by the
+# tools from the samples: DOT rendered by graphviz, and SVG the tools draw
+# themselves (the slowest trace's timeline, the p99 critical-path flame graph).
 #
 #   make docs
 #       (re)write docs/img/NAME.dot with the same commands the walkthrough
@@ -22,10 +23,17 @@ docs: deps $(BINS)
 	tr-infer --links -f dot $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/dependencies.dot; \
 	tr-infer --dot --spans --name service $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/causal-model.dot; \
 	tr-cp --dot --trace "$$slow" $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/slowest-cp.dot; \
-	tr-temporal --dot -t "$$slow" $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/provenance.dot
+	tr-temporal --dot -t "$$slow" $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/provenance.dot; \
+	$(DOCS_SVG_CMDS)
 	for f in dependencies causal-model slowest-cp provenance; do \
 		dot -Tsvg $(DOCS_IMG)/$$f.dot > $(DOCS_IMG)/$$f.svg.tmp && \
 		mv $(DOCS_IMG)/$$f.svg.tmp $(DOCS_IMG)/$$f.svg || exit 1; \
 	done
+
+# The pictures the tools draw themselves; tests/svg.bats runs the same
+# commands and compares.
+DOCS_SVG_CMDS = \
+	tr-cp --svg --trace "$$slow" $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/slowest-timeline.svg; \
+	tr-cp --flame --percentile 99 $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/flame-p99.svg
 
 .PHONY: docs

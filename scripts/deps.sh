@@ -3,7 +3,10 @@
 # JSON parser), libzstd and zlib (compressed input; headers), bats, jq and
 # zstd (tests compare against them), graphviz, mandoc,
 # groff and column (tests render DOT, lint and format the man pages, align the
-# walkthrough's tables), clang and its libFuzzer runtime (fuzz corpus replay).
+# walkthrough's tables), clang and its libFuzzer runtime (fuzz corpus replay);
+# and chromium, where it can be installed: the tests that look at the
+# pictures and the report in a browser (they skip without it, so a machine
+# where it cannot be installed still builds and tests).
 # Installs the missing ones with apt-get when run as root.
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
@@ -24,18 +27,36 @@ have_libfuzzer() {
 }
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
 have_libfuzzer || missing="$missing libclang-rt-dev"
-[ -z "$missing" ] && exit 0
-echo "deps: installing:$missing" >&2
+optional=""
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+	optional="$optional chromium"
+[ -z "$missing$optional" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
 		SUDO=sudo
+	elif [ -z "$missing" ]; then
+		echo "deps: no$optional: the browser tests will skip (apt-get install$optional as root)" >&2
+		exit 0
 	else
 		echo "deps: missing$missing; install them (apt-get install$missing) as root, then run make again" >&2
 		exit 1
 	fi
 fi
+echo "deps: installing:$missing$optional" >&2
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null && $SUDO apt-get install -y -qq $missing >/dev/null || {
-	echo "deps: apt-get install$missing failed" >&2
+if ! $SUDO apt-get update -qq >/dev/null; then
+	echo "deps: apt-get update failed" >&2
+	[ -z "$missing" ] && exit 0	# only the optional ones: their tests skip
 	exit 1
-}
+fi
+if [ -n "$missing" ]; then
+	$SUDO apt-get install -y -qq $missing >/dev/null || {
+		echo "deps: apt-get install$missing failed" >&2
+		exit 1
+	}
+fi
+if [ -n "$optional" ]; then
+	$SUDO apt-get install -y -qq $optional >/dev/null ||
+		echo "deps: apt-get install$optional failed: the browser tests will skip" >&2
+fi
+exit 0

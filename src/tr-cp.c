@@ -7,14 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "cp.h"
+#include "cp_flame.h"
 #include "dot.h"
 #include "filter.h"
 #include "pagcp.h"
 #include "pick.h"
 #include "table.h"
+#include "timeline.h"
 
-enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF };
+enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF, MODE_SVG, MODE_FLAME };
 
 typedef struct cp_ctx {
 	cp_trace cp;
@@ -26,9 +29,17 @@ typedef struct cp_ctx {
 	tr_pick *pick;		/* --trace, --trace-file; none: every trace */
 	size_t drawn;
 	int bad_key;		/* --summary names a tag no span has */
+	int format, units;
 	size_t noutside, ntr_outside;	/* children left out, and their traces */
 	pag_cp *pag;
 	size_t pag_bad;
+	timeline_opts timeline;	/* --svg: the slowest picked trace's picture */
+	strbuf svg;
+	int64_t svg_latency;
+	cp_flames *flames;	/* --flame */
+	int pct[16];		/* --percentile */
+	size_t npct;
+	cp_compare *compare;	/* --summary with --baseline */
 } cp_ctx;
 
 static void
@@ -38,6 +49,9 @@ usage(FILE *f)
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
+	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [FILE...]\n"
+	    "       tr-cp --flame [--percentile P,...] [--baseline FILE] [options] [FILE...]\n"
+	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
 	    "             [options] [FILE...]\n"
 	    "Critical path of every trace: tags spans with cp.self=<us>.\n"
@@ -49,6 +63,17 @@ usage(FILE *f)
 	    "      --summary KEY       table per service, operation or tag KEY\n"
 	    "      --folded            critical-path time as folded stacks\n"
 	    "      --dot               span trees with the critical path in red\n"
+	    "      --svg               the timeline of the slowest trace (of those --trace\n"
+	    "                          picks) as SVG, critical path solid\n"
+	    "      --min-share F       --svg: fold subtrees holding at most F of the\n"
+	    "                          critical path into one row (default 0)\n"
+	    "      --width PX          --svg, --flame: picture width (default 1000)\n"
+	    "      --flame             flame graph (SVG) of critical-path time, all traces\n"
+	    "      --percentile P,...  --flame: one graph more for the traces around each\n"
+	    "                          percentile P of latency (e.g. 50,95,99)\n"
+	    "      --baseline FILE     compare with FILE's traces: --summary service or\n"
+	    "                          operation per request, with a test; --flame:\n"
+	    "                          differential graphs\n"
 	    "      --trace ID          analyse only this trace (repeatable; with the\n"
 	    "                          line-format output the others pass unchanged)\n"
 	    "      --trace-file FILE   the same for the ids in FILE, one per line\n"
@@ -121,7 +146,10 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 			write_sections(out, t, &x->cp);
 		break;
 	case MODE_SUMMARY:
-		cp_summary_add(x->summary, t, &x->cp);
+		if (x->compare)
+			cp_compare_add(x->compare, t, &x->cp, 0);
+		else
+			cp_summary_add(x->summary, t, &x->cp);
 		break;
 	case MODE_FOLDED:
 		if (analysed)
@@ -135,6 +163,17 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	case MODE_WHATIF:
 		if (analysed)
 			cp_whatif_add(x->whatif, t, &x->cp, out);
+		break;
+	case MODE_FLAME:
+		cp_flames_add(x->flames, t, &x->cp, 0);
+		break;
+	case MODE_SVG:
+		/* drawn now, while the trace is here; a slower one replaces it */
+		if (analysed && (!x->svg.len || x->cp.root_duration > x->svg_latency)) {
+			sb_clear(&x->svg);
+			timeline_svg(&x->svg, t, &x->cp, &x->timeline);
+			x->svg_latency = x->cp.root_duration;
+		}
 		break;
 	}
 	return 0;
@@ -164,6 +203,10 @@ on_end(void *ctx, tr_output *out)
 
 	switch (x->mode) {
 	case MODE_SUMMARY:
+		if (x->compare) {
+			cp_compare_write(x->compare, &b, x->format, x->units);
+			break;
+		}
 		/* a key no span has would make one group with an empty name */
 		if (!(x->bad_key = cp_summary_unmatched(x->summary)))
 			cp_summary_write(x->summary, out);
@@ -179,6 +222,12 @@ on_end(void *ctx, tr_output *out)
 	case MODE_WHATIF:
 		cp_whatif_finish(x->whatif, &b);
 		break;
+	case MODE_SVG:
+		tr_output_sb(out, &x->svg);
+		break;
+	case MODE_FLAME:
+		cp_flames_svg(x->flames, &b, x->pct, x->npct, x->timeline.width > 0 ? x->timeline.width : 1000);
+		break;
 	case MODE_FILTER:
 		break;
 	}
@@ -189,7 +238,7 @@ on_end(void *ctx, tr_output *out)
 }
 
 static double
-parse_fraction(const char *s)
+parse_fraction(const char *opt, const char *s)
 {
 	char *end;
 	double v;
@@ -197,7 +246,64 @@ parse_fraction(const char *s)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v) || v < 0)
-		tr_die(TR_EXIT_USAGE, "--overlap-allowance: not a fraction >= 0: %s", s);
+		tr_die(TR_EXIT_USAGE, "%s: not a fraction >= 0: %s", opt, s);
+	return v;
+}
+
+static void
+add_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
+{
+	cp_ctx *x = ctx;
+
+	if (x->flames)
+		cp_flames_add(x->flames, t, c, 1);
+	if (x->compare)
+		cp_compare_add(x->compare, t, c, 1);
+}
+
+/* The baseline goes first: a baseline that cannot be read stops the run
+ * before any output. */
+static int
+read_baseline(cp_ctx *x, const char *path, int keep_going, size_t max_spans)
+{
+	long n = cp_read_traces(path, &x->cp, keep_going, max_spans, add_baseline, x);
+
+	if (n < 0)
+		return -1;
+	if ((x->flames ? cp_flames_ntraces(x->flames, 1) : cp_compare_ntraces(x->compare, 1)) < 2) {
+		tr_warn("%s: --baseline: %ld traces with a timed root; a baseline needs at least 2 "
+			"to have a spread", path, n);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+free_ctx(cp_ctx *x, const char **rules)
+{
+	pag_cp_free(x->pag);
+	cp_summary_free(x->summary);
+	cp_folded_free(x->folded);
+	cp_whatif_free(x->whatif);
+	cp_flames_free(x->flames);
+	cp_compare_free(x->compare);
+	cp_trace_free(&x->cp);
+	sb_free(&x->svg);
+	tr_pick_free(x->pick);
+	free(rules);
+}
+
+/* A picture narrower than this has no room for labels and bars. */
+static double
+parse_width(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 400 || v > 100000)
+		tr_die(TR_EXIT_USAGE, "--width: not a width in px from 400 to 100000: %s", s);
 	return v;
 }
 
@@ -205,7 +311,7 @@ static void
 set_mode(cp_ctx *x, enum mode m)
 {
 	if (x->mode != MODE_FILTER && x->mode != m)
-		tr_die(TR_EXIT_USAGE, "--summary, --folded, --dot and --whatif exclude each other");
+		tr_die(TR_EXIT_USAGE, "--summary, --folded, --dot, --svg and --whatif exclude each other");
 	x->mode = m;
 }
 
@@ -213,7 +319,8 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
-	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF };
+	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH,
+	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -223,6 +330,12 @@ main(int argc, char **argv)
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 		{"whatif", required_argument, NULL, OPT_WHATIF},
+		{"svg", no_argument, NULL, OPT_SVG},
+		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+		{"width", required_argument, NULL, OPT_WIDTH},
+		{"flame", no_argument, NULL, OPT_FLAME},
+		{"percentile", required_argument, NULL, OPT_PERCENTILE},
+		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"format", required_argument, NULL, 'f'},
 		TR_UNITS_LONGOPT,
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
@@ -231,20 +344,34 @@ main(int argc, char **argv)
 	};
 	cp_ctx x = {0};
 	tr_filter f = {0};
-	const char *summary_key = NULL;
+	const char *summary_key = NULL, *baseline = NULL;
 	const char **rules;
 	size_t nrules = 0;
 	char err[256];
 	double allowance = 0.01;
 	size_t max_windows = 0;		/* pagcp's default */
-	int format = CP_TSV, units = -1, opt, status;
+	int format = CP_TSV, units = -1, opt, status = TR_EXIT_OK, set_picture = 0;
 
 	tr_setprogname(argv[0]);
 	x.pick = tr_pick_new();
 	rules = xcalloc((size_t)argc, sizeof *rules);
 	while ((opt = getopt_long(argc, argv, ":f:ko:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case OPT_OVERLAP: allowance = parse_fraction(optarg); break;
+		case OPT_OVERLAP: allowance = parse_fraction("--overlap-allowance", optarg); break;
+		case OPT_SVG: set_mode(&x, MODE_SVG); break;
+		case OPT_MIN_SHARE: x.timeline.min_share = parse_fraction("--min-share", optarg); set_picture = 1; break;
+		case OPT_WIDTH: x.timeline.width = parse_width(optarg); break;
+		case OPT_FLAME: set_mode(&x, MODE_FLAME); break;
+		case OPT_PERCENTILE: {
+			int n = cp_percentiles_parse(optarg, x.pct, sizeof x.pct / sizeof x.pct[0]);
+
+			if (n < 0)
+				tr_die(TR_EXIT_USAGE, "--percentile: not a list of 1 to 16 percentiles "
+				       "from 1 to 100: %s", optarg);
+			x.npct = (size_t)n;
+			break;
+		}
+		case OPT_BASELINE: baseline = optarg; break;
 		case OPT_SECTIONS: x.sections = 1; break;
 		case OPT_SUMMARY: set_mode(&x, MODE_SUMMARY); summary_key = optarg; break;
 		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
@@ -276,13 +403,32 @@ main(int argc, char **argv)
 	}
 	if (x.sections && x.mode != MODE_FILTER)
 		tr_die(TR_EXIT_USAGE, "--sections goes with the line-format output only");
+	if (set_picture && x.mode != MODE_SVG)
+		tr_usage_error("--min-share goes with --svg");
+	if (x.timeline.width > 0 && x.mode != MODE_SVG && x.mode != MODE_FLAME)
+		tr_usage_error("--width goes with --svg and --flame");
+	if (x.npct && x.mode != MODE_FLAME)
+		tr_usage_error("--percentile goes with --flame");
+	if (baseline && x.mode != MODE_FLAME && x.mode != MODE_SUMMARY)
+		tr_usage_error("--baseline goes with --summary and --flame");
+	if (baseline && x.mode == MODE_SUMMARY && strcmp(summary_key, "service") != 0 &&
+	    strcmp(summary_key, "operation") != 0)
+		tr_usage_error("--baseline compares --summary service or operation, not a tag");
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
 	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER)
 		tr_usage_error("--units goes with --summary, --whatif and PAG records");
 	tr_units_check(units, format != CP_TSV);
 	cp_trace_init(&x.cp, allowance);
-	if (x.mode == MODE_SUMMARY) {
+	x.format = format;
+	x.units = units < 0 ? TABLE_US : units;
+	if (x.mode == MODE_FLAME)
+		x.flames = cp_flames_new();
+	if (baseline && x.mode == MODE_SUMMARY)
+		x.compare = cp_compare_new(summary_key);
+	if (baseline && read_baseline(&x, baseline, f.keep_going, f.max_spans) < 0)
+		status = TR_EXIT_INPUT;
+	else if (x.mode == MODE_SUMMARY) {
 		x.summary = cp_summary_new(summary_key, format);
 		cp_summary_set_units(x.summary, units < 0 ? TABLE_US : units);
 	} else if (x.mode == MODE_FOLDED)
@@ -297,6 +443,10 @@ main(int argc, char **argv)
 	x.pag = pag_cp_new(&(pag_cp_opts){format == CP_CSV ? "csv" : format == CP_JSON ? "json" : "tsv",
 					  1, max_windows, units < 0 ? TABLE_US : units});
 
+	if (status != TR_EXIT_OK) {
+		free_ctx(&x, rules);
+		return status;
+	}
 	f.files = argv + optind;
 	f.nfiles = argc - optind;
 	f.pass_through = x.mode == MODE_FILTER;
@@ -315,8 +465,19 @@ main(int argc, char **argv)
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (x.compare && !x.quiet && status == TR_EXIT_OK) {
+		strbuf v = {0};
+
+		cp_compare_verdict(x.compare, &v);
+		tr_warn("--baseline: %s", v.s);
+		sb_free(&v);
+	}
 	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (x.mode == MODE_SVG && !x.svg.len && status == TR_EXIT_OK) {
+		tr_warn("--svg: no trace with a timed root to draw");
+		status = TR_EXIT_INPUT;
+	}
 	if (x.bad_key && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
 	/* the line format is µs: --units had no table to act on */
@@ -326,12 +487,6 @@ main(int argc, char **argv)
 		status = TR_EXIT_USAGE;
 	}
 
-	pag_cp_free(x.pag);
-	cp_summary_free(x.summary);
-	cp_folded_free(x.folded);
-	cp_whatif_free(x.whatif);
-	cp_trace_free(&x.cp);
-	tr_pick_free(x.pick);
-	free(rules);
+	free_ctx(&x, rules);
 	return status;
 }

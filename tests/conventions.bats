@@ -258,7 +258,7 @@ try '$t --help'" ] || fail="$fail $t"
 		f=$(good_input "$t")
 		invoke_files "$t" -- "$f"
 		[ "$rc_" -eq 0 ] && [ -n "$out_" ] || { fail="$fail $t(file)"; continue; }
-		want=$out_
+		want=${out_//"$f"/-}	# a report that names its inputs names stdin "-"
 		STDIN=$f invoke_files "$t" --
 		[ "$rc_" -eq 0 ] && [ "$out_" = "$want" ] || fail="$fail $t(stdin)"
 		STDIN=$f invoke_files "$t" -- -

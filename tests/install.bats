@@ -122,6 +122,7 @@ complete_words() {
 		[ "$t" = tr-ingest ] && in=$SAMPLES/jaeger/hotrod.json
 		q=()
 		[ "$t" = tr-aggregate ] && q=('From s In spans Select COUNT')
+		[ "$t" = tr-report ] && q=(-o "$BATS_TEST_TMPDIR/report")	# md's pictures go beside it
 		for f in $(complete_words "$t" -f ''); do
 			st=0
 			"$t" -f "$f" "${q[@]}" "$in" > /dev/null 2>&1 || st=$?

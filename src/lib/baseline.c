@@ -1,0 +1,354 @@
+/* baseline.c - an incident's critical-path time per request against a
+ * baseline's. Every trace is one request; a request that never reached a
+ * group spent 0 µs in it. Requests are not independent (a queue makes
+ * neighbours slow together), so each mean's standard error comes from
+ * batch means: the traces, in input order, are cut into 32 to 64 batches
+ * of equal size (the batches double in size as traces come, merging
+ * pairs), and the spread of the batches' means gives it. The test asks
+ * whether the incident's mean lies beyond what the baseline's spread
+ * allows: z = (after - before) / sqrt(v/n_before + v/n_after), v the
+ * baseline's variance per trace from its batches (under "nothing changed"
+ * both runs vary as the baseline does); a difference
+ * counts when |z| >= BASELINE_MIN_Z (about p < 1e-4 two-sided, which keeps
+ * a few dozen groups compared at once from naming one by chance) and it is
+ * at least BASELINE_MIN_SHARE of the baseline's mean latency (with many
+ * traces, tiny shifts are "significant" and not worth a postmortem).
+ * A recorded queue wait (tr_trace_queue_waits) of a critical span whose
+ * parent is critical is time the request waited for that span's service,
+ * spent in the parent's gap before it: it moves from the parent's group
+ * to the span's, as far as the parent's own critical time goes. */
+#include "baseline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+#define MAX_BATCHES 64
+
+long
+cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
+	       void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx)
+{
+	char *files[1] = {(char *)path};
+	tr_reader *r = tr_reader_new(files, 1);
+	long n = 0;
+	int bad = 0;
+
+	if (max_spans)
+		tr_reader_set_limits(r, max_spans, TR_DEFAULT_MAX_BYTES);
+	tr_reader_set_flags(r, keep_going ? TR_READ_KEEP_GOING : 0);
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next next = tr_reader_next(r, &t, &line, &len);
+
+		if (next == TR_EOF)
+			break;
+		if (next == TR_BAD) {
+			bad = 1;	/* the reader said what */
+			if (!keep_going)
+				break;
+		}
+		if (next != TR_TRACE)
+			continue;
+		n++;
+		if (cp_trace_run(c, t) == 0)
+			fn(ctx, t, c);
+	}
+	tr_reader_free(r);
+	return bad && !keep_going ? -1 : n;
+}
+
+typedef struct group {
+	const char *service, *operation;
+	double sum[2];			/* µs over every trace; [1]: the baseline */
+	double batch[2][MAX_BATCHES];	/* µs over each batch's traces */
+	int64_t cur;
+	uint64_t seen;
+} group;
+
+struct cp_compare {
+	int by_operation;
+	arena mem;
+	strmap map;
+	group *g;
+	size_t ng, capg;
+	size_t *touched;
+	size_t ntouched, captouched;
+	uint64_t serial;
+	size_t ntraces[2];
+	size_t nbatches[2], batch_size[2], in_batch[2];	/* full batches; the current's fill */
+	double latency[2];		/* summed over the traces */
+	cp_diff *rows;
+	strbuf buf;
+	int64_t *wait, *self;	/* per span of the current trace */
+	size_t capspans;
+};
+
+cp_compare *
+cp_compare_new(const char *key)
+{
+	cp_compare *k = xcalloc(1, sizeof *k);
+
+	k->by_operation = strcmp(key, "operation") == 0;
+	return k;
+}
+
+void
+cp_compare_free(cp_compare *k)
+{
+	if (!k)
+		return;
+	strmap_free(&k->map);
+	arena_free(&k->mem);
+	free(k->g);
+	free(k->touched);
+	free(k->rows);
+	free(k->wait);
+	free(k->self);
+	sb_free(&k->buf);
+	free(k);
+}
+
+size_t
+cp_compare_ntraces(const cp_compare *k, int baseline)
+{
+	return k->ntraces[baseline != 0];
+}
+
+static group *
+find_group(cp_compare *k, const tr_span *s)
+{
+	const char *op = k->by_operation ? s->operation : "";
+	size_t ls = strlen(s->service);
+	int added;
+
+	sb_clear(&k->buf);
+	sb_add(&k->buf, s->service, ls + 1);	/* the NUL separates the parts */
+	sb_adds(&k->buf, op);
+	strmap_slot *slot = strmap_put(&k->map, k->buf.s, k->buf.len, &added);
+	if (added) {
+		char *key = arena_alloc(&k->mem, k->buf.len + 1);
+
+		memcpy(key, k->buf.s, k->buf.len + 1);
+		slot->key = key;
+		slot->val = (int64_t)k->ng;
+		GROW(k->g, k->capg, k->ng + 1);
+		k->g[k->ng++] = (group){.service = key, .operation = key + ls + 1};
+	}
+	return &k->g[slot->val];
+}
+
+/* Count the trace in its batch; when 64 are full, pairs merge into 32. */
+static void
+next_batch(cp_compare *k, int side)
+{
+	if (!k->batch_size[side])
+		k->batch_size[side] = 1;
+	if (++k->in_batch[side] < k->batch_size[side])
+		return;
+	k->in_batch[side] = 0;
+	if (++k->nbatches[side] < MAX_BATCHES)
+		return;
+	for (size_t i = 0; i < k->ng; i++) {
+		double *b = k->g[i].batch[side];
+
+		for (size_t j = 0; j < MAX_BATCHES / 2; j++)
+			b[j] = b[2 * j] + b[2 * j + 1];
+		memset(b + MAX_BATCHES / 2, 0, MAX_BATCHES / 2 * sizeof *b);
+	}
+	k->nbatches[side] = MAX_BATCHES / 2;
+	k->batch_size[side] *= 2;
+}
+
+void
+cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline)
+{
+	int side = baseline != 0;
+
+	if (c->root < 0)
+		return;
+	k->serial++;
+	k->ntouched = 0;
+	k->ntraces[side]++;
+	k->latency[side] += (double)c->path_length;
+	if (t->nspans > k->capspans) {
+		k->capspans = t->nspans;
+		k->wait = xrealloc(k->wait, k->capspans * sizeof *k->wait);
+		k->self = xrealloc(k->self, k->capspans * sizeof *k->self);
+	}
+	tr_trace_queue_waits(t, k->wait);
+	for (size_t i = 0; i < c->npath; i++)
+		k->self[c->path[i]] = c->self[c->path[i]];
+	for (size_t i = 0; i < c->npath; i++) {	/* parents first */
+		int32_t s = c->path[i], p = t->spans[s].parent;
+		int64_t w = k->wait[s];
+
+		if (w > 0 && p >= 0 && c->state[p] == CP_PATH) {
+			w = w < k->self[p] ? w : k->self[p];
+			k->self[p] -= w;
+			k->self[s] += w;
+		}
+	}
+	for (size_t i = 0; i < c->npath; i++) {
+		int32_t s = c->path[i];
+		group *g = find_group(k, &t->spans[s]);
+
+		if (g->seen != k->serial) {
+			g->seen = k->serial;
+			g->cur = 0;
+			GROW(k->touched, k->captouched, k->ntouched + 1);
+			k->touched[k->ntouched++] = (size_t)(g - k->g);
+		}
+		g->cur += k->self[s];
+	}
+	for (size_t i = 0; i < k->ntouched; i++) {
+		group *g = &k->g[k->touched[i]];
+
+		g->sum[side] += (double)g->cur;
+		g->batch[side][k->nbatches[side]] += (double)g->cur;
+	}
+	next_batch(k, side);
+}
+
+/* Mean per request of one side of g, and its squared standard error from
+ * the full batches' means (the traces of a last, partial batch count in
+ * the mean only). */
+static void
+moments(const cp_compare *k, const group *g, int side, double *mean, double *se2)
+{
+	double n = (double)k->ntraces[side], nb = (double)k->nbatches[side];
+	double size = (double)k->batch_size[side], m = 0, ss = 0;
+
+	*mean = n > 0 ? g->sum[side] / n : 0;
+	*se2 = 0;
+	if (nb < 2)
+		return;
+	for (size_t j = 0; j < k->nbatches[side]; j++)
+		m += g->batch[side][j] / size;
+	m /= nb;
+	for (size_t j = 0; j < k->nbatches[side]; j++) {
+		double d = g->batch[side][j] / size - m;
+
+		ss += d * d;
+	}
+	*se2 = ss / (nb - 1) / nb;
+}
+
+static int
+diff_cmp(const void *pa, const void *pb)
+{
+	const cp_diff *a = pa, *b = pb;
+	double da = fabs(a->after - a->before), db = fabs(b->after - b->before);
+	int r;
+
+	if (a->significant != b->significant)
+		return a->significant ? -1 : 1;
+	if (da != db)
+		return da > db ? -1 : 1;
+	if ((r = strcmp(a->service, b->service)))
+		return r;
+	return strcmp(a->operation, b->operation);
+}
+
+size_t
+cp_compare_rows(cp_compare *k, const cp_diff **rows)
+{
+	double nb = (double)k->ntraces[1], na = (double)k->ntraces[0];
+	double min_diff = BASELINE_MIN_SHARE * (nb > 0 ? k->latency[1] / nb : 0);
+
+	k->rows = xrealloc(k->rows, (k->ng ? k->ng : 1) * sizeof *k->rows);
+	for (size_t i = 0; i < k->ng; i++) {
+		const group *g = &k->g[i];
+		double mb, vb, ma, va, se, t;
+
+		/* under "nothing changed" both runs vary as the baseline does:
+		 * its per-trace variance (batch means' times their size) over
+		 * either run's traces */
+		moments(k, g, 1, &mb, &vb);
+		moments(k, g, 0, &ma, &va);
+		vb *= nb;	/* se² times n: the variance of one trace's share */
+		se = na > 0 && nb > 0 ? sqrt(vb / nb + vb / na) : 0;
+		t = se > 0 ? (ma - mb) / se : ma != mb ? (ma > mb ? INFINITY : -INFINITY) : 0;
+		k->rows[i] = (cp_diff){g->service, g->operation, mb, ma, t,
+				       na >= 2 && nb >= 2 && fabs(t) >= BASELINE_MIN_Z &&
+				       fabs(ma - mb) >= min_diff};
+	}
+	if (k->ng)
+		qsort(k->rows, k->ng, sizeof *k->rows, diff_cmp);
+	*rows = k->rows;
+	return k->ng;
+}
+
+void
+cp_compare_write(cp_compare *k, strbuf *out, int format, int units)
+{
+	static const char *const dur_cols[] = {"before_us", "after_us", "diff_us"};
+	char names[3][32];
+	const char *cols[8];
+	size_t nc = 0, n;
+	const cp_diff *rows;
+	table t;
+
+	cols[nc++] = "service";
+	if (k->by_operation)
+		cols[nc++] = "operation";
+	for (size_t i = 0; i < 3; i++) {
+		table_dur_col(names[i], sizeof names[i], dur_cols[i], units);
+		cols[nc++] = names[i];
+	}
+	cols[nc++] = "diff_pct";
+	cols[nc++] = "z";
+	cols[nc++] = "significant";
+	n = cp_compare_rows(k, &rows);
+	table_begin(&t, out, format, units, cols, nc);
+	for (size_t i = 0; i < n; i++) {
+		const cp_diff *d = &rows[i];
+		char tbuf[40];
+
+		table_str(&t, d->service);
+		if (k->by_operation)
+			table_str(&t, d->operation);
+		table_dur(&t, (int64_t)llround(d->before));
+		table_dur(&t, (int64_t)llround(d->after));
+		table_dur(&t, (int64_t)llround(d->after - d->before));
+		if (d->before > 0)
+			snprintf(tbuf, sizeof tbuf, "%.1f", 100 * (d->after - d->before) / d->before);
+		else
+			snprintf(tbuf, sizeof tbuf, d->after > 0 ? "new" : "0.0");
+		table_str(&t, tbuf);
+		if (isinf(d->t))
+			snprintf(tbuf, sizeof tbuf, d->t > 0 ? "inf" : "-inf");
+		else
+			snprintf(tbuf, sizeof tbuf, "%.2f", d->t);
+		table_str(&t, tbuf);
+		table_str(&t, d->significant ? "yes" : "no");
+	}
+	table_end(&t);
+}
+
+void
+cp_compare_verdict(cp_compare *k, strbuf *out)
+{
+	const cp_diff *rows;
+	size_t n = cp_compare_rows(k, &rows), nsig = 0;
+	char a[40], b[40];
+
+	for (size_t i = 0; i < n; i++)
+		nsig += rows[i].significant;
+	sb_addf(out, "%zu incident against %zu baseline traces, critical-path time per request; "
+		"a difference counts when it is %.0f standard errors of the baseline's spread "
+		"(batch means) and at least %.0f%% of its mean latency: ", k->ntraces[0], k->ntraces[1], BASELINE_MIN_Z,
+		100 * BASELINE_MIN_SHARE);
+	if (!nsig) {
+		sb_adds(out, "nothing differs beyond the baseline's spread");
+		return;
+	}
+	table_duration(a, sizeof a, (int64_t)llround(rows[0].before), TABLE_AUTO);
+	table_duration(b, sizeof b, (int64_t)llround(rows[0].after), TABLE_AUTO);
+	sb_addf(out, "%zu differ; the largest: %s%s%s, %s -> %s per request", nsig, rows[0].service,
+		*rows[0].operation ? " " : "", rows[0].operation, a, b);
+}

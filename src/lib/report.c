@@ -1,0 +1,426 @@
+/* report.c - tr-report's gathering: one pass over the traces feeds every
+ * section (the slowest requests are drawn as they come, a slower one
+ * replacing the fastest kept), then tr-temporal runs over them again,
+ * asked about the slowest requests only, for their causes. The first pass
+ * copies the traces to a temporary file in the line format, so that the
+ * second reads neither an export (parsing JSON again would double the
+ * time) nor a pipe. */
+#include "report_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "pick.h"
+#include "temporal.h"
+#include "timeline.h"
+
+/* --- the slowest requests --- */
+
+static void
+keep_if_slow(report *r, const tr_trace *t)
+{
+	size_t k = r->nslow;
+	timeline_opts to = {0, r->o->min_share};
+
+	if (r->nslow == r->o->top) {	/* full: replace the fastest kept */
+		k = 0;
+		for (size_t i = 1; i < r->nslow; i++)
+			if (r->slow[i].latency < r->slow[k].latency)
+				k = i;
+		if (r->cp.root_duration <= r->slow[k].latency)
+			return;
+		free(r->slow[k].trace_id);
+		free(r->slow[k].root);
+	} else
+		r->nslow++;
+	slow_trace *s = &r->slow[k];
+	const tr_span *root = &t->spans[r->cp.root];
+
+	s->latency = r->cp.root_duration;
+	s->ordinal = r->ntraces;
+	s->trace_id = xstrdup(t->trace_id);
+	s->root = xmalloc(strlen(root->service) + strlen(root->operation) + 3);
+	sprintf(s->root, "%s: %s", root->service, root->operation);
+	sb_clear(&s->svg);
+	timeline_svg(&s->svg, t, &r->cp, &to);
+}
+
+/* --- latency per operation and the service graph --- */
+
+static uint32_t
+service_of(report *r, const char *name)
+{
+	int added;
+	strmap_slot *slot = strmap_put(&r->svc_map, name, strlen(name), &added);
+
+	if (added) {
+		slot->key = arena_strndup(&r->mem, name, strlen(name));
+		slot->val = (int64_t)r->nsvc;
+		GROW(r->svc, r->capsvc, r->nsvc + 1);
+		r->svc[r->nsvc++] = (svc_node){slot->key, 0, 0, -1, 0};
+	}
+	return (uint32_t)slot->val;
+}
+
+static void
+count_call(report *r, uint32_t from, uint32_t to)
+{
+	uint32_t key[2] = {from, to};
+	int added;
+	strmap_slot *slot = strmap_put(&r->edge_map, (const char *)key, sizeof key, &added);
+
+	if (added) {
+		char *k = arena_alloc(&r->mem, sizeof key);
+
+		memcpy(k, key, sizeof key);
+		slot->key = k;
+		slot->val = (int64_t)r->nedge;
+		GROW(r->edge, r->capedge, r->nedge + 1);
+		r->edge[r->nedge++] = (svc_edge){from, to, 0};
+	}
+	r->edge[slot->val].calls++;
+}
+
+static op_stats *
+op_of(report *r, const tr_span *s)
+{
+	size_t ls = strlen(s->service);
+	int added;
+
+	sb_clear(&r->key);
+	sb_add(&r->key, s->service, ls + 1);
+	sb_adds(&r->key, s->operation);
+	strmap_slot *slot = strmap_put(&r->ops_map, r->key.s, r->key.len, &added);
+	if (added) {
+		char *k = arena_alloc(&r->mem, r->key.len + 1);
+
+		memcpy(k, r->key.s, r->key.len + 1);
+		slot->key = k;
+		slot->val = (int64_t)r->nops;
+		GROW(r->ops, r->capops, r->nops + 1);
+		r->ops[r->nops++] = (op_stats){k, k + ls + 1, NULL, 0, 0};
+	}
+	return &r->ops[slot->val];
+}
+
+static void
+take_spans(report *r, const tr_trace *t)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *s = &t->spans[i];
+		uint32_t svc = service_of(r, s->service);
+
+		r->svc[svc].spans++;
+		if (s->parent < 0)
+			r->svc[svc].root = 1;
+		else if (strcmp(t->spans[s->parent].service, s->service) != 0)
+			count_call(r, service_of(r, t->spans[s->parent].service), svc);
+		if (!(s->flags & TR_SPAN_HAS_TIME))
+			continue;
+		op_stats *op = op_of(r, s);
+
+		GROW(op->dur, op->cap, op->n + 1);
+		op->dur[op->n++] = s->duration;
+		if (!r->have_time || s->start < r->first)
+			r->first = s->start;
+		if (!r->have_time || tr_span_end(s) > r->last)
+			r->last = tr_span_end(s);
+		r->have_time = 1;
+	}
+}
+
+static void
+take_trace(report *r, const tr_trace *t)
+{
+	r->ntraces++;
+	r->nspans += t->nspans;
+	take_spans(r, t);
+	if (cp_trace_run(&r->cp, t) < 0)
+		return;
+	r->nanalysed++;
+	keep_if_slow(r, t);
+	cp_compare_add(r->compare, t, &r->cp, 0);
+	cp_flames_add(r->flames, t, &r->cp, 0);
+}
+
+static void
+take_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
+{
+	report *r = ctx;
+
+	cp_compare_add(r->compare, t, c, 1);
+	cp_flames_add(r->flames, t, c, 1);
+}
+
+/* --- reading --- */
+
+/* The copy of the traces the second pass reads, removed however the run
+ * ends. */
+static FILE *
+open_copy(report *r)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t n = (dir && *dir ? strlen(dir) : 4) + 32;
+	int fd;
+	FILE *f;
+
+	r->copy = xmalloc(n);
+	snprintf(r->copy, n, "%s/tr-report.XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkstemp(r->copy)) < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", r->copy, strerror(errno));
+	tr_tmpfile_hold(r->copy);
+	if (!(f = fdopen(fd, "w")))
+		tr_die(TR_EXIT_SYSTEM, "%s: %s", r->copy, strerror(errno));
+	fputs(TR_FORMAT_HEADER "\n", f);
+	return f;
+}
+
+static void
+write_copy(report *r, FILE *f, strbuf *b, int last)
+{
+	if ((b->len >= 64 * 1024 || last) && fwrite(b->s, 1, b->len, f) != b->len)
+		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
+	if (b->len >= 64 * 1024 || last)
+		sb_clear(b);
+	if (last && fclose(f) != 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
+}
+
+static tr_reader *
+open_inputs(report *r)
+{
+	const report_opts *o = r->o;
+	tr_reader *rd = tr_reader_new(o->files, o->nfiles);
+
+	if (o->max_spans || o->max_bytes)
+		tr_reader_set_limits(rd, o->max_spans ? o->max_spans : TR_DEFAULT_MAX_SPANS,
+				     o->max_bytes ? o->max_bytes : TR_DEFAULT_MAX_BYTES);
+	tr_reader_set_flags(rd, o->keep_going ? TR_READ_KEEP_GOING : 0);
+	return rd;
+}
+
+/* The pass over the inputs; returns the number of bad traces, or -1 when
+ * it stopped at one. */
+static long
+gather(report *r)
+{
+	tr_reader *rd = open_inputs(r);
+	FILE *copy = open_copy(r);
+	strbuf b = {0};
+	long bad = 0;
+
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
+
+		if (n == TR_EOF)
+			break;
+		if (n == TR_BAD) {
+			bad++;
+			if (!r->o->keep_going) {
+				bad = -1;
+				break;
+			}
+		}
+		if (n != TR_TRACE)
+			continue;
+		take_trace(r, t);
+		tr_write_trace(&b, t, NULL);
+		write_copy(r, copy, &b, 0);
+	}
+	write_copy(r, copy, &b, 1);
+	sb_free(&b);
+	tr_reader_free(rd);
+	return bad;
+}
+
+/* "D trace cause_trace cause_span role self_us delay_us label" */
+static void
+take_causes(report *r, strbuf *b)
+{
+	char *p = b->s, *end = b->s + b->len;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *f[8];
+		size_t nf = 0;
+
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		if (p[0] == 'D' && p[1] == '\t') {
+			for (char *q = p; q && nf < 8; nf++) {
+				f[nf] = q;
+				q = strchr(q, '\t');
+				if (q)
+					*q++ = 0;
+			}
+		}
+		if (nf == 8) {
+			int64_t self;
+
+			if (parse_i64(f[5], strlen(f[5]), &self) == 0) {
+				GROW(r->causes, r->capcauses, r->ncauses + 1);
+				r->causes[r->ncauses++] = (cause){xstrdup(f[1]), xstrdup(f[2]),
+								  xstrdup(f[4]), xstrdup(f[7]), self};
+			}
+		}
+		p = nl + 1;
+	}
+	sb_clear(b);
+}
+
+/* tr-temporal's window around each queried trace: half of it either side. */
+#define TEMPORAL_WINDOW 1000
+
+/* Is trace number ordinal within a window of one of the slowest? Only
+ * those are handed to tr-temporal: the others cannot change its answers
+ * (it looks at TEMPORAL_WINDOW / 2 either side), and copying them into its
+ * window would take most of the time. */
+static int
+near_slow(const report *r, size_t ordinal)
+{
+	for (size_t i = 0; i < r->nslow; i++) {
+		size_t o = r->slow[i].ordinal;
+
+		if (ordinal + TEMPORAL_WINDOW >= o && ordinal <= o + TEMPORAL_WINDOW)
+			return 1;
+	}
+	return 0;
+}
+
+/* tr-temporal over the traces again, asked about the slowest requests. */
+static void
+explain_slowest(report *r)
+{
+	tr_pick *pick = tr_pick_new();
+	tp_opts to = {.format = TP_LINE, .window = TEMPORAL_WINDOW, .quiet = 1, .units = -1};
+	size_t ordinal = 0;
+	char *files[1] = {r->copy};
+	tr_reader *rd = tr_reader_new(files, 1);
+	strbuf b = {0};
+
+	tr_reader_set_flags(rd, TR_READ_LINES_ONLY);
+	for (size_t i = 0; i < r->nslow; i++)
+		tr_pick_add(pick, r->slow[i].trace_id);
+	to.pick = pick;
+	temporal *tp = tp_new(&to);
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
+
+		if (n == TR_EOF || n == TR_BAD)	/* the copy holds good traces only */
+			break;
+		if (n == TR_TRACE && near_slow(r, ++ordinal))
+			tp_add_trace(tp, t, &b);
+		if (b.len >= 64 * 1024)
+			take_causes(r, &b);
+	}
+	tp_finish(tp, &b);
+	take_causes(r, &b);
+	r->temporal_ran = 1;
+	tp_free(tp);
+	tr_reader_free(rd);
+	tr_pick_free(pick);
+	sb_free(&b);
+}
+
+static int
+slow_cmp(const void *pa, const void *pb)
+{
+	const slow_trace *a = pa, *b = pb;
+
+	if (a->latency != b->latency)
+		return a->latency > b->latency ? -1 : 1;
+	return strcmp(a->trace_id, b->trace_id);
+}
+
+static void
+report_free(report *r)
+{
+	for (size_t i = 0; i < r->o->top; i++) {
+		free(r->slow[i].trace_id);
+		free(r->slow[i].root);
+		sb_free(&r->slow[i].svg);
+	}
+	free(r->slow);
+	for (size_t i = 0; i < r->nops; i++)
+		free(r->ops[i].dur);
+	free(r->ops);
+	for (size_t i = 0; i < r->ncauses; i++) {
+		free(r->causes[i].trace_id);
+		free(r->causes[i].cause_trace);
+		free(r->causes[i].role);
+		free(r->causes[i].label);
+	}
+	free(r->causes);
+	free(r->svc);
+	free(r->edge);
+	/* r->copy stays held: removed at exit */
+	strmap_free(&r->ops_map);
+	strmap_free(&r->svc_map);
+	strmap_free(&r->edge_map);
+	cp_compare_free(r->compare);
+	cp_flames_free(r->flames);
+	cp_trace_free(&r->cp);
+	arena_free(&r->mem);
+	sb_free(&r->key);
+}
+
+int
+report_run(const report_opts *o)
+{
+	report r = {.o = o};
+	strbuf doc = {0};
+	long bad;
+	int status = TR_EXIT_OK;
+
+	cp_trace_init(&r.cp, 0.01);
+	r.slow = xcalloc(o->top ? o->top : 1, sizeof *r.slow);
+	r.compare = cp_compare_new("service");
+	r.flames = cp_flames_new();
+	if (o->baseline && cp_read_traces(o->baseline, &r.cp, o->keep_going, o->max_spans,
+					  take_baseline, &r) < 0) {
+		report_free(&r);
+		return TR_EXIT_INPUT;
+	}
+	if (o->baseline && cp_compare_ntraces(r.compare, 1) < 2) {
+		tr_warn("%s: --baseline: fewer than 2 traces with a timed root; a baseline needs a "
+			"spread", o->baseline);
+		report_free(&r);
+		return TR_EXIT_INPUT;
+	}
+	bad = gather(&r);
+	if (bad < 0) {
+		report_free(&r);
+		return TR_EXIT_INPUT;
+	}
+	if (!r.nanalysed) {
+		tr_warn("%zu traces read, none with a timed root: nothing to report", r.ntraces);
+		report_free(&r);
+		return TR_EXIT_INPUT;
+	}
+	qsort(r.slow, r.nslow, sizeof *r.slow, slow_cmp);
+	explain_slowest(&r);
+	report_write(&r, &doc);
+	tr_output *out = tr_output_open(o->out_path, 0);
+
+	tr_output_sb(out, &doc);
+	tr_output_close(out);
+	if (bad) {
+		status = TR_EXIT_INPUT;
+		tr_warn("%zu traces read, %ld bad (skipped)", r.ntraces, bad);
+	} else if (o->verbose)
+		tr_warn("%zu traces read, %zu spans, %zu with a timed root", r.ntraces, r.nspans,
+			r.nanalysed);
+	sb_free(&doc);
+	report_free(&r);
+	return status;
+}

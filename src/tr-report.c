@@ -1,0 +1,118 @@
+/* tr-report - one command from traces (the line format or an export) to
+ * a report a postmortem can paste: HTML, or Markdown with SVG files beside
+ * it. See tr-report(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_flame.h"
+#include "filter.h"
+#include "report.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: tr-report [-kqv] [-f html|md] [-o FILE] [--baseline FILE] [--top N]\n"
+	    "                 [--percentile P,...] [--min-share F] [FILE...]\n"
+	    "A report of the traces: inputs, slowest requests with their timelines, latency\n"
+	    "per operation, critical-path time per service with flame graphs, tr-temporal's\n"
+	    "top causes, the service graph, and the comparison with a baseline.\n"
+	    "  -f, --format FMT        html (default: one self-contained page) or md\n"
+	    "                          (Markdown, pictures as SVG files beside -o FILE)\n"
+	    "      --baseline FILE     compare with FILE's traces (e.g. yesterday's)\n"
+	    "      --top N             slowest requests drawn and explained (default 5)\n"
+	    "      --percentile P,...  flame graphs for the traces around these latency\n"
+	    "                          percentiles (default 50,95,99)\n"
+	    "      --min-share F       timelines fold subtrees holding at most F of the\n"
+	    "                          critical path into one row (default 0)\n"
+	    "  -o, --output FILE       write to FILE (atomically); md needs it\n"
+	    "  -k, --keep-going        skip bad traces instead of stopping\n"
+	    "  -q, --quiet             no notes on stderr\n"
+	    "  -v, --verbose           counts on stderr at the end\n"
+	    TR_LIMIT_USAGE
+	    "  -h, --help              this help\n"
+	    "      --version           the version\n");
+}
+
+static size_t
+parse_top(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 100)
+		tr_die(TR_EXIT_USAGE, "--top: not a count from 1 to 100: %s", s);
+	return (size_t)v;
+}
+
+static double
+parse_share(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0 && v <= 1))
+		tr_die(TR_EXIT_USAGE, "--min-share: not a fraction from 0 to 1: %s", s);
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE };
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"baseline", required_argument, NULL, OPT_BASELINE},
+		{"top", required_argument, NULL, OPT_TOP},
+		{"percentile", required_argument, NULL, OPT_PERCENTILE},
+		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+		TR_COMMON_LONGOPTS,
+		{NULL, 0, NULL, 0}
+	};
+	report_opts o = {.top = 5};
+	int opt, n;
+
+	tr_setprogname(argv[0]);
+	while ((opt = getopt_long(argc, argv, ":f:ko:qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (strcmp(optarg, "html") == 0)
+				o.markdown = 0;
+			else if (strcmp(optarg, "md") == 0)
+				o.markdown = 1;
+			else
+				tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (html, md)", optarg);
+			break;
+		case OPT_BASELINE: o.baseline = optarg; break;
+		case OPT_TOP: o.top = parse_top(optarg); break;
+		case OPT_PERCENTILE:
+			if ((n = cp_percentiles_parse(optarg, o.pct, sizeof o.pct / sizeof o.pct[0])) < 0)
+				tr_die(TR_EXIT_USAGE, "--percentile: not a list of 1 to 16 percentiles "
+				       "from 1 to 100: %s", optarg);
+			o.npct = (size_t)n;
+			break;
+		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
+		case 'k': o.keep_going = 1; break;
+		case 'o': o.out_path = optarg; break;
+		case 'q': o.quiet = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 'h': usage(stdout); return TR_EXIT_OK;
+		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
+		default:
+			if (!tr_limit_option(opt, optarg, &o.max_spans, &o.max_bytes))
+				tr_option_error(opt, argv, longopts);
+			break;
+		}
+	}
+	if (o.markdown && !o.out_path)
+		tr_usage_error("-f md writes its pictures beside the report: give -o FILE");
+	o.files = argv + optind;
+	o.nfiles = argc - optind;
+	return report_run(&o);
+}

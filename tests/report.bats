@@ -1,0 +1,137 @@
+#!/usr/bin/env bats
+# tr-report: one command from traces to a report a postmortem can paste,
+# HTML or Markdown with its pictures beside it; and, where chromium is
+# installed, the page as a browser shows it.
+
+load helper
+load render
+
+# Two traces with a call between services (| for TAB).
+small() {
+	tr '|' '\t' <<-'EOF' | mkfix small.tr
+	#tr/1
+	T|t1
+	S|t1|a||1767225600000000|100000|front|GET /|server|h1
+	S|t1|b|a|1767225600010000|60000|db|query|client|h1
+	T|t2
+	S|t2|a||1767225601000000|50000|front|GET /|server|h1
+	S|t2|b|a|1767225601010000|30000|db|query|client|h1
+	EOF
+}
+
+@test "the HTML report has every section filled, its slowest requests linked to their timelines" {
+	f=$(small)
+	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	h=$(cat "$BATS_TEST_TMPDIR/r.html")
+	[[ "$h" == "<!DOCTYPE html>"* ]]
+	for id in inputs slowest latency critical-path causes services timelines flame service-graph; do
+		[[ "$h" == *"id=\"$id\""* ]] || { echo "no section $id"; false; }
+	done
+	[[ "$h" == *"<td>2026-01-01 00:00:00 UTC to 2026-01-01 00:00:01 UTC (1.05 s)</td>"* ]]
+	[[ "$h" == *'<a href="#trace-t1">t1</a>'* ]]
+	[[ "$h" == *'<div class="pic" id="trace-t1">'* ]]
+	[[ "$h" == *"<td>db</td><td>query</td><td>2</td><td>30 ms</td>"* ]]
+	[[ "$h" == *">Critical path, traces around p99 · "* ]]
+	[[ "$h" == *">Calls between services</text>"* ]]
+	[[ "$h" != *"id=\"baseline\""* ]]
+}
+
+@test "the HTML report is self-contained: no script, nothing fetched" {
+	f=$(small)
+	tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	run grep -Eci '<script|<link|src=|@import|url\(http' "$BATS_TEST_TMPDIR/r.html"
+	[ "$output" = 0 ]
+	# the only URLs are the SVG namespace's
+	run grep -Eo 'https?://[^"]*' "$BATS_TEST_TMPDIR/r.html"
+	[ -z "$(printf '%s\n' "$output" | grep -v '^http://www.w3.org/2000/svg$')" ]
+}
+
+@test "tr-temporal's causes name the other trace that held the resource" {
+	# t2's db call queued 80 ms behind the report query t1 ran on db-0
+	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/q.tr"
+	#tr/1
+	T|t1
+	S|t1|a||0|100000|batch|job|server|h1
+	S|t1|b|a|0|90000|db|report|server|db-0
+	T|t2
+	S|t2|a||10000|110000|front|GET /|server|h1
+	S|t2|c|a|10000|100000|front|query|client|h1
+	S|t2|b|c|90000|10000|db|query|server|db-0|queue.wait_us=80000
+	EOF
+	run tr-report --top 1 -o "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/q.tr"
+	[ "$status" -eq 0 ]
+	h=$(cat "$BATS_TEST_TMPDIR/r.html")
+	[[ "$h" == *"<td>batch:report on db@db-0</td><td>sequencing</td><td>80 ms</td><td>t1</td>"* ]]
+}
+
+@test "-f md writes Markdown with every picture as an SVG file beside it" {
+	f=$(small)
+	run tr-report -f md -o "$BATS_TEST_TMPDIR/r.md" "$f"
+	[ "$status" -eq 0 ]
+	md=$(cat "$BATS_TEST_TMPDIR/r.md")
+	[[ "$md" == "# Trace report"* ]]
+	[[ "$md" == *"## Slowest requests"* ]]
+	[[ "$md" == *"| db | query | 2 | 30 ms |"* ]]
+	[[ "$md" == *"![timeline of trace t1](r-timeline-1.svg)"* ]]
+	n=0
+	for svg in $(grep -o '([a-z0-9-]*\.svg)' "$BATS_TEST_TMPDIR/r.md" | tr -d '()'); do
+		head -c 5 "$BATS_TEST_TMPDIR/$svg" | grep -q '<svg' || { echo "missing $svg"; false; }
+		n=$((n + 1))
+	done
+	[ "$n" -eq 4 ]	# two timelines, the flame graphs, the service graph
+}
+
+@test "-f md without -o, a bad -f and a bad --top are usage errors" {
+	f=$(small)
+	run tr-report -f md "$f"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "tr-report: -f md writes its pictures beside the report: give -o FILE" ]]
+	run tr-report -f pdf "$f"
+	[ "$status" -eq 2 ]
+	run tr-report --top 0 "$f"
+	[ "$status" -eq 2 ]
+}
+
+@test "no trace with a timed root is nothing to report: exit 3, one line, no report" {
+	f=$(printf '#tr/1\nT\tt1\n' | mkfix empty.tr)
+	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-report: 1 traces read, none with a timed root: nothing to report" ]
+	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
+}
+
+@test "--baseline adds the comparison: the fault's service is named against a run without it" {
+	trsim --traces 100 --seed 11 --fault off -o "$BATS_TEST_TMPDIR/base.json"
+	trsim --traces 100 --seed 12 -o "$BATS_TEST_TMPDIR/incident.json"
+	run tr-report --baseline "$BATS_TEST_TMPDIR/base.json" -o "$BATS_TEST_TMPDIR/r.html" \
+		"$BATS_TEST_TMPDIR/incident.json"
+	[ "$status" -eq 0 ]
+	h=$(cat "$BATS_TEST_TMPDIR/r.html")
+	[[ "$h" == *'id="baseline"'* ]]
+	[[ "$h" == *"the largest: mysql, "* ]]
+	[[ "$h" == *"against 100 baseline traces: red more, blue less"* ]]
+}
+
+@test "the samples' report has every section filled" {
+	[ -d "$SAMPLES/jaeger" ] || skip "no samples"
+	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$SAMPLES"/jaeger/*.json
+	[ "$status" -eq 0 ]
+	h=$(cat "$BATS_TEST_TMPDIR/r.html")
+	[ "$(grep -c '<div class="pic" id="trace-' "$BATS_TEST_TMPDIR/r.html")" -eq 5 ]
+	[[ "$h" == *"<td>sequencing</td>"* || "$h" == *"<td>onpath</td>"* ]]
+	[[ "$h" == *">Calls between services</text>"* ]]
+}
+
+@test "a browser shows the report: not blank, its sections and trace ids in the page" {
+	need_chromium
+	f=$(small)
+	tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	not_blank "$BATS_TEST_TMPDIR/r.html" 1100,1600
+	run dom "$BATS_TEST_TMPDIR/r.html"
+	for text in "Slowest requests" "Latency per operation" "Critical-path time per service" \
+		"Top causes" "Service graph" "trace t1 · front: GET / · 100 ms"; do
+		[[ "$output" == *"$text"* ]] || { echo "not in the page: $text"; false; }
+	done
+}

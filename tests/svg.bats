@@ -1,0 +1,264 @@
+#!/usr/bin/env bats
+# tr-cp's pictures: the timeline of a trace (--svg), flame graphs of
+# critical-path time (--flame, --percentile) and the comparison with a
+# baseline (--baseline), as SVG text and, where chromium is installed, as
+# a browser shows them.
+
+load helper
+load render
+
+# Fixtures are written with | for TAB. t1 (100 ms): a's critical path runs
+# through c (cache) and b (db, 60 ms); d (audit) and its child e overlap b
+# and are off the path. t2 is faster.
+two_traces() {
+	tr '|' '\t' <<-'EOF' | mkfix two.tr
+	#tr/1
+	T|t1
+	S|t1|a||1000000|100000|front|GET /|server|h1
+	S|t1|c|a|1005000|2000|cache|get|client|h1
+	S|t1|b|a|1010000|60000|db|query|client|h1
+	S|t1|d|a|1020000|10000|audit|log|client|h1
+	S|t1|e|d|1021000|5000|audit|write|client|h1
+	T|t2
+	S|t2|a||2000000|50000|front|GET /|server|h1
+	S|t2|b|a|2010000|30000|db|query|client|h1
+	EOF
+}
+
+@test "--svg draws the slowest trace: title with id, root operation and latency; ticks; critical shares" {
+	f=$(two_traces)
+	run tr-cp --svg "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "<svg "* ]]
+	[[ "$output" == *'width="1000"'* ]]
+	[[ "$output" == *"<title>trace t1 · front: GET / · 100 ms</title>"* ]]
+	[[ "$output" == *">20 ms</text>"* ]]		# an axis tick
+	[[ "$output" == *">60% · 60 ms</text>"* ]]	# db's share of the path, beside it
+	[[ "$output" != *"trace t2"* ]]
+}
+
+@test "--svg rows follow the tree: parents before children, children by start" {
+	f=$(two_traces)
+	run tr-cp --svg --min-share 0 "$f"
+	[ "$status" -eq 0 ]
+	rows=$(printf '%s\n' "$output" | grep -o '>[a-z]*: [a-zA-Z /]*[^<]*</text>' | sed 's/^>//; s/<.*//' | grep -v '^trace')
+	[ "$(printf '%s\n' "$rows" | head -4 | tr '\n' ',')" = "front: GET /,cache: get,db: query,audit: log (+1)," ]
+}
+
+@test "--svg folds a subtree with nothing on the critical path; --min-share folds more" {
+	f=$(two_traces)
+	run tr-cp --svg "$f"
+	[[ "$output" == *">audit: log (+1)</text>"* ]]
+	[[ "$output" != *">audit: write</text>"* ]]
+	[[ "$output" == *"1 folded"* ]]
+	run tr-cp --svg --min-share 0.9 "$f"	# everything under the root holds 62%
+	[ "$status" -eq 0 ]
+	[[ "$output" == *">front: GET / (+4)</text>"* ]]
+}
+
+@test "--svg --trace draws the trace asked for; an id no trace has exits 2" {
+	f=$(two_traces)
+	run tr-cp --svg --trace t2 "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"<title>trace t2 · front: GET / · 50 ms</title>"* ]]
+	run tr-cp --svg --trace nope "$f"
+	[ "$status" -eq 2 ]
+}
+
+@test "--svg options: --min-share and --width are checked, and go with their modes" {
+	f=$(two_traces)
+	run tr-cp --svg --min-share -1 "$f"
+	[ "$status" -eq 2 ]
+	run tr-cp --svg --width 100 "$f"
+	[ "$status" -eq 2 ]
+	run tr-cp --summary service --min-share 0.1 "$f"
+	[ "$status" -eq 2 ]
+	run tr-cp --svg --dot "$f"
+	[ "$status" -eq 2 ]
+	run tr-cp --svg --width 1600 "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'width="1600"'* ]]
+}
+
+@test "--svg with no trace that has a timed root exits 3 with one line" {
+	f=$(printf '#tr/1\nT\tt1\n' | mkfix empty.tr)
+	run tr-cp --svg "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "tr-cp: --svg: no trace with a timed root to draw" ]]
+}
+
+# A trace of 1,001 spans: a root calling 10 services in turn, each calling
+# 99 operations in turn, all on the critical path.
+thousand() {
+	awk 'BEGIN {
+		OFS = "\t"; print "#tr/1"; print "T", "big"
+		print "S", "big", "r", "", 0, 1000000, "front", "GET /", "server", "h"
+		for (i = 0; i < 10; i++) {
+			print "S", "big", "s" i, "r", i * 100000, 99000, "service-" i, "handle request number " i, "server", "h"
+			for (j = 0; j < 99; j++)
+				print "S", "big", "s" i "-" j, "s" i, i * 100000 + j * 1000, 900, "backend-" i, "a rather long operation name, longer than its column " j, "client", "h"
+		}
+	}' | mkfix big.tr
+}
+
+@test "a 1,000-span trace is drawn 1,000 px wide, a row a span, labels cut to their column" {
+	f=$(thousand)
+	run tr-cp --svg "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'width="1000"'* ]]
+	[ "$(printf '%s\n' "$output" | grep -c 'class="off"')" -eq 1001 ]
+	# every label ends in an ellipsis where its name is longer than the column
+	[ "$(printf '%s\n' "$output" | grep -c 'longer than its column [0-9]*</text>')" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '…</text>')" -ge 990 ]
+}
+
+# Traces t1..t100 of latency i ms, each a root and one db call of i/2 ms.
+hundred() {
+	awk 'BEGIN {
+		OFS = "\t"; print "#tr/1"
+		for (i = 1; i <= 100; i++) {
+			print "T", "t" i
+			print "S", "t" i, "a", "", i * 1000000, i * 1000, "front", "GET /", "server", "h"
+			print "S", "t" i, "b", "a", i * 1000000, i * 500, "db", "query", "client", "h"
+		}
+	}' | mkfix hundred.tr
+}
+
+@test "--flame draws critical-path time per trace: frames by service and operation, callers below" {
+	f=$(two_traces)
+	run tr-cp --flame "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "<svg "* ]]
+	[[ "$output" == *">Critical path, all traces · 2 traces · 75 ms of critical path per trace</text>"* ]]
+	[[ "$output" == *"<title>db: query&#10;45 ms per trace on the critical path (60.0%)</title>"* ]]
+	# db's frame sits one row above front's
+	fy=$(printf '%s\n' "$output" | grep -B0 '<title>front: GET /' | sed 's/.* y="\([0-9.]*\)".*/\1/')
+	dy=$(printf '%s\n' "$output" | grep -B0 '<title>db: query' | sed 's/.* y="\([0-9.]*\)".*/\1/')
+	[ "$(awk -v a="$fy" -v b="$dy" 'BEGIN { print a - b }')" = 17 ]
+}
+
+@test "--flame --percentile adds a graph for the traces around each percentile" {
+	f=$(hundred)
+	run tr-cp --flame --percentile 50,99 "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *">Critical path, traces around p50 · 2 traces · 50.5 ms of critical path per trace</text>"* ]]
+	[[ "$output" == *">Critical path, traces around p99 · 2 traces · 99.5 ms of critical path per trace</text>"* ]]
+	for bad in 0 101 50, x 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17; do
+		run tr-cp --flame --percentile "$bad" "$f"
+		[ "$status" -eq 2 ]
+	done
+	run tr-cp --summary service --percentile 50 "$f"
+	[ "$status" -eq 2 ]
+}
+
+@test "the folded stacks stay available beside the flame graph" {
+	f=$(two_traces)
+	run tr-cp --folded "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"front:GET /;db:query 90000"* ]]
+}
+
+# trsim runs: the fault off and on, seeds apart.
+sim() {
+	local out="$BATS_TEST_TMPDIR/$1.json"
+	shift
+	trsim --traces 100 "$@" -o "$out"
+	printf '%s\n' "$out"
+}
+
+@test "--baseline: the fault's service (mysql) is the largest difference, against a run without it" {
+	base=$(sim base --seed 11 --fault off)
+	incident=$(sim incident --seed 12 --fault on)
+	run tr-cp --summary service --baseline "$base" "$incident"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant')" ]
+	[[ "${lines[1]}" == "mysql"$'\t'* ]]
+	[[ "${lines[1]}" == *$'\t'yes ]]
+	[[ "${lines[-1]}" == "tr-cp: --baseline: "*"the largest: mysql, "* ]]
+}
+
+@test "--baseline names nothing when the two runs differ only in their seed" {
+	base=$(sim base --seed 11 --fault off)
+	other=$(sim other --seed 12 --fault off)
+	run tr-cp --summary operation --baseline "$base" "$other"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *$'\t'yes* ]]
+	[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
+}
+
+@test "--baseline: a recorded queue wait counts for the service waited for, not the caller's gap" {
+	# the caller waits 40 ms before db runs; db says it queued for 30 of them
+	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/q.tr"
+	#tr/1
+	T|t1
+	S|t1|a||0|50000|front|GET /|server|h1
+	S|t1|b|a|40000|10000|db|query|server|h2|queue.wait_us=30000
+	T|t2
+	S|t2|a||100000|50000|front|GET /|server|h1
+	S|t2|b|a|140000|10000|db|query|server|h2|queue.wait_us=30000
+	EOF
+	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/q.tr" -q "$BATS_TEST_TMPDIR/q.tr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
+	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
+}
+
+@test "--baseline: a tag key, a mode without a comparison, and a baseline without spread are refused" {
+	f=$(two_traces)
+	run tr-cp --summary http.method --baseline "$f" "$f"
+	[ "$status" -eq 2 ]
+	run tr-cp --dot --baseline "$f" "$f"
+	[ "$status" -eq 2 ]
+	one=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\n' | mkfix one.tr)
+	run tr-cp --summary service --baseline "$one" "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"a baseline needs at least 2"* ]]
+	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/missing.tr" "$f"
+	[ "$status" -eq 3 ]
+}
+
+@test "--flame --baseline is differential: red where a frame's own time grew, blue where it shrank" {
+	f=$(two_traces)
+	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/before.tr"
+	#tr/1
+	T|t1
+	S|t1|a||0|50000|front|GET /|server|h1
+	S|t1|b|a|10000|10000|db|query|client|h1
+	T|t2
+	S|t2|a||100000|50000|front|GET /|server|h1
+	S|t2|b|a|110000|10000|db|query|client|h1
+	EOF
+	run tr-cp --flame --baseline "$BATS_TEST_TMPDIR/before.tr" "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"against 2 baseline traces: red more, blue less"* ]]
+	# db's own time went from 10 to 45 ms per trace: the reddest frame
+	[[ "$(printf '%s\n' "$output" | grep '<title>db: query')" == *'fill="#ff2d2d"'* ]]
+	# front's own time went from 40 to 28.5 ms (t1's c and d aside): blue
+	[[ "$(printf '%s\n' "$output" | grep '<title>front: GET /')" == *'fill="#'[0-9a-f][0-9a-f][0-9a-f][0-9a-f]'ff"'* ]]
+}
+
+@test "a browser shows the timeline and the flame graph: not blank, the text there" {
+	need_chromium
+	f=$(two_traces)
+	tr-cp --svg "$f" > "$BATS_TEST_TMPDIR/t.svg"
+	tr-cp --flame --percentile 99 "$f" > "$BATS_TEST_TMPDIR/f.svg"
+	not_blank "$BATS_TEST_TMPDIR/t.svg"
+	not_blank "$BATS_TEST_TMPDIR/f.svg"
+	run dom "$BATS_TEST_TMPDIR/t.svg"
+	[[ "$output" == *"trace t1 · front: GET / · 100 ms"* ]]
+}
+
+@test "the pictures the tools draw for docs/img are what they draw now (make docs)" {
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	top="$BATS_TEST_DIRNAME/.."
+	tr-ingest -q "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
+	slow=$(tr-aggregate 'From s In spans Where s.root Select s.trace, s.duration' "$BATS_TEST_TMPDIR/h.tr" |
+		sort -k2nr | awk 'NR == 1 { print $1 }')
+	tr-cp --svg --trace "$slow" "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/timeline.svg"
+	tr-cp --flame --percentile 99 "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/flame.svg"
+	cmp "$top/docs/img/slowest-timeline.svg" "$BATS_TEST_TMPDIR/timeline.svg" ||
+		{ echo "docs/img/slowest-timeline.svg is stale: run make docs"; false; }
+	cmp "$top/docs/img/flame-p99.svg" "$BATS_TEST_TMPDIR/flame.svg" ||
+		{ echo "docs/img/flame-p99.svg is stale: run make docs"; false; }
+	grep -q '](docs/img/slowest-timeline.svg)' "$top/README.md"
+}
