@@ -31,6 +31,7 @@ usage(FILE *f)
 	    "  -k, --keep-going        skip bad traces instead of stopping\n"
 	    "  -q, --quiet             no notes on stderr\n"
 	    "  -v, --verbose           counts on stderr at the end\n"
+	    "      --allow-empty       an input with no trace gives a report that says so\n"
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -99,6 +100,7 @@ main(int argc, char **argv)
 			break;
 		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
 		case 'k': o.keep_going = 1; break;
+		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case 'o': o.out_path = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'v': o.verbose = 1; break;

@@ -179,3 +179,27 @@ one_line() {
 	[ "$status" -eq 1 ]
 	one_line "the query matched no row"
 }
+
+@test "tr-report walked the same way: an export in (plain, .zst), an empty input, a cut .tr" {
+	x=$(export_json)
+	zstd -q -o "$x.zst" "$x"
+	for f in "$x" "$x.zst"; do
+		run --separate-stderr tr-report "$f"
+		[ "$status" -eq 0 ]
+		[[ $output == *"<html"* && $output == *"GET /dispatch"* ]]
+		[[ $output != *'"traceID"'* ]]
+	done
+	: > "$BATS_TEST_TMPDIR/empty.tr"
+	run --separate-stderr tr-report -o "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/empty.tr"
+	[ "$status" -eq 3 ]
+	one_line "^tr-report: .*/empty.tr: no trace in the input \(--allow-empty accepts that\)$"
+	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
+	run --separate-stderr tr-report --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
+	[ "$status" -eq 0 ]
+	[[ $output == *"none: no trace in the input"* ]]
+	tr-ingest "$x" | head -c -3 > "$BATS_TEST_TMPDIR/cut.tr"
+	run --separate-stderr tr-report "$BATS_TEST_TMPDIR/cut.tr"
+	[ "$status" -eq 3 ]
+	one_line "^tr-report: .*/cut.tr:[0-9]+: trace aaaa000000000002: the input broke off before its end"
+	[ -z "$output" ]
+}

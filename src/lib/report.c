@@ -236,6 +236,10 @@ gather(report *r)
 	}
 	write_copy(r, copy, &b, 1);
 	sb_free(&b);
+	if (!bad && !r->o->allow_empty && tr_reader_read_nothing(rd)) {
+		tr_reader_empty_error(rd);
+		bad = -1;
+	}
 	tr_reader_free(rd);
 	return bad;
 }
@@ -402,7 +406,7 @@ report_run(const report_opts *o)
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
-	if (!r.nanalysed) {
+	if (!r.nanalysed && (r.ntraces || !o->allow_empty)) {
 		tr_warn("%zu traces read, none with a timed root: nothing to report", r.ntraces);
 		report_free(&r);
 		return TR_EXIT_INPUT;

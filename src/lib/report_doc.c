@@ -193,7 +193,10 @@ section_inputs(doc *d, report *r)
 	{
 		char range[200];
 
-		snprintf(range, sizeof range, "%s to %s (%s)", a, b, dur);
+		if (r->nanalysed)
+			snprintf(range, sizeof range, "%s to %s (%s)", a, b, dur);
+		else	/* --allow-empty on no trace: no time to show */
+			snprintf(range, sizeof range, "none: no trace in the input");
 		cell(d, 1, range, NULL);
 	}
 	table_foot(d);
