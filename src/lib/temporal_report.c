@@ -54,8 +54,8 @@ span_label(const temporal *tp, const wtrace *w, int32_t span, int role, strbuf *
 	const tr_span *s = &t->spans[span];
 	const char *svc = s->service;
 
-	if (role != ROLE_ONPATH && t->nroots)
-		svc = t->spans[t->roots[0]].service;
+	if (role != ROLE_ONPATH && w->root >= 0)
+		svc = t->spans[w->root].service;
 	sb_adds(b, svc);
 	sb_addc(b, ':');
 	sb_adds(b, s->operation);
@@ -502,7 +502,8 @@ begin_causes(temporal *tp, strbuf *out)
 void
 tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 {
-	const tr_span *root = &w->t.spans[w->t.roots[0]];
+	const tr_span *root = &w->t.spans[tp->q_span];
+	int64_t total = tp->q_te - tp->q_ts;
 	cause_groups g;
 
 	begin_causes(tp, out);
@@ -517,12 +518,12 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 
 		table_str(t, w->t.trace_id);
 		table_str(t, tp->text.s);
-		table_dur(t, root->duration);
+		table_dur(t, total);
 		table_str(t, c->label);
 		table_str(t, tp_role_name(c->role));
 		table_int(t, (int64_t)g.count[i]);
 		table_dur(t, g.self[i]);
-		table_pct(t, g.self[i], root->duration);
+		table_pct(t, g.self[i], total);
 	}
 	cause_groups_free(&g);
 }
@@ -538,8 +539,8 @@ tpr_end_causes(temporal *tp, strbuf *out)
 void
 tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 {
-	const tr_span *root = &w->t.spans[w->t.roots[0]];
-	int64_t total = root->duration;
+	const tr_span *root = &w->t.spans[tp->q_span];
+	int64_t total = tp->q_te - tp->q_ts;
 	dtree d = {0};
 	int32_t *kids = NULL, *stack = NULL;
 	size_t capk = 0, caps = 0, ns = 0;
@@ -594,7 +595,7 @@ role_attrs(int role)
 void
 tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 {
-	const tr_span *root = &w->t.spans[w->t.roots[0]];
+	const tr_span *root = &w->t.spans[tp->q_span];
 	dtree d = {0};
 	strbuf id = {0}, label = {0}, pid = {0};
 
@@ -602,7 +603,7 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 	fold_tree(tp, &d);
 	sb_addf(&id, "cluster_%llu", (unsigned long long)w->serial);
 	sb_addf(&label, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
-	add_dur(&label, root->duration, tp->o.units);
+	add_dur(&label, tp->q_te - tp->q_ts, tp->o.units);
 	dot_cluster_begin(b, id.s, label.s);
 	for (size_t i = 0; i < d.len; i++) {
 		const dnode *x = &d.n[i];
