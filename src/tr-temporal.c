@@ -42,7 +42,8 @@ usage(FILE *f)
 		"      --no-infer-queues   a late server or consumer without a recorded queue\n"
 		"                          wait started on arrival (no queueing inferred)\n"
 		"      --no-clock-offsets  take every host's clock as recorded (one pass)\n"
-		"      --min-share P       --dot: leave out causes under P %% of the delay\n"
+		"      --min-share P       --dot: leave out nodes under P %% of the delay\n"
+		"                          (default 1)\n"
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
 		"      --allow-empty       --check passes when no trace was analysed\n"
@@ -103,7 +104,7 @@ main(int argc, char **argv)
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	tp_opts o = {.format = TP_LINE, .window = 1000, .infer_queues = 1};
+	tp_opts o = {.format = TP_LINE, .window = 1000, .infer_queues = 1, .min_share = -1};
 	tp_run_opts r = {.clock_offsets = 1};
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
 	tr_pick *pick = tr_pick_new();
@@ -168,6 +169,10 @@ main(int argc, char **argv)
 		if (status >= 0)
 			break;
 	}
+	if (o.min_share >= 0 && o.format != TP_DOT && status < 0)
+		tr_usage_error("--min-share goes with --dot");
+	if (o.min_share < 0)	/* a readable picture by default: causes of 1 % and more */
+		o.min_share = 1;
 	if (units < 0 && (o.format == TP_CSV || o.format == TP_JSON))
 		units = TABLE_US;
 	else if (units >= 0 && o.format == TP_LINE && status < 0)

@@ -279,3 +279,91 @@ sums_to_duration() {
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $3 != "self"' | wc -l)" -eq 0 ]
 	sums_to_duration "$f"
 }
+
+@test "--explain for a postmortem: summary line, other trace's id and root, offsets, assumptions" {
+	f=$(case_a 5000 '' calls | mkfix b.tr)
+	run tr-temporal --explain -t feed "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "  summary: other traces 11.2 ms (74.7%), own work 3.1 ms (20.7%), network 0.6 ms (4.0%), unexplained 0.1 ms (0.7%)" ]
+	[[ "$output" == *"[sequencing] in trace batch-rescore (batch:rescore)"* ]]
+	[[ "$output" == *"8 × batch:POST /rank/batch on ranker@rk-1 = 11.2 ms (74.7%), self 11.2 ms, from +0.8 ms [sequencing]"* ]]
+	[[ "$output" == *"    queueing inferred on ranker@rk-1: "*"(Zeno §3.2)"* ]]
+	[[ "$output" == *"    clock offsets applied: rk-1 +5.000 ms"* ]]
+	[[ "$output" == *"    workers inferred from overlaps (no -c): ranker@rk-1: 1"* ]]
+	# with -c the capacity is given, not inferred; without inference no queue is claimed
+	run tr-temporal --explain -c ranker@rk-1=1 --no-infer-queues --no-clock-offsets -t feed "$f"
+	[[ "$output" != *"workers inferred"* ]]
+	[[ "$output" != *"queueing inferred"* ]]
+	[[ "$output" != *"clock offsets applied"* ]]
+}
+
+@test "--explain folds repeated on-path calls into one node with a count" {
+	f=$({
+		printf '#tr/1\nT\tfan\n'
+		s fan r '' 0 10000 front dispatch server f-1
+		for k in 0 1 2; do
+			s fan "c$k" r $((1000 + k * 3000)) 2000 front GetDriver client f-1
+			s fan "s$k" "c$k" $((1100 + k * 3000)) 1800 driver GetDriver server d-1
+		done
+	} | mkfix fan.tr)
+	run tr-temporal --explain "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"      3 × front:GetDriver (client) = 6.0 ms (60.0%)"* ]]
+	sums_to_duration "$f"
+}
+
+@test "--dot: title names the top cause, edges as wide as their delay, --min-share prunes" {
+	f=$(case_a | mkfix a.tr)
+	run tr-temporal --dot -t feed "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'top cause: 8 × batch:POST /rank/batch on ranker@rk-1, 11.2 ms (74.7%)'* ]]
+	[[ "$output" == *'penwidth=4.7, style=dashed'* ]]
+	# the 0.1 ms unexplained gap is under the default 1 %
+	[[ "$output" != *'unexplained@'* ]]
+	[[ "$output" == *'1 more under 1% of the delay (--min-share)'* ]]
+	run tr-temporal --dot --min-share 0 -t feed "$f"
+	[[ "$output" == *'unexplained@ranker@rk-1'* ]]
+	run tr-temporal --dot --min-share 50 -t feed "$f"
+	[[ "$output" != *'request web'* ]]
+	run tr-temporal --min-share 5 "$f"
+	[ "$status" -eq 2 ]
+	run tr-temporal --dot --min-share 101 "$f"
+	[ "$status" -eq 2 ]
+}
+
+@test "--span explains one span: why did this call take 13.6 ms" {
+	f=$(case_a | mkfix a.tr)
+	run tr-temporal --explain --span r "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "trace feed: ranker:POST /rank, 2.0 ms" ]]
+	run tr-temporal --span wc "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')" = 13900 ]
+	[ "$(dsum feed sequencing 'POST /rank/batch')" = "8 11200" ]
+	run tr-temporal --check --span nosuch "$f"
+	[ "$status" -eq 1 ]
+}
+
+@test "--end-to-end: a short poll root does not hide the processing it started" {
+	f=$({
+		printf '#tr/1\nT\tasync\n'
+		s async poll '' 0 26 app poll consumer q-1
+		s async work poll 30 60000 app process internal q-1
+	} | mkfix async.tr)
+	run tr-temporal -t async "$f"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')" = 26 ]
+	run tr-temporal --check --end-to-end -t async "$f"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')" = 60030 ]
+	[ "$(dself async work onpath)" = 60000 ]
+}
+
+@test "-v reports overruns of a given capacity beyond the 10 µs tolerance only" {
+	f=$(case_a | mkfix a.tr)
+	run tr-temporal -v -c ranker@rk-1=1 -t feed "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"capacity exceeded"* ]]
+	f=$({ printf '#tr/1\nT\tx\n'; s x a '' 0 1000 db q server d-1; printf 'T\ty\n'; s y b '' 500 1000 db q server d-1; } | mkfix over.tr)
+	run tr-temporal -v -c db@d-1=1 "$f"
+	[[ "$output" == *"tr-temporal: capacity exceeded on db@d-1: 1 segments found every worker busy"* ]]
+}

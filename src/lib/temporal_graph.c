@@ -597,15 +597,22 @@ tpg_build(temporal *tp, wtrace *w)
 	free(e);
 }
 
-/* Drop the entries of evicted traces; the workers are assigned again. */
+static void assign_workers(temporal *tp, tp_resource *r);
+
+/* Drop the entries of evicted traces; the workers are assigned again. The
+ * dropped ones are assigned first, so that their overruns are counted. */
 static void
 compact(temporal *tp, tp_resource *r)
 {
 	size_t live = 0;
 
+	if (r->assigned < r->ne)
+		assign_workers(tp, r);
 	for (size_t i = 0; i < r->ne; i++)
 		if (r->e[i].serial >= tp->oldest)
 			r->e[live++] = r->e[i];
+		else
+			r->dropped_overlaps += r->e[i].overlap;
 	r->ne = live;
 	r->assigned = 0;
 	r->compact_at = 2 * live + 1024;
@@ -742,6 +749,8 @@ assign_workers(temporal *tp, tp_resource *r)
 		}
 		e->worker = (int32_t)best;
 		e->nworkers = (int32_t)nw;
+		if ((int)nw > r->maxworkers)
+			r->maxworkers = (int)nw;
 		r->free_at[best] = e->end;
 		r->last[best] = (int32_t)i;
 	}
@@ -767,11 +776,13 @@ tpg_pred(temporal *tp, wtrace *w, int32_t v, wtrace **pw, int32_t *pv)
 }
 
 size_t
-tpg_overlaps(const temporal *tp, size_t i)
+tpg_overlaps(temporal *tp, size_t i)
 {
-	const tp_resource *r = &tp->res[i];
-	size_t n = 0;
+	tp_resource *r = &tp->res[i];
+	size_t n = r->dropped_overlaps;
 
+	if (r->assigned < r->ne)
+		assign_workers(tp, r);
 	for (size_t j = 0; j < r->assigned; j++)
 		n += r->e[j].overlap;
 	return n;

@@ -71,6 +71,8 @@ typedef struct tp_entry {
 typedef struct tp_resource {
 	const char *name;
 	int workers;		/* capacity; INT32_MAX when not given */
+	int maxworkers;		/* workers its segments needed (overlaps beyond ε) */
+	size_t dropped_overlaps;	/* overruns of entries compacted away */
 	tp_entry *e;		/* sorted by (start, end); evicted ones stay as history
 				   until the next compaction */
 	size_t ne, cape, compact_at;
@@ -154,8 +156,8 @@ int tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b);
 void tpg_insert(temporal *tp, wtrace *w);
 /* The worker predecessor of vertex v of w on its resource; 0 when none. */
 int tpg_pred(temporal *tp, wtrace *w, int32_t v, wtrace **pw, int32_t *pv);
-/* Segments that found every worker of resource r busy. */
-size_t tpg_overlaps(const temporal *tp, size_t r);
+/* Segments that found every worker of resource r busy (all assigned now). */
+size_t tpg_overlaps(temporal *tp, size_t r);
 wtrace *tpg_lookup(temporal *tp, const char *trace_id);
 
 /* temporal_query.c */
