@@ -367,3 +367,15 @@ sums_to_duration() {
 	run tr-temporal -v -c db@d-1=1 "$f"
 	[[ "$output" == *"tr-temporal: capacity exceeded on db@d-1: 1 segments found every worker busy"* ]]
 }
+
+@test "samples with every queue tag removed: the slowest request still names the batch job (>= 40 %)" {
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	tr-ingest "$SAMPLES/jaeger/hotrod.json" | sed 's/\tqueue\.wait_us=[0-9]*//' > "$BATS_TEST_TMPDIR/h.tr"
+	! grep -q 'queue\.wait_us' "$BATS_TEST_TMPDIR/h.tr"
+	sums_to_duration "$BATS_TEST_TMPDIR/h.tr"
+	slow=$(awk -F'\t' '$1 == "S" && $4 == "" && $7 == "frontend" { print $6, $2 }' "$BATS_TEST_TMPDIR/h.tr" | sort -n | tail -1 | cut -d' ' -f2)
+	run tr-temporal -f json -t "$slow" "$BATS_TEST_TMPDIR/h.tr"
+	[ "$status" -eq 0 ]
+	share=$(printf '%s\n' "$output" | jq '[.[] | select(.role == "sequencing" and (.cause | startswith("batch:"))) | .share] | add')
+	awk -v s="$share" 'BEGIN { exit !(s >= 40) }'
+}

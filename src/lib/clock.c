@@ -8,7 +8,8 @@
 typedef struct rpc_side {
 	size_t n;
 	int64_t lo, hi;		/* the intersection of the RPCs' offset intervals */
-	int64_t min_mid2;	/* the smallest middle, doubled (exact in µs) */
+	int64_t min_slack;	/* the least client time the server does not cover */
+	int64_t mid2;		/* that RPC's middle, doubled (exact in µs) */
 	int64_t min_req;	/* the least server start - client start */
 } rpc_side;
 
@@ -92,15 +93,21 @@ note_rpc(tr_clock *c, const tr_span *cl, const tr_span *sv)
 	rpc_side *d = &p->side[flip];
 	int64_t lo = tr_span_end(sv) - tr_span_end(cl), hi = sv->start - cl->start;
 
+	int64_t slack = hi - lo;	/* transit both ways plus any queueing */
+
 	if (d->n == 0) {
 		d->lo = lo;
 		d->hi = hi;
-		d->min_mid2 = lo + hi;
+		d->min_slack = slack;
+		d->mid2 = lo + hi;
 		d->min_req = hi;
 	} else {
 		d->lo = lo > d->lo ? lo : d->lo;
 		d->hi = hi < d->hi ? hi : d->hi;
-		d->min_mid2 = lo + hi < d->min_mid2 ? lo + hi : d->min_mid2;
+		if (slack < d->min_slack) {
+			d->min_slack = slack;
+			d->mid2 = lo + hi;
+		}
 		d->min_req = hi < d->min_req ? hi : d->min_req;
 	}
 	d->n++;
@@ -146,12 +153,11 @@ solve_pair(host_pair *p, int64_t *lo_out, int64_t *hi_out)
 		lo = -r->hi > lo ? -r->hi : lo;
 		hi = -r->lo < hi ? -r->lo : hi;
 	}
-	if (f->n && r->n)
-		est = half_floor(half_floor(f->min_mid2) - half_floor(r->min_mid2));
-	else if (f->n)
-		est = half_floor(f->min_mid2);
+	/* the least delayed RPC of either direction: the least queueing */
+	if (f->n && (!r->n || f->min_slack <= r->min_slack))
+		est = half_floor(f->mid2);
 	else
-		est = -half_floor(r->min_mid2);
+		est = -half_floor(r->mid2);
 	if (lo <= hi)
 		est = est < lo ? lo : est > hi ? hi : est;
 	else

@@ -5,9 +5,10 @@
  * within its client span, so  server_end - client_end <= offset <=
  * server_start - client_start  (offset: the server's clock less the
  * client's). With transit taken as the same both ways, the middle of that
- * interval is the offset; a queue before the server only delays its start,
- * so it only raises the middle: the smallest middle over a pair's RPCs is
- * the estimate (NTP's choice of the least delayed sample), kept within
+ * interval is the offset, exact for an RPC that did not queue. Queueing only
+ * widens the interval (the client waits longer than the server works), so
+ * the RPC with the least slack (client time the server does not cover) is
+ * the estimate, as NTP takes the least delayed sample, kept within
  * every RPC's interval when they agree. Pairs join hosts into sets, the
  * pairs with most RPCs first; a pair of one RPC only bounds the offset (one
  * queued RPC cannot tell queueing from skew), so its hosts' clocks move as
