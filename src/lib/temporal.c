@@ -111,9 +111,13 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 {
 	int analysed = queried(tp, w);
 
-	if (analysed && tp->o.span && tpq_span(tp, w) < 0)
-		analysed = 0;	/* --span: not this trace's */
-	else if (analysed && tpq_annotate(tp, w, tpq_span(tp, w)) < 0) {
+	if (analysed && tp->o.span) {
+		if (tpq_span(tp, w) >= 0)
+			tp->st.span_found++;
+		else
+			analysed = 0;	/* --span: not this trace's */
+	}
+	if (analysed && tpq_annotate(tp, w, tpq_span(tp, w)) < 0) {
 		analysed = 0;
 		tp->st.skipped++;
 		if (!tp->o.quiet && tp->o.span)
@@ -470,6 +474,12 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		status = TR_EXIT_FINDING;
 	else if (o->check && !st->analysed && !o->allow_empty)
 		status = check_empty(st);
+	/* --span naming a span no trace has answered nothing: say so, fail */
+	if (o->span && !st->span_found) {
+		tr_warn("--span %s: no trace has this span", o->span);
+		if (status == TR_EXIT_OK || status == TR_EXIT_FINDING)
+			status = TR_EXIT_USAGE;
+	}
 	/* -r naming a tag no span has would refine no resource: say so, fail */
 	if (o->resource_key && st->analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0) &&
 	    status == TR_EXIT_OK)
