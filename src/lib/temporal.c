@@ -401,22 +401,28 @@ clock_pass(const inputs *in, const tp_run_opts *r)
 	return c;
 }
 
-/* -v: the offsets applied, host by host. */
+/* -v: the offsets applied, host by host (hosts left as recorded are only
+ * counted). */
 static void
 report_clocks(const tr_clock *c)
 {
+	size_t hosts = 0, moved = 0;
+
 	for (size_t i = 0; i < tr_clock_nhosts(c); i++) {
 		tr_clock_host h;
 
 		tr_clock_host_get(c, i, &h);
-		if (!h.rpcs)
-			continue;
-		tr_warn("clock of %s: %+.3f ms against %s, from %zu RPCs", h.host,
-			(double)h.offset / 1000.0, h.reference, h.rpcs);
+		hosts++;
+		if (h.offset) {
+			moved++;
+			tr_warn("clock of %s: %+.3f ms against %s, from %zu RPCs", h.host,
+				(double)h.offset / 1000.0, h.reference, h.rpcs);
+		}
 		if (h.disagreeing)
 			tr_warn("clock of %s: %zu RPCs disagree (transit varies, or a clock drifts)",
 				h.host, h.disagreeing);
 	}
+	tr_warn("clock offsets: %zu of the %zu hosts in RPCs moved", moved, hosts);
 }
 
 int
