@@ -411,6 +411,18 @@ tr_trace_reset(tr_trace *t)
 }
 
 void
+tr_trace_swap(tr_trace *a, tr_trace *b)
+{
+	tr_trace tmp = *a;
+	const char *const *afiles = a->files, *const *bfiles = b->files;
+
+	*a = *b;
+	*b = tmp;
+	a->files = afiles;
+	b->files = bfiles;
+}
+
+void
 tr_trace_free(tr_trace *t)
 {
 	arena_free(&t->mem);

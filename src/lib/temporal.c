@@ -42,24 +42,6 @@ take_wtrace(temporal *tp)
 	return xcalloc(1, sizeof(wtrace));
 }
 
-/* A private copy: the reader's trace is only valid until its next call. */
-static int
-clone_trace(wtrace *w, const tr_trace *src)
-{
-	tr_trace *t = &w->t;
-
-	tr_trace_reset(t);
-	t->files = src->files;
-	t->trace_id = arena_strndup(&t->mem, src->trace_id, strlen(src->trace_id));
-	GROW(t->recs, t->caprecs, src->nrecs + 1);
-	for (size_t i = 0; i < src->nrecs; i++) {
-		t->recs[i] = src->recs[i];
-		t->recs[i].line = arena_strndup(&t->mem, src->recs[i].line, src->recs[i].len);
-	}
-	t->nrecs = src->nrecs;
-	return tr_trace_parse(t);
-}
-
 /* The id map names only buffered traces: rebuilt as the window moves on, so
  * that it never holds a key of an evicted trace for long. */
 static void
@@ -203,12 +185,14 @@ pend(temporal *tp, wtrace *w, const char *line, size_t len)
 }
 
 void
-tp_add_trace(temporal *tp, const tr_trace *t, strbuf *out)
+tp_add_trace(temporal *tp, tr_trace *t, strbuf *out)
 {
 	wtrace *w = take_wtrace(tp);
 
-	if (clone_trace(w, t) < 0)	/* it parsed once: cannot fail */
-		tr_die(TR_EXIT_SYSTEM, "trace %s: copy does not parse", t->trace_id);
+	/* the reader's trace is only valid until its next call: take it whole
+	 * (no copy, no second parse) and give it this slot's old memory */
+	w->t.files = t->files;
+	tr_trace_swap(&w->t, t);
 	w->serial = tp->next_serial++;
 	tp->ring[w->serial % tp->ringcap] = w;
 	index_id(tp, w);

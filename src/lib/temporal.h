@@ -56,9 +56,10 @@ typedef struct tp_stats {
 typedef struct temporal temporal;
 
 temporal *tp_new(const tp_opts *o);
-/* Buffer a copy of t; writes to out every trace (and earlier line) that now
- * has enough traces after it in the window. */
-void tp_add_trace(temporal *tp, const tr_trace *t, strbuf *out);
+/* Buffer t, taking its contents (tr_trace_swap: t is left holding memory
+ * to reuse, as a reader's trace may); writes to out every trace (and
+ * earlier line) that now has enough traces after it in the window. */
+void tp_add_trace(temporal *tp, tr_trace *t, strbuf *out);
 /* A traceless line, written in its place in the stream (line format only). */
 void tp_add_line(temporal *tp, const char *line, size_t len, strbuf *out);
 /* End of input: analyse and write everything still buffered. */

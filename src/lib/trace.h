@@ -126,6 +126,11 @@ void tr_trace_warn(const tr_trace *t, const char *fmt, ...) __attribute__((forma
 int tr_trace_parse(tr_trace *t);
 void tr_trace_reset(tr_trace *t);
 void tr_trace_free(tr_trace *t);
+/* Exchange the contents of a and b, parsed spans and memory included, but
+ * not their files: to keep a trace the reader handed out without copying
+ * and parsing it again (the reader then reuses the other's memory; the
+ * records' lines stay valid until the reader is freed). */
+void tr_trace_swap(tr_trace *a, tr_trace *b);
 
 /* The reader: files in order ("-" or none: stdin). */
 typedef struct tr_reader tr_reader;

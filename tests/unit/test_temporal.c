@@ -128,10 +128,10 @@ load_random(tr_trace *t, int id, char lines[][512])
 
 	tr_trace_reset(t);
 	snprintf(tid, sizeof tid, "t%d", id);
-	t->trace_id = tid;
+	t->trace_id = arena_strndup(&t->mem, tid, strlen(tid));	/* tp_add_trace keeps it */
 	GROW(t->recs, t->caprecs, n);
 	for (size_t i = 0; i < n; i++) {
-		t->recs[i].line = lines[i];
+		t->recs[i].line = arena_strndup(&t->mem, lines[i], strlen(lines[i]));
 		t->recs[i].len = (uint32_t)strlen(lines[i]);
 		t->recs[i].file = 0;
 		t->recs[i].lineno = i + 1;
@@ -199,10 +199,11 @@ test_queue_behind_other_traces(void)
 
 		tr_trace_reset(&t);
 		snprintf(tid, sizeof tid, "m%d", k);
-		t.trace_id = tid;
+		t.trace_id = arena_strndup(&t.mem, tid, strlen(tid));
 		snprintf(line[0], 256, "S\tm%d\tms\t\t%d\t1000\tstorage\twrite\tserver\tb", k, (k - 1) * 1000);
 		GROW(t.recs, t.caprecs, 1);
-		t.recs[0] = (tr_record){.line = line[0], .len = (uint32_t)strlen(line[0])};
+		t.recs[0] = (tr_record){.line = arena_strndup(&t.mem, line[0], strlen(line[0])),
+					.len = (uint32_t)strlen(line[0])};
 		t.nrecs = 1;
 		CHECK(tr_trace_parse(&t) == 0, "m%d parses", k);
 		tp_add_trace(tp, &t, &out);
@@ -214,7 +215,8 @@ test_queue_behind_other_traces(void)
 	snprintf(line[2], 256, "S\tc\tsv\tcl\t12000\t1000\tstorage\tread\tserver\tb\tqueue.wait_us=11000");
 	GROW(t.recs, t.caprecs, 3);
 	for (int i = 0; i < 3; i++)
-		t.recs[i] = (tr_record){.line = line[i], .len = (uint32_t)strlen(line[i])};
+		t.recs[i] = (tr_record){.line = arena_strndup(&t.mem, line[i], strlen(line[i])),
+					.len = (uint32_t)strlen(line[i])};
 	t.nrecs = 3;
 	CHECK(tr_trace_parse(&t) == 0, "c parses");
 	tp_add_trace(tp, &t, &out);
