@@ -91,12 +91,33 @@ check_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	sum->v.no_input += v.no_input;
 	sum->v.all_waiting += v.all_waiting;
 	sum->v.all_waiting_us += v.all_waiting_us;
+	if (!sum->v.no_input_at.set)
+		sum->v.no_input_at = v.no_input_at;
+	if (!sum->v.all_waiting_at.set)
+		sum->v.all_waiting_at = v.all_waiting_at;
+}
+
+/* "e.g. at T us on worker W, trace T span S": where to look first. */
+static const char *
+example_text(const pag_graph *g, const pag_example *x, char *buf, size_t size)
+{
+	const pag_spanref *r = x->span != PAG_NONE && x->span < g->nspans ? &g->spans[x->span] : NULL;
+	const char *worker = x->lane != PAG_NONE && x->lane < g->nlanes ?
+			     g->workers[g->lanes[x->lane].worker] : "?";
+
+	if (r)
+		snprintf(buf, size, "e.g. at %lld us on %s, trace %s span %s", (long long)x->t,
+			 worker, r->trace_id, r->span_id);
+	else
+		snprintf(buf, size, "e.g. at %lld us on %s", (long long)x->t, worker);
+	return buf;
 }
 
 static void
 warn_graph(const pag_ctx *c, const pag_graph *g)
 {
 	check_sum sum = {0};
+	char eg[512];
 
 	pag_windows(g, check_window, &sum);
 	if (c->verbose)
@@ -106,12 +127,17 @@ warn_graph(const pag_ctx *c, const pag_graph *g)
 		return;
 	if (sum.v.no_input)
 		tr_warn("property 1: %zu vertices in %zu of %zu windows have no incoming edge "
-			"a critical path can use (missing instrumentation?)",
-			sum.v.no_input, sum.p1_windows, sum.windows);
+			"a critical path can use (missing instrumentation?); %s",
+			sum.v.no_input, sum.p1_windows, sum.windows,
+			example_text(g, &sum.v.no_input_at, eg, sizeof eg));
 	if (sum.v.all_waiting)
 		tr_warn("property 2: %zu times (%lld us) in %zu of %zu windows every worker waits "
-			"and no message is in flight (missing instrumentation?)",
-			sum.v.all_waiting, (long long)sum.v.all_waiting_us, sum.p2_windows, sum.windows);
+			"and no message is in flight (missing instrumentation?); %s",
+			sum.v.all_waiting, (long long)sum.v.all_waiting_us, sum.p2_windows, sum.windows,
+			example_text(g, &sum.v.all_waiting_at, eg, sizeof eg));
+	if (g->nclamped)
+		tr_warn("%zu requests or responses clamped to take no time: clock skew would send "
+			"them back in time", g->nclamped);
 	if (g->nskew)
 		tr_warn("%zu communication edges dropped: they arrive before they leave (clock skew)",
 			g->nskew);

@@ -16,8 +16,9 @@
 enum pag_type {
 	PAG_PROCESSING,	/* a span's own time */
 	PAG_IO,		/* a client span whose callee is not traced */
-	PAG_UNKNOWN,	/* a lane not covered by any span */
-	PAG_WAITING,	/* a client span blocked until its response: never critical */
+	PAG_UNKNOWN,	/* a gap between spans no incoming edge ends */
+	PAG_WAITING,	/* blocked until a response, a joined child or (a gap)
+			 * an incoming edge: never critical */
 	PAG_REQUEST,	/* client start -> server start */
 	PAG_RESPONSE,	/* server end -> client end */
 	PAG_MESSAGE,	/* producer -> consumer, follows_from */
@@ -52,6 +53,8 @@ typedef struct pag_edge {
 } pag_edge;
 
 #define PAG_NONE UINT32_MAX
+/* The worker that sends root spans their requests: the untraced clients. */
+#define PAG_CLIENTS "(clients)"
 
 typedef struct pag_lane {
 	uint32_t worker;	/* index into workers */
@@ -95,6 +98,8 @@ typedef struct pag_graph {
 	strbuf scratch[2];	/* reading: unescaped fields before they are interned */
 	size_t nspans_skipped;	/* spans without time */
 	size_t nskew;		/* communication edges dropped: they go back in time */
+	size_t nclamped;	/* requests and responses clock skew sent back in time:
+				 * clamped to leave when they arrive */
 } pag_graph;
 
 enum pag_event { PAG_EV_START, PAG_EV_END, PAG_EV_POINT, PAG_EV_BEGIN, PAG_EV_FINISH };
@@ -160,11 +165,19 @@ void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);
  * Returns the number of vertices left out because they lie on a cycle. */
 size_t pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths);
 
-/* SnailTrail's instrumentation properties (Appendix A.2) on one snapshot. */
+/* SnailTrail's instrumentation properties (Appendix A.2) on one snapshot,
+ * with the first example of each: where, and the span (a spanref, or
+ * PAG_NONE) whose instrumentation to look at. Callers zero it. */
+typedef struct pag_example {
+	int set;
+	int64_t t;
+	uint32_t lane, span;
+} pag_example;
 typedef struct pag_violations {
 	size_t no_input;	/* property 1: vertices no usable edge enters */
 	size_t all_waiting;	/* property 2: stretches where every lane waits, no message */
 	int64_t all_waiting_us;
+	pag_example no_input_at, all_waiting_at;
 } pag_violations;
 void pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v);
 

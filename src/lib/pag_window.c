@@ -445,6 +445,42 @@ lane_never_waits(const pag_graph *g, const pag_snap *s)
 	return found;
 }
 
+/* The span of snapshot vertex u: the one its graph vertex names, else the
+ * span of an edge it ends or starts. */
+static pag_example
+vertex_example(const pag_graph *g, const pag_snap *s, uint32_t u)
+{
+	pag_example x = {1, s->vtime[u], s->vlane[u], PAG_NONE};
+
+	for (size_t i = 0; i < s->nedges && x.span == PAG_NONE; i++) {
+		const pag_edge *e = &g->edges[s->edge[i]];
+
+		if (s->dst[i] == u)
+			x.span = g->vspan[e->dst] != PAG_NONE ? g->vspan[e->dst] : e->span;
+		else if (s->src[i] == u)
+			x.span = g->vspan[e->src] != PAG_NONE ? g->vspan[e->src] : e->span;
+	}
+	return x;
+}
+
+/* A waiting activity at time t (every lane waits then). */
+static pag_example
+waiting_example(const pag_graph *g, const pag_snap *s, int64_t t)
+{
+	pag_example x = {1, t, PAG_NONE, PAG_NONE};
+
+	for (size_t i = 0; i < s->nedges; i++) {
+		const pag_edge *e = &g->edges[s->edge[i]];
+
+		if (e->type == PAG_WAITING && s->t0[i] <= t && t < s->t1[i]) {
+			x.lane = s->vlane[s->src[i]];
+			x.span = e->span;
+			break;
+		}
+	}
+	return x;
+}
+
 void
 pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 {
@@ -456,13 +492,18 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 
 	/* Property 1: every vertex after the window start has an incoming edge
 	 * a transient critical path can use (waiting edges cannot). A copy at
-	 * the window end stands for a vertex of a later window: not counted. */
+	 * the window end stands for a vertex of a later window, and a vertex at
+	 * the end may be entered by a zero-length edge of the next: not counted. */
 	for (size_t i = 0; i < s->nedges; i++)
 		if (g->edges[s->edge[i]].type != PAG_WAITING)
 			entered[s->dst[i]] = 1;
 	for (size_t u = 0; u < s->nvertices; u++)
-		if (s->vtime[u] > s->tmin && !entered[u] && !s->vcopy[u])
+		if (s->vtime[u] > s->tmin && !entered[u] && !s->vcopy[u] &&
+		    !(g->window > 0 && s->vtime[u] == s->te)) {	/* the next window checks it */
 			v->no_input++;
+			if (!v->no_input_at.set)
+				v->no_input_at = vertex_example(g, s, (uint32_t)u);
+		}
 	/* Property 2: never do all lanes wait while no message is in flight. */
 	if (lane_never_waits(g, s))
 		goto done;
@@ -488,6 +529,8 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 		if (bad && i < nev) {
 			if (!in_violation)
 				v->all_waiting++;
+			if (!v->all_waiting_at.set)
+				v->all_waiting_at = waiting_example(g, s, t);
 			v->all_waiting_us += ev[i].t - t;
 		}
 		in_violation = bad;

@@ -254,6 +254,18 @@ group_edges(report *r, const pag_graph *g, const pag_snap *s)
 	}
 }
 
+/* The operator summary (SnailTrail §4.2): an operation's CP divided by the
+ * number of workers that ran it in the window, so that an operation spread
+ * evenly over many workers does not look more critical than one worker
+ * doing the same share alone. */
+static void
+normalise_operations(report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].summary == SUM_OPERATION && r->rows[i].workers > 1)
+			r->rows[i].cp /= (double)r->rows[i].workers;
+}
+
 static void
 cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 {
@@ -286,6 +298,7 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	}
 	if (n.m != 0)
 		group_edges(r, g, s);
+	normalise_operations(r);
 	qsort(r->rows, r->nrows, sizeof *r->rows, by_rank);
 	write_header(r);
 	for (size_t i = 0; i < r->nrows; i++)
