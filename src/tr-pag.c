@@ -10,7 +10,7 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K]\n"
+		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K] [--cp-part]\n"
 		"              [--unknown-threshold D] [-f line|dot] [--dot] [-o FILE] [FILE...]\n"
 		"Build the program activity graph of all traces (workers, activities,\n"
 		"communication) and write it as PG, PW, PV and PE records after the\n"
@@ -23,6 +23,8 @@ usage(FILE *fp)
 		"  -f, --format F          line (default) or dot; --dot is -f dot\n"
 		"  -P, --pag-only          write the graph only, not the traces\n"
 		"  -n, --no-vertices       write no PV records (PE records stand alone)\n"
+		"      --cp-part           tag every span with cp.part, its critical\n"
+		"                          participation (the traces wait for the graph)\n"
 		"      --max-windows N     more windows is a usage error (default 1000000; 0:\n"
 		"                          none)\n"
 		"  -o, --output FILE       output file (written via a temporary file)\n"
@@ -43,7 +45,88 @@ typedef struct pag_ctx {
 	int64_t window, origin;
 	int has_window, has_origin;
 	size_t max_windows;
+	int cp_part;		/* --cp-part: the output waits for the graph */
+	strbuf held;		/* --cp-part: the output until the graph is done */
+	uint32_t *local;	/* --cp-part: the trace's span -> graph spanref */
+	size_t caplocal, nrefs;
+	uint32_t *order;	/* --cp-part: the spanref of each cp.part tag held */
+	size_t norder, caporder;
 } pag_ctx;
+
+#define CP_PART_TAG "\tcp.part="
+
+/* A cp.part tag with its value left out, filled in once the graph is done. */
+static void
+mark_span(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
+{
+	pag_ctx *c = ctx;
+
+	(void)t;
+	if (span < 0 || c->local[span] == PAG_NONE)
+		return;
+	sb_adds(extra, CP_PART_TAG);
+	GROW(c->order, c->caporder, c->norder + 1);
+	c->order[c->norder++] = c->local[span];
+}
+
+static void
+hold_trace(pag_ctx *c, const tr_trace *t)
+{
+	tr_write_opts wo = {"cp.part", NULL, mark_span, c};
+
+	GROW(c->local, c->caplocal, t->nspans + 1);
+	for (size_t i = 0; i < t->nspans; i++)	/* the builder's spanrefs, in its order */
+		c->local[i] = pag_span_usable(&t->spans[i]) ? (uint32_t)c->nrefs++ : PAG_NONE;
+	tr_write_trace(&c->held, t, &wo);
+}
+
+/* The next cp.part tag in [p, end), or NULL. */
+static const char *
+find_mark(const char *p, const char *end)
+{
+	size_t tl = strlen(CP_PART_TAG);
+
+	while ((p = memchr(p, '\t', (size_t)(end - p))) && (size_t)(end - p) >= tl) {
+		if (memcmp(p, CP_PART_TAG, tl) == 0)
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* The held output with every cp.part tag's value. */
+static void
+write_held(pag_ctx *c, const pag_graph *g, tr_output *out)
+{
+	double *part = xmalloc((g->nspans ? g->nspans : 1) * sizeof *part);
+	const char *p = c->held.s, *end = p + c->held.len;
+	size_t k = 0, tl = strlen(CP_PART_TAG);
+	strbuf buf = {0};
+
+	pag_span_cp(g, part);
+	while (p && p < end) {
+		const char *m = find_mark(p, end);
+		char num[32];
+
+		if (!m || k >= c->norder) {
+			sb_add(&buf, p, (size_t)(end - p));
+			break;
+		}
+		sb_add(&buf, p, (size_t)(m - p) + tl);
+		double v = c->order[k] < g->nspans ? part[c->order[k]] : 0;
+		snprintf(num, sizeof num, "%.6g", v < 1e-12 ? 0 : v);
+		sb_adds(&buf, num);
+		k++;
+		p = m + tl;
+		if (buf.len >= 256 * 1024) {
+			tr_output_sb(out, &buf);
+			sb_clear(&buf);
+		}
+	}
+	tr_output_sb(out, &buf);
+	sb_free(&buf);
+	free(part);
+}
 
 static int
 on_trace(void *ctx, tr_trace *t, strbuf *out)
@@ -52,7 +135,9 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 
 	pag_builder_add(c->b, t);
 	c->ntraces++;
-	if (!c->pag_only && !c->dot)
+	if (!c->pag_only && !c->dot && c->cp_part)
+		hold_trace(c, t);
+	else if (!c->pag_only && !c->dot)
 		tr_write_trace(out, t, NULL);
 	return 0;
 }
@@ -68,8 +153,10 @@ on_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
 		return;
 	}
 	if (!c->dot) {
-		sb_add(out, line, len);
-		sb_addc(out, '\n');
+		strbuf *to = c->cp_part ? &c->held : out;	/* in input order */
+
+		sb_add(to, line, len);
+		sb_addc(to, '\n');
 	}
 }
 
@@ -176,6 +263,8 @@ on_end(void *ctx, tr_output *out)
 		exit(TR_EXIT_USAGE);	/* the temporary output file is removed at exit */
 	}
 	warn_graph(c, g);
+	if (c->cp_part && !c->dot)
+		write_held(c, g, out);
 	if (c->dot)
 		pag_write_dot(g, out);
 	else
@@ -208,6 +297,7 @@ main(int argc, char **argv)
 		{"pag-only", no_argument, NULL, 'P'},
 		{"no-vertices", no_argument, NULL, 'n'},
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
+		{"cp-part", no_argument, NULL, 'C'},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
@@ -242,6 +332,7 @@ main(int argc, char **argv)
 		case 'D': c.dot = 1; break;
 		case 'P': c.pag_only = 1; break;
 		case 'n': c.vertices = 0; break;
+		case 'C': c.cp_part = 1; break;
 		case 'o': f.out_path = optarg; break;
 		case 'k': f.keep_going = 1; break;
 		case 'q': c.quiet = 1; break;
@@ -268,6 +359,9 @@ main(int argc, char **argv)
 		pag_graph_free(&unused);
 	}
 	pag_graph_free(&c.read);
+	sb_free(&c.held);
+	free(c.local);
+	free(c.order);
 	if (status == TR_EXIT_OK && c.nbad_records)
 		status = TR_EXIT_INPUT;
 	if (status == TR_EXIT_OK && c.bad_keys)

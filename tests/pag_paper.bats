@@ -168,3 +168,30 @@ EOF
 	[ "$(cp_of activity message '' 0 <<<"$output")" = 0.333333 ]
 	[ "$(cp_of operation B consume 0 <<<"$output")" = 0.333333 ]
 }
+
+@test "--cp-part tags every span with its CP: handle 1/3, callB 0 (it waits), serve 1/3; in 10 us windows over its windows" {
+	f=$(sync_call)
+	run tr-pag -q --cp-part "$f"
+	[ "$status" -eq 0 ]
+	grep -q $'^S\tt1\th\t\t0\t30\tA\thandle\tserver\ta\tcp.part=0.333333$' <<<"$output"
+	grep -q $'^S\tt1\tc\th\t5\t20\tA\tcallB\tclient\ta\tcp.part=0$' <<<"$output"
+	grep -q $'^S\tt1\ts\tc\t10\t10\tB\tserve\tserver\tb\tcp.part=0.333333$' <<<"$output"
+	# handle works in [0,10] and [20,30], 0.5 of each; serve is all of [10,20]
+	run tr-pag -q --cp-part -w 10us "$f"
+	grep -q $'\thandle\tserver\ta\tcp.part=0.5$' <<<"$output"
+	grep -q $'\tserve\tserver\tb\tcp.part=1$' <<<"$output"
+	# a re-run replaces the tags, the graph after the traces as always
+	tr-pag -q --cp-part "$f" > "$BATS_TEST_TMPDIR/once"
+	tr-pag -q --cp-part "$BATS_TEST_TMPDIR/once" > "$BATS_TEST_TMPDIR/twice"
+	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
+	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/once")" -gt 0 ]
+}
+
+@test "--cp-part: tr-aggregate groups cp.part like any tag" {
+	command -v tr-aggregate >/dev/null || skip "tr-aggregate is not built"
+	f=$(sync_call)
+	run sh -c "tr-pag -q --cp-part '$f' | tr-aggregate 'From s In spans GroupBy s.service Select s.service, SUM(s.tag[\"cp.part\"])'"
+	[ "$status" -eq 0 ]
+	grep -q $'^A\t0.333333' <<<"$output"
+	grep -q $'^B\t0.333333' <<<"$output"
+}

@@ -181,4 +181,13 @@ typedef struct pag_violations {
 } pag_violations;
 void pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v);
 
+/* Critical participation of every span (part[ref] for the graph's spanref
+ * ref) over the windows its own activities appear in: the CP of its
+ * activities in each window, weighted by the window's length. A span whose
+ * activities are all waiting gets 0; one with none in the graph, -1. */
+void pag_span_cp(const pag_graph *g, double *part);
+
+/* Does the builder take span s into the graph (it has a time)? */
+int pag_span_usable(const tr_span *s);
+
 #endif

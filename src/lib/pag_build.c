@@ -127,6 +127,12 @@ worker_of(pag_builder *b, const tr_span *s)
 	return pag_intern_worker(&b->g, b->name.s ? b->name.s : "", b->name.len);
 }
 
+int
+pag_span_usable(const tr_span *s)
+{
+	return (s->flags & TR_SPAN_HAS_TIME) && s->duration >= 0;
+}
+
 void
 pag_builder_add(pag_builder *b, const tr_trace *t)
 {
@@ -139,7 +145,7 @@ pag_builder_add(pag_builder *b, const tr_trace *t)
 		bspan *x;
 
 		b->local[i] = -1;
-		if (!(s->flags & TR_SPAN_HAS_TIME) || s->duration < 0) {
+		if (!pag_span_usable(s)) {
 			g->nspans_skipped++;
 			continue;
 		}

@@ -540,3 +540,53 @@ done:
 	free(ev);
 }
 
+
+/* ---- CP per span ---- */
+
+typedef struct span_acc {
+	double *cp_time;	/* per span: sum of CP * window length */
+	double *time;		/* per span: sum of the lengths of its windows */
+	uint32_t *last;		/* per span: last window (1-based) counted in time */
+	uint32_t nwin;
+	double *cp;
+	size_t capcp;
+} span_acc;
+
+static void
+span_window(void *ctx, const pag_graph *g, const pag_snap *s)
+{
+	span_acc *a = ctx;
+	pag_count n;
+	double len = g->window > 0 ? (double)(s->te - s->ts) : (double)(s->tmax - s->tmin);
+
+	GROW(a->cp, a->capcp, s->nedges);
+	pag_snap_cp(g, s, a->cp, &n);
+	a->nwin++;
+	for (size_t i = 0; i < s->nedges; i++) {
+		const pag_edge *e = &g->edges[s->edge[i]];
+
+		if (e->span == PAG_NONE || pag_type_is_comm(e->type))
+			continue;	/* communication is the channel's, not the span's */
+		if (a->last[e->span] != a->nwin) {
+			a->last[e->span] = a->nwin;
+			a->time[e->span] += len;
+		}
+		a->cp_time[e->span] += a->cp[i] * len;
+	}
+}
+
+void
+pag_span_cp(const pag_graph *g, double *part)
+{
+	size_t n = g->nspans ? g->nspans : 1;
+	span_acc a = {xcalloc(n, sizeof *a.cp_time), xcalloc(n, sizeof *a.time),
+		      xcalloc(n, sizeof *a.last), 0, NULL, 0};
+
+	pag_windows(g, span_window, &a);
+	for (size_t i = 0; i < g->nspans; i++)
+		part[i] = a.last[i] == 0 ? -1 : a.time[i] > 0 ? a.cp_time[i] / a.time[i] : 0;
+	free(a.cp_time);
+	free(a.time);
+	free(a.last);
+	free(a.cp);
+}
