@@ -195,3 +195,20 @@ EOF
 	grep -q $'^A\t0.333333' <<<"$output"
 	grep -q $'^B\t0.333333' <<<"$output"
 }
+
+@test "tr-cp ends with the four summaries over the whole input: CP weighted by window length, time summed" {
+	need_cp
+	f=$(sync_call)
+	run sh -c "tr-pag -P -w 10us '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	# three 10 us windows: A 0.5, 0, 0.5 -> 1/3; the totals come last
+	[ "$(cp_of total.worker A@a '' 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of total.operation B serve 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of total.activity request '' 0 <<<"$output")" = 0.166667 ]
+	[ "$(cp_of total.window windows 3 0 <<<"$output")" = 1 ]
+	[ "$(awk -F'\t' '$3 == "total.worker" && $4 == "A@a" { print $2, $7 }' <<<"$output")" = "30 30" ]
+	[[ "$(tail -1 <<<"$output")" == *total.channel* ]]
+	# one window: its rows are the totals, none written twice
+	run sh -c "tr-pag -P '$f' | tr-cp"
+	[[ "$output" != *total.* ]]
+}
