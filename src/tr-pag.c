@@ -5,13 +5,16 @@
 
 #include "filter.h"
 #include "pag.h"
+#include "pick.h"
 
 static void
 usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K] [--cp-part]\n"
-		"              [--unknown-threshold D] [-f line|dot] [--dot] [-o FILE] [FILE...]\n"
+		"              [--unknown-threshold D] [-f line|dot|pag-dot|svg] [--dot]\n"
+		"              [--top N] [--trace ID] [--from T] [--to T] [--worker W]\n"
+		"              [-o FILE] [FILE...]\n"
 		"Build the program activity graph of all traces (workers, activities,\n"
 		"communication) and write it as PG, PW, PV and PE records after the\n"
 		"traces, for tr-cp to rank activities by critical participation.\n"
@@ -20,7 +23,13 @@ usage(FILE *fp)
 		"      --worker-key K      what makes a worker: service,host[,tag...]\n"
 		"      --unknown-threshold D\n"
 		"                          gaps shorter than D take the preceding activity\n"
-		"  -f, --format F          line (default) or dot; --dot is -f dot\n"
+		"  -f, --format F          line (default); dot: workers and channels by CP;\n"
+		"                          pag-dot: every vertex and edge; svg: each\n"
+		"                          summary's CP over the windows; --dot is -f dot\n"
+		"      --top N             pictures: the N keys with most CP (dot 30, svg 6)\n"
+		"      --trace ID          pictures: only the activities of this trace\n"
+		"      --from T, --to T    pictures: only activities within [T, T] (µs)\n"
+		"      --worker W          pictures: only activities on, to or from W\n"
 		"  -P, --pag-only          write the graph only, not the traces\n"
 		"  -n, --no-vertices       write no PV records (PE records stand alone)\n"
 		"      --cp-part           tag every span with cp.part, its critical\n"
@@ -41,7 +50,12 @@ typedef struct pag_ctx {
 	size_t bad_keys;	/* --worker-key tags no span had */
 	pag_graph read;		/* PAG records of the input (used when it holds no traces) */
 	size_t ntraces, nbad_records;
-	int pag_only, dot, vertices, quiet, verbose;
+	int pag_only, vertices, quiet, verbose;
+	int dot;		/* a picture instead of the records: enum picture */
+	pag_filter filter;	/* what a picture keeps */
+	tr_pick *pick;		/* --trace: was the trace met? */
+	size_t top;		/* --top, 0: the picture's default */
+	int has_top;
 	int64_t window, origin;
 	int has_window, has_origin;
 	size_t max_windows;
@@ -52,6 +66,8 @@ typedef struct pag_ctx {
 	uint32_t *order;	/* --cp-part: the spanref of each cp.part tag held */
 	size_t norder, caporder;
 } pag_ctx;
+
+enum picture { PIC_NONE, PIC_DOT, PIC_PAG_DOT, PIC_SVG };
 
 #define CP_PART_TAG "\tcp.part="
 
@@ -135,6 +151,8 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 
 	pag_builder_add(c->b, t);
 	c->ntraces++;
+	if (c->pick)
+		tr_pick_match(c->pick, t->trace_id);
 	if (!c->pag_only && !c->dot && c->cp_part)
 		hold_trace(c, t);
 	else if (!c->pag_only && !c->dot)
@@ -232,6 +250,51 @@ warn_graph(const pag_ctx *c, const pag_graph *g)
 		tr_warn("%zu spans without time left out", g->nspans_skipped);
 }
 
+/* Does every selector of a picture name something in the graph? Says which
+ * does not (with the closest name met) when not. */
+static int
+picture_selects(pag_ctx *c, const pag_graph *g)
+{
+	const pag_filter *f = &c->filter;
+	size_t i;
+
+	if (c->pick && tr_pick_missing(c->pick, "--trace"))
+		return 0;
+	if (f->worker && !strmap_get(&g->worker_ids, f->worker, strlen(f->worker))) {
+		const char *near = closest_name(f->worker, g->workers, g->nworkers);
+
+		tr_warn("--worker %s: no worker has this name%s%s%s", f->worker,
+			near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+		return 0;
+	}
+	for (i = 0; i < g->nedges && !pag_edge_passes(g, f, &g->edges[i]); i++)
+		;
+	if (g->nedges && i == g->nedges) {
+		tr_warn("no activity is within --from %lld --to %lld%s%s%s%s", (long long)f->from,
+			(long long)f->to, f->trace ? " of --trace " : "", f->trace ? f->trace : "",
+			f->worker ? " on --worker " : "", f->worker ? f->worker : "");
+		return 0;
+	}
+	return 1;
+}
+
+static void
+write_picture(pag_ctx *c, const pag_graph *g, tr_output *out)
+{
+	pag_summary sum;
+
+	if (c->dot == PIC_PAG_DOT) {
+		pag_write_dot(g, &c->filter, out);
+		return;
+	}
+	pag_summarise(g, &c->filter, &sum);
+	if (c->dot == PIC_DOT)
+		pag_write_summary_dot(g, &sum, c->has_top ? c->top : 30, out);
+	else
+		pag_write_summary_svg(g, &sum, c->has_top ? c->top : 6, out);
+	pag_summary_free(&sum);
+}
+
 static void
 on_end(void *ctx, tr_output *out)
 {
@@ -265,8 +328,10 @@ on_end(void *ctx, tr_output *out)
 	warn_graph(c, g);
 	if (c->cp_part && !c->dot)
 		write_held(c, g, out);
+	if (c->dot && !picture_selects(c, g))
+		exit(TR_EXIT_USAGE);	/* said why; the temporary output file is removed */
 	if (c->dot)
-		pag_write_dot(g, out);
+		write_picture(c, g, out);
 	else
 		pag_write_records(g, out, c->vertices);
 	pag_graph_free(&built);
@@ -298,10 +363,16 @@ main(int argc, char **argv)
 		{"no-vertices", no_argument, NULL, 'n'},
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
 		{"cp-part", no_argument, NULL, 'C'},
+		{"top", required_argument, NULL, 'T'},
+		{"trace", required_argument, NULL, 'I'},
+		{"from", required_argument, NULL, 'F'},
+		{"to", required_argument, NULL, 'E'},
+		{"worker", required_argument, NULL, 'W'},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	pag_ctx c = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS};
+	pag_ctx c = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS,
+		     .filter = {NULL, INT64_MIN, INT64_MAX, NULL}};
 	pag_build_opts bo = {0};
 	tr_filter f = {.pass_through = 1, .on_trace = on_trace, .on_line = on_line,
 		       .on_end = on_end, .end_writes_records = 1, .ctx = &c};
@@ -323,13 +394,27 @@ main(int argc, char **argv)
 		case 'U': bo.unknown_threshold = duration_arg("unknown threshold", optarg); break;
 		case 'f':
 			if (strcmp(optarg, "dot") == 0)
-				c.dot = 1;
+				c.dot = PIC_DOT;
+			else if (strcmp(optarg, "pag-dot") == 0)
+				c.dot = PIC_PAG_DOT;
+			else if (strcmp(optarg, "svg") == 0)
+				c.dot = PIC_SVG;
 			else if (strcmp(optarg, "line") != 0) {
-				tr_warn("unknown format: %s (line or dot)", optarg);
+				tr_warn("unknown format: %s (line, dot, pag-dot or svg)", optarg);
 				return TR_EXIT_USAGE;
 			}
 			break;
-		case 'D': c.dot = 1; break;
+		case 'D': c.dot = PIC_DOT; break;
+		case 'T': c.top = tr_parse_limit("--top", optarg); c.has_top = 1; break;
+		case 'I':
+			c.filter.trace = optarg;
+			if (!c.pick)
+				c.pick = tr_pick_new();
+			tr_pick_add(c.pick, optarg);
+			break;
+		case 'F': c.filter.from = duration_arg("--from", optarg); break;
+		case 'E': c.filter.to = duration_arg("--to", optarg); break;
+		case 'W': c.filter.worker = optarg; break;
 		case 'P': c.pag_only = 1; break;
 		case 'n': c.vertices = 0; break;
 		case 'C': c.cp_part = 1; break;
@@ -360,6 +445,7 @@ main(int argc, char **argv)
 	}
 	pag_graph_free(&c.read);
 	sb_free(&c.held);
+	tr_pick_free(c.pick);
 	free(c.local);
 	free(c.order);
 	if (status == TR_EXIT_OK && c.nbad_records)

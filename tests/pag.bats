@@ -63,8 +63,9 @@ cp_of() {
 	[[ "$output" == *"bad window"* ]]
 	run tr-pag --window 0 /dev/null
 	[ "$status" -eq 2 ]
-	run tr-pag -f svg /dev/null
+	run tr-pag -f png /dev/null
 	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown format: png (line, dot, pag-dot or svg)"* ]]
 }
 
 @test "tr-pag passes traces through and appends traceless PG PW PV PE records" {
@@ -344,9 +345,9 @@ EOF
 	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")" -eq 11 ]
 }
 
-@test "tr-pag --dot draws one cluster per worker" {
+@test "tr-pag -f pag-dot draws every vertex and edge, one cluster per worker" {
 	f=$(example)
-	run tr-pag --dot "$f"
+	run tr-pag -f pag-dot "$f"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "digraph "* ]]
 	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 3 ]	# a, b, (clients)
@@ -355,6 +356,79 @@ EOF
 	if command -v dot >/dev/null; then
 		dot -Tsvg <<<"$output" >/dev/null
 	fi
+	# --trace keeps t2's activities: a's zero wait for a2, a2, and the
+	# clients' request to it
+	run tr-pag -f pag-dot --trace t2 "$f"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 2 ]
+	[ "$(grep -c -- '->' <<<"$output")" -eq 3 ]
+	# --from/--to keep what overlaps [3,4]: a2 and b's handle after the call
+	run tr-pag -f pag-dot --from 3 --to 4 "$f"
+	[ "$(grep -c -- '->' <<<"$output")" -eq 2 ]
+	grep -q 'processing 3\\na2' <<<"$output"
+	grep -q 'processing 2\\nhandle' <<<"$output"
+}
+
+@test "tr-pag --dot draws workers and channels weighted by CP, --top N keeps the N most critical" {
+	f=$(example)
+	run tr-pag -q --dot "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == 'digraph "critical participation" {' ]]
+	# a: a1 0.2 + a2 0.3; b: handle 0.2; a -> b carries the response, 0.1
+	grep -q '"w0" \[label="a@ha\\nCP 0.5\\ntime 5 us"' <<<"$output"
+	grep -q '"w1" \[label="b@hb\\nCP 0.2\\ntime 5 us"' <<<"$output"
+	grep -q '"w0" -> "w1" \[label="CP 0.1\\n1 us"' <<<"$output"
+	run tr-pag -q --dot --top 1 "$f"
+	[ "$(grep -c '\[label=' <<<"$output")" -eq 1 ]
+	grep -q 'a@ha' <<<"$output"
+	if command -v dot >/dev/null; then
+		tr-pag -q --dot "$f" | dot -Tsvg >/dev/null
+	fi
+}
+
+@test "tr-pag --worker keeps the activities on, to or from one worker; a name nobody has is a usage error" {
+	f=$(example)
+	run tr-pag -q -f pag-dot --worker b@hb "$f"
+	[ "$status" -eq 0 ]
+	# b's three activities, the request and response with a, the clients' request
+	[ "$(grep -c -- '->' <<<"$output")" -eq 6 ]
+	run tr-pag -q --dot --worker b@h "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-pag: --worker b@h: no worker has this name (did you mean b@hb?)"* ]]
+	run tr-pag -q --dot --trace t9 "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--trace t9: no trace has this id"* ]]
+	run tr-pag -q --dot --from 100 "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no activity is within --from 100"* ]]
+}
+
+@test "tr-pag -f svg draws each summary's CP over the windows" {
+	f=$(example)
+	run tr-pag -q -f svg -w 1us "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == '<?xml version="1.0" encoding="UTF-8"?>' ]]
+	[[ "$output" == *"(5 windows over 5 us from 0 us)"* ]]
+	for t in "activity type" "worker (stragglers)" "operation (per worker)" "communication"; do
+		[[ "$output" == *">$t</text>"* ]] || { echo "no panel $t"; false; }
+	done
+	# one line per key with its CP over all and its time; 5 points each
+	[[ "$output" == *">CP 0.300  time 3 us  a a2</text>"* ]]
+	[ "$(grep -c '<polyline' <<<"$output")" -gt 4 ]
+	[ "$(grep -o 'points="[^"]*"' <<<"$output" | head -1 | tr ' ' '\n' | wc -l)" -eq 5 ]
+	if command -v python3 >/dev/null; then
+		python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' <<<"$output"
+	fi
+}
+
+@test "tr-pag --dot on the samples renders in under 10 s" {
+	need_ingest
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	command -v dot >/dev/null || skip "no graphviz"
+	SECONDS=0
+	tr-ingest "$SAMPLES/jaeger/hotrod.json" | tr-pag -q --dot | dot -Tsvg > "$BATS_TEST_TMPDIR/pag.svg"
+	[ "$SECONDS" -lt 10 ]
+	grep -q '<svg' "$BATS_TEST_TMPDIR/pag.svg"
 }
 
 @test "tr-pag: a response that skew sends back in time is clamped to leave when it arrives" {

@@ -122,7 +122,6 @@ int pag_read_record(pag_graph *g, const char *line, size_t len, const char *wher
 /* After the last record: without a PG record, the time range is the edges'. */
 void pag_read_finish(pag_graph *g);
 void pag_write_records(const pag_graph *g, tr_output *o, int vertices);
-void pag_write_dot(const pag_graph *g, tr_output *o);
 
 /* Build a PAG from spans: feed every trace, then finish. */
 typedef struct pag_builder pag_builder;
@@ -186,6 +185,52 @@ void pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v);
  * activities in each window, weighted by the window's length. A span whose
  * activities are all waiting gets 0; one with none in the graph, -1. */
 void pag_span_cp(const pag_graph *g, double *part);
+
+/* Which activities a picture keeps: of one trace's spans, overlapping
+ * [from, to], on or to or from one worker (NULL: any). */
+typedef struct pag_filter {
+	const char *trace;
+	int64_t from, to;
+	const char *worker;
+} pag_filter;
+int pag_edge_passes(const pag_graph *g, const pag_filter *f, const pag_edge *e);
+/* Every vertex and edge the filter keeps (NULL: all), one cluster per worker. */
+void pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o);
+
+/* The four summaries of the activities a filter keeps: per window
+ * (samples) and over the whole input (total: CP weighted by window length;
+ * time: conventional profiling, summed). */
+enum { PAG_SUM_ACTIVITY, PAG_SUM_WORKER, PAG_SUM_OPERATION, PAG_SUM_CHANNEL, PAG_NSUMMARIES };
+typedef struct pag_window_range {
+	int64_t ts, te;
+} pag_window_range;
+typedef struct pag_sample {
+	uint32_t window;
+	uint8_t summary;
+	uint32_t key;	/* activity type, worker, op or channel */
+	double cp;
+} pag_sample;
+typedef struct pag_summary {
+	size_t nworkers, nops;
+	double *total[PAG_NSUMMARIES];
+	int64_t *time[PAG_NSUMMARIES];
+	size_t cap[PAG_NSUMMARIES];
+	uint32_t (*channels)[2];	/* channel -> (source worker, destination worker) */
+	size_t nchannels, capchannels;
+	strmap channel_ids;
+	pag_window_range *windows;	/* windows with kept activities */
+	size_t nwindows, capwindows;
+	double len;
+	pag_sample *samples;
+	size_t nsamples, capsamples;
+	arena mem;
+} pag_summary;
+void pag_summarise(const pag_graph *g, const pag_filter *f, pag_summary *s);
+void pag_summary_free(pag_summary *s);
+/* Workers (the top N by CP; 0: all) and the channels between them. */
+void pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o);
+/* One panel per summary: the CP of its top N keys (at most 10) per window. */
+void pag_write_summary_svg(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o);
 
 /* Does the builder take span s into the graph (it has a time)? */
 int pag_span_usable(const tr_span *s);
