@@ -495,6 +495,76 @@ test_durations(void)
 	CHECK(parse_duration("-1s", &v) < 0);
 }
 
+/* Every activity is of one type, and on a worker or on a channel: so the
+ * activity summary, and the worker and channel summaries together, sum to 1
+ * in every window and over the whole input (a weighted mean of windows). */
+static void
+test_summary_sums(void)
+{
+	static const int64_t windows[][2] = {{5, 0}, {3, 1}, {1, 0}, {2, 1}};
+
+	for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++) {
+		pag_graph g;
+		pag_summary s;
+		double act = 0, wc = 0, *per = NULL, *perwc = NULL;
+
+		example_graph(&g, windows[k][0], windows[k][1]);
+		pag_summarise(&g, NULL, &s);
+		for (size_t i = 0; i < s.cap[PAG_SUM_ACTIVITY]; i++)
+			act += s.total[PAG_SUM_ACTIVITY][i];
+		for (size_t i = 0; i < s.cap[PAG_SUM_WORKER]; i++)
+			wc += s.total[PAG_SUM_WORKER][i];
+		for (size_t i = 0; i < s.cap[PAG_SUM_CHANNEL]; i++)
+			wc += s.total[PAG_SUM_CHANNEL][i];
+		NEAR(act, 1);
+		NEAR(wc, 1);
+		per = xcalloc(s.nwindows, sizeof *per);
+		perwc = xcalloc(s.nwindows, sizeof *perwc);
+		for (size_t j = 0; j < s.nsamples; j++) {
+			const pag_sample *x = &s.samples[j];
+
+			if (x->summary == PAG_SUM_ACTIVITY)
+				per[x->window] += x->cp;
+			else if (x->summary == PAG_SUM_WORKER || x->summary == PAG_SUM_CHANNEL)
+				perwc[x->window] += x->cp;
+		}
+		for (size_t w = 0; w < s.nwindows; w++) {
+			NEAR(per[w], 1);
+			NEAR(perwc[w], 1);
+		}
+		free(per);
+		free(perwc);
+		pag_summary_free(&s);
+		pag_graph_free(&g);
+	}
+}
+
+/* The CP of a span over its windows: the example's a1 [0,2] is 0.4 of the
+ * one window [0,5]; in windows of 1 it is all of [0,1] and [1,2]. */
+static void
+test_span_cp(void)
+{
+	static const char *const t1[] = {
+		"S\tt1\th\t\t0\t30\tA\thandle\tserver\ta",
+		"S\tt1\tc\th\t5\t20\tA\tcallB\tclient\ta",
+		"S\tt1\ts\tc\t10\t10\tB\tserve\tserver\tb",
+	};
+	pag_graph g;
+	double part[3];
+
+	build(&g, t1, 3, NULL, 0);
+	CHECK(g.nspans == 3);
+	pag_span_cp(&g, part);
+	NEAR(part[0], 1.0 / 3);	/* spans in start order: h, c, s */
+	NEAR(part[1], 0);	/* it only waits */
+	NEAR(part[2], 1.0 / 3);
+	g.window = 10;
+	pag_span_cp(&g, part);
+	NEAR(part[0], 0.5);	/* [0,10] and [20,30], half of each */
+	NEAR(part[2], 1);
+	pag_graph_free(&g);
+}
+
 int
 main(void)
 {
@@ -510,6 +580,8 @@ main(void)
 	test_example_from_spans();
 	test_lanes();
 	test_durations();
+	test_summary_sums();
+	test_span_cp();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
