@@ -258,8 +258,8 @@ picture_selects(pag_ctx *c, const pag_graph *g)
 	const pag_filter *f = &c->filter;
 	size_t i;
 
-	if (c->pick && tr_pick_missing(c->pick, "--trace"))
-		return 0;
+	if (c->pick && c->ntraces && tr_pick_missing(c->pick, "--trace"))
+		return 0;	/* a graph read back is checked by its edges below */
 	if (f->worker && !strmap_get(&g->worker_ids, f->worker, strlen(f->worker))) {
 		const char *near = closest_name(f->worker, g->workers, g->nworkers);
 

@@ -709,8 +709,8 @@ by_root_start(const void *pa, const void *pb)
 }
 
 /* Who sends a root span its request is not traced: a worker of its own,
- * PAG_CLIENTS, sends every root's request when the root starts, and its
- * time in between is unknown. So no root comes out of the blue (Property
+ * PAG_CLIENTS, there from the graph's first time on, sends every root's
+ * request when the root starts, and its time in between is unknown. So no root comes out of the blue (Property
  * 1), a worker idle until a request arrives waits (Assumption 2), and a
  * system that waits for its clients says so: unknown time of the clients. */
 static void
@@ -738,6 +738,8 @@ link_clients(pag_builder *b)
 		return;
 	qsort(k, n, sizeof *k, by_root_start);
 	lane = pag_add_lane(g, pag_intern_worker(g, PAG_CLIENTS, strlen(PAG_CLIENTS)), 0);
+	if (k[0].start > g->start)	/* the clients are there from the first time on */
+		prev = pag_add_vertex(g, lane, g->start, PAG_EV_BEGIN, PAG_NONE);
 	for (size_t i = 0; i < n; i++) {
 		const bspan *x = &b->spans[k[i].span];
 
