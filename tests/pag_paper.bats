@@ -212,3 +212,49 @@ EOF
 	run sh -c "tr-pag -P '$f' | tr-cp"
 	[[ "$output" != *total.* ]]
 }
+
+# Random well-formed traces: servers that call others synchronously (a
+# client span nested in time), directly (a child without a client span) or
+# asynchronously (a short client span whose callee runs later and longer).
+random_traces() {
+	awk -v seed="$1" -v ntr=40 '
+	function rnd(n) { return int(rand() * n) }
+	function span(tid, id, parent, start, dur, svc, op, kind) {
+		printf "S\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\th%s\n", tid, id, parent, start, dur, svc, op, kind, svc
+	}
+	function serve(tid, pid, start, dur, depth,   id, t, k, n, cs, cd, svc, mode) {
+		id = "s" (++nid); svc = "svc" rnd(5)
+		span(tid, id, pid, start, dur, svc, "op" rnd(3), "server")
+		if (depth >= 3 || dur < 20) return
+		n = rnd(3); t = start + 1
+		for (k = 0; k < n && t < start + dur - 10; k++) {
+			cd = 2 + rnd(int((start + dur - t - 1) / 2)); if (t + cd > start + dur - 1) break
+			mode = rnd(6)
+			if (mode < 2) serve(tid, id, t, cd, depth + 1)
+			else if (mode == 2) {
+				cs = "c" (++nid); span(tid, cs, id, t, 2, svc, "fire", "client")
+				serve(tid, cs, t + 3, cd + 5, depth + 1)
+			} else {
+				cs = "c" (++nid); span(tid, cs, id, t, cd, svc, "call", "client")
+				if (cd > 2) serve(tid, cs, t + 1, cd - 2, depth + 1)
+			}
+			t += cd + 1 + rnd(5)
+		}
+	}
+	BEGIN { srand(seed); print "#tr/1"
+		for (i = 0; i < ntr; i++) { print "T\tt" i; serve("t" i, "", rnd(2000), 50 + rnd(400), 0) } }'
+}
+
+@test "random well-formed RPC traces satisfy Properties 1 and 2, and every window's CP sums to 1" {
+	need_cp
+	for seed in 1 2 3 4 5; do
+		f=$(random_traces $seed | mkfix "r$seed.tr")
+		[ "$(grep -c '^S' "$f")" -gt 100 ]
+		run sh -c "tr-pag -P -w 100us '$f' 2>'$f.err' | tr-cp"
+		[ "$status" -eq 0 ]
+		[ ! -s "$f.err" ] || { echo "seed $seed:"; cat "$f.err"; false; }
+		[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -gt 15 ]
+		[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ] ||
+			{ echo "seed $seed"; false; }
+	done
+}
