@@ -102,6 +102,7 @@ typedef struct pag_graph {
 				 * clamped to leave when they arrive */
 } pag_graph;
 
+/* FINISH: a lane's last time in graphs of earlier versions, read back only. */
 enum pag_event { PAG_EV_START, PAG_EV_END, PAG_EV_POINT, PAG_EV_BEGIN, PAG_EV_FINISH };
 const char *pag_event_name(int ev);
 

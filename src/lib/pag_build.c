@@ -8,10 +8,11 @@
  * an activity of the span on top of the lane's stack (processing, io or
  * waiting). A stretch no span covers is waiting when an incoming request,
  * response or message ends it (SnailTrail's Assumption 2), else unknown.
- * A lane begins at its worker's first activity and ends at its own last: a
- * worker exists from its first to its last activity. Spans on different
- * lanes are joined by communication edges, references into other traces
- * included. */
+ * A lane runs from its first to its last activity (one whose first span
+ * nothing enters begins with its worker, the gap unknown): a worker exists
+ * from its first to its last activity. Spans on different lanes are joined
+ * by communication edges, references into other traces included; root
+ * spans get their requests from the untraced clients' own worker. */
 #include "pag.h"
 #include "pick.h"
 
