@@ -183,13 +183,13 @@ computed() {
 				print "- jq time over tr-ingest -j 1: jaeger " times("jq -c " q ".data[].spans[]" q " jaeger.json (peer)", "tr-ingest -j 1 jaeger.json") \
 					", zipkin " times("jq -c " q ".[]" q " zipkin.json (peer)", "tr-ingest -j 1 zipkin.json") \
 					", otlp " times("jq -c " q ".resourceSpans[].scopeSpans[].spans[]" q " otlp.json (peer)", "tr-ingest -j 1 otlp.json")
+			a = "tr-pag -P -q -n -w 1s < 1m.tr | tr-cp"; b = "tr-pag -P -q -n -w 1s < 5m.tr | tr-cp"
+			print "- tr-pag | tr-cp: " ((a in t) ? sprintf("%.2f M spans/s on 1M spans", spans1 / t[a] / 1e6) : "n/a") \
+				", peak RSS MB 1M → 5M spans: " ((a in rss) && (b in rss) ? sprintf("%d → %d", rss[a], rss[b]) : "n/a")
 			print "- -j 1 / -j 2, one file (jaeger.json): " over("tr-ingest -j 1 jaeger.json", "tr-ingest -j 2 jaeger.json")
 			print "- -j 1 / -j 2, a directory of " ndir " one-trace files: " over("tr-ingest -j 1 " d, "tr-ingest -j 2 " d)
 			print "- peak RSS MB of tr-ingest -j 1, 100k spans → 1M spans: " mem("jaeger") ", " mem("zipkin") ", " mem("otlp")
 			print "- the same with --no-merge: " nomerge("jaeger") ", " nomerge("zipkin")
-			a = "tr-pag -P -q -n -w 1s < 1m.tr | tr-cp"; b = "tr-pag -P -q -n -w 1s < 5m.tr | tr-cp"
-			print "- tr-pag | tr-cp: " ((a in t) ? sprintf("%.2f M spans/s on 1M spans", spans1 / t[a] / 1e6) : "n/a") \
-				", peak RSS MB 1M → 5M spans: " ((a in rss) && (b in rss) ? sprintf("%d → %d", rss[a], rss[b]) : "n/a")
 		}' "$values"
 }
 
