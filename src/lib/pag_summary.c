@@ -362,7 +362,7 @@ static const char *const palette[] = {
 };
 #define NPALETTE (sizeof palette / sizeof palette[0])
 
-enum { SVG_W = 900, PANEL_H = 180, PLOT_X = 60, PLOT_W = 520, LEGEND_X = 600, TOP = 40 };
+enum { SVG_W = 1100, PANEL_H = 180, PLOT_X = 60, PLOT_W = 520, LEGEND_X = 600, TOP = 40 };
 
 static double
 x_of(const pag_summary *s, size_t w)
