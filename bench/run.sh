@@ -146,6 +146,13 @@ if command -v tr-temporal > /dev/null; then
 	measure "tr-temporal --no-clock-offsets --no-infer-queues < 1m.tr" "$T" "$spans1" "$runs" \
 		"tr-temporal --no-clock-offsets --no-infer-queues < '$T'"
 fi
+# SnailTrail end to end: the activity graph, then CP per 1 s window. Peak
+# RSS on 5M spans against 1M shows whether memory follows the input.
+for n in 1m 5m; do
+	[ $n = 1m ] && { in=$T; sp=$spans1; r=$runs; } || { in=$T5; sp=$spans5; r=1; }
+	measure "tr-pag -P -q -n -w 1s < $n.tr | tr-cp" "$in" "$sp" "$r" \
+		"tr-pag -P -q -n -w 1s < '$in' | tr-cp > /dev/null"
+done
 for pipe in "tr-cp --summary service" "tr-infer" \
 	"tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT, AVG(s.duration), P99(s.duration)'"; do
 	name=${pipe%% *}
@@ -163,7 +170,7 @@ fi
 # computed: the lines under the table, from the rows' values; "n/a" where a
 # row is missing or failed.
 computed() {
-	awk -F'\t' -v jq=$jq -v ndir="$ndir" -v q="'" '
+	awk -F'\t' -v jq=$jq -v ndir="$ndir" -v spans1="$spans1" -v q="'" '
 		{ t[$1] = $2; mbs[$1] = $3; rss[$1] = $4 }
 		function over(a, b) { return (a in t) && (b in t) ? sprintf("%.2f s / %.2f s = %.2f×", t[a], t[b], t[a] / t[b]) : "n/a (a row failed or is left out)" }
 		function times(a, b) { return (a in t) && (b in t) ? sprintf("%.1f×", t[a] / t[b]) : "n/a" }
@@ -192,6 +199,9 @@ computed() {
 				print "- jq time over tr-ingest -j 1: jaeger " times("jq -c " q ".data[].spans[]" q " jaeger.json (peer)", "tr-ingest -j 1 jaeger.json") \
 					", zipkin " times("jq -c " q ".[]" q " zipkin.json (peer)", "tr-ingest -j 1 zipkin.json") \
 					", otlp " times("jq -c " q ".resourceSpans[].scopeSpans[].spans[]" q " otlp.json (peer)", "tr-ingest -j 1 otlp.json")
+			a = "tr-pag -P -q -n -w 1s < 1m.tr | tr-cp"; b = "tr-pag -P -q -n -w 1s < 5m.tr | tr-cp"
+			print "- tr-pag | tr-cp: " ((a in t) ? sprintf("%.2f M spans/s on 1M spans", spans1 / t[a] / 1e6) : "n/a") \
+				", peak RSS MB 1M → 5M spans: " ((a in rss) && (b in rss) ? sprintf("%d → %d", rss[a], rss[b]) : "n/a")
 			print "- -j 1 / -j 2, one file (jaeger.json): " over("tr-ingest -j 1 jaeger.json", "tr-ingest -j 2 jaeger.json")
 			print "- -j 1 / -j 2, a directory of " ndir " one-trace files: " over("tr-ingest -j 1 " d, "tr-ingest -j 2 " d)
 			print "- peak RSS MB of tr-ingest -j 1, 100k spans → 1M spans: " mem("jaeger") ", " mem("zipkin") ", " mem("otlp")

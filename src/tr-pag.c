@@ -5,13 +5,16 @@
 
 #include "filter.h"
 #include "pag.h"
+#include "pick.h"
 
 static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K]\n"
-		"              [--unknown-threshold D] [-f line|dot] [--dot] [-o FILE] [FILE...]\n"
+		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K] [--cp-part]\n"
+		"              [--unknown-threshold D] [-f line|dot|pag-dot|svg] [--dot]\n"
+		"              [--top N] [--trace ID] [--from T] [--to T] [--worker W]\n"
+		"              [-o FILE] [FILE...]\n"
 		"Build the program activity graph of all traces (workers, activities,\n"
 		"communication) and write it as PG, PW, PV and PE records after the\n"
 		"traces, for tr-cp to rank activities by critical participation.\n"
@@ -19,10 +22,18 @@ usage(FILE *fp)
 		"      --origin T          windows start at T + k*D (µs or a duration; 0)\n"
 		"      --worker-key K      what makes a worker: service,host[,tag...]\n"
 		"      --unknown-threshold D\n"
-		"                          gaps shorter than D take the preceding activity\n"
-		"  -f, --format F          line (default) or dot; --dot is -f dot\n"
+		"                          unknown gaps shorter than D take the activity before\n"
+		"  -f, --format F          line (default); dot: workers and channels by CP;\n"
+		"                          pag-dot: every vertex and edge; svg: each\n"
+		"                          summary's CP over the windows; --dot is -f dot\n"
+		"      --top N             pictures: the N keys with most CP (dot 30, svg 6)\n"
+		"      --trace ID          pictures: only the activities of this trace\n"
+		"      --from T, --to T    pictures: only activities overlapping [from, to] (µs)\n"
+		"      --worker W          pictures: only activities on, to or from W\n"
 		"  -P, --pag-only          write the graph only, not the traces\n"
 		"  -n, --no-vertices       write no PV records (PE records stand alone)\n"
+		"      --cp-part           tag every span with cp.part, its critical\n"
+		"                          participation (the traces wait for the graph)\n"
 		"      --max-windows N     more windows is a usage error (default 1000000; 0:\n"
 		"                          none)\n"
 		"  -o, --output FILE       output file (written via a temporary file)\n"
@@ -40,11 +51,99 @@ typedef struct pag_ctx {
 	size_t bad_keys;	/* --worker-key tags no span had */
 	pag_graph read;		/* PAG records of the input (used when it holds no traces) */
 	size_t ntraces, nbad_records;
-	int pag_only, dot, vertices, quiet, verbose;
+	int pag_only, vertices, quiet, verbose;
+	int dot;		/* a picture instead of the records: enum picture */
+	pag_filter filter;	/* what a picture keeps */
+	tr_pick *pick;		/* --trace: was the trace met? */
+	size_t top;		/* --top, 0: the picture's default */
+	int has_top;
 	int64_t window, origin;
 	int has_window, has_origin;
 	size_t max_windows;
+	int cp_part;		/* --cp-part: the output waits for the graph */
+	strbuf held;		/* --cp-part: the output until the graph is done */
+	uint32_t *local;	/* --cp-part: the trace's span -> graph spanref */
+	size_t caplocal, nrefs;
+	uint32_t *order;	/* --cp-part: the spanref of each cp.part tag held */
+	size_t norder, caporder;
 } pag_ctx;
+
+enum picture { PIC_NONE, PIC_DOT, PIC_PAG_DOT, PIC_SVG };
+
+#define CP_PART_TAG "\tcp.part="
+
+/* A cp.part tag with its value left out, filled in once the graph is done. */
+static void
+mark_span(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
+{
+	pag_ctx *c = ctx;
+
+	(void)t;
+	if (span < 0 || c->local[span] == PAG_NONE)
+		return;
+	sb_adds(extra, CP_PART_TAG);
+	GROW(c->order, c->caporder, c->norder + 1);
+	c->order[c->norder++] = c->local[span];
+}
+
+static void
+hold_trace(pag_ctx *c, const tr_trace *t)
+{
+	tr_write_opts wo = {"cp.part", NULL, mark_span, c};
+
+	GROW(c->local, c->caplocal, t->nspans + 1);
+	for (size_t i = 0; i < t->nspans; i++)	/* the builder's spanrefs, in its order */
+		c->local[i] = pag_span_usable(&t->spans[i]) ? (uint32_t)c->nrefs++ : PAG_NONE;
+	tr_write_trace(&c->held, t, &wo);
+}
+
+/* The next cp.part tag in [p, end), or NULL. */
+static const char *
+find_mark(const char *p, const char *end)
+{
+	size_t tl = strlen(CP_PART_TAG);
+
+	while ((p = memchr(p, '\t', (size_t)(end - p))) && (size_t)(end - p) >= tl) {
+		if (memcmp(p, CP_PART_TAG, tl) == 0)
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* The held output with every cp.part tag's value. */
+static void
+write_held(pag_ctx *c, const pag_graph *g, tr_output *out)
+{
+	double *part = xmalloc((g->nspans ? g->nspans : 1) * sizeof *part);
+	const char *p = c->held.s, *end = p + c->held.len;
+	size_t k = 0, tl = strlen(CP_PART_TAG);
+	strbuf buf = {0};
+
+	pag_span_cp(g, part);
+	while (p && p < end) {
+		const char *m = find_mark(p, end);
+		char num[32];
+
+		if (!m || k >= c->norder) {
+			sb_add(&buf, p, (size_t)(end - p));
+			break;
+		}
+		sb_add(&buf, p, (size_t)(m - p) + tl);
+		double v = c->order[k] < g->nspans ? part[c->order[k]] : 0;
+		snprintf(num, sizeof num, "%.6g", v < 1e-12 ? 0 : v);
+		sb_adds(&buf, num);
+		k++;
+		p = m + tl;
+		if (buf.len >= 256 * 1024) {
+			tr_output_sb(out, &buf);
+			sb_clear(&buf);
+		}
+	}
+	tr_output_sb(out, &buf);
+	sb_free(&buf);
+	free(part);
+}
 
 static int
 on_trace(void *ctx, tr_trace *t, strbuf *out)
@@ -53,7 +152,11 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 
 	pag_builder_add(c->b, t);
 	c->ntraces++;
-	if (!c->pag_only && !c->dot)
+	if (c->pick)
+		tr_pick_match(c->pick, t->trace_id);
+	if (!c->pag_only && !c->dot && c->cp_part)
+		hold_trace(c, t);
+	else if (!c->pag_only && !c->dot)
 		tr_write_trace(out, t, NULL);
 	return 0;
 }
@@ -69,8 +172,10 @@ on_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
 		return;
 	}
 	if (!c->dot) {
-		sb_add(out, line, len);
-		sb_addc(out, '\n');
+		strbuf *to = c->cp_part ? &c->held : out;	/* in input order */
+
+		sb_add(to, line, len);
+		sb_addc(to, '\n');
 	}
 }
 
@@ -92,12 +197,33 @@ check_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	sum->v.no_input += v.no_input;
 	sum->v.all_waiting += v.all_waiting;
 	sum->v.all_waiting_us += v.all_waiting_us;
+	if (!sum->v.no_input_at.set)
+		sum->v.no_input_at = v.no_input_at;
+	if (!sum->v.all_waiting_at.set)
+		sum->v.all_waiting_at = v.all_waiting_at;
+}
+
+/* "e.g. at T us on worker W, trace T span S": where to look first. */
+static const char *
+example_text(const pag_graph *g, const pag_example *x, char *buf, size_t size)
+{
+	const pag_spanref *r = x->span != PAG_NONE && x->span < g->nspans ? &g->spans[x->span] : NULL;
+	const char *worker = x->lane != PAG_NONE && x->lane < g->nlanes ?
+			     g->workers[g->lanes[x->lane].worker] : "?";
+
+	if (r)
+		snprintf(buf, size, "e.g. at %lld us on %s, trace %s span %s", (long long)x->t,
+			 worker, r->trace_id, r->span_id);
+	else
+		snprintf(buf, size, "e.g. at %lld us on %s", (long long)x->t, worker);
+	return buf;
 }
 
 static void
 warn_graph(const pag_ctx *c, const pag_graph *g)
 {
 	check_sum sum = {0};
+	char eg[512];
 
 	pag_windows(g, check_window, &sum);
 	if (c->verbose)
@@ -107,17 +233,67 @@ warn_graph(const pag_ctx *c, const pag_graph *g)
 		return;
 	if (sum.v.no_input)
 		tr_warn("property 1: %zu vertices in %zu of %zu windows have no incoming edge "
-			"a critical path can use (missing instrumentation?)",
-			sum.v.no_input, sum.p1_windows, sum.windows);
+			"a critical path can use (missing instrumentation?); %s",
+			sum.v.no_input, sum.p1_windows, sum.windows,
+			example_text(g, &sum.v.no_input_at, eg, sizeof eg));
 	if (sum.v.all_waiting)
 		tr_warn("property 2: %zu times (%lld us) in %zu of %zu windows every worker waits "
-			"and no message is in flight (missing instrumentation?)",
-			sum.v.all_waiting, (long long)sum.v.all_waiting_us, sum.p2_windows, sum.windows);
+			"and no message is in flight (missing instrumentation?); %s",
+			sum.v.all_waiting, (long long)sum.v.all_waiting_us, sum.p2_windows, sum.windows,
+			example_text(g, &sum.v.all_waiting_at, eg, sizeof eg));
+	if (g->nclamped)
+		tr_warn("%zu requests or responses clamped to take no time: clock skew would send "
+			"them back in time", g->nclamped);
 	if (g->nskew)
 		tr_warn("%zu communication edges dropped: they arrive before they leave (clock skew)",
 			g->nskew);
 	if (g->nspans_skipped)
 		tr_warn("%zu spans without time left out", g->nspans_skipped);
+}
+
+/* Does every selector of a picture name something in the graph? Says which
+ * does not (with the closest name met) when not. */
+static int
+picture_selects(pag_ctx *c, const pag_graph *g)
+{
+	const pag_filter *f = &c->filter;
+	size_t i;
+
+	if (c->pick && c->ntraces && tr_pick_missing(c->pick, "--trace"))
+		return 0;	/* a graph read back is checked by its edges below */
+	if (f->worker && !strmap_get(&g->worker_ids, f->worker, strlen(f->worker))) {
+		const char *near = closest_name(f->worker, g->workers, g->nworkers);
+
+		tr_warn("--worker %s: no worker has this name%s%s%s", f->worker,
+			near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+		return 0;
+	}
+	for (i = 0; i < g->nedges && !pag_edge_passes(g, f, &g->edges[i]); i++)
+		;
+	if (g->nedges && i == g->nedges) {
+		tr_warn("no activity is within --from %lld --to %lld%s%s%s%s", (long long)f->from,
+			(long long)f->to, f->trace ? " of --trace " : "", f->trace ? f->trace : "",
+			f->worker ? " on --worker " : "", f->worker ? f->worker : "");
+		return 0;
+	}
+	return 1;
+}
+
+static void
+write_picture(pag_ctx *c, const pag_graph *g, tr_output *out)
+{
+	pag_summary sum;
+
+	if (c->dot == PIC_PAG_DOT) {
+		pag_write_dot(g, &c->filter, out);
+		return;
+	}
+	pag_summarise(g, &c->filter, &sum);
+	if (c->dot == PIC_DOT)
+		pag_write_summary_dot(g, &sum, c->has_top ? c->top : 30, out);
+	else
+		pag_write_summary_svg(g, &sum, c->has_top ? c->top : 6, out);
+	pag_summary_free(&sum);
 }
 
 static void
@@ -151,8 +327,12 @@ on_end(void *ctx, tr_output *out)
 		exit(TR_EXIT_USAGE);	/* the temporary output file is removed at exit */
 	}
 	warn_graph(c, g);
+	if (c->cp_part && !c->dot)
+		write_held(c, g, out);
+	if (c->dot && !picture_selects(c, g))
+		exit(TR_EXIT_USAGE);	/* said why; the temporary output file is removed */
 	if (c->dot)
-		pag_write_dot(g, out);
+		write_picture(c, g, out);
 	else
 		pag_write_records(g, out, c->vertices);
 	pag_graph_free(&built);
@@ -183,10 +363,17 @@ main(int argc, char **argv)
 		{"pag-only", no_argument, NULL, 'P'},
 		{"no-vertices", no_argument, NULL, 'n'},
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
+		{"cp-part", no_argument, NULL, 'C'},
+		{"top", required_argument, NULL, 'T'},
+		{"trace", required_argument, NULL, 'I'},
+		{"from", required_argument, NULL, 'F'},
+		{"to", required_argument, NULL, 'E'},
+		{"worker", required_argument, NULL, 'W'},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	pag_ctx c = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS};
+	pag_ctx c = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS,
+		     .filter = {NULL, INT64_MIN, INT64_MAX, NULL}};
 	pag_build_opts bo = {0};
 	tr_filter f = {.pass_through = 1, .on_trace = on_trace, .on_line = on_line,
 		       .on_end = on_end, .end_writes_records = 1, .ctx = &c};
@@ -208,15 +395,30 @@ main(int argc, char **argv)
 		case 'U': bo.unknown_threshold = duration_arg("unknown threshold", optarg); break;
 		case 'f':
 			if (strcmp(optarg, "dot") == 0)
-				c.dot = 1;
+				c.dot = PIC_DOT;
+			else if (strcmp(optarg, "pag-dot") == 0)
+				c.dot = PIC_PAG_DOT;
+			else if (strcmp(optarg, "svg") == 0)
+				c.dot = PIC_SVG;
 			else if (strcmp(optarg, "line") != 0) {
-				tr_warn("unknown format: %s (line or dot)", optarg);
+				tr_warn("unknown format: %s (line, dot, pag-dot or svg)", optarg);
 				return TR_EXIT_USAGE;
 			}
 			break;
-		case 'D': c.dot = 1; break;
+		case 'D': c.dot = PIC_DOT; break;
+		case 'T': c.top = tr_parse_limit("--top", optarg); c.has_top = 1; break;
+		case 'I':
+			c.filter.trace = optarg;
+			if (!c.pick)
+				c.pick = tr_pick_new();
+			tr_pick_add(c.pick, optarg);
+			break;
+		case 'F': c.filter.from = duration_arg("--from", optarg); break;
+		case 'E': c.filter.to = duration_arg("--to", optarg); break;
+		case 'W': c.filter.worker = optarg; break;
 		case 'P': c.pag_only = 1; break;
 		case 'n': c.vertices = 0; break;
+		case 'C': c.cp_part = 1; break;
 		case 'o': f.out_path = optarg; break;
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
@@ -244,6 +446,10 @@ main(int argc, char **argv)
 		pag_graph_free(&unused);
 	}
 	pag_graph_free(&c.read);
+	sb_free(&c.held);
+	tr_pick_free(c.pick);
+	free(c.local);
+	free(c.order);
 	if (status == TR_EXIT_OK && c.nbad_records)
 		status = TR_EXIT_INPUT;
 	if (status == TR_EXIT_OK && c.bad_keys)

@@ -63,8 +63,9 @@ cp_of() {
 	[[ "$output" == *"bad window"* ]]
 	run tr-pag --window 0 /dev/null
 	[ "$status" -eq 2 ]
-	run tr-pag -f svg /dev/null
+	run tr-pag -f png /dev/null
 	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown format: png (line, dot, pag-dot or svg)"* ]]
 }
 
 @test "tr-pag passes traces through and appends traceless PG PW PV PE records" {
@@ -77,7 +78,9 @@ cp_of() {
 	[ "$(grep -c '^P' <<<"$output")" -gt 0 ]
 	[ "$(grep '^P' <<<"$output" | awk -F'\t' '$2 != ""' | wc -l)" -eq 0 ]
 	grep -q $'^PG\t\t0\t0\t0\t5\t' <<<"$output"
-	[ "$(grep -c '^PW' <<<"$output")" -eq 2 ]
+	# workers a and b, and the untraced clients that send the roots' requests
+	[ "$(grep -c '^PW' <<<"$output")" -eq 3 ]
+	grep -q $'^PW\t\t2\t(clients)\t0$' <<<"$output"
 	# a1's processing, the call's wait, request and response
 	grep -q $'^PE\t\t[0-9]*\t[0-9]*\tprocessing\t0\t2\t0\t0\ta\ta1\tt1\ta1$' <<<"$output"
 	grep -q $'\twaiting\t0\t3\t1\t1\tb\tcall\tt1\tc1$' <<<"$output"
@@ -93,7 +96,7 @@ cp_of() {
 	[ "${lines[0]}" = "#tr/1" ]
 	run tr-pag -P -n "$f"
 	[ "$(grep -c '^PV' <<<"$output")" -eq 0 ]
-	[ "$(grep -c '^PE' <<<"$output")" -eq 8 ]
+	[ "$(grep -c '^PE' <<<"$output")" -eq 11 ]
 }
 
 @test "tr-pag: PE times agree with PV times of the vertices they join" {
@@ -118,15 +121,16 @@ EOF
 )
 	run tr-pag -P "$f"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^PW' <<<"$output")" -eq 2 ]
+	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
 	# lane of each span's start vertex: r1, its child n1 and r3 on 0, r2 on 1
 	lanes=$(awk -F'\t' '$1 == "PV" && $6 == "start" { print $8 "=" $4 }' <<<"$output" | sort | tr '\n' ' ')
 	[ "$lanes" = "n1=0 r1=0 r2=1 r3=0 " ]
-	# no two worker activities of one lane overlap, and each lane covers [0,16]
-	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ {
+	# no two worker activities of one lane overlap, and each lane runs
+	# from its first to its last activity: lane 0 [0,16], lane 1 [2,12]
+	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ && $8 < 2 {
 		if ($8 in end && $6 < end[$8]) bad++; end[$8] = $7; sum[$8] += $7 - $6 }
-		END { for (l in sum) if (sum[l] != 16) bad++; print bad + 0 }' <<<"$output"
-	[ "$output" = 0 ]
+		END { print sum[0] + 0, sum[1] + 0, bad + 0 }' <<<"$output"
+	[ "$output" = "16 10 0" ]
 }
 
 @test "tr-pag --worker-key adds a tag to what makes a worker" {
@@ -141,7 +145,7 @@ EOF
 	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
 	run tr-pag -P --worker-key service,host,thread.id "$f"
 	[ "$status" -eq 0 ]
-	[ "$(grep '^PW' <<<"$output" | cut -f4 | sort | tr '\n' ' ')" = "fe@h/1 fe@h/2 " ]
+	[ "$(grep '^PW' <<<"$output" | cut -f4 | grep -v clients | sort | tr '\n' ' ')" = "fe@h/1 fe@h/2 " ]
 	# a tag no span has would merge the threads unnoticed: an error
 	run tr-pag -P --worker-key service,host,thread_id "$f"
 	[ "$status" -eq 2 ]
@@ -161,28 +165,35 @@ EOF
 	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
 }
 
-@test "tr-pag: the issue's example from spans gives CP 0.4 0.3 0.1 0.2 over [0,5]" {
+# The example from spans: a2 is the root of another trace, so the clients
+# send it at 2; a waits for it (a zero gap), nothing leads from a1 to a2.
+# Two paths: (clients) -> handle -> call -> a1 -> response -> handle, and
+# (clients) unknown [0,2] -> a2 [2,5]. CP = time on paths / (N * 5).
+@test "tr-pag: the example from spans over [0,5]: N=2, a1 0.2, a2 0.3, response 0.1, handle 0.2, clients 0.2" {
 	need_cp
 	f=$(example)
 	run sh -c "tr-pag -P '$f' | tr-cp"
 	[ "$status" -eq 0 ]
 	[ "$(cp_of window paths 2 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation a a1 0 <<<"$output")" = 0.4 ]
+	[ "$(cp_of operation a a1 0 <<<"$output")" = 0.2 ]
 	[ "$(cp_of operation a a2 0 <<<"$output")" = 0.3 ]
 	[ "$(cp_of activity response '' 0 <<<"$output")" = 0.1 ]
 	[ "$(cp_of operation b handle 0 <<<"$output")" = 0.2 ]
+	[ "$(cp_of worker '(clients)' '' 0 <<<"$output")" = 0.2 ]
+	[ "$(cp_of activity waiting '' 0 <<<"$output")" = 0 ]
 }
 
-@test "tr-pag: the issue's example from spans in the window [1,4]: N=2, CP 1/3 1/3 1/6 1/6" {
+@test "tr-pag: the example from spans in the window [1,4]: N=2, a1 1/6, a2 1/3, response 1/6, handle 1/6, clients 1/6" {
 	need_cp
 	f=$(example)
 	run sh -c "tr-pag -P --window 3us --origin 1us '$f' | tr-cp"
 	[ "$status" -eq 0 ]
 	[ "$(cp_of window paths 2 1 <<<"$output")" = 1 ]
-	[ "$(cp_of operation a a1 1 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of operation a a1 1 <<<"$output")" = 0.166667 ]
 	[ "$(cp_of operation a a2 1 <<<"$output")" = 0.333333 ]
 	[ "$(cp_of activity response '' 1 <<<"$output")" = 0.166667 ]
 	[ "$(cp_of operation b handle 1 <<<"$output")" = 0.166667 ]
+	[ "$(cp_of worker '(clients)' '' 1 <<<"$output")" = 0.166667 ]
 }
 
 @test "tr-cp over hand-written PAG records: the issue's example, windows [0,5] and [1,4]" {
@@ -222,10 +233,16 @@ EOF
 	[ "$times" = "0:5 10:10 20:10 30:5 " ]
 	# every window's CP sums to 1
 	[ "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)" -eq 0 ]
-	[ "$(cp_of operation svc long 10 <<<"$output")" = 0.5 ]
+	# in [10,20] short [12,18] leads nowhere after 18: long is all of it
+	[ "$(cp_of operation svc long 10 <<<"$output")" = 1 ]
+	[ "$(cp_of operation svc2 short 10 <<<"$output")" = 0 ]
+	# in [0,10] the clients, idle until they send short at 12, are as
+	# likely to be on the path as long: the next request continues it
+	[ "$(cp_of operation svc long 0 <<<"$output")" = 0.5 ]
+	[ "$(cp_of worker '(clients)' '' 0 <<<"$output")" = 0.5 ]
 }
 
-@test "tr-cp: a window with no span is all unknown; a window with no edge is left out" {
+@test "tr-cp: a window with no span is the clients' unknown time; a window with no edge is left out" {
 	need_cp
 	f=$(tsv <<'EOF' | mkfix gap.tr
 #tr/1
@@ -238,7 +255,10 @@ EOF
 	run sh -c "tr-pag -P --window 10us '$f' | tr-cp"
 	[ "$status" -eq 0 ]
 	[ "$(cp_of activity unknown '' 10 <<<"$output")" = 1 ]
-	[ "$(cp_of activity unknown '' 20 <<<"$output")" = 1 ]
+	[ "$(cp_of worker '(clients)' '' 20 <<<"$output")" = 1 ]
+	# the worker waits for the request that comes at 30
+	[ "$(cp_of activity waiting '' 20 <<<"$output")" = 0 ]
+	[[ "$output" != *"property 1"* ]]
 	[ "$(cp_of operation svc op 30 <<<"$output")" = 1 ]
 	g=$(tsv <<'EOF' | mkfix gap.pag
 PG||10|0|0|40
@@ -261,10 +281,27 @@ EOF
 )
 	run tr-pag -P "$f"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"property 1: 1 vertices in 1 of 1 windows"* ]]
+	[[ "$output" == *"property 1: 1 vertices in 1 of 1 windows"*"; e.g. at 4 us on lane0"* ]]
 	[[ "$output" != *"property 2"* ]]
 	run tr-pag -q -P "$f"
 	[[ "$output" != *"property 1"* ]]
+}
+
+@test "tr-pag: property 1 from spans names the span to look at" {
+	# the consumer starts before its producer: the message is dropped as
+	# skew, and nothing enters the consumer's start
+	f=$(tsv <<'EOF' | mkfix p1.tr
+#tr/1
+T|t1
+S|t1|r||0|30|A|handle|server|a
+S|t1|p|r|10|5|A|send|producer|a
+S|t1|c|p|8|4|B|receive|consumer|b
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"tr-pag: property 1: 1 vertices in 1 of 1 windows have no incoming edge a critical path can use (missing instrumentation?); e.g. at 8 us on B@b, trace t1 span c"* ]]
+	[[ "$output" == *"1 communication edges dropped: they arrive before they leave (clock skew)"* ]]
 }
 
 @test "tr-pag warns about property 2 (every worker waits, no message in flight)" {
@@ -278,7 +315,7 @@ PE||6|7|processing|5|6|1|1
 EOF
 )
 	run tr-pag -P "$f"
-	[[ "$output" == *"property 2: 1 times (2 us) in 1 of 1 windows"* ]]
+	[[ "$output" == *"property 2: 1 times (2 us) in 1 of 1 windows"*"; e.g. at 2 us on lane1"* ]]
 	# with a message in flight over [2,4] it holds
 	printf 'PE\t\t1\t2\tmessage\t2\t4\t0\t0\n' >> "$f"
 	run tr-pag -P "$f"
@@ -305,24 +342,119 @@ EOF
 	run tr-pag -P -o "$BATS_TEST_TMPDIR/out.tr" "$f"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")" -eq 8 ]
+	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")" -eq 11 ]
 }
 
-@test "tr-pag --dot draws one cluster per worker" {
+@test "tr-pag -f pag-dot draws every vertex and edge, one cluster per worker" {
 	f=$(example)
-	run tr-pag --dot "$f"
+	run tr-pag -f pag-dot "$f"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "digraph "* ]]
-	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 2 ]
+	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 3 ]	# a, b, (clients)
 	grep -q 'label="a@ha"' <<<"$output"
 	[[ "$output" != *"#tr/1"* ]]
 	if command -v dot >/dev/null; then
 		dot -Tsvg <<<"$output" >/dev/null
 	fi
+	# --trace keeps t2's activities: a's zero wait for a2, a2, and the
+	# clients' request to it
+	run tr-pag -f pag-dot --trace t2 "$f"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 2 ]
+	[ "$(grep -c -- '->' <<<"$output")" -eq 3 ]
+	# --from/--to keep what overlaps [3,4]: a2 and b's handle after the call
+	run tr-pag -f pag-dot --from 3 --to 4 "$f"
+	[ "$(grep -c -- '->' <<<"$output")" -eq 2 ]
+	grep -q 'processing 3\\na2' <<<"$output"
+	grep -q 'processing 2\\nhandle' <<<"$output"
 }
 
-@test "tr-pag: a response that arrives before the server ended is dropped as clock skew" {
+@test "tr-pag --dot draws workers and channels weighted by CP, --top N keeps the N most critical" {
+	f=$(example)
+	run tr-pag -q --dot "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == 'digraph "critical participation" {' ]]
+	# a: a1 0.2 + a2 0.3; b: handle 0.2; a -> b carries the response, 0.1
+	grep -q '"w0" \[label="a@ha\\nCP 0.5\\ntime 5 us"' <<<"$output"
+	grep -q '"w1" \[label="b@hb\\nCP 0.2\\ntime 5 us"' <<<"$output"
+	grep -q '"w0" -> "w1" \[label="CP 0.1\\n1 us"' <<<"$output"
+	run tr-pag -q --dot --top 1 "$f"
+	[ "$(grep -c '\[label=' <<<"$output")" -eq 1 ]
+	grep -q 'a@ha' <<<"$output"
+	if command -v dot >/dev/null; then
+		tr-pag -q --dot "$f" | dot -Tsvg >/dev/null
+	fi
+}
+
+@test "tr-pag --worker keeps the activities on, to or from one worker; a name nobody has is a usage error" {
+	f=$(example)
+	run tr-pag -q -f pag-dot --worker b@hb "$f"
+	[ "$status" -eq 0 ]
+	# b's three activities, the request and response with a, the clients' request
+	[ "$(grep -c -- '->' <<<"$output")" -eq 6 ]
+	run tr-pag -q --dot --worker b@h "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-pag: --worker b@h: no worker has this name (did you mean b@hb?)"* ]]
+	run tr-pag -q --dot --trace t9 "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--trace t9: no trace has this id"* ]]
+	run tr-pag -q --dot --from 100 "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no activity is within --from 100"* ]]
+}
+
+@test "tr-pag -f svg draws each summary's CP over the windows" {
+	f=$(example)
+	run tr-pag -q -f svg -w 1us "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == '<?xml version="1.0" encoding="UTF-8"?>' ]]
+	[[ "$output" == *"(5 windows over 5 us from 0 us)"* ]]
+	for t in "activity type" "worker (stragglers)" "operation (per worker)" "communication"; do
+		[[ "$output" == *">$t</text>"* ]] || { echo "no panel $t"; false; }
+	done
+	# one line per key with its CP over all and its time; 5 points each
+	[[ "$output" == *">CP 0.300  time 3 us  a a2</text>"* ]]
+	[ "$(grep -c '<polyline' <<<"$output")" -gt 4 ]
+	[ "$(grep -o 'points="[^"]*"' <<<"$output" | head -1 | tr ' ' '\n' | wc -l)" -eq 5 ]
+	if command -v python3 >/dev/null; then
+		python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' <<<"$output"
+	fi
+}
+
+@test "tr-pag --dot on the samples renders in under 10 s" {
+	need_ingest
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	command -v dot >/dev/null || skip "no graphviz"
+	SECONDS=0
+	tr-ingest "$SAMPLES/jaeger/hotrod.json" | tr-pag -q --dot | dot -Tsvg > "$BATS_TEST_TMPDIR/pag.svg"
+	[ "$SECONDS" -lt 10 ]
+	grep -q '<svg' "$BATS_TEST_TMPDIR/pag.svg"
+}
+
+@test "tr-pag: a response that skew sends back in time is clamped to leave when it arrives" {
+	# serve [5,13] fits in call [0,10] (8 <= 10 us): a synchronous call
+	# whose server clock runs 3+ us ahead
 	f=$(tsv <<'EOF' | mkfix skew.tr
+#tr/1
+T|t1
+S|t1|c||0|10|a|call|client|ha
+S|t1|s|c|5|8|b|serve|server|hb
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 requests or responses clamped"*"clock skew"* ]]
+	[[ "$output" != *"dropped"* ]]
+	# the response leaves serve at 10, the client's end, and takes no time
+	grep -q $'\tresponse\t10\t10\t1\t0\tb\tserve\tt1\ts$' <<<"$output"
+	grep -q $'\tprocessing\t5\t10\t1\t1\tb\tserve\t' <<<"$output"
+	[[ "$output" != *"property 1"* ]]
+	run tr-pag -q -P "$f"
+	[[ "$output" != *"clamped"* ]]
+}
+
+@test "tr-pag: a client whose callee starts after it ended or runs longer is async: no wait, no response, no warning" {
+	f=$(tsv <<'EOF' | mkfix async.tr
 #tr/1
 T|t1
 S|t1|c||0|10|a|call|client|ha
@@ -331,14 +463,31 @@ EOF
 )
 	run tr-pag -P "$f"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"1 communication edges dropped"*"clock skew"* ]]
+	[[ "$output" != *"skew"* ]]
 	[ "$(grep -c $'\tresponse\t' <<<"$output")" -eq 0 ]
-	# the client's end is then entered only by its wait: property 1
-	[[ "$output" == *"property 1: 1 vertices"* ]]
+	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
+	grep -q $'\tprocessing\t0\t10\t0\t0\ta\tcall\t' <<<"$output"
+	grep -q $'\trequest\t0\t2\t0\t1\tb\tserve\t' <<<"$output"
 }
 
 @test "tr-pag --unknown-threshold gives short gaps to the activity before them" {
+	# b runs after its parent a on a's lane: nothing enters the gap [10,12]
 	f=$(tsv <<'EOF' | mkfix gaps.tr
+#tr/1
+T|t1
+S|t1|a||0|10|svc|op|server|h
+S|t1|b|a|12|10|svc|later|internal|h
+EOF
+)
+	run tr-pag -P "$f"
+	grep -q $'\tunknown\t10\t12\t0\t0\t' <<<"$output"
+	run tr-pag -P --unknown-threshold 5us "$f"
+	[ "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")" -eq 0 ]
+	grep -q $'\tprocessing\t10\t12\t0\t0\tsvc\top\tt1\ta$' <<<"$output"
+}
+
+@test "tr-pag: a gap a request ends is waiting (Assumption 2), never unknown" {
+	f=$(tsv <<'EOF' | mkfix wait.tr
 #tr/1
 T|t1
 S|t1|a||0|10|svc|op|server|h
@@ -347,10 +496,12 @@ S|t2|b||12|10|svc|op|server|h
 EOF
 )
 	run tr-pag -P "$f"
-	grep -q $'\tunknown\t10\t12\t' <<<"$output"
+	grep -q $'\twaiting\t10\t12\t0\t0\tsvc\top\tt2\tb$' <<<"$output"
+	# the clients send both roots, idle in between
+	grep -q $'\tunknown\t0\t12\t1\t1\t' <<<"$output"
+	grep -q $'\trequest\t12\t12\t1\t0\tsvc\top\tt2\tb$' <<<"$output"
 	run tr-pag -P --unknown-threshold 5us "$f"
-	[ "$(grep -c $'\tunknown\t' <<<"$output")" -eq 0 ]
-	grep -q $'\tprocessing\t10\t12\t0\t0\tsvc\top\tt1\ta$' <<<"$output"
+	grep -q $'\twaiting\t10\t12\t0\t0\t' <<<"$output"
 }
 
 @test "tr-pag: a bad trace is reported with file:line, exit 3, the good ones still out with -k" {
@@ -527,14 +678,15 @@ EOF
 		mkfix deep.tr)
 	run tr-pag -v -P -n "$f"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"1 workers, 1 lanes, 200000 vertices, 199999 edges"* ]]
+	# and the clients' lane, one vertex and the root's request
+	[[ "$output" == *"2 workers, 2 lanes, 200001 vertices, 200000 edges"* ]]
 	f=$(awk 'BEGIN { N = 100000; OFS = "\t"; print "#tr/1"; print "T", "wide"
 		print "S", "wide", "root", "", 0, 2000, "fe", "root", "server", "h0"
 		for (i = 0; i < N; i++) print "S", "wide", "c" i, "root", i % 100, 1000, "svc", "op", "internal", "h" }' |
 		mkfix wide.tr)
 	run tr-pag -v -P -n "$f"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"2 workers, 100001 lanes"* ]]
+	[[ "$output" == *"3 workers, 100002 lanes"* ]]
 }
 
 @test "tr-pag refuses a window so short that there would be more than a million windows" {

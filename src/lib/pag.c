@@ -535,19 +535,29 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 /* ---- DOT: one cluster per worker, its lanes' vertices inside ---- */
 
 void
-pag_write_dot(const pag_graph *g, tr_output *o)
+pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o)
 {
 	char id[32], id2[32], label[160];
 	strbuf buf = {0}, *out = &buf;
+	uint8_t *shown = xcalloc(g->nvertices ? g->nvertices : 1, 1);	/* by a kept edge */
+	uint8_t *has = xcalloc(g->nworkers ? g->nworkers : 1, 1);
 
+	for (size_t i = 0; i < g->nedges; i++)
+		if (pag_edge_passes(g, f, &g->edges[i])) {
+			shown[g->edges[i].src] = shown[g->edges[i].dst] = 1;
+			has[g->lanes[g->edges[i].src_lane].worker] = 1;
+			has[g->lanes[g->edges[i].dst_lane].worker] = 1;
+		}
 	dot_begin(out, "pag", "LR");
 	for (size_t w = 0; w < g->nworkers; w++) {
+		if (!has[w])
+			continue;
 		snprintf(id, sizeof id, "cluster_%zu", w);
 		dot_cluster_begin(out, id, g->workers[w]);
 		for (size_t v = 0; v < g->nvertices; v++) {
 			uint32_t lane = g->vlane[v];
 
-			if (lane == PAG_NONE || g->lanes[lane].worker != w)
+			if (lane == PAG_NONE || g->lanes[lane].worker != w || !shown[v])
 				continue;
 			snprintf(id, sizeof id, "v%zu", v);
 			snprintf(label, sizeof label, "#%u %s\n+%lld", g->lanes[lane].index,
@@ -564,6 +574,8 @@ pag_write_dot(const pag_graph *g, tr_output *o)
 				    e->type == PAG_UNKNOWN ? "color=gray" :
 				    pag_type_is_comm(e->type) ? "color=blue, constraint=false" : NULL;
 
+		if (!pag_edge_passes(g, f, e))
+			continue;
 		snprintf(id, sizeof id, "v%u", e->src);
 		snprintf(id2, sizeof id2, "v%u", e->dst);
 		snprintf(label, sizeof label, "%s %lld%s%s", pag_type_name(e->type),
@@ -574,6 +586,8 @@ pag_write_dot(const pag_graph *g, tr_output *o)
 	dot_end(out);
 	tr_output_sb(o, out);
 	sb_free(out);
+	free(shown);
+	free(has);
 }
 
 /* ---- durations ---- */

@@ -16,8 +16,9 @@
 enum pag_type {
 	PAG_PROCESSING,	/* a span's own time */
 	PAG_IO,		/* a client span whose callee is not traced */
-	PAG_UNKNOWN,	/* a lane not covered by any span */
-	PAG_WAITING,	/* a client span blocked until its response: never critical */
+	PAG_UNKNOWN,	/* a gap between spans no incoming edge ends */
+	PAG_WAITING,	/* blocked until a response, a joined child or (a gap)
+			 * an incoming edge: never critical */
 	PAG_REQUEST,	/* client start -> server start */
 	PAG_RESPONSE,	/* server end -> client end */
 	PAG_MESSAGE,	/* producer -> consumer, follows_from */
@@ -52,6 +53,8 @@ typedef struct pag_edge {
 } pag_edge;
 
 #define PAG_NONE UINT32_MAX
+/* The worker that sends root spans their requests: the untraced clients. */
+#define PAG_CLIENTS "(clients)"
 
 typedef struct pag_lane {
 	uint32_t worker;	/* index into workers */
@@ -95,8 +98,11 @@ typedef struct pag_graph {
 	strbuf scratch[2];	/* reading: unescaped fields before they are interned */
 	size_t nspans_skipped;	/* spans without time */
 	size_t nskew;		/* communication edges dropped: they go back in time */
+	size_t nclamped;	/* requests and responses clock skew sent back in time:
+				 * clamped to leave when they arrive */
 } pag_graph;
 
+/* FINISH: a lane's last time in graphs of earlier versions, read back only. */
 enum pag_event { PAG_EV_START, PAG_EV_END, PAG_EV_POINT, PAG_EV_BEGIN, PAG_EV_FINISH };
 const char *pag_event_name(int ev);
 
@@ -117,7 +123,6 @@ int pag_read_record(pag_graph *g, const char *line, size_t len, const char *wher
 /* After the last record: without a PG record, the time range is the edges'. */
 void pag_read_finish(pag_graph *g);
 void pag_write_records(const pag_graph *g, tr_output *o, int vertices);
-void pag_write_dot(const pag_graph *g, tr_output *o);
 
 /* Build a PAG from spans: feed every trace, then finish. */
 typedef struct pag_builder pag_builder;
@@ -160,12 +165,75 @@ void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);
  * Returns the number of vertices left out because they lie on a cycle. */
 size_t pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths);
 
-/* SnailTrail's instrumentation properties (Appendix A.2) on one snapshot. */
+/* SnailTrail's instrumentation properties (Appendix A.2) on one snapshot,
+ * with the first example of each: where, and the span (a spanref, or
+ * PAG_NONE) whose instrumentation to look at. Callers zero it. */
+typedef struct pag_example {
+	int set;
+	int64_t t;
+	uint32_t lane, span;
+} pag_example;
 typedef struct pag_violations {
 	size_t no_input;	/* property 1: vertices no usable edge enters */
 	size_t all_waiting;	/* property 2: stretches where every lane waits, no message */
 	int64_t all_waiting_us;
+	pag_example no_input_at, all_waiting_at;
 } pag_violations;
 void pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v);
+
+/* Critical participation of every span (part[ref] for the graph's spanref
+ * ref) over the windows its own activities appear in: the CP of its
+ * activities in each window, weighted by the window's length. A span whose
+ * activities are all waiting gets 0; one with none in the graph, -1. */
+void pag_span_cp(const pag_graph *g, double *part);
+
+/* Which activities a picture keeps: of one trace's spans, overlapping
+ * [from, to], on or to or from one worker (NULL: any). */
+typedef struct pag_filter {
+	const char *trace;
+	int64_t from, to;
+	const char *worker;
+} pag_filter;
+int pag_edge_passes(const pag_graph *g, const pag_filter *f, const pag_edge *e);
+/* Every vertex and edge the filter keeps (NULL: all), one cluster per worker. */
+void pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o);
+
+/* The four summaries of the activities a filter keeps: per window
+ * (samples) and over the whole input (total: CP weighted by window length;
+ * time: conventional profiling, summed). */
+enum { PAG_SUM_ACTIVITY, PAG_SUM_WORKER, PAG_SUM_OPERATION, PAG_SUM_CHANNEL, PAG_NSUMMARIES };
+typedef struct pag_window_range {
+	int64_t ts, te;
+} pag_window_range;
+typedef struct pag_sample {
+	uint32_t window;
+	uint8_t summary;
+	uint32_t key;	/* activity type, worker, op or channel */
+	double cp;
+} pag_sample;
+typedef struct pag_summary {
+	size_t nworkers, nops;
+	double *total[PAG_NSUMMARIES];
+	int64_t *time[PAG_NSUMMARIES];
+	size_t cap[PAG_NSUMMARIES];
+	uint32_t (*channels)[2];	/* channel -> (source worker, destination worker) */
+	size_t nchannels, capchannels;
+	strmap channel_ids;
+	pag_window_range *windows;	/* windows with kept activities */
+	size_t nwindows, capwindows;
+	double len;
+	pag_sample *samples;
+	size_t nsamples, capsamples;
+	arena mem;
+} pag_summary;
+void pag_summarise(const pag_graph *g, const pag_filter *f, pag_summary *s);
+void pag_summary_free(pag_summary *s);
+/* Workers (the top N by CP; 0: all) and the channels between them. */
+void pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o);
+/* One panel per summary: the CP of its top N keys (at most 10) per window. */
+void pag_write_summary_svg(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o);
+
+/* Does the builder take span s into the graph (it has a time)? */
+int pag_span_usable(const tr_span *s);
 
 #endif

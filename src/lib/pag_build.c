@@ -6,9 +6,13 @@
  * else the lowest lane that is idle. Each lane is then swept in time order:
  * every span start and end is a vertex, the stretch between two vertices is
  * an activity of the span on top of the lane's stack (processing, io or
- * waiting), or unknown when no span covers it. Lanes run from the first to
- * the last time of the graph, so every window sees every lane. Spans on
- * different lanes are joined by communication edges. */
+ * waiting). A stretch no span covers is waiting when an incoming request,
+ * response or message ends it (SnailTrail's Assumption 2), else unknown.
+ * A lane runs from its first to its last activity (one whose first span
+ * nothing enters begins with its worker, the gap unknown): a worker exists
+ * from its first to its last activity. Spans on different lanes are joined
+ * by communication edges, references into other traces included; root
+ * spans get their requests from the untraced clients' own worker. */
 #include "pag.h"
 #include "pick.h"
 
@@ -22,8 +26,20 @@ typedef struct bspan {
 	uint32_t depth;
 	uint32_t lane;		/* graph lane */
 	uint32_t vstart, vend;	/* graph vertices */
-	uint8_t kind, follows, type, remote_child;
+	uint32_t waiting_for;	/* sweep: spawned children it waits for (not yet joined) */
+	uint8_t kind, follows, type;
+	uint8_t remote_child;	/* a child on another lane */
+	uint8_t async;		/* a client whose callee cannot be waited for: it does not block */
+	uint8_t incoming;	/* a communication edge enters its start: 1, from another
+				 * lane; 2, from the clients (a root) */
 } bspan;
+
+/* A reference (R record) to a span, maybe of another trace: a message. */
+typedef struct bref {
+	uint32_t span;		/* the referring span (builder index) */
+	const char *key;	/* "trace_id\tspan_id" of the span referred to */
+	size_t len;
+} bref;
 
 typedef struct lane_ev {
 	uint32_t span;
@@ -37,15 +53,18 @@ typedef struct lane_state {
 	size_t nev, capev;
 } lane_state;
 
-/* A vertex a communication edge needs on its parent's lane, in mid-activity. */
-enum { POINT_JOIN, POINT_SPAWN };
+/* A vertex a communication edge needs in mid-activity: on a parent's lane
+ * where a child is handed over (spawn) or taken back (join), or where a
+ * request or response that clock skew would send back in time leaves
+ * (clamped to the time it arrives). */
+enum { POINT_JOIN, POINT_SPAWN, POINT_REQUEST, POINT_RESPONSE };
 typedef struct point {
 	uint32_t lane;
 	int64_t t;
 	uint8_t kind;
+	uint8_t waits;		/* spawn: the parent waits until the child joins */
 	uint32_t child;		/* the span on the other lane */
-	uint32_t vertex;	/* the vertex, once made, or PAG_NONE ... */
-	uint32_t waiting_end;	/* ... the end of this waiting span (a join target) */
+	uint32_t vertex;	/* the vertex, once made */
 } point;
 
 struct pag_builder {
@@ -59,6 +78,9 @@ struct pag_builder {
 	size_t n, cap;
 	int32_t *local;		/* trace span index -> builder index */
 	size_t caplocal;
+	bref *refs;
+	size_t nrefs, caprefs;
+	int64_t *worker_start;	/* per worker: its first activity */
 	strbuf name;
 };
 
@@ -106,6 +128,12 @@ worker_of(pag_builder *b, const tr_span *s)
 	return pag_intern_worker(&b->g, b->name.s ? b->name.s : "", b->name.len);
 }
 
+int
+pag_span_usable(const tr_span *s)
+{
+	return (s->flags & TR_SPAN_HAS_TIME) && s->duration >= 0;
+}
+
 void
 pag_builder_add(pag_builder *b, const tr_trace *t)
 {
@@ -118,7 +146,7 @@ pag_builder_add(pag_builder *b, const tr_trace *t)
 		bspan *x;
 
 		b->local[i] = -1;
-		if (!(s->flags & TR_SPAN_HAS_TIME) || s->duration < 0) {
+		if (!pag_span_usable(s)) {
 			g->nspans_skipped++;
 			continue;
 		}
@@ -138,26 +166,21 @@ pag_builder_add(pag_builder *b, const tr_trace *t)
 	for (size_t i = 0; i < t->nspans; i++)
 		if (b->local[i] >= 0 && t->spans[i].parent >= 0)
 			b->spans[b->local[i]].parent = b->local[t->spans[i].parent];
-}
+	for (size_t i = 0; i < t->nrefs; i++) {
+		const tr_ref *r = &t->refs[i];
+		size_t lt, ls;
+		char *key;
 
-/* ---- activity types ---- */
-
-static void
-assign_types(pag_builder *b)
-{
-	for (size_t i = 0; i < b->n; i++) {
-		int32_t p = b->spans[i].parent;
-
-		if (p >= 0 && b->spans[p].worker != b->spans[i].worker)
-			b->spans[p].remote_child = 1;
-	}
-	/* a client whose callee is traced waits for its response; one whose
-	 * callee is not traced is doing I/O against an outside system */
-	for (size_t i = 0; i < b->n; i++) {
-		bspan *s = &b->spans[i];
-
-		s->type = s->kind != TR_KIND_CLIENT ? PAG_PROCESSING :
-			  s->remote_child ? PAG_WAITING : PAG_IO;
+		if (r->span < 0 || b->local[r->span] < 0 || !r->trace_id || !r->span_id)
+			continue;
+		lt = strlen(r->trace_id);
+		ls = strlen(r->span_id);
+		key = arena_alloc(&g->mem, lt + ls + 2);
+		memcpy(key, r->trace_id, lt);
+		key[lt] = '\t';
+		memcpy(key + lt + 1, r->span_id, ls + 1);
+		GROW(b->refs, b->caprefs, b->nrefs + 1);
+		b->refs[b->nrefs++] = (bref){(uint32_t)b->local[r->span], key, lt + ls + 1};
 	}
 }
 
@@ -319,7 +342,83 @@ assign_lanes(pag_builder *b)
 	return lanes;
 }
 
-/* ---- points for spawn and join edges ---- */
+/* ---- activity types ---- */
+
+/* A client whose callee starts after the client ended, or runs longer than
+ * the client, cannot have waited for its response: the call is async. */
+static int
+callee_is_async(const bspan *client, const bspan *callee)
+{
+	return callee->start > client->end ||
+	       callee->end - callee->start > client->end - client->start;
+}
+
+static void
+assign_types(pag_builder *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const bspan *x = &b->spans[i];
+		bspan *p;
+
+		if (x->parent < 0 || (p = &b->spans[x->parent])->lane == x->lane)
+			continue;
+		p->remote_child = 1;
+		if (p->kind == TR_KIND_CLIENT && !x->follows && callee_is_async(p, x))
+			p->async = 1;
+	}
+	/* a client whose traced callee answers waits for the response; one
+	 * whose callee is not traced is doing I/O against an outside system;
+	 * an async client only sends */
+	for (size_t i = 0; i < b->n; i++) {
+		bspan *s = &b->spans[i];
+
+		s->type = s->kind != TR_KIND_CLIENT ? PAG_PROCESSING :
+			  !s->remote_child ? PAG_IO : s->async ? PAG_PROCESSING : PAG_WAITING;
+	}
+}
+
+/* ---- references (R records), into other traces too ---- */
+
+/* The span each reference names, or PAG_NONE: looked up by trace and span
+ * id over all spans read, once, when the first reference needs it. */
+static void
+resolve_refs(pag_builder *b, uint32_t *target)
+{
+	const pag_graph *g = &b->g;
+	arena keys = {0};
+	strmap ids = {0};
+
+	for (size_t i = 0; i < b->n; i++) {
+		const pag_spanref *r = &g->spans[b->spans[i].ref];
+		size_t lt = strlen(r->trace_id), ls = strlen(r->span_id);
+		char *k = arena_alloc(&keys, lt + ls + 2);
+		int added;
+		strmap_slot *sl;
+
+		memcpy(k, r->trace_id, lt);
+		k[lt] = '\t';
+		memcpy(k + lt + 1, r->span_id, ls + 1);
+		sl = strmap_put(&ids, k, lt + ls + 1, &added);
+		if (added)	/* a span id twice in one trace: the first */
+			sl->val = (int64_t)i;
+	}
+	for (size_t i = 0; i < b->nrefs; i++) {
+		const strmap_slot *sl = strmap_get(&ids, b->refs[i].key, b->refs[i].len);
+		bspan *x = &b->spans[b->refs[i].span];
+		uint32_t y = sl ? (uint32_t)sl->val : PAG_NONE;
+
+		/* the reference to the tree's own parent is that edge already */
+		if (y != PAG_NONE && ((int32_t)y == x->parent || b->spans[y].lane == x->lane))
+			y = PAG_NONE;
+		target[i] = y;
+		if (y != PAG_NONE)
+			x->incoming = 1;
+	}
+	strmap_free(&ids);
+	arena_free(&keys);
+}
+
+/* ---- points in mid-activity ---- */
 
 typedef struct points {
 	point *p;
@@ -327,10 +426,10 @@ typedef struct points {
 } points;
 
 static void
-add_point(points *pts, uint32_t lane, int64_t t, int kind, uint32_t child)
+add_point(points *pts, uint32_t lane, int64_t t, int kind, uint32_t child, int waits)
 {
 	GROW(pts->p, pts->cap, pts->n + 1);
-	pts->p[pts->n++] = (point){lane, t, (uint8_t)kind, child, PAG_NONE, PAG_NONE};
+	pts->p[pts->n++] = (point){lane, t, (uint8_t)kind, (uint8_t)waits, child, PAG_NONE};
 }
 
 static int
@@ -347,31 +446,55 @@ by_lane_time(const void *pa, const void *pb)
 	return a->child < b->child ? -1 : a->child > b->child;
 }
 
-/* A child on another lane than its parent, not called through a client span
- * nor sent a message: its parent's lane hands it over (spawn) and, when the
- * child ends within the parent, takes its result back (join). */
 static int
-is_spawned(const bspan *spans, const bspan *x)
+within(int64_t t, const bspan *s)
 {
-	const bspan *p = &spans[x->parent];
-
-	return !x->follows && p->kind != TR_KIND_PRODUCER && p->kind != TR_KIND_CLIENT;
+	return t >= s->start && t <= s->end;
 }
 
+/* Where a span's communication edges leave and enter, and whether the span
+ * starts with an incoming edge (that makes a gap before it waiting). */
 static void
 collect_points(pag_builder *b, points *pts)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		const bspan *x = &b->spans[i];
+		bspan *x = &b->spans[i];
 		const bspan *p;
 
-		if (x->parent < 0 || b->spans[x->parent].lane == x->lane || !is_spawned(b->spans, x))
+		if (x->parent < 0 || b->spans[x->parent].lane == x->lane)
 			continue;
 		p = &b->spans[x->parent];
-		if (x->start >= p->start && x->start <= p->end)
-			add_point(pts, p->lane, x->start, POINT_SPAWN, (uint32_t)i);
-		if (x->end >= p->start && x->end <= p->end)
-			add_point(pts, p->lane, x->end, POINT_JOIN, (uint32_t)i);
+		if (x->follows || p->kind == TR_KIND_PRODUCER) {
+			x->incoming = 1;
+		} else if (p->kind == TR_KIND_CLIENT) {
+			x->incoming = 1;
+			/* clock skew: the request leaves when the callee starts,
+			 * the response when the client ends (clamped, not dropped) */
+			if (x->start < p->start) {
+				if (x->start >= b->worker_start[p->worker]) {
+					add_point(pts, p->lane, x->start, POINT_REQUEST, (uint32_t)i, 0);
+					b->g.nclamped++;
+				} else {
+					b->g.nskew++;
+				}
+			}
+			if (!p->async && x->end > p->end) {
+				add_point(pts, x->lane, p->end, POINT_RESPONSE, (uint32_t)i, 0);
+				b->g.nclamped++;
+			}
+		} else {
+			/* neither called through a client span nor sent a message:
+			 * the parent's lane hands the child over (spawn) and, when
+			 * it ends within the parent, takes its result back (join),
+			 * waiting for it in between, as for a call */
+			int waits = within(x->start, p) && within(x->end, p);
+
+			x->incoming = x->start >= p->start;
+			if (within(x->start, p))
+				add_point(pts, p->lane, x->start, POINT_SPAWN, (uint32_t)i, waits);
+			if (within(x->end, p))
+				add_point(pts, p->lane, x->end, POINT_JOIN, (uint32_t)i, waits);
+		}
 	}
 	if (pts->n)
 		qsort(pts->p, pts->n, sizeof *pts->p, by_lane_time);
@@ -391,10 +514,15 @@ typedef struct sweep {
 	size_t n, cap;
 } sweep;
 
-/* A vertex at time t; the edge from the previous vertex is the activity of
- * the span on top of the stack. */
+/* A vertex at time t that an incoming edge about span `enters` enters (or
+ * PAG_NONE), where span `by` hands a child over (or PAG_NONE). The edge from
+ * the previous vertex is the activity of the span on top of the stack, or
+ * of no span (a gap). Assumption 2: only an incoming edge ends a wait, so a
+ * blocked span and a gap wait only when an incoming edge ends the stretch;
+ * else the span was busy (handing over more work: the work of the span that
+ * hands it over) and the gap is unknown. */
 static uint32_t
-sweep_vertex(sweep *w, int64_t t, int event, uint32_t ref)
+sweep_vertex(sweep *w, int64_t t, int event, uint32_t ref, uint32_t enters, uint32_t by)
 {
 	pag_graph *g = &w->b->g;
 	uint32_t v = pag_add_vertex(g, w->lane, t, event, ref);
@@ -406,9 +534,21 @@ sweep_vertex(sweep *w, int64_t t, int event, uint32_t ref)
 		if (w->n) {
 			const bspan *top = &w->b->spans[w->stack[w->n - 1]];
 
-			type = top->type;
+			type = top->type == PAG_PROCESSING && top->waiting_for ? PAG_WAITING : top->type;
 			op = top->op;
 			sref = top->ref;
+			if (type == PAG_WAITING && enters == PAG_NONE) {
+				/* it hands work over or starts a local span: busy */
+				type = PAG_PROCESSING;
+				if (by != PAG_NONE) {
+					op = w->b->spans[by].op;
+					sref = w->b->spans[by].ref;
+				}
+			}
+		} else if (enters != PAG_NONE) {
+			type = PAG_WAITING;
+			op = w->b->spans[enters].op;
+			sref = w->b->spans[enters].ref;
 		} else if (t - w->prev_t < w->b->o.unknown_threshold && w->last_type >= 0) {
 			type = w->last_type;	/* a short gap is absorbed */
 			op = w->last_op;
@@ -427,18 +567,15 @@ sweep_vertex(sweep *w, int64_t t, int event, uint32_t ref)
 static void
 sweep_point(sweep *w, point *pt)
 {
-	bspan *top = w->n ? &w->b->spans[w->stack[w->n - 1]] : NULL;
+	bspan *child = &w->b->spans[pt->child];
 
-	if (top && top->type == PAG_WAITING) {
-		/* a waiting lane is blocked: it spawned when the wait began and
-		 * takes the result back when the wait ends */
-		if (pt->kind == POINT_SPAWN)
-			pt->vertex = top->vstart;
-		else
-			pt->waiting_end = (uint32_t)w->stack[w->n - 1];
-		return;
-	}
-	pt->vertex = sweep_vertex(w, pt->t, PAG_EV_POINT, w->b->spans[pt->child].ref);
+	pt->vertex = sweep_vertex(w, pt->t, PAG_EV_POINT, child->ref,
+				  pt->kind == POINT_JOIN ? pt->child : PAG_NONE,
+				  pt->kind == POINT_SPAWN ? (uint32_t)child->parent : PAG_NONE);
+	if (pt->waits && pt->kind == POINT_SPAWN)
+		w->b->spans[child->parent].waiting_for++;
+	else if (pt->waits && pt->kind == POINT_JOIN)
+		w->b->spans[child->parent].waiting_for--;
 }
 
 static void
@@ -447,6 +584,7 @@ sweep_lane(pag_builder *b, uint32_t lane, const lane_state *l, point *pts, size_
 	pag_graph *g = &b->g;
 	sweep w = {.b = b, .lane = lane, .prev = PAG_NONE, .last_type = -1,
 		   .unknown_op = pag_intern_op(g, "", "")};
+	int64_t begin = b->worker_start[g->lanes[lane].worker];	/* its worker's first time */
 	size_t i = 0, j = 0;
 
 	for (;;) {
@@ -457,27 +595,29 @@ sweep_lane(pag_builder *b, uint32_t lane, const lane_state *l, point *pts, size_
 
 		if (!e && !p)
 			break;
-		if (w.prev == PAG_NONE && (p ? p->t : te) > g->start)
-			sweep_vertex(&w, g->start, PAG_EV_BEGIN, PAG_NONE);
+		/* A lane whose first span comes from outside (no incoming
+		 * edge) begins with its worker: the gap is unknown time. */
+		if (w.prev == PAG_NONE && e && !e->end && !s->incoming && te > begin &&
+		    !(p && p->t < te))
+			sweep_vertex(&w, begin, PAG_EV_BEGIN, PAG_NONE, PAG_NONE, PAG_NONE);
 		if (p && (p->t < te || (p->t == te && p->kind == POINT_JOIN))) {
 			sweep_point(&w, p);
 			j++;
 			continue;
 		}
 		if (!e->end) {
-			s->vstart = sweep_vertex(&w, te, PAG_EV_START, s->ref);
+			s->vstart = sweep_vertex(&w, te, PAG_EV_START, s->ref,
+						 s->incoming ? e->span : PAG_NONE, PAG_NONE);
 			GROW(w.stack, w.cap, w.n + 1);
 			w.stack[w.n++] = (int32_t)e->span;
 		} else {
-			s->vend = sweep_vertex(&w, te, PAG_EV_END, s->ref);
+			/* a waiting client's response enters its end */
+			s->vend = sweep_vertex(&w, te, PAG_EV_END, s->ref,
+					       s->type == PAG_WAITING ? e->span : PAG_NONE, PAG_NONE);
 			w.n--;
 		}
 		i++;
 	}
-	if (w.prev == PAG_NONE)
-		sweep_vertex(&w, g->start, PAG_EV_BEGIN, PAG_NONE);
-	if (w.prev_t < g->end)
-		sweep_vertex(&w, g->end, PAG_EV_FINISH, PAG_NONE);
 	free(w.stack);
 }
 
@@ -497,8 +637,16 @@ comm_edge(pag_builder *b, uint32_t src, uint32_t dst, int type, const bspan *abo
 	pag_add_edge(g, src, dst, type, about->op, about->ref);
 }
 
+/* A message from span y to span x: from y's end, or its start when x starts
+ * before y ends. */
 static void
-link_spans(pag_builder *b, const points *pts)
+message_edge(pag_builder *b, const bspan *y, const bspan *x)
+{
+	comm_edge(b, y->end <= x->start ? y->vend : y->vstart, x->vstart, PAG_MESSAGE, x);
+}
+
+static void
+link_spans(pag_builder *b, const points *pts, const uint32_t *target)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const bspan *x = &b->spans[i], *p;
@@ -507,28 +655,105 @@ link_spans(pag_builder *b, const points *pts)
 			continue;
 		p = &b->spans[x->parent];
 		if (x->follows || p->kind == TR_KIND_PRODUCER) {
-			uint32_t from = p->end <= x->start ? p->vend : p->vstart;
-
-			comm_edge(b, from, x->vstart, PAG_MESSAGE, x);
+			message_edge(b, p, x);
 		} else if (p->kind == TR_KIND_CLIENT) {
-			comm_edge(b, p->vstart, x->vstart, PAG_REQUEST, x);
-			comm_edge(b, x->vend, p->vend, PAG_RESPONSE, x);
+			/* skewed ones leave from points; an async client gets no response */
+			if (x->start >= p->start)
+				comm_edge(b, p->vstart, x->vstart, PAG_REQUEST, x);
+			if (!p->async && x->end <= p->end)
+				comm_edge(b, x->vend, p->vend, PAG_RESPONSE, x);
 		} else if (x->start > p->end) {
 			comm_edge(b, p->vend, x->vstart, PAG_SPAWN, x);	/* async, after the parent */
 		} else if (x->start < p->start) {
 			b->g.nskew++;
 		}
 	}
+	for (size_t i = 0; i < b->nrefs; i++)
+		if (target[i] != PAG_NONE)
+			message_edge(b, &b->spans[target[i]], &b->spans[b->refs[i].span]);
 	for (size_t i = 0; i < pts->n; i++) {
 		const point *pt = &pts->p[i];
 		const bspan *x = &b->spans[pt->child];
 
-		if (pt->kind == POINT_SPAWN)
+		switch (pt->kind) {
+		case POINT_SPAWN:
 			comm_edge(b, pt->vertex, x->vstart, PAG_SPAWN, x);
-		else
-			comm_edge(b, x->vend, pt->vertex != PAG_NONE ? pt->vertex :
-				  b->spans[pt->waiting_end].vend, PAG_JOIN, x);
+			break;
+		case POINT_JOIN:
+			comm_edge(b, x->vend, pt->vertex, PAG_JOIN, x);
+			break;
+		case POINT_REQUEST:
+			comm_edge(b, pt->vertex, x->vstart, PAG_REQUEST, x);
+			break;
+		case POINT_RESPONSE:
+			comm_edge(b, pt->vertex, b->spans[x->parent].vend, PAG_RESPONSE, x);
+			break;
+		}
 	}
+}
+
+/* ---- the untraced clients ---- */
+
+typedef struct root_key {
+	int64_t start;
+	uint32_t span;
+} root_key;
+
+static int
+by_root_start(const void *pa, const void *pb)
+{
+	const root_key *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->span < b->span ? -1 : a->span > b->span;
+}
+
+/* Who sends a root span its request is not traced: a worker of its own,
+ * PAG_CLIENTS, there from the graph's first time on, sends every root's
+ * request when the root starts, and its time in between is unknown. So no root comes out of the blue (Property
+ * 1), a worker idle until a request arrives waits (Assumption 2), and a
+ * system that waits for its clients says so: unknown time of the clients. */
+static void
+mark_roots(pag_builder *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->spans[i].parent < 0 && !b->spans[i].incoming)
+			b->spans[i].incoming = 2;	/* from the clients */
+}
+
+static void
+link_clients(pag_builder *b)
+{
+	pag_graph *g = &b->g;
+	root_key *k = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t lane, prev = PAG_NONE, unknown = pag_intern_op(g, "", "");
+
+	for (size_t i = 0; i < b->n; i++)
+		if (b->spans[i].incoming == 2) {
+			GROW(k, cap, n + 1);
+			k[n++] = (root_key){b->spans[i].start, (uint32_t)i};
+		}
+	if (!n)
+		return;
+	qsort(k, n, sizeof *k, by_root_start);
+	lane = pag_add_lane(g, pag_intern_worker(g, PAG_CLIENTS, strlen(PAG_CLIENTS)), 0);
+	if (k[0].start > g->start)	/* the clients are there from the first time on */
+		prev = pag_add_vertex(g, lane, g->start, PAG_EV_BEGIN, PAG_NONE);
+	for (size_t i = 0; i < n; i++) {
+		const bspan *x = &b->spans[k[i].span];
+
+		if (prev == PAG_NONE || g->vtime[prev] < x->start) {
+			uint32_t v = pag_add_vertex(g, lane, x->start, PAG_EV_POINT, x->ref);
+
+			if (prev != PAG_NONE)
+				pag_add_edge(g, prev, v, PAG_UNKNOWN, unknown, PAG_NONE);
+			prev = v;
+		}
+		pag_add_edge(g, prev, x->vstart, PAG_REQUEST, x->op, x->ref);
+	}
+	free(k);
 }
 
 /* Worker key parts no span had: named in warnings, counted. */
@@ -550,16 +775,27 @@ pag_builder_finish(pag_builder *b, pag_graph *g)
 	lane_state *lanes;
 	points pts = {0};
 	size_t j = 0, bad = unmatched_keys(b);
+	uint32_t *target = xmalloc((b->nrefs ? b->nrefs : 1) * sizeof *target);
 
+	b->worker_start = xmalloc((b->g.nworkers ? b->g.nworkers : 1) * sizeof *b->worker_start);
+	for (size_t w = 0; w < b->g.nworkers; w++)
+		b->worker_start[w] = INT64_MAX;
 	for (size_t i = 0; i < b->n; i++) {
-		if (i == 0 || b->spans[i].start < b->g.start)
-			b->g.start = b->spans[i].start;
-		if (i == 0 || b->spans[i].end > b->g.end)
-			b->g.end = b->spans[i].end;
+		const bspan *s = &b->spans[i];
+
+		if (i == 0 || s->start < b->g.start)
+			b->g.start = s->start;
+		if (i == 0 || s->end > b->g.end)
+			b->g.end = s->end;
+		if (s->start < b->worker_start[s->worker])
+			b->worker_start[s->worker] = s->start;
 	}
-	assign_types(b);
 	lanes = assign_lanes(b);
+	assign_types(b);
+	if (b->nrefs)
+		resolve_refs(b, target);
 	collect_points(b, &pts);
+	mark_roots(b);
 	for (uint32_t l = 0; l < b->g.nlanes; l++) {
 		size_t k = j;
 
@@ -571,8 +807,10 @@ pag_builder_finish(pag_builder *b, pag_graph *g)
 		free(lanes[l].ev);
 	}
 	free(lanes);
-	link_spans(b, &pts);
+	link_spans(b, &pts, target);
+	link_clients(b);
 	free(pts.p);
+	free(target);
 	*g = b->g;
 	for (size_t i = 0; i < b->nkey; i++) {
 		free(b->key[i]);
@@ -583,6 +821,8 @@ pag_builder_finish(pag_builder *b, pag_graph *g)
 	free(b->watch);
 	free(b->spans);
 	free(b->local);
+	free(b->refs);
+	free(b->worker_start);
 	sb_free(&b->name);
 	free(b);
 	return bad;

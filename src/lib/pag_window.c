@@ -445,6 +445,42 @@ lane_never_waits(const pag_graph *g, const pag_snap *s)
 	return found;
 }
 
+/* The span of snapshot vertex u: the one its graph vertex names, else the
+ * span of an edge it ends or starts. */
+static pag_example
+vertex_example(const pag_graph *g, const pag_snap *s, uint32_t u)
+{
+	pag_example x = {1, s->vtime[u], s->vlane[u], PAG_NONE};
+
+	for (size_t i = 0; i < s->nedges && x.span == PAG_NONE; i++) {
+		const pag_edge *e = &g->edges[s->edge[i]];
+
+		if (s->dst[i] == u)
+			x.span = g->vspan[e->dst] != PAG_NONE ? g->vspan[e->dst] : e->span;
+		else if (s->src[i] == u)
+			x.span = g->vspan[e->src] != PAG_NONE ? g->vspan[e->src] : e->span;
+	}
+	return x;
+}
+
+/* A waiting activity at time t (every lane waits then). */
+static pag_example
+waiting_example(const pag_graph *g, const pag_snap *s, int64_t t)
+{
+	pag_example x = {1, t, PAG_NONE, PAG_NONE};
+
+	for (size_t i = 0; i < s->nedges; i++) {
+		const pag_edge *e = &g->edges[s->edge[i]];
+
+		if (e->type == PAG_WAITING && s->t0[i] <= t && t < s->t1[i]) {
+			x.lane = s->vlane[s->src[i]];
+			x.span = e->span;
+			break;
+		}
+	}
+	return x;
+}
+
 void
 pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 {
@@ -456,13 +492,18 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 
 	/* Property 1: every vertex after the window start has an incoming edge
 	 * a transient critical path can use (waiting edges cannot). A copy at
-	 * the window end stands for a vertex of a later window: not counted. */
+	 * the window end stands for a vertex of a later window, and a vertex at
+	 * the end may be entered by a zero-length edge of the next: not counted. */
 	for (size_t i = 0; i < s->nedges; i++)
 		if (g->edges[s->edge[i]].type != PAG_WAITING)
 			entered[s->dst[i]] = 1;
 	for (size_t u = 0; u < s->nvertices; u++)
-		if (s->vtime[u] > s->tmin && !entered[u] && !s->vcopy[u])
+		if (s->vtime[u] > s->tmin && !entered[u] && !s->vcopy[u] &&
+		    !(g->window > 0 && s->vtime[u] == s->te)) {	/* the next window checks it */
 			v->no_input++;
+			if (!v->no_input_at.set)
+				v->no_input_at = vertex_example(g, s, (uint32_t)u);
+		}
 	/* Property 2: never do all lanes wait while no message is in flight. */
 	if (lane_never_waits(g, s))
 		goto done;
@@ -488,6 +529,8 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 		if (bad && i < nev) {
 			if (!in_violation)
 				v->all_waiting++;
+			if (!v->all_waiting_at.set)
+				v->all_waiting_at = waiting_example(g, s, t);
 			v->all_waiting_us += ev[i].t - t;
 		}
 		in_violation = bad;
@@ -497,3 +540,53 @@ done:
 	free(ev);
 }
 
+
+/* ---- CP per span ---- */
+
+typedef struct span_acc {
+	double *cp_time;	/* per span: sum of CP * window length */
+	double *time;		/* per span: sum of the lengths of its windows */
+	uint32_t *last;		/* per span: last window (1-based) counted in time */
+	uint32_t nwin;
+	double *cp;
+	size_t capcp;
+} span_acc;
+
+static void
+span_window(void *ctx, const pag_graph *g, const pag_snap *s)
+{
+	span_acc *a = ctx;
+	pag_count n;
+	double len = g->window > 0 ? (double)(s->te - s->ts) : (double)(s->tmax - s->tmin);
+
+	GROW(a->cp, a->capcp, s->nedges);
+	pag_snap_cp(g, s, a->cp, &n);
+	a->nwin++;
+	for (size_t i = 0; i < s->nedges; i++) {
+		const pag_edge *e = &g->edges[s->edge[i]];
+
+		if (e->span == PAG_NONE || pag_type_is_comm(e->type))
+			continue;	/* communication is the channel's, not the span's */
+		if (a->last[e->span] != a->nwin) {
+			a->last[e->span] = a->nwin;
+			a->time[e->span] += len;
+		}
+		a->cp_time[e->span] += a->cp[i] * len;
+	}
+}
+
+void
+pag_span_cp(const pag_graph *g, double *part)
+{
+	size_t n = g->nspans ? g->nspans : 1;
+	span_acc a = {xcalloc(n, sizeof *a.cp_time), xcalloc(n, sizeof *a.time),
+		      xcalloc(n, sizeof *a.last), 0, NULL, 0};
+
+	pag_windows(g, span_window, &a);
+	for (size_t i = 0; i < g->nspans; i++)
+		part[i] = a.last[i] == 0 ? -1 : a.time[i] > 0 ? a.cp_time[i] / a.time[i] : 0;
+	free(a.cp_time);
+	free(a.time);
+	free(a.last);
+	free(a.cp);
+}

@@ -21,8 +21,10 @@ struct pag_cp {
 
 /* Summaries in the order they are written. */
 enum { SUM_WINDOW, SUM_ACTIVITY, SUM_WORKER, SUM_OPERATION, SUM_CHANNEL, SUM_N };
-static const char *const summary_names[SUM_N] = {
-	"window", "activity", "worker", "operation", "channel"
+/* Rows over the whole input take summary + SUM_N. */
+static const char *const summary_names[2 * SUM_N] = {
+	"window", "activity", "worker", "operation", "channel",
+	"total.window", "total.activity", "total.worker", "total.operation", "total.channel"
 };
 
 typedef struct row {
@@ -33,8 +35,23 @@ typedef struct row {
 	size_t edges, workers;
 } row;
 
+/* The summaries over the whole input: every window's rows, their CP
+ * weighted by the window's length, durations and edges summed, workers
+ * counted once. */
+typedef struct totals {
+	arena mem;
+	strmap ids;		/* summary+key+detail -> row */
+	row *rows;		/* cp: sum of CP * window length, until the end */
+	size_t nrows, caprows;
+	strmap pairs;		/* (row, worker) pairs seen */
+	int64_t ts, te;		/* the first window's start, the last one's end */
+	double len;		/* the windows' lengths, summed */
+	size_t nwin;
+} totals;
+
 typedef struct report {
 	pag_cp *p;
+	totals all;
 	tr_output *out;
 	strbuf line, key;
 	arena mem;		/* keys of one window */
@@ -44,6 +61,7 @@ typedef struct report {
 	strmap pairs;		/* (row, worker) pairs seen: a row's distinct workers */
 	uint32_t *seen;		/* per worker: last window (1-based) it was counted in */
 	size_t capseen;
+	size_t nworkers_ever;	/* workers seen in any window */
 	uint32_t nwindow;
 	double *cp;
 	size_t capcp;
@@ -254,6 +272,87 @@ group_edges(report *r, const pag_graph *g, const pag_snap *s)
 	}
 }
 
+static row *
+total_row(totals *t, int summary, const char *key, const char *detail)
+{
+	char head = (char)('0' + summary);
+	size_t lk = strlen(key), ld = strlen(detail);
+	char *k = arena_alloc(&t->mem, lk + ld + 3);
+	int added;
+	strmap_slot *sl;
+
+	k[0] = head;
+	memcpy(k + 1, key, lk);
+	k[lk + 1] = '\t';
+	memcpy(k + lk + 2, detail, ld + 1);
+	sl = strmap_put(&t->ids, k, lk + ld + 2, &added);
+	if (added) {
+		GROW(t->rows, t->caprows, t->nrows + 1);
+		t->rows[t->nrows] = (row){summary + SUM_N, arena_strndup(&t->mem, key, lk),
+					  k + lk + 2, 0, 0, 0, 0};
+		sl->val = (int64_t)t->nrows++;
+	}
+	return &t->rows[sl->val];
+}
+
+/* Add one window's rows (before they are ranked) to the totals. */
+static void
+add_totals(report *r, int64_t ts, int64_t te)
+{
+	totals *t = &r->all;
+	double len = (double)(te - ts);
+	uint32_t *map = xmalloc((r->nrows ? r->nrows : 1) * sizeof *map);
+
+	if (t->nwin++ == 0)
+		t->ts = ts;
+	t->te = te;
+	t->len += len;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const row *w = &r->rows[i];
+		int win = w->summary == SUM_WINDOW;	/* its detail is the window's N */
+		row *x = total_row(t, w->summary, win ? "windows" : w->key, win ? "" : w->detail);
+
+		map[i] = (uint32_t)(x - t->rows);
+		x->cp += w->cp * len;
+		x->time = i64_add_sat(x->time, w->time);
+		x->edges += w->edges;
+		if (win)
+			x->workers = r->nworkers_ever;
+	}
+	for (size_t j = 0; j < r->pairs.cap; j++) {
+		const strmap_slot *sl = &r->pairs.slots[j];
+		uint32_t pair[2];
+		int added;
+		strmap_slot *ts2;
+
+		if (!sl->used)
+			continue;
+		memcpy(pair, sl->key, sizeof pair);
+		pair[0] = map[pair[0]];
+		ts2 = strmap_put(&t->pairs, (const char *)pair, sizeof pair, &added);
+		if (added) {
+			char *copy = arena_alloc(&t->mem, sizeof pair);
+
+			memcpy(copy, pair, sizeof pair);
+			ts2->key = copy;
+			t->rows[pair[0]].workers++;
+		}
+	}
+	free(map);
+}
+
+/* The operator summary (SnailTrail §4.2): an operation's CP divided by the
+ * number of workers that ran it in the window, so that an operation spread
+ * evenly over many workers does not look more critical than one worker
+ * doing the same share alone. */
+static void
+normalise_operations(report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].summary == SUM_OPERATION && r->rows[i].workers > 1)
+			r->rows[i].cp /= (double)r->rows[i].workers;
+}
+
 static void
 cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 {
@@ -280,12 +379,15 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 		uint32_t w = g->lanes[s->vlane[v]].worker;
 
 		if (r->seen[w] != r->nwindow) {
+			r->nworkers_ever += r->seen[w] == 0;
 			r->seen[w] = r->nwindow;
 			win->workers++;
 		}
 	}
 	if (n.m != 0)
 		group_edges(r, g, s);
+	normalise_operations(r);
+	add_totals(r, ts, te);	/* before ranking: pairs name rows by index */
 	qsort(r->rows, r->nrows, sizeof *r->rows, by_rank);
 	write_header(r);
 	for (size_t i = 0; i < r->nrows; i++)
@@ -297,6 +399,27 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	strmap_clear(&r->pairs);
 	arena_reset(&r->mem);
 	r->nrows = 0;
+}
+
+/* The summaries over the whole input, after the windows: only when there
+ * is more than one window (else they are that window's rows). */
+static void
+write_totals(report *r)
+{
+	totals *t = &r->all;
+	char count[32];
+
+	if (t->nwin < 2 || t->len <= 0)
+		return;
+	snprintf(count, sizeof count, "%zu", t->nwin);
+	for (size_t i = 0; i < t->nrows; i++) {
+		t->rows[i].cp /= t->len;
+		if (t->rows[i].summary == SUM_WINDOW + SUM_N)
+			t->rows[i].detail = arena_strndup(&t->mem, count, strlen(count));
+	}
+	qsort(t->rows, t->nrows, sizeof *t->rows, by_rank);
+	for (size_t i = 0; i < t->nrows; i++)
+		write_row(r, t->ts, t->te, &t->rows[i]);
 }
 
 int
@@ -318,6 +441,7 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	}
 	write_header(&r);
 	pag_windows(&p->g, cp_window, &r);
+	write_totals(&r);
 	if (r.line.len)
 		tr_output_sb(out, &r.line);
 	if (p->cycles)
@@ -329,6 +453,10 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	strmap_free(&r.ids);
 	strmap_free(&r.pairs);
 	free(r.rows);
+	arena_free(&r.all.mem);
+	strmap_free(&r.all.ids);
+	strmap_free(&r.all.pairs);
+	free(r.all.rows);
 	free(r.seen);
 	free(r.cp);
 	return 0;

@@ -378,7 +378,9 @@ build(pag_graph *g, const char *const *t1, size_t n1, const char *const *t2, siz
 	pag_builder_finish(b, g);
 }
 
-/* The example as spans: B's handler calls A (a1); A then runs a2. */
+/* The example as spans: B's handler calls A (a1); A then runs a2, the root
+ * of another trace: the clients send it at 2, so nothing leads from a1 to
+ * a2 and the window has two paths, one through the clients' idle time. */
 static void
 test_example_from_spans(void)
 {
@@ -393,7 +395,7 @@ test_example_from_spans(void)
 	double a1 = 0, a2 = 0, msg = 0, b1 = 0;
 
 	build(&g, t1, 3, t2, 1);
-	CHECK(g.nlanes == 2);
+	CHECK(g.nlanes == 3);	/* a, b, the clients */
 	g.window = 3;
 	g.origin = 1;
 	pag_windows(&g, collect, &x);
@@ -411,7 +413,7 @@ test_example_from_spans(void)
 		if (strcmp(op->operation, "handle") == 0)
 			b1 += x.cp[1][i];
 	}
-	NEAR(a1, 1.0 / 3);
+	NEAR(a1, 1.0 / 6);
 	NEAR(a2, 1.0 / 3);
 	NEAR(msg, 1.0 / 6);
 	NEAR(b1, 1.0 / 6);
@@ -431,7 +433,7 @@ test_example_from_spans(void)
 		if (strcmp(g.ops[g.edges[i].op].operation, "handle") == 0)
 			b1 += x.cp[0][i];
 	}
-	NEAR(a1, 0.4);
+	NEAR(a1, 0.2);
 	NEAR(b1, 0.2);
 	pag_graph_free(&g);
 }
@@ -451,26 +453,28 @@ test_lanes(void)
 	pag_graph g;
 
 	build(&g, t1, 5, NULL, 0);
-	CHECK(g.nworkers == 2);
-	CHECK(g.nlanes == 3);	/* fe#0, fe#1, db#0 */
+	CHECK(g.nworkers == 3);
+	CHECK(g.nlanes == 4);	/* fe#0, fe#1, db#0, the clients */
 	for (size_t v = 0; v < g.nvertices; v++) {
 		const pag_spanref *r = g.vspan[v] == PAG_NONE ? NULL : &g.spans[g.vspan[v]];
 
-		if (!r)
+		if (!r || strcmp(g.workers[g.lanes[g.vlane[v]].worker], PAG_CLIENTS) == 0)
 			continue;
 		if (!strcmp(r->span_id, "r1") || !strcmp(r->span_id, "n1") || !strcmp(r->span_id, "r3"))
 			CHECK(g.lanes[g.vlane[v]].index == 0);
 		if (!strcmp(r->span_id, "r2"))
 			CHECK(g.lanes[g.vlane[v]].index == 1);
 	}
-	/* every lane runs from 0 to 16 without a hole: the sum of its edges */
+	/* every lane runs from its first to its last activity without a hole:
+	 * fe#0 [0,16], fe#1 [2,12], db#0 [3,4], the clients [0,11] */
 	for (size_t l = 0; l < g.nlanes; l++) {
+		static const int64_t want[] = {16, 10, 1, 11};
 		int64_t sum = 0;
 
 		for (size_t i = 0; i < g.nedges; i++)
 			if (!pag_type_is_comm(g.edges[i].type) && g.edges[i].src_lane == l)
 				sum += g.edges[i].t1 - g.edges[i].t0;
-		CHECK(sum == 16);
+		CHECK(sum == want[l]);
 	}
 	pag_graph_free(&g);
 }
@@ -491,6 +495,76 @@ test_durations(void)
 	CHECK(parse_duration("-1s", &v) < 0);
 }
 
+/* Every activity is of one type, and on a worker or on a channel: so the
+ * activity summary, and the worker and channel summaries together, sum to 1
+ * in every window and over the whole input (a weighted mean of windows). */
+static void
+test_summary_sums(void)
+{
+	static const int64_t windows[][2] = {{5, 0}, {3, 1}, {1, 0}, {2, 1}};
+
+	for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++) {
+		pag_graph g;
+		pag_summary s;
+		double act = 0, wc = 0, *per = NULL, *perwc = NULL;
+
+		example_graph(&g, windows[k][0], windows[k][1]);
+		pag_summarise(&g, NULL, &s);
+		for (size_t i = 0; i < s.cap[PAG_SUM_ACTIVITY]; i++)
+			act += s.total[PAG_SUM_ACTIVITY][i];
+		for (size_t i = 0; i < s.cap[PAG_SUM_WORKER]; i++)
+			wc += s.total[PAG_SUM_WORKER][i];
+		for (size_t i = 0; i < s.cap[PAG_SUM_CHANNEL]; i++)
+			wc += s.total[PAG_SUM_CHANNEL][i];
+		NEAR(act, 1);
+		NEAR(wc, 1);
+		per = xcalloc(s.nwindows, sizeof *per);
+		perwc = xcalloc(s.nwindows, sizeof *perwc);
+		for (size_t j = 0; j < s.nsamples; j++) {
+			const pag_sample *x = &s.samples[j];
+
+			if (x->summary == PAG_SUM_ACTIVITY)
+				per[x->window] += x->cp;
+			else if (x->summary == PAG_SUM_WORKER || x->summary == PAG_SUM_CHANNEL)
+				perwc[x->window] += x->cp;
+		}
+		for (size_t w = 0; w < s.nwindows; w++) {
+			NEAR(per[w], 1);
+			NEAR(perwc[w], 1);
+		}
+		free(per);
+		free(perwc);
+		pag_summary_free(&s);
+		pag_graph_free(&g);
+	}
+}
+
+/* The CP of a span over its windows: the example's a1 [0,2] is 0.4 of the
+ * one window [0,5]; in windows of 1 it is all of [0,1] and [1,2]. */
+static void
+test_span_cp(void)
+{
+	static const char *const t1[] = {
+		"S\tt1\th\t\t0\t30\tA\thandle\tserver\ta",
+		"S\tt1\tc\th\t5\t20\tA\tcallB\tclient\ta",
+		"S\tt1\ts\tc\t10\t10\tB\tserve\tserver\tb",
+	};
+	pag_graph g;
+	double part[3];
+
+	build(&g, t1, 3, NULL, 0);
+	CHECK(g.nspans == 3);
+	pag_span_cp(&g, part);
+	NEAR(part[0], 1.0 / 3);	/* spans in start order: h, c, s */
+	NEAR(part[1], 0);	/* it only waits */
+	NEAR(part[2], 1.0 / 3);
+	g.window = 10;
+	pag_span_cp(&g, part);
+	NEAR(part[0], 0.5);	/* [0,10] and [20,30], half of each */
+	NEAR(part[2], 1);
+	pag_graph_free(&g);
+}
+
 int
 main(void)
 {
@@ -506,6 +580,8 @@ main(void)
 	test_example_from_spans();
 	test_lanes();
 	test_durations();
+	test_summary_sums();
+	test_span_cp();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# tr-pag | tr-cp under SnailTrail's model (Hoffmann et al., NSDI 2018):
+# hand-worked cases. A worker exists from its first to its last activity;
+# a gap an incoming edge ends is waiting (Assumption 2), never critical;
+# CP_e = c(e) * w(e) / (N * (te - ts)) (Eq. 3). Times in µs.
+load helper
+
+tsv() { tr '|' '\t'; }
+
+need_cp() { command -v tr-cp >/dev/null || skip "tr-cp is not built"; }
+
+# CP of one summary row: summary, key, detail, window start.
+cp_of() {
+	awk -F'\t' -v s="$1" -v k="$2" -v d="$3" -v w="$4" \
+		'$1 == w && $3 == s && $4 == k && $5 == d { print $6 }'
+}
+
+# The value read, or 0 when the row is absent.
+or0() { local v; v=$(cat); echo "${v:-0}"; }
+
+# A handle [0,30] on a calls B through callB [5,25]; B serve [10,20].
+sync_call() {
+	tsv <<'EOF' | mkfix sync.tr
+#tr/1
+T|t1
+S|t1|h||0|30|A|handle|server|a
+S|t1|c|h|5|20|A|callB|client|a
+S|t1|s|c|10|10|B|serve|server|b
+EOF
+}
+
+@test "a synchronous call, one window: N=1, handle 1/3, serve 1/3, request 1/6, response 1/6, unknown 0" {
+	need_cp
+	f=$(sync_call)
+	run sh -c "tr-pag -P '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	# one path: handle [0,5], request [5,10], serve [10,20], response [20,25], handle [25,30]
+	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
+	[ "$(cp_of operation A handle 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of operation B serve 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of activity request '' 0 <<<"$output")" = 0.166667 ]
+	[ "$(cp_of activity response '' 0 <<<"$output")" = 0.166667 ]
+	[ "$(cp_of activity unknown '' 0 <<<"$output" | or0)" = 0 ]
+	[ "$(cp_of activity waiting '' 0 <<<"$output")" = 0 ]
+	# b exists from 10 to 20 only: no idle time before or after
+	[ "$(cp_of worker B@b '' 0 <<<"$output")" = 0.333333 ]
+	[[ "$output" != *"property"* ]]
+}
+
+@test "a synchronous call in 10 us windows: [0,10] A and request 1/2; [10,20] serve 1; [20,30] response and A 1/2" {
+	need_cp
+	f=$(sync_call)
+	run sh -c "tr-pag -P -w 10us '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	[ "$(cp_of worker A@a '' 0 <<<"$output")" = 0.5 ]
+	[ "$(cp_of activity request '' 0 <<<"$output")" = 0.5 ]
+	[ "$(cp_of worker B@b '' 0 <<<"$output" | or0)" = 0 ]
+	[ "$(cp_of operation B serve 10 <<<"$output")" = 1 ]
+	[ "$(cp_of worker A@a '' 10 <<<"$output" | or0)" = 0 ]
+	[ "$(cp_of activity response '' 20 <<<"$output")" = 0.5 ]
+	[ "$(cp_of worker A@a '' 20 <<<"$output")" = 0.5 ]
+	[ "$(cp_of worker B@b '' 20 <<<"$output" | or0)" = 0 ]
+	[ "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)" -eq 0 ]
+}
+
+@test "an async call (the callee outlives its client): A 1 (handle 0.933 + fire 0.067), B 0, request 0, no response, no skew warning" {
+	need_cp
+	f=$(tsv <<'EOF' | mkfix async.tr
+#tr/1
+T|t1
+S|t1|h||0|30|A|handle|server|a
+S|t1|c|h|5|2|A|fire|client|a
+S|t1|s|c|10|10|B|serve|server|b
+EOF
+)
+	run sh -c "tr-pag -P '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
+	[ "$(cp_of worker A@a '' 0 <<<"$output")" = 1 ]
+	[ "$(cp_of operation A handle 0 <<<"$output")" = 0.933333 ]
+	[ "$(cp_of operation A fire 0 <<<"$output")" = 0.0666667 ]
+	[ "$(cp_of worker B@b '' 0 <<<"$output")" = 0 ]
+	[ "$(cp_of activity request '' 0 <<<"$output")" = 0 ]
+	[ "$(cp_of activity response '' 0 <<<"$output" | or0)" = 0 ]
+	[[ "$output" != *"skew"* ]]
+	[[ "$output" != *"clamped"* ]]
+}
+
+@test "a callee without a client span makes its caller wait: handle 2/3, serve 1/3, unknown 0, hand-overs take no time" {
+	need_cp
+	f=$(tsv <<'EOF' | mkfix direct.tr
+#tr/1
+T|t1
+S|t1|h||0|30|A|handle|server|a
+S|t1|s|h|10|10|B|serve|server|b
+EOF
+)
+	run tr-pag -P "$f"
+	grep -q $'\twaiting\t10\t20\t0\t0\tA\thandle\t' <<<"$output"
+	grep -q $'\tspawn\t10\t10\t0\t1\t' <<<"$output"
+	grep -q $'\tjoin\t20\t20\t1\t0\t' <<<"$output"
+	run sh -c "tr-pag -P '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
+	[ "$(cp_of operation A handle 0 <<<"$output")" = 0.666667 ]
+	[ "$(cp_of operation B serve 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of activity unknown '' 0 <<<"$output" | or0)" = 0 ]
+}
+
+@test "a parent fanning out children on other lanes is busy while it hands them over, waits only until a join" {
+	# h hands s1 over at 10 and s2 at 12, then waits for both: [10,12] is
+	# handing over (processing), [12,20] and [20,25] wait for a join
+	f=$(tsv <<'EOF' | mkfix fan.tr
+#tr/1
+T|t1
+S|t1|h||0|30|A|handle|server|a
+S|t1|s1|h|10|10|B|serve|server|b
+S|t1|s2|h|12|13|C|serve|server|c
+EOF
+)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	grep -q $'\tprocessing\t10\t12\t0\t0\tA\thandle\t' <<<"$output"
+	grep -q $'\twaiting\t12\t20\t0\t0\tA\thandle\t' <<<"$output"
+	grep -q $'\twaiting\t20\t25\t0\t0\tA\thandle\t' <<<"$output"
+	[[ "$output" != *"property"* ]]
+}
+
+@test "the operator summary divides an operation's CP by its workers in the window (SnailTrail 4.2)" {
+	need_cp
+	# one path: X [0,19] on w0, R [19,22] on r1, R [22,25] on r2
+	f=$(tsv <<'EOF' | mkfix op.pag
+PW||0|w0|0
+PW||1|r1|0
+PW||2|r2|0
+PE||0|1|processing|0|19|0|0|x|X
+PE||1|2|message|19|19|0|1
+PE||2|3|processing|19|22|1|1|r|R
+PE||3|4|message|22|22|1|2
+PE||4|5|processing|22|25|2|2|r|R
+EOF
+)
+	run tr-cp "$f"
+	[ "$status" -eq 0 ]
+	# R's workers sum to 0.24; two workers ran it: 0.12
+	[ "$(cp_of worker r1 '' 0 <<<"$output")" = 0.12 ]
+	[ "$(cp_of worker r2 '' 0 <<<"$output")" = 0.12 ]
+	[ "$(cp_of operation r R 0 <<<"$output")" = 0.12 ]
+	[ "$(cp_of operation x X 0 <<<"$output")" = 0.76 ]
+}
+
+@test "a reference into another trace is a message: publish 1/3, message 1/3, consume 1/3" {
+	need_cp
+	f=$(tsv <<'EOF' | mkfix xref.tr
+#tr/1
+T|t1
+S|t1|p||0|5|A|publish|producer|a
+T|t2
+S|t2|c||10|5|B|consume|consumer|b
+R|t2|c|follows_from|t1|p
+EOF
+)
+	run tr-pag -P "$f"
+	grep -q $'\tmessage\t5\t10\t0\t1\tB\tconsume\tt2\tc$' <<<"$output"
+	run sh -c "tr-pag -P '$f' | tr-cp"
+	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
+	[ "$(cp_of operation A publish 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of activity message '' 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of operation B consume 0 <<<"$output")" = 0.333333 ]
+}
+
+@test "--cp-part tags every span with its CP: handle 1/3, callB 0 (it waits), serve 1/3; in 10 us windows over its windows" {
+	f=$(sync_call)
+	run tr-pag -q --cp-part "$f"
+	[ "$status" -eq 0 ]
+	grep -q $'^S\tt1\th\t\t0\t30\tA\thandle\tserver\ta\tcp.part=0.333333$' <<<"$output"
+	grep -q $'^S\tt1\tc\th\t5\t20\tA\tcallB\tclient\ta\tcp.part=0$' <<<"$output"
+	grep -q $'^S\tt1\ts\tc\t10\t10\tB\tserve\tserver\tb\tcp.part=0.333333$' <<<"$output"
+	# handle works in [0,10] and [20,30], 0.5 of each; serve is all of [10,20]
+	run tr-pag -q --cp-part -w 10us "$f"
+	grep -q $'\thandle\tserver\ta\tcp.part=0.5$' <<<"$output"
+	grep -q $'\tserve\tserver\tb\tcp.part=1$' <<<"$output"
+	# a re-run replaces the tags, the graph after the traces as always
+	tr-pag -q --cp-part "$f" > "$BATS_TEST_TMPDIR/once"
+	tr-pag -q --cp-part "$BATS_TEST_TMPDIR/once" > "$BATS_TEST_TMPDIR/twice"
+	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
+	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/once")" -gt 0 ]
+}
+
+@test "--cp-part: tr-aggregate groups cp.part like any tag" {
+	command -v tr-aggregate >/dev/null || skip "tr-aggregate is not built"
+	f=$(sync_call)
+	run sh -c "tr-pag -q --cp-part '$f' | tr-aggregate 'From s In spans GroupBy s.service Select s.service, SUM(s.tag[\"cp.part\"])'"
+	[ "$status" -eq 0 ]
+	grep -q $'^A\t0.333333' <<<"$output"
+	grep -q $'^B\t0.333333' <<<"$output"
+}
+
+@test "tr-cp ends with the four summaries over the whole input: CP weighted by window length, time summed" {
+	need_cp
+	f=$(sync_call)
+	run sh -c "tr-pag -P -w 10us '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	# three 10 us windows: A 0.5, 0, 0.5 -> 1/3; the totals come last
+	[ "$(cp_of total.worker A@a '' 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of total.operation B serve 0 <<<"$output")" = 0.333333 ]
+	[ "$(cp_of total.activity request '' 0 <<<"$output")" = 0.166667 ]
+	[ "$(cp_of total.window windows 3 0 <<<"$output")" = 1 ]
+	[ "$(awk -F'\t' '$3 == "total.worker" && $4 == "A@a" { print $2, $7 }' <<<"$output")" = "30 30" ]
+	[[ "$(tail -1 <<<"$output")" == *total.channel* ]]
+	# one window: its rows are the totals, none written twice
+	run sh -c "tr-pag -P '$f' | tr-cp"
+	[[ "$output" != *total.* ]]
+}
+
+# Random well-formed traces: servers that call others synchronously (a
+# client span nested in time), directly (a child without a client span) or
+# asynchronously (a short client span whose callee runs later and longer).
+random_traces() {
+	awk -v seed="$1" -v ntr=40 '
+	function rnd(n) { return int(rand() * n) }
+	function span(tid, id, parent, start, dur, svc, op, kind) {
+		printf "S\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\th%s\n", tid, id, parent, start, dur, svc, op, kind, svc
+	}
+	function serve(tid, pid, start, dur, depth,   id, t, k, n, cs, cd, svc, mode) {
+		id = "s" (++nid); svc = "svc" rnd(5)
+		span(tid, id, pid, start, dur, svc, "op" rnd(3), "server")
+		if (depth >= 3 || dur < 20) return
+		n = rnd(3); t = start + 1
+		for (k = 0; k < n && t < start + dur - 10; k++) {
+			cd = 2 + rnd(int((start + dur - t - 1) / 2)); if (t + cd > start + dur - 1) break
+			mode = rnd(6)
+			if (mode < 2) serve(tid, id, t, cd, depth + 1)
+			else if (mode == 2) {
+				cs = "c" (++nid); span(tid, cs, id, t, 2, svc, "fire", "client")
+				serve(tid, cs, t + 3, cd + 5, depth + 1)
+			} else {
+				cs = "c" (++nid); span(tid, cs, id, t, cd, svc, "call", "client")
+				if (cd > 2) serve(tid, cs, t + 1, cd - 2, depth + 1)
+			}
+			t += cd + 1 + rnd(5)
+		}
+	}
+	BEGIN { srand(seed); print "#tr/1"
+		for (i = 0; i < ntr; i++) { print "T\tt" i; serve("t" i, "", rnd(2000), 50 + rnd(400), 0) } }'
+}
+
+@test "random well-formed RPC traces satisfy Properties 1 and 2, and every window's CP sums to 1" {
+	need_cp
+	for seed in 1 2 3 4 5; do
+		f=$(random_traces $seed | mkfix "r$seed.tr")
+		[ "$(grep -c '^S' "$f")" -gt 100 ]
+		run sh -c "tr-pag -P -w 100us '$f' 2>'$f.err' | tr-cp"
+		[ "$status" -eq 0 ]
+		[ ! -s "$f.err" ] || { echo "seed $seed:"; cat "$f.err"; false; }
+		[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -gt 15 ]
+		[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ] ||
+			{ echo "seed $seed"; false; }
+	done
+}
