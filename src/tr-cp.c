@@ -126,7 +126,7 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 {
 	cp_ctx *x = ctx;
 	int analysed;
-	tr_write_opts wo = {"cp.", "C", add_self, &x->cp};
+	tr_write_opts wo = {"cp.self", "C", add_self, &x->cp};	/* cp.part is tr-pag's */
 
 	if (!tr_pick_match(x->pick, t->trace_id)) {
 		if (x->mode == MODE_FILTER)

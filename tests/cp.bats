@@ -82,12 +82,12 @@ try 'tr-cp --help'" ]
 	[ "${#lines[@]}" -eq 5 ]
 }
 
-@test "records and tags it does not own pass through; a re-run replaces its own" {
+@test "records and tags it does not own pass through (tr-pag's cp.part too); a re-run replaces its own cp.self" {
 	f=$(fix in.tr <<-'EOF'
 	#tr/1
 	# a comment
 	T|t1|tr.source=a.json
-	S|t1|C||1|100|svc|op C|server|h1|http.method=GET|cp.self=999|cp.old=1
+	S|t1|C||1|100|svc|op C|server|h1|http.method=GET|cp.self=999|cp.part=0.25
 	L|t1|C|5|event=x
 	S|t1|D|C|20|20|svc|op D|client|h1
 	R|t1|D|link|other|zz
@@ -101,7 +101,7 @@ try 'tr-cp --help'" ]
 	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
 	grep -q '^# a comment$' "$BATS_TEST_TMPDIR/once"
 	grep -q $'^T\tt1\ttr.source=a.json$' "$BATS_TEST_TMPDIR/once"
-	grep -q $'^S\tt1\tC\t\t1\t100\tsvc\top C\tserver\th1\thttp.method=GET\tcp.self=80$' "$BATS_TEST_TMPDIR/once"
+	grep -q $'^S\tt1\tC\t\t1\t100\tsvc\top C\tserver\th1\thttp.method=GET\tcp.part=0.25\tcp.self=80$' "$BATS_TEST_TMPDIR/once"
 	grep -q $'^L\tt1\tC\t5\tevent=x$' "$BATS_TEST_TMPDIR/once"
 	grep -q $'^R\tt1\tD\tlink\tother\tzz$' "$BATS_TEST_TMPDIR/once"
 	grep -q $'^X\tt1\tfuture record$' "$BATS_TEST_TMPDIR/once"
