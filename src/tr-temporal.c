@@ -18,6 +18,8 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: tr-temporal [-kqv] [-f line|explain|dot|csv|json] [--explain] [--dot]\n"
 		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
+		"                   [--span ID] [--end-to-end] [--no-infer-queues]\n"
+		"                   [--no-clock-offsets] [--min-share P]\n"
 		"                   [--units U] [--check [--allow-empty]] [-o FILE] [FILE...]\n"
 		"Split each trace's root duration among its causes (Zeno temporal provenance),\n"
 		"blockers in other traces of the window included.\n"
@@ -33,6 +35,15 @@ usage(FILE *f)
 		"                          its segments overlap)\n"
 		"  -t, --trace ID          query this trace only (repeatable); others still block\n"
 		"      --trace-file FILE   the same for the ids in FILE, one per line\n"
+		"      --span ID           explain span ID (in the traces that have it), not\n"
+		"                          the request's root\n"
+		"      --end-to-end        explain from the root's start to the last end below\n"
+		"                          it (asynchronous work the root did not wait for)\n"
+		"      --no-infer-queues   a late server or consumer without a recorded queue\n"
+		"                          wait started on arrival (no queueing inferred)\n"
+		"      --no-clock-offsets  take every host's clock as recorded (one pass)\n"
+		"      --min-share P       --dot: leave out nodes under P %% of the delay\n"
+		"                          (default 1)\n"
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
 		"      --allow-empty       --check passes when no trace was analysed\n"
@@ -56,10 +67,23 @@ parse_count(const char *s, const char *what, long min)
 	return v;
 }
 
+/* --min-share: a percentage, 0 to 100. */
+static double
+parse_share(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!*s || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v <= 100))
+		tr_usage_error("%s: %s", "--min-share is a percentage from 0 to 100", s);
+	return v;
+}
+
 int
 main(int argc, char **argv)
 {
-	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_ALLOW_EMPTY, OPT_TRACE_FILE };
+	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_ALLOW_EMPTY, OPT_TRACE_FILE,
+	       OPT_NO_INFER, OPT_NO_CLOCK, OPT_SPAN, OPT_END_TO_END, OPT_MIN_SHARE };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
@@ -71,12 +95,17 @@ main(int argc, char **argv)
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
 		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
+		{"no-infer-queues", no_argument, NULL, OPT_NO_INFER},
+		{"no-clock-offsets", no_argument, NULL, OPT_NO_CLOCK},
+		{"span", required_argument, NULL, OPT_SPAN},
+		{"end-to-end", no_argument, NULL, OPT_END_TO_END},
+		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	tp_opts o = {.format = TP_LINE, .window = 1000};
-	tp_run_opts r = {0};
+	tp_opts o = {.format = TP_LINE, .window = 1000, .infer_queues = 1, .min_share = -1};
+	tp_run_opts r = {.clock_offsets = 1};
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
 	tr_pick *pick = tr_pick_new();
 	char err[256];
@@ -119,6 +148,11 @@ main(int argc, char **argv)
 				tr_die(TR_EXIT_USAGE, "--trace-file: %s", err);
 			break;
 		case TR_OPT_UNITS: units = tr_units_option(optarg); break;
+		case OPT_NO_INFER: o.infer_queues = 0; break;
+		case OPT_NO_CLOCK: r.clock_offsets = 0; break;
+		case OPT_SPAN: o.span = optarg; break;
+		case OPT_END_TO_END: o.end_to_end = 1; break;
+		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
 		case OPT_CHECK: o.check = 1; break;
 		case OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case 'o': r.out_path = optarg; break;
@@ -135,6 +169,10 @@ main(int argc, char **argv)
 		if (status >= 0)
 			break;
 	}
+	if (o.min_share >= 0 && o.format != TP_DOT && status < 0)
+		tr_usage_error("--min-share goes with --dot");
+	if (o.min_share < 0)	/* a readable picture by default: causes of 1 % and more */
+		o.min_share = 1;
 	if (units < 0 && (o.format == TP_CSV || o.format == TP_JSON))
 		units = TABLE_US;
 	else if (units >= 0 && o.format == TP_LINE && status < 0)

@@ -7,8 +7,11 @@
  * before them. */
 #include "temporal_impl.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dot.h"
 #include "pick.h"
@@ -108,10 +111,14 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 {
 	int analysed = queried(tp, w);
 
-	if (analysed && tpq_annotate(tp, w) < 0) {
+	if (analysed && tp->o.span && tpq_span(tp, w) < 0)
+		analysed = 0;	/* --span: not this trace's */
+	else if (analysed && tpq_annotate(tp, w, tpq_span(tp, w)) < 0) {
 		analysed = 0;
 		tp->st.skipped++;
-		if (!tp->o.quiet && w->t.nspans)
+		if (!tp->o.quiet && tp->o.span)
+			tr_trace_warn(&w->t, "span %s has no time: not analysed", tp->o.span);
+		else if (!tp->o.quiet && w->t.nspans)
 			tr_trace_warn(&w->t, "its root span has no time: not analysed");
 		else if (!tp->o.quiet)
 			tr_trace_warn(&w->t, "it has no span: not analysed");
@@ -297,15 +304,133 @@ check_empty(const tp_stats *st)
 	return TR_EXIT_FINDING;
 }
 
-int
-tp_run(const tp_run_opts *r, const tp_opts *o)
-{
-	tr_reader *rd = tr_reader_new(r->files, r->nfiles);
+/* The inputs, with a pipe copied to a temporary file: the clock pass reads
+ * everything before the analysis reads it again. */
+typedef struct inputs {
+	char **files, **spooled;
+	char **names;		/* for messages: the input, not its copy */
+	int n;
+} inputs;
 
+static void
+open_inputs(inputs *in, const tp_run_opts *r, int spool)
+{
+	static char *dash[] = {"-"};
+	char **files = r->nfiles ? r->files : dash;
+
+	in->n = r->nfiles ? r->nfiles : 1;
+	in->files = xcalloc((size_t)in->n, sizeof *in->files);
+	in->spooled = xcalloc((size_t)in->n, sizeof *in->spooled);
+	in->names = xcalloc((size_t)in->n, sizeof *in->names);
+	for (int i = 0; i < in->n; i++) {
+		struct stat st;
+
+		if (!spool)
+			;
+		else if (strcmp(files[i], "-") == 0 || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
+			in->spooled[i] = tr_input_spool(files[i]);
+		else	/* a missing file is told now, before the silent pass */
+			tr_input_close(tr_input_open(files[i]));
+		in->files[i] = in->spooled[i] ? in->spooled[i] : files[i];
+		if (in->spooled[i])
+			in->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
+	}
+}
+
+static void
+close_inputs(inputs *in)
+{
+	for (int i = 0; i < in->n; i++)
+		if (in->spooled[i]) {
+			unlink(in->spooled[i]);
+			tr_tmpfile_release(in->spooled[i]);
+			free(in->spooled[i]);
+		}
+	free(in->files);
+	free(in->spooled);
+	free(in->names);
+}
+
+static tr_reader *
+new_reader(char **files, int n, char **names, const tp_run_opts *r, int verbose)
+{
+	tr_reader *rd = tr_reader_new(files, n);
+
+	if (names)
+		tr_reader_set_names(rd, names);
 	if (r->max_spans || r->max_bytes)
 		tr_reader_set_limits(rd, r->max_spans ? r->max_spans : TR_DEFAULT_MAX_SPANS,
 				     r->max_bytes ? r->max_bytes : TR_DEFAULT_MAX_BYTES);
-	tr_reader_set_flags(rd, (r->verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0));
+	tr_reader_set_flags(rd, (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0));
+	return rd;
+}
+
+/* Per-host clock offsets must be known before the first segment goes on a
+ * timeline, and they come from every RPC of the input: a first pass notes
+ * them. It is silent; the second pass reports bad input as usual. */
+static tr_clock *
+clock_pass(const inputs *in, const tp_run_opts *r)
+{
+	tr_clock *c = tr_clock_new();
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+
+	if (saved < 0 || null < 0)
+		tr_die(TR_EXIT_SYSTEM, "cannot open /dev/null");
+	dup2(null, 2);
+	close(null);
+	tr_reader *rd = new_reader(in->files, in->n, in->names, r, 0);
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
+
+		if (n == TR_EOF || (n == TR_BAD && !r->keep_going))
+			break;
+		if (n == TR_TRACE)
+			tr_clock_add_trace(c, t);
+	}
+	tr_reader_free(rd);
+	dup2(saved, 2);
+	close(saved);
+	tr_clock_solve(c);
+	return c;
+}
+
+/* -v: the offsets applied, host by host. */
+static void
+report_clocks(const tr_clock *c)
+{
+	for (size_t i = 0; i < tr_clock_nhosts(c); i++) {
+		tr_clock_host h;
+
+		tr_clock_host_get(c, i, &h);
+		if (!h.rpcs)
+			continue;
+		tr_warn("clock of %s: %+.3f ms against %s, from %zu RPCs", h.host,
+			(double)h.offset / 1000.0, h.reference, h.rpcs);
+		if (h.disagreeing)
+			tr_warn("clock of %s: %zu RPCs disagree (transit varies, or a clock drifts)",
+				h.host, h.disagreeing);
+	}
+}
+
+int
+tp_run(const tp_run_opts *r, const tp_opts *o)
+{
+	inputs in = {0};
+	tp_opts oc = *o;
+	tr_clock *clk = NULL;
+
+	open_inputs(&in, r, r->clock_offsets);
+	if (r->clock_offsets) {
+		clk = clock_pass(&in, r);
+		oc.clock = clk;
+		if (r->verbose)
+			report_clocks(clk);
+	}
+	o = &oc;
+	tr_reader *rd = new_reader(in.files, in.n, in.names, r, r->verbose);
 	tr_output *out = tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};
@@ -366,5 +491,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	tr_output_close(out);
 	tr_reader_free(rd);
 	tp_free(tp);
+	tr_clock_free(clk);
+	close_inputs(&in);
 	return status;
 }

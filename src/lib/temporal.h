@@ -12,7 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "trace.h"
+
+/* Overlaps and overshoots up to this many µs are clock noise: a segment that
+ * starts this close to the end of the one before it on a worker follows it
+ * (no second worker is invented), and a child that ends this close after its
+ * parent is clamped into it (not taken for work the parent did not wait for). */
+#define TP_EPSILON_US 10
 
 enum tp_format { TP_LINE, TP_EXPLAIN, TP_DOT, TP_CSV, TP_JSON };
 
@@ -33,6 +40,12 @@ typedef struct tp_opts {
 	int quiet;
 	int units;			/* enum table_units of the report's durations;
 					 * < 0: explain's and dot's own (ms, 1 decimal) */
+	int infer_queues;		/* a late server or consumer queued behind the
+					 * work on its resource (Zeno §6) */
+	const tr_clock *clock;		/* per-host offsets, or NULL: clocks as recorded */
+	const char *span;		/* --span: explain this span, not the root */
+	int end_to_end;			/* the root's start to the trace's last end */
+	double min_share;		/* --dot: leave out nodes below this share */
 } tp_opts;
 
 typedef struct tp_stats {
@@ -58,6 +71,7 @@ typedef struct tp_run_opts {
 	int nfiles;
 	const char *out_path;
 	int keep_going, verbose;
+	int clock_offsets;		/* a first pass estimates per-host offsets */
 	size_t max_spans, max_bytes;	/* per trace; 0: the reader's defaults */
 } tp_run_opts;
 int tp_run(const tp_run_opts *r, const tp_opts *o);

@@ -99,18 +99,19 @@ new_vert(wtrace *w, int kind, int32_t span, int64_t start, int64_t end)
 	return (int32_t)w->nv++;
 }
 
-/* Effective times, awaited-ness and arrival, parents before children. */
-/* A server that does not fit in its client ran on a skewed clock: centre it
- * in the client (as Zipkin's skew correction does), its subtree with it.
- * A server longer than its client can only be clamped. */
+/* A server that does not fit in its client: with per-host clock offsets
+ * applied, what is left is noise, clamped into the client; without them,
+ * it ran on a skewed clock and is centred in the client (as Zipkin's skew
+ * correction does), its subtree with it. A server longer than its client
+ * can only be clamped. */
 static void
-skew(const span_info *client, span_info *ci, const tr_span *cs)
+skew(const span_info *client, span_info *ci, const tr_span *cs, int corrected)
 {
 	int64_t slack = (client->ee - client->es) - cs->duration;
 
 	if (ci->es >= client->es && ci->ee <= client->ee)
 		return;
-	if (slack >= 0) {
+	if (slack >= 0 && !corrected) {
 		ci->shift = client->es + slack / 2 - cs->start;
 		ci->es = cs->start + ci->shift;
 		ci->ee = tr_span_end(cs) + ci->shift;
@@ -120,12 +121,36 @@ skew(const span_info *client, span_info *ci, const tr_span *cs)
 	ci->ee = clamp64(ci->ee, ci->es, client->ee);
 }
 
+/* The span a query on w explains: the request, that is the longest timed
+ * root that is not an orphan (a fragment whose parent was lost is not the
+ * request), else the longest timed root; the first of equals. */
+static int32_t
+request_root(const tr_trace *t)
+{
+	int32_t best = -1;
+
+	for (size_t r = 0; r < t->nroots; r++) {
+		const tr_span *s = &t->spans[t->roots[r]];
+		const tr_span *b = best >= 0 ? &t->spans[best] : NULL;
+
+		if (!(s->flags & TR_SPAN_HAS_TIME))
+			continue;
+		int orphan = (s->flags & TR_SPAN_ORPHAN) != 0;
+		if (!b || (!orphan && (b->flags & TR_SPAN_ORPHAN)) ||
+		    (orphan == ((b->flags & TR_SPAN_ORPHAN) != 0) && s->duration > b->duration))
+			best = t->roots[r];
+	}
+	return best;
+}
+
+/* Effective times (in the reference clock), awaited-ness, parents before children. */
 static int32_t *
-order_spans(wtrace *w, span_info *si)
+order_spans(temporal *tp, wtrace *w, span_info *si)
 {
 	tr_trace *t = &w->t;
 	int32_t *order = arena_alloc(w->scratch, (t->nspans + 1) * sizeof *order);
 	size_t head = 0, tail = 0;
+	const tr_clock *clk = tp->o.clock;
 
 	for (size_t r = 0; r < t->nroots; r++) {
 		int32_t i = t->roots[r];
@@ -133,8 +158,9 @@ order_spans(wtrace *w, span_info *si)
 
 		order[tail++] = i;
 		si[i].timed = (s->flags & TR_SPAN_HAS_TIME) != 0;
-		si[i].es = s->start;
-		si[i].ee = tr_span_end(s);
+		si[i].shift = -tr_clock_offset(clk, s->host);
+		si[i].es = s->start + si[i].shift;
+		si[i].ee = tr_span_end(s) + si[i].shift;
 	}
 	while (head < tail) {
 		int32_t p = order[head++];
@@ -148,6 +174,8 @@ order_spans(wtrace *w, span_info *si)
 			ci->timed = (cs->flags & TR_SPAN_HAS_TIME) != 0;
 			if (strcmp(cs->host, ps->host) == 0)
 				ci->shift = si[p].shift;	/* same clock as its parent */
+			else
+				ci->shift = -tr_clock_offset(clk, cs->host);
 			ci->es = cs->start + ci->shift;
 			ci->ee = tr_span_end(cs) + ci->shift;
 			if (!ci->timed || !si[p].timed)
@@ -156,10 +184,10 @@ order_spans(wtrace *w, span_info *si)
 				ci->aw = AW_NONE;	/* the sender does not wait */
 			else if (cs->kind == TR_KIND_SERVER && ps->kind == TR_KIND_CLIENT) {
 				ci->aw = AW_REMOTE;
-				skew(&si[p], ci, cs);
-			} else if (ci->es > si[p].ee || ci->ee > si[p].ee)
+				skew(&si[p], ci, cs, clk != NULL);
+			} else if (ci->es > si[p].ee || ci->ee > si[p].ee + TP_EPSILON_US)
 				ci->aw = AW_NONE;	/* the parent returned first */
-			else {
+			else {	/* an overshoot of a few µs is noise: clamped, as tr-cp does */
 				ci->aw = AW_LOCAL;
 				ci->es = clamp64(ci->es, si[p].es, si[p].ee);
 				ci->ee = clamp64(ci->ee, ci->es, si[p].ee);
@@ -169,15 +197,36 @@ order_spans(wtrace *w, span_info *si)
 	return order;
 }
 
-/* When the work of span i arrived: queue.wait_us, an enqueue log, or its start. */
+/* The transit a request to server span c (client p) is taken to need: this
+ * RPC's own response transit, or less when the same hosts' RPCs show that
+ * a request can arrive sooner; never below 0. */
+static int64_t
+request_transit(const temporal *tp, const tr_trace *t, const span_info *si, int32_t c, int32_t p)
+{
+	int64_t est = si[p].ee - si[c].ee;
+	int64_t seen = tr_clock_min_transit(tp->o.clock, t->spans[p].host, t->spans[c].host);
+
+	if (seen >= 0 && seen < est)
+		est = seen;
+	return est > 0 ? est : 0;
+}
+
+/* When the work of span i arrived: recorded (queue.wait_us, an enqueue log),
+ * else inferred for a server (its client's send plus the request transit)
+ * and for a consumer of a message sent in the trace (the sender's end): the
+ * time from there to its start is queueing behind whatever occupied its
+ * resource (Zeno §6, under the work-conserving assumption of §3.2: a
+ * resource does not idle while work waits), and idle time in it is
+ * unexplained. A blocking receive gets its message at its end. */
 static void
-arrivals(wtrace *w, span_info *si)
+arrivals(temporal *tp, wtrace *w, span_info *si)
 {
 	tr_trace *t = &w->t;
 	int64_t *wait = arena_alloc(w->scratch, (t->nspans + 1) * sizeof *wait);
 
 	/* the recorded waits are in the span's own clock: before its shifted start */
 	tr_trace_queue_waits(t, wait);
+	memset(w->inferred, 0, t->nspans + 1);
 	for (size_t i = 0; i < t->nspans; i++) {
 		si[i].blocking = (uint8_t)tr_span_is_blocking_receive(&t->spans[i]);
 		si[i].arr = si[i].blocking ? si[i].ee : si[i].es - wait[i];
@@ -185,7 +234,18 @@ arrivals(wtrace *w, span_info *si)
 	for (size_t i = 0; i < t->nspans; i++) {
 		int32_t p = t->spans[i].parent;
 
+		if (si[i].aw == AW_REMOTE && !wait[i] && tp->o.infer_queues) {
+			si[i].arr = si[p].es + request_transit(tp, t, si, (int32_t)i, p);
+			w->inferred[i] = si[i].arr < si[i].es;
+		} else if (p >= 0 && !wait[i] && !si[i].blocking && tp->o.infer_queues &&
+			   t->spans[i].kind == TR_KIND_CONSUMER && t->spans[p].kind == TR_KIND_PRODUCER &&
+			   si[p].timed && si[p].ee < si[i].es) {
+			si[i].arr = si[p].ee;
+			w->inferred[i] = 1;
+		}
 		if (si[i].aw == AW_REMOTE)	/* it cannot arrive before it was sent */
+			si[i].arr = clamp64(si[i].arr, si[p].es, si[i].es);
+		else if (si[i].aw == AW_LOCAL && !si[i].blocking)	/* nor before its parent started */
 			si[i].arr = clamp64(si[i].arr, si[p].es, si[i].es);
 		else if (si[i].arr > si[i].es && !si[i].blocking)
 			si[i].arr = si[i].es;
@@ -265,8 +325,8 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 	for (int32_t c = ps->first_child; c >= 0; c = t->spans[c].next_sibling) {
 		if (si[c].aw == AW_REMOTE)
 			cv[n++] = (cover){si[p].es, si[p].ee, c};
-		else if (si[c].aw == AW_LOCAL)
-			cv[n++] = (cover){si[c].es, si[c].ee, c};
+		else if (si[c].aw == AW_LOCAL)	/* waited for from its arrival (a lock, a queue) */
+			cv[n++] = (cover){si[c].arr < si[c].es ? si[c].arr : si[c].es, si[c].ee, c};
 	}
 	if (si[p].blocking)
 		cv[n++] = (cover){si[p].es, si[p].ee, -1};
@@ -450,10 +510,10 @@ mark_main(wtrace *w)
 	size_t n = 0;
 
 	memset(w->in_main, 0, t->nspans);
-	if (!t->nroots)
+	if (w->root < 0)
 		return;
 	stack = arena_alloc(w->scratch, (t->nspans + 1) * sizeof *stack);
-	stack[n++] = t->roots[0];
+	stack[n++] = w->root;
 	while (n) {
 		int32_t p = stack[--n];
 
@@ -506,11 +566,14 @@ tpg_build(temporal *tp, wtrace *w)
 	w->nv = w->npre = w->next = 0;
 	memset(si, 0, (ns + 1) * sizeof *si);
 	w->final = arena_alloc(&t->mem, (ns + 1) * sizeof *w->final);
+	w->seg0 = arena_alloc(&t->mem, (ns + 1) * sizeof *w->seg0);
 	w->done = arena_alloc(&t->mem, (ns + 1) * sizeof *w->done);
 	w->in_main = arena_alloc(&t->mem, ns + 1);
+	w->inferred = arena_alloc(&t->mem, ns + 1);
+	w->root = request_root(t);
 	mark_main(w);
-	int32_t *order = order_spans(w, si);
-	arrivals(w, si);
+	int32_t *order = order_spans(tp, w, si);
+	arrivals(tp, w, si);
 	message_sources(w, si);
 	for (size_t i = 0; i < ns; i++) {
 		w->final[i] = w->done[i] = -1;
@@ -523,6 +586,7 @@ tpg_build(temporal *tp, wtrace *w)
 	for (size_t k = 0; k < ns; k++) {
 		int32_t c = order[k];
 
+		w->seg0[c] = si[c].timed ? si[c].seg0 : -1;
 		if (!si[c].timed)
 			continue;
 		transits(w, si, c);
@@ -533,15 +597,22 @@ tpg_build(temporal *tp, wtrace *w)
 	free(e);
 }
 
-/* Drop the entries of evicted traces; the workers are assigned again. */
+static void assign_workers(temporal *tp, tp_resource *r);
+
+/* Drop the entries of evicted traces; the workers are assigned again. The
+ * dropped ones are assigned first, so that their overruns are counted. */
 static void
 compact(temporal *tp, tp_resource *r)
 {
 	size_t live = 0;
 
+	if (r->assigned < r->ne)
+		assign_workers(tp, r);
 	for (size_t i = 0; i < r->ne; i++)
 		if (r->e[i].serial >= tp->oldest)
 			r->e[live++] = r->e[i];
+		else
+			r->dropped_overlaps += r->e[i].overlap;
 	r->ne = live;
 	r->assigned = 0;
 	r->compact_at = 2 * live + 1024;
@@ -652,7 +723,8 @@ assign_workers(temporal *tp, tp_resource *r)
 		size_t best = SIZE_MAX;
 
 		for (size_t k = 0; k < nw; k++)
-			if (r->free_at[k] <= e->start && (best == SIZE_MAX || r->free_at[k] > r->free_at[best]))
+			if (r->free_at[k] <= e->start + TP_EPSILON_US &&
+			    (best == SIZE_MAX || r->free_at[k] > r->free_at[best]))
 				best = k;
 		e->overlap = 0;
 		if (best == SIZE_MAX && nw < (size_t)r->workers) {
@@ -677,6 +749,8 @@ assign_workers(temporal *tp, tp_resource *r)
 		}
 		e->worker = (int32_t)best;
 		e->nworkers = (int32_t)nw;
+		if ((int)nw > r->maxworkers)
+			r->maxworkers = (int)nw;
 		r->free_at[best] = e->end;
 		r->last[best] = (int32_t)i;
 	}
@@ -702,11 +776,13 @@ tpg_pred(temporal *tp, wtrace *w, int32_t v, wtrace **pw, int32_t *pv)
 }
 
 size_t
-tpg_overlaps(const temporal *tp, size_t i)
+tpg_overlaps(temporal *tp, size_t i)
 {
-	const tp_resource *r = &tp->res[i];
-	size_t n = 0;
+	tp_resource *r = &tp->res[i];
+	size_t n = r->dropped_overlaps;
 
+	if (r->assigned < r->ne)
+		assign_workers(tp, r);
 	for (size_t j = 0; j < r->assigned; j++)
 		n += r->e[j].overlap;
 	return n;

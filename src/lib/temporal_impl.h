@@ -51,6 +51,9 @@ struct wtrace {
 	int32_t *final;		/* per span: its last vertex (-1: no time) */
 	int32_t *done;		/* per span: the vertex its parent waits for */
 	uint8_t *in_main;	/* per span: below the trace's root */
+	int32_t root;		/* the request's root span (-1: none with time) */
+	int32_t *seg0;		/* per span: its first vertex (-1: no time) */
+	uint8_t *inferred;	/* per span: its queueing was inferred, not recorded */
 	arena *scratch;		/* while it is built */
 };
 
@@ -68,6 +71,8 @@ typedef struct tp_entry {
 typedef struct tp_resource {
 	const char *name;
 	int workers;		/* capacity; INT32_MAX when not given */
+	int maxworkers;		/* workers its segments needed (overlaps beyond ε) */
+	size_t dropped_overlaps;	/* overruns of entries compacted away */
 	tp_entry *e;		/* sorted by (start, end); evicted ones stay as history
 				   until the next compaction */
 	size_t ne, cape, compact_at;
@@ -117,7 +122,10 @@ struct temporal {
 	arena ids_mem;
 	uint64_t ids_built;
 	tr_keywatch rkey;	/* -r: did any occupying span have the tag? */
-	/* The current query. */
+	/* The current query: the span explained, over [q_ts, q_te] (µs, in the
+	 * reference clock); q_last: the span whose end closes it. */
+	int32_t q_span, q_last;
+	int64_t q_ts, q_te;
 	uint32_t stamp;
 	tp_task *tasks;
 	size_t ntasks, captasks;
@@ -148,14 +156,17 @@ int tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b);
 void tpg_insert(temporal *tp, wtrace *w);
 /* The worker predecessor of vertex v of w on its resource; 0 when none. */
 int tpg_pred(temporal *tp, wtrace *w, int32_t v, wtrace **pw, int32_t *pv);
-/* Segments that found every worker of resource r busy. */
-size_t tpg_overlaps(const temporal *tp, size_t r);
+/* Segments that found every worker of resource r busy (all assigned now). */
+size_t tpg_overlaps(temporal *tp, size_t r);
 wtrace *tpg_lookup(temporal *tp, const char *trace_id);
 
 /* temporal_query.c */
-/* Annotate w's root interval into tp->tasks. 0, or -1 when the trace has
- * no timed root (nothing to explain). */
-int tpq_annotate(temporal *tp, wtrace *w);
+/* The span of w a query explains: --span's, else the request's root; -1
+ * when w has none (not timed, or not this trace's). */
+int32_t tpq_span(const temporal *tp, const wtrace *w);
+/* Annotate the interval of span (with end_to_end: from its start to the
+ * last end below it) into tp->tasks. 0, or -1 when it has no time. */
+int tpq_annotate(temporal *tp, wtrace *w, int32_t span);
 
 /* temporal_report.c */
 const char *tp_role_name(int role);

@@ -12,6 +12,7 @@
  * time, so the self times always add up to the root's duration. */
 #include "temporal_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void
@@ -166,22 +167,52 @@ annotate_one(temporal *tp, int32_t ti)
 	t->self = te - T;
 }
 
-int
-tpq_annotate(temporal *tp, wtrace *w)
+int32_t
+tpq_span(const temporal *tp, const wtrace *w)
 {
-	tr_trace *tt = &w->t;
+	if (tp->o.span)
+		return tr_trace_find(&w->t, tp->o.span);
+	return w->root;
+}
 
+/* With end_to_end, the span below span (itself included) that ends last:
+ * the last consumer of an asynchronous request. */
+static int32_t
+last_below(const wtrace *w, int32_t span)
+{
+	const tr_trace *t = &w->t;
+	int32_t best = span, *stack = xmalloc((t->nspans + 1) * sizeof *stack);
+	size_t n = 0;
+
+	stack[n++] = span;
+	while (n) {
+		int32_t p = stack[--n];
+
+		if (w->final[p] >= 0 && w->v[w->final[p]].end > w->v[w->final[best]].end)
+			best = p;
+		for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling)
+			stack[n++] = c;
+	}
+	free(stack);
+	return best;
+}
+
+int
+tpq_annotate(temporal *tp, wtrace *w, int32_t span)
+{
 	tp->ntasks = 0;
 	tp->violations = 0;
 	if (++tp->stamp == 0)
 		tp->stamp = 1;
-	if (!tt->nroots || w->final[tt->roots[0]] < 0)
+	if (span < 0 || w->final[span] < 0)
 		return -1;
-	int32_t root = tt->roots[0];
-	const tr_span *rs = &tt->spans[root];
-	tp_task r = {.w = w, .v = w->final[root], .res = -1, .parent = -1,
-		     .ts = rs->start, .te = tr_span_end(rs), .role = ROLE_ONPATH,
-		     .base = ROLE_ONPATH};
+	int32_t last = tp->o.end_to_end ? last_below(w, span) : span;
+	tp->q_span = span;
+	tp->q_last = last;
+	tp->q_ts = w->v[w->seg0[span]].start;
+	tp->q_te = w->v[w->final[last]].end;
+	tp_task r = {.w = w, .v = w->final[last], .res = -1, .parent = -1,
+		     .ts = tp->q_ts, .te = tp->q_te, .role = ROLE_ONPATH, .base = ROLE_ONPATH};
 
 	push(tp, &r);
 	/* Tasks are processed in creation order: a task only adds tasks after
@@ -192,7 +223,7 @@ tpq_annotate(temporal *tp, wtrace *w)
 	int64_t sum = 0;
 	for (size_t i = 0; i < tp->ntasks; i++)
 		sum += tp->tasks[i].self;
-	if (sum != rs->duration)
+	if (sum != tp->q_te - tp->q_ts)
 		violation(tp, w, "the self times do not add up to the root's duration");
 	return 0;
 }

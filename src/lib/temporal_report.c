@@ -54,8 +54,8 @@ span_label(const temporal *tp, const wtrace *w, int32_t span, int role, strbuf *
 	const tr_span *s = &t->spans[span];
 	const char *svc = s->service;
 
-	if (role != ROLE_ONPATH && t->nroots)
-		svc = t->spans[t->roots[0]].service;
+	if (role != ROLE_ONPATH && w->root >= 0)
+		svc = t->spans[w->root].service;
 	sb_adds(b, svc);
 	sb_addc(b, ':');
 	sb_adds(b, s->operation);
@@ -275,7 +275,7 @@ add_pct(strbuf *b, int64_t part, int64_t whole)
 typedef struct dnode {
 	const char *label;
 	int role, seq_edge;
-	int64_t delay, self;
+	int64_t delay, self, ts;	/* ts: its earliest interval's start */
 	size_t count;
 	const wtrace *w;
 	int32_t span;
@@ -338,16 +338,20 @@ fold_tree(temporal *tp, dtree *d)
 			continue;
 		}
 		const char *label = task_label(tp, t);
-		if (t->role == ROLE_SEQ || t->role == ROLE_UNEXPLAINED)
-			n = find_sibling(d, pn, label, t->role);
+		/* repeated siblings (13 calls of one operation, a queue of
+		 * similar work) fold into one node with a count (Zeno §5.2) */
+		n = find_sibling(d, pn, label, t->role);
 		if (n < 0) {
 			n = new_node(d, pn);
 			d->n[n].label = label;
 			d->n[n].role = t->role;
 			d->n[n].seq_edge = t->seq_edge;
 			d->n[n].span = -2;
+			d->n[n].ts = t->ts;
 		}
 		dnode *x = &d->n[n];
+		if (t->ts < x->ts)
+			x->ts = t->ts;
 		x->delay += delay;
 		x->self += t->self;
 		if (x->w != t->w || x->span != span)
@@ -385,7 +389,7 @@ sorted_children(const dtree *d, int32_t p, int32_t **out, size_t *cap)
 #define MAX_INDENT 40
 
 static void
-explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int units)
+explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int64_t t0, int units)
 {
 	for (size_t i = 0; i < depth + 2 && i < MAX_INDENT; i++)
 		sb_adds(b, "  ");
@@ -399,29 +403,33 @@ explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int units)
 	add_pct(b, x->delay, total);
 	sb_adds(b, "), self ");
 	add_dur(b, x->self, units);
+	sb_adds(b, ", from +");
+	add_dur(b, x->ts - t0, units);
 	if (x->role != ROLE_ONPATH)
 		sb_addf(b, " [%s]", tp_role_name(x->role));
 	sb_addc(b, '\n');
 }
 
 /* Ranked causes taken together by label and role, most time first. */
+typedef struct cause_group {
+	size_t first;		/* a cause of the group, in tp->causes */
+	size_t count, traces;	/* causes, and the traces they are in */
+	int64_t self;
+} cause_group;
+
 typedef struct cause_groups {
 	size_t n;
-	size_t *first;		/* a cause of the group, in tp->causes */
-	size_t *count;
-	int64_t *self;
+	cause_group *g;
 } cause_groups;
 
 static void
 group_causes(temporal *tp, cause_groups *g)
 {
 	size_t n = tp->ncauses;
-	strmap groups = {0};
+	strmap groups = {0}, seen = {0};
 
 	g->n = 0;
-	g->first = xcalloc(n + 1, sizeof *g->first);
-	g->count = xcalloc(n + 1, sizeof *g->count);
-	g->self = xcalloc(n + 1, sizeof *g->self);
+	g->g = xcalloc(n + 1, sizeof *g->g);
 	for (size_t i = 0; i < n; i++) {
 		const tp_cause *c = &tp->causes[i];
 		char *key = arena_alloc(&tp->qmem, strlen(c->label) + 2);
@@ -432,61 +440,179 @@ group_causes(temporal *tp, cause_groups *g)
 		strmap_slot *s = strmap_put(&groups, key, strlen(key), &added);
 		if (added) {
 			s->val = (int64_t)g->n;
-			g->first[g->n++] = i;
+			g->g[g->n++] = (cause_group){.first = i};
 		}
-		g->count[s->val]++;
-		g->self[s->val] += c->self;
+		cause_group *x = &g->g[s->val];
+		x->count++;
+		x->self += c->self;
+		struct { int64_t group; const wtrace *w; } *tk = arena_alloc(&tp->qmem, sizeof *tk);
+		memset(tk, 0, sizeof *tk);
+		tk->group = s->val;
+		tk->w = c->w;
+		strmap_put(&seen, (const char *)tk, sizeof *tk, &added);
+		x->traces += (size_t)added;
 	}
 	for (size_t i = 1; i < g->n; i++) {	/* groups by time, stable */
-		size_t j = i, o = g->first[i], cv = g->count[i];
-		int64_t sv = g->self[i];
+		cause_group x = g->g[i];
+		size_t j = i;
 
-		while (j > 0 && g->self[j - 1] < sv) {
-			g->first[j] = g->first[j - 1];
-			g->self[j] = g->self[j - 1];
-			g->count[j] = g->count[j - 1];
+		while (j > 0 && g->g[j - 1].self < x.self) {
+			g->g[j] = g->g[j - 1];
 			j--;
 		}
-		g->first[j] = o;
-		g->self[j] = sv;
-		g->count[j] = cv;
+		g->g[j] = x;
 	}
 	strmap_free(&groups);
+	strmap_free(&seen);
 }
 
 static void
 cause_groups_free(cause_groups *g)
 {
-	free(g->first);
-	free(g->count);
-	free(g->self);
+	free(g->g);
 }
 
-/* "11 × label = 11 ms (78.6%) [sequencing]", one line a group. */
+/* The span a trace's causes hang from, for naming it: its request root. */
+static const tr_span *
+trace_root(const wtrace *w)
+{
+	return w->root >= 0 ? &w->t.spans[w->root] : NULL;
+}
+
+/* " in trace ID (service:operation)", or " in N traces, e.g. ID (...)": a
+ * cause in another trace names where to look. */
 static void
-explain_causes(temporal *tp, strbuf *b, int64_t total)
+other_trace(const temporal *tp, const wtrace *q, const tp_cause *c, const cause_group *g, strbuf *b)
+{
+	const tr_span *r = trace_root(c->w);
+
+	(void)tp;
+	if (c->w == q || c->role == ROLE_UNEXPLAINED)
+		return;
+	if (g->traces > 1)
+		sb_addf(b, " in %zu traces, e.g. %s", g->traces, c->w->t.trace_id);
+	else
+		sb_addf(b, " in trace %s", c->w->t.trace_id);
+	if (r)
+		sb_addf(b, " (%s:%s)", r->service, r->operation);
+}
+
+/* "11 × label = 11 ms (78.6%) [sequencing] in 11 traces, e.g. ...", one
+ * line a group. */
+static void
+explain_causes(temporal *tp, const wtrace *q, strbuf *b, int64_t total)
 {
 	cause_groups g;
 
 	group_causes(tp, &g);
 	sb_adds(b, "  causes:\n");
 	for (size_t i = 0; i < g.n; i++) {
-		const tp_cause *c = &tp->causes[g.first[i]];
+		const cause_group *x = &g.g[i];
+		const tp_cause *c = &tp->causes[x->first];
 
 		sb_adds(b, "    ");
-		if (g.count[i] > 1)
-			sb_addf(b, "%zu × ", g.count[i]);
+		if (x->count > 1)
+			sb_addf(b, "%zu × ", x->count);
 		sb_addf(b, "%s = ", c->label);
-		add_dur(b, g.self[i], tp->o.units);
+		add_dur(b, x->self, tp->o.units);
 		sb_adds(b, " (");
-		add_pct(b, g.self[i], total);
-		sb_addf(b, ") [%s]\n", tp_role_name(c->role));
+		add_pct(b, x->self, total);
+		sb_addf(b, ") [%s]", tp_role_name(c->role));
+		other_trace(tp, q, c, x, b);
+		sb_addc(b, '\n');
 	}
 	cause_groups_free(&g);
 }
 
+/* The answer in one line: other traces, own work, network, unexplained. */
+static void
+explain_summary(temporal *tp, const wtrace *q, strbuf *b, int64_t total)
+{
+	static const char *const what[] = {"other traces", "own work", "network", "unexplained"};
+	int64_t part[4] = {0};
+
+	for (size_t i = 0; i < tp->ncauses; i++) {
+		const tp_cause *c = &tp->causes[i];
+		int k = c->role == ROLE_UNEXPLAINED ? 3 : c->role == ROLE_TRANSIT ? 2 : c->w != q ? 0 : 1;
+
+		part[k] += c->self;
+	}
+	sb_adds(b, "  summary:");
+	for (int k = 0; k < 4; k++) {
+		sb_addf(b, "%s %s ", k ? "," : "", what[k]);
+		add_dur(b, part[k], tp->o.units);
+		sb_adds(b, " (");
+		add_pct(b, part[k], total);
+		sb_addc(b, ')');
+	}
+	sb_addc(b, '\n');
+}
+
+/* Add name to the list in b unless it is there ("a, b"). */
+static void
+add_once(strbuf *b, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = b->s; p && (p = strstr(p, name)); p += n)
+		if ((p == b->s || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0' || p[n] == ' '))
+			return;
+	if (b->len)
+		sb_adds(b, ", ");
+	sb_adds(b, name);
+}
+
+/* What the answer rests on, for the postmortem: queues inferred rather than
+ * recorded, clock offsets applied, resource capacities inferred. */
+static void
+explain_assumptions(temporal *tp, strbuf *b)
+{
+	strbuf queues = {0}, clocks = {0}, caps = {0}, one = {0};
+
+	for (size_t i = 0; i < tp->ntasks; i++) {
+		const tp_task *t = &tp->tasks[i];
+		const tp_task *p = t->parent >= 0 ? &tp->tasks[t->parent] : NULL;
+
+		if (t->v >= 0) {
+			const tr_span *s = &t->w->t.spans[t->w->v[t->v].span];
+			int64_t off = tr_clock_offset(tp->o.clock, s->host);
+
+			if (off) {
+				sb_clear(&one);
+				sb_addf(&one, "%s %+.3f ms", s->host, (double)off / 1000.0);
+				add_once(&clocks, one.s);
+			}
+		}
+		if (!t->seq_edge || !p || p->v < 0)
+			continue;
+		int32_t res = t->v >= 0 ? t->w->v[t->v].res : t->res;
+		if (res >= 0 && tp->res[res].workers == INT32_MAX) {
+			sb_clear(&one);
+			sb_addf(&one, "%s: %d", tp->res[res].name, tp->res[res].maxworkers);
+			add_once(&caps, one.s);
+		}
+		if (p->w->inferred[p->w->v[p->v].span] && res >= 0)
+			add_once(&queues, tp->res[res].name);
+	}
+	sb_adds(b, "  assumptions:\n");
+	if (queues.len)
+		sb_addf(b, "    queueing inferred on %s: no recorded wait, the request's transit taken "
+			"as its response's, and a resource does not idle while work waits (Zeno §3.2)\n",
+			queues.s);
+	if (clocks.len)
+		sb_addf(b, "    clock offsets applied: %s\n", clocks.s);
+	if (caps.len)
+		sb_addf(b, "    workers inferred from overlaps (no -c): %s\n", caps.s);
+	sb_addf(b, "    overlaps up to %d µs are clock noise\n", TP_EPSILON_US);
+	sb_free(&queues);
+	sb_free(&clocks);
+	sb_free(&caps);
+	sb_free(&one);
+}
+
 static const char *const cause_cols[] = {
-	"trace", "root", "duration", "cause", "role", "count", "self", "share"
+	"trace", "root", "duration", "cause", "role", "count", "self", "share",
+	"cause_trace", "cause_root"
 };
 
 static void
@@ -502,8 +628,10 @@ begin_causes(temporal *tp, strbuf *out)
 void
 tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 {
-	const tr_span *root = &w->t.spans[w->t.roots[0]];
+	const tr_span *root = &w->t.spans[tp->q_span];
+	int64_t total = tp->q_te - tp->q_ts;
 	cause_groups g;
+	strbuf other = {0};
 
 	begin_causes(tp, out);
 	tp->causes_table.out = out;
@@ -512,18 +640,25 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 	sb_clear(&tp->text);
 	sb_addf(&tp->text, "%s:%s", root->service, root->operation);
 	for (size_t i = 0; i < g.n; i++) {
-		const tp_cause *c = &tp->causes[g.first[i]];
+		const tp_cause *c = &tp->causes[g.g[i].first];
+		const tr_span *cr = c->role != ROLE_UNEXPLAINED ? trace_root(c->w) : NULL;
 		table *t = &tp->causes_table;
 
 		table_str(t, w->t.trace_id);
 		table_str(t, tp->text.s);
-		table_dur(t, root->duration);
+		table_dur(t, total);
 		table_str(t, c->label);
 		table_str(t, tp_role_name(c->role));
-		table_int(t, (int64_t)g.count[i]);
-		table_dur(t, g.self[i]);
-		table_pct(t, g.self[i], root->duration);
+		table_int(t, (int64_t)g.g[i].count);
+		table_dur(t, g.g[i].self);
+		table_pct(t, g.g[i].self, total);
+		table_str(t, c->role != ROLE_UNEXPLAINED ? c->w->t.trace_id : "");
+		sb_clear(&other);
+		if (cr)
+			sb_addf(&other, "%s:%s", cr->service, cr->operation);
+		table_str(t, other.len ? other.s : "");
 	}
+	sb_free(&other);
 	cause_groups_free(&g);
 }
 
@@ -538,8 +673,8 @@ tpr_end_causes(temporal *tp, strbuf *out)
 void
 tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 {
-	const tr_span *root = &w->t.spans[w->t.roots[0]];
-	int64_t total = root->duration;
+	const tr_span *root = &w->t.spans[tp->q_span];
+	int64_t total = tp->q_te - tp->q_ts;
 	dtree d = {0};
 	int32_t *kids = NULL, *stack = NULL;
 	size_t capk = 0, caps = 0, ns = 0;
@@ -550,7 +685,8 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 	sb_addf(b, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
 	add_dur(b, total, tp->o.units);
 	sb_addc(b, '\n');
-	explain_causes(tp, b, total);
+	explain_summary(tp, w, b, total);
+	explain_causes(tp, w, b, total);
 	fold_tree(tp, &d);
 	sb_adds(b, "  provenance (delay, share, own time):\n");
 	GROW(depth, capd, d.len + 1);
@@ -562,7 +698,7 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 	while (ns) {	/* depth first with an explicit stack */
 		int32_t x = stack[--ns];
 
-		explain_node(b, &d.n[x], depth[x], total, tp->o.units);
+		explain_node(b, &d.n[x], depth[x], total, tp->q_ts, tp->o.units);
 		size_t k = sorted_children(&d, x, &kids, &capk);
 		GROW(stack, caps, ns + k + 1);
 		for (size_t i = k; i-- > 0;) {
@@ -570,6 +706,7 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 			stack[ns++] = kids[i];
 		}
 	}
+	explain_assumptions(tp, b);
 	if (tp->violations)
 		sb_addf(b, "  warning: %zu invariant violations\n", tp->violations);
 	sb_addc(b, '\n');
@@ -591,22 +728,52 @@ role_attrs(int role)
 	return NULL;
 }
 
+/* Is node i shown: its delay is at least --min-share of the whole, and so
+ * is every node above it (a pruned node takes its subtree with it). */
+static int
+dot_shown(const temporal *tp, const dtree *d, int32_t i, int64_t total)
+{
+	for (; i >= 0; i = d->n[i].parent)
+		if (total > 0 && 100.0 * (double)d->n[i].delay < tp->o.min_share * (double)total)
+			return 0;
+	return 1;
+}
+
 void
 tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 {
-	const tr_span *root = &w->t.spans[w->t.roots[0]];
+	const tr_span *root = &w->t.spans[tp->q_span];
+	int64_t total = tp->q_te - tp->q_ts;
 	dtree d = {0};
-	strbuf id = {0}, label = {0}, pid = {0};
+	strbuf id = {0}, label = {0}, pid = {0}, attrs = {0};
+	size_t hidden = 0;
 
 	ranked_causes(tp);
 	fold_tree(tp, &d);
 	sb_addf(&id, "cluster_%llu", (unsigned long long)w->serial);
 	sb_addf(&label, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
-	add_dur(&label, root->duration, tp->o.units);
+	add_dur(&label, total, tp->o.units);
+	cause_groups g;
+	group_causes(tp, &g);
+	if (g.n) {	/* the title names the top cause */
+		sb_adds(&label, "\ntop cause: ");
+		if (g.g[0].count > 1)
+			sb_addf(&label, "%zu × ", g.g[0].count);
+		sb_addf(&label, "%s, ", tp->causes[g.g[0].first].label);
+		add_dur(&label, g.g[0].self, tp->o.units);
+		sb_adds(&label, " (");
+		add_pct(&label, g.g[0].self, total);
+		sb_addc(&label, ')');
+	}
+	cause_groups_free(&g);
 	dot_cluster_begin(b, id.s, label.s);
 	for (size_t i = 0; i < d.len; i++) {
 		const dnode *x = &d.n[i];
 
+		if (!dot_shown(tp, &d, (int32_t)i, total)) {
+			hidden++;
+			continue;
+		}
 		sb_clear(&id);
 		sb_addf(&id, "t%llu_%zu", (unsigned long long)w->serial, i);
 		sb_clear(&label);
@@ -617,15 +784,28 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		sb_adds(&label, ", self ");
 		add_dur(&label, x->self, tp->o.units);
 		dot_node(b, id.s, label.s, role_attrs(x->role));
-		if (x->parent >= 0) {
+		if (x->parent >= 0) {	/* the wider, the more delay it carries */
+			double share = total > 0 ? (double)x->delay / (double)total : 0;
+
 			sb_clear(&pid);
 			sb_addf(&pid, "t%llu_%d", (unsigned long long)w->serial, x->parent);
-			dot_edge(b, pid.s, id.s, NULL, x->seq_edge ? "style=dashed" : NULL);
+			sb_clear(&attrs);
+			sb_addf(&attrs, "penwidth=%.1f%s", 1.0 + 5.0 * share, x->seq_edge ? ", style=dashed" : "");
+			dot_edge(b, pid.s, id.s, NULL, attrs.s);
 		}
+	}
+	if (hidden) {
+		sb_clear(&id);
+		sb_addf(&id, "t%llu_hidden", (unsigned long long)w->serial);
+		sb_clear(&label);
+		sb_addf(&label, "%zu more under %g%% of the delay (--min-share)", hidden,
+			tp->o.min_share);
+		dot_node(b, id.s, label.s, "shape=plaintext");
 	}
 	dot_cluster_end(b);
 	sb_free(&id);
 	sb_free(&label);
 	sb_free(&pid);
+	sb_free(&attrs);
 	free(d.n);
 }

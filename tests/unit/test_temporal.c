@@ -119,34 +119,51 @@ check_output(const strbuf *out, int ntraces)
 	free(copy);
 }
 
+/* Random trace id of the round into t; -1 when it does not parse. */
+static int
+load_random(tr_trace *t, int id, char lines[][512])
+{
+	static char tid[16];
+	size_t n = random_trace(id, lines, (int64_t)id * 20000);
+
+	tr_trace_reset(t);
+	snprintf(tid, sizeof tid, "t%d", id);
+	t->trace_id = tid;
+	GROW(t->recs, t->caprecs, n);
+	for (size_t i = 0; i < n; i++) {
+		t->recs[i].line = lines[i];
+		t->recs[i].len = (uint32_t)strlen(lines[i]);
+		t->recs[i].file = 0;
+		t->recs[i].lineno = i + 1;
+	}
+	t->nrecs = n;
+	return tr_trace_parse(t);
+}
+
+/* One round of random traces; with real, as real data is read: per-host
+ * clock offsets from a first pass, and queueing inferred. */
 static void
-run_round(uint64_t seed, size_t window, int ntraces)
+run_round(uint64_t seed, size_t window, int ntraces, int real)
 {
 	static char lines[200][512];
 	static const char *files[] = {"<random>"};
-	tp_opts o = {.format = 0, .window = window, .check = 1, .quiet = 1};
-	temporal *tp = tp_new(&o);
+	tp_opts o = {.format = 0, .window = window, .check = 1, .quiet = 1, .infer_queues = real};
+	tr_clock *clk = real ? tr_clock_new() : NULL;
 	strbuf out = {0};
 	tr_trace t = {0};
 
-	rng_state = seed;
 	t.files = files;
+	rng_state = seed;
+	for (int id = 0; clk && id < ntraces; id++)
+		if (load_random(&t, id, lines) == 0)
+			tr_clock_add_trace(clk, &t);
+	if (clk)
+		tr_clock_solve(clk);
+	o.clock = clk;
+	temporal *tp = tp_new(&o);
+	rng_state = seed;
 	for (int id = 0; id < ntraces; id++) {
-		size_t n = random_trace(id, lines, (int64_t)id * 20000);
-		char tid[16];
-
-		tr_trace_reset(&t);
-		snprintf(tid, sizeof tid, "t%d", id);
-		t.trace_id = tid;
-		GROW(t.recs, t.caprecs, n);
-		for (size_t i = 0; i < n; i++) {
-			t.recs[i].line = lines[i];
-			t.recs[i].len = (uint32_t)strlen(lines[i]);
-			t.recs[i].file = 0;
-			t.recs[i].lineno = i + 1;
-		}
-		t.nrecs = n;
-		if (tr_trace_parse(&t) < 0) {
+		if (load_random(&t, id, lines) < 0) {
 			CHECK(0, "seed %llu: trace %d does not parse", (unsigned long long)seed, id);
 			continue;
 		}
@@ -154,14 +171,15 @@ run_round(uint64_t seed, size_t window, int ntraces)
 	}
 	tp_finish(tp, &out);
 	const tp_stats *st = tp_stats_get(tp);
-	CHECK(st->violations == 0, "seed %llu window %zu: %zu invariant violations",
-	      (unsigned long long)seed, window, st->violations);
+	CHECK(st->violations == 0, "seed %llu window %zu real %d: %zu invariant violations",
+	      (unsigned long long)seed, window, real, st->violations);
 	CHECK(st->analysed == (size_t)ntraces, "seed %llu: %zu of %d analysed",
 	      (unsigned long long)seed, st->analysed, ntraces);
 	check_output(&out, ntraces);
 	sb_free(&out);
 	tr_trace_free(&t);
 	tp_free(tp);
+	tr_clock_free(clk);
 }
 
 /* The Z1 incident by hand: the sum holds, and the blockers are named. */
@@ -217,7 +235,8 @@ main(void)
 	tr_setprogname("test_temporal");
 	test_queue_behind_other_traces();
 	for (uint64_t seed = 1; seed <= 40; seed++)
-		run_round(seed, seed % 4 == 0 ? 1 : seed % 4 == 1 ? 3 : 64, 120);
+		for (int real = 0; real <= 1; real++)
+			run_round(seed, seed % 4 == 0 ? 1 : seed % 4 == 1 ? 3 : 64, 120, real);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
