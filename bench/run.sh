@@ -137,6 +137,15 @@ for tool in "tr-cp" "tr-cp --summary service" "tr-pag --window 1s" "tr-infer" "t
 	measure "$tool < 1m.tr" "$T" "$spans1" "$runs" "$tool < '$T'"
 	measure "$tool < 5m.tr" "$T5" "$spans5" 1 "$tool < '$T5'"
 done
+# tr-temporal reads its input twice (the clock pass): from a file argument
+# it rereads the file, from stdin it copies it first. Without the clock
+# pass and the inferred queues, the one-pass analysis as before.
+if command -v tr-temporal > /dev/null; then
+	measure "tr-temporal 1m.tr" "$T" "$spans1" "$runs" "tr-temporal '$T'"
+	measure "tr-temporal 5m.tr" "$T5" "$spans5" 1 "tr-temporal '$T5'"
+	measure "tr-temporal --no-clock-offsets --no-infer-queues < 1m.tr" "$T" "$spans1" "$runs" \
+		"tr-temporal --no-clock-offsets --no-infer-queues < '$T'"
+fi
 for pipe in "tr-cp --summary service" "tr-infer" \
 	"tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT, AVG(s.duration), P99(s.duration)'"; do
 	name=${pipe%% *}

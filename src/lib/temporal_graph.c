@@ -4,8 +4,9 @@
  * the whole client span: request, server, response) split the span into self
  * segments seg0 .. final. Preconditions, the causal edges of Zeno:
  *   seg k        <- seg k-1, and what the parent waited for in the gap before
- *   seg0 of c    <- c's trigger: the parent's latest event at or before c's
- *                   start (a segment or an earlier child's completion)
+ *   seg0 of c    <- c's trigger: the parent's latest segment ending at or
+ *                   before c's start, or an earlier child's completion when
+ *                   c started within TP_EPSILON_US of it
  *   server seg0  <- request transit <- client seg0
  *   client final <- response transit <- server final
  *   consumer     <- message transit <- the producer's final segment
@@ -412,6 +413,13 @@ event_cmp(const void *a, const void *b)
 	return x->v < y->v ? -1 : x->v > y->v;
 }
 
+/* Is vertex v one of span p's self segments (not a child's completion)? */
+static int
+own_segment(const wtrace *w, int32_t v, int32_t p)
+{
+	return w->v[v].kind == TV_SEG && w->v[v].span == p;
+}
+
 /* Triggers of p's local children: p's latest event at or before each start. */
 static void
 triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
@@ -442,8 +450,13 @@ triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
 			else
 				hi = mid;
 		}
+		/* a sibling's completion started c only if c started right
+		 * after it (within the tolerance): siblings that merely ran
+		 * concurrently are not each other's cause; else the trigger is
+		 * the parent's own latest segment */
 		while (lo > 0 && (ev[lo - 1].v == w->done[c] || w->v[ev[lo - 1].v].span == c ||
-				  ev[lo - 1].v == si[c].waiter))
+				  ev[lo - 1].v == si[c].waiter ||
+				  (!own_segment(w, ev[lo - 1].v, p) && ev[lo - 1].end + TP_EPSILON_US < si[c].es)))
 			lo--;
 		if (lo > 0)
 			add_edge(e, n, cap, si[c].seg0, ev[lo - 1].v);

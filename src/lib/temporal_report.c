@@ -766,14 +766,17 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		sb_addc(&label, ')');
 	}
 	cause_groups_free(&g);
+	for (size_t i = 0; i < d.len; i++)
+		hidden += !dot_shown(tp, &d, (int32_t)i, total);
+	if (hidden)	/* in the title: a note node would widen the picture */
+		sb_addf(&label, "\n%zu nodes under %g%% of the delay left out (--min-share)", hidden,
+			tp->o.min_share);
 	dot_cluster_begin(b, id.s, label.s);
 	for (size_t i = 0; i < d.len; i++) {
 		const dnode *x = &d.n[i];
 
-		if (!dot_shown(tp, &d, (int32_t)i, total)) {
-			hidden++;
+		if (!dot_shown(tp, &d, (int32_t)i, total))
 			continue;
-		}
 		sb_clear(&id);
 		sb_addf(&id, "t%llu_%zu", (unsigned long long)w->serial, i);
 		sb_clear(&label);
@@ -793,14 +796,6 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 			sb_addf(&attrs, "penwidth=%.1f%s", 1.0 + 5.0 * share, x->seq_edge ? ", style=dashed" : "");
 			dot_edge(b, pid.s, id.s, NULL, attrs.s);
 		}
-	}
-	if (hidden) {
-		sb_clear(&id);
-		sb_addf(&id, "t%llu_hidden", (unsigned long long)w->serial);
-		sb_clear(&label);
-		sb_addf(&label, "%zu more under %g%% of the delay (--min-share)", hidden,
-			tp->o.min_share);
-		dot_node(b, id.s, label.s, "shape=plaintext");
 	}
 	dot_cluster_end(b);
 	sb_free(&id);
