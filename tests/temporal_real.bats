@@ -352,8 +352,10 @@ sums_to_duration() {
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')" = 13900 ]
 	[ "$(dsum feed sequencing 'POST /rank/batch')" = "8 11200" ]
-	run tr-temporal --check --span nosuch "$f"
-	[ "$status" -eq 1 ]
+	# a span no trace has answered nothing: an error that says so
+	run tr-temporal --span nosuch "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tr-temporal: --span nosuch: no trace has this span"* ]]
 }
 
 @test "--end-to-end: a short poll root does not hide the processing it started" {

@@ -25,7 +25,8 @@ typedef struct host_pair {
 typedef struct clock_host {
 	const char *name;
 	int64_t offset;
-	int32_t reference;	/* the host of its set whose clock it is given in */
+	int32_t reference;	/* the host of its set whose clock it is given in:
+				 * one that never moved (offset 0) */
 	int32_t via;		/* the pair that set its offset, -1 */
 	size_t calls;		/* RPCs it made: the reference is the busiest caller */
 } clock_host;
@@ -203,7 +204,9 @@ sort_pairs(int32_t *order, size_t n, host_pair *pairs)
 /* Put b's set of hosts in a's clock so that b - a lies in [lo, hi], closest
  * to theta when the pair is strong (two RPCs or more), else moving b's set
  * as little as possible: clocks stay as recorded unless the data says not.
- * The set that called less moves (callers are nearer the user's clock). */
+ * The set that called less moves (callers are nearer the user's clock). A
+ * set's id is a host of it that never moved: the merged set keeps the id
+ * of the set that stayed. */
 static void
 merge_sets(tr_clock *c, int32_t *set, const host_pair *p, int64_t lo, int64_t hi)
 {
@@ -268,14 +271,8 @@ tr_clock_solve(tr_clock *c)
 				p->disagreeing = pair_rpcs(p);
 		}
 	}
-	for (size_t i = 0; i < c->nhosts; i++) {	/* the busiest caller of each set */
-		int32_t ref = -1;
-
-		for (size_t j = 0; j < c->nhosts; j++)
-			if (set[j] == set[i] && (ref < 0 || c->hosts[j].calls > c->hosts[ref].calls))
-				ref = (int32_t)j;
-		c->hosts[i].reference = ref;
-	}
+	for (size_t i = 0; i < c->nhosts; i++)	/* the host of its set that never moved */
+		c->hosts[i].reference = set[i];
 	free(set);
 	free(order);
 }

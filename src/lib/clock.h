@@ -12,9 +12,11 @@
  * every RPC's interval when they agree. Pairs join hosts into sets, the
  * pairs with most RPCs first; a pair of one RPC only bounds the offset (one
  * queued RPC cannot tell queueing from skew), so its hosts' clocks move as
- * little as that bound allows: not at all when the server fits. Offsets are
- * given against the host of each set that called others most, and every
- * span of a host moves by the same amount: its timeline stays in one clock.
+ * little as that bound allows: not at all when the server fits. When two
+ * sets join, the one that made fewer calls moves (callers are nearer the
+ * user's clock); offsets are given against a host of each set that never
+ * moved, and every span of a host moves by the same amount: its timeline
+ * stays in one clock.
  *
  * Use: tr_clock_add_trace for every trace (a first pass), tr_clock_solve,
  * then tr_clock_offset when reading the traces again. */

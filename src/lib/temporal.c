@@ -111,9 +111,13 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 {
 	int analysed = queried(tp, w);
 
-	if (analysed && tp->o.span && tpq_span(tp, w) < 0)
-		analysed = 0;	/* --span: not this trace's */
-	else if (analysed && tpq_annotate(tp, w, tpq_span(tp, w)) < 0) {
+	if (analysed && tp->o.span) {
+		if (tpq_span(tp, w) >= 0)
+			tp->st.span_found++;
+		else
+			analysed = 0;	/* --span: not this trace's */
+	}
+	if (analysed && tpq_annotate(tp, w, tpq_span(tp, w)) < 0) {
 		analysed = 0;
 		tp->st.skipped++;
 		if (!tp->o.quiet && tp->o.span)
@@ -397,22 +401,28 @@ clock_pass(const inputs *in, const tp_run_opts *r)
 	return c;
 }
 
-/* -v: the offsets applied, host by host. */
+/* -v: the offsets applied, host by host (hosts left as recorded are only
+ * counted). */
 static void
 report_clocks(const tr_clock *c)
 {
+	size_t hosts = 0, moved = 0;
+
 	for (size_t i = 0; i < tr_clock_nhosts(c); i++) {
 		tr_clock_host h;
 
 		tr_clock_host_get(c, i, &h);
-		if (!h.rpcs)
-			continue;
-		tr_warn("clock of %s: %+.3f ms against %s, from %zu RPCs", h.host,
-			(double)h.offset / 1000.0, h.reference, h.rpcs);
+		hosts++;
+		if (h.offset) {
+			moved++;
+			tr_warn("clock of %s: %+.3f ms against %s, from %zu RPCs", h.host,
+				(double)h.offset / 1000.0, h.reference, h.rpcs);
+		}
 		if (h.disagreeing)
 			tr_warn("clock of %s: %zu RPCs disagree (transit varies, or a clock drifts)",
 				h.host, h.disagreeing);
 	}
+	tr_warn("clock offsets: %zu of the %zu hosts in RPCs moved", moved, hosts);
 }
 
 int
@@ -470,6 +480,12 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		status = TR_EXIT_FINDING;
 	else if (o->check && !st->analysed && !o->allow_empty)
 		status = check_empty(st);
+	/* --span naming a span no trace has answered nothing: say so, fail */
+	if (o->span && !st->span_found) {
+		tr_warn("--span %s: no trace has this span", o->span);
+		if (status == TR_EXIT_OK || status == TR_EXIT_FINDING)
+			status = TR_EXIT_USAGE;
+	}
 	/* -r naming a tag no span has would refine no resource: say so, fail */
 	if (o->resource_key && st->analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0) &&
 	    status == TR_EXIT_OK)
