@@ -121,6 +121,19 @@ mysql_overlaps() {
 	[ "$(trsim --hints --seed 1 --traces 45 --format otlp | sha256sum | cut -c1-16)" = b848914a44a51e94 ]
 }
 
+@test "each knob changes only what it models: no span lost moves, no clock changes a duration" {
+	S() { grep '^S' "$1" | sort; }
+	S "$(sim d.tr)" > "$BATS_TEST_TMPDIR/default"
+	# every recorded span is in the run that loses none, byte for byte
+	S "$(sim kept.tr --span-loss 0)" > "$BATS_TEST_TMPDIR/kept"
+	[ "$(comm -23 "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/kept" | wc -l)" -eq 0 ]
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/kept")" -gt "$(wc -l < "$BATS_TEST_TMPDIR/default")" ]
+	# one clock: the same spans with the same durations, other start times
+	S "$(sim c0.tr --clock-skew 0)" > "$BATS_TEST_TMPDIR/c0"
+	[ "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/default" | sort)" = "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/c0" | sort)" ]
+	! cmp -s "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/c0"
+}
+
 @test "the same seed and options give identical bytes; another seed does not" {
 	for fmt in jaeger zipkin otlp; do
 		for opts in "" "--hints" "--span-loss 0.3 --clock-skew 25000 --kindless mysql"; do
