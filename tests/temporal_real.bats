@@ -393,3 +393,22 @@ sums_to_duration() {
 	share=$(printf '%s\n' "$output" | jq '[.[] | select(.role == "sequencing" and (.cause | startswith("batch:"))) | .share] | add // 0')
 	awk -v s="$share" 'BEGIN { exit !(s + 0 >= 40) }'
 }
+
+@test "a consumer that starts late queued behind the other work of its single worker" {
+	f=$({
+		printf '#tr/1\nT\tord\n'
+		s ord api '' 0 1000 shop order server a-1
+		s ord pub api 200 300 shop 'publish orders' producer a-1
+		s ord con pub 6000 2000 billing 'process orders' consumer b-1
+		printf 'T\tbig\n'
+		s big job '' 400 5600 billing reindex internal b-1
+	} | mkfix consumer.tr)
+	run tr-temporal --end-to-end -t ord "$f"
+	[ "$status" -eq 0 ]
+	# the message was there at 0.5 ms; billing@b-1 ran the reindex until 6.0
+	[ "$(dself ord big/job sequencing)" = 5500 ]
+	[ "$(dself ord con onpath)" = 2000 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "ord" { s += $6 } END { print s }')" = 8000 ]
+	run tr-temporal --end-to-end --no-infer-queues -t ord "$f"
+	[ "$(dself ord big/job sequencing)" = "" ]
+}

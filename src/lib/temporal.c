@@ -422,7 +422,8 @@ report_clocks(const tr_clock *c)
 			tr_warn("clock of %s: %zu RPCs disagree (transit varies, or a clock drifts)",
 				h.host, h.disagreeing);
 	}
-	tr_warn("clock offsets: %zu of the %zu hosts in RPCs moved", moved, hosts);
+	if (hosts)
+		tr_warn("clock offsets: %zu of the %zu hosts in RPCs moved", moved, hosts);
 }
 
 int
@@ -436,8 +437,6 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	if (r->clock_offsets) {
 		clk = clock_pass(&in, r);
 		oc.clock = clk;
-		if (r->verbose)
-			report_clocks(clk);
 	}
 	o = &oc;
 	tr_reader *rd = new_reader(in.files, in.n, in.names, r, r->verbose);
@@ -490,6 +489,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	if (o->resource_key && st->analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0) &&
 	    status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (r->verbose && clk)
+		report_clocks(clk);
 	if (r->verbose || (bad && r->keep_going))
 		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
 			st->traces, st->analysed, st->skipped, bad, st->causes);
