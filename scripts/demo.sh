@@ -23,6 +23,6 @@ step "Which services call which (Zipkin's dependency rules)" \
 step "Which service is critical in each 1 s window (SnailTrail)" \
 	"tr-pag -q -P --window 1s '$out/hotrod.tr' | tr-cp > '$out/cp.tsv'; { head -1 '$out/cp.tsv'; awk -F'\t' '\$3 == \"channel\"' '$out/cp.tsv' | sort -t\"\$(printf '\t')\" -k6,6gr | head -3; } | column -t"
 step "A CI gate: p99 of the frontend under 1.5 s?" \
-	"tr-aggregate --fail-if 'p99 > 1500000' 'From s In spans Where s.service = \"frontend\" and s.root GroupBy s.service Select s.service, COUNT, P99(s.duration) As p99' '$out/hotrod.tr' && echo gate passed"
+	"tr-aggregate --fail-if 'p99 > 1500000' 'From s In spans Where s.service = \"frontend\" and s.parent = null GroupBy s.service Select s.service, COUNT, P99(s.duration) As p99' '$out/hotrod.tr' && echo gate passed"
 step "The critical path of the slowest trace as a graph" \
 	"tr-cp --dot --trace $slowest '$out/hotrod.tr' > '$out/slowest-cp.dot' && echo wrote build/demo/slowest-cp.dot"

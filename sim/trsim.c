@@ -7,7 +7,14 @@
  * with --fault on, a batch ReportJob in its *own* traces holds the single
  * mysql connection for 300-800 ms, and frontend requests that reach mysql
  * meanwhile queue behind it.  Those requests are slow although nothing in
- * their own trace explains it except the queue.wait_us tag on mysql spans.
+ * their own trace says why.
+ *
+ * Each trace is first simulated as it happened, then recorded as real
+ * instrumentation records it (record()): every host has its own clock
+ * offset, a span's end is taken a few µs after its work ended, some spans
+ * are lost, one service is not instrumented, one sets no span kinds, and
+ * no queue wait is written.  --hints records the truth instead, byte for
+ * byte what trsim wrote before it had a recorder.
  *
  * The same simulated traces can be written as Jaeger query-API JSON, Zipkin
  * v2 JSON or OTLP/JSON.  Same seed and options => byte-identical output.
@@ -173,7 +180,8 @@ static const struct customer {
 /* In-memory trace: format-neutral, written out by one of the writers.  */
 /* ------------------------------------------------------------------ */
 
-enum kind { K_INTERNAL, K_SERVER, K_CLIENT, K_PRODUCER, K_CONSUMER };
+/* K_NONE: the instrumentation set no kind (Jaeger: no span.kind tag). */
+enum kind { K_INTERNAL, K_SERVER, K_CLIENT, K_PRODUCER, K_CONSUMER, K_NONE };
 enum ttype { T_STR, T_BOOL, T_INT, T_FLOAT };
 
 struct tag {
@@ -182,6 +190,7 @@ struct tag {
 	const char *s;
 	int64_t i;
 	double f;
+	bool hint;           /* known only to the simulator (queue.wait_us) */
 };
 
 struct span {
@@ -198,6 +207,7 @@ struct span {
 	int64_t event_ts;
 	int ntags;
 	struct tag tags[MAX_TAGS];
+	bool lost;           /* never reached the collector: not written */
 };
 
 struct trace {
@@ -246,6 +256,14 @@ static void tag_i(struct span *sp, const char *key, int64_t v)
 static void tag_f(struct span *sp, const char *key, double v)
 {
 	new_tag(sp, key, T_FLOAT)->f = v;
+}
+
+/* A tag that only the simulator can know; written with --queue-tags. */
+static void tag_hint_i(struct span *sp, const char *key, int64_t v)
+{
+	struct tag *g = new_tag(sp, key, T_INT);
+	g->i = v;
+	g->hint = true;
 }
 
 static int pick_host(uint64_t *rng, int svc)
@@ -359,7 +377,7 @@ static int64_t sql_query(struct trace *t, uint64_t *rng, int parent, const char 
 	tag_s(&t->s[q.client], "db.user", "root");
 	db_tags(&t->s[q.server], "mysql", "mysql", stmt);
 	tag_s(&t->s[q.server], "db.name", "hotrod");
-	tag_i(&t->s[q.server], "queue.wait_us", started - arrived);
+	tag_hint_i(&t->s[q.server], "queue.wait_us", started - arrived);
 	return rpc_close(t, rng, q, started + service);
 }
 
@@ -512,7 +530,7 @@ static int64_t build_route(struct trace *t, uint64_t *rng, int root, int64_t now
 		const char *q = strf(t, "/route?dropoff=%d,%d&pickup=%s", dx, dy, cu->location);
 		http_tags(&t->s[c.client], strf(t, "http://route:8083%s", q), true);
 		http_tags(&t->s[c.server], q, true);
-		tag_i(&t->s[c.server], "queue.wait_us", 0); /* route has no queue */
+		tag_hint_i(&t->s[c.server], "queue.wait_us", 0); /* route has no queue */
 		tag_f(&t->s[c.server], "route.eta_min", (double)rng_range(rng, 100, 3000) / 100.0);
 		worker[w] = rpc_close(t, rng, c, arrive + rng_range(rng, 20000, 60000));
 		if (worker[w] > done)
@@ -722,19 +740,23 @@ static const char *tag_text(const struct tag *g, char *buf, size_t len)
 	return "";
 }
 
-static const char *const KIND_NAME[] = { "internal", "server", "client", "producer", "consumer" };
-static const char *const ZIPKIN_KIND[] = { NULL, "SERVER", "CLIENT", "PRODUCER", "CONSUMER" };
-static const int OTLP_KIND[] = { 1, 2, 3, 4, 5 };
+static const char *const KIND_NAME[] = { "internal", "server", "client", "producer", "consumer", NULL };
+static const char *const ZIPKIN_KIND[] = { NULL, "SERVER", "CLIENT", "PRODUCER", "CONSUMER", NULL };
+static const int OTLP_KIND[] = { 1, 2, 3, 4, 5, 0 }; /* 0: UNSPECIFIED, left out */
 
 /*
  * Processes (service + host) of a trace, numbered in order of first use, as
- * Jaeger numbers processIDs.  proc[i] = process number of span i;
- * first[j] = a span of process j.  Returns the number of processes.
+ * Jaeger numbers processIDs.  proc[i] = process number of span i (-1 for a
+ * lost span, which names no process); first[j] = a span of process j.
+ * Returns the number of processes.
  */
 static int trace_processes(const struct trace *t, int *proc, int *first)
 {
 	int np = 0;
 	for (int i = 0; i < t->n; i++) {
+		proc[i] = -1;
+		if (t->s[i].lost)
+			continue;
 		int j = 0;
 		while (j < np && (t->s[first[j]].svc != t->s[i].svc ||
 				  t->s[first[j]].host != t->s[i].host))
@@ -795,15 +817,20 @@ static void jaeger_span(struct out *o, const struct trace *t, int i, int proc)
 	out_s(o, ",\"duration\":");
 	out_i64(o, sp->dur);
 	out_s(o, ",\"tags\":[");
-	jaeger_kv(o, "span.kind", "string");
-	out_jstr(o, KIND_NAME[sp->kind]);
-	out_c(o, '}');
-	for (int k = 0; k < sp->ntags; k++) {
-		out_c(o, ',');
+	bool any = KIND_NAME[sp->kind] != NULL;
+	if (any) {
+		jaeger_kv(o, "span.kind", "string");
+		out_jstr(o, KIND_NAME[sp->kind]);
+		out_c(o, '}');
+	}
+	for (int k = 0; k < sp->ntags; k++, any = true) {
+		if (any)
+			out_c(o, ',');
 		jaeger_tag(o, &sp->tags[k]);
 	}
 	if (sp->error)
-		out_s(o, ",{\"key\":\"error\",\"type\":\"bool\",\"value\":true}");
+		out_s(o, any ? ",{\"key\":\"error\",\"type\":\"bool\",\"value\":true}"
+			     : "{\"key\":\"error\",\"type\":\"bool\",\"value\":true}");
 	out_s(o, "],\"logs\":[");
 	if (sp->event) {
 		out_s(o, "{\"timestamp\":");
@@ -842,10 +869,14 @@ static void jaeger_trace(struct out *o, const struct trace *t)
 	out_s(o, "{\"traceID\":\"");
 	out_trace_id(o, t);
 	out_s(o, "\",\"spans\":[");
+	bool any = false;
 	for (int i = 0; i < t->n; i++) {
-		if (i)
+		if (t->s[i].lost)
+			continue;
+		if (any)
 			out_c(o, ',');
 		jaeger_span(o, t, i, proc[i]);
+		any = true;
 	}
 	out_s(o, "],\"processes\":{");
 	for (int j = 0; j < np; j++) {
@@ -1009,8 +1040,10 @@ static void otlp_span(struct out *o, const struct trace *t, int i)
 		out_id_field(o, "parentSpanId", t->s[sp->parent].id);
 	out_s(o, ",\"name\":");
 	out_jstr(o, sp->name);
-	out_s(o, ",\"kind\":");
-	out_i64(o, OTLP_KIND[sp->kind]);
+	if (OTLP_KIND[sp->kind]) { /* proto3 JSON leaves out a zero enum */
+		out_s(o, ",\"kind\":");
+		out_i64(o, OTLP_KIND[sp->kind]);
+	}
 	otlp_nanos(o, "startTimeUnixNano", sp->start);
 	otlp_nanos(o, "endTimeUnixNano", sp->start + sp->dur);
 	out_s(o, ",\"attributes\":[");
@@ -1106,6 +1139,8 @@ static void emit_trace(struct emitter *e, const struct trace *t)
 		break;
 	case F_ZIPKIN:
 		for (int i = 0; i < t->n; i++) {
+			if (t->s[i].lost)
+				continue;
 			emit_sep(e);
 			zipkin_span(e->o, t, i);
 		}
@@ -1117,6 +1152,64 @@ static void emit_trace(struct emitter *e, const struct trace *t)
 			otlp_resource(e->o, t, proc, j, &t->s[first[j]]);
 		}
 		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Recorder: what real instrumentation keeps of a trace that happened.  */
+/* Each knob draws from its own streams, so turning one off changes     */
+/* nothing else, and all of them off gives the bytes of the truth.      */
+/* ------------------------------------------------------------------ */
+
+struct recorder {
+	bool queue_tags;        /* write queue.wait_us (the simulator's hint) */
+	int64_t clock_skew;     /* each host's clock is off by [-this, this] µs */
+	int64_t overlap;        /* a span's end is taken 0..this µs late */
+	double span_loss;       /* chance that a span never reaches the collector */
+	int uninstrumented;     /* service that records no spans, -1 none */
+	int kindless;           /* service whose spans carry no kind, -1 none */
+	int64_t clock[S_COUNT][3]; /* offset of each host's clock, µs */
+};
+
+/* Host clocks are drawn once per run: a host keeps its offset across
+ * traces, as an unsynchronised clock does over a few minutes. */
+static void recorder_init(struct recorder *r, uint64_t seed)
+{
+	for (int svc = 0; svc < S_COUNT; svc++)
+		for (int h = 0; h < 3; h++) {
+			uint64_t rng = stream_seed(seed, 5, (uint64_t)(svc * 3 + h));
+			r->clock[svc][h] = r->clock_skew
+				? rng_range(&rng, -r->clock_skew, r->clock_skew) : 0;
+		}
+}
+
+static void drop_hint_tags(struct span *sp)
+{
+	int kept = 0;
+	for (int k = 0; k < sp->ntags; k++)
+		if (!sp->tags[k].hint)
+			sp->tags[kept++] = sp->tags[k];
+	sp->ntags = kept;
+}
+
+/* Turns the simulated truth into what was recorded, span by span.  rng is
+ * the trace's own recording stream; every span draws the same numbers
+ * whatever the knobs, so one knob never moves another's draws. */
+static void record(const struct recorder *r, struct trace *t, uint64_t rng)
+{
+	for (int i = 0; i < t->n; i++) {
+		struct span *sp = &t->s[i];
+		bool lost = rng_chance(&rng, r->span_loss);
+		int64_t late = rng_range(&rng, 0, r->overlap);
+		sp->lost = lost || sp->svc == r->uninstrumented;
+		sp->dur += late;
+		int64_t off = r->clock[sp->svc][sp->host];
+		sp->start += off;
+		sp->event_ts += off;
+		if (sp->svc == r->kindless)
+			sp->kind = K_NONE;
+		if (!r->queue_tags)
+			drop_hint_tags(sp);
 	}
 }
 
@@ -1163,13 +1256,17 @@ struct sim {
 	uint64_t seq;
 	struct plan next_req, next_batch;
 	int64_t db_free;    /* when the mysql connection is free again */
+	struct recorder rec;
 };
 
-static void sim_init(struct sim *s, uint64_t seed, uint64_t traces, bool fault)
+static void sim_init(struct sim *s, uint64_t seed, uint64_t traces, bool fault,
+		     struct recorder rec)
 {
 	*s = (struct sim){ .seed = seed, .traces = traces, .fault = fault,
 			   .arrivals = stream_seed(seed, 3, 0),
-			   .schedule = stream_seed(seed, 4, 0), .db_free = EPOCH_US };
+			   .schedule = stream_seed(seed, 4, 0), .db_free = EPOCH_US,
+			   .rec = rec };
+	recorder_init(&s->rec, seed);
 	s->next_req = plan_request(seed, 0, EPOCH_US + rng_exp(&s->arrivals, ARRIVAL_MEAN_US));
 	s->next_batch = plan_batch(seed, 0, EPOCH_US + rng_range(&s->schedule, 200000, BATCH_EVERY_US));
 }
@@ -1215,6 +1312,7 @@ static void serve(struct sim *s, struct plan *p, struct trace *t, struct emitter
 		build_batch(t, p, start);
 	else
 		build_request(t, p, start);
+	record(&s->rec, t, stream_seed(s->seed, p->batch ? 7 : 6, p->index));
 	emit_trace(e, t);
 }
 
@@ -1243,9 +1341,12 @@ static void simulate(struct sim *s, struct trace *t, struct pending *q, struct e
 
 static const char USAGE[] =
 	"usage: trsim [--seed N] [--traces N] [--format jaeger|zipkin|otlp]\n"
-	"             [--fault on|off] [-o FILE]\n"
+	"             [--fault on|off] [--hints] [--queue-tags] [--clock-skew US]\n"
+	"             [--overlap US] [--span-loss P] [--uninstrumented SVC|none]\n"
+	"             [--kindless SVC|none] [-o FILE]\n"
 	"\n"
-	"Simulates a HotROD-style microservice system and writes its traces.\n"
+	"Simulates a HotROD-style microservice system and writes its traces as\n"
+	"real instrumentation records them (the realism options below).\n"
 	"  --seed N       PRNG seed (default 1); same options => same bytes\n"
 	"  --traces N     frontend requests to simulate (default 100);\n"
 	"                 batch ReportJob traces come on top\n"
@@ -1253,14 +1354,33 @@ static const char USAGE[] =
 	"                 or otlp (OTLP/JSON)\n"
 	"  --fault on|off batch job holding the single mysql connection\n"
 	"                 (default on)\n"
+	"  --hints        record the truth: --queue-tags --clock-skew 0\n"
+	"                 --overlap 0 --span-loss 0 --uninstrumented none\n"
+	"                 --kindless none (options after it still apply)\n"
+	"  --queue-tags   write queue.wait_us on mysql and route server spans\n"
+	"  --clock-skew US  each host's clock is off by up to US µs (default 5000)\n"
+	"  --overlap US   span ends are taken up to US µs late (default 5)\n"
+	"  --span-loss P  chance that a span is lost (default 0.01)\n"
+	"  --uninstrumented SVC  service that records no spans (default redis)\n"
+	"  --kindless SVC service whose spans have no kind (default route)\n"
 	"  -o FILE        write to FILE instead of stdout\n"
 	"  --help         show this help\n";
+
+/* What real instrumentation records; --hints gives HINTS instead. */
+static const struct recorder REALISTIC = {
+	.clock_skew = 5000, .overlap = 5, .span_loss = 0.01,
+	.uninstrumented = S_REDIS, .kindless = S_ROUTE,
+};
+static const struct recorder HINTS = {
+	.queue_tags = true, .uninstrumented = -1, .kindless = -1,
+};
 
 struct options {
 	uint64_t seed;
 	uint64_t traces;
 	enum format format;
 	bool fault;
+	struct recorder rec;
 	const char *path;
 };
 
@@ -1293,6 +1413,36 @@ static enum format parse_format(const char *s)
 	return F_JAEGER;
 }
 
+/* A service by name, or -1 for "none". */
+static int parse_service(const char *opt, const char *s)
+{
+	if (s && !strcmp(s, "none"))
+		return -1;
+	for (int i = 0; s && i < S_COUNT; i++)
+		if (!strcmp(s, SERVICES[i].name))
+			return i;
+	usage_error(opt, s ? s : "(missing)");
+	return -1;
+}
+
+/* µs of clock skew or overlap; an hour at most, so draws cannot overflow. */
+static int64_t parse_us(const char *opt, const char *s)
+{
+	uint64_t v = parse_u64(opt, s);
+	if (v > 3600000000u)
+		usage_error("more than an hour (3600000000 µs) after", opt);
+	return (int64_t)v;
+}
+
+static double parse_chance(const char *opt, const char *s)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : -1;
+	if (!s || !*s || *end || !(v >= 0 && v <= 1))
+		usage_error("expected a probability from 0 to 1 after", opt);
+	return v;
+}
+
 static bool parse_onoff(const char *s)
 {
 	if (s && !strcmp(s, "on"))
@@ -1305,7 +1455,8 @@ static bool parse_onoff(const char *s)
 
 static struct options parse_args(int argc, char **argv)
 {
-	struct options op = { .seed = 1, .traces = 100, .format = F_JAEGER, .fault = true };
+	struct options op = { .seed = 1, .traces = 100, .format = F_JAEGER, .fault = true,
+			      .rec = REALISTIC };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1319,6 +1470,20 @@ static struct options parse_args(int argc, char **argv)
 			op.format = parse_format(v), i++;
 		} else if (!strcmp(a, "--fault")) {
 			op.fault = parse_onoff(v), i++;
+		} else if (!strcmp(a, "--hints")) {
+			op.rec = HINTS;
+		} else if (!strcmp(a, "--queue-tags")) {
+			op.rec.queue_tags = true;
+		} else if (!strcmp(a, "--clock-skew")) {
+			op.rec.clock_skew = parse_us(a, v), i++;
+		} else if (!strcmp(a, "--overlap")) {
+			op.rec.overlap = parse_us(a, v), i++;
+		} else if (!strcmp(a, "--span-loss")) {
+			op.rec.span_loss = parse_chance(a, v), i++;
+		} else if (!strcmp(a, "--uninstrumented")) {
+			op.rec.uninstrumented = parse_service("unknown service for --uninstrumented", v), i++;
+		} else if (!strcmp(a, "--kindless")) {
+			op.rec.kindless = parse_service("unknown service for --kindless", v), i++;
 		} else if (!strcmp(a, "-o")) {
 			if (!v)
 				usage_error("-o needs a file name", NULL);
@@ -1350,7 +1515,7 @@ int main(int argc, char **argv)
 	q->n = 0;
 	struct emitter e = { .o = o, .format = op.format };
 
-	sim_init(s, op.seed, op.traces, op.fault);
+	sim_init(s, op.seed, op.traces, op.fault, op.rec);
 	simulate(s, t, q, &e);
 	out_flush(o);
 	if (fflush(f) != 0 || ferror(f) || (op.path && fclose(f) != 0))

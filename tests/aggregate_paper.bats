@@ -23,14 +23,13 @@ table() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(table <<-'EOF'
 	s.service|COUNT|AVG(s.duration)|MAX(s.duration)
-	analytics|45|3084.133333333333|4983
-	batch|3|479246.6666666667|719760
-	customer|90|205133.95555555556|731248
-	driver|563|26038.515097690943|362929
-	frontend|630|98669.20952380952|1183676
-	mysql|46|24604.565217391304|688526
-	redis|45|19238.6|29834
-	route|450|39681.862222222226|59795
+	analytics|45|3086.5333333333333|4988
+	batch|3|479249.6666666667|719761
+	customer|88|205507.625|731249
+	driver|560|26117.864285714284|362934
+	frontend|624|98799.20032051283|1183677
+	mysql|46|24606.978260869564|688528
+	route|443|39605.27990970654|59796
 	EOF
 	)" ]
 	# the counts and maxima, recomputed with awk from the line format
@@ -47,10 +46,10 @@ table() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(table <<-'EOF'
 	customer|COUNT|mysql_us
-	123|11|110967
-	392|18|170406
-	567|6|60596
-	731|10|101315
+	123|11|110997
+	392|17|161344
+	567|6|60610
+	731|8|83747
 	EOF
 	)" ]
 }
@@ -66,10 +65,8 @@ table() {
 	caller.service|callee.service|COUNT
 	batch|mysql|1
 	customer|mysql|45
-	driver|redis|45
-	frontend|customer|45
+	frontend|customer|43
 	frontend|driver|45
-	frontend|route|450
 	EOF
 	)" ]
 	# the same pairs through parent ids, with awk
@@ -86,9 +83,9 @@ table() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(table <<-'EOF'
 	t|COUNT|mysql_us
-	0|15|148437
-	1000000|12|799321
-	2000000|19|184052
+	0|15|148473
+	1000000|12|799346
+	2000000|19|184102
 	EOF
 	)" ]
 }
@@ -101,17 +98,21 @@ table() {
 		Select s.service, s.operation, COUNT, AVG(c.start - s.start) As before_mysql,
 		       MAX(c.end - s.start) As until_mysql_done' "$BATS_TEST_TMPDIR/hotrod.tr"
 	[ "$status" -eq 0 ]
+	# MostRecent is the ancestor that started last: the customer's server span,
+	# unless its host's clock puts it before the root (19 requests); 2 queries
+	# lost their way to the root with a lost customer span
 	[ "$output" = "$(table <<-'EOF'
 	s.service|s.operation|COUNT|before_mysql|until_mysql_done
-	customer|HTTP GET /customer|45|202399.97777777776|715234
+	customer|HTTP GET /customer|24|251642.625|714721
+	frontend|HTTP GET /dispatch|19|144799.68421052632|705277
 	EOF
 	)" ]
 	# Q8 as in the paper: one raw row per request, no aggregation
 	run tr-aggregate --no-header 'From c In spans[service = "mysql"]
 		Join s In MostRecent(spans[kind = "server" and service != "mysql"]) On s -> c
 		Select c.trace, c.end - s.start' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "${#lines[@]}" -eq 45 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')" = 715234 ]
+	[ "${#lines[@]}" -eq 43 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')" = 714721 ]
 }
 
 @test "Q9: two-level aggregation through a subquery (busy time per trace, then per service)" {
@@ -123,28 +124,28 @@ table() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(table <<-'EOF'
 	x.service|COUNT|AVG(x.busy)|MAX(x.busy)
-	customer|45|240659.51111111112|731248
-	driver|45|164392.66666666666|362929
-	frontend|45|563728.5555555555|1183676
-	mysql|46|24604.565217391304|688526
-	redis|45|19238.6|29834
-	route|45|396818.6222222222|470221
+	customer|43|243073.90697674418|731249
+	driver|45|164395.13333333333|362934
+	frontend|44|568664.6818181818|1183677
+	mysql|46|24606.978260869564|688528
 	EOF
 	)" ]
 }
 
 @test "Q7: a join with a Where across two variables (GetDriver slower than its redis lookup)" {
 	hotrod
+	# redis is not instrumented in the sample: the lookup is the driver's
+	# FindDriverIDs client span, so both sides are on the same driver host
 	run tr-aggregate 'From s In spans[service = "driver" and operation = "GetDriver"]
-		Join r In First(spans[service = "redis"]) On r -> s
+		Join r In First(spans[service = "driver" and operation = "FindDriverIDs"]) On r -> s
 		Where s.duration > r.duration
 		GroupBy s.host, r.host
 		Select s.host, r.host, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(table <<-'EOF'
 	s.host|r.host|COUNT
-	driver-0|redis-0|28
-	driver-1|redis-0|23
+	driver-0|driver-0|20
+	driver-1|driver-1|22
 	EOF
 	)" ]
 }
@@ -154,7 +155,7 @@ table() {
 	q='From s In spans[service = "frontend" and kind = "server"] GroupBy s.operation Select s.operation, P99(s.duration) As p99'
 	run tr-aggregate --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"fail-if p99 > 1s: s.operation=HTTP GET /dispatch, p99=1183676"* ]]
+	[[ "$output" == *"fail-if p99 > 1s: s.operation=HTTP GET /dispatch, p99=1183677"* ]]
 	run tr-aggregate --fail-if 'p99 > 1.5s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
 	[ "$status" -eq 0 ]
 }

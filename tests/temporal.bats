@@ -410,6 +410,8 @@ invariants() {
 @test "case 6, simulated samples: the slowest trace names the injected batch job" {
 	command -v tr-ingest >/dev/null || skip "tr-ingest not built yet"
 	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	# the samples record no queue waits (trsim's default, as real exports):
+	# the queue behind the batch job is inferred
 	tr-ingest "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
 	run tr-temporal --check "$BATS_TEST_TMPDIR/h.tr"
 	[ "$status" -eq 0 ]

@@ -1,0 +1,170 @@
+#!/usr/bin/env bats
+# trsim records what real instrumentation records: no queue tags, per-host
+# clock offsets, µs-level overlaps, lost spans, an uninstrumented service and
+# one without span kinds; --hints records the simulated truth instead.
+load helper
+
+# A small simulation in the line format: sim FILE [trsim options...]
+sim() {
+	local f=$BATS_TEST_TMPDIR/$1
+	shift
+	trsim --seed 1 --traces 60 "$@" | tr-ingest -q > "$f"
+	printf '%s\n' "$f"
+}
+
+# Server spans whose client parent started later (the two hosts' clocks differ).
+servers_before_clients() {
+	awk -F'\t' '$1 == "S" { k = $2 " " $3; st[k] = $5; kind[k] = $9; par[k] = $2 " " $4 }
+		END { for (s in kind) if (kind[s] == "server" && kind[par[s]] == "client" && st[s] < st[par[s]]) n++
+		      print n + 0 }' "$1"
+}
+
+# Spans whose parent id names no span of their trace.
+orphans() {
+	awk -F'\t' '$1 == "S" { seen[$2 " " $3] = 1; if ($4 != "") want[$2 " " $4]++ }
+		END { for (p in want) if (!seen[p]) n += want[p]; print n + 0 }' "$1"
+}
+
+# "count max" of the overlaps (µs) between consecutive spans of mysql@mysql-0,
+# which has one connection: one query at a time.
+mysql_overlaps() {
+	awk -F'\t' '$1 == "S" && $7 == "mysql" && $9 == "server" { printf "%.0f %.0f\n", $5, $5 + $6 }' "$1" | sort -n |
+		awk 'NR > 1 && prev > $1 { n++; if (prev - $1 > m) m = prev - $1 } { prev = $2 } END { print n + 0, m + 0 }'
+}
+
+@test "default: no queue.wait_us tag and no enqueue log in any format" {
+	for fmt in jaeger zipkin otlp; do
+		trsim --seed 1 --traces 60 --format $fmt > "$BATS_TEST_TMPDIR/s.json"
+		! grep -q 'queue.wait_us' "$BATS_TEST_TMPDIR/s.json"
+		! grep -qi 'enqueue' "$BATS_TEST_TMPDIR/s.json"
+	done
+	f=$(sim t.tr)
+	[ "$(awk -F'\t' '$1 == "S"' "$f" | wc -l)" -gt 2000 ]
+	! grep -q 'queue.wait_us' "$f"
+	[ "$(awk -F'\t' '$1 == "L"' "$f" | grep -vc 'event=timeout')" -eq 0 ]
+}
+
+@test "default: host clocks differ, so some server spans start before their client spans" {
+	f=$(sim t.tr)
+	[ "$(servers_before_clients "$f")" -gt 0 ]
+	# one offset per host: mysql-0's spans keep their order, one query at a time
+	# up to the overlap noise
+	read -r n max <<<"$(mysql_overlaps "$f")"
+	[ "$max" -le 5 ]
+	f=$(sim noskew.tr --clock-skew 0)
+	[ "$(servers_before_clients "$f")" -eq 0 ]
+}
+
+@test "default: back-to-back queries on mysql's one connection overlap by 1-5 µs" {
+	f=$(sim t.tr)
+	read -r n max <<<"$(mysql_overlaps "$f")"
+	[ "$n" -gt 0 ]
+	[ "$max" -ge 1 ] && [ "$max" -le 5 ]
+	read -r n max <<<"$(mysql_overlaps "$(sim wide.tr --overlap 40)")"
+	[ "$max" -gt 5 ] && [ "$max" -le 40 ]
+	read -r n max <<<"$(mysql_overlaps "$(sim none.tr --overlap 0)")"
+	[ "$n" -eq 0 ]
+}
+
+@test "default: route's spans have no kind, every other service's have one" {
+	f=$(sim t.tr)
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "route" && $9 != ""' "$f" | wc -l)" -eq 0 ]
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "route"' "$f" | wc -l)" -gt 500 ]
+	[ "$(awk -F'\t' '$1 == "S" && $7 != "route" && $9 == ""' "$f" | wc -l)" -eq 0 ]
+	# and in the Jaeger JSON itself: no span.kind tag on those spans
+	trsim --seed 1 --traces 5 | jq -e '[.data[] | .processes as $p | .spans[]
+		| select($p[.processID].serviceName == "route") | .tags[] | select(.key == "span.kind")]
+		| length == 0' >/dev/null
+	f=$(sim kinds.tr --kindless driver)
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "driver" && $9 != ""' "$f" | wc -l)" -eq 0 ]
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "route" && $9 == ""' "$f" | wc -l)" -eq 0 ]
+}
+
+@test "default: redis records no spans; its callers still name it as peer.service" {
+	f=$(sim t.tr)
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)" -eq 0 ]
+	grep -q $'\tpeer.service=redis' "$f"
+	f=$(sim all.tr --uninstrumented none --span-loss 0)
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)" -eq 60 ]
+}
+
+@test "default: some spans are lost, leaving others without their parent" {
+	f=$(sim t.tr)
+	[ "$(orphans "$f")" -gt 0 ]
+	g=$(sim kept.tr --span-loss 0)
+	[ "$(orphans "$g")" -eq 0 ]
+	lost=$(( $(grep -c '^S' "$g") - $(grep -c '^S' "$f") ))
+	# 1 % of about 2,400 spans
+	[ "$lost" -ge 8 ] && [ "$lost" -le 50 ]
+	[ "$(orphans "$(sim many.tr --span-loss 0.2)")" -gt "$(orphans "$f")" ]
+}
+
+@test "--hints restores every hint: queue tags, one clock, no overlap, no loss, all kinds, redis" {
+	f=$(sim h.tr --hints)
+	[ "$(grep -c 'queue.wait_us=' "$f")" -gt 0 ]
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "mysql" && !/queue.wait_us=/' "$f" | wc -l)" -eq 0 ]
+	[ "$(servers_before_clients "$f")" -eq 0 ]
+	[ "$(mysql_overlaps "$f")" = "0 0" ]
+	[ "$(orphans "$f")" -eq 0 ]
+	[ "$(awk -F'\t' '$1 == "S" && $9 == ""' "$f" | wc -l)" -eq 0 ]
+	[ "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)" -eq 60 ]
+	# --queue-tags alone adds the tag and changes nothing else
+	a=$(sim q.tr --queue-tags)
+	[ "$(grep -c 'queue.wait_us=' "$a")" -eq "$(awk -F'\t' '$1 == "S" && ($7 == "mysql" || $7 == "route")' "$a" | wc -l)" ]
+	[ "$(sed 's/\tqueue.wait_us=[0-9]*//' "$a" | cksum)" = "$(cksum < "$(sim d.tr)")" ]
+}
+
+@test "--hints writes the bytes trsim wrote before it had a recorder" {
+	# sha256 of the samples trsim --seed 1 --traces 45 made before instrumentation was modelled
+	[ "$(trsim --hints --seed 1 --traces 45 | sha256sum | cut -c1-16)" = 7ccaee3901e8b3c5 ]
+	[ "$(trsim --hints --seed 1 --traces 45 --format zipkin | sha256sum | cut -c1-16)" = df0d7e10ec697046 ]
+	[ "$(trsim --hints --seed 1 --traces 45 --format otlp | sha256sum | cut -c1-16)" = b848914a44a51e94 ]
+}
+
+@test "each knob changes only what it models: no span lost moves, no clock changes a duration" {
+	S() { grep '^S' "$1" | sort; }
+	S "$(sim d.tr)" > "$BATS_TEST_TMPDIR/default"
+	# every recorded span is in the run that loses none, byte for byte
+	S "$(sim kept.tr --span-loss 0)" > "$BATS_TEST_TMPDIR/kept"
+	[ "$(comm -23 "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/kept" | wc -l)" -eq 0 ]
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/kept")" -gt "$(wc -l < "$BATS_TEST_TMPDIR/default")" ]
+	# one clock: the same spans with the same durations, other start times
+	S "$(sim c0.tr --clock-skew 0)" > "$BATS_TEST_TMPDIR/c0"
+	[ "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/default" | sort)" = "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/c0" | sort)" ]
+	! cmp -s "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/c0"
+}
+
+@test "the same seed and options give identical bytes; another seed does not" {
+	for fmt in jaeger zipkin otlp; do
+		for opts in "" "--hints" "--span-loss 0.3 --clock-skew 25000 --kindless mysql"; do
+			# shellcheck disable=SC2086
+			a=$(trsim --seed 4 --traces 30 --format $fmt $opts | sha256sum)
+			# shellcheck disable=SC2086
+			[ "$a" = "$(trsim --seed 4 --traces 30 --format $fmt $opts | sha256sum)" ]
+		done
+		[ "$(trsim --seed 4 --traces 30 --format $fmt | sha256sum)" != "$(trsim --seed 5 --traces 30 --format $fmt | sha256sum)" ]
+	done
+}
+
+@test "the three formats record the same spans, lost ones and clock offsets included" {
+	key() { trsim --seed 2 --traces 40 --format "$1" | tr-ingest -q |
+		awk -F'\t' '$1 == "S" { print $5, $6, $7, tolower($8), ($9 == "internal" ? "" : $9) }' | sort; }
+	j=$(key jaeger)
+	[ -n "$j" ]
+	[ "$j" = "$(key zipkin)" ]
+	[ "$j" = "$(key otlp)" ]
+}
+
+@test "bad realism options are usage errors" {
+	run trsim --span-loss 1.5
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "trsim: expected a probability from 0 to 1 after: --span-loss" ]]
+	run trsim --kindless nosuch
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "trsim: unknown service for --kindless: nosuch" ]]
+	run trsim --uninstrumented
+	[ "$status" -eq 2 ]
+	run trsim --clock-skew 3600000001
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"more than an hour"* ]]
+}
