@@ -105,7 +105,9 @@ note_rpc(tr_clock *c, const tr_span *cl, const tr_span *sv)
 	} else {
 		d->lo = lo > d->lo ? lo : d->lo;
 		d->hi = hi < d->hi ? hi : d->hi;
-		if (slack < d->min_slack) {
+		/* ties go to the lower estimate: the answer must not depend on
+		 * the order the traces come in (a sorted file, -j) */
+		if (slack < d->min_slack || (slack == d->min_slack && lo + hi < d->mid2)) {
 			d->min_slack = slack;
 			d->mid2 = lo + hi;
 		}
@@ -174,26 +176,31 @@ pair_rpcs(const host_pair *p)
 	return p->side[0].n + p->side[1].n;
 }
 
-/* Pairs with the most RPCs first: the best evidence fixes offsets first. */
+/* Pairs with the most RPCs first: the best evidence fixes offsets first.
+ * Ties by the hosts' names, not by which pair was met first: the offsets
+ * must not depend on the order of the traces. */
 static int
-pair_order_cmp(const void *x, const void *y, void *ctx)
+pair_order_cmp(const tr_clock *c, int32_t x, int32_t y)
 {
-	const host_pair *pairs = ctx;
-	size_t a = pair_rpcs(&pairs[*(const int32_t *)x]), b = pair_rpcs(&pairs[*(const int32_t *)y]);
+	const host_pair *p = &c->pairs[x], *q = &c->pairs[y];
+	size_t a = pair_rpcs(p), b = pair_rpcs(q);
+	int k;
 
 	if (a != b)
 		return a > b ? -1 : 1;
-	return *(const int32_t *)x < *(const int32_t *)y ? -1 : 1;
+	if ((k = strcmp(c->hosts[p->a].name, c->hosts[q->a].name)) != 0)
+		return k;
+	return strcmp(c->hosts[p->b].name, c->hosts[q->b].name);
 }
 
 static void
-sort_pairs(int32_t *order, size_t n, host_pair *pairs)
+sort_pairs(int32_t *order, size_t n, const tr_clock *c)
 {
 	for (size_t i = 1; i < n; i++) {	/* insertion sort: few host pairs */
 		int32_t x = order[i];
 		size_t j = i;
 
-		while (j > 0 && pair_order_cmp(&order[j - 1], &x, pairs) > 0) {
+		while (j > 0 && pair_order_cmp(c, order[j - 1], x) > 0) {
 			order[j] = order[j - 1];
 			j--;
 		}
@@ -256,7 +263,7 @@ tr_clock_solve(tr_clock *c)
 	}
 	for (size_t i = 0; i < c->npairs; i++)
 		order[i] = (int32_t)i;
-	sort_pairs(order, c->npairs, c->pairs);
+	sort_pairs(order, c->npairs, c);
 	for (size_t k = 0; k < c->npairs; k++) {
 		host_pair *p = &c->pairs[order[k]];
 		int64_t lo, hi;
