@@ -12,6 +12,14 @@
 # interrupted run leaves nothing half-written behind.
 : "${data:?}" "${traces:=24000}" "${seed:=7}"
 mkdir -p "$data"
+# The inputs are kept while the simulator writes the same bytes: a short run
+# of it is their fingerprint. When it differs (the simulator changed), every
+# input is made again, so that no result is measured on another simulator's data.
+stamp=$(trsim --seed "$seed" --traces 20 | cksum)
+if [ "$(cat "$data/simulator.stamp" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$data"/1m.* "$data"/5m.* "$data"/100k.*
+	printf '%s\n' "$stamp" > "$data/simulator.stamp"
+fi
 gen() {	# gen FORMAT FILE [TRACES]
 	[ -s "$2" ] || { trsim --seed "$seed" --traces "${3:-$traces}" --format "$1" -o "$2.tmp" &&
 		mv "$2.tmp" "$2"; }
