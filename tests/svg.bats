@@ -186,6 +186,19 @@ sim() {
 	[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
 }
 
+@test "--baseline names nothing for other seed pairs of realistic runs (skewed clocks, no queue tags)" {
+	for seeds in "21 22" "41 42"; do
+		set -- $seeds
+		base=$(sim "b$1" --seed "$1" --fault off)
+		other=$(sim "o$2" --seed "$2" --fault off)
+		for key in service operation; do
+			run tr-cp --summary "$key" --baseline "$base" "$other"
+			[ "$status" -eq 0 ]
+			[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
+		done
+	done
+}
+
 @test "--baseline: a recorded queue wait counts for the service waited for, not the caller's gap" {
 	# the caller waits 40 ms before db runs; db says it queued for 30 of them
 	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/q.tr"
@@ -201,6 +214,38 @@ sim() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
 	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
+}
+
+@test "--baseline: a client's own time counts for the server it called, skew and no queue tag notwithstanding" {
+	# db's clock runs 5 ms ahead: its span overhangs the client's end, and
+	# the analysis clamps it; the client's 15 ms uncovered are waiting for db
+	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/rpc.tr"
+	#tr/1
+	T|t1
+	S|t1|a||0|50000|front|GET /|server|h1
+	S|t1|c|a|5000|40000|front|query|client|h1
+	S|t1|d|c|20000|30000|db|query||h2
+	T|t2
+	S|t2|a||100000|50000|front|GET /|server|h1
+	S|t2|c|a|105000|40000|front|query|client|h1
+	S|t2|d|c|120000|30000|db|query||h2
+	EOF
+	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
+	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
+	run tr-cp --summary operation --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
+	[[ "$output" == *"db"$'\t'"query"$'\t'"40000"* ]]
+	[[ "$output" != *"front"$'\t'"query"* ]]
+}
+
+@test "--baseline: on recorded queue tags too (trsim --hints), the fault's service is the largest difference" {
+	base=$(sim base --seed 11 --fault off --hints)
+	incident=$(sim incident --seed 12 --fault on --hints)
+	run tr-cp --summary service --baseline "$base" "$incident"
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == "mysql"$'\t'* ]]
+	[[ "${lines[-1]}" == "tr-cp: --baseline: "*": 1 differ; the largest: mysql, "* ]]
 }
 
 @test "--baseline: a tag key, a mode without a comparison, and a baseline without spread are refused" {
