@@ -40,6 +40,7 @@ typedef struct cp_ctx {
 	int pct[16];		/* --percentile */
 	size_t npct;
 	cp_compare *compare;	/* --summary with --baseline */
+	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
 } cp_ctx;
 
 static void
@@ -204,7 +205,10 @@ on_end(void *ctx, tr_output *out)
 	switch (x->mode) {
 	case MODE_SUMMARY:
 		if (x->compare) {
-			cp_compare_write(x->compare, &b, x->format, x->units);
+			if (!cp_compare_ntraces(x->compare, 0))
+				x->empty = "--baseline: no trace with a timed root to compare";
+			else
+				cp_compare_write(x->compare, &b, x->format, x->units);
 			break;
 		}
 		/* a key no span has would make one group with an empty name */
@@ -226,6 +230,10 @@ on_end(void *ctx, tr_output *out)
 		tr_output_sb(out, &x->svg);
 		break;
 	case MODE_FLAME:
+		if (!cp_flames_ntraces(x->flames, 0)) {
+			x->empty = "--flame: no trace with a timed root to draw";
+			break;
+		}
 		cp_flames_svg(x->flames, &b, x->pct, x->npct, x->timeline.width > 0 ? x->timeline.width : 1000);
 		break;
 	case MODE_FILTER:
@@ -270,12 +278,8 @@ read_baseline(cp_ctx *x, const char *path, int keep_going, size_t max_spans)
 
 	if (n < 0)
 		return -1;
-	if ((x->flames ? cp_flames_ntraces(x->flames, 1) : cp_compare_ntraces(x->compare, 1)) < 2) {
-		tr_warn("%s: --baseline: %ld traces with a timed root; a baseline needs at least 2 "
-			"to have a spread", path, n);
-		return -1;
-	}
-	return 0;
+	return cp_baseline_check(path, n, x->flames ? cp_flames_ntraces(x->flames, 1) :
+			 cp_compare_ntraces(x->compare, 1));
 }
 
 static void
@@ -465,6 +469,10 @@ main(int argc, char **argv)
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (x.empty && status == TR_EXIT_OK) {
+		tr_warn("%s", x.empty);
+		status = TR_EXIT_INPUT;
+	}
 	if (x.compare && !x.quiet && status == TR_EXIT_OK) {
 		strbuf v = {0};
 

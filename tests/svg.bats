@@ -87,6 +87,20 @@ two_traces() {
 	[[ "$output" == "tr-cp: --svg: no trace with a timed root to draw" ]]
 }
 
+@test "--flame, and --baseline with no incident trace that has a timed root, exit 3 with one line" {
+	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix untimed.tr)
+	run tr-cp --flame "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
+	base=$(two_traces)
+	run tr-cp --summary service --baseline "$base" "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: --baseline: no trace with a timed root to compare" ]
+	run tr-cp --flame --baseline "$base" "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
+}
+
 # A trace of 1,001 spans: a root calling 10 services in turn, each calling
 # 99 operations in turn, all on the critical path.
 thousand() {
@@ -257,7 +271,12 @@ sim() {
 	one=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\n' | mkfix one.tr)
 	run tr-cp --summary service --baseline "$one" "$f"
 	[ "$status" -eq 3 ]
-	[[ "$output" == *"a baseline needs at least 2"* ]]
+	[ "$output" = "tr-cp: $one: --baseline: 1 of 1 traces has a timed root; a baseline needs at least 2 to have a spread" ]
+	# three traces read, one of them with a timed root: the message counts that one
+	three=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\nT\tt2\nS\tt2\ta\t\t\t\tfront\tGET /\tserver\th\nT\tt3\nS\tt3\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix three.tr)
+	run tr-cp --flame --baseline "$three" "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: $three: --baseline: 1 of 3 traces have a timed root; a baseline needs at least 2 to have a spread" ]
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/missing.tr" "$f"
 	[ "$status" -eq 3 ]
 }

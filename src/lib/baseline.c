@@ -72,6 +72,16 @@ cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
 	return bad && !keep_going ? -1 : n;
 }
 
+int
+cp_baseline_check(const char *path, long nread, size_t ntimed)
+{
+	if (ntimed >= 2)
+		return 0;
+	tr_warn("%s: --baseline: %zu of %ld traces %s a timed root; a baseline needs at least 2 "
+		"to have a spread", path, ntimed, nread, nread == 1 ? "has" : "have");
+	return -1;
+}
+
 typedef struct group {
 	const char *service, *operation;
 	double sum[2];			/* µs over every trace; [1]: the baseline */
