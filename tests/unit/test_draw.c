@@ -26,14 +26,17 @@ test_ticks(void)
 	CHECK(svg_tick_step(100000, 580, 70) == 20000);
 	CHECK(svg_tick_step(1, 580, 70) == 1);
 	CHECK(svg_tick_step(0, 580, 70) == 1);
-	/* every step is 1, 2 or 5 times a power of ten */
+	/* every step is 1, 2 or 5 times a power of ten, at least 70 px apart,
+	 * and the least such: the next smaller one is closer than 70 px */
 	for (int64_t span = 1; span < INT64_C(100000000000); span = span * 3 + 7) {
-		int64_t s = svg_tick_step(span, 600, 70), m = s;
+		int64_t s = svg_tick_step(span, 600, 70), m = s, smaller;
 
 		while (m % 10 == 0)
 			m /= 10;
 		CHECK(m == 1 || m == 2 || m == 5);
-		CHECK((double)s / (double)span * 600 >= 70 || s >= span);
+		CHECK((double)s / (double)span * 600 >= 70);
+		smaller = m == 5 ? s / 5 * 2 : s / 2;	/* 5 -> 2, 2 -> 1, 10 -> 5 */
+		CHECK(s == 1 || (double)smaller / (double)span * 600 < 70);
 	}
 	svg_tick_label(buf, sizeof buf, 0, 200000);
 	CHECK(strcmp(buf, "0") == 0);
