@@ -34,7 +34,8 @@ typedef struct cp_ctx {
 	pag_cp *pag;
 	size_t pag_bad;
 	timeline_opts timeline;	/* --svg: the slowest picked trace's picture */
-	strbuf svg;
+	tr_trace slow;		/* --svg: the slowest picked trace, taken whole */
+	int has_slow;
 	int64_t svg_latency;
 	cp_flames *flames;	/* --flame */
 	int pct[16];		/* --percentile */
@@ -169,11 +170,13 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 		cp_flames_add(x->flames, t, &x->cp, 0);
 		break;
 	case MODE_SVG:
-		/* drawn now, while the trace is here; a slower one replaces it */
-		if (analysed && (!x->svg.len || x->cp.root_duration > x->svg_latency)) {
-			sb_clear(&x->svg);
-			timeline_svg(&x->svg, t, &x->cp, &x->timeline);
+		/* kept (no copy: the reader gets the older one's memory) and
+		 * drawn once at the end; a slower one replaces it */
+		if (analysed && (!x->has_slow || x->cp.root_duration > x->svg_latency)) {
+			x->slow.files = t->files;
+			tr_trace_swap(&x->slow, t);
 			x->svg_latency = x->cp.root_duration;
+			x->has_slow = 1;
 		}
 		break;
 	}
@@ -227,7 +230,10 @@ on_end(void *ctx, tr_output *out)
 		cp_whatif_finish(x->whatif, &b);
 		break;
 	case MODE_SVG:
-		tr_output_sb(out, &x->svg);
+		if (x->has_slow && cp_trace_run(&x->cp, &x->slow) == 0)
+			timeline_svg(&b, &x->slow, &x->cp, &x->timeline);
+		else
+			x->has_slow = 0;
 		break;
 	case MODE_FLAME:
 		if (!cp_flames_ntraces(x->flames, 0)) {
@@ -292,7 +298,7 @@ free_ctx(cp_ctx *x, const char **rules)
 	cp_flames_free(x->flames);
 	cp_compare_free(x->compare);
 	cp_trace_free(&x->cp);
-	sb_free(&x->svg);
+	tr_trace_free(&x->slow);
 	tr_pick_free(x->pick);
 	free(rules);
 }
@@ -482,7 +488,7 @@ main(int argc, char **argv)
 	}
 	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
-	if (x.mode == MODE_SVG && !x.svg.len && status == TR_EXIT_OK) {
+	if (x.mode == MODE_SVG && !x.has_slow && status == TR_EXIT_OK) {
 		tr_warn("--svg: no trace with a timed root to draw");
 		status = TR_EXIT_INPUT;
 	}

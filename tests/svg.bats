@@ -101,6 +101,36 @@ two_traces() {
 	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
 }
 
+# n traces of 31 spans, their latencies ascending (dir 1) or descending.
+ordered() {
+	awk -v n="$1" -v dir="$2" 'BEGIN {
+		print "#tr/1"
+		for (i = 0; i < n; i++) {
+			d = dir > 0 ? 1000 + i : 1000 + n - i
+			print "T\tt" i
+			printf "S\tt%d\tr\t\t%d\t%d\tfront\tGET /\tserver\th1\n", i, i * 100000, d * 31
+			for (j = 0; j < 30; j++)
+				printf "S\tt%d\ts%d\tr\t%d\t%d\tsvc%d\top%d\tclient\th1\n", i, j, i * 100000 + j * d, d, j % 5, j
+		}
+	}'
+}
+
+@test "--svg draws the slowest trace once: ascending latencies take no longer than descending ones" {
+	ordered 5000 1 > "$BATS_TEST_TMPDIR/asc.tr"
+	ordered 5000 -1 > "$BATS_TEST_TMPDIR/desc.tr"
+	t0=$(date +%s%N)
+	tr-cp --svg "$BATS_TEST_TMPDIR/desc.tr" > "$BATS_TEST_TMPDIR/desc.svg"
+	t1=$(date +%s%N)
+	tr-cp --svg "$BATS_TEST_TMPDIR/asc.tr" > "$BATS_TEST_TMPDIR/asc.svg"
+	t2=$(date +%s%N)
+	desc=$(( (t1 - t0) / 1000000 )) asc=$(( (t2 - t1) / 1000000 ))
+	echo "ascending $asc ms, descending $desc ms"
+	# redrawing every new slowest trace took 10 times as long
+	[ "$asc" -le $(( 2 * desc + 250 )) ]
+	grep -q 'trace t4999 ' "$BATS_TEST_TMPDIR/asc.svg"
+	grep -q 'trace t0 ' "$BATS_TEST_TMPDIR/desc.svg"
+}
+
 # A trace of 1,001 spans: a root calling 10 services in turn, each calling
 # 99 operations in turn, all on the critical path.
 thousand() {
