@@ -142,13 +142,9 @@ cp_compare_ntraces(const cp_compare *k, int baseline)
 static group *
 find_group(cp_compare *k, const tr_span *s)
 {
-	const char *op = k->by_operation ? s->operation : "";
-	size_t ls = strlen(s->service);
+	size_t op = sb_set_pair(&k->buf, s->service, k->by_operation ? s->operation : "");
 	int added;
 
-	sb_clear(&k->buf);
-	sb_add(&k->buf, s->service, ls + 1);	/* the NUL separates the parts */
-	sb_adds(&k->buf, op);
 	strmap_slot *slot = strmap_put(&k->map, k->buf.s, k->buf.len, &added);
 	if (added) {
 		char *key = arena_alloc(&k->mem, k->buf.len + 1);
@@ -157,7 +153,7 @@ find_group(cp_compare *k, const tr_span *s)
 		slot->key = key;
 		slot->val = (int64_t)k->ng;
 		GROW(k->g, k->capg, k->ng + 1);
-		k->g[k->ng++] = (group){.service = key, .operation = key + ls + 1};
+		k->g[k->ng++] = (group){.service = key, .operation = key + op};
 	}
 	return &k->g[slot->val];
 }

@@ -69,6 +69,10 @@ test_text(void)
 	sb_clear(&b);
 	svg_escape(&b, "<a & \"b\">\x01\n");
 	CHECK(strcmp(b.s, "&lt;a &amp; &quot;b&quot;&gt;&#10;") == 0);
+	/* the two-part keys of the flame graphs' frames and the baseline's groups */
+	CHECK(sb_set_pair(&b, "mysql", "SQL SELECT") == 6);
+	CHECK(b.len == 16 && memcmp(b.s, "mysql\0SQL SELECT", 17) == 0);
+	CHECK(sb_set_pair(&b, "", "") == 1 && b.len == 1 && b.s[0] == '\0' && b.s[1] == '\0');
 	sb_free(&b);
 	char c1[8], c2[8];
 	svg_service_colour("mysql", c1);
