@@ -475,11 +475,7 @@ main(int argc, char **argv)
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
-	if (x.empty && status == TR_EXIT_OK) {
-		tr_warn("%s", x.empty);
-		status = TR_EXIT_INPUT;
-	}
-	if (x.compare && !x.quiet && status == TR_EXIT_OK) {
+	if (x.compare && !x.empty && !x.quiet && status == TR_EXIT_OK) {
 		strbuf v = {0};
 
 		cp_compare_verdict(x.compare, &v);
@@ -488,6 +484,10 @@ main(int argc, char **argv)
 	}
 	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (x.empty && status == TR_EXIT_OK) {
+		tr_warn("%s", x.empty);
+		status = TR_EXIT_INPUT;
+	}
 	if (x.mode == MODE_SVG && !x.has_slow && status == TR_EXIT_OK) {
 		tr_warn("--svg: no trace with a timed root to draw");
 		status = TR_EXIT_INPUT;

@@ -99,6 +99,12 @@ two_traces() {
 	run tr-cp --flame --baseline "$base" "$f"
 	[ "$status" -eq 3 ]
 	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
+	# a --trace that picks nothing is a selector matching nothing: exit 2
+	run tr-cp --summary service --baseline "$base" --trace nosuch "$base"
+	[ "$status" -eq 2 ]
+	[[ "$output" != *"no trace with a timed root"* ]]
+	run tr-cp --flame --trace nosuch "$base"
+	[ "$status" -eq 2 ]
 }
 
 # n traces of 31 spans, their latencies ascending (dir 1) or descending.
