@@ -362,3 +362,14 @@ sim() {
 		{ echo "docs/img/flame-p99.svg is stale: run make docs"; false; }
 	grep -q '](docs/img/slowest-timeline.svg)' "$top/README.md"
 }
+
+@test "tr-cp(1) DIAGNOSTICS lists the pictures' and the baseline's messages" {
+	command -v man >/dev/null || skip "man(1) is missing"
+	page=$(MANWIDTH=1000 man -l "$BATS_TEST_DIRNAME/../man/tr-cp.1" 2>/dev/null | sed -n '/^DIAGNOSTICS/,/^EXAMPLES/p')
+	[[ "$page" == *"tr-cp: --svg: no trace with a timed root to draw"* ]]
+	[[ "$page" == *"tr-cp: --flame: no trace with a timed root to draw"* ]]
+	[[ "$page" == *"tr-cp: --baseline: no trace with a timed root to compare"* ]]
+	[[ "$page" == *"--baseline: n of m traces have a timed root; a baseline needs at least 2 to have a spread"* ]]
+	[[ "$page" == *"tr-cp: --baseline: n incident against m baseline traces, critical-path time per request"* ]]
+	[[ "$page" == *"nothing differs beyond the baseline's spread"* ]]
+}
