@@ -34,12 +34,14 @@ typedef struct cp_ctx {
 	pag_cp *pag;
 	size_t pag_bad;
 	timeline_opts timeline;	/* --svg: the slowest picked trace's picture */
-	strbuf svg;
+	tr_trace slow;		/* --svg: the slowest picked trace, taken whole */
+	int has_slow;
 	int64_t svg_latency;
 	cp_flames *flames;	/* --flame */
 	int pct[16];		/* --percentile */
 	size_t npct;
 	cp_compare *compare;	/* --summary with --baseline */
+	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
 } cp_ctx;
 
 static void
@@ -168,11 +170,13 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 		cp_flames_add(x->flames, t, &x->cp, 0);
 		break;
 	case MODE_SVG:
-		/* drawn now, while the trace is here; a slower one replaces it */
-		if (analysed && (!x->svg.len || x->cp.root_duration > x->svg_latency)) {
-			sb_clear(&x->svg);
-			timeline_svg(&x->svg, t, &x->cp, &x->timeline);
+		/* kept (no copy: the reader gets the older one's memory) and
+		 * drawn once at the end; a slower one replaces it */
+		if (analysed && (!x->has_slow || x->cp.root_duration > x->svg_latency)) {
+			x->slow.files = t->files;
+			tr_trace_swap(&x->slow, t);
 			x->svg_latency = x->cp.root_duration;
+			x->has_slow = 1;
 		}
 		break;
 	}
@@ -204,7 +208,10 @@ on_end(void *ctx, tr_output *out)
 	switch (x->mode) {
 	case MODE_SUMMARY:
 		if (x->compare) {
-			cp_compare_write(x->compare, &b, x->format, x->units);
+			if (!cp_compare_ntraces(x->compare, 0))
+				x->empty = "--baseline: no trace with a timed root to compare";
+			else
+				cp_compare_write(x->compare, &b, x->format, x->units);
 			break;
 		}
 		/* a key no span has would make one group with an empty name */
@@ -223,9 +230,16 @@ on_end(void *ctx, tr_output *out)
 		cp_whatif_finish(x->whatif, &b);
 		break;
 	case MODE_SVG:
-		tr_output_sb(out, &x->svg);
+		if (x->has_slow && cp_trace_run(&x->cp, &x->slow) == 0)
+			timeline_svg(&b, &x->slow, &x->cp, &x->timeline);
+		else
+			x->has_slow = 0;
 		break;
 	case MODE_FLAME:
+		if (!cp_flames_ntraces(x->flames, 0)) {
+			x->empty = "--flame: no trace with a timed root to draw";
+			break;
+		}
 		cp_flames_svg(x->flames, &b, x->pct, x->npct, x->timeline.width > 0 ? x->timeline.width : 1000);
 		break;
 	case MODE_FILTER:
@@ -270,12 +284,8 @@ read_baseline(cp_ctx *x, const char *path, int keep_going, size_t max_spans)
 
 	if (n < 0)
 		return -1;
-	if ((x->flames ? cp_flames_ntraces(x->flames, 1) : cp_compare_ntraces(x->compare, 1)) < 2) {
-		tr_warn("%s: --baseline: %ld traces with a timed root; a baseline needs at least 2 "
-			"to have a spread", path, n);
-		return -1;
-	}
-	return 0;
+	return cp_baseline_check(path, n, x->flames ? cp_flames_ntraces(x->flames, 1) :
+			 cp_compare_ntraces(x->compare, 1));
 }
 
 static void
@@ -288,7 +298,7 @@ free_ctx(cp_ctx *x, const char **rules)
 	cp_flames_free(x->flames);
 	cp_compare_free(x->compare);
 	cp_trace_free(&x->cp);
-	sb_free(&x->svg);
+	tr_trace_free(&x->slow);
 	tr_pick_free(x->pick);
 	free(rules);
 }
@@ -465,7 +475,7 @@ main(int argc, char **argv)
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
-	if (x.compare && !x.quiet && status == TR_EXIT_OK) {
+	if (x.compare && !x.empty && !x.quiet && status == TR_EXIT_OK) {
 		strbuf v = {0};
 
 		cp_compare_verdict(x.compare, &v);
@@ -474,7 +484,11 @@ main(int argc, char **argv)
 	}
 	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
-	if (x.mode == MODE_SVG && !x.svg.len && status == TR_EXIT_OK) {
+	if (x.empty && status == TR_EXIT_OK) {
+		tr_warn("%s", x.empty);
+		status = TR_EXIT_INPUT;
+	}
+	if (x.mode == MODE_SVG && !x.has_slow && status == TR_EXIT_OK) {
 		tr_warn("--svg: no trace with a timed root to draw");
 		status = TR_EXIT_INPUT;
 	}

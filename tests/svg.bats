@@ -87,6 +87,56 @@ two_traces() {
 	[[ "$output" == "tr-cp: --svg: no trace with a timed root to draw" ]]
 }
 
+@test "--flame, and --baseline with no incident trace that has a timed root, exit 3 with one line" {
+	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix untimed.tr)
+	run tr-cp --flame "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
+	base=$(two_traces)
+	run tr-cp --summary service --baseline "$base" "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: --baseline: no trace with a timed root to compare" ]
+	run tr-cp --flame --baseline "$base" "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
+	# a --trace that picks nothing is a selector matching nothing: exit 2
+	run tr-cp --summary service --baseline "$base" --trace nosuch "$base"
+	[ "$status" -eq 2 ]
+	[[ "$output" != *"no trace with a timed root"* ]]
+	run tr-cp --flame --trace nosuch "$base"
+	[ "$status" -eq 2 ]
+}
+
+# n traces of 31 spans, their latencies ascending (dir 1) or descending.
+ordered() {
+	awk -v n="$1" -v dir="$2" 'BEGIN {
+		print "#tr/1"
+		for (i = 0; i < n; i++) {
+			d = dir > 0 ? 1000 + i : 1000 + n - i
+			print "T\tt" i
+			printf "S\tt%d\tr\t\t%d\t%d\tfront\tGET /\tserver\th1\n", i, i * 100000, d * 31
+			for (j = 0; j < 30; j++)
+				printf "S\tt%d\ts%d\tr\t%d\t%d\tsvc%d\top%d\tclient\th1\n", i, j, i * 100000 + j * d, d, j % 5, j
+		}
+	}'
+}
+
+@test "--svg draws the slowest trace once: ascending latencies take no longer than descending ones" {
+	ordered 5000 1 > "$BATS_TEST_TMPDIR/asc.tr"
+	ordered 5000 -1 > "$BATS_TEST_TMPDIR/desc.tr"
+	t0=$(date +%s%N)
+	tr-cp --svg "$BATS_TEST_TMPDIR/desc.tr" > "$BATS_TEST_TMPDIR/desc.svg"
+	t1=$(date +%s%N)
+	tr-cp --svg "$BATS_TEST_TMPDIR/asc.tr" > "$BATS_TEST_TMPDIR/asc.svg"
+	t2=$(date +%s%N)
+	desc=$(( (t1 - t0) / 1000000 )) asc=$(( (t2 - t1) / 1000000 ))
+	echo "ascending $asc ms, descending $desc ms"
+	# redrawing every new slowest trace took 10 times as long
+	[ "$asc" -le $(( 2 * desc + 250 )) ]
+	grep -q 'trace t4999 ' "$BATS_TEST_TMPDIR/asc.svg"
+	grep -q 'trace t0 ' "$BATS_TEST_TMPDIR/desc.svg"
+}
+
 # A trace of 1,001 spans: a root calling 10 services in turn, each calling
 # 99 operations in turn, all on the critical path.
 thousand() {
@@ -186,6 +236,19 @@ sim() {
 	[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
 }
 
+@test "--baseline names nothing for other seed pairs of realistic runs (skewed clocks, no queue tags)" {
+	for seeds in "21 22" "41 42"; do
+		set -- $seeds
+		base=$(sim "b$1" --seed "$1" --fault off)
+		other=$(sim "o$2" --seed "$2" --fault off)
+		for key in service operation; do
+			run tr-cp --summary "$key" --baseline "$base" "$other"
+			[ "$status" -eq 0 ]
+			[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
+		done
+	done
+}
+
 @test "--baseline: a recorded queue wait counts for the service waited for, not the caller's gap" {
 	# the caller waits 40 ms before db runs; db says it queued for 30 of them
 	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/q.tr"
@@ -203,6 +266,38 @@ sim() {
 	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
 }
 
+@test "--baseline: a client's own time counts for the server it called, skew and no queue tag notwithstanding" {
+	# db's clock runs 5 ms ahead: its span overhangs the client's end, and
+	# the analysis clamps it; the client's 15 ms uncovered are waiting for db
+	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/rpc.tr"
+	#tr/1
+	T|t1
+	S|t1|a||0|50000|front|GET /|server|h1
+	S|t1|c|a|5000|40000|front|query|client|h1
+	S|t1|d|c|20000|30000|db|query||h2
+	T|t2
+	S|t2|a||100000|50000|front|GET /|server|h1
+	S|t2|c|a|105000|40000|front|query|client|h1
+	S|t2|d|c|120000|30000|db|query||h2
+	EOF
+	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
+	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
+	run tr-cp --summary operation --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
+	[[ "$output" == *"db"$'\t'"query"$'\t'"40000"* ]]
+	[[ "$output" != *"front"$'\t'"query"* ]]
+}
+
+@test "--baseline: on recorded queue tags too (trsim --hints), the fault's service is the largest difference" {
+	base=$(sim base --seed 11 --fault off --hints)
+	incident=$(sim incident --seed 12 --fault on --hints)
+	run tr-cp --summary service --baseline "$base" "$incident"
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == "mysql"$'\t'* ]]
+	[[ "${lines[-1]}" == "tr-cp: --baseline: "*": 1 differ; the largest: mysql, "* ]]
+}
+
 @test "--baseline: a tag key, a mode without a comparison, and a baseline without spread are refused" {
 	f=$(two_traces)
 	run tr-cp --summary http.method --baseline "$f" "$f"
@@ -212,7 +307,12 @@ sim() {
 	one=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\n' | mkfix one.tr)
 	run tr-cp --summary service --baseline "$one" "$f"
 	[ "$status" -eq 3 ]
-	[[ "$output" == *"a baseline needs at least 2"* ]]
+	[ "$output" = "tr-cp: $one: --baseline: 1 of 1 traces has a timed root; a baseline needs at least 2 to have a spread" ]
+	# three traces read, one of them with a timed root: the message counts that one
+	three=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\nT\tt2\nS\tt2\ta\t\t\t\tfront\tGET /\tserver\th\nT\tt3\nS\tt3\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix three.tr)
+	run tr-cp --flame --baseline "$three" "$f"
+	[ "$status" -eq 3 ]
+	[ "$output" = "tr-cp: $three: --baseline: 1 of 3 traces have a timed root; a baseline needs at least 2 to have a spread" ]
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/missing.tr" "$f"
 	[ "$status" -eq 3 ]
 }
@@ -261,4 +361,15 @@ sim() {
 	cmp "$top/docs/img/flame-p99.svg" "$BATS_TEST_TMPDIR/flame.svg" ||
 		{ echo "docs/img/flame-p99.svg is stale: run make docs"; false; }
 	grep -q '](docs/img/slowest-timeline.svg)' "$top/README.md"
+}
+
+@test "tr-cp(1) DIAGNOSTICS lists the pictures' and the baseline's messages" {
+	command -v man >/dev/null || skip "man(1) is missing"
+	page=$(MANWIDTH=1000 man -l "$BATS_TEST_DIRNAME/../man/tr-cp.1" 2>/dev/null | sed -n '/^DIAGNOSTICS/,/^EXAMPLES/p')
+	[[ "$page" == *"tr-cp: --svg: no trace with a timed root to draw"* ]]
+	[[ "$page" == *"tr-cp: --flame: no trace with a timed root to draw"* ]]
+	[[ "$page" == *"tr-cp: --baseline: no trace with a timed root to compare"* ]]
+	[[ "$page" == *"--baseline: n of m traces have a timed root; a baseline needs at least 2 to have a spread"* ]]
+	[[ "$page" == *"tr-cp: --baseline: n incident against m baseline traces, critical-path time per request"* ]]
+	[[ "$page" == *"nothing differs beyond the baseline's spread"* ]]
 }

@@ -16,7 +16,17 @@
  * A recorded queue wait (tr_trace_queue_waits) of a critical span whose
  * parent is critical is time the request waited for that span's service,
  * spent in the parent's gap before it: it moves from the parent's group
- * to the span's, as far as the parent's own critical time goes. */
+ * to the span's, as far as the parent's own critical time goes. And a
+ * client span whose only child is its call's server span (is_rpc) spends
+ * its critical time waiting for that server: the request's and the reply's
+ * transit and queueing before the server started, recorded or not (real
+ * instrumentation seldom records it), and whatever skew between the two
+ * hosts' clocks cut off the server's span (the analysis clamps a child to
+ * its parent, or leaves it off when skew puts it wholly outside); that
+ * time counts for the server's group. Transit that does not change cancels
+ * in the difference; queueing that grows (a connection held by other work)
+ * shows in the service waited for; skew, which differs from run to run,
+ * does not move time between services. */
 #include "baseline.h"
 
 #include <math.h>
@@ -60,6 +70,16 @@ cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
 	}
 	tr_reader_free(r);
 	return bad && !keep_going ? -1 : n;
+}
+
+int
+cp_baseline_check(const char *path, long nread, size_t ntimed)
+{
+	if (ntimed >= 2)
+		return 0;
+	tr_warn("%s: --baseline: %zu of %ld traces %s a timed root; a baseline needs at least 2 "
+		"to have a spread", path, ntimed, nread, nread == 1 ? "has" : "have");
+	return -1;
 }
 
 typedef struct group {
@@ -122,13 +142,9 @@ cp_compare_ntraces(const cp_compare *k, int baseline)
 static group *
 find_group(cp_compare *k, const tr_span *s)
 {
-	const char *op = k->by_operation ? s->operation : "";
-	size_t ls = strlen(s->service);
+	size_t op = sb_set_pair(&k->buf, s->service, k->by_operation ? s->operation : "");
 	int added;
 
-	sb_clear(&k->buf);
-	sb_add(&k->buf, s->service, ls + 1);	/* the NUL separates the parts */
-	sb_adds(&k->buf, op);
 	strmap_slot *slot = strmap_put(&k->map, k->buf.s, k->buf.len, &added);
 	if (added) {
 		char *key = arena_alloc(&k->mem, k->buf.len + 1);
@@ -137,7 +153,7 @@ find_group(cp_compare *k, const tr_span *s)
 		slot->key = key;
 		slot->val = (int64_t)k->ng;
 		GROW(k->g, k->capg, k->ng + 1);
-		k->g[k->ng++] = (group){.service = key, .operation = key + ls + 1};
+		k->g[k->ng++] = (group){.service = key, .operation = key + op};
 	}
 	return &k->g[slot->val];
 }
@@ -162,6 +178,21 @@ next_batch(cp_compare *k, int side)
 	}
 	k->nbatches[side] = MAX_BATCHES / 2;
 	k->batch_size[side] *= 2;
+}
+
+/* Is s the server side of client span p's call: p's only child, a server
+ * span (or a span of no kind on another host: instrumentation that does not
+ * mark servers), both timed? */
+static int
+is_rpc(const tr_trace *t, int32_t s, int32_t p)
+{
+	const tr_span *ss = &t->spans[s], *ps = &t->spans[p];
+
+	if (ps->kind != TR_KIND_CLIENT || (ss->flags & TR_SPAN_FOLLOWS) || !(ss->flags & TR_SPAN_HAS_TIME) ||
+	    !(ps->flags & TR_SPAN_HAS_TIME) || ps->first_child != s || ss->next_sibling >= 0)
+		return 0;
+	return ss->kind == TR_KIND_SERVER ||
+	       (ss->kind == TR_KIND_NONE && *ss->host && *ps->host && strcmp(ss->host, ps->host) != 0);
 }
 
 void
@@ -194,8 +225,13 @@ cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline
 		}
 	}
 	for (size_t i = 0; i < c->npath; i++) {
-		int32_t s = c->path[i];
-		group *g = find_group(k, &t->spans[s]);
+		int32_t s = c->path[i], only = t->spans[s].first_child;
+		group *g;
+
+		/* a client's own time is waiting for its server */
+		if (only >= 0 && is_rpc(t, only, s))
+			s = only;
+		g = find_group(k, &t->spans[s]);
 
 		if (g->seen != k->serial) {
 			g->seen = k->serial;
@@ -203,7 +239,7 @@ cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline
 			GROW(k->touched, k->captouched, k->ntouched + 1);
 			k->touched[k->ntouched++] = (size_t)(g - k->g);
 		}
-		g->cur += k->self[s];
+		g->cur += k->self[c->path[i]];
 	}
 	for (size_t i = 0; i < k->ntouched; i++) {
 		group *g = &k->g[k->touched[i]];

@@ -13,6 +13,13 @@
 long cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
 		    void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx);
 
+/* A baseline needs a spread: at least 2 of the traces read from path
+ * (nread) with a timed root (ntimed: cp_compare_ntraces or
+ * cp_flames_ntraces of the baseline). Returns 0, or -1 after the one
+ * message tr-cp and tr-report share: "path: --baseline: N of M traces
+ * have a timed root; a baseline needs at least 2 to have a spread". */
+int cp_baseline_check(const char *path, long nread, size_t ntimed);
+
 /* A difference counts when it is at least this many standard errors of
  * the baseline's spread (z)... */
 #define BASELINE_MIN_Z 4.0

@@ -21,7 +21,7 @@ typedef struct contrib {
 typedef struct side {
 	int64_t *latency;	/* per trace: its analysed roots' durations */
 	size_t *off;		/* per trace: its first contribution; off[n] the end */
-	size_t ntraces, cap;
+	size_t ntraces, cap, capoff;
 	contrib *c;
 	size_t nc, capc;
 } side;
@@ -72,7 +72,7 @@ cp_flames_add(cp_flames *f, const tr_trace *t, const cp_trace *c, int baseline)
 		return;
 	GROW(f->node_of, f->capspans, t->nspans);
 	GROW(s->latency, s->cap, s->ntraces + 1);
-	s->off = xrealloc(s->off, (s->cap + 1) * sizeof *s->off);
+	GROW(s->off, s->capoff, s->ntraces + 2);
 	s->off[s->ntraces] = s->nc;
 	s->latency[s->ntraces++] = c->path_length;
 	/* parents first on the path, and a critical span's parent is critical */

@@ -61,12 +61,9 @@ flame_nnodes(const flame *f)
 static const char *
 intern(flame *f, const char *service, const char *operation, const char **svc, const char **op)
 {
-	size_t ls = strlen(service), lo = strlen(operation);
+	size_t ls = sb_set_pair(&f->buf, service, operation) - 1, lo = f->buf.len - ls - 1;
 	int added;
 
-	sb_clear(&f->buf);
-	sb_add(&f->buf, service, ls + 1);
-	sb_add(&f->buf, operation, lo);
 	strmap_slot *slot = strmap_put(&f->names, f->buf.s, f->buf.len, &added);
 	if (added) {
 		/* "service\0operation\0service: operation\0" */

@@ -203,6 +203,17 @@ sb_adds(strbuf *b, const char *s)
 	sb_add(b, s, strlen(s));
 }
 
+size_t
+sb_set_pair(strbuf *b, const char *first, const char *second)
+{
+	size_t lf = strlen(first);
+
+	sb_clear(b);
+	sb_add(b, first, lf + 1);	/* the NUL separates the parts */
+	sb_adds(b, second);
+	return lf + 1;
+}
+
 void
 sb_addf(strbuf *b, const char *fmt, ...)
 {

@@ -54,6 +54,10 @@ sb_addc(strbuf *b, char c)
 	b->s[b->len] = '\0';
 }
 void sb_adds(strbuf *b, const char *s);
+/* b becomes the two-part key "first\0second" (NUL-terminated, b->len not
+ * counting that last NUL), as group maps key (service, operation): returns
+ * where second starts, strlen(first) + 1. */
+size_t sb_set_pair(strbuf *b, const char *first, const char *second);
 
 /* a + b, held at INT64_MAX or INT64_MIN instead of overflowing */
 static inline int64_t

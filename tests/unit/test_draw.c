@@ -26,14 +26,17 @@ test_ticks(void)
 	CHECK(svg_tick_step(100000, 580, 70) == 20000);
 	CHECK(svg_tick_step(1, 580, 70) == 1);
 	CHECK(svg_tick_step(0, 580, 70) == 1);
-	/* every step is 1, 2 or 5 times a power of ten */
+	/* every step is 1, 2 or 5 times a power of ten, at least 70 px apart,
+	 * and the least such: the next smaller one is closer than 70 px */
 	for (int64_t span = 1; span < INT64_C(100000000000); span = span * 3 + 7) {
-		int64_t s = svg_tick_step(span, 600, 70), m = s;
+		int64_t s = svg_tick_step(span, 600, 70), m = s, smaller;
 
 		while (m % 10 == 0)
 			m /= 10;
 		CHECK(m == 1 || m == 2 || m == 5);
-		CHECK((double)s / (double)span * 600 >= 70 || s >= span);
+		CHECK((double)s / (double)span * 600 >= 70);
+		smaller = m == 5 ? s / 5 * 2 : s / 2;	/* 5 -> 2, 2 -> 1, 10 -> 5 */
+		CHECK(s == 1 || (double)smaller / (double)span * 600 < 70);
 	}
 	svg_tick_label(buf, sizeof buf, 0, 200000);
 	CHECK(strcmp(buf, "0") == 0);
@@ -66,6 +69,10 @@ test_text(void)
 	sb_clear(&b);
 	svg_escape(&b, "<a & \"b\">\x01\n");
 	CHECK(strcmp(b.s, "&lt;a &amp; &quot;b&quot;&gt;&#10;") == 0);
+	/* the two-part keys of the flame graphs' frames and the baseline's groups */
+	CHECK(sb_set_pair(&b, "mysql", "SQL SELECT") == 6);
+	CHECK(b.len == 16 && memcmp(b.s, "mysql\0SQL SELECT", 17) == 0);
+	CHECK(sb_set_pair(&b, "", "") == 1 && b.len == 1 && b.s[0] == '\0' && b.s[1] == '\0');
 	sb_free(&b);
 	char c1[8], c2[8];
 	svg_service_colour("mysql", c1);
