@@ -437,6 +437,7 @@ main(int argc, char **argv)
 	f.nfiles = argc - optind;
 	f.pass_through = !c.dot;
 	pag_graph_init(&c.read);
+	pag_graph_stream(&c.read);	/* records in window order number vertices freely */
 	c.b = pag_builder_new(&bo);
 	status = tr_filter_run(&f);
 	if (c.b) {	/* stopped before the end: nothing is written */

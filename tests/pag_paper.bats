@@ -258,3 +258,46 @@ random_traces() {
 			{ echo "seed $seed"; false; }
 	done
 }
+
+# The traces of a line-format file in a seeded random order (header first).
+shuffle_traces() {
+	awk -v seed="$1" 'BEGIN { srand(seed) } /^#/ { print; next }
+		/^T\t/ { n++ } { block[n] = block[n] $0 "\n" }
+		END { for (i = n; i > 1; i--) { j = 1 + int(rand() * i); t = block[i]; block[i] = block[j]; block[j] = t }
+		      for (i = 1; i <= n; i++) printf "%s", block[i] }'
+}
+
+@test "tr-cp window by window (PM marks) gives what it gives over the whole graph, on traces in time order and shuffled" {
+	need_cp
+	for seed in 1 2 3 4 5; do
+		f=$(random_traces $seed | mkfix "r$seed.tr")
+		random_traces $seed | shuffle_traces $seed > "$f.shuffled"
+		[ "$(grep -c '^T' "$f.shuffled")" -eq "$(grep -c '^T' "$f")" ]
+		for input in "$f" "$f.shuffled"; do
+			for opt in "" -n; do
+				tr-pag -P -q $opt -w 100us "$input" > "$input.pag"
+				[ "$(grep -c '^PM' "$input.pag")" -gt 15 ]
+				tr-cp < "$input.pag" > "$input.streamed"
+				grep -v '^PM' "$input.pag" | tr-cp > "$input.whole"
+				[ -s "$input.whole" ]
+				cmp "$input.whole" "$input.streamed" || { echo "seed $seed $input $opt"; false; }
+			done
+		done
+		cmp "$f.streamed" "$f.shuffled.streamed"	# the order of traces does not matter
+	done
+}
+
+@test "PM marks: tr-pag writes edges in start order, each window's mark before its first edge" {
+	f=$(random_traces 2 | mkfix r.tr)
+	run sh -c "tr-pag -P -q -w 100us '$f'"
+	[ "$status" -eq 0 ]
+	# every mark is a window start; no edge after a mark starts before it
+	bad=$(awk -F'\t' '$1 == "PM" { if ($3 % 100 != 0 || $3 < m) print; m = $3 }
+		$1 == "PE" && $6 < m { print }' <<<"$output")
+	[ -z "$bad" ]
+	# an edge out of order after a mark is bad input for tr-cp, named
+	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t100\nPE\t\t0\t1\tprocessing\t150\t160\t0\t0\nPM\t\t200\nPE\t\t2\t3\tprocessing\t50\t60\t0\t0\n' | mkfix late.pag)
+	run tr-cp "$g"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"late.pag:5: PE record: starts at 50, before the PM mark 200 before it"* ]]
+}

@@ -112,12 +112,11 @@ by_start(const void *pa, const void *pb)
 	return a->edge < b->edge ? -1 : a->edge > b->edge;
 }
 
-/* Edge indices sorted by start time (then index, so the order is stable). */
-static uint32_t *
-edges_by_start(const pag_graph *g)
+uint32_t *
+pag_edges_by_start(const pag_graph *g)
 {
-	start_key *k = xmalloc(g->nedges * sizeof *k);
-	uint32_t *order = xmalloc(g->nedges * sizeof *order);
+	start_key *k = xmalloc((g->nedges ? g->nedges : 1) * sizeof *k);
+	uint32_t *order = xmalloc((g->nedges ? g->nedges : 1) * sizeof *order);
 
 	for (size_t i = 0; i < g->nedges; i++)
 		k[i] = (start_key){g->edges[i].t0, (uint32_t)i};
@@ -136,6 +135,12 @@ in_window(const pag_edge *e, int64_t ts, int64_t te)
 	if (e->t1 > e->t0)
 		return e->t0 < te && e->t1 > ts;
 	return e->t0 >= ts && e->t0 < te;
+}
+
+int64_t
+pag_window_start(const pag_graph *g, int64_t t)
+{
+	return g->origin + floor_div(t - g->origin, g->window) * g->window;
 }
 
 int64_t
@@ -231,6 +236,12 @@ snap_fill(snap_buf *sb, const pag_graph *g, const uint32_t *act, size_t n, int64
 void
 pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 {
+	pag_windows_between(g, INT64_MIN, INT64_MAX, fn, ctx);
+}
+
+void
+pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn *fn, void *ctx)
+{
 	size_t n = g->nedges, next = 0, nact = 0;
 	uint32_t *order, *act, *win;
 	snap_buf sb = {0};
@@ -238,7 +249,7 @@ pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 
 	if (n == 0)
 		return;
-	order = edges_by_start(g);
+	order = pag_edges_by_start(g);
 	act = xmalloc(n * sizeof *act);
 	win = xmalloc(n * sizeof *win);
 	sb.vmap = xmalloc(g->nvertices * sizeof *sb.vmap);
@@ -258,6 +269,9 @@ pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 		int64_t ts = g->origin + k * w, te = ts + w;
 		size_t keep = 0;
 
+		if (te > to)	/* its edges may not all be there yet */
+			break;
+
 		/* act stays sorted by start: what is carried over started in an
 		 * earlier window, what is added starts in this one */
 		while (next < n && g->edges[order[next]].t0 < te)
@@ -265,7 +279,7 @@ pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 		for (size_t i = 0; i < nact; i++)
 			if (in_window(&g->edges[act[i]], ts, te))
 				win[keep++] = act[i];
-		if (keep) {
+		if (keep && ts >= from) {
 			snap_fill(&sb, g, win, keep, ts, te);
 			fn(ctx, g, &sb.s);
 		}
