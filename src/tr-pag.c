@@ -226,6 +226,8 @@ warn_graph(const pag_ctx *c, const pag_graph *g)
 	check_sum sum = {0};
 	char eg[512];
 
+	if (c->quiet && !c->verbose)	/* the checks only warn: spare a pass over every window */
+		return;
 	pag_windows(g, check_window, &sum);
 	if (c->verbose)
 		tr_warn("%zu workers, %zu lanes, %zu vertices, %zu edges, %zu windows",

@@ -112,16 +112,51 @@ by_start(const void *pa, const void *pb)
 	return a->edge < b->edge ? -1 : a->edge > b->edge;
 }
 
+/* Sort k by start, stably, a byte of (t0 - lo) at a time (least significant
+ * first) over the bytes that differ: millions of edges in a few passes where
+ * qsort's comparisons took a tenth of tr-pag's time. */
+static void
+radix_by_start(start_key *k, size_t n, int64_t lo, int64_t hi)
+{
+	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	start_key *tmp = xmalloc(n * sizeof *tmp), *from = k, *to = tmp;
+
+	for (int shift = 0; shift < 64 && (range >> shift); shift += 8) {
+		size_t count[257] = {0};
+
+		for (size_t i = 0; i < n; i++)
+			count[(((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			to[count[((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & 0xff]++] = from[i];
+		start_key *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof *k);
+	free(tmp);
+}
+
 uint32_t *
 pag_edges_by_start(const pag_graph *g)
 {
-	start_key *k = xmalloc((g->nedges ? g->nedges : 1) * sizeof *k);
-	uint32_t *order = xmalloc((g->nedges ? g->nedges : 1) * sizeof *order);
+	size_t n = g->nedges;
+	start_key *k = xmalloc((n ? n : 1) * sizeof *k);
+	uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
+	int64_t lo = n ? g->edges[0].t0 : 0, hi = lo;
 
-	for (size_t i = 0; i < g->nedges; i++)
+	for (size_t i = 0; i < n; i++) {	/* in index order: ties stay so */
 		k[i] = (start_key){g->edges[i].t0, (uint32_t)i};
-	qsort(k, g->nedges, sizeof *k, by_start);
-	for (size_t i = 0; i < g->nedges; i++)
+		lo = k[i].t0 < lo ? k[i].t0 : lo;
+		hi = k[i].t0 > hi ? k[i].t0 : hi;
+	}
+	if (n < 64)
+		qsort(k, n, sizeof *k, by_start);
+	else
+		radix_by_start(k, n, lo, hi);
+	for (size_t i = 0; i < n; i++)
 		order[i] = k[i].edge;
 	free(k);
 	return order;
