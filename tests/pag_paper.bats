@@ -301,3 +301,31 @@ shuffle_traces() {
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"late.pag:5: PE record: starts at 50, before the PM mark 200 before it"* ]]
 }
+
+@test "tr-cp writes the first windows' rows before its input ends" {
+	need_cp
+	# 3000 windows of 10 us, one edge each; the first 2000 go in, then the
+	# input stays open: their rows (over 64 KB) must come out meanwhile
+	awk 'BEGIN { print "PG\t\t10\t0\t0\t30000"; print "PW\t\t0\tw\t0"
+		for (k = 0; k < 3000; k++) {
+			printf "PM\t\t%d\n", k * 10
+			printf "PE\t\t%d\t%d\tprocessing\t%d\t%d\t0\t0\ts\top\n", 2 * k, 2 * k + 1, k * 10, k * 10 + 5
+		} }' > "$BATS_TEST_TMPDIR/all.pag"
+	head -n 4002 "$BATS_TEST_TMPDIR/all.pag" > "$BATS_TEST_TMPDIR/first.pag"
+	tail -n +4003 "$BATS_TEST_TMPDIR/all.pag" > "$BATS_TEST_TMPDIR/rest.pag"
+	d=$BATS_TEST_TMPDIR
+	mkfifo "$d/in"
+	{ cat "$d/first.pag"; while [ ! -e "$d/go" ]; do sleep 0.1; done; cat "$d/rest.pag"; } > "$d/in" &
+	writer=$!
+	tr-cp < "$d/in" > "$d/out" &
+	reader=$!
+	for i in $(seq 100); do [ -s "$d/out" ] && break; sleep 0.1; done
+	early=$(wc -c < "$d/out")
+	touch "$d/go"
+	wait $writer
+	wait $reader
+	[ "$early" -gt 0 ]
+	# the same rows as over the whole input at once
+	tr-cp "$BATS_TEST_TMPDIR/all.pag" | cmp - "$BATS_TEST_TMPDIR/out"
+	[ "$(awk -F'\t' '$3 == "window"' "$BATS_TEST_TMPDIR/out" | wc -l)" -eq 3000 ]
+}
