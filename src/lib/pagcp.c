@@ -58,6 +58,13 @@ typedef struct report {
 	uint32_t nwindow;
 	double *cp;
 	size_t capcp;
+	/* The window's row of each activity type, worker and operation, so
+	 * that most edges find their rows without building and hashing keys:
+	 * valid while its stamp is the window's number. */
+	struct row_cache {
+		uint32_t *row, *stamp;
+		size_t cap;
+	} by_type, by_worker, by_op;
 } report;
 
 /* Window by window (the input has PM marks): each window is computed once
@@ -169,6 +176,12 @@ report_free(report *r)
 	free(r->all.rows);
 	free(r->seen);
 	free(r->cp);
+	free(r->by_type.row);
+	free(r->by_type.stamp);
+	free(r->by_worker.row);
+	free(r->by_worker.stamp);
+	free(r->by_op.row);
+	free(r->by_op.stamp);
 }
 
 void
@@ -204,11 +217,29 @@ row_get(report *r, int summary, const char *key, const char *detail)
 	return &r->rows[sl->val];
 }
 
-static void
-add_to(report *r, int summary, const char *key, const char *detail,
-       double cp, int64_t time, uint32_t worker)
+/* row_get through cache c at index i (a type, worker or operation). */
+static row *
+row_cached(report *r, struct row_cache *c, size_t i, int summary, const char *key,
+	   const char *detail)
 {
-	row *w = row_get(r, summary, key, detail);
+	if (i >= c->cap) {
+		size_t cap = c->cap;
+
+		GROW(c->stamp, cap, i + 1);
+		c->row = xrealloc(c->row, cap * sizeof *c->row);
+		memset(c->stamp + c->cap, 0, (cap - c->cap) * sizeof *c->stamp);
+		c->cap = cap;
+	}
+	if (c->stamp[i] != r->nwindow) {
+		c->row[i] = (uint32_t)(row_get(r, summary, key, detail) - r->rows);
+		c->stamp[i] = r->nwindow;
+	}
+	return &r->rows[c->row[i]];
+}
+
+static void
+add_to_row(report *r, row *w, double cp, int64_t time, uint32_t worker)
+{
 	uint32_t pair[2] = {(uint32_t)(w - r->rows), worker};
 	int added;
 	strmap_slot *sl;
@@ -331,14 +362,17 @@ group_edges(report *r, const pag_graph *g, const pag_snap *s)
 		int64_t w = s->t1[i] - s->t0[i];
 		double cp = r->cp[i];
 
-		add_to(r, SUM_ACTIVITY, pag_type_name(e->type), "", cp, w, src);
+		add_to_row(r, row_cached(r, &r->by_type, e->type, SUM_ACTIVITY, pag_type_name(e->type), ""),
+			   cp, w, src);
 		if (pag_type_is_comm(e->type)) {
-			add_to(r, SUM_CHANNEL, g->workers[src], g->workers[dst], cp, w, src);
+			add_to_row(r, row_get(r, SUM_CHANNEL, g->workers[src], g->workers[dst]), cp, w, src);
 			continue;
 		}
-		add_to(r, SUM_WORKER, g->workers[src], "", cp, w, src);
+		add_to_row(r, row_cached(r, &r->by_worker, src, SUM_WORKER, g->workers[src], ""),
+			   cp, w, src);
 		if ((e->type == PAG_PROCESSING || e->type == PAG_IO) && (*op->service || *op->operation))
-			add_to(r, SUM_OPERATION, op->service, op->operation, cp, w, src);
+			add_to_row(r, row_cached(r, &r->by_op, e->op, SUM_OPERATION, op->service,
+						 op->operation), cp, w, src);
 	}
 }
 
