@@ -300,6 +300,8 @@ pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn 
 		goto done;
 	}
 	k = floor_div(g->edges[order[0]].t0 - g->origin, w);
+	if (from != INT64_MIN && floor_div(from - g->origin, w) > k)
+		k = floor_div(from - g->origin, w);	/* not every done window again */
 	while (next < n || nact) {
 		int64_t ts = g->origin + k * w, te = ts + w;
 		size_t keep = 0;

@@ -37,6 +37,7 @@ typedef struct totals {
 	row *rows;		/* cp: sum of CP * window length, until the end */
 	size_t nrows, caprows;
 	strmap pairs;		/* (row, worker) pairs seen */
+	strbuf key;		/* scratch */
 	int64_t ts, te;		/* the first window's start, the last one's end */
 	double len;		/* the windows' lengths, summed */
 	size_t nwin;
@@ -174,6 +175,7 @@ report_free(report *r)
 	strmap_free(&r->all.ids);
 	strmap_free(&r->all.pairs);
 	free(r->all.rows);
+	sb_free(&r->all.key);
 	free(r->seen);
 	free(r->cp);
 	free(r->by_type.row);
@@ -376,21 +378,25 @@ group_edges(report *r, const pag_graph *g, const pag_snap *s)
 	}
 }
 
+/* The total row of a key: looked up through a scratch key, copied only
+ * when new, so that memory does not grow with the number of windows. */
 static row *
 total_row(totals *t, int summary, const char *key, const char *detail)
 {
-	char head = (char)('0' + summary);
-	size_t lk = strlen(key), ld = strlen(detail);
-	char *k = arena_alloc(&t->mem, lk + ld + 3);
+	size_t lk = strlen(key);
 	int added;
 	strmap_slot *sl;
 
-	k[0] = head;
-	memcpy(k + 1, key, lk);
-	k[lk + 1] = '\t';
-	memcpy(k + lk + 2, detail, ld + 1);
-	sl = strmap_put(&t->ids, k, lk + ld + 2, &added);
+	sb_clear(&t->key);
+	sb_addc(&t->key, (char)('0' + summary));
+	sb_add(&t->key, key, lk);
+	sb_addc(&t->key, '\t');
+	sb_adds(&t->key, detail);
+	sl = strmap_put(&t->ids, t->key.s, t->key.len, &added);
 	if (added) {
+		char *k = arena_strndup(&t->mem, t->key.s, t->key.len);
+
+		sl->key = k;	/* the map keeps our copy, not the scratch key */
 		GROW(t->rows, t->caprows, t->nrows + 1);
 		t->rows[t->nrows] = (row){summary + SUM_N, arena_strndup(&t->mem, key, lk),
 					  k + lk + 2, 0, 0, 0, 0};
