@@ -299,7 +299,12 @@ shuffle_traces() {
 	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t100\nPE\t\t0\t1\tprocessing\t150\t160\t0\t0\nPM\t\t200\nPE\t\t2\t3\tprocessing\t50\t60\t0\t0\n' | mkfix late.pag)
 	run tr-cp "$g"
 	[ "$status" -eq 3 ]
-	[[ "$output" == *"late.pag:5: PE record: starts at 50, before the PM mark 200 before it"* ]]
+	[[ "$output" == *"late.pag:5: PE record: starts at 50, before the PM mark 200 before it: its window is done"* ]]
+	# and so is a mark that goes back
+	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t200\nPM\t\t100\n' | mkfix back.pag)
+	run tr-cp "$g"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"back.pag:3: PM record: mark 100 before the mark 200 before it"* ]]
 }
 
 @test "tr-cp writes the first windows' rows before its input ends" {
