@@ -670,8 +670,29 @@ write_vertex(strbuf *out, const pag_graph *g, uint32_t v)
 	sb_addc(out, '\n');
 }
 
+/* Each operation's "\tservice\toperation", escaped once: an edge's
+ * fields are copied, not escaped again (there are millions of edges and
+ * a few hundred operations). */
+typedef struct op_fields {
+	strbuf text;
+	uint32_t *at;	/* per op: offset in text; its length is up to the next */
+} op_fields;
+
 static void
-write_edge(strbuf *out, const pag_graph *g, const pag_edge *e)
+op_fields_init(op_fields *f, const pag_graph *g)
+{
+	f->at = xmalloc((g->nops + 1) * sizeof *f->at);
+	sb_clear(&f->text);
+	for (size_t i = 0; i < g->nops; i++) {
+		f->at[i] = (uint32_t)f->text.len;
+		add_field(&f->text, g->ops[i].service);
+		add_field(&f->text, g->ops[i].operation);
+	}
+	f->at[g->nops] = (uint32_t)f->text.len;
+}
+
+static void
+write_edge(strbuf *out, const pag_graph *g, const op_fields *ops, const pag_edge *e)
 {
 	const pag_spanref *r = e->span == PAG_NONE ? NULL : &g->spans[e->span];
 
@@ -688,8 +709,7 @@ write_edge(strbuf *out, const pag_graph *g, const pag_edge *e)
 	sb_addu(out, e->src_lane);
 	sb_addc(out, '\t');
 	sb_addu(out, e->dst_lane);
-	add_field(out, g->ops[e->op].service);
-	add_field(out, g->ops[e->op].operation);
+	sb_add(out, ops->text.s + ops->at[e->op], ops->at[e->op + 1] - ops->at[e->op]);
 	add_field(out, r ? r->trace_id : "");
 	add_field(out, r ? r->span_id : "");
 	sb_addc(out, '\n');
@@ -712,6 +732,9 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 	uint32_t *order = pag_edges_by_start(g);
 	uint8_t *written = vertices ? xcalloc(g->nvertices ? g->nvertices : 1, 1) : NULL;
 	int64_t window_end = 0;
+	op_fields ops = {0};
+
+	op_fields_init(&ops, g);
 
 	sb_adds(out, "PG\t");
 	sb_addc(out, '\t');
@@ -752,7 +775,7 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 			write_vertex(out, g, e->src);
 		if (vertices && vertex_due(written, g, e->dst))
 			write_vertex(out, g, e->dst);
-		write_edge(out, g, e);
+		write_edge(out, g, &ops, e);
 		flush_big(out, o);
 	}
 	for (size_t v = 0; vertices && v < g->nvertices; v++)	/* on no edge */
@@ -764,6 +787,8 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 	sb_free(out);
 	free(order);
 	free(written);
+	sb_free(&ops.text);
+	free(ops.at);
 }
 
 /* ---- DOT: one cluster per worker, its lanes' vertices inside ---- */
