@@ -4,6 +4,8 @@
 #   1m.jaeger.json 1m.zipkin.json 1m.otlp.json  1M spans ($traces requests)
 #   1m.jaeger.json.zst, 1m.tr                   the same, zstd / line format
 #   5m.tr                                       five copies, distinct trace ids
+#   5m-later.tr                                 five copies one after the other
+#                                               in time: each window as busy as in 1m.tr
 #   100k.jaeger.json 100k.zipkin.json 100k.otlp.json 100k.tr
 #                                               2400 requests, about 100k spans
 #   100k.jaeger.d/NNNN/tNNNNN.json              100k.jaeger.json split into one
@@ -33,6 +35,22 @@ if [ ! -s "$data/5m.tr" ]; then
 	for k in 1 2 3 4 5; do
 		awk -F'\t' -v OFS='\t' -v k=$k 'NR > 1 || k == 1 { if ($0 !~ /^#/) $2 = $2 "-" k; print }' "$data/1m.tr"
 	done > "$data/5m.tr.tmp" && mv "$data/5m.tr.tmp" "$data/5m.tr"
+fi
+# 5m.tr packs five times the work into 1m.tr's time range; tools that keep
+# only a window's work need inputs whose windows are as busy as 1m.tr's but
+# five times as many: copy k starts where copy k-1 ended (rounded up to a
+# second), span starts (S field 5) and log times (L field 4) shifted; %.0f
+# because mawk's %d stops at 2^31.
+if [ ! -s "$data/5m-later.tr" ]; then
+	shift=$(awk -F'\t' '$1 == "S" { e = $5 + $6; if (lo == "" || $5 < lo) lo = $5; if (e > hi) hi = e }
+		END { printf "%.0f", (int((hi - lo) / 1e6) + 1) * 1e6 }' "$data/1m.tr")
+	for k in 0 1 2 3 4; do
+		awk -F'\t' -v OFS='\t' -v k=$k -v d="$shift" 'NR > 1 || k == 0 {
+			if ($0 !~ /^#/) $2 = $2 "-" k
+			if ($1 == "S") $5 = sprintf("%.0f", $5 + k * d)
+			if ($1 == "L") $4 = sprintf("%.0f", $4 + k * d)
+			print }' "$data/1m.tr"
+	done > "$data/5m-later.tr.tmp" && mv "$data/5m-later.tr.tmp" "$data/5m-later.tr"
 fi
 
 # The small inputs: the same simulation, a tenth of the requests. Peak RSS on

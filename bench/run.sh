@@ -79,7 +79,7 @@ measure() {
 : > "$rows"
 : > "$values"
 J=$data/1m.jaeger.json Z=$data/1m.zipkin.json O=$data/1m.otlp.json
-T=$data/1m.tr T5=$data/5m.tr D=$data/100k.jaeger.d
+T=$data/1m.tr T5=$data/5m.tr T5L=$data/5m-later.tr D=$data/100k.jaeger.d
 ndir=$(find "$D" -type f -name '*.json' | wc -l)
 jq=0
 if command -v jq > /dev/null && [ "${BENCH_JQ:-1}" = 1 ]; then jq=1; fi
@@ -147,12 +147,27 @@ if command -v tr-temporal > /dev/null; then
 		"tr-temporal --no-clock-offsets --no-infer-queues < '$T'"
 fi
 # SnailTrail end to end: the activity graph, then CP per 1 s window. Peak
-# RSS on 5M spans against 1M shows whether memory follows the input.
-for n in 1m 5m; do
-	[ $n = 1m ] && { in=$T; sp=$spans1; r=$runs; } || { in=$T5; sp=$spans5; r=1; }
+# RSS on 5M spans against 1M shows whether memory follows the input: on
+# 5m.tr every window holds five times 1m.tr's work, on 5m-later.tr (five
+# copies one after another in time) as much as on 1m.tr, so a tool that keeps
+# only a window's work has the same RSS on 1m.tr and 5m-later.tr.
+for n in 1m 5m 5m-later; do
+	case $n in
+	1m) in=$T sp=$spans1 r=$runs ;;
+	5m) in=$T5 sp=$spans5 r=1 ;;
+	*) in=$T5L sp=$spans5 r=1 ;;
+	esac
 	measure "tr-pag -P -q -n -w 1s < $n.tr | tr-cp" "$in" "$sp" "$r" \
 		"tr-pag -P -q -n -w 1s < '$in' | tr-cp > /dev/null"
 done
+# tr-cp alone on tr-pag's records (made by this build, so not kept with the
+# data): it computes each window at the PM mark after it, so its memory is
+# one window's work, the same on 1m.tr and on 5m-later.tr.
+if tr-pag -P -q -n -w 1s < "$T" > "$tmp/1m.pag" && tr-pag -P -q -n -w 1s < "$T5L" > "$tmp/5m-later.pag"; then
+	measure "tr-cp < 1m.pag" "$tmp/1m.pag" "$spans1" "$runs" "tr-cp < '$tmp/1m.pag' > /dev/null"
+	measure "tr-cp < 5m-later.pag" "$tmp/5m-later.pag" "$spans5" 1 "tr-cp < '$tmp/5m-later.pag' > /dev/null"
+fi
+rm -f "$tmp/1m.pag" "$tmp/5m-later.pag"
 for pipe in "tr-cp --summary service" "tr-infer" \
 	"tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT, AVG(s.duration), P99(s.duration)'"; do
 	name=${pipe%% *}
@@ -200,8 +215,14 @@ computed() {
 					", zipkin " times("jq -c " q ".[]" q " zipkin.json (peer)", "tr-ingest -j 1 zipkin.json") \
 					", otlp " times("jq -c " q ".resourceSpans[].scopeSpans[].spans[]" q " otlp.json (peer)", "tr-ingest -j 1 otlp.json")
 			a = "tr-pag -P -q -n -w 1s < 1m.tr | tr-cp"; b = "tr-pag -P -q -n -w 1s < 5m.tr | tr-cp"
+			c = "tr-pag -P -q -n -w 1s < 5m-later.tr | tr-cp"
 			print "- tr-pag | tr-cp: " ((a in t) ? sprintf("%.2f M spans/s on 1M spans", spans1 / t[a] / 1e6) : "n/a") \
-				", peak RSS MB 1M → 5M spans: " ((a in rss) && (b in rss) ? sprintf("%d → %d", rss[a], rss[b]) : "n/a")
+				", peak RSS MB 1M → 5M spans: " ((a in rss) && (b in rss) ? sprintf("%d → %d", rss[a], rss[b]) : "n/a") \
+				", 1M → 5M spans later in time (windows as busy): " \
+				((a in rss) && (c in rss) ? sprintf("%d → %d", rss[a], rss[c]) : "n/a")
+			a = "tr-cp < 1m.pag"; b = "tr-cp < 5m-later.pag"
+			print "- tr-cp alone on the records of tr-pag, peak RSS MB 1M → 5M spans later in time: " \
+				((a in rss) && (b in rss) ? sprintf("%d → %d", rss[a], rss[b]) : "n/a")
 			print "- -j 1 / -j 2, one file (jaeger.json): " over("tr-ingest -j 1 jaeger.json", "tr-ingest -j 2 jaeger.json")
 			print "- -j 1 / -j 2, a directory of " ndir " one-trace files: " over("tr-ingest -j 1 " d, "tr-ingest -j 2 " d)
 			print "- peak RSS MB of tr-ingest -j 1, 100k spans → 1M spans: " mem("jaeger") ", " mem("zipkin") ", " mem("otlp")

@@ -33,6 +33,10 @@ typedef struct cp_ctx {
 	size_t noutside, ntr_outside;	/* children left out, and their traces */
 	pag_cp *pag;
 	size_t pag_bad;
+	int pag_alone;		/* no trace so far, and the rows are the only output
+				 * at the end: a window's rows can go out at once */
+	int header_pending;	/* filter: #tr/1 goes before the first trace or line,
+				 * not before a report of PAG records alone */
 	timeline_opts timeline;	/* --svg: the slowest picked trace's picture */
 	tr_trace slow;		/* --svg: the slowest picked trace, taken whole */
 	int has_slow;
@@ -123,12 +127,25 @@ write_sections(strbuf *out, const tr_trace *t, const cp_trace *c)
 	}
 }
 
+/* The line format's header, before the first record the filter writes. */
+static void
+records_begin(cp_ctx *x, strbuf *out)
+{
+	if (x->header_pending) {
+		sb_adds(out, TR_FORMAT_HEADER "\n");
+		x->header_pending = 0;
+	}
+}
+
 static int
 on_trace(void *ctx, tr_trace *t, strbuf *out)
 {
 	cp_ctx *x = ctx;
 	int analysed;
 	tr_write_opts wo = {"cp.self", "C", add_self, &x->cp};	/* cp.part is tr-pag's */
+
+	x->pag_alone = 0;	/* what it writes at the end comes before the windows' rows */
+	records_begin(x, out);	/* on_trace never fails: the header stays */
 
 	if (!tr_pick_match(x->pick, t->trace_id)) {
 		if (x->mode == MODE_FILTER)
@@ -191,9 +208,12 @@ on_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
 	if (pag_cp_is_record(line, len)) {
 		if (pag_cp_feed(x->pag, line, len, where) < 0)
 			x->pag_bad++;
+		if (x->pag_alone)	/* the first window's rows before the input ends */
+			pag_cp_take(x->pag, out);
 		return;
 	}
 	if (x->mode == MODE_FILTER) {
+		records_begin(x, out);
 		sb_add(out, line, len);
 		sb_addc(out, '\n');
 	}
@@ -459,7 +479,8 @@ main(int argc, char **argv)
 	}
 	f.files = argv + optind;
 	f.nfiles = argc - optind;
-	f.pass_through = x.mode == MODE_FILTER;
+	f.pass_through = 0;	/* on_line passes lines; records_begin writes the header */
+	x.header_pending = x.pag_alone = x.mode == MODE_FILTER;
 	f.on_trace = on_trace;
 	f.on_line = on_line;
 	f.on_end = on_end;

@@ -258,3 +258,79 @@ random_traces() {
 			{ echo "seed $seed"; false; }
 	done
 }
+
+# The traces of a line-format file in a seeded random order (header first).
+shuffle_traces() {
+	awk -v seed="$1" 'BEGIN { srand(seed) } /^#/ { print; next }
+		/^T\t/ { n++ } { block[n] = block[n] $0 "\n" }
+		END { for (i = n; i > 1; i--) { j = 1 + int(rand() * i); t = block[i]; block[i] = block[j]; block[j] = t }
+		      for (i = 1; i <= n; i++) printf "%s", block[i] }'
+}
+
+@test "tr-cp window by window (PM marks) gives what it gives over the whole graph, on traces in time order and shuffled" {
+	need_cp
+	for seed in 1 2 3 4 5; do
+		f=$(random_traces $seed | mkfix "r$seed.tr")
+		random_traces $seed | shuffle_traces $seed > "$f.shuffled"
+		[ "$(grep -c '^T' "$f.shuffled")" -eq "$(grep -c '^T' "$f")" ]
+		for input in "$f" "$f.shuffled"; do
+			for opt in "" -n; do
+				tr-pag -P -q $opt -w 100us "$input" > "$input.pag"
+				[ "$(grep -c '^PM' "$input.pag")" -gt 15 ]
+				tr-cp < "$input.pag" > "$input.streamed"
+				grep -v '^PM' "$input.pag" | tr-cp > "$input.whole"
+				[ -s "$input.whole" ]
+				cmp "$input.whole" "$input.streamed" || { echo "seed $seed $input $opt"; false; }
+			done
+		done
+		cmp "$f.streamed" "$f.shuffled.streamed"	# the order of traces does not matter
+	done
+}
+
+@test "PM marks: tr-pag writes edges in start order, each window's mark before its first edge" {
+	f=$(random_traces 2 | mkfix r.tr)
+	run sh -c "tr-pag -P -q -w 100us '$f'"
+	[ "$status" -eq 0 ]
+	# every mark is a window start; no edge after a mark starts before it
+	bad=$(awk -F'\t' '$1 == "PM" { if ($3 % 100 != 0 || $3 < m) print; m = $3 }
+		$1 == "PE" && $6 < m { print }' <<<"$output")
+	[ -z "$bad" ]
+	# an edge out of order after a mark is bad input for tr-cp, named
+	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t100\nPE\t\t0\t1\tprocessing\t150\t160\t0\t0\nPM\t\t200\nPE\t\t2\t3\tprocessing\t50\t60\t0\t0\n' | mkfix late.pag)
+	run tr-cp "$g"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"late.pag:5: PE record: starts at 50, before the PM mark 200 before it: its window is done"* ]]
+	# and so is a mark that goes back
+	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t200\nPM\t\t100\n' | mkfix back.pag)
+	run tr-cp "$g"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"back.pag:3: PM record: mark 100 before the mark 200 before it"* ]]
+}
+
+@test "tr-cp writes the first windows' rows before its input ends" {
+	need_cp
+	# 3000 windows of 10 us, one edge each; the first 2000 go in, then the
+	# input stays open: their rows (over 64 KB) must come out meanwhile
+	awk 'BEGIN { print "PG\t\t10\t0\t0\t30000"; print "PW\t\t0\tw\t0"
+		for (k = 0; k < 3000; k++) {
+			printf "PM\t\t%d\n", k * 10
+			printf "PE\t\t%d\t%d\tprocessing\t%d\t%d\t0\t0\ts\top\n", 2 * k, 2 * k + 1, k * 10, k * 10 + 5
+		} }' > "$BATS_TEST_TMPDIR/all.pag"
+	head -n 4002 "$BATS_TEST_TMPDIR/all.pag" > "$BATS_TEST_TMPDIR/first.pag"
+	tail -n +4003 "$BATS_TEST_TMPDIR/all.pag" > "$BATS_TEST_TMPDIR/rest.pag"
+	d=$BATS_TEST_TMPDIR
+	mkfifo "$d/in"
+	{ cat "$d/first.pag"; while [ ! -e "$d/go" ]; do sleep 0.1; done; cat "$d/rest.pag"; } > "$d/in" &
+	writer=$!
+	tr-cp < "$d/in" > "$d/out" &
+	reader=$!
+	for i in $(seq 100); do [ -s "$d/out" ] && break; sleep 0.1; done
+	early=$(wc -c < "$d/out")
+	touch "$d/go"
+	wait $writer
+	wait $reader
+	[ "$early" -gt 0 ]
+	# the same rows as over the whole input at once
+	tr-cp "$BATS_TEST_TMPDIR/all.pag" | cmp - "$BATS_TEST_TMPDIR/out"
+	[ "$(awk -F'\t' '$3 == "window"' "$BATS_TEST_TMPDIR/out" | wc -l)" -eq 3000 ]
+}

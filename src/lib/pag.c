@@ -1,5 +1,5 @@
 /* pag.c - the program activity graph: its vertices, lanes and edges, its
- * line-format records (PG, PW, PV, PE), DOT output and durations. */
+ * line-format records (PG, PW, PV, PE, PM), DOT output and durations. */
 #include "pag.h"
 
 #include <math.h>
@@ -38,6 +38,77 @@ pag_event_name(int ev)
 	return ev >= 0 && ev <= PAG_EV_FINISH ? event_names[ev] : "?";
 }
 
+/* ---- vertex numbers of records -> vertices, when reading window by window ---- */
+
+/* Open addressing with linear probing; keys are record vertex numbers + 1
+ * (0: an empty slot). */
+struct pag_vidmap {
+	uint32_t *key, *val;
+	size_t cap, count;	/* cap is a power of two */
+};
+
+static void
+vidmap_free(pag_vidmap *m)
+{
+	if (!m)
+		return;
+	free(m->key);
+	free(m->val);
+	free(m);
+}
+
+static size_t
+vid_slot(const pag_vidmap *m, uint32_t id)
+{
+	size_t i = (size_t)((id + 1) * 2654435761u) & (m->cap - 1);
+
+	while (m->key[i] && m->key[i] != id + 1)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* The vertex of record vertex number id, or PAG_NONE. */
+static uint32_t
+vid_find(const pag_vidmap *m, uint32_t id)
+{
+	size_t i;
+
+	if (!m->cap)
+		return PAG_NONE;
+	i = vid_slot(m, id);
+	return m->key[i] ? m->val[i] : PAG_NONE;
+}
+
+static void
+vid_put(pag_vidmap *m, uint32_t id, uint32_t v)
+{
+	size_t i;
+
+	if (2 * (m->count + 1) > m->cap) {
+		pag_vidmap big = {0};
+
+		big.cap = m->cap ? 2 * m->cap : 1024;
+		big.key = xcalloc(big.cap, sizeof *big.key);
+		big.val = xmalloc(big.cap * sizeof *big.val);
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->key[j]) {
+				size_t k = vid_slot(&big, m->key[j] - 1);
+
+				big.key[k] = m->key[j];
+				big.val[k] = m->val[j];
+			}
+		big.count = m->count;
+		free(m->key);
+		free(m->val);
+		*m = big;
+	}
+	i = vid_slot(m, id);
+	if (!m->key[i])
+		m->count++;
+	m->key[i] = id + 1;
+	m->val[i] = v;
+}
+
 /* ---- the graph ---- */
 
 void
@@ -63,6 +134,7 @@ pag_graph_free(pag_graph *g)
 	free(g->vspan);
 	sb_free(&g->scratch[0]);
 	sb_free(&g->scratch[1]);
+	vidmap_free(g->vids);
 	memset(g, 0, sizeof *g);
 }
 
@@ -167,7 +239,7 @@ pag_add_edge(pag_graph *g, uint32_t src, uint32_t dst, int type, uint32_t op, ui
 int
 pag_is_record(const char *line, size_t len)
 {
-	return len >= 4 && line[0] == 'P' && strchr("GWVE", line[1]) && line[1] &&
+	return len >= 4 && line[0] == 'P' && strchr("GWVEM", line[1]) && line[1] &&
 	       line[2] == '\t' && line[3] == '\t';
 }
 
@@ -244,6 +316,14 @@ rec_number(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 	return 0;
 }
 
+/* A vertex number. Renumbered ones (pag_graph_stream) index nothing: any
+ * number will do, as it must for records in window order. */
+static int
+rec_vertex(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+{
+	return c->g->vids ? rec_id(c, i, what, id) : rec_number(c, i, what, id);
+}
+
 /* Field i unescaped into scratch buffer k, valid until the next record. */
 static const char *
 rec_tmp(rec_ctx *c, size_t i, int k)
@@ -284,32 +364,51 @@ lane_of(pag_graph *g, uint32_t id)
 	return id;
 }
 
+/* The graph's vertex for record vertex number v: itself, or (reading
+ * window by window) its renumbered one, PAG_NONE when not met yet. */
+static uint32_t
+vertex_of(const pag_graph *g, uint32_t v)
+{
+	return g->vids ? vid_find(g->vids, v) : v;
+}
+
 /* Is vertex v, when already defined, at this lane and time? */
 static int
-check_vertex(const rec_ctx *c, uint32_t v, uint32_t lane, int64_t t)
+check_vertex(const rec_ctx *c, uint32_t id, uint32_t lane, int64_t t)
 {
 	const pag_graph *g = c->g;
+	uint32_t v = vertex_of(g, id);
+
+	if (v == PAG_NONE)
+		return 0;
 
 	if (v >= g->capvertices || g->vlane[v] == PAG_NONE || (g->vtime[v] == t && g->vlane[v] == lane))
 		return 0;
 	return rec_fail(c, "inconsistent vertex %u (lane %u, time %lld here; lane %u, time %lld before)",
-			v, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
+			id, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
 }
 
-/* Define vertex v, checked by check_vertex: a record changes the graph only
- * once all of it is known to be good. */
-static void
-define_vertex(pag_graph *g, uint32_t v, uint32_t lane, int64_t t)
+/* Define vertex id, checked by check_vertex: a record changes the graph
+ * only once all of it is known to be good. Returns the graph's vertex. */
+static uint32_t
+define_vertex(pag_graph *g, uint32_t id, uint32_t lane, int64_t t)
 {
+	uint32_t v = id;
+
+	if (g->vids && (v = vid_find(g->vids, id)) == PAG_NONE) {
+		v = (uint32_t)g->nvertices;
+		vid_put(g->vids, id, v);
+	}
 	grow_vertices(g, (size_t)v + 1);
 	if (g->nvertices <= v)
 		g->nvertices = (size_t)v + 1;
 	if (g->vlane[v] != PAG_NONE)
-		return;
+		return v;
 	g->vlane[v] = lane;
 	g->vtime[v] = t;
 	g->vevent[v] = PAG_EV_POINT;
 	g->vspan[v] = PAG_NONE;
+	return v;
 }
 
 static int
@@ -364,11 +463,11 @@ read_vertex(rec_ctx *c)
 	uint32_t v, lane;
 	int64_t t;
 
-	if (rec_number(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
+	if (rec_vertex(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
 	    rec_time(c, 4, "time", &t) < 0 || check_vertex(c, v, lane, t) < 0)
 		return -1;
 	lane_of(g, lane);
-	define_vertex(g, v, lane, t);
+	v = define_vertex(g, v, lane, t);
 	for (int ev = 0; ev <= PAG_EV_FINISH && c->nf > 5; ev++)
 		if (c->f[5].len == strlen(event_names[ev]) &&
 		    memcmp(c->f[5].s, event_names[ev], c->f[5].len) == 0)
@@ -386,7 +485,7 @@ read_edge(rec_ctx *c)
 	int64_t t0, t1;
 	int type;
 
-	if (rec_number(c, 2, "source vertex", &src) < 0 || rec_number(c, 3, "destination vertex", &dst) < 0)
+	if (rec_vertex(c, 2, "source vertex", &src) < 0 || rec_vertex(c, 3, "destination vertex", &dst) < 0)
 		return -1;
 	if (c->nf < 5 || (type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
 		return rec_fail(c, "bad activity type");
@@ -401,12 +500,33 @@ read_edge(rec_ctx *c)
 		return rec_fail(c, "worker activity between two lanes");
 	if (check_vertex(c, src, sl, t0) < 0 || check_vertex(c, dst, dl, t1) < 0)
 		return -1;
+	if (g->stream && g->has_mark && t0 < g->mark)
+		return rec_fail(c, "starts at %lld, before the PM mark %lld before it: "
+				"its window is done", (long long)t0, (long long)g->mark);
 	lane_of(g, sl > dl ? sl : dl);
-	define_vertex(g, src, sl, t0);
-	define_vertex(g, dst, dl, t1);
+	src = define_vertex(g, src, sl, t0);
+	dst = define_vertex(g, dst, dl, t1);
 	pag_add_edge(g, src, dst, type, pag_intern_op(g, rec_tmp(c, 9, 0), rec_tmp(c, 10, 1)),
 		     c->nf > 11 && !g->skip_spanrefs ?
 		     add_spanref(g, rec_str(c, 11), rec_str(c, 12)) : PAG_NONE);
+	return 0;
+}
+
+/* PM: no edge after this record starts before the mark. */
+static int
+read_mark(rec_ctx *c)
+{
+	pag_graph *g = c->g;
+	int64_t t;
+
+	if (rec_time(c, 2, "mark", &t) < 0)
+		return -1;
+	if (g->has_mark && t < g->mark)
+		return rec_fail(c, "mark %lld before the mark %lld before it", (long long)t,
+				(long long)g->mark);
+	g->mark = t;
+	g->has_mark = 1;
+	g->nmarks++;
 	return 0;
 }
 
@@ -424,6 +544,7 @@ pag_read_record(pag_graph *g, const char *line, size_t len, const char *where)
 	case 'W': return read_lane(&c);
 	case 'V': return read_vertex(&c);
 	case 'E': return read_edge(&c);
+	case 'M': return read_mark(&c);
 	}
 	return rec_fail(&c, "unknown record type");	/* a caller that skipped pag_is_record */
 }
@@ -443,6 +564,78 @@ pag_read_finish(pag_graph *g)
 	}
 }
 
+void
+pag_graph_stream(pag_graph *g)
+{
+	g->stream = 1;
+	if (!g->vids)
+		g->vids = xcalloc(1, sizeof *g->vids);
+}
+
+/* Is edge e in a window that starts at t or later (t a window's start)? */
+static int
+needed_from(const pag_edge *e, int64_t t)
+{
+	return e->t1 > e->t0 ? e->t1 > t : e->t0 >= t;
+}
+
+void
+pag_graph_drop_before(pag_graph *g, int64_t t)
+{
+	size_t cap = g->nvertices ? g->nvertices : 1, ne = 0, nv = 0;
+	uint32_t *renum = xmalloc(cap * sizeof *renum), *kept = xmalloc(cap * sizeof *kept);
+	pag_vidmap *old = g->vids;
+
+	memset(renum, 0xff, cap * sizeof *renum);
+	for (size_t i = 0; i < g->nedges; i++) {
+		pag_edge e = g->edges[i];
+
+		if (!needed_from(&e, t))
+			continue;
+		if (renum[e.src] == PAG_NONE)
+			kept[nv] = e.src, renum[e.src] = (uint32_t)nv++;
+		if (renum[e.dst] == PAG_NONE)
+			kept[nv] = e.dst, renum[e.dst] = (uint32_t)nv++;
+		e.src = renum[e.src];
+		e.dst = renum[e.dst];
+		g->edges[ne++] = e;
+	}
+	/* kept is in first-use order, not sorted: move through a copy */
+	int64_t *time = xmalloc(cap * sizeof *time);
+	uint32_t *lane = xmalloc(cap * sizeof *lane), *span = xmalloc(cap * sizeof *span);
+	uint8_t *event = xmalloc(cap);
+
+	for (size_t v = 0; v < nv; v++) {
+		time[v] = g->vtime[kept[v]];
+		lane[v] = g->vlane[kept[v]];
+		span[v] = g->vspan[kept[v]];
+		event[v] = g->vevent[kept[v]];
+	}
+	memcpy(g->vtime, time, nv * sizeof *time);
+	memcpy(g->vlane, lane, nv * sizeof *lane);
+	memcpy(g->vspan, span, nv * sizeof *span);
+	memcpy(g->vevent, event, nv);
+	for (size_t v = nv; v < g->nvertices; v++) {
+		g->vlane[v] = PAG_NONE;	/* free again for define_vertex */
+		g->vspan[v] = PAG_NONE;
+	}
+	if (old) {	/* record numbers of the vertices kept */
+		g->vids = xcalloc(1, sizeof *g->vids);
+		for (size_t j = 0; j < old->cap; j++)
+			if (old->key[j] && old->val[j] < g->nvertices && renum[old->val[j]] != PAG_NONE)
+				vid_put(g->vids, old->key[j] - 1, renum[old->val[j]]);
+		vidmap_free(old);
+	}
+	g->nedges = ne;
+	g->nvertices = nv;
+	free(renum);
+	free(kept);
+	free(time);
+	free(lane);
+	free(span);
+	free(event);
+}
+
 static void
 add_field(strbuf *b, const char *s)
 {
@@ -460,10 +653,88 @@ flush_big(strbuf *b, tr_output *o)
 	}
 }
 
+static void
+write_vertex(strbuf *out, const pag_graph *g, uint32_t v)
+{
+	const pag_spanref *r = g->vspan[v] == PAG_NONE ? NULL : &g->spans[g->vspan[v]];
+
+	sb_adds(out, "PV\t\t");
+	sb_addu(out, v);
+	sb_addc(out, '\t');
+	sb_addu(out, g->vlane[v]);
+	sb_addc(out, '\t');
+	sb_addi(out, g->vtime[v]);
+	add_field(out, pag_event_name(g->vevent[v]));
+	add_field(out, r ? r->trace_id : "");
+	add_field(out, r ? r->span_id : "");
+	sb_addc(out, '\n');
+}
+
+/* Each operation's "\tservice\toperation", escaped once: an edge's
+ * fields are copied, not escaped again (there are millions of edges and
+ * a few hundred operations). */
+typedef struct op_fields {
+	strbuf text;
+	uint32_t *at;	/* per op: offset in text; its length is up to the next */
+} op_fields;
+
+static void
+op_fields_init(op_fields *f, const pag_graph *g)
+{
+	f->at = xmalloc((g->nops + 1) * sizeof *f->at);
+	sb_clear(&f->text);
+	for (size_t i = 0; i < g->nops; i++) {
+		f->at[i] = (uint32_t)f->text.len;
+		add_field(&f->text, g->ops[i].service);
+		add_field(&f->text, g->ops[i].operation);
+	}
+	f->at[g->nops] = (uint32_t)f->text.len;
+}
+
+static void
+write_edge(strbuf *out, const pag_graph *g, const op_fields *ops, const pag_edge *e)
+{
+	const pag_spanref *r = e->span == PAG_NONE ? NULL : &g->spans[e->span];
+
+	sb_adds(out, "PE\t\t");
+	sb_addu(out, e->src);
+	sb_addc(out, '\t');
+	sb_addu(out, e->dst);
+	add_field(out, pag_type_name(e->type));
+	sb_addc(out, '\t');
+	sb_addi(out, e->t0);
+	sb_addc(out, '\t');
+	sb_addi(out, e->t1);
+	sb_addc(out, '\t');
+	sb_addu(out, e->src_lane);
+	sb_addc(out, '\t');
+	sb_addu(out, e->dst_lane);
+	sb_add(out, ops->text.s + ops->at[e->op], ops->at[e->op + 1] - ops->at[e->op]);
+	add_field(out, r ? r->trace_id : "");
+	add_field(out, r ? r->span_id : "");
+	sb_addc(out, '\n');
+}
+
+/* Is vertex v one to write that is not written yet? Then it is, now. */
+static int
+vertex_due(uint8_t *written, const pag_graph *g, uint32_t v)
+{
+	if (written[v] || g->vlane[v] == PAG_NONE)	/* PAG_NONE: a number hand-written records skipped */
+		return 0;
+	written[v] = 1;
+	return 1;
+}
+
 void
 pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 {
 	strbuf buf = {0}, *out = &buf;
+	uint32_t *order = pag_edges_by_start(g);
+	uint8_t *written = vertices ? xcalloc(g->nvertices ? g->nvertices : 1, 1) : NULL;
+	int64_t window_end = 0;
+	op_fields ops = {0};
+
+	op_fields_init(&ops, g);
 
 	sb_adds(out, "PG\t");
 	sb_addc(out, '\t');
@@ -487,49 +758,37 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 		sb_addu(out, g->lanes[i].index);
 		sb_addc(out, '\n');
 	}
-	for (size_t v = 0; vertices && v < g->nvertices; v++) {
-		if (g->vlane[v] == PAG_NONE)	/* a number hand-written records skipped */
-			continue;
-		const pag_spanref *r = g->vspan[v] == PAG_NONE ? NULL : &g->spans[g->vspan[v]];
-
-		sb_adds(out, "PV\t\t");
-		sb_addu(out, v);
-		sb_addc(out, '\t');
-		sb_addu(out, g->vlane[v]);
-		sb_addc(out, '\t');
-		sb_addi(out, g->vtime[v]);
-		add_field(out, pag_event_name(g->vevent[v]));
-		add_field(out, r ? r->trace_id : "");
-		add_field(out, r ? r->span_id : "");
-		sb_addc(out, '\n');
-		flush_big(out, o);
-	}
+	/* in start order, so that a reader can finish each window once the
+	 * next one's mark arrives, holding only the edges that reach on */
 	for (size_t i = 0; i < g->nedges; i++) {
-		const pag_edge *e = &g->edges[i];
-		const pag_spanref *r = e->span == PAG_NONE ? NULL : &g->spans[e->span];
+		const pag_edge *e = &g->edges[order[i]];
 
-		sb_adds(out, "PE\t\t");
-		sb_addu(out, e->src);
-		sb_addc(out, '\t');
-		sb_addu(out, e->dst);
-		add_field(out, pag_type_name(e->type));
-		sb_addc(out, '\t');
-		sb_addi(out, e->t0);
-		sb_addc(out, '\t');
-		sb_addi(out, e->t1);
-		sb_addc(out, '\t');
-		sb_addu(out, e->src_lane);
-		sb_addc(out, '\t');
-		sb_addu(out, e->dst_lane);
-		add_field(out, g->ops[e->op].service);
-		add_field(out, g->ops[e->op].operation);
-		add_field(out, r ? r->trace_id : "");
-		add_field(out, r ? r->span_id : "");
-		sb_addc(out, '\n');
+		if (g->window > 0 && (i == 0 || e->t0 >= window_end)) {
+			int64_t ts = pag_window_start(g, e->t0);
+
+			sb_adds(out, "PM\t\t");
+			sb_addi(out, ts);
+			sb_addc(out, '\n');
+			window_end = ts + g->window;
+		}
+		if (vertices && vertex_due(written, g, e->src))
+			write_vertex(out, g, e->src);
+		if (vertices && vertex_due(written, g, e->dst))
+			write_vertex(out, g, e->dst);
+		write_edge(out, g, &ops, e);
 		flush_big(out, o);
 	}
+	for (size_t v = 0; vertices && v < g->nvertices; v++)	/* on no edge */
+		if (vertex_due(written, g, (uint32_t)v)) {
+			write_vertex(out, g, (uint32_t)v);
+			flush_big(out, o);
+		}
 	tr_output_sb(o, out);
 	sb_free(out);
+	free(order);
+	free(written);
+	sb_free(&ops.text);
+	free(ops.at);
 }
 
 /* ---- DOT: one cluster per worker, its lanes' vertices inside ---- */

@@ -69,6 +69,8 @@ typedef struct pag_spanref {
 	const char *trace_id, *span_id;
 } pag_spanref;
 
+typedef struct pag_vidmap pag_vidmap;
+
 /* A whole PAG. Strings live in mem. Vertex times are kept so that records
  * read back can be checked (every edge must agree on its vertices' times). */
 typedef struct pag_graph {
@@ -100,6 +102,15 @@ typedef struct pag_graph {
 	size_t nskew;		/* communication edges dropped: they go back in time */
 	size_t nclamped;	/* requests and responses clock skew sent back in time:
 				 * clamped to leave when they arrive */
+	/* Reading window by window (pag_graph_stream): PM marks say that no
+	 * edge after them starts before the mark, so the graph keeps only the
+	 * edges later windows need, their vertices renumbered (vids: record
+	 * vertex number -> vertex). */
+	int stream;
+	int has_mark;
+	int64_t mark;		/* the last PM mark read */
+	size_t nmarks;
+	pag_vidmap *vids;
 } pag_graph;
 
 /* FINISH: a lane's last time in graphs of earlier versions, read back only. */
@@ -114,7 +125,7 @@ uint32_t pag_add_lane(pag_graph *g, uint32_t worker, uint32_t index);
 uint32_t pag_add_vertex(pag_graph *g, uint32_t lane, int64_t t, int event, uint32_t span);
 void pag_add_edge(pag_graph *g, uint32_t src, uint32_t dst, int type, uint32_t op, uint32_t span);
 
-/* Records. True for PG, PW, PV and PE lines (with an empty trace field). */
+/* Records. True for PG, PW, PV, PE and PM lines (with an empty trace field). */
 int pag_is_record(const char *line, size_t len);
 /* Read one record (a line pag_is_record accepts) into g; returns -1 after
  * printing "prog: where: PX record: what" (where is the caller's prefix,
@@ -122,7 +133,15 @@ int pag_is_record(const char *line, size_t len);
 int pag_read_record(pag_graph *g, const char *line, size_t len, const char *where);
 /* After the last record: without a PG record, the time range is the edges'. */
 void pag_read_finish(pag_graph *g);
+/* PG and PW, then the edges in order of start time, each PV (when vertices)
+ * before the first edge that needs it; with windows, a PM mark before the
+ * first edge of each window: no edge after it starts before the mark. */
 void pag_write_records(const pag_graph *g, tr_output *o, int vertices);
+/* Read window by window: vertex numbers of records are renumbered so that
+ * pag_graph_drop_before can forget what no window from then on needs. */
+void pag_graph_stream(pag_graph *g);
+/* Keep only the edges of windows starting at t or later (and their vertices). */
+void pag_graph_drop_before(pag_graph *g, int64_t t);
 
 /* Build a PAG from spans: feed every trace, then finish. */
 typedef struct pag_builder pag_builder;
@@ -159,6 +178,12 @@ int64_t pag_window_count(const pag_graph *g);	/* -1: beyond counting */
 /* Call fn for every window that holds at least one edge, in time order. */
 typedef void pag_window_fn(void *ctx, const pag_graph *g, const pag_snap *s);
 void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);
+/* The same for the windows within [from, to) only. */
+void pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn *fn, void *ctx);
+/* Edge indices sorted by start time, then index (the order windows see them). */
+uint32_t *pag_edges_by_start(const pag_graph *g);
+/* The start of the window that holds time t (g->window > 0). */
+int64_t pag_window_start(const pag_graph *g, int64_t t);
 
 /* Transient path centrality and CP of every snapshot edge (Algorithm 2):
  * cp[i] for snapshot edge i; *npaths the number of transient critical paths.

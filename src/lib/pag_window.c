@@ -112,17 +112,51 @@ by_start(const void *pa, const void *pb)
 	return a->edge < b->edge ? -1 : a->edge > b->edge;
 }
 
-/* Edge indices sorted by start time (then index, so the order is stable). */
-static uint32_t *
-edges_by_start(const pag_graph *g)
+/* Sort k by start, stably, a byte of (t0 - lo) at a time (least significant
+ * first) over the bytes that differ: millions of edges in a few passes where
+ * qsort's comparisons took a tenth of tr-pag's time. */
+static void
+radix_by_start(start_key *k, size_t n, int64_t lo, int64_t hi)
 {
-	start_key *k = xmalloc(g->nedges * sizeof *k);
-	uint32_t *order = xmalloc(g->nedges * sizeof *order);
+	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	start_key *tmp = xmalloc(n * sizeof *tmp), *from = k, *to = tmp;
 
-	for (size_t i = 0; i < g->nedges; i++)
+	for (int shift = 0; shift < 64 && (range >> shift); shift += 8) {
+		size_t count[257] = {0};
+
+		for (size_t i = 0; i < n; i++)
+			count[(((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			to[count[((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & 0xff]++] = from[i];
+		start_key *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof *k);
+	free(tmp);
+}
+
+uint32_t *
+pag_edges_by_start(const pag_graph *g)
+{
+	size_t n = g->nedges;
+	start_key *k = xmalloc((n ? n : 1) * sizeof *k);
+	uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
+	int64_t lo = n ? g->edges[0].t0 : 0, hi = lo;
+
+	for (size_t i = 0; i < n; i++) {	/* in index order: ties stay so */
 		k[i] = (start_key){g->edges[i].t0, (uint32_t)i};
-	qsort(k, g->nedges, sizeof *k, by_start);
-	for (size_t i = 0; i < g->nedges; i++)
+		lo = k[i].t0 < lo ? k[i].t0 : lo;
+		hi = k[i].t0 > hi ? k[i].t0 : hi;
+	}
+	if (n < 64)
+		qsort(k, n, sizeof *k, by_start);
+	else
+		radix_by_start(k, n, lo, hi);
+	for (size_t i = 0; i < n; i++)
 		order[i] = k[i].edge;
 	free(k);
 	return order;
@@ -136,6 +170,12 @@ in_window(const pag_edge *e, int64_t ts, int64_t te)
 	if (e->t1 > e->t0)
 		return e->t0 < te && e->t1 > ts;
 	return e->t0 >= ts && e->t0 < te;
+}
+
+int64_t
+pag_window_start(const pag_graph *g, int64_t t)
+{
+	return g->origin + floor_div(t - g->origin, g->window) * g->window;
 }
 
 int64_t
@@ -231,6 +271,12 @@ snap_fill(snap_buf *sb, const pag_graph *g, const uint32_t *act, size_t n, int64
 void
 pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 {
+	pag_windows_between(g, INT64_MIN, INT64_MAX, fn, ctx);
+}
+
+void
+pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn *fn, void *ctx)
+{
 	size_t n = g->nedges, next = 0, nact = 0;
 	uint32_t *order, *act, *win;
 	snap_buf sb = {0};
@@ -238,7 +284,7 @@ pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 
 	if (n == 0)
 		return;
-	order = edges_by_start(g);
+	order = pag_edges_by_start(g);
 	act = xmalloc(n * sizeof *act);
 	win = xmalloc(n * sizeof *win);
 	sb.vmap = xmalloc(g->nvertices * sizeof *sb.vmap);
@@ -254,9 +300,14 @@ pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 		goto done;
 	}
 	k = floor_div(g->edges[order[0]].t0 - g->origin, w);
+	if (from != INT64_MIN && floor_div(from - g->origin, w) > k)
+		k = floor_div(from - g->origin, w);	/* not every done window again */
 	while (next < n || nact) {
 		int64_t ts = g->origin + k * w, te = ts + w;
 		size_t keep = 0;
+
+		if (te > to)	/* its edges may not all be there yet */
+			break;
 
 		/* act stays sorted by start: what is carried over started in an
 		 * earlier window, what is added starts in this one */
@@ -265,7 +316,7 @@ pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 		for (size_t i = 0; i < nact; i++)
 			if (in_window(&g->edges[act[i]], ts, te))
 				win[keep++] = act[i];
-		if (keep) {
+		if (keep && ts >= from) {
 			snap_fill(&sb, g, win, keep, ts, te);
 			fn(ctx, g, &sb.s);
 		}

@@ -11,13 +11,6 @@
 #include "format.h"
 #include "pag.h"
 
-struct pag_cp {
-	pag_cp_opts o;
-	pag_graph g;
-	int fed;
-	int header_done;
-	size_t cycles;
-};
 
 /* Summaries in the order they are written. */
 enum { SUM_WINDOW, SUM_ACTIVITY, SUM_WORKER, SUM_OPERATION, SUM_CHANNEL, SUM_N };
@@ -44,6 +37,7 @@ typedef struct totals {
 	row *rows;		/* cp: sum of CP * window length, until the end */
 	size_t nrows, caprows;
 	strmap pairs;		/* (row, worker) pairs seen */
+	strbuf key;		/* scratch */
 	int64_t ts, te;		/* the first window's start, the last one's end */
 	double len;		/* the windows' lengths, summed */
 	size_t nwin;
@@ -65,7 +59,29 @@ typedef struct report {
 	uint32_t nwindow;
 	double *cp;
 	size_t capcp;
+	/* The window's row of each activity type, worker and operation, so
+	 * that most edges find their rows without building and hashing keys:
+	 * valid while its stamp is the window's number. */
+	struct row_cache {
+		uint32_t *row, *stamp;
+		size_t cap;
+	} by_type, by_worker, by_op;
 } report;
+
+/* Window by window (the input has PM marks): each window is computed once
+ * the mark after it arrives, its rows wait in r.line for pag_cp_take, and
+ * the graph forgets what no later window needs. Without marks, everything
+ * waits for pag_cp_report. */
+struct pag_cp {
+	pag_cp_opts o;
+	pag_graph g;
+	int fed;
+	int header_done;
+	size_t cycles;
+	report r;
+	int streaming;		/* windows up to done were computed */
+	int64_t done;
+};
 
 int
 pag_cp_is_record(const char *line, size_t len)
@@ -86,14 +102,58 @@ pag_cp_new(const pag_cp_opts *o)
 		p->o.max_windows = PAG_MAX_WINDOWS;
 	pag_graph_init(&p->g);
 	p->g.skip_spanrefs = 1;	/* the summaries name workers and operations only */
+	pag_graph_stream(&p->g);
+	p->r.p = p;
 	return p;
+}
+
+static void cp_window(void *ctx, const pag_graph *g, const pag_snap *s);
+
+/* A PM mark: the windows before it are complete. Computed and forgotten,
+ * unless the header's time range has more windows than allowed: then
+ * everything waits for pag_cp_report, which refuses it as before. */
+static void
+cp_mark(pag_cp *p)
+{
+	pag_graph *g = &p->g;
+	int64_t mark = g->mark;
+
+	if (g->window <= 0 || !g->has_header)
+		return;
+	if (!p->streaming) {
+		int64_t n;
+
+		if (__builtin_sub_overflow(pag_window_start(g, g->end), pag_window_start(g, g->start), &n) ||
+		    n / g->window + 1 > (int64_t)p->o.max_windows)
+			return;
+		p->streaming = 1;
+		p->done = INT64_MIN;
+	}
+	pag_windows_between(g, p->done, mark, cp_window, &p->r);
+	pag_graph_drop_before(g, mark);
+	p->done = mark;
 }
 
 int
 pag_cp_feed(pag_cp *p, const char *line, size_t len, const char *where)
 {
+	size_t marks = p->g.nmarks;
+
 	p->fed = 1;
-	return pag_read_record(&p->g, line, len, where);
+	if (pag_read_record(&p->g, line, len, where) < 0)
+		return -1;
+	if (p->g.nmarks != marks)
+		cp_mark(p);
+	return 0;
+}
+
+void
+pag_cp_take(pag_cp *p, strbuf *out)
+{
+	if (!p->r.line.len)
+		return;
+	sb_add(out, p->r.line.s, p->r.line.len);
+	sb_clear(&p->r.line);
 }
 
 int
@@ -102,12 +162,37 @@ pag_cp_has_input(const pag_cp *p)
 	return p->fed;
 }
 
+static void
+report_free(report *r)
+{
+	sb_free(&r->line);
+	sb_free(&r->key);
+	arena_free(&r->mem);
+	strmap_free(&r->ids);
+	strmap_free(&r->pairs);
+	free(r->rows);
+	arena_free(&r->all.mem);
+	strmap_free(&r->all.ids);
+	strmap_free(&r->all.pairs);
+	free(r->all.rows);
+	sb_free(&r->all.key);
+	free(r->seen);
+	free(r->cp);
+	free(r->by_type.row);
+	free(r->by_type.stamp);
+	free(r->by_worker.row);
+	free(r->by_worker.stamp);
+	free(r->by_op.row);
+	free(r->by_op.stamp);
+}
+
 void
 pag_cp_free(pag_cp *p)
 {
 	if (!p)
 		return;
 	pag_graph_free(&p->g);
+	report_free(&p->r);
 	free(p);
 }
 
@@ -134,11 +219,29 @@ row_get(report *r, int summary, const char *key, const char *detail)
 	return &r->rows[sl->val];
 }
 
-static void
-add_to(report *r, int summary, const char *key, const char *detail,
-       double cp, int64_t time, uint32_t worker)
+/* row_get through cache c at index i (a type, worker or operation). */
+static row *
+row_cached(report *r, struct row_cache *c, size_t i, int summary, const char *key,
+	   const char *detail)
 {
-	row *w = row_get(r, summary, key, detail);
+	if (i >= c->cap) {
+		size_t cap = c->cap;
+
+		GROW(c->stamp, cap, i + 1);
+		c->row = xrealloc(c->row, cap * sizeof *c->row);
+		memset(c->stamp + c->cap, 0, (cap - c->cap) * sizeof *c->stamp);
+		c->cap = cap;
+	}
+	if (c->stamp[i] != r->nwindow) {
+		c->row[i] = (uint32_t)(row_get(r, summary, key, detail) - r->rows);
+		c->stamp[i] = r->nwindow;
+	}
+	return &r->rows[c->row[i]];
+}
+
+static void
+add_to_row(report *r, row *w, double cp, int64_t time, uint32_t worker)
+{
 	uint32_t pair[2] = {(uint32_t)(w - r->rows), worker};
 	int added;
 	strmap_slot *sl;
@@ -261,32 +364,39 @@ group_edges(report *r, const pag_graph *g, const pag_snap *s)
 		int64_t w = s->t1[i] - s->t0[i];
 		double cp = r->cp[i];
 
-		add_to(r, SUM_ACTIVITY, pag_type_name(e->type), "", cp, w, src);
+		add_to_row(r, row_cached(r, &r->by_type, e->type, SUM_ACTIVITY, pag_type_name(e->type), ""),
+			   cp, w, src);
 		if (pag_type_is_comm(e->type)) {
-			add_to(r, SUM_CHANNEL, g->workers[src], g->workers[dst], cp, w, src);
+			add_to_row(r, row_get(r, SUM_CHANNEL, g->workers[src], g->workers[dst]), cp, w, src);
 			continue;
 		}
-		add_to(r, SUM_WORKER, g->workers[src], "", cp, w, src);
+		add_to_row(r, row_cached(r, &r->by_worker, src, SUM_WORKER, g->workers[src], ""),
+			   cp, w, src);
 		if ((e->type == PAG_PROCESSING || e->type == PAG_IO) && (*op->service || *op->operation))
-			add_to(r, SUM_OPERATION, op->service, op->operation, cp, w, src);
+			add_to_row(r, row_cached(r, &r->by_op, e->op, SUM_OPERATION, op->service,
+						 op->operation), cp, w, src);
 	}
 }
 
+/* The total row of a key: looked up through a scratch key, copied only
+ * when new, so that memory does not grow with the number of windows. */
 static row *
 total_row(totals *t, int summary, const char *key, const char *detail)
 {
-	char head = (char)('0' + summary);
-	size_t lk = strlen(key), ld = strlen(detail);
-	char *k = arena_alloc(&t->mem, lk + ld + 3);
+	size_t lk = strlen(key);
 	int added;
 	strmap_slot *sl;
 
-	k[0] = head;
-	memcpy(k + 1, key, lk);
-	k[lk + 1] = '\t';
-	memcpy(k + lk + 2, detail, ld + 1);
-	sl = strmap_put(&t->ids, k, lk + ld + 2, &added);
+	sb_clear(&t->key);
+	sb_addc(&t->key, (char)('0' + summary));
+	sb_add(&t->key, key, lk);
+	sb_addc(&t->key, '\t');
+	sb_adds(&t->key, detail);
+	sl = strmap_put(&t->ids, t->key.s, t->key.len, &added);
 	if (added) {
+		char *k = arena_strndup(&t->mem, t->key.s, t->key.len);
+
+		sl->key = k;	/* the map keeps our copy, not the scratch key */
 		GROW(t->rows, t->caprows, t->nrows + 1);
 		t->rows[t->nrows] = (row){summary + SUM_N, arena_strndup(&t->mem, key, lk),
 					  k + lk + 2, 0, 0, 0, 0};
@@ -392,9 +502,10 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	write_header(r);
 	for (size_t i = 0; i < r->nrows; i++)
 		write_row(r, ts, te, &r->rows[i]);
-	if (r->line.len)
+	if (r->out && r->line.len) {
 		tr_output_sb(r->out, &r->line);
-	sb_clear(&r->line);
+		sb_clear(&r->line);
+	}
 	strmap_clear(&r->ids);
 	strmap_clear(&r->pairs);
 	arena_reset(&r->mem);
@@ -422,42 +533,42 @@ write_totals(report *r)
 		write_row(r, t->ts, t->te, &t->rows[i]);
 }
 
+static int
+too_many_windows(pag_cp *p, int64_t n)
+{
+	if (n >= 0 && (uint64_t)n <= p->o.max_windows)
+		return 0;
+	if (n < 0)
+		tr_warn("the graph has more windows of %lld us than can be counted: "
+			"no critical participation computed", (long long)p->g.window);
+	else
+		tr_warn("the graph has %lld windows of %lld us, more than --max-windows %zu: "
+			"no critical participation computed", (long long)n,
+			(long long)p->g.window, p->o.max_windows);
+	return 1;
+}
+
 int
 pag_cp_report(pag_cp *p, tr_output *out)
 {
-	report r = {.p = p, .out = out};
-	int64_t n;
+	report *r = &p->r;
 
 	pag_read_finish(&p->g);
-	if ((n = pag_window_count(&p->g)) < 0 || (uint64_t)n > p->o.max_windows) {
-		if (n < 0)
-			tr_warn("the graph has more windows of %lld us than can be counted: "
-				"no critical participation computed", (long long)p->g.window);
-		else
-			tr_warn("the graph has %lld windows of %lld us, more than --max-windows %zu: "
-				"no critical participation computed", (long long)n,
-				(long long)p->g.window, p->o.max_windows);
+	if (!p->streaming && too_many_windows(p, pag_window_count(&p->g)))
 		return -1;
-	}
-	write_header(&r);
-	pag_windows(&p->g, cp_window, &r);
-	write_totals(&r);
-	if (r.line.len)
-		tr_output_sb(out, &r.line);
+	if (r->line.len)	/* rows of windows done, not taken yet */
+		tr_output_sb(out, &r->line);
+	sb_clear(&r->line);
+	r->out = out;
+	write_header(r);
+	pag_windows_between(&p->g, p->streaming ? p->done : INT64_MIN, INT64_MAX, cp_window, r);
+	write_totals(r);
+	if (r->line.len)
+		tr_output_sb(out, &r->line);
+	sb_clear(&r->line);
+	r->out = NULL;
 	if (p->cycles)
 		tr_warn("%zu vertices on cycles of zero-length edges left out of the path counts",
 			p->cycles);
-	sb_free(&r.line);
-	sb_free(&r.key);
-	arena_free(&r.mem);
-	strmap_free(&r.ids);
-	strmap_free(&r.pairs);
-	free(r.rows);
-	arena_free(&r.all.mem);
-	strmap_free(&r.all.ids);
-	strmap_free(&r.all.pairs);
-	free(r.all.rows);
-	free(r.seen);
-	free(r.cp);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* pagcp.h - critical participation (SnailTrail) over PAG records that tr-pag
- * writes. tr-cp feeds every PAG record of its input here and reports at the end. */
+ * writes. tr-cp feeds every PAG record of its input here; a window is
+ * computed once the PM mark after it arrives, the rest at the end. */
 #ifndef TR_PAGCP_H
 #define TR_PAGCP_H
 
@@ -23,6 +24,9 @@ pag_cp *pag_cp_new(const pag_cp_opts *o);
 /* Take one PAG record; returns -1 after printing a message (after where,
  * "file:line", unless NULL) when it is bad. */
 int pag_cp_feed(pag_cp *p, const char *line, size_t len, const char *where);
+/* Move the rows of the windows done so far (PM marks in the input) to out:
+ * callers whose output holds nothing else yet can write them at once. */
+void pag_cp_take(pag_cp *p, strbuf *out);
 /* True once at least one PAG record was fed. */
 int pag_cp_has_input(const pag_cp *p);
 /* Compute CP per window and write the four summaries; -1 after a message

@@ -565,6 +565,56 @@ test_span_cp(void)
 	pag_graph_free(&g);
 }
 
+/* The example graph read window by window: edges in start order with PM
+ * marks, vertex numbers large and in no order (they are renumbered), each
+ * window computed at the mark after it and forgotten. The same windows,
+ * path counts and CP sums as over the whole graph. */
+static void
+test_window_by_window(void)
+{
+	static const char *const records[] = {
+		"PG\t\t1\t0\t0\t5", "PW\t\t0\tA\t0", "PW\t\t1\tB\t0",
+		"PM\t\t0",
+		"PE\t\t905\t904\tprocessing\t0\t2\t0\t0\ta\ta1",
+		"PE\t\t902\t901\twaiting\t0\t3\t1\t1\tb\twait",
+		"PM\t\t2",
+		"PE\t\t904\t903\tprocessing\t2\t5\t0\t0\ta\ta2",
+		"PE\t\t904\t901\tmessage\t2\t3\t0\t1",
+		"PM\t\t3",
+		"PE\t\t901\t900\tprocessing\t3\t5\t1\t1\tb\tb1",
+	};
+	pag_graph whole, g;
+	seen all = {0}, part = {0};
+	int64_t done = INT64_MIN;
+	size_t most = 0;
+
+	example_graph(&whole, 1, 0);
+	pag_windows(&whole, collect, &all);
+	pag_graph_init(&g);
+	pag_graph_stream(&g);
+	for (size_t i = 0; i < sizeof records / sizeof records[0]; i++) {
+		feed(&g, records[i]);
+		if (records[i][1] != 'M')
+			continue;
+		most = g.nedges > most ? g.nedges : most;
+		pag_windows_between(&g, done, g.mark, collect, &part);
+		pag_graph_drop_before(&g, g.mark);
+		done = g.mark;
+	}
+	pag_read_finish(&g);
+	pag_windows_between(&g, done, INT64_MAX, collect, &part);
+	CHECK(all.nwin == 5 && part.nwin == all.nwin);
+	for (size_t w = 0; w < all.nwin && w < part.nwin; w++) {
+		CHECK(part.ts[w] == all.ts[w] && part.te[w] == all.te[w]);
+		NEAR(part.log2n[w], all.log2n[w]);
+		NEAR(part.sum[w], all.sum[w]);
+	}
+	CHECK(most == 3);	/* at mark 3: wait, a2 and msg (a1 went at mark 2) */
+	CHECK(g.nedges == 2 && g.nvertices == 4);	/* a2 (reaching on) and b1 */
+	pag_graph_free(&whole);
+	pag_graph_free(&g);
+}
+
 int
 main(void)
 {
@@ -582,6 +632,7 @@ main(void)
 	test_durations();
 	test_summary_sums();
 	test_span_cp();
+	test_window_by_window();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
