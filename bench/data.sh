@@ -19,7 +19,7 @@ mkdir -p "$data"
 # input is made again, so that no result is measured on another simulator's data.
 stamp=$(trsim --seed "$seed" --traces 20 | cksum)
 if [ "$(cat "$data/simulator.stamp" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$data"/1m.* "$data"/5m.* "$data"/100k.*
+	rm -rf "$data"/1m.* "$data"/5m* "$data"/100k.*
 	printf '%s\n' "$stamp" > "$data/simulator.stamp"
 fi
 gen() {	# gen FORMAT FILE [TRACES]
