@@ -67,6 +67,8 @@ typedef struct pag_ctx {
 	size_t caplocal, nrefs;
 	uint32_t *order;	/* --cp-part: the spanref of each cp.part tag held */
 	size_t norder, caporder;
+	size_t *mark_at;	/* --cp-part: where each tag's value goes in held */
+	size_t nmarks, capmarks;
 } pag_ctx;
 
 enum picture { PIC_NONE, PIC_DOT, PIC_PAG_DOT, PIC_SVG };
@@ -92,24 +94,29 @@ hold_trace(pag_ctx *c, const tr_trace *t)
 {
 	tr_write_opts wo = {"cp.part", NULL, mark_span, c};
 
+	size_t from = c->held.len, tl = strlen(CP_PART_TAG);
+
 	GROW(c->local, c->caplocal, t->nspans + 1);
 	for (size_t i = 0; i < t->nspans; i++)	/* the builder's spanrefs, in its order */
 		c->local[i] = pag_span_usable(&t->spans[i]) ? (uint32_t)c->nrefs++ : PAG_NONE;
 	tr_write_trace(&c->held, t, &wo);
-}
+	/* The marks are the ends of this trace's S records that end with an
+	 * empty cp.part tag (an old one was dropped): found here, by place,
+	 * so that no other line passed through can take a value. */
+	for (size_t at = from; at < c->held.len;) {
+		const char *line = c->held.s + at;
+		const char *nl = memchr(line, '\n', c->held.len - at);
+		size_t len = nl ? (size_t)(nl - line) : c->held.len - at;
 
-/* The next cp.part tag in [p, end), or NULL. */
-static const char *
-find_mark(const char *p, const char *end)
-{
-	size_t tl = strlen(CP_PART_TAG);
-
-	while ((p = memchr(p, '\t', (size_t)(end - p))) && (size_t)(end - p) >= tl) {
-		if (memcmp(p, CP_PART_TAG, tl) == 0)
-			return p;
-		p++;
+		if (line[0] == 'S' && len >= tl && memcmp(line + len - tl, CP_PART_TAG, tl) == 0) {
+			GROW(c->mark_at, c->capmarks, c->nmarks + 1);
+			c->mark_at[c->nmarks++] = at + len;
+		}
+		at += len + 1;
 	}
-	return NULL;
+	if (c->nmarks != c->norder)	/* one mark per S record mark_span tagged */
+		tr_die(TR_EXIT_SYSTEM, "trace %s: %zu cp.part marks for %zu spans", t->trace_id,
+		       c->nmarks, c->norder);
 }
 
 /* The held output with every cp.part tag's value. */
@@ -117,25 +124,21 @@ static void
 write_held(pag_ctx *c, const pag_graph *g, tr_output *out)
 {
 	double *part = xmalloc((g->nspans ? g->nspans : 1) * sizeof *part);
-	const char *p = c->held.s, *end = p + c->held.len;
-	size_t k = 0, tl = strlen(CP_PART_TAG);
+	size_t at = 0;
 	strbuf buf = {0};
 
 	pag_span_cp(g, part);
-	while (p && p < end) {
-		const char *m = find_mark(p, end);
+	for (size_t k = 0; k <= c->nmarks; k++) {
+		size_t to = k < c->nmarks ? c->mark_at[k] : c->held.len;
 		char num[32];
 
-		if (!m || k >= c->norder) {
-			sb_add(&buf, p, (size_t)(end - p));
+		sb_add(&buf, c->held.s + at, to - at);
+		at = to;
+		if (k == c->nmarks)
 			break;
-		}
-		sb_add(&buf, p, (size_t)(m - p) + tl);
 		double v = c->order[k] < g->nspans ? part[c->order[k]] : 0;
 		snprintf(num, sizeof num, "%.6g", v < 1e-12 ? 0 : v);
 		sb_adds(&buf, num);
-		k++;
-		p = m + tl;
 		if (buf.len >= 256 * 1024) {
 			tr_output_sb(out, &buf);
 			sb_clear(&buf);
@@ -454,6 +457,7 @@ main(int argc, char **argv)
 	tr_pick_free(c.pick);
 	free(c.local);
 	free(c.order);
+	free(c.mark_at);
 	if (status == TR_EXIT_OK && c.nbad_records)
 		status = TR_EXIT_INPUT;
 	if (status == TR_EXIT_OK && c.bad_keys)

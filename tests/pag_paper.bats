@@ -4,6 +4,7 @@
 # a gap an incoming edge ends is waiting (Assumption 2), never critical;
 # CP_e = c(e) * w(e) / (N * (te - ts)) (Eq. 3). Times in µs.
 load helper
+bats_require_minimum_version 1.5.0
 
 tsv() { tr '|' '\t'; }
 
@@ -185,6 +186,29 @@ EOF
 	tr-pag -q --cp-part "$BATS_TEST_TMPDIR/once" > "$BATS_TEST_TMPDIR/twice"
 	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
 	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/once")" -gt 0 ]
+}
+
+@test "--cp-part: a comment or foreign record holding a cp.part-like text passes through untouched; every span keeps its own value" {
+	f=$(sync_call)
+	{ printf '#tr/1\n# note\tcp.part=x\nX\t\tcp.part=y\n'; grep -v '^#tr' "$f"; } > "$BATS_TEST_TMPDIR/c.tr"
+	run tr-pag -q --cp-part "$BATS_TEST_TMPDIR/c.tr"
+	[ "$status" -eq 0 ]
+	grep -qx $'# note\tcp.part=x' <<<"$output"
+	grep -qx $'X\t\tcp.part=y' <<<"$output"
+	grep -q $'^S\tt1\th\t\t0\t30\tA\thandle\tserver\ta\tcp.part=0.333333$' <<<"$output"
+	grep -q $'^S\tt1\tc\th\t5\t20\tA\tcallB\tclient\ta\tcp.part=0$' <<<"$output"
+	grep -q $'^S\tt1\ts\tc\t10\t10\tB\tserve\tserver\tb\tcp.part=0.333333$' <<<"$output"
+}
+
+@test "a zero-length child on another worker is handed over before it is joined: no cycle, the parent's CP whole" {
+	need_cp
+	f=$(printf '#tr/1\nT|t1\nS|t1|p||1000|100|svc|parent|server|h1\nS|t1|c|p|1050|0|svc2|child||h2\n' | tsv |
+		mkfix z.tr)
+	run --separate-stderr sh -c "tr-pag -P -q -w 1s '$f' | tr-cp"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
+	[ "$(cp_of operation svc parent 0 <<<"$output")" = 1 ]
 }
 
 @test "--cp-part: tr-aggregate groups cp.part like any tag" {

@@ -441,6 +441,11 @@ by_lane_time(const void *pa, const void *pb)
 		return a->lane < b->lane ? -1 : 1;
 	if (a->t != b->t)
 		return a->t < b->t ? -1 : 1;
+	/* A zero-length child is handed over before it is joined: joins
+	 * first would make a cycle (join -> spawn -> child -> join) */
+	if (a->child == b->child && a->kind + b->kind == POINT_JOIN + POINT_SPAWN &&
+	    a->kind != b->kind)
+		return a->kind == POINT_SPAWN ? -1 : 1;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	return a->child < b->child ? -1 : a->child > b->child;
