@@ -421,6 +421,16 @@ EOF
 	fi
 }
 
+@test "tr-pag -f svg is well-formed XML whatever the names hold: <, &, quotes, control characters" {
+	command -v python3 >/dev/null || skip "no python3 to parse the XML"
+	printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t30\ts<v&"%%01x\th\x01op\tserver\th1\nS\tt1\tb\ta\t5\t20\ts<v&"%%01x\tcall\tclient\th1\nS\tt1\tc\tb\t10\t10\tdb\tq\tserver\th2\n' |
+		mkfix x.tr > /dev/null
+	run tr-pag -q -f svg "$BATS_TEST_TMPDIR/x.tr"
+	[ "$status" -eq 0 ]
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' <<<"$output"
+	[[ "$output" == *"s&lt;v&amp;&quot;x@h1"* ]]
+}
+
 @test "tr-pag --dot on the samples renders in under 10 s" {
 	need_ingest
 	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"

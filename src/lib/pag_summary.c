@@ -4,6 +4,7 @@
  * a filter keeps; drawn as a DOT graph of workers and channels weighted by
  * CP, or as SVG time series of each summary over the windows. */
 #include "pag.h"
+#include "svg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -342,20 +343,6 @@ pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_o
 
 /* ---- SVG: each summary over the windows ---- */
 
-static void
-svg_text(strbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': sb_adds(b, "&lt;"); break;
-		case '>': sb_adds(b, "&gt;"); break;
-		case '&': sb_adds(b, "&amp;"); break;
-		case '"': sb_adds(b, "&quot;"); break;
-		default: sb_addc(b, *s); break;
-		}
-	}
-}
-
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
 	"#bcbd22", "#17becf"
@@ -383,7 +370,7 @@ svg_panel(strbuf *b, const pag_graph *g, const pag_summary *s, int sum, size_t t
 	char d[32];
 
 	sb_addf(b, "<text x=\"%d\" y=\"%.0f\" font-weight=\"bold\">", PLOT_X, y0 - 8);
-	svg_text(b, summary_titles[sum]);
+	svg_escape(b, summary_titles[sum]);
 	sb_adds(b, "</text>\n");
 	sb_addf(b, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
 		PLOT_X, y0, PLOT_W, PANEL_H);
@@ -413,7 +400,7 @@ svg_panel(strbuf *b, const pag_graph *g, const pag_summary *s, int sum, size_t t
 		fmt_duration(d, sizeof d, s->time[sum][keys[i]]);
 		sb_addf(b, "<text x=\"%d\" y=\"%.0f\" font-size=\"11\" fill=\"%s\">CP %.3f  time %s  ",
 			LEGEND_X, y0 + 12 + 16 * (double)i, palette[i], s->total[sum][keys[i]], d);
-		svg_text(b, name.s ? name.s : "");
+		svg_escape(b, name.s ? name.s : "");
 		sb_adds(b, "</text>\n");
 	}
 	sb_free(&name);
@@ -427,10 +414,8 @@ pag_write_summary_svg(const pag_graph *g, const pag_summary *s, size_t top, tr_o
 	int height = TOP + PAG_NSUMMARIES * (PANEL_H + 30) + 20;
 	char d[32];
 
-	sb_addf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", SVG_W, height);
+	sb_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	svg_begin(&b, SVG_W, height, "tr-pag: critical participation per window");
 	if (s->nwindows) {
 		fmt_duration(d, sizeof d, s->windows[s->nwindows - 1].te - s->windows[0].ts);
 		sb_addf(&b, "<text x=\"%d\" y=\"20\" font-size=\"14\">Critical participation per window "
@@ -440,7 +425,7 @@ pag_write_summary_svg(const pag_graph *g, const pag_summary *s, size_t top, tr_o
 		for (int sum = 0; sum < PAG_NSUMMARIES; sum++)
 			svg_panel(&b, g, s, sum, top, series);
 	}
-	sb_adds(&b, "</svg>\n");
+	svg_end(&b);
 	tr_output_sb(o, &b);
 	sb_free(&b);
 	free(series);
