@@ -32,6 +32,11 @@ enum {
 	TR_SPAN_CYCLE = 8	/* its parent link was cut to break a cycle */
 };
 
+/* Times (µs since the epoch) and span ends lie within ±TR_TIME_MAX (2^61
+ * µs, 73,000 years either side of 1970): any sum or difference of a few of
+ * them fits in int64_t. A span beyond it is bad input. */
+#define TR_TIME_MAX ((int64_t)1 << 61)
+
 typedef struct tr_span {
 	const char *span_id, *parent_id, *service, *operation, *host;
 	int64_t start, duration;	/* µs; 0 when !(flags & TR_SPAN_HAS_TIME) */
