@@ -3,6 +3,7 @@
 # acceptance cases are in ms.
 
 load helper
+bats_require_minimum_version 1.5.0
 
 TAB=$'\t'
 
@@ -462,4 +463,23 @@ invariants() {
 	run tr-temporal --explain "$BATS_TEST_TMPDIR/deep.tr"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"[depth 99999] svc:op on svc@h = 2 µs"* ]]
+}
+
+@test "the clock pass hides no fatal error: a directory as input is said in one line, exit 4" {
+	mkdir "$BATS_TEST_TMPDIR/dir"
+	run tr-temporal "$BATS_TEST_TMPDIR/dir"
+	[ "$status" -eq 4 ]
+	[[ "$output" == "tr-temporal: $BATS_TEST_TMPDIR/dir: read error: Is a directory" ]]
+	run tr-infer --reformat "$BATS_TEST_TMPDIR/dir"
+	[ "$status" -eq 4 ]
+	[[ "$output" == "tr-infer: $BATS_TEST_TMPDIR/dir: read error: Is a directory" ]]
+}
+
+@test "the clock pass is quiet: a bad trace is told once, by the main pass" {
+	printf 'T\tb\nS\tb\tx\t\t1x0\t50\ts\to\t\t\nT\tg\nS\tg\ta\t\t1\t5\ts\to\tserver\th\n' > "$BATS_TEST_TMPDIR/in.tr"
+	run --separate-stderr tr-temporal -k "$BATS_TEST_TMPDIR/in.tr"
+	[ "$status" -eq 3 ]
+	[ "$(printf '%s\n' "$stderr" | grep -c 'start: not an integer')" -eq 1 ]
+	run --separate-stderr tr-infer -k --reformat "$BATS_TEST_TMPDIR/in.tr"
+	[ "$(printf '%s\n' "$stderr" | grep -c 'start: not an integer')" -eq 1 ]
 }

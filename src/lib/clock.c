@@ -340,3 +340,27 @@ tr_clock_free(tr_clock *c)
 	arena_free(&c->mem);
 	free(c);
 }
+
+tr_clock *
+tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
+		     size_t max_bytes, int flags)
+{
+	tr_clock *c = tr_clock_new();
+	tr_reader *rd = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
+				       (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET);
+
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
+
+		if (n == TR_EOF || (n == TR_BAD && !(flags & TR_READ_KEEP_GOING)))
+			break;
+		if (n == TR_TRACE)
+			tr_clock_add_trace(c, t);
+	}
+	tr_reader_free(rd);
+	tr_clock_solve(c);
+	return c;
+}

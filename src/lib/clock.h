@@ -54,6 +54,14 @@ typedef struct tr_clock_host {
 size_t tr_clock_nhosts(const tr_clock *c);
 void tr_clock_host_get(const tr_clock *c, size_t i, tr_clock_host *h);
 
+/* The first pass: read the inputs once, quietly (the main pass reports bad
+ * input, with a reader opened alike: tr_reader_open with the same names,
+ * limits and flags), note every trace's RPCs and solve. Stops at the first
+ * bad trace unless TR_READ_KEEP_GOING is among the flags, as the main pass
+ * does. */
+tr_clock *tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
+			       size_t max_bytes, int flags);
+
 void tr_clock_free(tr_clock *c);
 
 #endif

@@ -167,9 +167,17 @@ void tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes);
 enum {
 	TR_READ_VERBOSE = 1,	/* name each export's shape on stderr */
 	TR_READ_KEEP_GOING = 2,	/* an export's broken traces are skipped, its good ones read */
-	TR_READ_LINES_ONLY = 4	/* every file is the line format, whatever it starts with */
+	TR_READ_LINES_ONLY = 4,	/* every file is the line format, whatever it starts with */
+	TR_READ_QUIET = 8	/* no message about the input (a first pass: the main
+				   pass over the same input reports it); fatal
+				   errors (tr_die) are still said */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
+/* A reader as every pass of a tool opens it: names (NULL: the files' own),
+ * the user's --max-spans and --max-bytes (0: the default), flags. Passes
+ * over the same input open it alike, so that they see the same traces. */
+tr_reader *tr_reader_open(char **files, int nfiles, char *const *names, size_t max_spans,
+			  size_t max_bytes, int flags);
 /* Next trace or pass-through line. The trace and the line are valid until the next call. */
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */
