@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "io.h"
 #include "pick.h"
 #include "temporal.h"
@@ -194,13 +195,9 @@ static tr_reader *
 open_inputs(report *r)
 {
 	const report_opts *o = r->o;
-	tr_reader *rd = tr_reader_new(o->files, o->nfiles);
 
-	if (o->max_spans || o->max_bytes)
-		tr_reader_set_limits(rd, o->max_spans ? o->max_spans : TR_DEFAULT_MAX_SPANS,
-				     o->max_bytes ? o->max_bytes : TR_DEFAULT_MAX_BYTES);
-	tr_reader_set_flags(rd, o->keep_going ? TR_READ_KEEP_GOING : 0);
-	return rd;
+	return tr_reader_open(o->files, o->nfiles, NULL, o->max_spans, o->max_bytes,
+			      o->keep_going ? TR_READ_KEEP_GOING : 0);
 }
 
 /* The pass over the inputs; returns the number of bad traces, or -1 when
@@ -298,21 +295,29 @@ near_slow(const report *r, size_t ordinal)
 	return 0;
 }
 
-/* tr-temporal over the traces again, asked about the slowest requests. */
+/* tr-temporal over the traces again, asked about the slowest requests,
+ * with tr-temporal's defaults: queues inferred, clock offsets from a pass
+ * over the whole copy, so that the causes are those tr-temporal --explain
+ * gives. The copy is read with the user's limits, as the inputs were. */
 static void
 explain_slowest(report *r)
 {
+	const report_opts *o = r->o;
 	tr_pick *pick = tr_pick_new();
-	tp_opts to = {.format = TP_LINE, .window = TEMPORAL_WINDOW, .quiet = 1, .units = -1};
+	tp_opts to = {.format = TP_LINE, .window = TEMPORAL_WINDOW, .quiet = 1, .units = -1,
+		      .infer_queues = 1};
 	size_t ordinal = 0;
 	char *files[1] = {r->copy};
-	tr_reader *rd = tr_reader_new(files, 1);
+	tr_clock *clk = tr_clock_from_inputs(files, 1, NULL, o->max_spans, o->max_bytes,
+					     TR_READ_LINES_ONLY);
+	tr_reader *rd = tr_reader_open(files, 1, NULL, o->max_spans, o->max_bytes,
+				       TR_READ_LINES_ONLY | TR_READ_QUIET);
 	strbuf b = {0};
 
-	tr_reader_set_flags(rd, TR_READ_LINES_ONLY);
 	for (size_t i = 0; i < r->nslow; i++)
 		tr_pick_add(pick, r->slow[i].trace_id);
 	to.pick = pick;
+	to.clock = clk;
 	temporal *tp = tp_new(&to);
 	for (;;) {
 		tr_trace *t;
@@ -320,8 +325,11 @@ explain_slowest(report *r)
 		size_t len;
 		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
 
-		if (n == TR_EOF || n == TR_BAD)	/* the copy holds good traces only */
+		if (n == TR_EOF)
 			break;
+		if (n == TR_BAD)	/* the copy holds the good traces only */
+			tr_die(TR_EXIT_SYSTEM, "%s: internal error: trace %zu of the copy of the input "
+			       "does not read back", r->copy, ordinal + 1);
 		if (n == TR_TRACE && near_slow(r, ++ordinal))
 			tp_add_trace(tp, t, &b);
 		if (b.len >= 64 * 1024)
@@ -331,6 +339,7 @@ explain_slowest(report *r)
 	take_causes(r, &b);
 	r->temporal_ran = 1;
 	tp_free(tp);
+	tr_clock_free(clk);
 	tr_reader_free(rd);
 	tr_pick_free(pick);
 	sb_free(&b);
@@ -390,8 +399,8 @@ report_run(const report_opts *o)
 	r.slow = xcalloc(o->top ? o->top : 1, sizeof *r.slow);
 	r.compare = cp_compare_new("service");
 	r.flames = cp_flames_new();
-	if (o->baseline && cp_read_traces(o->baseline, &r.cp, o->keep_going, o->max_spans,
-					  take_baseline, &r) < 0) {
+	if (o->baseline && cp_read_traces_limited(o->baseline, &r.cp, o->keep_going, o->max_spans,
+						  o->max_bytes, take_baseline, &r) < 0) {
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
@@ -420,7 +429,8 @@ report_run(const report_opts *o)
 	tr_output_close(out);
 	if (bad) {
 		status = TR_EXIT_INPUT;
-		tr_warn("%zu traces read, %ld bad (skipped)", r.ntraces, bad);
+		if (!o->quiet)	/* each was told; -q: the status alone says so */
+			tr_warn("%zu traces read, %ld bad (skipped)", r.ntraces, bad);
 	} else if (o->verbose)
 		tr_warn("%zu traces read, %zu spans, %zu with a timed root", r.ntraces, r.nspans,
 			r.nanalysed);
