@@ -483,3 +483,17 @@ invariants() {
 	run --separate-stderr tr-infer -k --reformat "$BATS_TEST_TMPDIR/in.tr"
 	[ "$(printf '%s\n' "$stderr" | grep -c 'start: not an integer')" -eq 1 ]
 }
+
+@test "--explain, csv and json with traces but none analysed: nothing to explain, exit 3; --allow-empty passes" {
+	printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\ts\to\tserver\th\n' > "$BATS_TEST_TMPDIR/untimed.tr"
+	for f in --explain "-f csv" "-f json"; do
+		run --separate-stderr tr-temporal $f "$BATS_TEST_TMPDIR/untimed.tr"
+		[ "$status" -eq 3 ] || { echo "$f: $status"; false; }
+		[[ "$stderr" == *"tr-temporal: 1 traces read, none analysed (no timed root): nothing to explain" ]]
+		run tr-temporal -q $f --allow-empty "$BATS_TEST_TMPDIR/untimed.tr"
+		[ "$status" -eq 0 ] && [[ "$output" != *"nothing to explain"* ]]
+	done
+	# the line format passes such a trace through: not an error
+	run tr-temporal -q "$BATS_TEST_TMPDIR/untimed.tr"
+	[ "$status" -eq 0 ]
+}

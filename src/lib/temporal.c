@@ -93,6 +93,8 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 {
 	int analysed = queried(tp, w);
 
+	tp->st.queried += analysed;
+
 	if (analysed && tp->o.span) {
 		if (tpq_span(tp, w) >= 0)
 			tp->st.span_found++;
@@ -433,6 +435,14 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		status = TR_EXIT_FINDING;
 	else if (o->check && !st->analysed && !o->allow_empty)
 		status = check_empty(st);
+	else if (!st->analysed && !o->allow_empty && st->queried && !(o->span && !st->span_found) &&
+		 (o->format == TP_EXPLAIN || o->format == TP_CSV || o->format == TP_JSON)) {
+		/* an answer about no trace is no answer (a -t id no trace has,
+		 * a --span no trace has: their own message, exit 2) */
+		tr_warn("%zu traces read, none analysed (no timed root): nothing to explain",
+			st->traces);
+		status = TR_EXIT_INPUT;
+	}
 	/* --span naming a span no trace has answered nothing: say so, fail */
 	if (o->span && !st->span_found) {
 		tr_warn("--span %s: no trace has this span", o->span);
