@@ -497,3 +497,22 @@ invariants() {
 	run tr-temporal -q "$BATS_TEST_TMPDIR/untimed.tr"
 	[ "$status" -eq 0 ]
 }
+
+@test "-v tells the RPCs that disagree with the offsets a cycle of hosts closed on" {
+	{
+		echo '#tr/1'
+		n=0
+		for r in "a b 0 1000 300 400" "a b 2000 1000 2300 400" "b c 0 1000 300 400" \
+			"b c 2000 1000 2300 400" "a c 0 1000 5000 500"; do
+			set -- $r
+			n=$((n + 1))
+			printf 'T\tr%d\nS\tr%d\tc\t\t%d\t%d\tsvc\tcall\tclient\t%s\nS\tr%d\ts\tc\t%d\t%d\tsvc\tserve\tserver\t%s\n' \
+				$n $n "$3" "$4" "$1" $n "$5" "$6" "$2"
+		done
+	} > "$BATS_TEST_TMPDIR/cycle.tr"
+	run --separate-stderr tr-temporal -v "$BATS_TEST_TMPDIR/cycle.tr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"tr-temporal: clock of a: 1 RPCs disagree (transit varies, or a clock drifts)"* ]]
+	[[ "$stderr" == *"tr-temporal: clock of c: 1 RPCs disagree (transit varies, or a clock drifts)"* ]]
+	[[ "$stderr" != *"clock of b: "*"disagree"* ]]
+}

@@ -44,8 +44,10 @@ int64_t tr_clock_offset(const tr_clock *c, const char *host);
 int64_t tr_clock_min_transit(const tr_clock *c, const char *client_host, const char *server_host);
 
 /* For reports: host i of tr_clock_nhosts(c), its offset, its reference host,
- * the RPCs behind the estimate, and how many of them disagreed (their
- * intervals did not meet: transit that varies, or a clock that drifts). */
+ * the RPCs behind the estimate, and how many RPCs between it and any other
+ * host disagreed: their intervals did not meet (transit that varies, or a
+ * clock that drifts), or their pair closed a cycle of hosts and did not fit
+ * the offsets the stronger pairs had set. */
 typedef struct tr_clock_host {
 	const char *host, *reference;
 	int64_t offset;
