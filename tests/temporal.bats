@@ -516,3 +516,16 @@ invariants() {
 	[[ "$stderr" == *"tr-temporal: clock of c: 1 RPCs disagree (transit varies, or a clock drifts)"* ]]
 	[[ "$stderr" != *"clock of b: "*"disagree"* ]]
 }
+
+@test "a root with 80,000 distinct children explains and draws in linear time" {
+	awk 'BEGIN { OFS = "\t"; print "#tr/1"; print "T", "wide"; n = 80000
+		print "S", "wide", "r", "", 0, 10 * n + 10, "svc", "root", "server", "h"
+		for (i = 0; i < n; i++) print "S", "wide", "c" i, "r", 10 * i + 5, 5, "svc", "op" i, "internal", "h" }' \
+		> "$BATS_TEST_TMPDIR/wide.tr"
+	run timeout 5 tr-temporal --explain "$BATS_TEST_TMPDIR/wide.tr"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c 'svc:op[0-9]* on svc@h = 5 µs')" -eq 160000 ]
+	run timeout 5 tr-temporal --dot --min-share 0 "$BATS_TEST_TMPDIR/wide.tr"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c 'svc:op[0-9]* on svc@h.ndelay')" -eq 80000 ]
+}
