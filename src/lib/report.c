@@ -1,7 +1,8 @@
 /* report.c - tr-report's gathering: one pass over the traces feeds every
- * section (the slowest requests are drawn as they come, a slower one
- * replacing the fastest kept), then tr-temporal runs over them again,
- * asked about the slowest requests only, for their causes. The first pass
+ * section (of the slowest requests only their places in the input are
+ * kept, a slower one replacing the fastest kept), then a second pass draws
+ * their timelines and runs tr-temporal over the traces again, asked about
+ * the slowest requests only, for their causes. The first pass
  * copies the traces to a temporary file in the line format, so that the
  * second reads neither an export (parsing JSON again would double the
  * time) nor a pipe. */
@@ -25,7 +26,6 @@ static void
 keep_if_slow(report *r, const tr_trace *t)
 {
 	size_t k = r->nslow;
-	timeline_opts to = {0, r->o->min_share};
 
 	if (r->nslow == r->o->top) {	/* full: replace the fastest kept */
 		k = 0;
@@ -46,8 +46,24 @@ keep_if_slow(report *r, const tr_trace *t)
 	s->trace_id = xstrdup(t->trace_id);
 	s->root = xmalloc(strlen(root->service) + strlen(root->operation) + 3);
 	sprintf(s->root, "%s: %s", root->service, root->operation);
-	sb_clear(&s->svg);
-	timeline_svg(&s->svg, t, &r->cp, &to);
+}
+
+/* In the second pass: the timeline of trace number ordinal, when it is one
+ * of the slowest (drawn once, not each time a slower trace arrives). */
+static void
+draw_if_slow(report *r, const tr_trace *t, size_t ordinal)
+{
+	timeline_opts to = {0, r->o->min_share};
+
+	for (size_t i = 0; i < r->nslow; i++)
+		if (r->slow[i].ordinal == ordinal) {
+			if (cp_trace_run(&r->cp, t) < 0)	/* it ran in the first pass */
+				tr_die(TR_EXIT_SYSTEM, "%s: internal error: trace %zu of the copy of the "
+				       "input does not read back", r->copy, ordinal);
+			sb_clear(&r->slow[i].svg);
+			timeline_svg(&r->slow[i].svg, t, &r->cp, &to);
+			return;
+		}
 }
 
 /* --- latency per operation and the service graph --- */
@@ -330,7 +346,10 @@ explain_slowest(report *r)
 		if (n == TR_BAD)	/* the copy holds the good traces only */
 			tr_die(TR_EXIT_SYSTEM, "%s: internal error: trace %zu of the copy of the input "
 			       "does not read back", r->copy, ordinal + 1);
-		if (n == TR_TRACE && near_slow(r, ++ordinal))
+		if (n != TR_TRACE)
+			continue;
+		draw_if_slow(r, t, ++ordinal);
+		if (near_slow(r, ordinal))
 			tp_add_trace(tp, t, &b);
 		if (b.len >= 64 * 1024)
 			take_causes(r, &b);
