@@ -170,7 +170,8 @@ enum {
 	TR_READ_LINES_ONLY = 4,	/* every file is the line format, whatever it starts with */
 	TR_READ_QUIET = 8	/* no message about the input (a first pass: the main
 				   pass over the same input reports it); fatal
-				   errors (tr_die) are still said */
+				   errors (tr_die) are still said. The caller's
+				   messages are on stderr (no tr_warn_to sink) */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
 /* A reader as every pass of a tool opens it: names (NULL: the files' own),
