@@ -9,6 +9,7 @@
 #include "report_impl.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,7 +315,7 @@ near_slow(const report *r, size_t ordinal)
 /* tr-temporal over the traces again, asked about the slowest requests,
  * with tr-temporal's defaults: queues inferred, clock offsets from a pass
  * over the whole copy, so that the causes are those tr-temporal --explain
- * gives. The copy is read with the user's limits, as the inputs were. */
+ * gives. */
 static void
 explain_slowest(report *r)
 {
@@ -324,9 +325,13 @@ explain_slowest(report *r)
 		      .infer_queues = 1};
 	size_t ordinal = 0;
 	char *files[1] = {r->copy};
-	tr_clock *clk = tr_clock_from_inputs(files, 1, NULL, o->max_spans, o->max_bytes,
+	/* The user's --max-spans, as the first pass read; no byte limit: a
+	 * trace's copy may be a few bytes longer than its input (a T record
+	 * where the input had none, an export's process tags on each span),
+	 * and every trace in it passed --max-bytes already. */
+	tr_clock *clk = tr_clock_from_inputs(files, 1, NULL, o->max_spans, SIZE_MAX,
 					     TR_READ_LINES_ONLY);
-	tr_reader *rd = tr_reader_open(files, 1, NULL, o->max_spans, o->max_bytes,
+	tr_reader *rd = tr_reader_open(files, 1, NULL, o->max_spans, SIZE_MAX,
 				       TR_READ_LINES_ONLY | TR_READ_QUIET);
 	strbuf b = {0};
 
