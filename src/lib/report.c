@@ -200,7 +200,7 @@ open_copy(report *r)
 static void
 write_copy(report *r, FILE *f, strbuf *b, int last)
 {
-	if ((b->len >= 64 * 1024 || last) && fwrite(b->s, 1, b->len, f) != b->len)
+	if ((b->len >= 64 * 1024 || (last && b->len)) && fwrite(b->s, 1, b->len, f) != b->len)
 		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
 	if (b->len >= 64 * 1024 || last)
 		sb_clear(b);
