@@ -184,7 +184,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	f->names = xcalloc((size_t)nfiles, sizeof *f->names);
 	f->nfiles = nfiles;
 	for (int i = 0; i < nfiles; i++) {
-		/* A missing file is told here, before the first pass hides stderr. */
+		/* A missing file is told here, before the first pass. */
 		if (needs_spool(files[i]))
 			spooled[i] = tr_input_spool(files[i]);
 		else
@@ -193,19 +193,10 @@ run_reformat(infer_ctx *x, tr_filter *f)
 		if (spooled[i])	/* messages name the input, not the copy */
 			f->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
 	}
-	int saved = dup(2), null = open("/dev/null", O_WRONLY);
-	if (saved < 0 || null < 0)
-		tr_die(TR_EXIT_SYSTEM, "cannot open /dev/null");
-	dup2(null, 2);
-	close(null);
-	tr_reader *r = tr_reader_new(f->files, f->nfiles);
-
-	tr_reader_set_names(r, f->names);
-	/* as the second pass reads: an export's broken traces skipped with -k */
-	tr_reader_set_flags(r, f->keep_going ? TR_READ_KEEP_GOING : 0);
-	if (f->max_spans || f->max_bytes)
-		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
-				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
+	/* as the second pass reads (an export's broken traces skipped with
+	 * -k), quietly: the second pass reports bad input */
+	tr_reader *r = tr_reader_open(f->files, f->nfiles, f->names, f->max_spans, f->max_bytes,
+				      (f->keep_going ? TR_READ_KEEP_GOING : 0) | TR_READ_QUIET);
 	for (;;) {
 		tr_trace *t;
 		const char *line;
@@ -218,8 +209,6 @@ run_reformat(infer_ctx *x, tr_filter *f)
 			infer_add_trace(x->model, t);
 	}
 	tr_reader_free(r);
-	dup2(saved, 2);
-	close(saved);
 
 	note_skipped(x);
 	f->pass_through = 1;

@@ -29,7 +29,7 @@ usage(FILE *f)
 	    "                          critical path into one row (default 0)\n"
 	    "  -o, --output FILE       write to FILE (atomically); md needs it\n"
 	    "  -k, --keep-going        skip bad traces instead of stopping\n"
-	    "  -q, --quiet             no notes on stderr\n"
+	    "  -q, --quiet             no count of skipped traces on stderr\n"
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    "      --allow-empty       an input with no trace gives a report that says so\n"
 	    TR_LIMIT_USAGE

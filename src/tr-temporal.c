@@ -47,7 +47,7 @@ usage(FILE *f)
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
 		"      --allow-empty       no trace in the input, or none analysed by\n"
-		"                          --check, is not an error\n"
+		"                          --check, --explain, csv or json, is not an error\n"
 		"  -o, --output FILE       write to FILE (via a temporary file)\n"
 		"  -k, --keep-going        skip bad traces instead of stopping\n"
 		"  -q, --quiet             no warnings about skipped traces\n"

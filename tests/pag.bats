@@ -589,7 +589,7 @@ EOF
 	run tr-pag -P --max-windows 5 -w 2us "$f"
 	[ "$status" -eq 0 ]
 	# more windows than an int64 counts: refused, also with no limit
-	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t-9000000000000000000\t10\tsvc\top\tserver\th\n' | mkfix far.tr)
+	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t-2305843009213693952\t10\tsvc\top\tserver\th\n' | mkfix far.tr)
 	run tr-pag -P --max-windows 0 -w 1us --origin 9000000000000000000 "$f"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"more windows of 1 us than can be counted: choose a longer --window"* ]]

@@ -197,7 +197,23 @@ lf_good_trace() {
 }
 
 @test "line format: start + duration beyond int64 fails its trace only" {
-	lf_broken_trace 'S\tb1\tx\t\t9223372036854775807\t9223372036854775807\ts\to\t\t\n' 'start \+ duration overflows'
+	lf_broken_trace 'S\tb1\tx\t\t9223372036854775807\t9223372036854775807\ts\to\t\t\n' 'span time beyond 2\^61 microseconds'
+}
+
+@test "line format: a start beyond 2^61 us fails its trace only" {
+	lf_broken_trace 'S\tb1\tx\t\t9000000000000000000\t5\ts\to\t\t\n' 'span time beyond 2\^61 microseconds'
+}
+
+@test "line format: a start before -2^61 us fails its trace only" {
+	lf_broken_trace 'S\tb1\tx\t\t-9000000000000000000\t5\ts\to\t\t\n' 'span time beyond 2\^61 microseconds'
+}
+
+@test "line format: an end beyond 2^61 us fails its trace only" {
+	lf_broken_trace 'S\tb1\tx\t\t2305843009213693000\t1000\ts\to\t\t\n' 'span time beyond 2\^61 microseconds'
+}
+
+@test "line format: a span from -2^61 to 2^61 us is good" {
+	lf_good_trace 'S\tb1\tx\t\t-2305843009213693952\t4611686018427387904\ts\to\t\t\n'
 }
 
 @test "line format: a negative duration fails its trace only" {

@@ -135,3 +135,76 @@ small() {
 		[[ "$output" == *"$text"* ]] || { echo "not in the page: $text"; false; }
 	done
 }
+
+# An untagged queue: tb's query waits on db1's single worker behind ta's
+# query, and no queue.wait_us or enqueue log says so.
+untagged_queue() {
+	tr '|' '\t' <<-'EOF' | mkfix queue.tr
+	#tr/1
+	T|ta
+	S|ta|a||1767225600000000|20000|front|GET /a|server|h1
+	S|ta|b|a|1767225600001000|18000|front|SELECT|client|h1
+	S|ta|c|b|1767225600001500|17000|db|SELECT|server|db1
+	T|tb
+	S|tb|a||1767225600002000|40000|front|GET /b|server|h2
+	S|tb|b|a|1767225600003000|38000|front|SELECT|client|h2
+	S|tb|c|b|1767225600019000|21000|db|SELECT|server|db1
+	EOF
+}
+
+@test "causes are tr-temporal's: an untagged queue names the trace it waited behind, not transit" {
+	f=$(untagged_queue)
+	run tr-temporal --explain --trace tb "$f"
+	[[ "$output" == *"= 14.5 ms (36.2%) [sequencing] in trace ta"* ]]
+	run tr-report -f md -o "$BATS_TEST_TMPDIR/r.md" "$f"
+	[ "$status" -eq 0 ]
+	m=$(cat "$BATS_TEST_TMPDIR/r.md")
+	[[ "$m" == *"| [tb](#trace-tb) | front:SELECT on db@db1 | sequencing | 14.5 ms | [ta](#trace-ta) |"* ]]
+	[[ "$m" != *"| [tb](#trace-tb) | request front → db:SELECT | transit | 16 ms |"* ]]
+}
+
+@test "--max-bytes holds for the baseline too: a larger baseline trace is bad input" {
+	f=$(small)
+	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/base.tr"
+	#tr/1
+	T|b1
+	S|b1|a||1767225600000000|100000|front|GET /|server|h1|k=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+	T|b2
+	S|b2|a||1767225600000000|100000|front|GET /|server|h1
+	EOF
+	run tr-report --baseline "$BATS_TEST_TMPDIR/base.tr" --max-bytes 150 -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"base.tr:2: trace b1: more than --max-bytes (1 spans, 158 bytes read): skipped" ]]
+}
+
+@test "-k counts the skipped traces at the end; -q leaves the count out, the status still 3" {
+	f=$( { cat "$(small)"; printf 'T\tbad\nS\tbad\tx\t\t1x0\t5\ts\to\t\t\n'; } | mkfix bad.tr)
+	run tr-report -k -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-report: 2 traces read, 1 bad (skipped)" ]]
+	run tr-report -k -q -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"start: not an integer"* ]]
+	[[ "$output" != *"bad (skipped)"* ]]
+}
+
+# n traces of a root and 5 calls; latencies ascending (asc) or descending.
+latencies() {
+	awk -v OFS='\t' -v n="$1" -v asc="$2" 'BEGIN { print "#tr/1"
+		for (i = 0; i < n; i++) { t = "t" i; s = 1000000 + i * 100000; d = asc ? 1000 + i : 1000 + n - i
+			print "T", t
+			print "S", t, "a", "", sprintf("%d", s), d, "front", "GET /", "server", "h1"
+			for (k = 0; k < 5; k++) print "S", t, "b" k, "a", sprintf("%d", s + 10 + k * 100), int(d / 10), "db", "query" k, "client", "h1" } }'
+}
+
+@test "the slowest requests are drawn once: ascending latencies take about as long as descending ones" {
+	latencies 30000 1 > "$BATS_TEST_TMPDIR/asc.tr"
+	latencies 30000 0 > "$BATS_TEST_TMPDIR/desc.tr"
+	ms() { local t0 t1; t0=$(date +%s%N); tr-report -o "$BATS_TEST_TMPDIR/r.html" "$1" || return 1; t1=$(date +%s%N); echo $(((t1 - t0) / 1000000)); }
+	desc=$(ms "$BATS_TEST_TMPDIR/desc.tr")
+	asc=$(ms "$BATS_TEST_TMPDIR/asc.tr")
+	echo "ascending $asc ms, descending $desc ms"
+	# each new slowest trace redrawn: ascending took 5 times as long
+	[ "$asc" -lt $((2 * desc + 200)) ]
+	grep -q 'trace-t29999' "$BATS_TEST_TMPDIR/r.html"
+}

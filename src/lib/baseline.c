@@ -41,14 +41,20 @@ long
 cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
 	       void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx)
 {
+	return cp_read_traces_limited(path, c, keep_going, max_spans, 0, fn, ctx);
+}
+
+long
+cp_read_traces_limited(const char *path, cp_trace *c, int keep_going, size_t max_spans,
+		       size_t max_bytes,
+		       void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx)
+{
 	char *files[1] = {(char *)path};
-	tr_reader *r = tr_reader_new(files, 1);
+	tr_reader *r = tr_reader_open(files, 1, NULL, max_spans, max_bytes,
+				      keep_going ? TR_READ_KEEP_GOING : 0);
 	long n = 0;
 	int bad = 0;
 
-	if (max_spans)
-		tr_reader_set_limits(r, max_spans, TR_DEFAULT_MAX_BYTES);
-	tr_reader_set_flags(r, keep_going ? TR_READ_KEEP_GOING : 0);
 	for (;;) {
 		tr_trace *t;
 		const char *line;

@@ -12,6 +12,10 @@
  * bad traces are skipped, as -k does for the inputs). */
 long cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
 		    void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx);
+/* The same with the user's --max-bytes as well (0: the default). */
+long cp_read_traces_limited(const char *path, cp_trace *c, int keep_going, size_t max_spans,
+			    size_t max_bytes,
+			    void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx);
 
 /* A baseline needs a spread: at least 2 of the traces read from path
  * (nread) with a timed root (ntimed: cp_compare_ntraces or

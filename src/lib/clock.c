@@ -29,6 +29,8 @@ typedef struct clock_host {
 				 * one that never moved (offset 0) */
 	int32_t via;		/* the pair that set its offset, -1 */
 	size_t calls;		/* RPCs it made: the reference is the busiest caller */
+	size_t disagreeing;	/* RPCs of all its pairs whose intervals do not
+				 * meet, or do not meet the offsets set */
 } clock_host;
 
 struct tr_clock {
@@ -268,6 +270,7 @@ tr_clock_solve(tr_clock *c)
 		host_pair *p = &c->pairs[order[k]];
 		int64_t lo, hi;
 
+		p->disagreeing = 0;
 		solve_pair(p, &lo, &hi);
 		if (set[p->a] != set[p->b])
 			merge_sets(c, set, p, lo, hi);
@@ -278,8 +281,15 @@ tr_clock_solve(tr_clock *c)
 				p->disagreeing = pair_rpcs(p);
 		}
 	}
-	for (size_t i = 0; i < c->nhosts; i++)	/* the host of its set that never moved */
+	for (size_t i = 0; i < c->nhosts; i++) {	/* the host of its set that never moved */
 		c->hosts[i].reference = set[i];
+		c->hosts[i].disagreeing = 0;
+	}
+	/* a pair that closed a cycle is no host's via pair: count every pair */
+	for (size_t i = 0; i < c->npairs; i++) {
+		c->hosts[c->pairs[i].a].disagreeing += c->pairs[i].disagreeing;
+		c->hosts[c->pairs[i].b].disagreeing += c->pairs[i].disagreeing;
+	}
 	free(set);
 	free(order);
 }
@@ -325,7 +335,7 @@ tr_clock_host_get(const tr_clock *c, size_t i, tr_clock_host *h)
 	h->reference = c->hosts[x->reference >= 0 ? x->reference : (int32_t)i].name;
 	h->offset = x->offset;
 	h->rpcs = p ? pair_rpcs(p) : 0;
-	h->disagreeing = p ? p->disagreeing : 0;
+	h->disagreeing = x->disagreeing;
 }
 
 void
@@ -339,4 +349,28 @@ tr_clock_free(tr_clock *c)
 	free(c->pairs);
 	arena_free(&c->mem);
 	free(c);
+}
+
+tr_clock *
+tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
+		     size_t max_bytes, int flags)
+{
+	tr_clock *c = tr_clock_new();
+	tr_reader *rd = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
+				       (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET);
+
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
+
+		if (n == TR_EOF || (n == TR_BAD && !(flags & TR_READ_KEEP_GOING)))
+			break;
+		if (n == TR_TRACE)
+			tr_clock_add_trace(c, t);
+	}
+	tr_reader_free(rd);
+	tr_clock_solve(c);
+	return c;
 }

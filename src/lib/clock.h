@@ -44,8 +44,10 @@ int64_t tr_clock_offset(const tr_clock *c, const char *host);
 int64_t tr_clock_min_transit(const tr_clock *c, const char *client_host, const char *server_host);
 
 /* For reports: host i of tr_clock_nhosts(c), its offset, its reference host,
- * the RPCs behind the estimate, and how many of them disagreed (their
- * intervals did not meet: transit that varies, or a clock that drifts). */
+ * the RPCs behind the estimate, and how many RPCs between it and any other
+ * host disagreed: their intervals did not meet (transit that varies, or a
+ * clock that drifts), or their pair closed a cycle of hosts and did not fit
+ * the offsets the stronger pairs had set. */
 typedef struct tr_clock_host {
 	const char *host, *reference;
 	int64_t offset;
@@ -53,6 +55,14 @@ typedef struct tr_clock_host {
 } tr_clock_host;
 size_t tr_clock_nhosts(const tr_clock *c);
 void tr_clock_host_get(const tr_clock *c, size_t i, tr_clock_host *h);
+
+/* The first pass: read the inputs once, quietly (the main pass reports bad
+ * input, with a reader opened alike: tr_reader_open with the same names,
+ * limits and flags), note every trace's RPCs and solve. Stops at the first
+ * bad trace unless TR_READ_KEEP_GOING is among the flags, as the main pass
+ * does. */
+tr_clock *tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
+			       size_t max_bytes, int flags);
 
 void tr_clock_free(tr_clock *c);
 

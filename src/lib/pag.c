@@ -245,7 +245,7 @@ pag_is_record(const char *line, size_t len)
 
 #define MAXF 16
 #define PAG_NUMBER_SLACK 4096
-#define PAG_TIME_MAX ((int64_t)1 << 61)
+#define PAG_TIME_MAX TR_TIME_MAX	/* the spans' bound (trace.h) */
 
 typedef struct rec_ctx {
 	pag_graph *g;

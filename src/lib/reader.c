@@ -62,6 +62,7 @@ struct tr_reader {
 	ingest *exports;	/* converts the exports among the files, made at the first */
 	int in_export;		/* in is the conversion of an export */
 	size_t file_bad;	/* bad input of the file just read, handed out after its traces */
+	strbuf hush;		/* TR_READ_QUIET: the messages of the call, dropped */
 };
 
 tr_reader *
@@ -531,8 +532,26 @@ owned_type(const char *line, size_t len)
 	return len >= 1 && (len == 1 || line[1] == '\t') && strchr("SRLT", line[0]);
 }
 
+static enum tr_next reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen);
+
+/* TR_READ_QUIET: the messages of this call go to a buffer that is dropped
+ * (tr_die still speaks on stderr: it resets the sink). */
 enum tr_next
 tr_reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
+{
+	enum tr_next n;
+
+	if (!(r->flags & TR_READ_QUIET))
+		return reader_next(r, trace, out, outlen);
+	tr_warn_to(&r->hush);
+	n = reader_next(r, trace, out, outlen);
+	tr_warn_to(NULL);
+	r->hush.len = 0;
+	return n;
+}
+
+static enum tr_next
+reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 {
 	if (r->at_eof)
 		return next_loose(r, trace);
@@ -693,6 +712,7 @@ tr_reader_free(tr_reader *r)
 	if (r->exports)
 		ingest_free(r->exports);
 	tr_trace_free(&r->trace);
+	sb_free(&r->hush);
 	for (size_t i = 0; i < r->nloose; i++)
 		free(r->loose[i].recs);
 	free(r->loose);
@@ -703,4 +723,19 @@ tr_reader_free(tr_reader *r)
 	sb_free(&r->where);
 	free(r->names);
 	free(r);
+}
+
+tr_reader *
+tr_reader_open(char **files, int nfiles, char *const *names, size_t max_spans, size_t max_bytes,
+	       int flags)
+{
+	tr_reader *r = tr_reader_new(files, nfiles);
+
+	if (names)
+		tr_reader_set_names(r, names);
+	if (max_spans || max_bytes)
+		tr_reader_set_limits(r, max_spans ? max_spans : TR_DEFAULT_MAX_SPANS,
+				     max_bytes ? max_bytes : TR_DEFAULT_MAX_BYTES);
+	tr_reader_set_flags(r, flags);
+	return r;
 }

@@ -1,18 +1,21 @@
 /* report.c - tr-report's gathering: one pass over the traces feeds every
- * section (the slowest requests are drawn as they come, a slower one
- * replacing the fastest kept), then tr-temporal runs over them again,
- * asked about the slowest requests only, for their causes. The first pass
+ * section (of the slowest requests only their places in the input are
+ * kept, a slower one replacing the fastest kept), then a second pass draws
+ * their timelines and runs tr-temporal over the traces again, asked about
+ * the slowest requests only, for their causes. The first pass
  * copies the traces to a temporary file in the line format, so that the
  * second reads neither an export (parsing JSON again would double the
  * time) nor a pipe. */
 #include "report_impl.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "io.h"
 #include "pick.h"
 #include "temporal.h"
@@ -24,7 +27,6 @@ static void
 keep_if_slow(report *r, const tr_trace *t)
 {
 	size_t k = r->nslow;
-	timeline_opts to = {0, r->o->min_share};
 
 	if (r->nslow == r->o->top) {	/* full: replace the fastest kept */
 		k = 0;
@@ -45,8 +47,24 @@ keep_if_slow(report *r, const tr_trace *t)
 	s->trace_id = xstrdup(t->trace_id);
 	s->root = xmalloc(strlen(root->service) + strlen(root->operation) + 3);
 	sprintf(s->root, "%s: %s", root->service, root->operation);
-	sb_clear(&s->svg);
-	timeline_svg(&s->svg, t, &r->cp, &to);
+}
+
+/* In the second pass: the timeline of trace number ordinal, when it is one
+ * of the slowest (drawn once, not each time a slower trace arrives). */
+static void
+draw_if_slow(report *r, const tr_trace *t, size_t ordinal)
+{
+	timeline_opts to = {0, r->o->min_share};
+
+	for (size_t i = 0; i < r->nslow; i++)
+		if (r->slow[i].ordinal == ordinal) {
+			if (cp_trace_run(&r->cp, t) < 0)	/* it ran in the first pass */
+				tr_die(TR_EXIT_SYSTEM, "%s: internal error: trace %zu of the copy of the "
+				       "input does not read back", r->copy, ordinal);
+			sb_clear(&r->slow[i].svg);
+			timeline_svg(&r->slow[i].svg, t, &r->cp, &to);
+			return;
+		}
 }
 
 /* --- latency per operation and the service graph --- */
@@ -182,7 +200,7 @@ open_copy(report *r)
 static void
 write_copy(report *r, FILE *f, strbuf *b, int last)
 {
-	if ((b->len >= 64 * 1024 || last) && fwrite(b->s, 1, b->len, f) != b->len)
+	if ((b->len >= 64 * 1024 || (last && b->len)) && fwrite(b->s, 1, b->len, f) != b->len)
 		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
 	if (b->len >= 64 * 1024 || last)
 		sb_clear(b);
@@ -194,13 +212,9 @@ static tr_reader *
 open_inputs(report *r)
 {
 	const report_opts *o = r->o;
-	tr_reader *rd = tr_reader_new(o->files, o->nfiles);
 
-	if (o->max_spans || o->max_bytes)
-		tr_reader_set_limits(rd, o->max_spans ? o->max_spans : TR_DEFAULT_MAX_SPANS,
-				     o->max_bytes ? o->max_bytes : TR_DEFAULT_MAX_BYTES);
-	tr_reader_set_flags(rd, o->keep_going ? TR_READ_KEEP_GOING : 0);
-	return rd;
+	return tr_reader_open(o->files, o->nfiles, NULL, o->max_spans, o->max_bytes,
+			      o->keep_going ? TR_READ_KEEP_GOING : 0);
 }
 
 /* The pass over the inputs; returns the number of bad traces, or -1 when
@@ -298,21 +312,33 @@ near_slow(const report *r, size_t ordinal)
 	return 0;
 }
 
-/* tr-temporal over the traces again, asked about the slowest requests. */
+/* tr-temporal over the traces again, asked about the slowest requests,
+ * with tr-temporal's defaults: queues inferred, clock offsets from a pass
+ * over the whole copy, so that the causes are those tr-temporal --explain
+ * gives. */
 static void
 explain_slowest(report *r)
 {
+	const report_opts *o = r->o;
 	tr_pick *pick = tr_pick_new();
-	tp_opts to = {.format = TP_LINE, .window = TEMPORAL_WINDOW, .quiet = 1, .units = -1};
+	tp_opts to = {.format = TP_LINE, .window = TEMPORAL_WINDOW, .quiet = 1, .units = -1,
+		      .infer_queues = 1};
 	size_t ordinal = 0;
 	char *files[1] = {r->copy};
-	tr_reader *rd = tr_reader_new(files, 1);
+	/* The user's --max-spans, as the first pass read; no byte limit: a
+	 * trace's copy may be a few bytes longer than its input (a T record
+	 * where the input had none, an export's process tags on each span),
+	 * and every trace in it passed --max-bytes already. */
+	tr_clock *clk = tr_clock_from_inputs(files, 1, NULL, o->max_spans, SIZE_MAX,
+					     TR_READ_LINES_ONLY);
+	tr_reader *rd = tr_reader_open(files, 1, NULL, o->max_spans, SIZE_MAX,
+				       TR_READ_LINES_ONLY | TR_READ_QUIET);
 	strbuf b = {0};
 
-	tr_reader_set_flags(rd, TR_READ_LINES_ONLY);
 	for (size_t i = 0; i < r->nslow; i++)
 		tr_pick_add(pick, r->slow[i].trace_id);
 	to.pick = pick;
+	to.clock = clk;
 	temporal *tp = tp_new(&to);
 	for (;;) {
 		tr_trace *t;
@@ -320,9 +346,15 @@ explain_slowest(report *r)
 		size_t len;
 		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
 
-		if (n == TR_EOF || n == TR_BAD)	/* the copy holds good traces only */
+		if (n == TR_EOF)
 			break;
-		if (n == TR_TRACE && near_slow(r, ++ordinal))
+		if (n == TR_BAD)	/* the copy holds the good traces only */
+			tr_die(TR_EXIT_SYSTEM, "%s: internal error: trace %zu of the copy of the input "
+			       "does not read back", r->copy, ordinal + 1);
+		if (n != TR_TRACE)
+			continue;
+		draw_if_slow(r, t, ++ordinal);
+		if (near_slow(r, ordinal))
 			tp_add_trace(tp, t, &b);
 		if (b.len >= 64 * 1024)
 			take_causes(r, &b);
@@ -331,6 +363,7 @@ explain_slowest(report *r)
 	take_causes(r, &b);
 	r->temporal_ran = 1;
 	tp_free(tp);
+	tr_clock_free(clk);
 	tr_reader_free(rd);
 	tr_pick_free(pick);
 	sb_free(&b);
@@ -390,8 +423,8 @@ report_run(const report_opts *o)
 	r.slow = xcalloc(o->top ? o->top : 1, sizeof *r.slow);
 	r.compare = cp_compare_new("service");
 	r.flames = cp_flames_new();
-	if (o->baseline && cp_read_traces(o->baseline, &r.cp, o->keep_going, o->max_spans,
-					  take_baseline, &r) < 0) {
+	if (o->baseline && cp_read_traces_limited(o->baseline, &r.cp, o->keep_going, o->max_spans,
+						  o->max_bytes, take_baseline, &r) < 0) {
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
@@ -420,7 +453,8 @@ report_run(const report_opts *o)
 	tr_output_close(out);
 	if (bad) {
 		status = TR_EXIT_INPUT;
-		tr_warn("%zu traces read, %ld bad (skipped)", r.ntraces, bad);
+		if (!o->quiet)	/* each was told; -q: the status alone says so */
+			tr_warn("%zu traces read, %ld bad (skipped)", r.ntraces, bad);
 	} else if (o->verbose)
 		tr_warn("%zu traces read, %zu spans, %zu with a timed root", r.ntraces, r.nspans,
 			r.nanalysed);

@@ -264,7 +264,8 @@ section_latency(doc *d, report *r)
 	char buf[80];
 
 	heading(d, "latency", "Latency per operation");
-	qsort(r->ops, r->nops, sizeof *r->ops, ops_cmp);
+	if (r->nops)	/* none: r->ops is NULL, which qsort must not get */
+		qsort(r->ops, r->nops, sizeof *r->ops, ops_cmp);
 	if (r->nops > MAX_OPS) {
 		snprintf(buf, sizeof buf, "The %d operations with most spans of %zu.", MAX_OPS, r->nops);
 		para(d, buf);

@@ -93,6 +93,8 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 {
 	int analysed = queried(tp, w);
 
+	tp->st.queried += analysed;
+
 	if (analysed && tp->o.span) {
 		if (tpq_span(tp, w) >= 0)
 			tp->st.span_found++;
@@ -339,50 +341,10 @@ close_inputs(inputs *in)
 	free(in->names);
 }
 
-static tr_reader *
-new_reader(char **files, int n, char **names, const tp_run_opts *r, int verbose)
+static int
+read_flags(const tp_run_opts *r, int verbose)
 {
-	tr_reader *rd = tr_reader_new(files, n);
-
-	if (names)
-		tr_reader_set_names(rd, names);
-	if (r->max_spans || r->max_bytes)
-		tr_reader_set_limits(rd, r->max_spans ? r->max_spans : TR_DEFAULT_MAX_SPANS,
-				     r->max_bytes ? r->max_bytes : TR_DEFAULT_MAX_BYTES);
-	tr_reader_set_flags(rd, (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0));
-	return rd;
-}
-
-/* Per-host clock offsets must be known before the first segment goes on a
- * timeline, and they come from every RPC of the input: a first pass notes
- * them. It is silent; the second pass reports bad input as usual. */
-static tr_clock *
-clock_pass(const inputs *in, const tp_run_opts *r)
-{
-	tr_clock *c = tr_clock_new();
-	int saved = dup(2), null = open("/dev/null", O_WRONLY);
-
-	if (saved < 0 || null < 0)
-		tr_die(TR_EXIT_SYSTEM, "cannot open /dev/null");
-	dup2(null, 2);
-	close(null);
-	tr_reader *rd = new_reader(in->files, in->n, in->names, r, 0);
-	for (;;) {
-		tr_trace *t;
-		const char *line;
-		size_t len;
-		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
-
-		if (n == TR_EOF || (n == TR_BAD && !r->keep_going))
-			break;
-		if (n == TR_TRACE)
-			tr_clock_add_trace(c, t);
-	}
-	tr_reader_free(rd);
-	dup2(saved, 2);
-	close(saved);
-	tr_clock_solve(c);
-	return c;
+	return (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0);
 }
 
 /* -v: the offsets applied, host by host (hosts left as recorded are only
@@ -419,11 +381,13 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 
 	open_inputs(&in, r, r->clock_offsets);
 	if (r->clock_offsets) {
-		clk = clock_pass(&in, r);
+		clk = tr_clock_from_inputs(in.files, in.n, in.names, r->max_spans, r->max_bytes,
+					   read_flags(r, 0));
 		oc.clock = clk;
 	}
 	o = &oc;
-	tr_reader *rd = new_reader(in.files, in.n, in.names, r, r->verbose);
+	tr_reader *rd = tr_reader_open(in.files, in.n, in.names, r->max_spans, r->max_bytes,
+				       read_flags(r, r->verbose));
 	tr_output *out = tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};
@@ -471,6 +435,14 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		status = TR_EXIT_FINDING;
 	else if (o->check && !st->analysed && !o->allow_empty)
 		status = check_empty(st);
+	else if (!st->analysed && !o->allow_empty && st->queried && !(o->span && !st->span_found) &&
+		 (o->format == TP_EXPLAIN || o->format == TP_CSV || o->format == TP_JSON)) {
+		/* an answer about no trace is no answer (a -t id no trace has,
+		 * a --span no trace has: their own message, exit 2) */
+		tr_warn("%zu traces read, none analysed (no timed root): nothing to explain",
+			st->traces);
+		status = TR_EXIT_INPUT;
+	}
 	/* --span naming a span no trace has answered nothing: say so, fail */
 	if (o->span && !st->span_found) {
 		tr_warn("--span %s: no trace has this span", o->span);

@@ -50,6 +50,7 @@ typedef struct tp_opts {
 
 typedef struct tp_stats {
 	size_t traces, analysed, skipped, causes, violations;
+	size_t queried;		/* traces asked about (-t, or every one) */
 	size_t span_found;	/* --span: traces that have the span */
 } tp_stats;
 

@@ -287,15 +287,55 @@ typedef struct dtree {
 	size_t len, cap;
 } dtree;
 
-static int32_t
-find_sibling(const dtree *d, int32_t parent, const char *label, int role)
+/* The node under parent for (label, role): a hash from (parent, role,
+ * label), so that a root with many distinct children folds in linear time.
+ * The keys live in mem. */
+typedef struct sibling_index {
+	strmap map;
+	arena mem;
+	strbuf key;
+} sibling_index;
+
+static const char *
+sibling_key(sibling_index *x, int32_t parent, int role, const char *label, size_t *len)
 {
+	int32_t head[2] = {parent, role};
+
+	sb_clear(&x->key);
+	sb_add(&x->key, (const char *)head, sizeof head);
+	sb_adds(&x->key, label);
+	*len = x->key.len;
+	return x->key.s;
+}
+
+static int32_t
+find_sibling(sibling_index *x, int32_t parent, const char *label, int role)
+{
+	size_t len;
+	const char *k;
+	strmap_slot *s;
+
 	if (parent < 0)
 		return -1;
-	for (int32_t c = d->n[parent].first; c >= 0; c = d->n[c].next)
-		if (d->n[c].role == role && strcmp(d->n[c].label, label) == 0)
-			return c;
-	return -1;
+	k = sibling_key(x, parent, role, label, &len);
+	s = strmap_get(&x->map, k, len);
+	return s ? (int32_t)s->val : -1;
+}
+
+static void
+note_sibling(sibling_index *x, int32_t parent, const char *label, int role, int32_t node)
+{
+	size_t len;
+	const char *k;
+	char *copy;
+	int added;
+
+	if (parent < 0)
+		return;
+	k = sibling_key(x, parent, role, label, &len);
+	copy = arena_alloc(&x->mem, len);
+	memcpy(copy, k, len);
+	strmap_put(&x->map, copy, len, &added)->val = node;
 }
 
 static int32_t
@@ -317,6 +357,7 @@ static void
 fold_tree(temporal *tp, dtree *d)
 {
 	int32_t *node_of = xmalloc((tp->ntasks + 1) * sizeof *node_of);
+	sibling_index sib = {0};
 
 	d->len = 0;
 	for (size_t i = 0; i < tp->ntasks; i++) {
@@ -340,9 +381,10 @@ fold_tree(temporal *tp, dtree *d)
 		const char *label = task_label(tp, t);
 		/* repeated siblings (13 calls of one operation, a queue of
 		 * similar work) fold into one node with a count (Zeno §5.2) */
-		n = find_sibling(d, pn, label, t->role);
+		n = find_sibling(&sib, pn, label, t->role);
 		if (n < 0) {
 			n = new_node(d, pn);
+			note_sibling(&sib, pn, label, t->role, n);
 			d->n[n].label = label;
 			d->n[n].role = t->role;
 			d->n[n].seq_edge = t->seq_edge;
@@ -361,28 +403,48 @@ fold_tree(temporal *tp, dtree *d)
 		node_of[i] = n;
 	}
 	free(node_of);
+	strmap_free(&sib.map);
+	arena_free(&sib.mem);
+	sb_free(&sib.key);
 }
 
-/* Children of node p, largest delay first. */
+/* Children of node p, largest delay first; equal delays in the order of
+ * the list (qsort on the position: the same order as a stable sort). */
+typedef struct child_rank {
+	int64_t delay;
+	size_t pos;
+	int32_t node;
+} child_rank;
+
+static int
+child_rank_cmp(const void *pa, const void *pb)
+{
+	const child_rank *a = pa, *b = pb;
+
+	if (a->delay != b->delay)
+		return a->delay > b->delay ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
 static size_t
 sorted_children(const dtree *d, int32_t p, int32_t **out, size_t *cap)
 {
 	size_t n = 0;
+	child_rank *r;
 
 	for (int32_t c = d->n[p].first; c >= 0; c = d->n[c].next) {
 		GROW(*out, *cap, n + 1);
 		(*out)[n++] = c;
 	}
-	for (size_t i = 1; i < n; i++) {	/* insertion sort: few children */
-		int32_t x = (*out)[i];
-		size_t j = i;
-
-		while (j > 0 && d->n[(*out)[j - 1]].delay < d->n[x].delay) {
-			(*out)[j] = (*out)[j - 1];
-			j--;
-		}
-		(*out)[j] = x;
-	}
+	if (n < 2)
+		return n;
+	r = xmalloc(n * sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		r[i] = (child_rank){d->n[(*out)[i]].delay, i, (*out)[i]};
+	qsort(r, n, sizeof *r, child_rank_cmp);
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = r[i].node;
+	free(r);
 	return n;
 }
 
@@ -422,6 +484,16 @@ typedef struct cause_groups {
 	cause_group *g;
 } cause_groups;
 
+static int
+cause_group_cmp(const void *pa, const void *pb)
+{
+	const cause_group *a = pa, *b = pb;
+
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
 static void
 group_causes(temporal *tp, cause_groups *g)
 {
@@ -452,16 +524,8 @@ group_causes(temporal *tp, cause_groups *g)
 		strmap_put(&seen, (const char *)tk, sizeof *tk, &added);
 		x->traces += (size_t)added;
 	}
-	for (size_t i = 1; i < g->n; i++) {	/* groups by time, stable */
-		cause_group x = g->g[i];
-		size_t j = i;
-
-		while (j > 0 && g->g[j - 1].self < x.self) {
-			g->g[j] = g->g[j - 1];
-			j--;
-		}
-		g->g[j] = x;
-	}
+	/* groups by time; equal times in the order they were met */
+	qsort(g->g, g->n, sizeof *g->g, cause_group_cmp);
 	strmap_free(&groups);
 	strmap_free(&seen);
 }
@@ -728,15 +792,23 @@ role_attrs(int role)
 	return NULL;
 }
 
-/* Is node i shown: its delay is at least --min-share of the whole, and so
- * is every node above it (a pruned node takes its subtree with it). */
-static int
-dot_shown(const temporal *tp, const dtree *d, int32_t i, int64_t total)
+/* Which nodes are shown: its delay is at least --min-share of the whole,
+ * and so is every node above it (a pruned node takes its subtree with it).
+ * Parents come before their children in d (fold_tree), so one pass in
+ * order decides. Returns the nodes left out. */
+static size_t
+dot_shown(const temporal *tp, const dtree *d, int64_t total, unsigned char *shown)
 {
-	for (; i >= 0; i = d->n[i].parent)
-		if (total > 0 && 100.0 * (double)d->n[i].delay < tp->o.min_share * (double)total)
-			return 0;
-	return 1;
+	size_t hidden = 0;
+
+	for (size_t i = 0; i < d->len; i++) {
+		const dnode *x = &d->n[i];
+
+		shown[i] = !(total > 0 && 100.0 * (double)x->delay < tp->o.min_share * (double)total) &&
+			   (x->parent < 0 || shown[x->parent]);
+		hidden += !shown[i];
+	}
+	return hidden;
 }
 
 void
@@ -766,8 +838,8 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		sb_addc(&label, ')');
 	}
 	cause_groups_free(&g);
-	for (size_t i = 0; i < d.len; i++)
-		hidden += !dot_shown(tp, &d, (int32_t)i, total);
+	unsigned char *shown = xmalloc(d.len + 1);
+	hidden = dot_shown(tp, &d, total, shown);
 	if (hidden)	/* in the title: a note node would widen the picture */
 		sb_addf(&label, "\n%zu nodes under %g%% of the delay left out (--min-share)", hidden,
 			tp->o.min_share);
@@ -775,7 +847,7 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 	for (size_t i = 0; i < d.len; i++) {
 		const dnode *x = &d.n[i];
 
-		if (!dot_shown(tp, &d, (int32_t)i, total))
+		if (!shown[i])
 			continue;
 		sb_clear(&id);
 		sb_addf(&id, "t%llu_%zu", (unsigned long long)w->serial, i);
@@ -798,6 +870,7 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		}
 	}
 	dot_cluster_end(b);
+	free(shown);
 	sb_free(&id);
 	sb_free(&label);
 	sb_free(&pid);

@@ -109,8 +109,9 @@ parse_span(parse_ctx *c, fields fs, size_t nf)
 			return -1;
 		if (s->duration < 0)
 			return PARSE_FAIL(c, "negative duration %lld", (long long)s->duration);
-		if (s->start > INT64_MAX - s->duration)
-			return PARSE_FAIL(c, "start + duration overflows");
+		if (s->start < -TR_TIME_MAX || s->start > TR_TIME_MAX ||
+		    s->duration > TR_TIME_MAX - s->start)
+			return PARSE_FAIL(c, "span time beyond 2^61 microseconds");
 		s->flags |= TR_SPAN_HAS_TIME;
 	}
 	s->service = unescape_n(f[6], fl[6]);

@@ -32,6 +32,11 @@ enum {
 	TR_SPAN_CYCLE = 8	/* its parent link was cut to break a cycle */
 };
 
+/* Times (µs since the epoch) and span ends lie within ±TR_TIME_MAX (2^61
+ * µs, 73,000 years either side of 1970): any sum or difference of a few of
+ * them fits in int64_t. A span beyond it is bad input. */
+#define TR_TIME_MAX ((int64_t)1 << 61)
+
 typedef struct tr_span {
 	const char *span_id, *parent_id, *service, *operation, *host;
 	int64_t start, duration;	/* µs; 0 when !(flags & TR_SPAN_HAS_TIME) */
@@ -162,9 +167,18 @@ void tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes);
 enum {
 	TR_READ_VERBOSE = 1,	/* name each export's shape on stderr */
 	TR_READ_KEEP_GOING = 2,	/* an export's broken traces are skipped, its good ones read */
-	TR_READ_LINES_ONLY = 4	/* every file is the line format, whatever it starts with */
+	TR_READ_LINES_ONLY = 4,	/* every file is the line format, whatever it starts with */
+	TR_READ_QUIET = 8	/* no message about the input (a first pass: the main
+				   pass over the same input reports it); fatal
+				   errors (tr_die) are still said. The caller's
+				   messages are on stderr (no tr_warn_to sink) */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
+/* A reader as every pass of a tool opens it: names (NULL: the files' own),
+ * the user's --max-spans and --max-bytes (0: the default), flags. Passes
+ * over the same input open it alike, so that they see the same traces. */
+tr_reader *tr_reader_open(char **files, int nfiles, char *const *names, size_t max_spans,
+			  size_t max_bytes, int flags);
 /* Next trace or pass-through line. The trace and the line are valid until the next call. */
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */

@@ -164,6 +164,39 @@ by_hand(void)
 	      (long long)(tr_clock_offset(clk, "y") - tr_clock_offset(clk, "x")));
 	CHECK(tr_clock_offset(clk, "nosuch") == 0, "a host no RPC named keeps its clock");
 	tr_clock_free(clk);
+
+	/* a cycle a-b-c: a-b and b-c (two unqueued RPCs each) set the offsets
+	 * (0); the one RPC a-c does not fit them (c's server 5 ms after the
+	 * client's start): a and c report it, b does not */
+	clk = tr_clock_new();
+	rpc(clk, "a", "b", 0, 1000, 300, 700, NULL, 0, 0);
+	rpc(clk, "a", "b", 2000, 3000, 2300, 2700, NULL, 0, 0);
+	rpc(clk, "b", "c", 0, 1000, 300, 700, NULL, 0, 0);
+	rpc(clk, "b", "c", 2000, 3000, 2300, 2700, NULL, 0, 0);
+	rpc(clk, "a", "c", 0, 1000, 5000, 5500, NULL, 0, 0);
+	tr_clock_solve(clk);
+	size_t dis[3] = {0};
+	for (size_t i = 0; i < tr_clock_nhosts(clk); i++) {
+		tr_clock_host h;
+
+		tr_clock_host_get(clk, i, &h);
+		dis[h.host[0] - 'a'] = h.disagreeing;
+	}
+	CHECK(dis[0] == 1 && dis[1] == 0 && dis[2] == 1,
+	      "the pair closing a cycle disagrees: a %zu b %zu c %zu", dis[0], dis[1], dis[2]);
+	tr_clock_solve(clk);	/* solving again counts the same */
+	tr_clock_host_get(clk, 0, &(tr_clock_host){0});
+	{
+		tr_clock_host h;
+		size_t sum = 0;
+
+		for (size_t i = 0; i < tr_clock_nhosts(clk); i++) {
+			tr_clock_host_get(clk, i, &h);
+			sum += h.disagreeing;
+		}
+		CHECK(sum == 2, "solved twice, counted once: %zu", sum);
+	}
+	tr_clock_free(clk);
 }
 
 int

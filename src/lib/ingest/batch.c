@@ -196,6 +196,15 @@ ig_span_commit(ingest *g, const ispan *proto)
 }
 
 int
+ig_check_time(ingest *g, const ispan *s)
+{
+	if (s->has_time && (s->start < -TR_TIME_MAX || s->start > TR_TIME_MAX ||
+			    s->duration < 0 || s->duration > TR_TIME_MAX - s->start))
+		return ig_fail(g, "span %s: time beyond 2^61 microseconds", s->span_id);
+	return 0;
+}
+
+int
 ig_fail(ingest *g, const char *fmt, ...)
 {
 	va_list ap;

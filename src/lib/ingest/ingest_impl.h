@@ -192,6 +192,9 @@ void ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_
 void ig_ref_tag(ingest *g, const char *key, const char *val);
 /* Move the built vectors into a new batch span; returns it for the caller to fill. */
 ispan *ig_span_commit(ingest *g, const ispan *proto);
+/* 0 when s has no time or its start and end lie within ±TR_TIME_MAX, as the
+ * line format requires; else -1 via ig_fail. */
+int ig_check_time(ingest *g, const ispan *s);
 void ig_build_reset(ingest *g);
 
 /* Record an error for the current element: returns -1. */

@@ -264,6 +264,8 @@ one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, s
 		memcpy(b->ptags + b->nptags, proc->tags, proc->ntags * sizeof *proc->tags);
 		b->nptags += proc->ntags;
 	}
+	if (ig_check_time(g, &s) < 0)
+		return -1;
 	ig_span_commit(g, &s);
 	return 0;
 }

@@ -425,6 +425,8 @@ one_span(ingest *g, const jv *span, const oscope *sc, size_t idx)
 		return -1;
 	if (attributes(g, sc->resource, ig_ptag, "process.", "service.name") < 0)
 		return -1;
+	if (ig_check_time(g, &s) < 0)
+		return -1;
 	ig_span_commit(g, &s);
 	return 0;
 }

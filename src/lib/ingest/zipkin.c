@@ -142,6 +142,8 @@ v2_span(ingest *g, const jv *span)
 		ig_log_tag(g, "event", val);
 	}
 	s.shared = jv_is_true(jv_get(span, "shared"));
+	if (ig_check_time(g, &s) < 0)
+		return -1;
 	ig_span_commit(g, &s);
 	return 0;
 }
@@ -235,6 +237,8 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 		ig_log_begin(g, n->ts);
 		ig_log_tag(g, "event", n->value);
 	}
+	if (ig_check_time(g, &s) < 0)
+		return -1;
 	ig_span_commit(g, &s);
 	return 0;
 }
