@@ -106,12 +106,8 @@ count_call(report *r, uint32_t from, uint32_t to)
 static op_stats *
 op_of(report *r, const tr_span *s)
 {
-	size_t ls = strlen(s->service);
+	size_t ls = sb_set_pair(&r->key, s->service, s->operation) - 1;
 	int added;
-
-	sb_clear(&r->key);
-	sb_add(&r->key, s->service, ls + 1);
-	sb_adds(&r->key, s->operation);
 	strmap_slot *slot = strmap_put(&r->ops_map, r->key.s, r->key.len, &added);
 	if (added) {
 		char *k = arena_alloc(&r->mem, r->key.len + 1);
@@ -423,14 +419,15 @@ report_run(const report_opts *o)
 	r.slow = xcalloc(o->top ? o->top : 1, sizeof *r.slow);
 	r.compare = cp_compare_new("service");
 	r.flames = cp_flames_new();
-	if (o->baseline && cp_read_traces_limited(o->baseline, &r.cp, o->keep_going, o->max_spans,
-						  o->max_bytes, take_baseline, &r) < 0) {
+	long nbase = 0;
+
+	if (o->baseline && (nbase = cp_read_traces_limited(o->baseline, &r.cp, o->keep_going,
+							   o->max_spans, o->max_bytes, take_baseline,
+							   &r)) < 0) {
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
-	if (o->baseline && cp_compare_ntraces(r.compare, 1) < 2) {
-		tr_warn("%s: --baseline: fewer than 2 traces with a timed root; a baseline needs a "
-			"spread", o->baseline);
+	if (o->baseline && cp_baseline_check(o->baseline, nbase, cp_compare_ntraces(r.compare, 1)) < 0) {
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
