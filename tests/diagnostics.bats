@@ -15,11 +15,11 @@ top="$BATS_TEST_DIRNAME/.."
 pages() {
 	cd "$top" || return
 	printf '%s\n' \
-		"man/tr-format.5 src/lib/reader.c src/lib/trace.c src/lib/io.c src/lib/filter.c src/lib/pag.c src/lib/pagcp.c" \
+		"man/tr-format.5 src/lib/reader.c src/lib/trace.c src/lib/io.c src/lib/filter.c src/lib/pag/pag.c src/lib/pag/pagcp.c" \
 		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/io.c src/tr-ingest.c" \
-		"man/tr-infer.1 src/lib/infer_partial.c src/tr-infer.c src/lib/io.c" \
-		"man/tr-aggregate.1 src/lib/query_agg.c src/lib/query_eval.c src/tr-aggregate.c src/lib/io.c" \
-		"man/tr-temporal.1 src/lib/temporal.c src/lib/temporal_query.c"
+		"man/tr-infer.1 src/lib/infer/infer_partial.c src/tr-infer.c src/lib/io.c" \
+		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/tr-aggregate.c src/lib/io.c" \
+		"man/tr-temporal.1 src/lib/temporal/temporal.c src/lib/temporal/temporal_query.c"
 }
 
 # The calls that print a message or make its text, and the place the
@@ -155,9 +155,9 @@ $extra"
 	# The place comes from the function that prints the literal.
 	printable x src/lib/trace.c | grep -qxF '^[a-z-]+: [^ ]+:[^ ]+: empty span id$'
 	printable x src/lib/io.c | grep -qxF '^[a-z-]+: [^ ]+: truncated zstd stream$'
-	printable x src/lib/pag.c | grep -qxF '^[a-z-]+: [^ ]+: [^ ]+ record: edge is a loop$'
+	printable x src/lib/pag/pag.c | grep -qxF '^[a-z-]+: [^ ]+: [^ ]+ record: edge is a loop$'
 	# Adjacent literals are one message.
-	printable x src/lib/pagcp.c | grep -qF 'than can be counted: no critical participation computed$'
+	printable x src/lib/pag/pagcp.c | grep -qF 'than can be counted: no critical participation computed$'
 	# A message the page lacks.
 	src=$(printf 'static int f(ingest *g)\n{\n\treturn ig_fail(g, "span %%zu: no such\\"thing\\"",\n\t\t1);\n}\n' |
 		mkfix fake.c)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "infer.h"
-#include "infer_impl.h"
+#include "infer/infer_impl.h"
 
 static int passed, failed;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "query_impl.h"
+#include "query/query_impl.h"
 
 static int passed, failed;
 
