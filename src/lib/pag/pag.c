@@ -611,10 +611,12 @@ pag_graph_drop_before(pag_graph *g, int64_t t)
 		span[v] = g->vspan[kept[v]];
 		event[v] = g->vevent[kept[v]];
 	}
-	memcpy(g->vtime, time, nv * sizeof *time);
-	memcpy(g->vlane, lane, nv * sizeof *lane);
-	memcpy(g->vspan, span, nv * sizeof *span);
-	memcpy(g->vevent, event, nv);
+	if (nv) {	/* a graph with no vertex yet has no arrays */
+		memcpy(g->vtime, time, nv * sizeof *time);
+		memcpy(g->vlane, lane, nv * sizeof *lane);
+		memcpy(g->vspan, span, nv * sizeof *span);
+		memcpy(g->vevent, event, nv);
+	}
 	for (size_t v = nv; v < g->nvertices; v++) {
 		g->vlane[v] = PAG_NONE;	/* free again for define_vertex */
 		g->vspan[v] = PAG_NONE;
