@@ -335,6 +335,10 @@ on_end(void *ctx, tr_output *out)
 	warn_graph(c, g);
 	if (c->cp_part && !c->dot)
 		write_held(c, g, out);
+	if (c->dot && !g->nedges) {	/* an empty picture would pass for an answer */
+		tr_warn("nothing to draw: no span has a start and a duration");
+		exit(TR_EXIT_INPUT);
+	}
 	if (c->dot && !picture_selects(c, g))
 		exit(TR_EXIT_USAGE);	/* said why; the temporary output file is removed */
 	if (c->dot)

@@ -431,6 +431,15 @@ EOF
 	[[ "$output" == *"s&lt;v&amp;&quot;x@h1"* ]]
 }
 
+@test "tr-pag --dot and -f svg of spans none of which has a time: exit 3, one line, no empty picture" {
+	printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\tA\th\tserver\ta\n' | mkfix notime.tr > /dev/null
+	for f in dot svg; do
+		run tr-pag -q -f $f "$BATS_TEST_TMPDIR/notime.tr"
+		[ "$status" -eq 3 ]
+		[ "$output" = "tr-pag: nothing to draw: no span has a start and a duration" ]
+	done
+}
+
 @test "tr-pag --dot on the samples renders in under 10 s" {
 	need_ingest
 	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
