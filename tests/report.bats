@@ -83,6 +83,15 @@ small() {
 	[ "$n" -eq 4 ]	# two timelines, the flame graphs, the service graph
 }
 
+@test "-f md -o with a space in its name: the picture links still work (<...> destinations)" {
+	f=$(small)
+	run tr-report -f md -o "$BATS_TEST_TMPDIR/my report.md" "$f"
+	[ "$status" -eq 0 ]
+	md=$(cat "$BATS_TEST_TMPDIR/my report.md")
+	[[ "$md" == *"![timeline of trace t1](<my report-timeline-1.svg>)"* ]]
+	[ -s "$BATS_TEST_TMPDIR/my report-timeline-1.svg" ]
+}
+
 @test "-f md without -o, a bad -f and a bad --top are usage errors" {
 	f=$(small)
 	run tr-report -f md "$f"

@@ -123,6 +123,23 @@ cell_dur(doc *d, size_t col, int64_t us)
 
 /* A picture: inline in HTML (in a div with id), a file beside the
  * Markdown named NAME.svg after the output's stem. */
+/* A Markdown link's destination "(...)": a file name with a space or a
+ * parenthesis goes in <...> (CommonMark), any < or > in it %-encoded. */
+static void
+md_link_dest(strbuf *b, const char *p)
+{
+	int pointy = strpbrk(p, " ()<>") != NULL;
+
+	sb_adds(b, pointy ? "(<" : "(");
+	for (; *p; p++) {
+		if (*p == '<' || *p == '>')
+			sb_addf(b, "%%%02X", (unsigned char)*p);
+		else
+			sb_addc(b, *p);
+	}
+	sb_adds(b, pointy ? ">)" : ")");
+}
+
 static void
 picture(doc *d, const strbuf *svg, const char *name, const char *id, const char *alt)
 {
@@ -148,7 +165,9 @@ picture(doc *d, const strbuf *svg, const char *name, const char *id, const char 
 	svg_escape(d->b, id);
 	sb_adds(d->b, "\"></a>\n\n![");
 	text(d, alt);
-	sb_addf(d->b, "](%s)\n\n", path.s + dir);
+	sb_addc(d->b, ']');
+	md_link_dest(d->b, path.s + dir);
+	sb_adds(d->b, "\n\n");
 	sb_free(&path);
 }
 
