@@ -75,9 +75,7 @@ pair_of(tr_clock *c, int32_t a, int32_t b, int create)
 		return &c->pairs[s->val];
 	if (!create)
 		return NULL;
-	int32_t *key = arena_alloc(&c->mem, sizeof k);
-	memcpy(key, k, sizeof k);
-	s = strmap_put(&c->pair_ids, (const char *)key, sizeof k, &added);
+	s = strmap_put_copy(&c->pair_ids, &c->mem, k, sizeof k, &added);
 	GROW(c->pairs, c->cappairs, c->npairs + 1);
 	host_pair *p = &c->pairs[c->npairs];
 	memset(p, 0, sizeof *p);

@@ -5,6 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+strmap_slot *
+strmap_put_copy(strmap *m, struct arena *mem, const void *key, size_t len, int *added)
+{
+	strmap_slot *s = strmap_put(m, key, len, added);
+
+	if (*added)
+		s->key = arena_strndup(mem, key, len);
+	return s;
+}
+
 static strmap_slot *
 find_slot(strmap_slot *slots, size_t cap, const char *key, size_t len, uint64_t h)
 {

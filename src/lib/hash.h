@@ -21,6 +21,12 @@ typedef struct strmap {
 
 /* Returns the slot for key, inserting it with val = -1 and *added = 1 when absent. */
 strmap_slot *strmap_put(strmap *m, const char *key, size_t len, int *added);
+/* strmap_put for a key the caller does not keep (a scratch buffer, a pair
+ * of numbers on the stack): when it is new, the slot keeps a copy of it in
+ * mem (NUL-terminated, so a string key stays one). */
+struct arena;
+strmap_slot *strmap_put_copy(strmap *m, struct arena *mem, const void *key, size_t len,
+			     int *added);
 /* Returns the slot for key or NULL. */
 strmap_slot *strmap_get(const strmap *m, const char *key, size_t len);
 void strmap_clear(strmap *m);	/* keep the slots for reuse */

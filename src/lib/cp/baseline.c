@@ -151,15 +151,11 @@ find_group(cp_compare *k, const tr_span *s)
 	size_t op = sb_set_pair(&k->buf, s->service, k->by_operation ? s->operation : "");
 	int added;
 
-	strmap_slot *slot = strmap_put(&k->map, k->buf.s, k->buf.len, &added);
+	strmap_slot *slot = strmap_put_copy(&k->map, &k->mem, k->buf.s, k->buf.len, &added);
 	if (added) {
-		char *key = arena_alloc(&k->mem, k->buf.len + 1);
-
-		memcpy(key, k->buf.s, k->buf.len + 1);
-		slot->key = key;
 		slot->val = (int64_t)k->ng;
 		GROW(k->g, k->capg, k->ng + 1);
-		k->g[k->ng++] = (group){.service = key, .operation = key + op};
+		k->g[k->ng++] = (group){.service = slot->key, .operation = slot->key + op};
 	}
 	return &k->g[slot->val];
 }

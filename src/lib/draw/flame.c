@@ -90,12 +90,8 @@ flame_node(flame *f, uint32_t parent, const char *service, const char *operation
 	memset(&key, 0, sizeof key);
 	key.parent = parent;
 	key.name = name;
-	strmap_slot *slot = strmap_put(&f->index, (const char *)&key, sizeof key, &added);
+	strmap_slot *slot = strmap_put_copy(&f->index, &f->mem, &key, sizeof key, &added);
 	if (added) {
-		char *k = arena_alloc(&f->mem, sizeof key);
-
-		memcpy(k, &key, sizeof key);
-		slot->key = k;
 		slot->val = (int64_t)f->nnodes;
 		GROW(f->node, f->cap, f->nnodes + 1);
 		f->node[f->nnodes++] = (fnode){parent, parent == FLAME_TOP ? 0 : f->node[parent].depth + 1,

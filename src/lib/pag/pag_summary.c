@@ -51,13 +51,9 @@ channel_id(pag_summary *s, uint32_t src, uint32_t dst)
 {
 	uint32_t pair[2] = {src, dst};
 	int added;
-	strmap_slot *sl = strmap_put(&s->channel_ids, (const char *)pair, sizeof pair, &added);
+	strmap_slot *sl = strmap_put_copy(&s->channel_ids, &s->mem, pair, sizeof pair, &added);
 
 	if (added) {
-		uint32_t *copy = arena_alloc(&s->mem, sizeof pair);
-
-		memcpy(copy, pair, sizeof pair);
-		sl->key = (const char *)copy;
 		GROW(s->channels, s->capchannels, s->nchannels + 1);
 		s->channels[s->nchannels][0] = src;
 		s->channels[s->nchannels][1] = dst;
@@ -108,15 +104,10 @@ note_op_worker(acc *a, uint32_t op, uint32_t worker)
 {
 	uint32_t pair[2] = {op, worker};
 	int added;
-	strmap_slot *sl = strmap_put(&a->pairs, (const char *)pair, sizeof pair, &added);
 
-	if (added) {
-		uint32_t *copy = arena_alloc(&a->mem, sizeof pair);
-
-		memcpy(copy, pair, sizeof pair);
-		sl->key = (const char *)copy;
+	strmap_put_copy(&a->pairs, &a->mem, pair, sizeof pair, &added);
+	if (added)
 		a->opworkers[op]++;
-	}
 }
 
 static void

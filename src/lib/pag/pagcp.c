@@ -209,9 +209,8 @@ row_get(report *r, int summary, const char *key, const char *detail)
 	sb_adds(&r->key, key);
 	sb_addc(&r->key, '\t');
 	sb_adds(&r->key, detail);
-	sl = strmap_put(&r->ids, r->key.s, r->key.len, &added);
+	sl = strmap_put_copy(&r->ids, &r->mem, r->key.s, r->key.len, &added);
 	if (added) {
-		sl->key = arena_strndup(&r->mem, r->key.s, r->key.len);
 		GROW(r->rows, r->caprows, r->nrows + 1);
 		r->rows[r->nrows] = (row){summary, key, detail, 0, 0, 0, 0};
 		sl->val = (int64_t)r->nrows++;
@@ -244,19 +243,13 @@ add_to_row(report *r, row *w, double cp, int64_t time, uint32_t worker)
 {
 	uint32_t pair[2] = {(uint32_t)(w - r->rows), worker};
 	int added;
-	strmap_slot *sl;
 
 	w->cp += cp;
 	w->time = i64_add_sat(w->time, time);	/* many long edges of hand-written records */
 	w->edges++;
-	sl = strmap_put(&r->pairs, (const char *)pair, sizeof pair, &added);
-	if (added) {
-		char *copy = arena_alloc(&r->mem, sizeof pair);
-
-		memcpy(copy, pair, sizeof pair);
-		sl->key = copy;	/* the map must not keep our stack buffer */
+	strmap_put_copy(&r->pairs, &r->mem, pair, sizeof pair, &added);
+	if (added)
 		w->workers++;
-	}
 }
 
 /* Rank within a summary: highest CP first, then by name for a stable order. */
@@ -392,11 +385,10 @@ total_row(totals *t, int summary, const char *key, const char *detail)
 	sb_add(&t->key, key, lk);
 	sb_addc(&t->key, '\t');
 	sb_adds(&t->key, detail);
-	sl = strmap_put(&t->ids, t->key.s, t->key.len, &added);
+	sl = strmap_put_copy(&t->ids, &t->mem, t->key.s, t->key.len, &added);
 	if (added) {
-		char *k = arena_strndup(&t->mem, t->key.s, t->key.len);
+		const char *k = sl->key;
 
-		sl->key = k;	/* the map keeps our copy, not the scratch key */
 		GROW(t->rows, t->caprows, t->nrows + 1);
 		t->rows[t->nrows] = (row){summary + SUM_N, arena_strndup(&t->mem, key, lk),
 					  k + lk + 2, 0, 0, 0, 0};
@@ -433,20 +425,14 @@ add_totals(report *r, int64_t ts, int64_t te)
 		const strmap_slot *sl = &r->pairs.slots[j];
 		uint32_t pair[2];
 		int added;
-		strmap_slot *ts2;
 
 		if (!sl->used)
 			continue;
 		memcpy(pair, sl->key, sizeof pair);
 		pair[0] = map[pair[0]];
-		ts2 = strmap_put(&t->pairs, (const char *)pair, sizeof pair, &added);
-		if (added) {
-			char *copy = arena_alloc(&t->mem, sizeof pair);
-
-			memcpy(copy, pair, sizeof pair);
-			ts2->key = copy;
+		strmap_put_copy(&t->pairs, &t->mem, pair, sizeof pair, &added);
+		if (added)
 			t->rows[pair[0]].workers++;
-		}
 	}
 	free(map);
 }

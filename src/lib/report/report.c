@@ -73,10 +73,9 @@ static uint32_t
 service_of(report *r, const char *name)
 {
 	int added;
-	strmap_slot *slot = strmap_put(&r->svc_map, name, strlen(name), &added);
+	strmap_slot *slot = strmap_put_copy(&r->svc_map, &r->mem, name, strlen(name), &added);
 
 	if (added) {
-		slot->key = arena_strndup(&r->mem, name, strlen(name));
 		slot->val = (int64_t)r->nsvc;
 		GROW(r->svc, r->capsvc, r->nsvc + 1);
 		r->svc[r->nsvc++] = (svc_node){slot->key, 0, 0, -1, 0};
@@ -89,13 +88,9 @@ count_call(report *r, uint32_t from, uint32_t to)
 {
 	uint32_t key[2] = {from, to};
 	int added;
-	strmap_slot *slot = strmap_put(&r->edge_map, (const char *)key, sizeof key, &added);
+	strmap_slot *slot = strmap_put_copy(&r->edge_map, &r->mem, key, sizeof key, &added);
 
 	if (added) {
-		char *k = arena_alloc(&r->mem, sizeof key);
-
-		memcpy(k, key, sizeof key);
-		slot->key = k;
 		slot->val = (int64_t)r->nedge;
 		GROW(r->edge, r->capedge, r->nedge + 1);
 		r->edge[r->nedge++] = (svc_edge){from, to, 0};
@@ -108,15 +103,12 @@ op_of(report *r, const tr_span *s)
 {
 	size_t ls = sb_set_pair(&r->key, s->service, s->operation) - 1;
 	int added;
-	strmap_slot *slot = strmap_put(&r->ops_map, r->key.s, r->key.len, &added);
-	if (added) {
-		char *k = arena_alloc(&r->mem, r->key.len + 1);
+	strmap_slot *slot = strmap_put_copy(&r->ops_map, &r->mem, r->key.s, r->key.len, &added);
 
-		memcpy(k, r->key.s, r->key.len + 1);
-		slot->key = k;
+	if (added) {
 		slot->val = (int64_t)r->nops;
 		GROW(r->ops, r->capops, r->nops + 1);
-		r->ops[r->nops++] = (op_stats){k, k + ls + 1, NULL, 0, 0};
+		r->ops[r->nops++] = (op_stats){slot->key, slot->key + ls + 1, NULL, 0, 0};
 	}
 	return &r->ops[slot->val];
 }
