@@ -47,7 +47,7 @@ $(BUILD)/bin/trsim: sim/trsim.c
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ sim/trsim.c -lm
 
-$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(LIB_HDR)
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(LIB_HDR) tests/unit/check.h
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
 

@@ -12,30 +12,7 @@
 #include "trace.h"
 #include "util.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...) do { \
-	if (cond) passed++; \
-	else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-} while (0)
-
-static uint64_t rng_state;
-
-static uint64_t
-rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static int64_t
-range(int64_t lo, int64_t hi)
-{
-	return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
+#include "check.h"
 
 static const char *const kinds[] = {"server", "client", "internal", "producer", "consumer", ""};
 static const char *const services[] = {"front", "db", "cache", "queue"};
