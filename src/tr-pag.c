@@ -12,18 +12,22 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K] [--cp-part]\n"
-		"              [--unknown-threshold D] [-f line|dot|pag-dot|svg] [--dot]\n"
-		"              [--top N] [--trace ID] [--from T] [--to T] [--worker W]\n"
-		"              [-o FILE] [FILE...]\n"
+		"              [--unknown-threshold D] [--lateness D] [--max-gap D] [--hold N]\n"
+		"              [-f line|dot|pag-dot|svg] [--dot] [--top N] [--trace ID]\n"
+		"              [--from T] [--to T] [--worker W] [-o FILE] [FILE...]\n"
 		"Build the program activity graph of all traces (workers, activities,\n"
-		"communication) and write it as PG, PW, PV and PE records after the\n"
-		"traces, in window order with a PM mark per window, for tr-cp to rank\n"
-		"activities by critical participation window by window.\n"
+		"communication) and write it as PG, PW, PV and PE records among the\n"
+		"traces, window by window as they are read, with a PM mark per window,\n"
+		"for tr-cp to rank activities by critical participation window by window.\n"
 		"  -w, --window D          tumbling windows of length D (1s, 250ms, 10us)\n"
 		"      --origin T          windows start at T + k*D (µs or a duration; 0)\n"
 		"      --worker-key K      what makes a worker: service,host[,tag...]\n"
 		"      --unknown-threshold D\n"
 		"                          unknown gaps shorter than D take the activity before\n"
+		"      --lateness D        traces may come D out of start order (5s)\n"
+		"      --max-gap D         a lane idle longer than D ends there (1s)\n"
+		"      --hold N            spans held before any is placed: a smaller input\n"
+		"                          may come in any order (100000; 0: all)\n"
 		"  -f, --format F          line (default); dot: workers and channels by CP;\n"
 		"                          pag-dot: every vertex and edge; svg: each\n"
 		"                          summary's CP over the windows; --dot is -f dot\n"
@@ -47,10 +51,23 @@ usage(FILE *fp)
 		"      --version           the version\n");
 }
 
+typedef struct check_sum {
+	pag_violations v;
+	size_t windows, p1_windows, p2_windows;
+	char eg1[512], eg2[512];	/* the first examples, said while their spans are known */
+} check_sum;
+
 typedef struct pag_ctx {
 	pag_builder *b;
 	size_t bad_keys;	/* --worker-key tags no span had */
 	pag_graph read;		/* PAG records of the input (used when it holds no traces) */
+	pag_graph built;	/* the graph built: whole (pictures, --cp-part), or
+				 * window by window for the checks (streaming) */
+	int stream;		/* the records are written as the windows complete */
+	int checks;		/* check the instrumentation properties */
+	int64_t checked;	/* streaming: windows before this are checked */
+	check_sum sum;
+	strbuf recs;		/* records the builder wrote, not read back yet */
 	size_t ntraces, nbad_records;
 	int pag_only, vertices, quiet, verbose;
 	int dot;		/* a picture instead of the records: enum picture */
@@ -60,12 +77,12 @@ typedef struct pag_ctx {
 	int has_top;
 	int64_t window, origin;
 	int has_window, has_origin;
+	size_t nlate;		/* traces that came too late for the graph */
 	size_t max_windows;
 	int cp_part;		/* --cp-part: the output waits for the graph */
 	strbuf held;		/* --cp-part: the output until the graph is done */
-	uint32_t *local;	/* --cp-part: the trace's span -> graph spanref */
-	size_t caplocal, nrefs;
-	uint32_t *order;	/* --cp-part: the spanref of each cp.part tag held */
+	strbuf keys;		/* --cp-part: "trace\tspan" of each cp.part tag held */
+	size_t *order;		/* --cp-part: where each key starts in keys */
 	size_t norder, caporder;
 	size_t *mark_at;	/* --cp-part: where each tag's value goes in held */
 	size_t nmarks, capmarks;
@@ -75,18 +92,22 @@ enum picture { PIC_NONE, PIC_DOT, PIC_PAG_DOT, PIC_SVG };
 
 #define CP_PART_TAG "\tcp.part="
 
-/* A cp.part tag with its value left out, filled in once the graph is done. */
+/* A cp.part tag with its value left out, filled in once the graph is
+ * done: the span is remembered by its "trace\tspan" key. */
 static void
 mark_span(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
 {
 	pag_ctx *c = ctx;
 
-	(void)t;
-	if (span < 0 || c->local[span] == PAG_NONE)
+	if (span < 0 || !pag_span_usable(&t->spans[span]))
 		return;
 	sb_adds(extra, CP_PART_TAG);
-	GROW(c->order, c->caporder, c->norder + 1);
-	c->order[c->norder++] = c->local[span];
+	GROW(c->order, c->caporder, c->norder + 2);
+	c->order[c->norder++] = c->keys.len;
+	sb_adds(&c->keys, t->trace_id);
+	sb_addc(&c->keys, '\t');
+	sb_adds(&c->keys, t->spans[span].span_id);
+	c->order[c->norder] = c->keys.len;	/* the end of the last key */
 }
 
 static void
@@ -96,9 +117,6 @@ hold_trace(pag_ctx *c, const tr_trace *t)
 
 	size_t from = c->held.len, tl = strlen(CP_PART_TAG);
 
-	GROW(c->local, c->caplocal, t->nspans + 1);
-	for (size_t i = 0; i < t->nspans; i++)	/* the builder's spanrefs, in its order */
-		c->local[i] = pag_span_usable(&t->spans[i]) ? (uint32_t)c->nrefs++ : PAG_NONE;
 	tr_write_trace(&c->held, t, &wo);
 	/* The marks are the ends of this trace's S records that end with an
 	 * empty cp.part tag (an old one was dropped): found here, by place,
@@ -136,7 +154,11 @@ write_held(pag_ctx *c, const pag_graph *g, tr_output *out)
 		at = to;
 		if (k == c->nmarks)
 			break;
-		double v = c->order[k] < g->nspans ? part[c->order[k]] : 0;
+		size_t kend = k + 1 < c->norder ? c->order[k + 1] : c->keys.len;
+		const strmap_slot *sl = strmap_get(&g->span_ids, c->keys.s + c->order[k],
+						   kend - c->order[k]);
+		double v = sl ? part[sl->val] : 0;	/* a span on no edge: none */
+
 		snprintf(num, sizeof num, "%.6g", v < 1e-12 ? 0 : v);
 		sb_adds(&buf, num);
 		if (buf.len >= 256 * 1024) {
@@ -149,12 +171,32 @@ write_held(pag_ctx *c, const pag_graph *g, tr_output *out)
 	free(part);
 }
 
+static void read_back(pag_ctx *c);
+
+/* More windows than --max-windows: a usage error, said once. */
+static _Noreturn void
+too_many_windows(const pag_ctx *c)
+{
+	int64_t n = pag_builder_stats(c->b)->windows_needed;
+
+	if (n < 0)
+		tr_warn("more windows of %lld us than can be counted: choose a longer --window",
+			(long long)c->window);
+	else if (n > 0)
+		tr_warn("%lld windows of %lld us, more than --max-windows %zu: "
+			"choose a longer --window", (long long)n, (long long)c->window,
+			c->max_windows);
+	else
+		tr_warn("more than --max-windows %zu windows of %lld us: choose a longer --window",
+			c->max_windows, (long long)c->window);
+	exit(TR_EXIT_USAGE);	/* the temporary output file is removed at exit */
+}
+
 static int
 on_trace(void *ctx, tr_trace *t, strbuf *out)
 {
 	pag_ctx *c = ctx;
 
-	pag_builder_add(c->b, t);
 	c->ntraces++;
 	if (c->pick)
 		tr_pick_match(c->pick, t->trace_id);
@@ -162,6 +204,20 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 		hold_trace(c, t);
 	else if (!c->pag_only && !c->dot)
 		tr_write_trace(out, t, NULL);
+	if (pag_builder_add(c->b, t, &c->recs) < 0) {
+		tr_warn("trace %s: starts %lld us before spans already in the graph (the input is "
+			"not in start order): left out of the graph; --lateness or --hold take it",
+			t->trace_id, (long long)pag_builder_stats(c->b)->late_by);
+		c->nlate++;
+	}
+	if (c->stream && c->recs.len) {	/* the windows it completed */
+		sb_add(out, c->recs.s, c->recs.len);
+		if (c->checks)
+			read_back(c);
+		sb_clear(&c->recs);
+		if (pag_builder_stats(c->b)->too_many_windows)
+			too_many_windows(c);
+	}
 	return 0;
 }
 
@@ -183,10 +239,7 @@ on_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
 	}
 }
 
-typedef struct check_sum {
-	pag_violations v;
-	size_t windows, p1_windows, p2_windows;
-} check_sum;
+static const char *example_text(const pag_graph *g, const pag_example *x, char *buf, size_t size);
 
 static void
 check_window(void *ctx, const pag_graph *g, const pag_snap *s)
@@ -201,10 +254,14 @@ check_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	sum->v.no_input += v.no_input;
 	sum->v.all_waiting += v.all_waiting;
 	sum->v.all_waiting_us += v.all_waiting_us;
-	if (!sum->v.no_input_at.set)
+	if (!sum->v.no_input_at.set && v.no_input_at.set) {
 		sum->v.no_input_at = v.no_input_at;
-	if (!sum->v.all_waiting_at.set)
+		example_text(g, &v.no_input_at, sum->eg1, sizeof sum->eg1);
+	}
+	if (!sum->v.all_waiting_at.set && v.all_waiting_at.set) {
 		sum->v.all_waiting_at = v.all_waiting_at;
+		example_text(g, &v.all_waiting_at, sum->eg2, sizeof sum->eg2);
+	}
 }
 
 /* "e.g. at T us on worker W, trace T span S": where to look first. */
@@ -223,38 +280,74 @@ example_text(const pag_graph *g, const pag_example *x, char *buf, size_t size)
 	return buf;
 }
 
+/* Read the records the builder wrote into the graph built; streaming,
+ * check the windows each PM mark completes and forget them. */
 static void
-warn_graph(const pag_ctx *c, const pag_graph *g)
+read_back(pag_ctx *c)
 {
-	check_sum sum = {0};
-	char eg[512];
+	pag_graph *g = &c->built;
+	size_t at = 0, marks = g->nmarks;
 
-	if (c->quiet && !c->verbose)	/* the checks only warn: spare a pass over every window */
-		return;
-	pag_windows(g, check_window, &sum);
-	if (c->verbose)
+	while (at < c->recs.len) {
+		const char *line = c->recs.s + at, *nl = memchr(line, '\n', c->recs.len - at);
+		size_t len = (size_t)(nl - line);
+
+		if (pag_read_record(g, line, len, NULL) < 0)	/* ours: cannot be bad */
+			tr_die(TR_EXIT_SYSTEM, "a record of the graph built does not read back");
+		at += len + 1;
+		if (c->stream && g->nmarks != marks) {
+			marks = g->nmarks;
+			pag_windows_between(g, c->checked, g->mark, check_window, &c->sum);
+			pag_graph_drop_before(g, g->mark);
+			c->checked = g->mark;
+		}
+	}
+	sb_clear(&c->recs);
+}
+
+static void
+warn_graph(pag_ctx *c, const pag_graph *g)
+{
+	check_sum *sum = &c->sum;
+	const pag_build_stats *st = g == &c->built ? pag_builder_stats(c->b) : NULL;
+
+	if (c->checks && c->stream)
+		pag_windows_between(g, c->checked, INT64_MAX, check_window, sum);
+	else if (c->checks)
+		pag_windows(g, check_window, sum);
+	if (c->verbose && st && c->stream)
 		tr_warn("%zu workers, %zu lanes, %zu vertices, %zu edges, %zu windows",
-			g->nworkers, g->nlanes, g->nvertices, g->nedges, sum.windows);
+			st->nworkers, st->nlanes, st->nvertices, st->nedges, sum->windows);
+	else if (c->verbose)
+		tr_warn("%zu workers, %zu lanes, %zu vertices, %zu edges, %zu windows",
+			g->nworkers, g->nlanes, g->nvertices, g->nedges, sum->windows);
 	if (c->quiet)
 		return;
-	if (sum.v.no_input)
+	if (sum->v.no_input)
 		tr_warn("property 1: %zu vertices in %zu of %zu windows have no incoming edge "
 			"a critical path can use (missing instrumentation?); %s",
-			sum.v.no_input, sum.p1_windows, sum.windows,
-			example_text(g, &sum.v.no_input_at, eg, sizeof eg));
-	if (sum.v.all_waiting)
+			sum->v.no_input, sum->p1_windows, sum->windows, sum->eg1);
+	if (sum->v.all_waiting)
 		tr_warn("property 2: %zu times (%lld us) in %zu of %zu windows every worker waits "
 			"and no message is in flight (missing instrumentation?); %s",
-			sum.v.all_waiting, (long long)sum.v.all_waiting_us, sum.p2_windows, sum.windows,
-			example_text(g, &sum.v.all_waiting_at, eg, sizeof eg));
-	if (g->nclamped)
+			sum->v.all_waiting, (long long)sum->v.all_waiting_us, sum->p2_windows,
+			sum->windows, sum->eg2);
+	if (!st)
+		return;
+	if (st->nclamped)
 		tr_warn("%zu requests or responses clamped to take no time: clock skew would send "
-			"them back in time", g->nclamped);
-	if (g->nskew)
+			"them back in time", st->nclamped);
+	if (st->nskew)
 		tr_warn("%zu communication edges dropped: they arrive before they leave (clock skew)",
-			g->nskew);
-	if (g->nspans_skipped)
-		tr_warn("%zu spans without time left out", g->nspans_skipped);
+			st->nskew);
+	if (st->nrefs_missing)
+		tr_warn("%zu references to spans the graph does not hold (not in the input, or "
+			"written and forgotten: --lateness): no message edge", st->nrefs_missing);
+	if (st->nspans_skipped)
+		tr_warn("%zu spans without time left out", st->nspans_skipped);
+	if (st->nlost)
+		tr_warn("%zu edges lost: they start before edges already written (a bug in tr-pag: "
+			"please report it)", st->nlost);
 }
 
 /* Does every selector of a picture name something in the graph? Says which
@@ -306,21 +399,30 @@ static void
 on_end(void *ctx, tr_output *out)
 {
 	pag_ctx *c = ctx;
-	pag_graph built, *g = &c->read;
+	pag_graph *g = &c->built;
 
-	c->bad_keys = pag_builder_finish(c->b, &built);
-	c->b = NULL;
-	if (c->ntraces || !c->read.nedges) {
-		g = &built;	/* traces replace the PAG of an earlier run */
-		g->window = c->read.window;
-		g->origin = c->read.origin;
+	pag_builder_finish(c->b, &c->recs);
+	c->bad_keys = pag_builder_unmatched_keys(c->b);
+	if (c->stream && pag_builder_stats(c->b)->too_many_windows)
+		too_many_windows(c);
+	if (c->stream && (c->ntraces || !c->read.nedges)) {
+		tr_output_sb(out, &c->recs);
+		if (c->checks)
+			read_back(c);
+		warn_graph(c, g);
+		return;
+	}
+	read_back(c);
+	if (!c->ntraces && c->read.nedges) {	/* a graph of an earlier run, rewritten */
+		g = &c->read;
+		pag_read_finish(g);
+		if (c->has_window)
+			g->window = c->window;
+		if (c->has_origin)
+			g->origin = c->origin;
 	} else {
 		pag_read_finish(g);
 	}
-	if (c->has_window)
-		g->window = c->window;
-	if (c->has_origin)
-		g->origin = c->origin;
 	int64_t n = pag_window_count(g);
 	if (n < 0 || (uint64_t)n > c->max_windows) {
 		if (n < 0)
@@ -345,7 +447,6 @@ on_end(void *ctx, tr_output *out)
 		write_picture(c, g, out);
 	else
 		pag_write_records(g, out, c->vertices);
-	pag_graph_free(&built);
 }
 
 static int64_t
@@ -379,6 +480,9 @@ main(int argc, char **argv)
 		{"from", required_argument, NULL, 'F'},
 		{"to", required_argument, NULL, 'E'},
 		{"worker", required_argument, NULL, 'W'},
+		{"lateness", required_argument, NULL, 'L'},
+		{"max-gap", required_argument, NULL, 'G'},
+		{"hold", required_argument, NULL, 'H'},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
@@ -400,7 +504,13 @@ main(int argc, char **argv)
 				return TR_EXIT_USAGE;
 			}
 			break;
-		case 'O': c.origin = duration_arg("origin", optarg); c.has_origin = 1; break;
+		case 'O':
+			c.origin = duration_arg("origin", optarg);
+			c.has_origin = 1;
+			if (c.origin < -TR_TIME_MAX || c.origin > TR_TIME_MAX)
+				tr_usage_error("--origin %s: beyond the times a span can have (2^61 us)",
+					       optarg);
+			break;
 		case 'K': bo.worker_key = optarg; break;
 		case 'U': bo.unknown_threshold = duration_arg("unknown threshold", optarg); break;
 		case 'f':
@@ -426,6 +536,15 @@ main(int argc, char **argv)
 		case 'F': c.filter.from = duration_arg("--from", optarg); break;
 		case 'E': c.filter.to = duration_arg("--to", optarg); break;
 		case 'W': c.filter.worker = optarg; break;
+		case 'L':
+			if ((bo.lateness = duration_arg("--lateness", optarg)) <= 0)
+				tr_usage_error("--lateness must be longer than 0");
+			break;
+		case 'G':
+			if ((bo.max_gap = duration_arg("--max-gap", optarg)) <= 0)
+				tr_usage_error("--max-gap must be longer than 0");
+			break;
+		case 'H': bo.hold = tr_parse_limit("--hold", optarg); break;
 		case 'P': c.pag_only = 1; break;
 		case 'n': c.vertices = 0; break;
 		case 'C': c.cp_part = 1; break;
@@ -448,21 +567,33 @@ main(int argc, char **argv)
 	f.pass_through = !c.dot;
 	pag_graph_init(&c.read);
 	pag_graph_stream(&c.read);	/* records in window order number vertices freely */
+	/* Pictures and cp.part need the whole graph; the records alone are
+	 * written window by window, as the traces are read. */
+	c.stream = !c.dot && !c.cp_part;
+	c.checks = !c.quiet || c.verbose;
+	pag_graph_init(&c.built);
+	if (c.stream) {
+		pag_graph_stream(&c.built);	/* checked and forgotten window by window */
+		c.checked = INT64_MIN;
+	}
+	bo.window = c.window;
+	bo.origin = c.origin;
+	bo.vertices = c.stream ? c.vertices : 1;
+	bo.max_windows = c.stream ? c.max_windows : SIZE_MAX;	/* else checked on the graph */
+	if (!c.stream)
+		bo.hold = SIZE_MAX;
 	c.b = pag_builder_new(&bo);
 	status = tr_filter_run(&f);
-	if (c.b) {	/* stopped before the end: nothing is written */
-		pag_graph unused;
-
-		pag_builder_finish(c.b, &unused);
-		pag_graph_free(&unused);
-	}
+	pag_builder_free(c.b);
 	pag_graph_free(&c.read);
+	pag_graph_free(&c.built);
 	sb_free(&c.held);
+	sb_free(&c.recs);
+	sb_free(&c.keys);
 	tr_pick_free(c.pick);
-	free(c.local);
 	free(c.order);
 	free(c.mark_at);
-	if (status == TR_EXIT_OK && c.nbad_records)
+	if (status == TR_EXIT_OK && (c.nbad_records || c.nlate))
 		status = TR_EXIT_INPUT;
 	if (status == TR_EXIT_OK && c.bad_keys)
 		status = TR_EXIT_USAGE;	/* a key that names nothing: said on stderr */

@@ -77,15 +77,18 @@ cp_of() {
 	# every PAG record has an empty trace field
 	[ "$(grep -c '^P' <<<"$output")" -gt 0 ]
 	[ "$(grep '^P' <<<"$output" | awk -F'\t' '$2 != ""' | wc -l)" -eq 0 ]
-	grep -q $'^PG\t\t0\t0\t0\t5\t' <<<"$output"
-	# workers a and b, and the untraced clients that send the roots' requests
+	grep -q $'^PG\t\t0\t0\t0\t5$' <<<"$output"
+	# workers b and a, and the untraced clients that send the roots' requests:
+	# lanes numbered as they are first needed
 	[ "$(grep -c '^PW' <<<"$output")" -eq 3 ]
-	grep -q $'^PW\t\t2\t(clients)\t0$' <<<"$output"
+	grep -q $'^PW\t\t0\tb@hb\t0$' <<<"$output"
+	grep -q $'^PW\t\t1\t(clients)\t0$' <<<"$output"
+	grep -q $'^PW\t\t2\ta@ha\t0$' <<<"$output"
 	# a1's processing, the call's wait, request and response
-	grep -q $'^PE\t\t[0-9]*\t[0-9]*\tprocessing\t0\t2\t0\t0\ta\ta1\tt1\ta1$' <<<"$output"
-	grep -q $'\twaiting\t0\t3\t1\t1\tb\tcall\tt1\tc1$' <<<"$output"
-	grep -q $'\trequest\t0\t0\t1\t0\ta\ta1\tt1\ta1$' <<<"$output"
-	grep -q $'\tresponse\t2\t3\t0\t1\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'^PE\t\t[0-9]*\t[0-9]*\tprocessing\t0\t2\t2\t2\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'\twaiting\t0\t3\t0\t0\tb\tcall\tt1\tc1$' <<<"$output"
+	grep -q $'\trequest\t0\t0\t0\t2\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'\tresponse\t2\t3\t2\t0\ta\ta1\tt1\ta1$' <<<"$output"
 }
 
 @test "tr-pag --pag-only writes the header and the graph only; -n leaves out vertices" {
@@ -122,14 +125,15 @@ EOF
 	run tr-pag -P "$f"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
-	# lane of each span's start vertex: r1, its child n1 and r3 on 0, r2 on 1
+	# lane of each span's start vertex: r1, its child n1 and r3 on 0, r2 on
+	# fe's second lane, 2 (lane 1 is the clients')
 	lanes=$(awk -F'\t' '$1 == "PV" && $6 == "start" { print $8 "=" $4 }' <<<"$output" | sort | tr '\n' ' ')
-	[ "$lanes" = "n1=0 r1=0 r2=1 r3=0 " ]
+	[ "$lanes" = "n1=0 r1=0 r2=2 r3=0 " ]
 	# no two worker activities of one lane overlap, and each lane runs
-	# from its first to its last activity: lane 0 [0,16], lane 1 [2,12]
-	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ && $8 < 2 {
+	# from its first to its last activity: lane 0 [0,16], lane 2 [2,12]
+	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ && $8 != 1 {
 		if ($8 in end && $6 < end[$8]) bad++; end[$8] = $7; sum[$8] += $7 - $6 }
-		END { print sum[0] + 0, sum[1] + 0, bad + 0 }' <<<"$output"
+		END { print sum[0] + 0, sum[2] + 0, bad + 0 }' <<<"$output"
 	[ "$output" = "16 10 0" ]
 }
 
@@ -327,7 +331,7 @@ EOF
 	run tr-pag -P -n "$f"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^PE' <<<"$output")" -eq 5 ]
-	grep -q $'^PG\t\t5\t0\t0\t5\t' <<<"$output"
+	grep -q $'^PG\t\t5\t0\t0\t5$' <<<"$output"
 }
 
 @test "tr-pag on its own output rebuilds the graph instead of doubling it" {
@@ -375,9 +379,9 @@ EOF
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == 'digraph "critical participation" {' ]]
 	# a: a1 0.2 + a2 0.3; b: handle 0.2; a -> b carries the response, 0.1
-	grep -q '"w0" \[label="a@ha\\nCP 0.5\\ntime 5 us"' <<<"$output"
-	grep -q '"w1" \[label="b@hb\\nCP 0.2\\ntime 5 us"' <<<"$output"
-	grep -q '"w0" -> "w1" \[label="CP 0.1\\n1 us"' <<<"$output"
+	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 us"' <<<"$output"
+	grep -q '"w0" \[label="b@hb\\nCP 0.2\\ntime 5 us"' <<<"$output"
+	grep -q '"w2" -> "w0" \[label="CP 0.1\\n1 us"' <<<"$output"
 	run tr-pag -q --dot --top 1 "$f"
 	[ "$(grep -c '\[label=' <<<"$output")" -eq 1 ]
 	grep -q 'a@ha' <<<"$output"
@@ -465,8 +469,8 @@ EOF
 	[[ "$output" == *"1 requests or responses clamped"*"clock skew"* ]]
 	[[ "$output" != *"dropped"* ]]
 	# the response leaves serve at 10, the client's end, and takes no time
-	grep -q $'\tresponse\t10\t10\t1\t0\tb\tserve\tt1\ts$' <<<"$output"
-	grep -q $'\tprocessing\t5\t10\t1\t1\tb\tserve\t' <<<"$output"
+	grep -q $'\tresponse\t10\t10\t2\t0\tb\tserve\tt1\ts$' <<<"$output"
+	grep -q $'\tprocessing\t5\t10\t2\t2\tb\tserve\t' <<<"$output"
 	[[ "$output" != *"property 1"* ]]
 	run tr-pag -q -P "$f"
 	[[ "$output" != *"clamped"* ]]
@@ -486,16 +490,33 @@ EOF
 	[ "$(grep -c $'\tresponse\t' <<<"$output")" -eq 0 ]
 	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
 	grep -q $'\tprocessing\t0\t10\t0\t0\ta\tcall\t' <<<"$output"
-	grep -q $'\trequest\t0\t2\t0\t1\tb\tserve\t' <<<"$output"
+	grep -q $'\trequest\t0\t2\t0\t2\tb\tserve\t' <<<"$output"
 }
 
-@test "tr-pag --unknown-threshold gives short gaps to the activity before them" {
-	# b runs after its parent a on a's lane: nothing enters the gap [10,12]
-	f=$(tsv <<'EOF' | mkfix gaps.tr
+@test "tr-pag: a child run on its parent's worker after the parent ended is handed over: the gap before it waits" {
+	f=$(tsv <<'EOF' | mkfix after.tr
 #tr/1
 T|t1
 S|t1|a||0|10|svc|op|server|h
 S|t1|b|a|12|10|svc|later|internal|h
+EOF
+)
+	run tr-pag -P "$f"
+	grep -q $'\tspawn\t10\t12\t0\t0\tsvc\tlater\tt1\tb$' <<<"$output"
+	grep -q $'\twaiting\t10\t12\t0\t0\tsvc\tlater\tt1\tb$' <<<"$output"
+	[ "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")" -eq 0 ]
+}
+
+@test "tr-pag --unknown-threshold gives short gaps to the activity before them" {
+	# x starts before its parent p (skew): nothing enters the gap [10,12]
+	# after a on svc's lane
+	f=$(tsv <<'EOF' | mkfix gaps.tr
+#tr/1
+T|t1
+S|t1|a||0|10|svc|op|server|h
+T|t2
+S|t2|p||20|10|other|run|internal|h2
+S|t2|x|p|12|5|svc|later|internal|h
 EOF
 )
 	run tr-pag -P "$f"
@@ -597,11 +618,20 @@ EOF
 	[ ! -e "$BATS_TEST_TMPDIR/out.pag" ]
 	run tr-pag -P --max-windows 5 -w 2us "$f"
 	[ "$status" -eq 0 ]
-	# more windows than an int64 counts: refused, also with no limit
+	# an origin no span time can have would make windows no record can hold
 	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t-2305843009213693952\t10\tsvc\top\tserver\th\n' | mkfix far.tr)
 	run tr-pag -P --max-windows 0 -w 1us --origin 9000000000000000000 "$f"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"more windows of 1 us than can be counted: choose a longer --window"* ]]
+	[[ "$output" == *"--origin 9000000000000000000: beyond the times a span can have"* ]]
+	# a stream of spans (nothing held) stops at the limit, saying so
+	run tr-pag -P --hold 1 --max-windows 5 -o "$BATS_TEST_TMPDIR/out2.pag" "$(example)"
+	[ "$status" -eq 0 ]
+	f=$(awk 'BEGIN { OFS = "\t"; print "#tr/1"
+		for (i = 0; i < 20; i++) { print "T", "t" i; print "S", "t" i, "s", "", i * 1000000, 10, "svc", "op", "server", "h" } }' | mkfix many.tr)
+	run tr-pag -P --hold 1 --lateness 1s -w 1s --max-windows 5 -o "$BATS_TEST_TMPDIR/out3.pag" "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"more than --max-windows 5 windows of 1000000 us: choose a longer --window"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/out3.pag" ]
 }
 
 @test "a bad PAG record changes nothing and is reported with its file and line" {

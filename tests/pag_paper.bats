@@ -98,8 +98,8 @@ EOF
 )
 	run tr-pag -P "$f"
 	grep -q $'\twaiting\t10\t20\t0\t0\tA\thandle\t' <<<"$output"
-	grep -q $'\tspawn\t10\t10\t0\t1\t' <<<"$output"
-	grep -q $'\tjoin\t20\t20\t1\t0\t' <<<"$output"
+	grep -q $'\tspawn\t10\t10\t0\t2\t' <<<"$output"	# lane 1: the clients
+	grep -q $'\tjoin\t20\t20\t2\t0\t' <<<"$output"
 	run sh -c "tr-pag -P '$f' | tr-cp"
 	[ "$status" -eq 0 ]
 	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
@@ -162,7 +162,7 @@ R|t2|c|follows_from|t1|p
 EOF
 )
 	run tr-pag -P "$f"
-	grep -q $'\tmessage\t5\t10\t0\t1\tB\tconsume\tt2\tc$' <<<"$output"
+	grep -q $'\tmessage\t5\t10\t0\t2\tB\tconsume\tt2\tc$' <<<"$output"
 	run sh -c "tr-pag -P '$f' | tr-cp"
 	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
 	[ "$(cp_of operation A publish 0 <<<"$output")" = 0.333333 ]

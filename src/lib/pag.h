@@ -83,8 +83,10 @@ typedef struct pag_graph {
 	pag_op *ops;
 	size_t nops, capops;
 	strmap op_ids;		/* "service\toperation" -> op */
-	pag_spanref *spans;
+	pag_spanref *spans;	/* one per span (trace id, span id) */
 	size_t nspans, capspans;
+	strmap span_ids;	/* "trace\tspan" -> spanref, for records read */
+	arena span_mem;		/* their strings, compacted window by window */
 	pag_edge *edges;
 	size_t nedges, capedges;
 	int64_t *vtime;		/* per vertex */
@@ -95,9 +97,11 @@ typedef struct pag_graph {
 	int64_t window, origin;	/* window 0: one window over [start, end] */
 	int64_t start, end;	/* time range of the graph */
 	int has_header;		/* a PG record was read */
+	int end_open;		/* its end was left empty (written while the input
+				 * was read): the end is the latest edge's */
 	size_t nrecords;	/* reading: PAG records read so far */
 	int skip_spanrefs;	/* reading: keep no trace and span ids (CP needs none) */
-	strbuf scratch[2];	/* reading: unescaped fields before they are interned */
+	strbuf scratch[3];	/* reading: unescaped fields before they are interned */
 	size_t nspans_skipped;	/* spans without time */
 	size_t nskew;		/* communication edges dropped: they go back in time */
 	size_t nclamped;	/* requests and responses clock skew sent back in time:
@@ -143,18 +147,56 @@ void pag_graph_stream(pag_graph *g);
 /* Keep only the edges of windows starting at t or later (and their vertices). */
 void pag_graph_drop_before(pag_graph *g, int64_t t);
 
-/* Build a PAG from spans: feed every trace, then finish. */
+/* Record writers (tr-pag(1) RECORDS): a PG header (end NULL: left empty,
+ * the graph is written while its input is read), PW lanes, PV vertices, PE
+ * edges (op: the "\tservice\toperation" of pag_put_op), PM marks. */
+void pag_put_header(strbuf *out, int64_t window, int64_t origin, int64_t start, const int64_t *end);
+void pag_put_lane(strbuf *out, size_t lane, const char *worker, uint32_t index);
+void pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event,
+		    const char *trace_id, const char *span_id);
+void pag_put_op(strbuf *out, const char *service, const char *operation);
+void pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int64_t t1,
+		  uint32_t src_lane, uint32_t dst_lane, const char *op, size_t oplen,
+		  const char *trace_id, const char *span_id);
+void pag_put_mark(strbuf *out, int64_t t);
+
+/* Build a PAG from spans as they are read, writing its records (PG, PW,
+ * PV, PE, PM) window by window: pag_builder_add appends what each trace
+ * completes to out, pag_builder_finish the rest. See pag_build.c. */
 typedef struct pag_builder pag_builder;
 typedef struct pag_build_opts {
 	const char *worker_key;	/* "service,host" by default; other names are span tags */
 	int64_t unknown_threshold;	/* gaps shorter than this take the preceding activity */
+	int64_t window, origin;	/* window 0: one window */
+	int64_t lateness;	/* traces may come this much out of start order (5 s) */
+	int64_t max_gap;	/* longer idle stretches are not in the graph (10 s) */
+	size_t hold;		/* spans read before any is placed (100000) */
+	size_t max_windows;	/* more windows: stop (PAG_MAX_WINDOWS) */
+	int vertices;		/* write PV records */
 } pag_build_opts;
+typedef struct pag_build_stats {
+	size_t nspans_skipped;	/* spans without time */
+	size_t nskew;		/* communication edges dropped: they go back in time */
+	size_t nclamped;	/* requests and responses clamped to leave when they arrive */
+	size_t nlate;		/* traces refused: they start before spans already placed */
+	int64_t late_by;	/* the last one, by how much */
+	size_t nrefs_missing;	/* references to spans not held: not in the input,
+				 * or forgotten since their windows were written */
+	size_t nlost;		/* edges before the frontier (a bug: said so) */
+	size_t nworkers, nlanes, nvertices, nedges, nwindows;
+	int too_many_windows;	/* stopped at max_windows */
+	int64_t windows_needed;	/* known when the whole input was held: how many
+				 * windows (-1: beyond counting), else 0 */
+} pag_build_stats;
 pag_builder *pag_builder_new(const pag_build_opts *o);
-void pag_builder_add(pag_builder *b, const tr_trace *t);
-/* Build the graph into g (initialised by the caller) and free the builder.
- * Returns how many tag parts of the worker key no span had (each named in
- * a warning, with the closest key met). */
-size_t pag_builder_finish(pag_builder *b, pag_graph *g);
+/* Returns -1 (nothing of t added) when t starts before spans already placed. */
+int pag_builder_add(pag_builder *b, const tr_trace *t, strbuf *out);
+void pag_builder_finish(pag_builder *b, strbuf *out);
+const pag_build_stats *pag_builder_stats(const pag_builder *b);
+/* How many tag parts of the worker key no span had (each named in a
+ * warning, with the closest key met). */
+size_t pag_builder_unmatched_keys(const pag_builder *b);
+void pag_builder_free(pag_builder *b);
 
 /* A window's snapshot: edges projected onto [ts, te] (Definitions 5 and 6). */
 typedef struct pag_snap {

@@ -127,6 +127,8 @@ pag_graph_free(pag_graph *g)
 	free(g->ops);
 	strmap_free(&g->op_ids);
 	free(g->spans);
+	strmap_free(&g->span_ids);
+	arena_free(&g->span_mem);
 	free(g->edges);
 	free(g->vtime);
 	free(g->vlane);
@@ -134,6 +136,7 @@ pag_graph_free(pag_graph *g)
 	free(g->vspan);
 	sb_free(&g->scratch[0]);
 	sb_free(&g->scratch[1]);
+	sb_free(&g->scratch[2]);
 	vidmap_free(g->vids);
 	memset(g, 0, sizeof *g);
 }
@@ -252,7 +255,6 @@ typedef struct rec_ctx {
 	const char *where;
 	tr_field f[MAXF];
 	size_t nf;
-	char *buf;	/* unescaped field text */
 } rec_ctx;
 
 static int __attribute__((format(printf, 2, 3)))
@@ -339,19 +341,6 @@ rec_tmp(rec_ctx *c, size_t i, int k)
 	return b->s ? b->s : "";
 }
 
-/* Field i unescaped into the graph's arena ("" when absent). */
-static const char *
-rec_str(rec_ctx *c, size_t i)
-{
-	char *s;
-
-	if (i >= c->nf)
-		return "";
-	s = arena_alloc(&c->g->mem, c->f[i].len + 1);
-	tr_unescape(s, c->f[i].s, c->f[i].len);
-	return s;
-}
-
 static uint32_t
 lane_of(pag_graph *g, uint32_t id)
 {
@@ -418,15 +407,20 @@ read_header(rec_ctx *c)
 	int64_t window, origin, start, end;
 
 	/* a bad record changes nothing */
+	int open = c->nf > 5 && c->f[5].len == 0;	/* written while the input was read */
+
 	if (rec_time(c, 2, "window", &window) < 0 || rec_time(c, 3, "origin", &origin) < 0 ||
-	    rec_time(c, 4, "start", &start) < 0 || rec_time(c, 5, "end", &end) < 0)
+	    rec_time(c, 4, "start", &start) < 0 || (!open && rec_time(c, 5, "end", &end) < 0))
 		return -1;
+	if (open)
+		end = start;
 	if (window < 0)
 		return rec_fail(c, "negative window");
 	g->window = window;
 	g->origin = origin;
 	g->start = start;
 	g->end = end;
+	g->end_open = open;
 	g->has_header = 1;
 	return 0;
 }
@@ -441,19 +435,53 @@ read_lane(rec_ctx *c)
 	if (rec_number(c, 2, "lane", &lane) < 0 || rec_id(c, 4, "lane index", &index) < 0)
 		return -1;
 	name = rec_tmp(c, 3, 0);
-	lane_of(g, lane);
-	g->lanes[lane] = (pag_lane){pag_intern_worker(g, name, strlen(name)), index};
+	if (lane)	/* lanes before it that no record named yet: placeholders */
+		lane_of(g, lane - 1);
+	if (lane == g->nlanes)	/* no placeholder worker for a lane named now */
+		pag_add_lane(g, pag_intern_worker(g, name, strlen(name)), index);
+	else
+		g->lanes[lane] = (pag_lane){pag_intern_worker(g, name, strlen(name)), index};
 	return 0;
 }
 
+/* The spanref of a trace and span id ("" and "": none), one per span. */
 static uint32_t
-add_spanref(pag_graph *g, const char *trace_id, const char *span_id)
+add_spanref(pag_graph *g, const char *trace_id, size_t lt, const char *span_id, size_t ls)
 {
-	if (!*trace_id && !*span_id)
+	strbuf *k = &g->scratch[2];
+	strmap_slot *sl;
+	int added;
+
+	if (!lt && !ls)
 		return PAG_NONE;
-	GROW(g->spans, g->capspans, g->nspans + 1);
-	g->spans[g->nspans] = (pag_spanref){trace_id, span_id};
-	return (uint32_t)g->nspans++;
+	sb_clear(k);
+	sb_add(k, trace_id, lt);
+	sb_addc(k, '\t');
+	sb_add(k, span_id, ls);
+	sl = strmap_put(&g->span_ids, k->s, k->len, &added);
+	if (added) {
+		/* the key, then the two ids each terminated */
+		char *key = arena_alloc(&g->span_mem, 2 * (k->len + 1)), *ids = key + k->len + 1;
+
+		memcpy(key, k->s, k->len);
+		key[k->len] = '\0';
+		memcpy(ids, key, k->len + 1);
+		ids[lt] = '\0';
+		sl->key = key;
+		GROW(g->spans, g->capspans, g->nspans + 1);
+		g->spans[g->nspans] = (pag_spanref){ids, ids + lt + 1};
+		sl->val = (int64_t)g->nspans++;
+	}
+	return (uint32_t)sl->val;
+}
+
+/* Fields i and i + 1 (trace and span id) as a spanref. */
+static uint32_t
+rec_spanref(rec_ctx *c, size_t i)
+{
+	const char *t = rec_tmp(c, i, 0), *s = rec_tmp(c, i + 1, 1);
+
+	return add_spanref(c->g, t, strlen(t), s, strlen(s));
 }
 
 static int
@@ -473,7 +501,7 @@ read_vertex(rec_ctx *c)
 		    memcmp(c->f[5].s, event_names[ev], c->f[5].len) == 0)
 			g->vevent[v] = (uint8_t)ev;
 	if (c->nf > 6 && !g->skip_spanrefs)
-		g->vspan[v] = add_spanref(g, rec_str(c, 6), rec_str(c, 7));
+		g->vspan[v] = rec_spanref(c, 6);
 	return 0;
 }
 
@@ -506,9 +534,12 @@ read_edge(rec_ctx *c)
 	lane_of(g, sl > dl ? sl : dl);
 	src = define_vertex(g, src, sl, t0);
 	dst = define_vertex(g, dst, dl, t1);
-	pag_add_edge(g, src, dst, type, pag_intern_op(g, rec_tmp(c, 9, 0), rec_tmp(c, 10, 1)),
-		     c->nf > 11 && !g->skip_spanrefs ?
-		     add_spanref(g, rec_str(c, 11), rec_str(c, 12)) : PAG_NONE);
+	uint32_t op = pag_intern_op(g, rec_tmp(c, 9, 0), rec_tmp(c, 10, 1));
+
+	pag_add_edge(g, src, dst, type, op,
+		     c->nf > 11 && !g->skip_spanrefs ? rec_spanref(c, 11) : PAG_NONE);
+	if (g->end_open && t1 > g->end)
+		g->end = t1;
 	return 0;
 }
 
@@ -579,6 +610,39 @@ needed_from(const pag_edge *e, int64_t t)
 	return e->t1 > e->t0 ? e->t1 > t : e->t0 >= t;
 }
 
+/* Keep only the spanrefs the edges and vertices left refer to, in a fresh
+ * arena: what a graph read window by window holds stays bounded. */
+static void
+keep_spanrefs(pag_graph *g)
+{
+	pag_spanref *old = g->spans;
+	size_t n = g->nspans;
+	uint32_t *renum = xmalloc(n * sizeof *renum);
+	arena old_mem = g->span_mem;
+
+	memset(renum, 0xff, n * sizeof *renum);
+	g->spans = NULL;
+	g->nspans = g->capspans = 0;
+	strmap_free(&g->span_ids);
+	memset(&g->span_mem, 0, sizeof g->span_mem);
+	for (size_t i = 0; i < g->nedges + g->nvertices; i++) {
+		uint32_t *ref = i < g->nedges ? &g->edges[i].span : &g->vspan[i - g->nedges];
+
+		if (*ref == PAG_NONE)
+			continue;
+		if (renum[*ref] == PAG_NONE) {
+			const pag_spanref *r = &old[*ref];
+
+			renum[*ref] = add_spanref(g, r->trace_id, strlen(r->trace_id), r->span_id,
+						  strlen(r->span_id));
+		}
+		*ref = renum[*ref];
+	}
+	free(old);
+	free(renum);
+	arena_free(&old_mem);
+}
+
 void
 pag_graph_drop_before(pag_graph *g, int64_t t)
 {
@@ -630,6 +694,8 @@ pag_graph_drop_before(pag_graph *g, int64_t t)
 	}
 	g->nedges = ne;
 	g->nvertices = nv;
+	if (g->nspans)
+		keep_spanrefs(g);
 	free(renum);
 	free(kept);
 	free(time);
@@ -645,7 +711,6 @@ add_field(strbuf *b, const char *s)
 	tr_escapes(b, s ? s : "", 0);
 }
 
-/* Hand big outputs over in pieces: a PAG can be ten times its input. */
 static void
 flush_big(strbuf *b, tr_output *o)
 {
@@ -655,21 +720,94 @@ flush_big(strbuf *b, tr_output *o)
 	}
 }
 
+void
+pag_put_header(strbuf *out, int64_t window, int64_t origin, int64_t start, const int64_t *end)
+{
+	sb_adds(out, "PG\t\t");
+	sb_addi(out, window);
+	sb_addc(out, '\t');
+	sb_addi(out, origin);
+	sb_addc(out, '\t');
+	sb_addi(out, start);
+	sb_addc(out, '\t');
+	if (end)
+		sb_addi(out, *end);
+	sb_addc(out, '\n');
+}
+
+void
+pag_put_lane(strbuf *out, size_t lane, const char *worker, uint32_t index)
+{
+	sb_adds(out, "PW\t\t");
+	sb_addu(out, lane);
+	add_field(out, worker);
+	sb_addc(out, '\t');
+	sb_addu(out, index);
+	sb_addc(out, '\n');
+}
+
+void
+pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event,
+	       const char *trace_id, const char *span_id)
+{
+	sb_adds(out, "PV\t\t");
+	sb_addu(out, id);
+	sb_addc(out, '\t');
+	sb_addu(out, lane);
+	sb_addc(out, '\t');
+	sb_addi(out, t);
+	add_field(out, pag_event_name(event));
+	add_field(out, trace_id);
+	add_field(out, span_id);
+	sb_addc(out, '\n');
+}
+
+void
+pag_put_op(strbuf *out, const char *service, const char *operation)
+{
+	add_field(out, service);
+	add_field(out, operation);
+}
+
+void
+pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int64_t t1,
+	     uint32_t src_lane, uint32_t dst_lane, const char *op, size_t oplen,
+	     const char *trace_id, const char *span_id)
+{
+	sb_adds(out, "PE\t\t");
+	sb_addu(out, src);
+	sb_addc(out, '\t');
+	sb_addu(out, dst);
+	add_field(out, pag_type_name(type));
+	sb_addc(out, '\t');
+	sb_addi(out, t0);
+	sb_addc(out, '\t');
+	sb_addi(out, t1);
+	sb_addc(out, '\t');
+	sb_addu(out, src_lane);
+	sb_addc(out, '\t');
+	sb_addu(out, dst_lane);
+	sb_add(out, op, oplen);
+	add_field(out, trace_id);
+	add_field(out, span_id);
+	sb_addc(out, '\n');
+}
+
+void
+pag_put_mark(strbuf *out, int64_t t)
+{
+	sb_adds(out, "PM\t\t");
+	sb_addi(out, t);
+	sb_addc(out, '\n');
+}
+
 static void
 write_vertex(strbuf *out, const pag_graph *g, uint32_t v)
 {
 	const pag_spanref *r = g->vspan[v] == PAG_NONE ? NULL : &g->spans[g->vspan[v]];
 
-	sb_adds(out, "PV\t\t");
-	sb_addu(out, v);
-	sb_addc(out, '\t');
-	sb_addu(out, g->vlane[v]);
-	sb_addc(out, '\t');
-	sb_addi(out, g->vtime[v]);
-	add_field(out, pag_event_name(g->vevent[v]));
-	add_field(out, r ? r->trace_id : "");
-	add_field(out, r ? r->span_id : "");
-	sb_addc(out, '\n');
+	pag_put_vertex(out, v, g->vlane[v], g->vtime[v], g->vevent[v], r ? r->trace_id : "",
+		       r ? r->span_id : "");
 }
 
 /* Each operation's "\tservice\toperation", escaped once: an edge's
@@ -687,8 +825,7 @@ op_fields_init(op_fields *f, const pag_graph *g)
 	sb_clear(&f->text);
 	for (size_t i = 0; i < g->nops; i++) {
 		f->at[i] = (uint32_t)f->text.len;
-		add_field(&f->text, g->ops[i].service);
-		add_field(&f->text, g->ops[i].operation);
+		pag_put_op(&f->text, g->ops[i].service, g->ops[i].operation);
 	}
 	f->at[g->nops] = (uint32_t)f->text.len;
 }
@@ -698,23 +835,9 @@ write_edge(strbuf *out, const pag_graph *g, const op_fields *ops, const pag_edge
 {
 	const pag_spanref *r = e->span == PAG_NONE ? NULL : &g->spans[e->span];
 
-	sb_adds(out, "PE\t\t");
-	sb_addu(out, e->src);
-	sb_addc(out, '\t');
-	sb_addu(out, e->dst);
-	add_field(out, pag_type_name(e->type));
-	sb_addc(out, '\t');
-	sb_addi(out, e->t0);
-	sb_addc(out, '\t');
-	sb_addi(out, e->t1);
-	sb_addc(out, '\t');
-	sb_addu(out, e->src_lane);
-	sb_addc(out, '\t');
-	sb_addu(out, e->dst_lane);
-	sb_add(out, ops->text.s + ops->at[e->op], ops->at[e->op + 1] - ops->at[e->op]);
-	add_field(out, r ? r->trace_id : "");
-	add_field(out, r ? r->span_id : "");
-	sb_addc(out, '\n');
+	pag_put_edge(out, e->src, e->dst, e->type, e->t0, e->t1, e->src_lane, e->dst_lane,
+		     ops->text.s + ops->at[e->op], ops->at[e->op + 1] - ops->at[e->op],
+		     r ? r->trace_id : "", r ? r->span_id : "");
 }
 
 /* Is vertex v one to write that is not written yet? Then it is, now. */
@@ -737,29 +860,9 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 	op_fields ops = {0};
 
 	op_fields_init(&ops, g);
-
-	sb_adds(out, "PG\t");
-	sb_addc(out, '\t');
-	sb_addi(out, g->window);
-	sb_addc(out, '\t');
-	sb_addi(out, g->origin);
-	sb_addc(out, '\t');
-	sb_addi(out, g->start);
-	sb_addc(out, '\t');
-	sb_addi(out, g->end);
-	tr_add_tag_i64(out, "pag.workers", (int64_t)g->nworkers);
-	tr_add_tag_i64(out, "pag.lanes", (int64_t)g->nlanes);
-	tr_add_tag_i64(out, "pag.vertices", (int64_t)g->nvertices);
-	tr_add_tag_i64(out, "pag.edges", (int64_t)g->nedges);
-	sb_addc(out, '\n');
-	for (size_t i = 0; i < g->nlanes; i++) {
-		sb_adds(out, "PW\t\t");
-		sb_addu(out, i);
-		add_field(out, g->workers[g->lanes[i].worker]);
-		sb_addc(out, '\t');
-		sb_addu(out, g->lanes[i].index);
-		sb_addc(out, '\n');
-	}
+	pag_put_header(out, g->window, g->origin, g->start, &g->end);
+	for (size_t i = 0; i < g->nlanes; i++)
+		pag_put_lane(out, i, g->workers[g->lanes[i].worker], g->lanes[i].index);
 	/* in start order, so that a reader can finish each window once the
 	 * next one's mark arrives, holding only the edges that reach on */
 	for (size_t i = 0; i < g->nedges; i++) {
@@ -768,9 +871,7 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 		if (g->window > 0 && (i == 0 || e->t0 >= window_end)) {
 			int64_t ts = pag_window_start(g, e->t0);
 
-			sb_adds(out, "PM\t\t");
-			sb_addi(out, ts);
-			sb_addc(out, '\n');
+			pag_put_mark(out, ts);
 			window_end = ts + g->window;
 		}
 		if (vertices && vertex_due(written, g, e->src))

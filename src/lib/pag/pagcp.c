@@ -80,6 +80,7 @@ struct pag_cp {
 	size_t cycles;
 	report r;
 	int streaming;		/* windows up to done were computed */
+	int too_many;		/* an open-ended graph went past max_windows */
 	int64_t done;
 };
 
@@ -118,8 +119,19 @@ cp_mark(pag_cp *p)
 	pag_graph *g = &p->g;
 	int64_t mark = g->mark;
 
-	if (g->window <= 0 || !g->has_header)
+	if (g->window <= 0 || !g->has_header || p->too_many)
 		return;
+	if (g->end_open) {	/* written as its input was read: count as they come */
+		int64_t n = (pag_window_start(g, mark) - pag_window_start(g, g->start)) / g->window;
+
+		if ((uint64_t)n > p->o.max_windows) {
+			p->too_many = 1;
+			return;
+		}
+		if (!p->streaming)
+			p->done = INT64_MIN;
+		p->streaming = 1;
+	}
 	if (!p->streaming) {
 		int64_t n;
 
@@ -540,6 +552,12 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	report *r = &p->r;
 
 	pag_read_finish(&p->g);
+	if (p->too_many) {
+		tr_warn("the graph has more than %zu windows of %lld us (--max-windows): "
+			"no critical participation computed after them", p->o.max_windows,
+			(long long)p->g.window);
+		return -1;
+	}
 	if (!p->streaming && too_many_windows(p, pag_window_count(&p->g)))
 		return -1;
 	if (r->line.len)	/* rows of windows done, not taken yet */
