@@ -27,7 +27,7 @@ usage(FILE *fp)
 		"      --lateness D        traces may come D out of start order (5s)\n"
 		"      --max-gap D         a lane idle longer than D ends there (1s)\n"
 		"      --hold N            spans held before any is placed: a smaller input\n"
-		"                          may come in any order (100000; 0: all)\n"
+		"                          may come in any order (50000; 0: all)\n"
 		"  -f, --format F          line (default); dot: workers and channels by CP;\n"
 		"                          pag-dot: every vertex and edge; svg: each\n"
 		"                          summary's CP over the windows; --dot is -f dot\n"
@@ -171,7 +171,7 @@ write_held(pag_ctx *c, const pag_graph *g, tr_output *out)
 	free(part);
 }
 
-static void read_back(pag_ctx *c);
+static void read_back(pag_ctx *c, const char *text, size_t len);
 
 /* More windows than --max-windows: a usage error, said once. */
 static _Noreturn void
@@ -204,17 +204,18 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 		hold_trace(c, t);
 	else if (!c->pag_only && !c->dot)
 		tr_write_trace(out, t, NULL);
-	if (pag_builder_add(c->b, t, &c->recs) < 0) {
+	size_t from = out->len;
+
+	/* streaming, the records go straight out among the traces */
+	if (pag_builder_add(c->b, t, c->stream ? out : &c->recs) < 0) {
 		tr_warn("trace %s: starts %lld us before spans already in the graph (the input is "
 			"not in start order): left out of the graph; --lateness or --hold take it",
 			t->trace_id, (long long)pag_builder_stats(c->b)->late_by);
 		c->nlate++;
 	}
-	if (c->stream && c->recs.len) {	/* the windows it completed */
-		sb_add(out, c->recs.s, c->recs.len);
+	if (c->stream && out->len > from) {	/* the windows it completed */
 		if (c->checks)
-			read_back(c);
-		sb_clear(&c->recs);
+			read_back(c, out->s + from, out->len - from);
 		if (pag_builder_stats(c->b)->too_many_windows)
 			too_many_windows(c);
 	}
@@ -283,18 +284,18 @@ example_text(const pag_graph *g, const pag_example *x, char *buf, size_t size)
 /* Read the records the builder wrote into the graph built; streaming,
  * check the windows each PM mark completes and forget them. */
 static void
-read_back(pag_ctx *c)
+read_back(pag_ctx *c, const char *text, size_t len)
 {
 	pag_graph *g = &c->built;
 	size_t at = 0, marks = g->nmarks;
 
-	while (at < c->recs.len) {
-		const char *line = c->recs.s + at, *nl = memchr(line, '\n', c->recs.len - at);
-		size_t len = (size_t)(nl - line);
+	while (at < len) {
+		const char *line = text + at, *nl = memchr(line, '\n', len - at);
+		size_t n = (size_t)(nl - line);
 
-		if (pag_read_record(g, line, len, NULL) < 0)	/* ours: cannot be bad */
+		if (pag_read_record(g, line, n, NULL) < 0)	/* ours: cannot be bad */
 			tr_die(TR_EXIT_SYSTEM, "a record of the graph built does not read back");
-		at += len + 1;
+		at += n + 1;
 		if (c->stream && g->nmarks != marks) {
 			marks = g->nmarks;
 			pag_windows_between(g, c->checked, g->mark, check_window, &c->sum);
@@ -302,7 +303,6 @@ read_back(pag_ctx *c)
 			c->checked = g->mark;
 		}
 	}
-	sb_clear(&c->recs);
 }
 
 static void
@@ -408,11 +408,11 @@ on_end(void *ctx, tr_output *out)
 	if (c->stream && (c->ntraces || !c->read.nedges)) {
 		tr_output_sb(out, &c->recs);
 		if (c->checks)
-			read_back(c);
+			read_back(c, c->recs.s, c->recs.len);
 		warn_graph(c, g);
 		return;
 	}
-	read_back(c);
+	read_back(c, c->recs.s, c->recs.len);
 	if (!c->ntraces && c->read.nedges) {	/* a graph of an earlier run, rewritten */
 		g = &c->read;
 		pag_read_finish(g);

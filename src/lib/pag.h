@@ -83,6 +83,7 @@ typedef struct pag_graph {
 	pag_op *ops;
 	size_t nops, capops;
 	strmap op_ids;		/* "service\toperation" -> op */
+	strmap op_raw;		/* reading: the two fields as written -> op */
 	pag_spanref *spans;	/* one per span (trace id, span id) */
 	size_t nspans, capspans;
 	strmap span_ids;	/* "trace\tspan" -> spanref, for records read */
@@ -149,15 +150,18 @@ void pag_graph_drop_before(pag_graph *g, int64_t t);
 
 /* Record writers (tr-pag(1) RECORDS): a PG header (end NULL: left empty,
  * the graph is written while its input is read), PW lanes, PV vertices, PE
- * edges (op: the "\tservice\toperation" of pag_put_op), PM marks. */
+ * edges, PM marks. Their field groups come escaped: op the
+ * "\tservice\toperation" of pag_put_op, ids the "\ttrace\tspan" of
+ * pag_put_ids. */
 void pag_put_header(strbuf *out, int64_t window, int64_t origin, int64_t start, const int64_t *end);
 void pag_put_lane(strbuf *out, size_t lane, const char *worker, uint32_t index);
 void pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event,
-		    const char *trace_id, const char *span_id);
+		    const char *ids, size_t idslen);
 void pag_put_op(strbuf *out, const char *service, const char *operation);
+void pag_put_ids(strbuf *out, const char *trace_id, const char *span_id);
 void pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int64_t t1,
 		  uint32_t src_lane, uint32_t dst_lane, const char *op, size_t oplen,
-		  const char *trace_id, const char *span_id);
+		  const char *ids, size_t idslen);
 void pag_put_mark(strbuf *out, int64_t t);
 
 /* Build a PAG from spans as they are read, writing its records (PG, PW,
@@ -170,7 +174,7 @@ typedef struct pag_build_opts {
 	int64_t window, origin;	/* window 0: one window */
 	int64_t lateness;	/* traces may come this much out of start order (5 s) */
 	int64_t max_gap;	/* longer idle stretches are not in the graph (10 s) */
-	size_t hold;		/* spans read before any is placed (100000) */
+	size_t hold;		/* spans read before any is placed (50000) */
 	size_t max_windows;	/* more windows: stop (PAG_MAX_WINDOWS) */
 	int vertices;		/* write PV records */
 } pag_build_opts;

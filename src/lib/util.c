@@ -403,7 +403,8 @@ parse_i64(const char *s, size_t n, int64_t *out)
 
 		if (d > 9)
 			return -1;
-		if (v > (lim - d) / 10)
+		/* 18 digits cannot overflow: the division only for longer ones */
+		if (i >= 18 && v > (lim - d) / 10)
 			return -1;
 		v = v * 10 + d;
 	}

@@ -27,7 +27,8 @@ int
 pag_type_parse(const char *s, size_t n)
 {
 	for (int i = 0; i < PAG_NTYPES; i++)
-		if (strlen(type_names[i]) == n && memcmp(type_names[i], s, n) == 0)
+		if (n && type_names[i][0] == s[0] && strncmp(type_names[i], s, n) == 0 &&
+		    type_names[i][n] == '\0')
 			return i;
 	return -1;
 }
@@ -126,6 +127,7 @@ pag_graph_free(pag_graph *g)
 	free(g->lanes);
 	free(g->ops);
 	strmap_free(&g->op_ids);
+	strmap_free(&g->op_raw);
 	free(g->spans);
 	strmap_free(&g->span_ids);
 	arena_free(&g->span_mem);
@@ -505,6 +507,23 @@ read_vertex(rec_ctx *c)
 	return 0;
 }
 
+/* The operation of fields 9 and 10, found by their bytes as written (one
+ * hash per edge: no unescaping, no key to build) once it was met. */
+static uint32_t
+rec_op(rec_ctx *c)
+{
+	pag_graph *g = c->g;
+	const char *raw = c->nf > 9 ? c->f[9].s : "";
+	size_t len = c->nf > 10 ? (size_t)(c->f[10].s + c->f[10].len - raw) :
+		     c->nf > 9 ? c->f[9].len : 0;
+	int added;
+	strmap_slot *sl = strmap_put_copy(&g->op_raw, &g->mem, raw, len, &added);
+
+	if (added)
+		sl->val = pag_intern_op(g, rec_tmp(c, 9, 0), rec_tmp(c, 10, 1));
+	return (uint32_t)sl->val;
+}
+
 static int
 read_edge(rec_ctx *c)
 {
@@ -534,7 +553,7 @@ read_edge(rec_ctx *c)
 	lane_of(g, sl > dl ? sl : dl);
 	src = define_vertex(g, src, sl, t0);
 	dst = define_vertex(g, dst, dl, t1);
-	uint32_t op = pag_intern_op(g, rec_tmp(c, 9, 0), rec_tmp(c, 10, 1));
+	uint32_t op = rec_op(c);
 
 	pag_add_edge(g, src, dst, type, op,
 		     c->nf > 11 && !g->skip_spanrefs ? rec_spanref(c, 11) : PAG_NONE);
@@ -747,8 +766,15 @@ pag_put_lane(strbuf *out, size_t lane, const char *worker, uint32_t index)
 }
 
 void
-pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event,
-	       const char *trace_id, const char *span_id)
+pag_put_ids(strbuf *out, const char *trace_id, const char *span_id)
+{
+	add_field(out, trace_id);
+	add_field(out, span_id);
+}
+
+void
+pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event, const char *ids,
+	       size_t idslen)
 {
 	sb_adds(out, "PV\t\t");
 	sb_addu(out, id);
@@ -757,8 +783,7 @@ pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event,
 	sb_addc(out, '\t');
 	sb_addi(out, t);
 	add_field(out, pag_event_name(event));
-	add_field(out, trace_id);
-	add_field(out, span_id);
+	sb_add(out, ids, idslen);
 	sb_addc(out, '\n');
 }
 
@@ -771,8 +796,8 @@ pag_put_op(strbuf *out, const char *service, const char *operation)
 
 void
 pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int64_t t1,
-	     uint32_t src_lane, uint32_t dst_lane, const char *op, size_t oplen,
-	     const char *trace_id, const char *span_id)
+	     uint32_t src_lane, uint32_t dst_lane, const char *op, size_t oplen, const char *ids,
+	     size_t idslen)
 {
 	sb_adds(out, "PE\t\t");
 	sb_addu(out, src);
@@ -788,8 +813,7 @@ pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int6
 	sb_addc(out, '\t');
 	sb_addu(out, dst_lane);
 	sb_add(out, op, oplen);
-	add_field(out, trace_id);
-	add_field(out, span_id);
+	sb_add(out, ids, idslen);
 	sb_addc(out, '\n');
 }
 
@@ -802,12 +826,13 @@ pag_put_mark(strbuf *out, int64_t t)
 }
 
 static void
-write_vertex(strbuf *out, const pag_graph *g, uint32_t v)
+write_vertex(strbuf *out, strbuf *ids, const pag_graph *g, uint32_t v)
 {
 	const pag_spanref *r = g->vspan[v] == PAG_NONE ? NULL : &g->spans[g->vspan[v]];
 
-	pag_put_vertex(out, v, g->vlane[v], g->vtime[v], g->vevent[v], r ? r->trace_id : "",
-		       r ? r->span_id : "");
+	sb_clear(ids);
+	pag_put_ids(ids, r ? r->trace_id : "", r ? r->span_id : "");
+	pag_put_vertex(out, v, g->vlane[v], g->vtime[v], g->vevent[v], ids->s, ids->len);
 }
 
 /* Each operation's "\tservice\toperation", escaped once: an edge's
@@ -831,13 +856,15 @@ op_fields_init(op_fields *f, const pag_graph *g)
 }
 
 static void
-write_edge(strbuf *out, const pag_graph *g, const op_fields *ops, const pag_edge *e)
+write_edge(strbuf *out, strbuf *ids, const pag_graph *g, const op_fields *ops, const pag_edge *e)
 {
 	const pag_spanref *r = e->span == PAG_NONE ? NULL : &g->spans[e->span];
 
+	sb_clear(ids);
+	pag_put_ids(ids, r ? r->trace_id : "", r ? r->span_id : "");
 	pag_put_edge(out, e->src, e->dst, e->type, e->t0, e->t1, e->src_lane, e->dst_lane,
-		     ops->text.s + ops->at[e->op], ops->at[e->op + 1] - ops->at[e->op],
-		     r ? r->trace_id : "", r ? r->span_id : "");
+		     ops->text.s + ops->at[e->op], ops->at[e->op + 1] - ops->at[e->op], ids->s,
+		     ids->len);
 }
 
 /* Is vertex v one to write that is not written yet? Then it is, now. */
@@ -853,7 +880,7 @@ vertex_due(uint8_t *written, const pag_graph *g, uint32_t v)
 void
 pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 {
-	strbuf buf = {0}, *out = &buf;
+	strbuf buf = {0}, *out = &buf, ids = {0};
 	uint32_t *order = pag_edges_by_start(g);
 	uint8_t *written = vertices ? xcalloc(g->nvertices ? g->nvertices : 1, 1) : NULL;
 	int64_t window_end = 0;
@@ -875,19 +902,20 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 			window_end = ts + g->window;
 		}
 		if (vertices && vertex_due(written, g, e->src))
-			write_vertex(out, g, e->src);
+			write_vertex(out, &ids, g, e->src);
 		if (vertices && vertex_due(written, g, e->dst))
-			write_vertex(out, g, e->dst);
-		write_edge(out, g, &ops, e);
+			write_vertex(out, &ids, g, e->dst);
+		write_edge(out, &ids, g, &ops, e);
 		flush_big(out, o);
 	}
 	for (size_t v = 0; vertices && v < g->nvertices; v++)	/* on no edge */
 		if (vertex_due(written, g, (uint32_t)v)) {
-			write_vertex(out, g, (uint32_t)v);
+			write_vertex(out, &ids, g, (uint32_t)v);
 			flush_big(out, o);
 		}
 	tr_output_sb(o, out);
 	sb_free(out);
+	sb_free(&ids);
 	free(order);
 	free(written);
 	sb_free(&ops.text);

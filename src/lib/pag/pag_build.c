@@ -48,8 +48,9 @@ typedef struct bvert {
 struct bspan {
 	int64_t start, end;
 	btrace *trace;
-	const char *key;	/* "trace\tspan" */
-	const char *span_id;	/* within key */
+	uint32_t ids, idslen;	/* in the trace's text: "\ttrace\tspan" as records
+				 * write it (escaped) */
+	uint32_t key, keylen;	/* "trace\tspan" as read: the reference map's key */
 	uint64_t seq;		/* read order: ties in start order */
 	uint32_t worker, op, depth;
 	int32_t parent;		/* index in the trace, -1 */
@@ -79,7 +80,7 @@ struct btrace {
 	size_t n;
 	bref *refs;
 	size_t nrefs;
-	char *text;		/* trace id, span ids, reference keys */
+	char *text;		/* trace id, span names, reference keys */
 	const char *id;
 	int64_t end;		/* its latest span end */
 	int dead;		/* forgotten, kept until the reference map is rebuilt */
@@ -217,7 +218,7 @@ enum { KEY_SERVICE, KEY_HOST, KEY_TAG };
 
 #define DEFAULT_LATENESS 5000000	/* 5 s */
 #define DEFAULT_MAX_GAP 1000000	/* 1 s */
-#define DEFAULT_HOLD 100000
+#define DEFAULT_HOLD 50000
 
 static const bvert no_vertex = {PAG_NONE, PAG_NONE, 0, NULL, 0};
 
@@ -525,46 +526,60 @@ link_trace(pag_builder *b, btrace *tr)
 static void
 note_ids(pag_builder *b, btrace *tr)
 {
-	size_t lt = strlen(tr->id);
-
 	for (size_t i = 0; i < tr->n; i++) {
 		const bspan *s = &tr->spans[i];
 		int added;
-		strmap_slot *sl = strmap_put(&b->ids, s->key, lt + 1 + strlen(s->span_id), &added);
+		strmap_slot *sl = strmap_put(&b->ids, tr->text + s->key, s->keylen, &added);
 
 		if (added)	/* a span id twice in one trace: the first */
 			sl->val = (int64_t)(intptr_t)s;
 	}
 }
 
-/* Copy a trace's usable spans and references; -1 when it has none. */
+/* Append a span's names to text: its fields as records write them, then
+ * its key as read, unless that is the same bytes after the first tab. */
+static void
+add_names(strbuf *text, const char *tid, const char *sid, bspan *x)
+{
+	size_t lt = strlen(tid), ls = strlen(sid);
+
+	x->ids = (uint32_t)text->len;
+	sb_addc(text, '\t');
+	tr_escape(text, tid, lt, 0);
+	sb_addc(text, '\t');
+	tr_escape(text, sid, ls, 0);
+	x->idslen = (uint32_t)(text->len - x->ids);
+	x->keylen = (uint32_t)(lt + 1 + ls);
+	x->key = x->ids + 1;
+	if (x->idslen != x->keylen + 1) {	/* escaping changed them */
+		x->key = (uint32_t)text->len;
+		sb_add(text, tid, lt);
+		sb_addc(text, '\t');
+		sb_add(text, sid, ls);
+	}
+}
+
+/* Copy a trace's usable spans and references; NULL when it has none. */
 static btrace *
 read_trace(pag_builder *b, const tr_trace *t)
 {
 	btrace *tr;
-	size_t n = 0, len = strlen(t->trace_id) + 1;
-	char *at;
+	size_t n = 0;
+	strbuf text = {0};
 
 	GROW(b->local, b->caplocal, t->nspans + 1);
 	for (size_t i = 0; i < t->nspans; i++) {
 		b->local[i] = pag_span_usable(&t->spans[i]) ? (int32_t)n++ : -1;
-		if (b->local[i] >= 0)
-			len += strlen(t->trace_id) + strlen(t->spans[i].span_id) + 2;
-		else
+		if (b->local[i] < 0)
 			b->st.nspans_skipped++;
 	}
 	if (!n)
 		return NULL;
-	for (size_t i = 0; i < t->nrefs; i++)
-		if (t->refs[i].span >= 0 && b->local[t->refs[i].span] >= 0 && t->refs[i].trace_id &&
-		    t->refs[i].span_id)
-			len += strlen(t->refs[i].trace_id) + strlen(t->refs[i].span_id) + 2;
 	tr = xcalloc(1, sizeof *tr);
 	tr->spans = xmalloc(n * sizeof *tr->spans);
 	tr->n = n;
-	tr->text = at = xmalloc(len);
-	tr->id = at;
-	at = stpcpy(at, t->trace_id) + 1;
+	sb_adds(&text, t->trace_id);
+	sb_addc(&text, '\0');
 	tr->end = INT64_MIN;
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
@@ -573,17 +588,14 @@ read_trace(pag_builder *b, const tr_trace *t)
 		if (b->local[i] < 0)
 			continue;
 		x = &tr->spans[b->local[i]];
-		*x = (bspan){.start = s->start, .end = tr_span_end(s), .trace = tr, .key = at,
-			     .span_id = at + strlen(t->trace_id) + 1,
+		*x = (bspan){.start = s->start, .end = tr_span_end(s), .trace = tr,
 			     .seq = b->seq++, .worker = worker_of(b, s),
 			     .op = intern_op(b, s->service, s->operation), .depth = s->depth,
 			     .parent = s->parent >= 0 ? b->local[s->parent] : -1, .child = -1,
 			     .sibling = -1, .lane = PAG_NONE, .lane_child_end = INT64_MIN,
 			     .vs = no_vertex, .ve = no_vertex, .kind = s->kind,
 			     .follows = !!(s->flags & TR_SPAN_FOLLOWS)};
-		at = stpcpy(at, t->trace_id);
-		*at++ = '\t';
-		at = stpcpy(at, s->span_id) + 1;
+		add_names(&text, t->trace_id, s->span_id, x);
 		if (x->end > tr->end)
 			tr->end = x->end;
 	}
@@ -595,16 +607,18 @@ read_trace(pag_builder *b, const tr_trace *t)
 	tr->refs = t->nrefs ? xmalloc(t->nrefs * sizeof *tr->refs) : NULL;
 	for (size_t i = 0; i < t->nrefs; i++) {
 		const tr_ref *r = &t->refs[i];
-		char *key = at;
+		size_t key = text.len;
 
 		if (r->span < 0 || b->local[r->span] < 0 || !r->trace_id || !r->span_id)
 			continue;
-		at = stpcpy(at, r->trace_id);
-		*at++ = '\t';
-		at = stpcpy(at, r->span_id) + 1;
-		tr->refs[tr->nrefs++] = (bref){(uint32_t)b->local[r->span], (uint32_t)(key - tr->text),
-					       (uint32_t)(at - key - 1)};
+		sb_adds(&text, r->trace_id);
+		sb_addc(&text, '\t');
+		sb_adds(&text, r->span_id);
+		tr->refs[tr->nrefs++] = (bref){(uint32_t)b->local[r->span], (uint32_t)key,
+					       (uint32_t)(text.len - key)};
 	}
+	tr->text = text.s;	/* the trace keeps the buffer */
+	tr->id = tr->text;
 	return tr;
 }
 
@@ -1200,10 +1214,13 @@ sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
 }
 
 /* Communication edges whose two vertices are made; dropped when clock skew
- * would make them arrive before they leave. */
-static void
+ * would make them arrive before they leave. Returns the earliest start of
+ * those still waiting (INT64_MAX: none). */
+static int64_t
 resolve_comm(pag_builder *b)
 {
+	int64_t first = INT64_MAX;
+
 	for (size_t i = 0; i < b->ncomm; i++) {
 		bcomm *c = &b->comm[i];
 		const bvert *src, *dst;
@@ -1212,8 +1229,11 @@ resolve_comm(pag_builder *b)
 			continue;
 		src = c->src ? c->src : &c->src_v;
 		dst = c->dst ? c->dst : &c->dst_v;
-		if (src->id == PAG_NONE || dst->id == PAG_NONE)
+		if (src->id == PAG_NONE || dst->id == PAG_NONE) {
+			if (c->t0 < first)
+				first = c->t0;
 			continue;
+		}
 		if (dst->t < src->t)
 			b->st.nskew++;	/* clock skew: the message would arrive before it left */
 		else
@@ -1222,22 +1242,23 @@ resolve_comm(pag_builder *b)
 		GROW(b->freecomm, b->capfree, b->nfree + 1);
 		b->freecomm[b->nfree++] = (uint32_t)i;
 	}
+	return first;
 }
 
-/* The earliest time an edge still to be made can start. */
+/* The earliest time an edge still to be made can start: comm, that of the
+ * communication edges waiting. */
 static int64_t
-frontier(const pag_builder *b, int64_t swept)
+frontier(const pag_builder *b, int64_t swept, int64_t comm)
 {
 	int64_t f = swept == INT64_MAX ? INT64_MAX : swept - b->o.max_gap;
 
+	if (comm < f)
+		f = comm;
 	for (size_t i = 0; i < b->nlanes; i++)
 		if (b->lanes[i].prev.id != PAG_NONE && b->lanes[i].prev.t < f)
 			f = b->lanes[i].prev.t;
 	if (b->clients_prev.id != PAG_NONE && b->clients_prev.t < f)
 		f = b->clients_prev.t;
-	for (size_t i = 0; i < b->ncomm; i++)
-		if (b->comm[i].live && b->comm[i].t0 < f)
-			f = b->comm[i].t0;
 	return f;
 }
 
@@ -1255,8 +1276,8 @@ put_vertex(pag_builder *b, const bvert *v, strbuf *out)
 	if (b->written[v->id])
 		return;
 	b->written[v->id] = 1;
-	pag_put_vertex(out, v->id, v->lane, v->t, v->ev, v->span ? v->span->trace->id : "",
-		       v->span ? v->span->span_id : "");
+	pag_put_vertex(out, v->id, v->lane, v->t, v->ev, v->span ? v->span->trace->text + v->span->ids : "\t\t",
+		       v->span ? v->span->idslen : 2);
 }
 
 static int64_t
@@ -1298,7 +1319,8 @@ write_edges(pag_builder *b, int64_t f, strbuf *out)
 		pag_put_edge(out, e->src.id, e->dst.id, e->type, e->src.t, e->dst.t, e->src.lane,
 			     e->dst.lane, b->opfields.s + b->opat[e->op],
 			     b->opat[e->op + 1] - b->opat[e->op],
-			     e->about ? e->about->trace->id : "", e->about ? e->about->span_id : "");
+			     e->about ? e->about->trace->text + e->about->ids : "\t\t",
+			     e->about ? e->about->idslen : 2);
 		b->st.nedges++;
 	}
 	if (f > b->frontier)
@@ -1386,8 +1408,7 @@ process(pag_builder *b, int64_t upto, strbuf *out)
 		sweep_lane(b, l, sweep_to);
 	if (sweep_to == INT64_MAX)
 		b->clients_prev = no_vertex;	/* the end: the clients' last request is sent */
-	resolve_comm(b);
-	write_edges(b, frontier(b, sweep_to), out);
+	write_edges(b, frontier(b, sweep_to, resolve_comm(b)), out);
 	retire(b);
 }
 
