@@ -1,6 +1,7 @@
 # docs.mk - the pictures of docs/postmortem.md and the README, drawn by the
 # tools from the samples: DOT rendered by graphviz, and SVG the tools draw
-# themselves (the slowest trace's timeline, the p99 critical-path flame graph).
+# themselves (the slowest trace's timeline, the p99 critical-path flame graph,
+# SnailTrail's summaries over time).
 #
 #   make docs
 #       (re)write docs/img/NAME.dot with the same commands the walkthrough
@@ -34,6 +35,7 @@ docs: deps $(BINS)
 # commands and compares.
 DOCS_SVG_CMDS = \
 	tr-cp --svg --trace "$$slow" $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/slowest-timeline.svg; \
-	tr-cp --flame --percentile 99 $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/flame-p99.svg
+	tr-cp --flame --percentile 99 $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/flame-p99.svg; \
+	tr-pag -q -f svg -w 250ms $(DOCS_WORK)/hotrod.tr > $(DOCS_IMG)/snailtrail-summaries.svg
 
 .PHONY: docs

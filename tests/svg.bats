@@ -360,7 +360,11 @@ sim() {
 		{ echo "docs/img/slowest-timeline.svg is stale: run make docs"; false; }
 	cmp "$top/docs/img/flame-p99.svg" "$BATS_TEST_TMPDIR/flame.svg" ||
 		{ echo "docs/img/flame-p99.svg is stale: run make docs"; false; }
+	tr-pag -q -f svg -w 250ms "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/summaries.svg"
+	cmp "$top/docs/img/snailtrail-summaries.svg" "$BATS_TEST_TMPDIR/summaries.svg" ||
+		{ echo "docs/img/snailtrail-summaries.svg is stale: run make docs"; false; }
 	grep -q '](docs/img/slowest-timeline.svg)' "$top/README.md"
+	grep -q '](docs/img/snailtrail-summaries.svg)' "$top/README.md"
 }
 
 @test "tr-cp(1) DIAGNOSTICS lists the pictures' and the baseline's messages" {
