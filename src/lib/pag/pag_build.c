@@ -936,17 +936,17 @@ link_client(pag_builder *b, bspan *x, strbuf *out)
 }
 
 /* The clients' unknown time up to `upto`, before which every root is
- * placed: cut at each window's start (every max_gap without windows), so
- * that the frontier need not wait for the next root. Windows see the same
- * time as uncut; the clients lane is never idle, so every window has a
- * path from its start to its end. */
+ * placed: cut at each window's start, so that the frontier need not wait
+ * for the next root. Windows see the same time as uncut; the clients lane
+ * is never idle, so every window has a path from its start to its end.
+ * Without windows nothing is cut: the one window is read whole anyway. */
 static void
 split_clients(pag_builder *b, int64_t upto)
 {
 	bvert *prev = &b->clients_prev;
-	int64_t step = b->o.window > 0 ? b->o.window : b->o.max_gap, next;
+	int64_t step = b->o.window, next;
 
-	if (prev->id == PAG_NONE || upto == INT64_MAX)
+	if (prev->id == PAG_NONE || upto == INT64_MAX || step <= 0)
 		return;
 	next = prev->t - b->o.origin;
 	next = b->o.origin + (next / step - (next % step < 0)) * step + step;
