@@ -229,7 +229,9 @@ arrivals(temporal *tp, wtrace *w, span_info *si)
 	tr_trace_queue_waits(t, wait);
 	memset(w->inferred, 0, t->nspans + 1);
 	for (size_t i = 0; i < t->nspans; i++) {
-		si[i].blocking = (uint8_t)tr_span_is_blocking_receive(&t->spans[i]);
+		/* only a consumer receives: no tag lookup for the others */
+		si[i].blocking = t->spans[i].kind == TR_KIND_CONSUMER &&
+				 tr_span_is_blocking_receive(&t->spans[i]);
 		si[i].arr = si[i].blocking ? si[i].ee : si[i].es - wait[i];
 	}
 	for (size_t i = 0; i < t->nspans; i++) {

@@ -155,9 +155,6 @@ build_causes(temporal *tp)
 		if (t->te - t->ts > c->delay)
 			c->delay = t->te - t->ts;
 	}
-	for (size_t i = 0; i < tp->ncauses; i++)
-		tp->causes[i].label = task_label(tp, &(tp_task){.w = tp->causes[i].w,
-			.v = tp->causes[i].v, .res = tp->causes[i].res, .role = tp->causes[i].role});
 }
 
 static int
@@ -181,6 +178,10 @@ ranked_causes(temporal *tp)
 	for (size_t i = 0; i < tp->ncauses; i++)
 		if (tp->causes[i].self > 0)
 			tp->causes[n++] = tp->causes[i];
+	/* labels only for what is shown: most tasks' causes have no self time */
+	for (size_t i = 0; i < n; i++)
+		tp->causes[i].label = task_label(tp, &(tp_task){.w = tp->causes[i].w,
+			.v = tp->causes[i].v, .res = tp->causes[i].res, .role = tp->causes[i].role});
 	qsort(tp->causes, n, sizeof *tp->causes, cause_cmp);
 	tp->ncauses = n;
 	tp->st.causes += n;
