@@ -36,6 +36,31 @@ typedef struct event {
 	int32_t v;
 } event;
 
+/* Sort n elements of size bytes (at most 64) by cmp, a total order, so
+ * that any sort gives the same result: by insertion when n is small (a
+ * span's children, its events), where qsort's setup costs more than the
+ * sort. */
+static void
+sort_small(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *a = base, tmp[64];
+
+	if (n > 16 || size > sizeof tmp) {
+		qsort(base, n, size, cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+
+		memcpy(tmp, a + i * size, size);
+		while (j > 0 && cmp(a + (j - 1) * size, tmp) > 0) {
+			memcpy(a + j * size, a + (j - 1) * size, size);
+			j--;
+		}
+		memcpy(a + j * size, tmp, size);
+	}
+}
+
 static int
 occupies(const tr_span *s)
 {
@@ -333,7 +358,7 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 	}
 	if (si[p].blocking)
 		cv[n++] = (cover){si[p].es, si[p].ee, -1};
-	qsort(cv, n, sizeof *cv, cover_cmp);
+	sort_small(cv, n, sizeof *cv, cover_cmp);
 
 	int32_t res = occupies(ps) ? span_resource(tp, ps, nb) : -1;
 	int64_t at = si[p].es;
@@ -438,7 +463,7 @@ triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
 	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling)
 		if (si[c].aw != AW_NONE)
 			ev[ne++] = (event){w->v[w->done[c]].end, w->done[c]};
-	qsort(ev, ne, sizeof *ev, event_cmp);
+	sort_small(ev, ne, sizeof *ev, event_cmp);
 	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling) {
 		if (si[c].aw != AW_LOCAL)
 			continue;

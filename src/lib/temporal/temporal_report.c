@@ -188,6 +188,19 @@ ranked_causes(temporal *tp)
 	return n;
 }
 
+/* A field of a D record, escaped: most text needs no escape, and is then
+ * copied as it is (its length found by the same scan). */
+static void
+add_field(strbuf *out, const char *s)
+{
+	size_t n = strcspn(s, "\t\n\r%");
+
+	if (!s[n])
+		sb_add(out, s, n);
+	else
+		tr_escapes(out, s, 0);
+}
+
 static void
 span_tags(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
 {
@@ -229,11 +242,11 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 				  c->w->t.spans[c->span].span_id : "";
 
 		sb_adds(out, "D\t");
-		tr_escapes(out, w->t.trace_id, 0);
+		add_field(out, w->t.trace_id);
 		sb_addc(out, '\t');
-		tr_escapes(out, *sid ? c->w->t.trace_id : "", 0);
+		add_field(out, *sid ? c->w->t.trace_id : "");
 		sb_addc(out, '\t');
-		tr_escapes(out, sid, 0);
+		add_field(out, sid);
 		sb_addc(out, '\t');
 		sb_adds(out, tp_role_name(c->role));
 		sb_addc(out, '\t');
@@ -241,7 +254,7 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 		sb_addc(out, '\t');
 		sb_addi(out, c->delay);
 		sb_addc(out, '\t');
-		tr_escapes(out, c->label, 0);
+		add_field(out, c->label);
 		sb_addc(out, '\n');
 	}
 }
