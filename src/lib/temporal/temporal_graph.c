@@ -28,7 +28,12 @@ typedef struct span_info {
 	int32_t recv_wait;	/* blocking receive: its segment that gets the message */
 	int32_t src;		/* local message source span, -1 */
 	int32_t ext;		/* external message source, -1 */
+	int64_t enq, deq;	/* its enqueue and dequeue log events, if has_enq, has_deq */
+	int64_t wait_from;	/* a queue wait inside the span: [wait_from, deq) */
 	uint8_t aw, blocking, timed;
+	uint8_t has_enq, has_deq, in_wait;
+	uint8_t recorded;	/* its arrival is recorded, not inferred */
+	uint8_t from_receive;	/* its message came with its parent's receive */
 } span_info;
 
 typedef struct event {
@@ -237,13 +242,92 @@ request_transit(const temporal *tp, const tr_trace *t, const span_info *si, int3
 	return est > 0 ? est : 0;
 }
 
-/* When the work of span i arrived: recorded (queue.wait_us, an enqueue log),
- * else inferred for a server (its client's send plus the request transit)
- * and for a consumer of a message sent in the trace (the sender's end): the
- * time from there to its start is queueing behind whatever occupied its
- * resource (Zeno §6, under the work-conserving assumption of §3.2: a
- * resource does not idle while work waits), and idle time in it is
- * unexplained. A blocking receive gets its message at its end. */
+/* The enqueue and dequeue log events of each span, in the reference clock:
+ * the earliest enqueue, and the earliest dequeue within the span (where
+ * its work began: a span may start when its request is received and wait
+ * in a queue inside it). An enqueue after the dequeue is not its. */
+static void
+queue_events(const tr_trace *t, span_info *si)
+{
+	for (size_t l = 0; l < t->nlogs; l++) {
+		const tr_log *g = &t->logs[l];
+		const tr_span *s = &t->spans[g->span];
+		span_info *x = &si[g->span];
+		int64_t at = g->time + x->shift;
+
+		for (uint32_t k = 0; k < g->ntags; k++) {
+			if (strcmp(g->tags[k].key, "event") != 0)
+				continue;
+			if (strcmp(g->tags[k].val, "enqueue") == 0 && (!x->has_enq || at < x->enq)) {
+				x->enq = at;
+				x->has_enq = 1;
+			} else if (strcmp(g->tags[k].val, "dequeue") == 0 && g->time >= s->start &&
+				   g->time <= tr_span_end(s) && (!x->has_deq || at < x->deq)) {
+				x->deq = at;
+				x->has_deq = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < t->nspans; i++)
+		if (si[i].has_enq && si[i].has_deq && si[i].enq > si[i].deq)
+			si[i].has_enq = 0;
+}
+
+/* A dequeue event: the span's work began there. Waiting from its start (or
+ * an enqueue before it), the span starts its work at the dequeue; waiting
+ * from an enqueue inside it, it worked before, waited [enqueue, dequeue),
+ * and worked after. The queue.wait_us tag wins over both. */
+static void
+apply_dequeue(const tr_span *s, span_info *x)
+{
+	if (!x->has_deq || x->deq <= x->es || tr_span_tag(s, "queue.wait_us"))
+		return;
+	x->recorded = 1;
+	if (x->has_enq && x->enq > x->es) {
+		x->in_wait = 1;
+		x->wait_from = x->enq;
+	} else
+		x->es = x->deq;
+}
+
+/* A consumer that processes what its parent, a blocking receive, got: its
+ * message arrived when the receive ended (OpenTelemetry's messaging spans:
+ * a "process" span below the "receive" span that delivered the message). */
+static int
+after_receive(const tr_trace *t, const span_info *si, int32_t i)
+{
+	int32_t p = t->spans[i].parent;
+
+	return p >= 0 && si[p].blocking && si[p].timed && !si[i].blocking &&
+	       t->spans[i].kind == TR_KIND_CONSUMER && si[i].aw == AW_NONE && si[p].ee <= si[i].es;
+}
+
+/* An arrival from what the data shows, when nothing records it: a server's
+ * request at its client's send plus the request transit, a consumer's
+ * message when its producer in the trace ended. */
+static void
+infer_arrival(temporal *tp, wtrace *w, span_info *si, int32_t i)
+{
+	tr_trace *t = &w->t;
+	int32_t p = t->spans[i].parent;
+
+	if (si[i].aw == AW_REMOTE) {
+		si[i].arr = si[p].es + request_transit(tp, t, si, i, p);
+		w->inferred[i] = si[i].arr < si[i].es;
+	} else if (p >= 0 && !si[i].blocking && t->spans[i].kind == TR_KIND_CONSUMER &&
+		   t->spans[p].kind == TR_KIND_PRODUCER && si[p].timed && si[p].ee < si[i].es) {
+		si[i].arr = si[p].ee;
+		w->inferred[i] = 1;
+	}
+}
+
+/* When the work of span i arrived: recorded (queue.wait_us, an enqueue
+ * log, a dequeue log, a receive that delivered its message), else inferred
+ * (infer_arrival): the time from there to its start is queueing behind
+ * whatever occupied its resource (Zeno §6, under the work-conserving
+ * assumption of §3.2: a resource does not idle while work waits), and idle
+ * time in it is unexplained. A blocking receive gets its message at its
+ * end. w->arrival keeps the recorded arrivals: the start of a question. */
 static void
 arrivals(temporal *tp, wtrace *w, span_info *si)
 {
@@ -252,31 +336,31 @@ arrivals(temporal *tp, wtrace *w, span_info *si)
 
 	/* the recorded waits are in the span's own clock: before its shifted start */
 	tr_trace_queue_waits(t, wait);
+	queue_events(t, si);
 	memset(w->inferred, 0, t->nspans + 1);
 	for (size_t i = 0; i < t->nspans; i++) {
 		/* only a consumer receives: no tag lookup for the others */
 		si[i].blocking = t->spans[i].kind == TR_KIND_CONSUMER &&
 				 tr_span_is_blocking_receive(&t->spans[i]);
 		si[i].arr = si[i].blocking ? si[i].ee : si[i].es - wait[i];
+		si[i].recorded = wait[i] > 0;
+		apply_dequeue(&t->spans[i], &si[i]);
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
 		int32_t p = t->spans[i].parent;
 
-		if (si[i].aw == AW_REMOTE && !wait[i] && tp->o.infer_queues) {
-			si[i].arr = si[p].es + request_transit(tp, t, si, (int32_t)i, p);
-			w->inferred[i] = si[i].arr < si[i].es;
-		} else if (p >= 0 && !wait[i] && !si[i].blocking && tp->o.infer_queues &&
-			   t->spans[i].kind == TR_KIND_CONSUMER && t->spans[p].kind == TR_KIND_PRODUCER &&
-			   si[p].timed && si[p].ee < si[i].es) {
+		if (!si[i].recorded && after_receive(t, si, (int32_t)i)) {
 			si[i].arr = si[p].ee;
-			w->inferred[i] = 1;
-		}
+			si[i].recorded = si[i].from_receive = 1;
+		} else if (!si[i].recorded && tp->o.infer_queues)
+			infer_arrival(tp, w, si, (int32_t)i);
 		if (si[i].aw == AW_REMOTE)	/* it cannot arrive before it was sent */
 			si[i].arr = clamp64(si[i].arr, si[p].es, si[i].es);
 		else if (si[i].aw == AW_LOCAL && !si[i].blocking)	/* nor before its parent started */
 			si[i].arr = clamp64(si[i].arr, si[p].es, si[i].es);
 		else if (si[i].arr > si[i].es && !si[i].blocking)
 			si[i].arr = si[i].es;
+		w->arrival[i] = si[i].recorded && !si[i].blocking ? si[i].arr : si[i].es;
 	}
 }
 
@@ -293,7 +377,7 @@ message_sources(wtrace *w, span_info *si)
 		si[i].src = -1;
 		si[i].ext = -1;
 		if (s->parent >= 0 && ((s->flags & TR_SPAN_FOLLOWS) ||
-				       t->spans[s->parent].kind == TR_KIND_PRODUCER))
+				       t->spans[s->parent].kind == TR_KIND_PRODUCER || si[i].from_receive))
 			si[i].src = s->parent;
 	}
 	for (size_t r = 0; r < t->nrefs; r++) {
@@ -322,7 +406,8 @@ message_sources(wtrace *w, span_info *si)
 
 typedef struct cover {
 	int64_t start, end;
-	int32_t child;		/* -1: a blocking receive waiting for its message */
+	int32_t child;		/* -1: a blocking receive waiting for its message;
+				 * -2: a wait in a queue inside the span */
 } cover;
 
 static int
@@ -358,6 +443,8 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 	}
 	if (si[p].blocking)
 		cv[n++] = (cover){si[p].es, si[p].ee, -1};
+	if (si[p].in_wait)	/* queued inside the span: no child, the resource's work */
+		cv[n++] = (cover){si[p].wait_from, si[p].deq, -2};
 	sort_small(cv, n, sizeof *cv, cover_cmp);
 
 	int32_t res = occupies(ps) ? span_resource(tp, ps, nb) : -1;
@@ -379,7 +466,7 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 		for (size_t k = i; k < j; k++)
 			if (cv[k].child >= 0)
 				si[cv[k].child].waiter = next;
-			else
+			else if (cv[k].child == -1)
 				si[p].recv_wait = next;	/* the receive's own wait */
 		seg = next;
 		i = j;
@@ -610,6 +697,7 @@ tpg_build(temporal *tp, wtrace *w)
 	w->done = arena_alloc(&t->mem, (ns + 1) * sizeof *w->done);
 	w->in_main = arena_alloc(&t->mem, ns + 1);
 	w->inferred = arena_alloc(&t->mem, ns + 1);
+	w->arrival = arena_alloc(&t->mem, (ns + 1) * sizeof *w->arrival);
 	w->root = request_root(t);
 	mark_main(w);
 	int32_t *order = order_spans(tp, w, si);
