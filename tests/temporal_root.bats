@@ -172,3 +172,18 @@ dtotal() {
 	[ "$(dself poll p1 sequencing)" = 1000 ]
 	[ "$(dtotal poll)" = 3000 ]
 }
+
+# OpenTelemetry's Java Kafka instrumentation records, on a consumer span,
+# kafka.record.queue_time_ms: from the record's timestamp to the span's
+# start. 4 ms before 5000: the message arrived at 1000, as in the first case.
+@test "a consumer's kafka.record.queue_time_ms is its recorded wait" {
+	f=$(busy_api "$(s req r '' 5000 2000 api 'process order' consumer a kafka.record.queue_time_ms=4)" | mkfix kafka.tr)
+	for opt in --no-clock-offsets --no-infer-queues; do
+		run tr-temporal "$opt" -t req "$f"
+		[ "$status" -eq 0 ]
+		[ "$(dself req r onpath)" = 2000 ]
+		[ "$(dself req b2/j2 sequencing)" = 2000 ]
+		[ "$(dself req b1/j1 sequencing)" = 2000 ]
+		[ "$(dtotal req)" = 6000 ]
+	done
+}

@@ -290,6 +290,23 @@ apply_dequeue(const tr_span *s, span_info *x)
 		x->es = x->deq;
 }
 
+/* A Kafka consumer's queue time: OpenTelemetry's Java instrumentation
+ * records kafka.record.queue_time_ms (an experimental attribute) on a
+ * consumer span, the ms from the record's timestamp to the span's start:
+ * its message waited that long. 0 when the span has none, or another
+ * recorded wait. */
+static int64_t
+kafka_queue_time(const tr_span *s, int64_t recorded)
+{
+	const char *v;
+	int64_t ms;
+
+	if (recorded || s->kind != TR_KIND_CONSUMER || !(v = tr_span_tag(s, "kafka.record.queue_time_ms")) ||
+	    parse_i64(v, strlen(v), &ms) < 0 || ms <= 0 || ms > TR_TIME_MAX / 1000)
+		return 0;
+	return ms * 1000;
+}
+
 /* A consumer that processes what its parent, a blocking receive, got: its
  * message arrived when the receive ended (OpenTelemetry's messaging spans:
  * a "process" span below the "receive" span that delivered the message). */
@@ -322,7 +339,8 @@ infer_arrival(temporal *tp, wtrace *w, span_info *si, int32_t i)
 }
 
 /* When the work of span i arrived: recorded (queue.wait_us, an enqueue
- * log, a dequeue log, a receive that delivered its message), else inferred
+ * log, a dequeue log, a Kafka record's queue time, a receive that
+ * delivered its message), else inferred
  * (infer_arrival): the time from there to its start is queueing behind
  * whatever occupied its resource (Zeno §6, under the work-conserving
  * assumption of §3.2: a resource does not idle while work waits), and idle
@@ -342,6 +360,7 @@ arrivals(temporal *tp, wtrace *w, span_info *si)
 		/* only a consumer receives: no tag lookup for the others */
 		si[i].blocking = t->spans[i].kind == TR_KIND_CONSUMER &&
 				 tr_span_is_blocking_receive(&t->spans[i]);
+		wait[i] += kafka_queue_time(&t->spans[i], wait[i]);
 		si[i].arr = si[i].blocking ? si[i].ee : si[i].es - wait[i];
 		si[i].recorded = wait[i] > 0;
 		apply_dequeue(&t->spans[i], &si[i]);
