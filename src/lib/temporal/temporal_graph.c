@@ -273,21 +273,41 @@ queue_events(const tr_trace *t, span_info *si)
 			si[i].has_enq = 0;
 }
 
-/* A dequeue event: the span's work began there. Waiting from its start (or
- * an enqueue before it), the span starts its work at the dequeue; waiting
- * from an enqueue inside it, it worked before, waited [enqueue, dequeue),
- * and worked after. The queue.wait_us tag wins over both. */
-static void
-apply_dequeue(const tr_span *s, span_info *x)
+/* Does an awaited child of span p start before t? */
+static int
+child_before(const tr_trace *t, const span_info *si, int32_t p, int64_t at)
 {
-	if (!x->has_deq || x->deq <= x->es || tr_span_tag(s, "queue.wait_us"))
+	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling)
+		if (si[c].aw != AW_NONE && si[c].es < at)
+			return 1;
+	return 0;
+}
+
+/* A dequeue event: the span's work began there. Waiting from an arrival
+ * before its start (an enqueue log, a Kafka queue time), the span starts
+ * its work at the dequeue, and the whole wait is one; else it waited
+ * inside the span, from its start or from an enqueue inside it, to the
+ * dequeue (a wait the segments go around, as around a child: also where a
+ * child started before the dequeue, which the data then contradicts). The
+ * queue.wait_us tag wins over both. */
+static void
+apply_dequeue(const tr_trace *t, span_info *si, int32_t i)
+{
+	span_info *x = &si[i];
+
+	if (x->has_deq && x->deq > x->ee)
+		x->deq = x->ee;	/* the span was clamped into its caller: so is its dequeue */
+	if (!x->has_deq || x->deq <= x->es || tr_span_tag(&t->spans[i], "queue.wait_us"))
 		return;
 	x->recorded = 1;
-	if (x->has_enq && x->enq > x->es) {
-		x->in_wait = 1;
-		x->wait_from = x->enq;
-	} else
+	if (x->arr < x->es && !x->blocking && !child_before(t, si, i, x->deq)) {
 		x->es = x->deq;
+		return;
+	}
+	x->in_wait = 1;
+	x->wait_from = x->has_enq && x->enq > x->es ? x->enq : x->es;
+	if (x->wait_from > x->deq)
+		x->wait_from = x->deq;
 }
 
 /* A Kafka consumer's queue time: OpenTelemetry's Java instrumentation
@@ -363,7 +383,7 @@ arrivals(temporal *tp, wtrace *w, span_info *si)
 		wait[i] += kafka_queue_time(&t->spans[i], wait[i]);
 		si[i].arr = si[i].blocking ? si[i].ee : si[i].es - wait[i];
 		si[i].recorded = wait[i] > 0;
-		apply_dequeue(&t->spans[i], &si[i]);
+		apply_dequeue(t, si, (int32_t)i);
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
 		int32_t p = t->spans[i].parent;
@@ -452,7 +472,7 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 
 	for (int32_t c = ps->first_child; c >= 0; c = t->spans[c].next_sibling)
 		n++;
-	cv = arena_alloc(w->scratch, (n + 1) * sizeof *cv);
+	cv = arena_alloc(w->scratch, (n + 2) * sizeof *cv);	/* and a receive's wait, a queue wait */
 	n = 0;
 	for (int32_t c = ps->first_child; c >= 0; c = t->spans[c].next_sibling) {
 		if (si[c].aw == AW_REMOTE)
