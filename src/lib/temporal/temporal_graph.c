@@ -573,6 +573,19 @@ own_segment(const wtrace *w, int32_t v, int32_t p)
 	return w->v[v].kind == TV_SEG && w->v[v].span == p;
 }
 
+/* Can the completion vertex v of a sibling have started child c? Only a
+ * sibling that started first (by start, then by index: the spans' order):
+ * two that start and end at the same instant (zero-length spans clamped
+ * into their parent) must not each be the other's trigger, a cycle. */
+static int
+started_before(const wtrace *w, const span_info *si, int32_t v, int32_t c)
+{
+	const tp_vert *x = &w->v[v];
+	int32_t sib = x->kind == TV_TRANSIT ? x->peer : x->span;
+
+	return sib >= 0 && (si[sib].es < si[c].es || (si[sib].es == si[c].es && sib < c));
+}
+
 /* Triggers of p's local children: p's latest event at or before each start. */
 static void
 triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
@@ -609,7 +622,9 @@ triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
 		 * the parent's own latest segment */
 		while (lo > 0 && (ev[lo - 1].v == w->done[c] || w->v[ev[lo - 1].v].span == c ||
 				  ev[lo - 1].v == si[c].waiter ||
-				  (!own_segment(w, ev[lo - 1].v, p) && ev[lo - 1].end + TP_EPSILON_US < si[c].es)))
+				  (!own_segment(w, ev[lo - 1].v, p) &&
+				   (ev[lo - 1].end + TP_EPSILON_US < si[c].es ||
+				    !started_before(w, si, ev[lo - 1].v, c)))))
 			lo--;
 		if (lo > 0)
 			add_edge(e, n, cap, si[c].seg0, ev[lo - 1].v);
