@@ -85,14 +85,20 @@ pair_of(tr_clock *c, int32_t a, int32_t b, int create)
 	return p;
 }
 
+/* The times and host of one side of an RPC: all the clock needs of a span. */
+typedef struct rpc_end {
+	const char *host;
+	int64_t start, end;
+} rpc_end;
+
 static void
-note_rpc(tr_clock *c, const tr_span *cl, const tr_span *sv)
+note_rpc(tr_clock *c, const rpc_end *cl, const rpc_end *sv)
 {
 	int32_t x = host_id(c, cl->host), y = host_id(c, sv->host);
 	int flip = strcmp(cl->host, sv->host) > 0;
 	host_pair *p = flip ? pair_of(c, y, x, 1) : pair_of(c, x, y, 1);
 	rpc_side *d = &p->side[flip];
-	int64_t lo = tr_span_end(sv) - tr_span_end(cl), hi = sv->start - cl->start;
+	int64_t lo = sv->end - cl->end, hi = sv->start - cl->start;
 
 	int64_t slack = hi - lo;	/* transit both ways plus any queueing */
 
@@ -129,7 +135,8 @@ tr_clock_add_trace(tr_clock *c, const tr_trace *t)
 		if (p->kind != TR_KIND_CLIENT || !*s->host || !*p->host || strcmp(s->host, p->host) == 0 ||
 		    !(s->flags & TR_SPAN_HAS_TIME) || !(p->flags & TR_SPAN_HAS_TIME))
 			continue;
-		note_rpc(c, p, s);
+		note_rpc(c, &(rpc_end){p->host, p->start, tr_span_end(p)},
+			 &(rpc_end){s->host, s->start, tr_span_end(s)});
 	}
 }
 
@@ -349,11 +356,404 @@ tr_clock_free(tr_clock *c)
 	free(c);
 }
 
+/* The light first pass.
+ *
+ * The clock needs five fields of a span (its id, parent, kind, host and
+ * times); the full parse (every tag split and unescaped, a span tree per
+ * trace) is most of what a pass costs. An input in the line format whose
+ * traces are grouped (a T record, then its records) is scanned for those
+ * fields, with every check by which the full parse could reject a trace.
+ * On anything it cannot vouch for (an export, a record outside its group,
+ * a bad or cut record, a parent cycle, a trace over a limit) it gives up
+ * and the full pass runs instead: the offsets are the same either way. */
+
+typedef struct scan_span {
+	const char *id, *parent_id, *host;
+	int64_t start, end;
+	int32_t parent;
+	uint8_t kind, timed, follows;
+} scan_span;
+
+/* An R or L record: the span it names must be in the trace; a
+ * follows_from reference (ref_span set) may make that span's parent link
+ * FOLLOWS_FROM. */
+typedef struct scan_owner {
+	const char *span_id;
+	const char *ref_trace, *ref_span;
+} scan_owner;
+
+typedef struct scan {
+	tr_clock *c;
+	size_t max_spans, max_bytes;
+	arena mem;		/* the open trace's fields, unescaped */
+	strbuf group_id;	/* its id as the records write it */
+	const char *trace_id;	/* unescaped */
+	int open;
+	size_t span_recs, bytes;
+	scan_span *spans;
+	size_t nspans, capspans;
+	scan_owner *owners;
+	size_t nowners, capowners;
+	strmap ids;
+	int32_t *rpcs;		/* server spans of the trace's RPCs */
+	size_t caprpcs;
+} scan;
+
+#define SCAN_MAX_FIELDS 4096	/* as the full parse allows */
+
+/* Split a record: the first n fields into f, every later one (a tag) must
+ * be key=value. Returns the field count; 0 when a tag is not. */
+static size_t
+scan_fields(const char *line, size_t len, tr_field *f, size_t n)
+{
+	const char *p = line, *end = line + len;
+	size_t i = 0;
+
+	for (;;) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p));
+		const char *e = tab ? tab : end;
+
+		if (i < n)
+			f[i] = (tr_field){p, (size_t)(e - p)};
+		else if (!memchr(p, '=', (size_t)(e - p)))
+			return 0;
+		i++;
+		if (!tab)
+			return i;
+		p = tab + 1;
+	}
+}
+
+/* A field, unescaped as the full parse unescapes it, in the trace's arena. */
+static const char *
+scan_text(scan *sc, const tr_field *f)
+{
+	char *s = arena_strndup(&sc->mem, f->s, f->len);
+
+	if (memchr(s, '%', f->len))
+		tr_unescape(s, s, f->len);
+	return s;
+}
+
+static int
+scan_span_record(scan *sc, const char *line, size_t len)
+{
+	tr_field f[TR_SPAN_FIELDS];
+	size_t nf = scan_fields(line, len, f, TR_SPAN_FIELDS);
+	int64_t start = 0, dur = 0;
+	int kind;
+
+	if (nf < TR_SPAN_FIELDS || nf > SCAN_MAX_FIELDS || !f[2].len)
+		return -1;
+	if (f[4].len || f[5].len) {
+		if (parse_i64(f[4].s, f[4].len, &start) < 0 || parse_i64(f[5].s, f[5].len, &dur) < 0 ||
+		    dur < 0 || start < -TR_TIME_MAX || start > TR_TIME_MAX || dur > TR_TIME_MAX - start)
+			return -1;
+	}
+	if ((kind = tr_kind_parse(f[8].s, f[8].len)) < 0)
+		return -1;
+	GROW(sc->spans, sc->capspans, sc->nspans + 1);
+	sc->spans[sc->nspans++] = (scan_span){
+		.id = scan_text(sc, &f[2]), .parent_id = scan_text(sc, &f[3]),
+		.host = scan_text(sc, &f[9]), .start = start, .end = start + dur, .parent = -1,
+		.kind = (uint8_t)kind, .timed = f[4].len || f[5].len};
+	return 0;
+}
+
+/* R and L records: checked as the full parse checks them; the span each
+ * names is kept, and for a follows_from reference what it refers to. */
+static int
+scan_owner_record(scan *sc, const char *line, size_t len)
+{
+	tr_field f[6];
+	size_t need = line[0] == 'R' ? 6 : 4;
+	size_t nf = scan_fields(line, len, f, need);
+	int64_t time;
+	scan_owner o = {0};
+
+	if (nf < need || nf > SCAN_MAX_FIELDS)
+		return -1;
+	if (line[0] == 'L' && parse_i64(f[3].s, f[3].len, &time) < 0)
+		return -1;
+	o.span_id = scan_text(sc, &f[2]);
+	if (line[0] == 'R' && strcmp(scan_text(sc, &f[3]), "follows_from") == 0) {
+		o.ref_trace = f[4].len ? scan_text(sc, &f[4]) : sc->trace_id;
+		o.ref_span = scan_text(sc, &f[5]);
+	}
+	GROW(sc->owners, sc->capowners, sc->nowners + 1);
+	sc->owners[sc->nowners++] = o;
+	return 0;
+}
+
+/* One record of the open trace; -1 when the full parse would reject it. */
+static int
+scan_record(scan *sc, const char *line, size_t len)
+{
+	tr_field f[2];
+
+	if (memchr(line, '\0', len))
+		return -1;
+	if (len < 2 || line[1] != '\t')
+		return 0;	/* a record type the parse does not own */
+	switch (line[0]) {
+	case 'S': return scan_span_record(sc, line, len);
+	case 'R':
+	case 'L': return scan_owner_record(sc, line, len);
+	case 'T': {
+		size_t nf = scan_fields(line, len, f, 2);
+		return nf && nf <= SCAN_MAX_FIELDS ? 0 : -1;
+	}
+	default: return 0;
+	}
+}
+
+static int32_t
+scan_find(const scan *sc, const char *id)
+{
+	strmap_slot *s = strmap_get(&sc->ids, id, strlen(id));
+
+	return s ? (int32_t)s->val : -1;
+}
+
+/* Span ids unique, R and L records naming spans of the trace, parents
+ * linked; -1 when the full parse would reject the trace. */
+static int
+scan_link(scan *sc)
+{
+	int added;
+
+	strmap_clear(&sc->ids);
+	for (size_t i = 0; i < sc->nspans; i++) {
+		const char *id = sc->spans[i].id;
+		strmap_slot *s = strmap_put(&sc->ids, id, strlen(id), &added);
+
+		if (!added)
+			return -1;
+		s->val = (int64_t)i;
+	}
+	for (size_t i = 0; i < sc->nspans; i++) {
+		scan_span *x = &sc->spans[i];
+
+		x->parent = *x->parent_id ? scan_find(sc, x->parent_id) : -1;
+		if (x->parent == (int32_t)i)
+			x->parent = -1;	/* its own parent: a root */
+	}
+	for (size_t i = 0; i < sc->nowners; i++) {
+		const scan_owner *o = &sc->owners[i];
+		int32_t k = scan_find(sc, o->span_id);
+
+		if (k < 0)
+			return -1;
+		scan_span *x = &sc->spans[k];
+		if (o->ref_span && x->parent >= 0 && strcmp(o->ref_trace, sc->trace_id) == 0 &&
+		    strcmp(o->ref_span, x->parent_id) == 0)
+			x->follows = 1;
+	}
+	return 0;
+}
+
+/* Does a parent link close a cycle? The full parse cuts one link of it, at
+ * a span that depends on the sort order: left to it. */
+static int
+scan_cycle(scan *sc)
+{
+	uint8_t *state = arena_alloc(&sc->mem, sc->nspans + 1);	/* 0 new, 1 on path, 2 done */
+
+	memset(state, 0, sc->nspans + 1);
+	for (size_t i = 0; i < sc->nspans; i++) {
+		int32_t j = (int32_t)i;
+
+		while (j >= 0 && state[j] == 0) {
+			state[j] = 1;
+			j = sc->spans[j].parent;
+		}
+		if (j >= 0 && state[j] == 1)
+			return 1;
+		for (j = (int32_t)i; j >= 0 && state[j] == 1; j = sc->spans[j].parent)
+			state[j] = 2;
+	}
+	return 0;
+}
+
+/* The order of the full parse's spans (start, then id): the order RPCs are
+ * noted in, which names the hosts in the order -v lists them. */
+static int
+rpc_before(const scan *sc, int32_t a, int32_t b)
+{
+	const scan_span *x = &sc->spans[a], *y = &sc->spans[b];
+
+	if (x->start != y->start)
+		return x->start < y->start;
+	return strcmp(x->id, y->id) < 0;
+}
+
+/* The RPCs of the trace, as tr_clock_add_trace notes them. */
+static void
+scan_note_rpcs(scan *sc)
+{
+	size_t n = 0;
+
+	GROW(sc->rpcs, sc->caprpcs, sc->nspans + 1);
+	for (size_t i = 0; i < sc->nspans; i++) {
+		const scan_span *s = &sc->spans[i];
+		const scan_span *p = s->parent >= 0 ? &sc->spans[s->parent] : NULL;
+
+		if (s->kind != TR_KIND_SERVER || !p || s->follows || p->kind != TR_KIND_CLIENT ||
+		    !*s->host || !*p->host || strcmp(s->host, p->host) == 0 || !s->timed || !p->timed)
+			continue;
+		size_t j = n++;	/* insertion sort: a trace has few RPCs */
+		while (j > 0 && rpc_before(sc, (int32_t)i, sc->rpcs[j - 1])) {
+			sc->rpcs[j] = sc->rpcs[j - 1];
+			j--;
+		}
+		sc->rpcs[j] = (int32_t)i;
+	}
+	for (size_t k = 0; k < n; k++) {
+		const scan_span *s = &sc->spans[sc->rpcs[k]], *p = &sc->spans[s->parent];
+
+		note_rpc(sc->c, &(rpc_end){p->host, p->start, p->end},
+			 &(rpc_end){s->host, s->start, s->end});
+	}
+}
+
+static int
+scan_end_trace(scan *sc)
+{
+	sc->open = 0;
+	if (scan_link(sc) < 0 || scan_cycle(sc))
+		return -1;
+	scan_note_rpcs(sc);
+	return 0;
+}
+
+/* A T record opens a trace (its id as written, and unescaped). */
+static int
+scan_begin_trace(scan *sc, const char *tid, size_t tidlen, const char *line, size_t len)
+{
+	char *id;
+
+	arena_reset(&sc->mem);
+	sc->nspans = sc->nowners = sc->span_recs = sc->bytes = 0;
+	sb_clear(&sc->group_id);
+	sb_add(&sc->group_id, tid, tidlen);
+	id = arena_alloc(&sc->mem, tidlen + 1);
+	tr_unescape(id, tid, tidlen);
+	sc->trace_id = id;
+	sc->open = 1;
+	return scan_record(sc, line, len);
+}
+
+/* One line of the input, grouped as the reader groups it; -1: give up. */
+static int
+scan_line(scan *sc, const char *line, size_t len)
+{
+	if (len == 0 || line[0] == '#')
+		return 0;	/* the header, a comment line: passed through */
+	const char *tab = memchr(line, '\t', len);
+	const char *tid = tab ? tab + 1 : line + len;
+	const char *tend = tab ? memchr(tid, '\t', len - (size_t)(tid - line)) : NULL;
+	size_t tidlen = (size_t)((tend ? tend : line + len) - tid);
+	int owned = (len == 1 || line[1] == '\t') && strchr("SRLT", line[0]);
+	int is_t = len > 1 && line[0] == 'T' && line[1] == '\t';
+
+	if (!tab || tidlen == 0 || memchr(tid, '\r', tidlen))
+		return owned ? -1 : 0;	/* a bad record, or a line of no trace */
+	int same = sc->open && tidlen == sc->group_id.len && memcmp(tid, sc->group_id.s, tidlen) == 0;
+	if (sc->open && (!same || is_t) && scan_end_trace(sc) < 0)
+		return -1;
+	if (same && !is_t) {
+		sc->span_recs += len > 1 && line[0] == 'S' && line[1] == '\t';
+		sc->bytes += len + 1;
+		if (sc->span_recs > sc->max_spans || sc->bytes > sc->max_bytes)
+			return -1;
+		return scan_record(sc, line, len);
+	}
+	if (is_t)
+		return scan_begin_trace(sc, tid, tidlen, line, len);
+	return -1;	/* a record outside its trace's group */
+}
+
+/* Does every input start as the line format does (its header line)? */
+static int
+scan_inputs_fit(char **files, int nfiles)
+{
+	for (int i = 0; i < nfiles; i++) {
+		tr_input *in = tr_input_open(files[i]);
+		size_t n = 0;
+		const char *p = tr_input_peek(in, 4, &n);
+		int fit = n >= 4 && memcmp(p, "#tr/", 4) == 0;
+
+		tr_input_close(in);
+		if (!fit)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+scan_file(scan *sc, const char *file)
+{
+	tr_input *in = tr_input_open(file);
+	char *line;
+	size_t len;
+	int ok = 1;
+
+	while (ok && (line = tr_input_line(in, &len))) {
+		if (tr_input_line_cut(in))
+			ok = 0;	/* the last record may have lost its end */
+		while (len && line[len - 1] == '\r')
+			line[--len] = '\0';
+		if (ok && scan_line(sc, line, len) < 0)
+			ok = 0;
+	}
+	if (ok && tr_input_error(in))
+		ok = 0;
+	tr_input_close(in);
+	return ok;
+}
+
+static void
+scan_free(scan *sc)
+{
+	arena_free(&sc->mem);
+	sb_free(&sc->group_id);
+	strmap_free(&sc->ids);
+	free(sc->spans);
+	free(sc->owners);
+	free(sc->rpcs);
+}
+
+/* The light pass over the inputs; NULL when it gave up. */
+static tr_clock *
+scan_inputs(char **files, int nfiles, size_t max_spans, size_t max_bytes)
+{
+	scan sc = {.max_spans = max_spans ? max_spans : TR_DEFAULT_MAX_SPANS,
+		   .max_bytes = max_bytes ? max_bytes : TR_DEFAULT_MAX_BYTES};
+	int ok = nfiles > 0 && scan_inputs_fit(files, nfiles);
+
+	sc.c = tr_clock_new();
+	for (int i = 0; ok && i < nfiles; i++)
+		ok = scan_file(&sc, files[i]);
+	if (ok && sc.open)
+		ok = scan_end_trace(&sc) == 0;
+	scan_free(&sc);
+	if (ok)
+		return sc.c;
+	tr_clock_free(sc.c);
+	return NULL;
+}
+
 tr_clock *
 tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
 		     size_t max_bytes, int flags)
 {
-	tr_clock *c = tr_clock_new();
+	tr_clock *c = scan_inputs(files, nfiles, max_spans, max_bytes);
+
+	if (c) {
+		tr_clock_solve(c);
+		return c;
+	}
+	c = tr_clock_new();
 	tr_reader *rd = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
 				       (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET);
 

@@ -28,13 +28,43 @@ typedef struct span_info {
 	int32_t recv_wait;	/* blocking receive: its segment that gets the message */
 	int32_t src;		/* local message source span, -1 */
 	int32_t ext;		/* external message source, -1 */
+	int64_t enq, deq;	/* its enqueue and dequeue log events, if has_enq, has_deq */
+	int64_t wait_from;	/* a queue wait inside the span: [wait_from, deq) */
 	uint8_t aw, blocking, timed;
+	uint8_t has_enq, has_deq, in_wait;
+	uint8_t recorded;	/* its arrival is recorded, not inferred */
+	uint8_t from_receive;	/* its message came with its parent's receive */
 } span_info;
 
 typedef struct event {
 	int64_t end;
 	int32_t v;
 } event;
+
+/* Sort n elements of size bytes (at most 64) by cmp, a total order, so
+ * that any sort gives the same result: by insertion when n is small (a
+ * span's children, its events), where qsort's setup costs more than the
+ * sort. */
+static void
+sort_small(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *a = base, tmp[64];
+
+	if (n > 16 || size > sizeof tmp) {
+		qsort(base, n, size, cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+
+		memcpy(tmp, a + i * size, size);
+		while (j > 0 && cmp(a + (j - 1) * size, tmp) > 0) {
+			memcpy(a + j * size, a + (j - 1) * size, size);
+			j--;
+		}
+		memcpy(a + j * size, tmp, size);
+	}
+}
 
 static int
 occupies(const tr_span *s)
@@ -212,13 +242,130 @@ request_transit(const temporal *tp, const tr_trace *t, const span_info *si, int3
 	return est > 0 ? est : 0;
 }
 
-/* When the work of span i arrived: recorded (queue.wait_us, an enqueue log),
- * else inferred for a server (its client's send plus the request transit)
- * and for a consumer of a message sent in the trace (the sender's end): the
- * time from there to its start is queueing behind whatever occupied its
- * resource (Zeno §6, under the work-conserving assumption of §3.2: a
- * resource does not idle while work waits), and idle time in it is
- * unexplained. A blocking receive gets its message at its end. */
+/* The enqueue and dequeue log events of each span, in the reference clock:
+ * the earliest enqueue, and the earliest dequeue within the span (where
+ * its work began: a span may start when its request is received and wait
+ * in a queue inside it). An enqueue after the dequeue is not its. */
+static void
+queue_events(const tr_trace *t, span_info *si)
+{
+	for (size_t l = 0; l < t->nlogs; l++) {
+		const tr_log *g = &t->logs[l];
+		const tr_span *s = &t->spans[g->span];
+		span_info *x = &si[g->span];
+		int64_t at = g->time + x->shift;
+
+		for (uint32_t k = 0; k < g->ntags; k++) {
+			if (strcmp(g->tags[k].key, "event") != 0)
+				continue;
+			if (strcmp(g->tags[k].val, "enqueue") == 0 && (!x->has_enq || at < x->enq)) {
+				x->enq = at;
+				x->has_enq = 1;
+			} else if (strcmp(g->tags[k].val, "dequeue") == 0 && g->time >= s->start &&
+				   g->time <= tr_span_end(s) && (!x->has_deq || at < x->deq)) {
+				x->deq = at;
+				x->has_deq = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < t->nspans; i++)
+		if (si[i].has_enq && si[i].has_deq && si[i].enq > si[i].deq)
+			si[i].has_enq = 0;
+}
+
+/* Does an awaited child of span p start before t? */
+static int
+child_before(const tr_trace *t, const span_info *si, int32_t p, int64_t at)
+{
+	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling)
+		if (si[c].aw != AW_NONE && si[c].es < at)
+			return 1;
+	return 0;
+}
+
+/* A dequeue event: the span's work began there. Waiting from an arrival
+ * before its start (an enqueue log, a Kafka queue time), the span starts
+ * its work at the dequeue, and the whole wait is one; else it waited
+ * inside the span, from its start or from an enqueue inside it, to the
+ * dequeue (a wait the segments go around, as around a child: also where a
+ * child started before the dequeue, which the data then contradicts). The
+ * queue.wait_us tag wins over both. */
+static void
+apply_dequeue(const tr_trace *t, span_info *si, int32_t i)
+{
+	span_info *x = &si[i];
+
+	if (x->has_deq && x->deq > x->ee)
+		x->deq = x->ee;	/* the span was clamped into its caller: so is its dequeue */
+	if (!x->has_deq || x->deq <= x->es || tr_span_tag(&t->spans[i], "queue.wait_us"))
+		return;
+	x->recorded = 1;
+	if (x->arr < x->es && !x->blocking && !child_before(t, si, i, x->deq)) {
+		x->es = x->deq;
+		return;
+	}
+	x->in_wait = 1;
+	x->wait_from = x->has_enq && x->enq > x->es ? x->enq : x->es;
+	if (x->wait_from > x->deq)
+		x->wait_from = x->deq;
+}
+
+/* A Kafka consumer's queue time: OpenTelemetry's Java instrumentation
+ * records kafka.record.queue_time_ms (an experimental attribute) on a
+ * consumer span, the ms from the record's timestamp to the span's start:
+ * its message waited that long. 0 when the span has none, or another
+ * recorded wait. */
+static int64_t
+kafka_queue_time(const tr_span *s, int64_t recorded)
+{
+	const char *v;
+	int64_t ms;
+
+	if (recorded || s->kind != TR_KIND_CONSUMER || !(v = tr_span_tag(s, "kafka.record.queue_time_ms")) ||
+	    parse_i64(v, strlen(v), &ms) < 0 || ms <= 0 || ms > TR_TIME_MAX / 1000)
+		return 0;
+	return ms * 1000;
+}
+
+/* A consumer that processes what its parent, a blocking receive, got: its
+ * message arrived when the receive ended (OpenTelemetry's messaging spans:
+ * a "process" span below the "receive" span that delivered the message). */
+static int
+after_receive(const tr_trace *t, const span_info *si, int32_t i)
+{
+	int32_t p = t->spans[i].parent;
+
+	return p >= 0 && si[p].blocking && si[p].timed && !si[i].blocking &&
+	       t->spans[i].kind == TR_KIND_CONSUMER && si[i].aw == AW_NONE && si[p].ee <= si[i].es;
+}
+
+/* An arrival from what the data shows, when nothing records it: a server's
+ * request at its client's send plus the request transit, a consumer's
+ * message when its producer in the trace ended. */
+static void
+infer_arrival(temporal *tp, wtrace *w, span_info *si, int32_t i)
+{
+	tr_trace *t = &w->t;
+	int32_t p = t->spans[i].parent;
+
+	if (si[i].aw == AW_REMOTE) {
+		si[i].arr = si[p].es + request_transit(tp, t, si, i, p);
+		w->inferred[i] = si[i].arr < si[i].es;
+	} else if (p >= 0 && !si[i].blocking && t->spans[i].kind == TR_KIND_CONSUMER &&
+		   t->spans[p].kind == TR_KIND_PRODUCER && si[p].timed && si[p].ee < si[i].es) {
+		si[i].arr = si[p].ee;
+		w->inferred[i] = 1;
+	}
+}
+
+/* When the work of span i arrived: recorded (queue.wait_us, an enqueue
+ * log, a dequeue log, a Kafka record's queue time, a receive that
+ * delivered its message), else inferred
+ * (infer_arrival): the time from there to its start is queueing behind
+ * whatever occupied its resource (Zeno §6, under the work-conserving
+ * assumption of §3.2: a resource does not idle while work waits), and idle
+ * time in it is unexplained. A blocking receive gets its message at its
+ * end. w->arrival keeps the recorded arrivals: the start of a question. */
 static void
 arrivals(temporal *tp, wtrace *w, span_info *si)
 {
@@ -227,29 +374,32 @@ arrivals(temporal *tp, wtrace *w, span_info *si)
 
 	/* the recorded waits are in the span's own clock: before its shifted start */
 	tr_trace_queue_waits(t, wait);
+	queue_events(t, si);
 	memset(w->inferred, 0, t->nspans + 1);
 	for (size_t i = 0; i < t->nspans; i++) {
-		si[i].blocking = (uint8_t)tr_span_is_blocking_receive(&t->spans[i]);
+		/* only a consumer receives: no tag lookup for the others */
+		si[i].blocking = t->spans[i].kind == TR_KIND_CONSUMER &&
+				 tr_span_is_blocking_receive(&t->spans[i]);
+		wait[i] += kafka_queue_time(&t->spans[i], wait[i]);
 		si[i].arr = si[i].blocking ? si[i].ee : si[i].es - wait[i];
+		si[i].recorded = wait[i] > 0;
+		apply_dequeue(t, si, (int32_t)i);
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
 		int32_t p = t->spans[i].parent;
 
-		if (si[i].aw == AW_REMOTE && !wait[i] && tp->o.infer_queues) {
-			si[i].arr = si[p].es + request_transit(tp, t, si, (int32_t)i, p);
-			w->inferred[i] = si[i].arr < si[i].es;
-		} else if (p >= 0 && !wait[i] && !si[i].blocking && tp->o.infer_queues &&
-			   t->spans[i].kind == TR_KIND_CONSUMER && t->spans[p].kind == TR_KIND_PRODUCER &&
-			   si[p].timed && si[p].ee < si[i].es) {
+		if (!si[i].recorded && after_receive(t, si, (int32_t)i)) {
 			si[i].arr = si[p].ee;
-			w->inferred[i] = 1;
-		}
+			si[i].recorded = si[i].from_receive = 1;
+		} else if (!si[i].recorded && tp->o.infer_queues)
+			infer_arrival(tp, w, si, (int32_t)i);
 		if (si[i].aw == AW_REMOTE)	/* it cannot arrive before it was sent */
 			si[i].arr = clamp64(si[i].arr, si[p].es, si[i].es);
 		else if (si[i].aw == AW_LOCAL && !si[i].blocking)	/* nor before its parent started */
 			si[i].arr = clamp64(si[i].arr, si[p].es, si[i].es);
 		else if (si[i].arr > si[i].es && !si[i].blocking)
 			si[i].arr = si[i].es;
+		w->arrival[i] = si[i].recorded && !si[i].blocking ? si[i].arr : si[i].es;
 	}
 }
 
@@ -266,7 +416,7 @@ message_sources(wtrace *w, span_info *si)
 		si[i].src = -1;
 		si[i].ext = -1;
 		if (s->parent >= 0 && ((s->flags & TR_SPAN_FOLLOWS) ||
-				       t->spans[s->parent].kind == TR_KIND_PRODUCER))
+				       t->spans[s->parent].kind == TR_KIND_PRODUCER || si[i].from_receive))
 			si[i].src = s->parent;
 	}
 	for (size_t r = 0; r < t->nrefs; r++) {
@@ -295,7 +445,8 @@ message_sources(wtrace *w, span_info *si)
 
 typedef struct cover {
 	int64_t start, end;
-	int32_t child;		/* -1: a blocking receive waiting for its message */
+	int32_t child;		/* -1: a blocking receive waiting for its message;
+				 * -2: a wait in a queue inside the span */
 } cover;
 
 static int
@@ -321,7 +472,7 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 
 	for (int32_t c = ps->first_child; c >= 0; c = t->spans[c].next_sibling)
 		n++;
-	cv = arena_alloc(w->scratch, (n + 1) * sizeof *cv);
+	cv = arena_alloc(w->scratch, (n + 2) * sizeof *cv);	/* and a receive's wait, a queue wait */
 	n = 0;
 	for (int32_t c = ps->first_child; c >= 0; c = t->spans[c].next_sibling) {
 		if (si[c].aw == AW_REMOTE)
@@ -331,7 +482,9 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 	}
 	if (si[p].blocking)
 		cv[n++] = (cover){si[p].es, si[p].ee, -1};
-	qsort(cv, n, sizeof *cv, cover_cmp);
+	if (si[p].in_wait)	/* queued inside the span: no child, the resource's work */
+		cv[n++] = (cover){si[p].wait_from, si[p].deq, -2};
+	sort_small(cv, n, sizeof *cv, cover_cmp);
 
 	int32_t res = occupies(ps) ? span_resource(tp, ps, nb) : -1;
 	int64_t at = si[p].es;
@@ -352,7 +505,7 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 		for (size_t k = i; k < j; k++)
 			if (cv[k].child >= 0)
 				si[cv[k].child].waiter = next;
-			else
+			else if (cv[k].child == -1)
 				si[p].recv_wait = next;	/* the receive's own wait */
 		seg = next;
 		i = j;
@@ -420,6 +573,19 @@ own_segment(const wtrace *w, int32_t v, int32_t p)
 	return w->v[v].kind == TV_SEG && w->v[v].span == p;
 }
 
+/* Can the completion vertex v of a sibling have started child c? Only a
+ * sibling that started first (by start, then by index: the spans' order):
+ * two that start and end at the same instant (zero-length spans clamped
+ * into their parent) must not each be the other's trigger, a cycle. */
+static int
+started_before(const wtrace *w, const span_info *si, int32_t v, int32_t c)
+{
+	const tp_vert *x = &w->v[v];
+	int32_t sib = x->kind == TV_TRANSIT ? x->peer : x->span;
+
+	return sib >= 0 && (si[sib].es < si[c].es || (si[sib].es == si[c].es && sib < c));
+}
+
 /* Triggers of p's local children: p's latest event at or before each start. */
 static void
 triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
@@ -436,7 +602,7 @@ triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
 	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling)
 		if (si[c].aw != AW_NONE)
 			ev[ne++] = (event){w->v[w->done[c]].end, w->done[c]};
-	qsort(ev, ne, sizeof *ev, event_cmp);
+	sort_small(ev, ne, sizeof *ev, event_cmp);
 	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling) {
 		if (si[c].aw != AW_LOCAL)
 			continue;
@@ -456,7 +622,9 @@ triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
 		 * the parent's own latest segment */
 		while (lo > 0 && (ev[lo - 1].v == w->done[c] || w->v[ev[lo - 1].v].span == c ||
 				  ev[lo - 1].v == si[c].waiter ||
-				  (!own_segment(w, ev[lo - 1].v, p) && ev[lo - 1].end + TP_EPSILON_US < si[c].es)))
+				  (!own_segment(w, ev[lo - 1].v, p) &&
+				   (ev[lo - 1].end + TP_EPSILON_US < si[c].es ||
+				    !started_before(w, si, ev[lo - 1].v, c)))))
 			lo--;
 		if (lo > 0)
 			add_edge(e, n, cap, si[c].seg0, ev[lo - 1].v);
@@ -583,6 +751,7 @@ tpg_build(temporal *tp, wtrace *w)
 	w->done = arena_alloc(&t->mem, (ns + 1) * sizeof *w->done);
 	w->in_main = arena_alloc(&t->mem, ns + 1);
 	w->inferred = arena_alloc(&t->mem, ns + 1);
+	w->arrival = arena_alloc(&t->mem, (ns + 1) * sizeof *w->arrival);
 	w->root = request_root(t);
 	mark_main(w);
 	int32_t *order = order_spans(tp, w, si);

@@ -54,6 +54,7 @@ struct wtrace {
 	int32_t root;		/* the request's root span (-1: none with time) */
 	int32_t *seg0;		/* per span: its first vertex (-1: no time) */
 	uint8_t *inferred;	/* per span: its queueing was inferred, not recorded */
+	int64_t *arrival;	/* per span: its recorded arrival, else its start */
 	arena *scratch;		/* while it is built */
 };
 

@@ -209,7 +209,11 @@ tpq_annotate(temporal *tp, wtrace *w, int32_t span)
 	int32_t last = tp->o.end_to_end ? last_below(w, span) : span;
 	tp->q_span = span;
 	tp->q_last = last;
-	tp->q_ts = w->v[w->seg0[span]].start;
+	/* a recorded wait before the span's work is part of the question, as
+	 * it is of its caller's: a root is treated as any span (no caller's
+	 * send time bounds it, so nothing is inferred for it) */
+	tp->q_ts = w->arrival[span] < w->v[w->seg0[span]].start ? w->arrival[span]
+								   : w->v[w->seg0[span]].start;
 	tp->q_te = w->v[w->final[last]].end;
 	tp_task r = {.w = w, .v = w->final[last], .res = -1, .parent = -1,
 		     .ts = tp->q_ts, .te = tp->q_te, .role = ROLE_ONPATH, .base = ROLE_ONPATH};

@@ -155,9 +155,6 @@ build_causes(temporal *tp)
 		if (t->te - t->ts > c->delay)
 			c->delay = t->te - t->ts;
 	}
-	for (size_t i = 0; i < tp->ncauses; i++)
-		tp->causes[i].label = task_label(tp, &(tp_task){.w = tp->causes[i].w,
-			.v = tp->causes[i].v, .res = tp->causes[i].res, .role = tp->causes[i].role});
 }
 
 static int
@@ -181,10 +178,27 @@ ranked_causes(temporal *tp)
 	for (size_t i = 0; i < tp->ncauses; i++)
 		if (tp->causes[i].self > 0)
 			tp->causes[n++] = tp->causes[i];
+	/* labels only for what is shown: most tasks' causes have no self time */
+	for (size_t i = 0; i < n; i++)
+		tp->causes[i].label = task_label(tp, &(tp_task){.w = tp->causes[i].w,
+			.v = tp->causes[i].v, .res = tp->causes[i].res, .role = tp->causes[i].role});
 	qsort(tp->causes, n, sizeof *tp->causes, cause_cmp);
 	tp->ncauses = n;
 	tp->st.causes += n;
 	return n;
+}
+
+/* A field of a D record, escaped: most text needs no escape, and is then
+ * copied as it is (its length found by the same scan). */
+static void
+add_field(strbuf *out, const char *s)
+{
+	size_t n = strcspn(s, "\t\n\r%");
+
+	if (!s[n])
+		sb_add(out, s, n);
+	else
+		tr_escapes(out, s, 0);
 }
 
 static void
@@ -228,11 +242,11 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 				  c->w->t.spans[c->span].span_id : "";
 
 		sb_adds(out, "D\t");
-		tr_escapes(out, w->t.trace_id, 0);
+		add_field(out, w->t.trace_id);
 		sb_addc(out, '\t');
-		tr_escapes(out, *sid ? c->w->t.trace_id : "", 0);
+		add_field(out, *sid ? c->w->t.trace_id : "");
 		sb_addc(out, '\t');
-		tr_escapes(out, sid, 0);
+		add_field(out, sid);
 		sb_addc(out, '\t');
 		sb_adds(out, tp_role_name(c->role));
 		sb_addc(out, '\t');
@@ -240,7 +254,7 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 		sb_addc(out, '\t');
 		sb_addi(out, c->delay);
 		sb_addc(out, '\t');
-		tr_escapes(out, c->label, 0);
+		add_field(out, c->label);
 		sb_addc(out, '\n');
 	}
 }
