@@ -28,199 +28,11 @@
  * frontier has passed its end by max_gap. Memory is what that span of time
  * holds, not the input. Until `hold` spans are read nothing is placed: a
  * small input may come in any order. */
-#include "pag.h"
+#include "pag_build_impl.h"
 #include "pick.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct btrace btrace;
-typedef struct bspan bspan;
-
-/* A vertex, made by the sweep: id is its record number (PAG_NONE: not yet). */
-typedef struct bvert {
-	uint32_t id, lane;
-	int64_t t;
-	const bspan *span;	/* whose vertex, for PV records; NULL */
-	uint8_t ev;
-} bvert;
-
-struct bspan {
-	int64_t start, end;
-	btrace *trace;
-	uint32_t ids, idslen;	/* in the trace's text: "\ttrace\tspan" as records
-				 * write it (escaped) */
-	uint32_t key, keylen;	/* "trace\tspan" as read: the reference map's key */
-	uint64_t seq;		/* read order: ties in start order */
-	uint32_t worker, op, depth;
-	int32_t parent;		/* index in the trace, -1 */
-	int32_t child, sibling;	/* first child, next sibling: indices, -1 */
-	uint32_t lane;		/* PAG_NONE until placed */
-	uint32_t waiting_for;	/* sweep: spawned children it waits for (not yet joined) */
-	int64_t lane_child_end;	/* the end of its last child placed on its lane */
-	bvert vs, ve;
-	uint8_t kind, follows, type;
-	uint8_t remote;		/* not on its parent's lane: a handed-over child */
-	uint8_t remote_child;	/* has a child on another lane */
-	uint8_t async;		/* a client whose callee cannot be waited for: it does not block */
-	uint8_t incoming;	/* a communication edge enters its start: 1, from another
-				 * lane; 2, from the clients (a root) */
-	uint8_t placed;
-};
-
-/* A reference (R record) of span `span` to a span named by key. */
-typedef struct bref {
-	uint32_t span;
-	uint32_t off, len;	/* key "trace\tspan" in the trace's text */
-} bref;
-
-/* A trace's spans, held until the frontier has passed them. */
-struct btrace {
-	bspan *spans;
-	size_t n;
-	bref *refs;
-	size_t nrefs;
-	char *text;		/* trace id, span names, reference keys */
-	const char *id;
-	int64_t end;		/* its latest span end */
-	int dead;		/* forgotten, kept until the reference map is rebuilt */
-	btrace *next;
-};
-
-/* A communication edge waiting for its vertices: span vertices by pointer,
- * a point's (or the clients') vertex in place. */
-typedef struct bcomm {
-	const bvert *src, *dst;	/* NULL: src_v, dst_v */
-	bvert src_v, dst_v;
-	int64_t t0;		/* when it leaves: no earlier than the frontier */
-	const bspan *about;
-	uint8_t type, live;
-} bcomm;
-
-/* A vertex a communication edge needs in mid-activity: on a parent's lane
- * where a child is handed over (spawn) or taken back (join), or where a
- * request or response that clock skew would send back in time leaves
- * (clamped to the time it arrives). */
-enum { POINT_JOIN, POINT_SPAWN, POINT_REQUEST, POINT_RESPONSE };
-typedef struct point {
-	int64_t t;
-	bspan *child;		/* the span on the other lane */
-	uint32_t comm;		/* its edge */
-	uint8_t kind, waits;	/* spawn: the parent waits until the child joins */
-} point;
-
-typedef struct lane_ev {
-	bspan *span;
-	uint8_t end;		/* 0: the span starts, 1: it ends */
-} lane_ev;
-
-typedef struct blane {
-	uint32_t worker;
-	bspan **stack;		/* placing: open spans, innermost last */
-	size_t n, cap;
-	lane_ev *ev;		/* starts and ends in time order, from evdone unswept */
-	size_t nev, capev, evdone;
-	point *pts;		/* points in order (by_point_order), unswept */
-	size_t npts, cappts;
-	int64_t swept;		/* swept up to (not including) this time */
-	/* the sweep */
-	bspan **open;		/* open spans, innermost last */
-	size_t nopen, capopen;
-	bvert prev;		/* the last vertex of the run; id PAG_NONE: no run */
-	int last_type;		/* type of the last edge, for absorbed gaps */
-	uint32_t last_op;
-	const bspan *last_ref;
-} blane;
-
-/* A binary min-heap of lanes by key: busy lanes by the time they fall idle
- * (the end of the span at the bottom of their stack), idle lanes by number. */
-typedef struct lane_heap {
-	struct heap_item { int64_t key; uint32_t lane; } *h;
-	size_t n, cap;
-} lane_heap;
-
-typedef struct bworker {
-	lane_heap busy, idle;
-	int64_t start;		/* its first activity */
-	uint32_t nlanes;
-} bworker;
-
-/* An edge made, waiting for the frontier to pass its start. */
-typedef struct pedge {
-	bvert src, dst;
-	const bspan *about;
-	uint32_t op;
-	uint8_t type;
-} pedge;
-
-struct edge_key {
-	int64_t t0;
-	uint32_t slot;		/* in the pool */
-};
-
-struct pag_builder {
-	pag_build_opts o;
-	pag_graph names;	/* workers and operations */
-	pag_build_stats st;
-	char **key;		/* worker key parts */
-	uint8_t *part;		/* per part: KEY_SERVICE, KEY_HOST or KEY_TAG */
-	tr_keywatch *watch;	/* per part: did any span have the tag? */
-	size_t nkey;
-	strbuf name, opfields;
-	uint32_t *opat;		/* per op: its "\tservice\toperation" in opfields */
-	size_t nopat, capopat;
-	int32_t *local;		/* trace span index -> builder index */
-	size_t caplocal;
-	struct order_key *order;	/* scratch: a trace's spans in start order */
-	size_t caporder;
-	btrace *first, *last;	/* held traces, in read order */
-	btrace *dead;		/* forgotten ones the reference map still names */
-	struct todo_item *todo;	/* a heap of spans read, not placed */
-	size_t ntodo, captodo;
-	size_t held;		/* spans read so far, while holding */
-	int holding;
-	uint64_t seq;
-	int64_t latest;		/* the latest trace start read */
-	int64_t placed_to;	/* spans before this are placed (INT64_MIN: none) */
-	int64_t frontier;	/* edges before this are written */
-	int has_start;
-	int64_t start, end;	/* of all spans */
-	blane *lanes;
-	size_t nlanes, caplanes;
-	bworker *workers;
-	size_t capworkers;
-	uint32_t unknown_op;
-	bcomm *comm;
-	size_t ncomm, capcomm;
-	uint32_t *freecomm;
-	size_t nfree, capfree;
-	pedge *pool;		/* edges made, not written */
-	size_t npool, cappool;
-	uint32_t *freeedge;
-	size_t nfreeedge, capfreeedge;
-	struct edge_key *edges;	/* a heap over the pool */
-	size_t nedges, capedges;
-	uint32_t next_vertex;
-	uint8_t *written;	/* per vertex id: its PV record is out */
-	size_t capwritten;
-	int header_done;
-	int has_window;
-	int64_t window_end, first_window;
-	uint32_t clients;	/* the clients' lane, PAG_NONE */
-	bvert clients_prev;
-	strmap ids;		/* "trace\tspan" -> span, once a reference needs it */
-	int has_ids;
-	size_t ids_dead;	/* entries of traces forgotten */
-};
-
-/* What a part of the worker key reads. */
-enum { KEY_SERVICE, KEY_HOST, KEY_TAG };
-
-#define DEFAULT_LATENESS 5000000	/* 5 s */
-#define DEFAULT_MAX_GAP 1000000	/* 1 s */
-#define DEFAULT_HOLD 50000
-
-static const bvert no_vertex = {PAG_NONE, PAG_NONE, 0, NULL, 0};
 
 static uint32_t intern_op(pag_builder *b, const char *service, const char *operation);
 
@@ -326,12 +138,6 @@ pag_span_usable(const tr_span *s)
 
 /* Spans to place, a min-heap in start order (then parents first, then
  * read order), its keys copied in so that sifting stays in cache. */
-typedef struct todo_item {
-	int64_t start;
-	uint64_t seq;
-	uint32_t depth;
-	bspan *span;
-} todo_item;
 
 static int
 todo_before(const todo_item *a, const todo_item *b)
@@ -355,8 +161,8 @@ todo_push(pag_builder *b, bspan *s)
 	b->todo[i] = it;
 }
 
-static bspan *
-todo_pop(pag_builder *b)
+bspan *
+pag_build_todo_pop(pag_builder *b)
 {
 	bspan *top = b->todo[0].span;
 	todo_item last = b->todo[--b->ntodo];
@@ -623,7 +429,6 @@ read_trace(pag_builder *b, const tr_trace *t)
 }
 
 static void free_trace(btrace *tr);
-static void process(pag_builder *b, int64_t upto, strbuf *out);
 
 int
 pag_builder_add(pag_builder *b, const tr_trace *t, strbuf *out)
@@ -666,14 +471,14 @@ pag_builder_add(pag_builder *b, const tr_trace *t, strbuf *out)
 		b->holding = 0;
 	/* place in steps of a quarter of the lateness: each step sweeps every lane */
 	if (!b->holding && b->latest - b->o.lateness >= b->placed_to + b->o.lateness / 4)
-		process(b, b->latest - b->o.lateness, out);
+		pag_build_process(b, b->latest - b->o.lateness, out);
 	return 0;
 }
 
 /* ---- records ---- */
 
-static void
-write_header(pag_builder *b, strbuf *out, int final)
+void
+pag_build_header(pag_builder *b, strbuf *out, int final)
 {
 	int64_t end = b->end;
 
@@ -699,21 +504,6 @@ add_lane(pag_builder *b, uint32_t worker, strbuf *out)
 }
 
 /* ---- placing spans on lanes ---- */
-
-static void
-lane_push_ev(blane *l, bspan *span, int end)
-{
-	GROW(l->ev, l->capev, l->nev + 1);
-	l->ev[l->nev++] = (lane_ev){span, (uint8_t)end};
-}
-
-/* Close the spans of lane l that ended by time t (innermost first). */
-static void
-lane_pop_until(blane *l, int64_t t)
-{
-	while (l->n && l->stack[l->n - 1]->end <= t)
-		lane_push_ev(l, l->stack[--l->n], 1);
-}
 
 static void
 heap_push(lane_heap *q, int64_t key, uint32_t lane)
@@ -898,16 +688,6 @@ link_refs(pag_builder *b, bspan *s)
  * root comes out of the blue (Property 1), a worker idle until a request
  * arrives waits (Assumption 2), and a system that waits for its clients
  * says so: unknown time of the clients. */
-static void pedge_add(pag_builder *b, const bvert *src, const bvert *dst, int type, uint32_t op,
-		      const bspan *about);
-
-static bvert
-make_vertex(pag_builder *b, uint32_t lane, int64_t t, int ev, const bspan *span)
-{
-	return (bvert){b->next_vertex++, lane, t, span, (uint8_t)ev};
-}
-
-static void split_clients(pag_builder *b, int64_t upto);
 
 static void
 link_client(pag_builder *b, bspan *x, strbuf *out)
@@ -922,12 +702,12 @@ link_client(pag_builder *b, bspan *x, strbuf *out)
 		if (x->start > b->start)	/* there from the first time on */
 			*prev = make_vertex(b, b->clients, b->start, PAG_EV_BEGIN, NULL);
 	}
-	split_clients(b, x->start);	/* the same cuts however the input was held */
+	pag_build_split_clients(b, x->start);	/* the same cuts however the input was held */
 	if (prev->id == PAG_NONE || prev->t < x->start) {
 		bvert v = make_vertex(b, b->clients, x->start, PAG_EV_POINT, x);
 
 		if (prev->id != PAG_NONE)
-			pedge_add(b, prev, &v, PAG_UNKNOWN, b->unknown_op, NULL);
+			pag_build_edge(b, prev, &v, PAG_UNKNOWN, b->unknown_op, NULL);
 		*prev = v;
 	}
 	uint32_t c = comm_add(b, NULL, &x->vs, x->start, PAG_REQUEST, x);
@@ -940,8 +720,8 @@ link_client(pag_builder *b, bspan *x, strbuf *out)
  * for the next root. Windows see the same time as uncut; the clients lane
  * is never idle, so every window has a path from its start to its end.
  * Without windows nothing is cut: the one window is read whole anyway. */
-static void
-split_clients(pag_builder *b, int64_t upto)
+void
+pag_build_split_clients(pag_builder *b, int64_t upto)
 {
 	bvert *prev = &b->clients_prev;
 	int64_t step = b->o.window, next;
@@ -957,15 +737,15 @@ split_clients(pag_builder *b, int64_t upto)
 	for (; next < upto; next += step) {
 		bvert v = make_vertex(b, b->clients, next, PAG_EV_POINT, NULL);
 
-		pedge_add(b, prev, &v, PAG_UNKNOWN, b->unknown_op, NULL);
+		pag_build_edge(b, prev, &v, PAG_UNKNOWN, b->unknown_op, NULL);
 		*prev = v;
 	}
 }
 
 /* Place span s: its lane, its events there, the points it and its placed
  * relatives need, its references and, for a root, its clients' request. */
-static void
-place(pag_builder *b, bspan *s, strbuf *out)
+void
+pag_build_place(pag_builder *b, bspan *s, strbuf *out)
 {
 	bworker *w = &b->workers[s->worker];
 	btrace *tr = s->trace;
@@ -975,7 +755,7 @@ place(pag_builder *b, bspan *s, strbuf *out)
 		b->has_start = 1;
 	}
 	if (!b->header_done)
-		write_header(b, out, 0);
+		pag_build_header(b, out, 0);
 	if (!w->nlanes && !w->busy.n)
 		w->start = s->start;	/* placed in start order: its first time */
 	s->lane = pick_lane(b, s, out);
@@ -995,336 +775,6 @@ place(pag_builder *b, bspan *s, strbuf *out)
 		s->incoming = 2;
 		link_client(b, s, out);
 	}
-}
-
-/* Edges made wait until the frontier passes them: kept in a pool, found
- * through a min-heap of (start, slot) small enough to stay in cache. */
-static int
-key_before(const struct edge_key *a, const struct edge_key *b)
-{
-	return a->t0 != b->t0 ? a->t0 < b->t0 : a->slot < b->slot;
-}
-
-static void
-edge_push(pag_builder *b, const pedge *e)
-{
-	struct edge_key k;
-	size_t i;
-
-	if (b->nfreeedge) {
-		k.slot = b->freeedge[--b->nfreeedge];
-	} else {
-		GROW(b->pool, b->cappool, b->npool + 1);
-		k.slot = (uint32_t)b->npool++;
-	}
-	b->pool[k.slot] = *e;
-	k.t0 = e->src.t;
-	i = b->nedges++;
-	GROW(b->edges, b->capedges, b->nedges);
-	for (; i > 0 && key_before(&k, &b->edges[(i - 1) / 2]); i = (i - 1) / 2)
-		b->edges[i] = b->edges[(i - 1) / 2];
-	b->edges[i] = k;
-}
-
-static const pedge *
-edge_pop(pag_builder *b)
-{
-	struct edge_key top = b->edges[0], last = b->edges[--b->nedges];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= b->nedges)
-			break;
-		if (c + 1 < b->nedges && key_before(&b->edges[c + 1], &b->edges[c]))
-			c++;
-		if (!key_before(&b->edges[c], &last))
-			break;
-		b->edges[i] = b->edges[c];
-		i = c;
-	}
-	if (b->nedges)
-		b->edges[i] = last;
-	GROW(b->freeedge, b->capfreeedge, b->nfreeedge + 1);
-	b->freeedge[b->nfreeedge++] = top.slot;	/* valid until the next push */
-	return &b->pool[top.slot];
-}
-
-/* ---- the sweep ---- */
-
-static void
-pedge_add(pag_builder *b, const bvert *src, const bvert *dst, int type, uint32_t op,
-	  const bspan *about)
-{
-	if (src->t < b->frontier) {	/* cannot happen: the frontier waits for every edge */
-		b->st.nlost++;
-		return;
-	}
-	edge_push(b, &(pedge){*src, *dst, about, op, (uint8_t)type});
-}
-
-/* A vertex at time t that an incoming edge about span `enters` enters (or
- * NULL), where span `by` hands a child over (or NULL). The edge from the
- * previous vertex is the activity of the span on top of the stack, or of no
- * span (a gap). Assumption 2: only an incoming edge ends a wait, so a
- * blocked span and a gap wait only when an incoming edge ends the stretch;
- * else the span was busy (handing over more work: the work of the span that
- * hands it over) and the gap is unknown. */
-static bvert
-sweep_vertex(pag_builder *b, uint32_t lane, int64_t t, int event, const bspan *span,
-	     const bspan *enters, const bspan *by)
-{
-	blane *l = &b->lanes[lane];
-	bvert v = make_vertex(b, lane, t, event, span);
-
-	if (l->prev.id != PAG_NONE) {
-		int type = PAG_UNKNOWN;
-		uint32_t op = b->unknown_op;
-		const bspan *ref = NULL;
-
-		if (l->nopen) {
-			const bspan *top = l->open[l->nopen - 1];
-
-			type = top->type == PAG_PROCESSING && top->waiting_for ? PAG_WAITING : top->type;
-			op = top->op;
-			ref = top;
-			if (type == PAG_WAITING && !enters) {
-				/* it hands work over or starts a local span: busy */
-				type = PAG_PROCESSING;
-				if (by) {
-					op = by->op;
-					ref = by;
-				}
-			}
-		} else if (enters) {
-			type = PAG_WAITING;
-			op = enters->op;
-			ref = enters;
-		} else if (t - l->prev.t < b->o.unknown_threshold && l->last_type >= 0) {
-			type = l->last_type;	/* a short gap is absorbed */
-			op = l->last_op;
-			ref = l->last_ref;
-		}
-		pedge_add(b, &l->prev, &v, type, op, ref);
-		l->last_type = type;
-		l->last_op = op;
-		l->last_ref = ref;
-	}
-	l->prev = v;
-	return v;
-}
-
-static void
-comm_vertex(pag_builder *b, const point *pt, const bvert *v)
-{
-	bcomm *c = &b->comm[pt->comm];
-
-	if (!c->src)
-		c->src_v = *v;
-	else
-		c->dst_v = *v;
-}
-
-static void
-sweep_point(pag_builder *b, uint32_t lane, const point *pt)
-{
-	bspan *child = pt->child, *parent = &child->trace->spans[child->parent];
-	bvert v = sweep_vertex(b, lane, pt->t, PAG_EV_POINT, child,
-			       pt->kind == POINT_JOIN ? child : NULL,
-			       pt->kind == POINT_SPAWN ? parent : NULL);
-
-	comm_vertex(b, pt, &v);
-	if (pt->waits && pt->kind == POINT_SPAWN)
-		parent->waiting_for++;
-	else if (pt->waits && pt->kind == POINT_JOIN)
-		parent->waiting_for--;
-}
-
-/* An idle lane whose gap has grown longer than max_gap by time t ends its run. */
-static void
-end_idle_run(pag_builder *b, blane *l, int64_t t)
-{
-	if (!l->nopen && l->prev.id != PAG_NONE && t - l->prev.t > b->o.max_gap) {
-		l->prev = no_vertex;
-		l->last_type = -1;
-	}
-}
-
-/* Sweep lane `lane` up to (not including) time `until`. */
-static void
-sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
-{
-	blane *l = &b->lanes[lane];
-	size_t j = 0;
-
-	lane_pop_until(l, until == INT64_MAX ? INT64_MAX : until - 1);
-	for (;;) {
-		const lane_ev *e = l->evdone < l->nev ? &l->ev[l->evdone] : NULL;
-		bspan *s = e ? e->span : NULL;
-		int64_t te = e ? (e->end ? s->end : s->start) : INT64_MAX;
-		const point *p = j < l->npts ? &l->pts[j] : NULL;
-		int point_first = p && (p->t < te || (p->t == te && p->kind == POINT_JOIN));
-
-		if ((!e && !p) || (point_first ? p->t : te) >= until)
-			break;
-		end_idle_run(b, l, point_first ? p->t : te);
-		/* A run whose first span comes from outside (no incoming edge)
-		 * begins with its worker (at most max_gap before): unknown time */
-		if (l->prev.id == PAG_NONE && e && !e->end && !s->incoming && !(p && p->t < te)) {
-			int64_t begin = b->workers[l->worker].start;
-
-			if (te - begin > b->o.max_gap)
-				begin = te - b->o.max_gap;
-			if (te > begin)
-				sweep_vertex(b, lane, begin, PAG_EV_BEGIN, NULL, NULL, NULL);
-		}
-		if (point_first) {
-			sweep_point(b, lane, p);
-			j++;
-			continue;
-		}
-		if (!e->end) {
-			s->vs = sweep_vertex(b, lane, te, PAG_EV_START, s, s->incoming ? s : NULL, NULL);
-			GROW(l->open, l->capopen, l->nopen + 1);
-			l->open[l->nopen++] = s;
-		} else {
-			/* a waiting client's response enters its end */
-			s->ve = sweep_vertex(b, lane, te, PAG_EV_END, s,
-					     s->type == PAG_WAITING ? s : NULL, NULL);
-			l->nopen--;
-		}
-		l->evdone++;
-	}
-	if (j) {
-		memmove(l->pts, l->pts + j, (l->npts - j) * sizeof *l->pts);
-		l->npts -= j;
-	}
-	if (l->evdone > 64 && l->evdone * 2 > l->nev) {
-		memmove(l->ev, l->ev + l->evdone, (l->nev - l->evdone) * sizeof *l->ev);
-		l->nev -= l->evdone;
-		l->evdone = 0;
-	}
-	if (until == INT64_MAX)
-		l->prev = no_vertex;	/* the end: no lane has more to do */
-	else
-		end_idle_run(b, l, until);
-	if (until > l->swept)
-		l->swept = until;
-}
-
-/* Communication edges whose two vertices are made; dropped when clock skew
- * would make them arrive before they leave. Returns the earliest start of
- * those still waiting (INT64_MAX: none). */
-static int64_t
-resolve_comm(pag_builder *b)
-{
-	int64_t first = INT64_MAX;
-
-	for (size_t i = 0; i < b->ncomm; i++) {
-		bcomm *c = &b->comm[i];
-		const bvert *src, *dst;
-
-		if (!c->live)
-			continue;
-		src = c->src ? c->src : &c->src_v;
-		dst = c->dst ? c->dst : &c->dst_v;
-		if (src->id == PAG_NONE || dst->id == PAG_NONE) {
-			if (c->t0 < first)
-				first = c->t0;
-			continue;
-		}
-		if (dst->t < src->t)
-			b->st.nskew++;	/* clock skew: the message would arrive before it left */
-		else
-			pedge_add(b, src, dst, c->type, c->about->op, c->about);
-		c->live = 0;
-		GROW(b->freecomm, b->capfree, b->nfree + 1);
-		b->freecomm[b->nfree++] = (uint32_t)i;
-	}
-	return first;
-}
-
-/* The earliest time an edge still to be made can start: comm, that of the
- * communication edges waiting. */
-static int64_t
-frontier(const pag_builder *b, int64_t swept, int64_t comm)
-{
-	int64_t f = swept == INT64_MAX ? INT64_MAX : swept - b->o.max_gap;
-
-	if (comm < f)
-		f = comm;
-	for (size_t i = 0; i < b->nlanes; i++)
-		if (b->lanes[i].prev.id != PAG_NONE && b->lanes[i].prev.t < f)
-			f = b->lanes[i].prev.t;
-	if (b->clients_prev.id != PAG_NONE && b->clients_prev.t < f)
-		f = b->clients_prev.t;
-	return f;
-}
-
-/* ---- writing the edges before the frontier ---- */
-
-static void
-put_vertex(pag_builder *b, const bvert *v, strbuf *out)
-{
-	if (v->id >= b->capwritten) {
-		size_t had = b->capwritten;
-
-		GROW(b->written, b->capwritten, (size_t)v->id + 1);
-		memset(b->written + had, 0, b->capwritten - had);
-	}
-	if (b->written[v->id])
-		return;
-	b->written[v->id] = 1;
-	pag_put_vertex(out, v->id, v->lane, v->t, v->ev, v->span ? v->span->trace->text + v->span->ids : "\t\t",
-		       v->span ? v->span->idslen : 2);
-}
-
-static int64_t
-window_start(const pag_builder *b, int64_t t)
-{
-	int64_t d = t - b->o.origin, q = d / b->o.window;
-
-	if (d % b->o.window < 0)
-		q--;
-	return b->o.origin + q * b->o.window;
-}
-
-/* Write the edges that start before f, in start order, with a PM mark
- * before the first edge of each window. */
-static void
-write_edges(pag_builder *b, int64_t f, strbuf *out)
-{
-	while (b->nedges && b->edges[0].t0 < f && !b->st.too_many_windows) {
-		const pedge *e = edge_pop(b);
-
-		if (b->o.window > 0 && (!b->has_window || e->src.t >= b->window_end)) {
-			int64_t ws = window_start(b, e->src.t);
-
-			if (!b->has_window)
-				b->first_window = ws;
-			b->has_window = 1;
-			if ((uint64_t)((ws - b->first_window) / b->o.window) >= b->o.max_windows) {
-				b->st.too_many_windows = 1;
-				break;
-			}
-			pag_put_mark(out, ws);
-			b->window_end = ws + b->o.window;
-			b->st.nwindows++;
-		}
-		if (b->o.vertices) {
-			put_vertex(b, &e->src, out);
-			put_vertex(b, &e->dst, out);
-		}
-		pag_put_edge(out, e->src.id, e->dst.id, e->type, e->src.t, e->dst.t, e->src.lane,
-			     e->dst.lane, b->opfields.s + b->opat[e->op],
-			     b->opat[e->op + 1] - b->opat[e->op],
-			     e->about ? e->about->trace->text + e->about->ids : "\t\t",
-			     e->about ? e->about->idslen : 2);
-		b->st.nedges++;
-	}
-	if (f > b->frontier)
-		b->frontier = f;
 }
 
 /* ---- forgetting ---- */
@@ -1364,8 +814,8 @@ rebuild_ids(pag_builder *b)
 /* Forget the traces every edge about which is written: no edge still to
  * be made starts before the frontier, and every edge about a span starts
  * by its end (an absorbed gap within unknown_threshold after it). */
-static void
-retire(pag_builder *b)
+void
+pag_build_retire(pag_builder *b)
 {
 	btrace **at = &b->first, *last = NULL;
 
@@ -1390,72 +840,6 @@ retire(pag_builder *b)
 	b->last = last;
 	if (b->has_ids)
 		rebuild_ids(b);
-}
-
-/* Place every span that starts before `upto`, sweep the lanes `lateness`
- * behind, and write what the frontier has passed. */
-static void
-process(pag_builder *b, int64_t upto, strbuf *out)
-{
-	int64_t sweep_to = upto == INT64_MAX ? INT64_MAX : upto - b->o.lateness;
-
-	while (b->ntodo && b->todo[0].start < upto)
-		place(b, todo_pop(b), out);
-	if (upto > b->placed_to)
-		b->placed_to = upto;
-	split_clients(b, upto);
-	for (uint32_t l = 0; l < b->nlanes; l++)
-		sweep_lane(b, l, sweep_to);
-	if (sweep_to == INT64_MAX)
-		b->clients_prev = no_vertex;	/* the end: the clients' last request is sent */
-	write_edges(b, frontier(b, sweep_to, resolve_comm(b)), out);
-	retire(b);
-}
-
-/* With the whole input held: how many windows it spans (st.windows_needed,
- * -1: beyond counting); -1 with too_many_windows set when over the limit. */
-static int
-count_windows(pag_builder *b)
-{
-	/* in 128 bits: an origin far from the spans makes no overflow */
-	__int128 w = b->o.window, d0 = (__int128)b->start - b->o.origin,
-		 d1 = (__int128)b->end - b->o.origin;
-	__int128 n = (d1 / w - (d1 % w < 0)) - (d0 / w - (d0 % w < 0)) + 1;
-
-	if (n > INT64_MAX) {
-		b->st.windows_needed = -1;
-	} else {
-		b->st.windows_needed = (int64_t)n;
-		if ((uint64_t)n <= b->o.max_windows)
-			return 0;
-	}
-	b->st.too_many_windows = 1;
-	return -1;
-}
-
-void
-pag_builder_finish(pag_builder *b, strbuf *out)
-{
-	if (b->first && !b->header_done) {	/* held everything: the end is known */
-		for (btrace *t = b->first; t; t = t->next)
-			for (size_t i = 0; i < t->n; i++) {
-				if (!b->has_start || t->spans[i].start < b->start)
-					b->start = t->spans[i].start;
-				b->has_start = 1;
-			}
-		b->end = INT64_MIN;
-		for (btrace *t = b->first; t; t = t->next)
-			if (t->end > b->end)
-				b->end = t->end;
-		if (b->o.window > 0 && count_windows(b) < 0)
-			return;	/* refused before anything is written */
-		write_header(b, out, 1);
-	}
-	if (!b->st.too_many_windows)
-		process(b, INT64_MAX, out);
-	b->st.nworkers = b->names.nworkers;
-	b->st.nlanes = b->nlanes;
-	b->st.nvertices = b->next_vertex;
 }
 
 /* Worker key parts no span had: named in warnings, counted. */

@@ -1,0 +1,240 @@
+/* pag_build_impl.h - the PAG builder's state, shared by pag_build.c
+ * (reading traces, placing spans on lanes, forgetting them) and
+ * pag_sweep.c (sweeping lanes into edges, writing them window by window). */
+#ifndef TR_PAG_BUILD_IMPL_H
+#define TR_PAG_BUILD_IMPL_H
+
+#include "pag.h"
+#include "pick.h"
+
+typedef struct btrace btrace;
+typedef struct bspan bspan;
+
+/* A vertex, made by the sweep: id is its record number (PAG_NONE: not yet). */
+typedef struct bvert {
+	uint32_t id, lane;
+	int64_t t;
+	const bspan *span;	/* whose vertex, for PV records; NULL */
+	uint8_t ev;
+} bvert;
+
+struct bspan {
+	int64_t start, end;
+	btrace *trace;
+	uint32_t ids, idslen;	/* in the trace's text: "\ttrace\tspan" as records
+				 * write it (escaped) */
+	uint32_t key, keylen;	/* "trace\tspan" as read: the reference map's key */
+	uint64_t seq;		/* read order: ties in start order */
+	uint32_t worker, op, depth;
+	int32_t parent;		/* index in the trace, -1 */
+	int32_t child, sibling;	/* first child, next sibling: indices, -1 */
+	uint32_t lane;		/* PAG_NONE until placed */
+	uint32_t waiting_for;	/* sweep: spawned children it waits for (not yet joined) */
+	int64_t lane_child_end;	/* the end of its last child placed on its lane */
+	bvert vs, ve;
+	uint8_t kind, follows, type;
+	uint8_t remote;		/* not on its parent's lane: a handed-over child */
+	uint8_t remote_child;	/* has a child on another lane */
+	uint8_t async;		/* a client whose callee cannot be waited for: it does not block */
+	uint8_t incoming;	/* a communication edge enters its start: 1, from another
+				 * lane; 2, from the clients (a root) */
+	uint8_t placed;
+};
+
+/* A reference (R record) of span `span` to a span named by key. */
+typedef struct bref {
+	uint32_t span;
+	uint32_t off, len;	/* key "trace\tspan" in the trace's text */
+} bref;
+
+/* A trace's spans, held until the frontier has passed them. */
+struct btrace {
+	bspan *spans;
+	size_t n;
+	bref *refs;
+	size_t nrefs;
+	char *text;		/* trace id, span names, reference keys */
+	const char *id;
+	int64_t end;		/* its latest span end */
+	int dead;		/* forgotten, kept until the reference map is rebuilt */
+	btrace *next;
+};
+
+/* A communication edge waiting for its vertices: span vertices by pointer,
+ * a point's (or the clients') vertex in place. */
+typedef struct bcomm {
+	const bvert *src, *dst;	/* NULL: src_v, dst_v */
+	bvert src_v, dst_v;
+	int64_t t0;		/* when it leaves: no earlier than the frontier */
+	const bspan *about;
+	uint8_t type, live;
+} bcomm;
+
+/* A vertex a communication edge needs in mid-activity: on a parent's lane
+ * where a child is handed over (spawn) or taken back (join), or where a
+ * request or response that clock skew would send back in time leaves
+ * (clamped to the time it arrives). */
+enum { POINT_JOIN, POINT_SPAWN, POINT_REQUEST, POINT_RESPONSE };
+typedef struct point {
+	int64_t t;
+	bspan *child;		/* the span on the other lane */
+	uint32_t comm;		/* its edge */
+	uint8_t kind, waits;	/* spawn: the parent waits until the child joins */
+} point;
+
+typedef struct lane_ev {
+	bspan *span;
+	uint8_t end;		/* 0: the span starts, 1: it ends */
+} lane_ev;
+
+typedef struct blane {
+	uint32_t worker;
+	bspan **stack;		/* placing: open spans, innermost last */
+	size_t n, cap;
+	lane_ev *ev;		/* starts and ends in time order, from evdone unswept */
+	size_t nev, capev, evdone;
+	point *pts;		/* points in order (by_point_order), unswept */
+	size_t npts, cappts;
+	int64_t swept;		/* swept up to (not including) this time */
+	/* the sweep */
+	bspan **open;		/* open spans, innermost last */
+	size_t nopen, capopen;
+	bvert prev;		/* the last vertex of the run; id PAG_NONE: no run */
+	int last_type;		/* type of the last edge, for absorbed gaps */
+	uint32_t last_op;
+	const bspan *last_ref;
+} blane;
+
+/* A binary min-heap of lanes by key: busy lanes by the time they fall idle
+ * (the end of the span at the bottom of their stack), idle lanes by number. */
+typedef struct lane_heap {
+	struct heap_item { int64_t key; uint32_t lane; } *h;
+	size_t n, cap;
+} lane_heap;
+
+typedef struct bworker {
+	lane_heap busy, idle;
+	int64_t start;		/* its first activity */
+	uint32_t nlanes;
+} bworker;
+
+/* An edge made, waiting for the frontier to pass its start. */
+typedef struct pedge {
+	bvert src, dst;
+	const bspan *about;
+	uint32_t op;
+	uint8_t type;
+} pedge;
+
+struct edge_key {
+	int64_t t0;
+	uint32_t slot;		/* in the pool */
+};
+
+struct pag_builder {
+	pag_build_opts o;
+	pag_graph names;	/* workers and operations */
+	pag_build_stats st;
+	char **key;		/* worker key parts */
+	uint8_t *part;		/* per part: KEY_SERVICE, KEY_HOST or KEY_TAG */
+	tr_keywatch *watch;	/* per part: did any span have the tag? */
+	size_t nkey;
+	strbuf name, opfields;
+	uint32_t *opat;		/* per op: its "\tservice\toperation" in opfields */
+	size_t nopat, capopat;
+	int32_t *local;		/* trace span index -> builder index */
+	size_t caplocal;
+	struct order_key *order;	/* scratch: a trace's spans in start order */
+	size_t caporder;
+	btrace *first, *last;	/* held traces, in read order */
+	btrace *dead;		/* forgotten ones the reference map still names */
+	struct todo_item *todo;	/* a heap of spans read, not placed */
+	size_t ntodo, captodo;
+	size_t held;		/* spans read so far, while holding */
+	int holding;
+	uint64_t seq;
+	int64_t latest;		/* the latest trace start read */
+	int64_t placed_to;	/* spans before this are placed (INT64_MIN: none) */
+	int64_t frontier;	/* edges before this are written */
+	int has_start;
+	int64_t start, end;	/* of all spans */
+	blane *lanes;
+	size_t nlanes, caplanes;
+	bworker *workers;
+	size_t capworkers;
+	uint32_t unknown_op;
+	bcomm *comm;
+	size_t ncomm, capcomm;
+	uint32_t *freecomm;
+	size_t nfree, capfree;
+	pedge *pool;		/* edges made, not written */
+	size_t npool, cappool;
+	uint32_t *freeedge;
+	size_t nfreeedge, capfreeedge;
+	struct edge_key *edges;	/* a heap over the pool */
+	size_t nedges, capedges;
+	uint32_t next_vertex;
+	uint8_t *written;	/* per vertex id: its PV record is out */
+	size_t capwritten;
+	int header_done;
+	int has_window;
+	int64_t window_end, first_window;
+	uint32_t clients;	/* the clients' lane, PAG_NONE */
+	bvert clients_prev;
+	strmap ids;		/* "trace\tspan" -> span, once a reference needs it */
+	int has_ids;
+	size_t ids_dead;	/* entries of traces forgotten */
+};
+
+/* What a part of the worker key reads. */
+enum { KEY_SERVICE, KEY_HOST, KEY_TAG };
+
+#define DEFAULT_LATENESS 5000000	/* 5 s */
+#define DEFAULT_MAX_GAP 1000000	/* 1 s */
+#define DEFAULT_HOLD 50000
+
+static const bvert no_vertex = {PAG_NONE, PAG_NONE, 0, NULL, 0};
+
+/* Spans to place, a min-heap in start order (then parents first, then
+ * read order), its keys copied in so that sifting stays in cache. */
+typedef struct todo_item {
+	int64_t start;
+	uint64_t seq;
+	uint32_t depth;
+	bspan *span;
+} todo_item;
+
+static inline bvert
+make_vertex(pag_builder *b, uint32_t lane, int64_t t, int ev, const bspan *span)
+{
+	return (bvert){b->next_vertex++, lane, t, span, (uint8_t)ev};
+}
+
+static inline void
+lane_push_ev(blane *l, bspan *span, int end)
+{
+	GROW(l->ev, l->capev, l->nev + 1);
+	l->ev[l->nev++] = (lane_ev){span, (uint8_t)end};
+}
+
+/* Close the spans of lane l that ended by time t (innermost first). */
+static inline void
+lane_pop_until(blane *l, int64_t t)
+{
+	while (l->n && l->stack[l->n - 1]->end <= t)
+		lane_push_ev(l, l->stack[--l->n], 1);
+}
+
+/* pag_build.c */
+bspan *pag_build_todo_pop(pag_builder *b);
+void pag_build_place(pag_builder *b, bspan *s, strbuf *out);
+void pag_build_header(pag_builder *b, strbuf *out, int final);
+void pag_build_split_clients(pag_builder *b, int64_t upto);
+void pag_build_retire(pag_builder *b);
+
+/* pag_sweep.c */
+void pag_build_edge(pag_builder *b, const bvert *src, const bvert *dst, int type, uint32_t op,
+		    const bspan *about);
+void pag_build_process(pag_builder *b, int64_t upto, strbuf *out);
+
+#endif

@@ -1,0 +1,407 @@
+/* pag_sweep.c - the second half of the PAG builder (pag_build.c): sweep
+ * each lane in time order into activity edges, join lanes by the
+ * communication edges whose vertices are made, and write every edge the
+ * frontier has passed, in start order, window by window. */
+#include "pag_build_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Edges made wait until the frontier passes them: kept in a pool, found
+ * through a min-heap of (start, slot) small enough to stay in cache. */
+static int
+key_before(const struct edge_key *a, const struct edge_key *b)
+{
+	return a->t0 != b->t0 ? a->t0 < b->t0 : a->slot < b->slot;
+}
+
+static void
+edge_push(pag_builder *b, const pedge *e)
+{
+	struct edge_key k;
+	size_t i;
+
+	if (b->nfreeedge) {
+		k.slot = b->freeedge[--b->nfreeedge];
+	} else {
+		GROW(b->pool, b->cappool, b->npool + 1);
+		k.slot = (uint32_t)b->npool++;
+	}
+	b->pool[k.slot] = *e;
+	k.t0 = e->src.t;
+	i = b->nedges++;
+	GROW(b->edges, b->capedges, b->nedges);
+	for (; i > 0 && key_before(&k, &b->edges[(i - 1) / 2]); i = (i - 1) / 2)
+		b->edges[i] = b->edges[(i - 1) / 2];
+	b->edges[i] = k;
+}
+
+static const pedge *
+edge_pop(pag_builder *b)
+{
+	struct edge_key top = b->edges[0], last = b->edges[--b->nedges];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= b->nedges)
+			break;
+		if (c + 1 < b->nedges && key_before(&b->edges[c + 1], &b->edges[c]))
+			c++;
+		if (!key_before(&b->edges[c], &last))
+			break;
+		b->edges[i] = b->edges[c];
+		i = c;
+	}
+	if (b->nedges)
+		b->edges[i] = last;
+	GROW(b->freeedge, b->capfreeedge, b->nfreeedge + 1);
+	b->freeedge[b->nfreeedge++] = top.slot;	/* valid until the next push */
+	return &b->pool[top.slot];
+}
+
+/* ---- the sweep ---- */
+
+void
+pag_build_edge(pag_builder *b, const bvert *src, const bvert *dst, int type, uint32_t op,
+	  const bspan *about)
+{
+	if (src->t < b->frontier) {	/* cannot happen: the frontier waits for every edge */
+		b->st.nlost++;
+		return;
+	}
+	edge_push(b, &(pedge){*src, *dst, about, op, (uint8_t)type});
+}
+
+/* A vertex at time t that an incoming edge about span `enters` enters (or
+ * NULL), where span `by` hands a child over (or NULL). The edge from the
+ * previous vertex is the activity of the span on top of the stack, or of no
+ * span (a gap). Assumption 2: only an incoming edge ends a wait, so a
+ * blocked span and a gap wait only when an incoming edge ends the stretch;
+ * else the span was busy (handing over more work: the work of the span that
+ * hands it over) and the gap is unknown. */
+static bvert
+sweep_vertex(pag_builder *b, uint32_t lane, int64_t t, int event, const bspan *span,
+	     const bspan *enters, const bspan *by)
+{
+	blane *l = &b->lanes[lane];
+	bvert v = make_vertex(b, lane, t, event, span);
+
+	if (l->prev.id != PAG_NONE) {
+		int type = PAG_UNKNOWN;
+		uint32_t op = b->unknown_op;
+		const bspan *ref = NULL;
+
+		if (l->nopen) {
+			const bspan *top = l->open[l->nopen - 1];
+
+			type = top->type == PAG_PROCESSING && top->waiting_for ? PAG_WAITING : top->type;
+			op = top->op;
+			ref = top;
+			if (type == PAG_WAITING && !enters) {
+				/* it hands work over or starts a local span: busy */
+				type = PAG_PROCESSING;
+				if (by) {
+					op = by->op;
+					ref = by;
+				}
+			}
+		} else if (enters) {
+			type = PAG_WAITING;
+			op = enters->op;
+			ref = enters;
+		} else if (t - l->prev.t < b->o.unknown_threshold && l->last_type >= 0) {
+			type = l->last_type;	/* a short gap is absorbed */
+			op = l->last_op;
+			ref = l->last_ref;
+		}
+		pag_build_edge(b, &l->prev, &v, type, op, ref);
+		l->last_type = type;
+		l->last_op = op;
+		l->last_ref = ref;
+	}
+	l->prev = v;
+	return v;
+}
+
+static void
+comm_vertex(pag_builder *b, const point *pt, const bvert *v)
+{
+	bcomm *c = &b->comm[pt->comm];
+
+	if (!c->src)
+		c->src_v = *v;
+	else
+		c->dst_v = *v;
+}
+
+static void
+sweep_point(pag_builder *b, uint32_t lane, const point *pt)
+{
+	bspan *child = pt->child, *parent = &child->trace->spans[child->parent];
+	bvert v = sweep_vertex(b, lane, pt->t, PAG_EV_POINT, child,
+			       pt->kind == POINT_JOIN ? child : NULL,
+			       pt->kind == POINT_SPAWN ? parent : NULL);
+
+	comm_vertex(b, pt, &v);
+	if (pt->waits && pt->kind == POINT_SPAWN)
+		parent->waiting_for++;
+	else if (pt->waits && pt->kind == POINT_JOIN)
+		parent->waiting_for--;
+}
+
+/* An idle lane whose gap has grown longer than max_gap by time t ends its run. */
+static void
+end_idle_run(pag_builder *b, blane *l, int64_t t)
+{
+	if (!l->nopen && l->prev.id != PAG_NONE && t - l->prev.t > b->o.max_gap) {
+		l->prev = no_vertex;
+		l->last_type = -1;
+	}
+}
+
+/* Sweep lane `lane` up to (not including) time `until`. */
+static void
+sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
+{
+	blane *l = &b->lanes[lane];
+	size_t j = 0;
+
+	lane_pop_until(l, until == INT64_MAX ? INT64_MAX : until - 1);
+	for (;;) {
+		const lane_ev *e = l->evdone < l->nev ? &l->ev[l->evdone] : NULL;
+		bspan *s = e ? e->span : NULL;
+		int64_t te = e ? (e->end ? s->end : s->start) : INT64_MAX;
+		const point *p = j < l->npts ? &l->pts[j] : NULL;
+		int point_first = p && (p->t < te || (p->t == te && p->kind == POINT_JOIN));
+
+		if ((!e && !p) || (point_first ? p->t : te) >= until)
+			break;
+		end_idle_run(b, l, point_first ? p->t : te);
+		/* A run whose first span comes from outside (no incoming edge)
+		 * begins with its worker (at most max_gap before): unknown time */
+		if (l->prev.id == PAG_NONE && e && !e->end && !s->incoming && !(p && p->t < te)) {
+			int64_t begin = b->workers[l->worker].start;
+
+			if (te - begin > b->o.max_gap)
+				begin = te - b->o.max_gap;
+			if (te > begin)
+				sweep_vertex(b, lane, begin, PAG_EV_BEGIN, NULL, NULL, NULL);
+		}
+		if (point_first) {
+			sweep_point(b, lane, p);
+			j++;
+			continue;
+		}
+		if (!e->end) {
+			s->vs = sweep_vertex(b, lane, te, PAG_EV_START, s, s->incoming ? s : NULL, NULL);
+			GROW(l->open, l->capopen, l->nopen + 1);
+			l->open[l->nopen++] = s;
+		} else {
+			/* a waiting client's response enters its end */
+			s->ve = sweep_vertex(b, lane, te, PAG_EV_END, s,
+					     s->type == PAG_WAITING ? s : NULL, NULL);
+			l->nopen--;
+		}
+		l->evdone++;
+	}
+	if (j) {
+		memmove(l->pts, l->pts + j, (l->npts - j) * sizeof *l->pts);
+		l->npts -= j;
+	}
+	if (l->evdone > 64 && l->evdone * 2 > l->nev) {
+		memmove(l->ev, l->ev + l->evdone, (l->nev - l->evdone) * sizeof *l->ev);
+		l->nev -= l->evdone;
+		l->evdone = 0;
+	}
+	if (until == INT64_MAX)
+		l->prev = no_vertex;	/* the end: no lane has more to do */
+	else
+		end_idle_run(b, l, until);
+	if (until > l->swept)
+		l->swept = until;
+}
+
+/* Communication edges whose two vertices are made; dropped when clock skew
+ * would make them arrive before they leave. Returns the earliest start of
+ * those still waiting (INT64_MAX: none). */
+static int64_t
+resolve_comm(pag_builder *b)
+{
+	int64_t first = INT64_MAX;
+
+	for (size_t i = 0; i < b->ncomm; i++) {
+		bcomm *c = &b->comm[i];
+		const bvert *src, *dst;
+
+		if (!c->live)
+			continue;
+		src = c->src ? c->src : &c->src_v;
+		dst = c->dst ? c->dst : &c->dst_v;
+		if (src->id == PAG_NONE || dst->id == PAG_NONE) {
+			if (c->t0 < first)
+				first = c->t0;
+			continue;
+		}
+		if (dst->t < src->t)
+			b->st.nskew++;	/* clock skew: the message would arrive before it left */
+		else
+			pag_build_edge(b, src, dst, c->type, c->about->op, c->about);
+		c->live = 0;
+		GROW(b->freecomm, b->capfree, b->nfree + 1);
+		b->freecomm[b->nfree++] = (uint32_t)i;
+	}
+	return first;
+}
+
+/* The earliest time an edge still to be made can start: comm, that of the
+ * communication edges waiting. */
+static int64_t
+frontier(const pag_builder *b, int64_t swept, int64_t comm)
+{
+	int64_t f = swept == INT64_MAX ? INT64_MAX : swept - b->o.max_gap;
+
+	if (comm < f)
+		f = comm;
+	for (size_t i = 0; i < b->nlanes; i++)
+		if (b->lanes[i].prev.id != PAG_NONE && b->lanes[i].prev.t < f)
+			f = b->lanes[i].prev.t;
+	if (b->clients_prev.id != PAG_NONE && b->clients_prev.t < f)
+		f = b->clients_prev.t;
+	return f;
+}
+
+/* ---- writing the edges before the frontier ---- */
+
+static void
+put_vertex(pag_builder *b, const bvert *v, strbuf *out)
+{
+	if (v->id >= b->capwritten) {
+		size_t had = b->capwritten;
+
+		GROW(b->written, b->capwritten, (size_t)v->id + 1);
+		memset(b->written + had, 0, b->capwritten - had);
+	}
+	if (b->written[v->id])
+		return;
+	b->written[v->id] = 1;
+	pag_put_vertex(out, v->id, v->lane, v->t, v->ev, v->span ? v->span->trace->text + v->span->ids : "\t\t",
+		       v->span ? v->span->idslen : 2);
+}
+
+static int64_t
+window_start(const pag_builder *b, int64_t t)
+{
+	int64_t d = t - b->o.origin, q = d / b->o.window;
+
+	if (d % b->o.window < 0)
+		q--;
+	return b->o.origin + q * b->o.window;
+}
+
+/* Write the edges that start before f, in start order, with a PM mark
+ * before the first edge of each window. */
+static void
+write_edges(pag_builder *b, int64_t f, strbuf *out)
+{
+	while (b->nedges && b->edges[0].t0 < f && !b->st.too_many_windows) {
+		const pedge *e = edge_pop(b);
+
+		if (b->o.window > 0 && (!b->has_window || e->src.t >= b->window_end)) {
+			int64_t ws = window_start(b, e->src.t);
+
+			if (!b->has_window)
+				b->first_window = ws;
+			b->has_window = 1;
+			if ((uint64_t)((ws - b->first_window) / b->o.window) >= b->o.max_windows) {
+				b->st.too_many_windows = 1;
+				break;
+			}
+			pag_put_mark(out, ws);
+			b->window_end = ws + b->o.window;
+			b->st.nwindows++;
+		}
+		if (b->o.vertices) {
+			put_vertex(b, &e->src, out);
+			put_vertex(b, &e->dst, out);
+		}
+		pag_put_edge(out, e->src.id, e->dst.id, e->type, e->src.t, e->dst.t, e->src.lane,
+			     e->dst.lane, b->opfields.s + b->opat[e->op],
+			     b->opat[e->op + 1] - b->opat[e->op],
+			     e->about ? e->about->trace->text + e->about->ids : "\t\t",
+			     e->about ? e->about->idslen : 2);
+		b->st.nedges++;
+	}
+	if (f > b->frontier)
+		b->frontier = f;
+}
+
+/* ---- the whole step ---- */
+
+/* Place every span that starts before `upto`, sweep the lanes `lateness`
+ * behind, and write what the frontier has passed. */
+void
+pag_build_process(pag_builder *b, int64_t upto, strbuf *out)
+{
+	int64_t sweep_to = upto == INT64_MAX ? INT64_MAX : upto - b->o.lateness;
+
+	while (b->ntodo && b->todo[0].start < upto)
+		pag_build_place(b, pag_build_todo_pop(b), out);
+	if (upto > b->placed_to)
+		b->placed_to = upto;
+	pag_build_split_clients(b, upto);
+	for (uint32_t l = 0; l < b->nlanes; l++)
+		sweep_lane(b, l, sweep_to);
+	if (sweep_to == INT64_MAX)
+		b->clients_prev = no_vertex;	/* the end: the clients' last request is sent */
+	write_edges(b, frontier(b, sweep_to, resolve_comm(b)), out);
+	pag_build_retire(b);
+}
+
+/* With the whole input held: how many windows it spans (st.windows_needed,
+ * -1: beyond counting); -1 with too_many_windows set when over the limit. */
+static int
+count_windows(pag_builder *b)
+{
+	/* in 128 bits: an origin far from the spans makes no overflow */
+	__int128 w = b->o.window, d0 = (__int128)b->start - b->o.origin,
+		 d1 = (__int128)b->end - b->o.origin;
+	__int128 n = (d1 / w - (d1 % w < 0)) - (d0 / w - (d0 % w < 0)) + 1;
+
+	if (n > INT64_MAX) {
+		b->st.windows_needed = -1;
+	} else {
+		b->st.windows_needed = (int64_t)n;
+		if ((uint64_t)n <= b->o.max_windows)
+			return 0;
+	}
+	b->st.too_many_windows = 1;
+	return -1;
+}
+
+void
+pag_builder_finish(pag_builder *b, strbuf *out)
+{
+	if (b->first && !b->header_done) {	/* held everything: the end is known */
+		for (btrace *t = b->first; t; t = t->next)
+			for (size_t i = 0; i < t->n; i++) {
+				if (!b->has_start || t->spans[i].start < b->start)
+					b->start = t->spans[i].start;
+				b->has_start = 1;
+			}
+		b->end = INT64_MIN;
+		for (btrace *t = b->first; t; t = t->next)
+			if (t->end > b->end)
+				b->end = t->end;
+		if (b->o.window > 0 && count_windows(b) < 0)
+			return;	/* refused before anything is written */
+		pag_build_header(b, out, 1);
+	}
+	if (!b->st.too_many_windows)
+		pag_build_process(b, INT64_MAX, out);
+	b->st.nworkers = b->names.nworkers;
+	b->st.nlanes = b->nlanes;
+	b->st.nvertices = b->next_vertex;
+}
+
