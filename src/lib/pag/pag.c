@@ -27,8 +27,8 @@ int
 pag_type_parse(const char *s, size_t n)
 {
 	for (int i = 0; i < PAG_NTYPES; i++)
-		if (n && type_names[i][0] == s[0] && strncmp(type_names[i], s, n) == 0 &&
-		    type_names[i][n] == '\0')
+		if (n && type_names[i][0] == s[0] && strlen(type_names[i]) == n &&
+		    memcmp(type_names[i], s, n) == 0)	/* s may hold a NUL: no strncmp */
 			return i;
 	return -1;
 }
