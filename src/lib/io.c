@@ -541,6 +541,28 @@ out_compress(tr_output *o, const char *p, size_t n, ZSTD_EndDirective mode)
 	} while (mode == ZSTD_e_end ? r != 0 : in.pos < in.size);
 }
 
+#if defined(__linux__) && !defined(F_SETPIPE_SZ)
+#define F_SETPIPE_SZ 1031	/* linux/fcntl.h: F_LINUX_SPECIFIC_BASE + 7 */
+#endif
+
+/* A pipe holds 64 KiB by default. A tool whose output comes in bursts
+ * (tr-pag writes the windows a step of its input completes) then waits at
+ * each burst for the next tool to read all of it, and the two take turns
+ * instead of running side by side; 1 MiB, Linux's limit for users, lets
+ * them overlap. Elsewhere, or when refused, the pipe stays as it is. */
+static void
+widen_pipe(int fd)
+{
+#ifdef __linux__
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+	(void)fd;
+#endif
+}
+
 tr_output *
 tr_output_open(const char *path, int zstd_level)
 {
@@ -567,8 +589,10 @@ tr_output_open(const char *path, int zstd_level)
 		umask(um);
 		fchmod(o->fd, 0666 & ~um);	/* mkstemp's 0600 is not what a user expects */
 		tr_tmpfile_hold(o->tmp);
-	} else
+	} else {
 		o->fd = 1;
+		widen_pipe(o->fd);
+	}
 	if (zstd_level) {
 		o->cctx = ZSTD_createCCtx();
 		ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_compressionLevel, zstd_level);
