@@ -230,6 +230,8 @@ void pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_windo
 uint32_t *pag_edges_by_start(const pag_graph *g);
 /* The start of the window that holds time t (g->window > 0). */
 int64_t pag_window_start(const pag_graph *g, int64_t t);
+/* The same for windows of length window from origin, without a graph. */
+int64_t pag_window_start_at(int64_t origin, int64_t window, int64_t t);
 
 /* Transient path centrality and CP of every snapshot edge (Algorithm 2):
  * cp[i] for snapshot edge i; *npaths the number of transient critical paths.

@@ -728,8 +728,7 @@ pag_build_split_clients(pag_builder *b, int64_t upto)
 
 	if (prev->id == PAG_NONE || upto == INT64_MAX || step <= 0)
 		return;
-	next = prev->t - b->o.origin;
-	next = b->o.origin + (next / step - (next % step < 0)) * step + step;
+	next = pag_window_start_at(b->o.origin, step, prev->t) + step;
 	if (next < upto && (uint64_t)((upto - next) / step) >= b->o.max_windows) {
 		b->st.too_many_windows = 1;	/* that many windows are refused anyway */
 		return;

@@ -290,16 +290,6 @@ put_vertex(pag_builder *b, const bvert *v, strbuf *out)
 		       v->span ? v->span->idslen : 2);
 }
 
-static int64_t
-window_start(const pag_builder *b, int64_t t)
-{
-	int64_t d = t - b->o.origin, q = d / b->o.window;
-
-	if (d % b->o.window < 0)
-		q--;
-	return b->o.origin + q * b->o.window;
-}
-
 /* Write the edges that start before f, in start order, with a PM mark
  * before the first edge of each window. */
 static void
@@ -309,7 +299,7 @@ write_edges(pag_builder *b, int64_t f, strbuf *out)
 		const pedge *e = edge_pop(b);
 
 		if (b->o.window > 0 && (!b->has_window || e->src.t >= b->window_end)) {
-			int64_t ws = window_start(b, e->src.t);
+			int64_t ws = pag_window_start_at(b->o.origin, b->o.window, e->src.t);
 
 			if (!b->has_window)
 				b->first_window = ws;

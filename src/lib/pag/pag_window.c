@@ -97,6 +97,12 @@ floor_div(int64_t a, int64_t b)
 	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
+int64_t
+pag_window_start_at(int64_t origin, int64_t window, int64_t t)
+{
+	return origin + floor_div(t - origin, window) * window;
+}
+
 typedef struct start_key {
 	int64_t t0;
 	uint32_t edge;
@@ -175,7 +181,7 @@ in_window(const pag_edge *e, int64_t ts, int64_t te)
 int64_t
 pag_window_start(const pag_graph *g, int64_t t)
 {
-	return g->origin + floor_div(t - g->origin, g->window) * g->window;
+	return pag_window_start_at(g->origin, g->window, t);
 }
 
 int64_t
