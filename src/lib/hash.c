@@ -103,3 +103,65 @@ strmap_free(strmap *m)
 	m->slots = NULL;
 	m->cap = m->count = 0;
 }
+
+/* ---- sets of 64-bit keys ---- */
+
+#define U64SET_EMPTY UINT64_MAX
+
+static size_t
+u64set_slot(const uint64_t *keys, size_t cap, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+
+	while (keys[i] != U64SET_EMPTY && keys[i] != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+int
+u64set_add(u64set *s, uint64_t key)
+{
+	size_t i;
+
+	if ((s->count + 1) * 2 > s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 64;
+		uint64_t *nk = xmalloc(ncap * sizeof *nk);
+
+		memset(nk, 0xff, ncap * sizeof *nk);
+		for (size_t j = 0; j < s->cap; j++)
+			if (s->keys[j] != U64SET_EMPTY)
+				nk[u64set_slot(nk, ncap, s->keys[j])] = s->keys[j];
+		free(s->keys);
+		s->keys = nk;
+		s->cap = ncap;
+	}
+	i = u64set_slot(s->keys, s->cap, key);
+	if (s->keys[i] == key)
+		return 0;
+	s->keys[i] = key;
+	s->count++;
+	return 1;
+}
+
+void
+u64set_each(const u64set *s, void (*f)(void *ctx, uint64_t key), void *ctx)
+{
+	for (size_t j = 0; j < s->cap; j++)
+		if (s->keys[j] != U64SET_EMPTY)
+			f(ctx, s->keys[j]);
+}
+
+void
+u64set_clear(u64set *s)
+{
+	if (s->count)
+		memset(s->keys, 0xff, s->cap * sizeof *s->keys);
+	s->count = 0;
+}
+
+void
+u64set_free(u64set *s)
+{
+	free(s->keys);
+	memset(s, 0, sizeof *s);
+}

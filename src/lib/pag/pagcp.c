@@ -36,7 +36,7 @@ typedef struct totals {
 	strmap ids;		/* summary+key+detail -> row */
 	row *rows;		/* cp: sum of CP * window length, until the end */
 	size_t nrows, caprows;
-	strmap pairs;		/* (row, worker) pairs seen */
+	u64set pairs;		/* (row, worker) pairs seen */
 	strbuf key;		/* scratch */
 	int64_t ts, te;		/* the first window's start, the last one's end */
 	double len;		/* the windows' lengths, summed */
@@ -52,7 +52,7 @@ typedef struct report {
 	strmap ids;		/* summary+key+detail -> row */
 	row *rows;
 	size_t nrows, caprows;
-	strmap pairs;		/* (row, worker) pairs seen: a row's distinct workers */
+	u64set pairs;		/* (row, worker) pairs seen: a row's distinct workers */
 	uint32_t *seen;		/* per worker: last window (1-based) it was counted in */
 	size_t capseen;
 	size_t nworkers_ever;	/* workers seen in any window */
@@ -181,11 +181,11 @@ report_free(report *r)
 	sb_free(&r->key);
 	arena_free(&r->mem);
 	strmap_free(&r->ids);
-	strmap_free(&r->pairs);
+	u64set_free(&r->pairs);
 	free(r->rows);
 	arena_free(&r->all.mem);
 	strmap_free(&r->all.ids);
-	strmap_free(&r->all.pairs);
+	u64set_free(&r->all.pairs);
 	free(r->all.rows);
 	sb_free(&r->all.key);
 	free(r->seen);
@@ -253,14 +253,10 @@ row_cached(report *r, struct row_cache *c, size_t i, int summary, const char *ke
 static void
 add_to_row(report *r, row *w, double cp, int64_t time, uint32_t worker)
 {
-	uint32_t pair[2] = {(uint32_t)(w - r->rows), worker};
-	int added;
-
 	w->cp += cp;
 	w->time = i64_add_sat(w->time, time);	/* many long edges of hand-written records */
 	w->edges++;
-	strmap_put_copy(&r->pairs, &r->mem, pair, sizeof pair, &added);
-	if (added)
+	if (u64set_add(&r->pairs, (uint64_t)(w - r->rows) << 32 | worker))
 		w->workers++;
 }
 
@@ -409,6 +405,22 @@ total_row(totals *t, int summary, const char *key, const char *detail)
 	return &t->rows[sl->val];
 }
 
+struct total_pairs {
+	totals *t;
+	const uint32_t *map;	/* window row -> total row */
+};
+
+/* A window's (row, worker) pair, counted in the totals once. */
+static void
+add_total_pair(void *ctx, uint64_t pair)
+{
+	struct total_pairs *tp = ctx;
+	uint32_t row = tp->map[pair >> 32];
+
+	if (u64set_add(&tp->t->pairs, (uint64_t)row << 32 | (uint32_t)pair))
+		tp->t->rows[row].workers++;
+}
+
 /* Add one window's rows (before they are ranked) to the totals. */
 static void
 add_totals(report *r, int64_t ts, int64_t te)
@@ -433,19 +445,7 @@ add_totals(report *r, int64_t ts, int64_t te)
 		if (win)
 			x->workers = r->nworkers_ever;
 	}
-	for (size_t j = 0; j < r->pairs.cap; j++) {
-		const strmap_slot *sl = &r->pairs.slots[j];
-		uint32_t pair[2];
-		int added;
-
-		if (!sl->used)
-			continue;
-		memcpy(pair, sl->key, sizeof pair);
-		pair[0] = map[pair[0]];
-		strmap_put_copy(&t->pairs, &t->mem, pair, sizeof pair, &added);
-		if (added)
-			t->rows[pair[0]].workers++;
-	}
+	u64set_each(&r->pairs, add_total_pair, &(struct total_pairs){t, map});
 	free(map);
 }
 
@@ -505,7 +505,7 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 		sb_clear(&r->line);
 	}
 	strmap_clear(&r->ids);
-	strmap_clear(&r->pairs);
+	u64set_clear(&r->pairs);
 	arena_reset(&r->mem);
 	r->nrows = 0;
 }
