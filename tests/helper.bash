@@ -24,3 +24,11 @@ mkfix() {
 spans() {
 	awk -F'\t' -v OFS='\t' '$1 == "S" { NF = 10; print }'
 }
+
+# PAG records as a test reads them: each PE record's operation number
+# replaced by the service and operation its PO record names, so that an
+# edge can be looked for by its names.
+pag_named() {
+	awk -F'\t' -v OFS='\t' '$1 == "PO" { op[$3] = $4 OFS $5 }
+		$1 == "PE" && NF >= 10 { $10 = $10 == "" ? OFS : op[$10] } { print }'
+}

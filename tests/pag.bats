@@ -71,6 +71,7 @@ cp_of() {
 @test "tr-pag passes traces through and appends traceless PG PW PV PE records" {
 	f=$(example)
 	run tr-pag "$f"
+	output=$(pag_named <<<"$output")
 	[ "$status" -eq 0 ]
 	# the traces come out unchanged
 	diff <(grep -v '^P' <<<"$output") "$f"
@@ -100,6 +101,55 @@ cp_of() {
 	run tr-pag -P -n "$f"
 	[ "$(grep -c '^PV' <<<"$output")" -eq 0 ]
 	[ "$(grep -c '^PE' <<<"$output")" -eq 11 ]
+	# -n: only what tr-cp reads, no span ids on the edges
+	[ "$(awk -F'\t' '$1 == "PE" && NF != 10' <<<"$output" | wc -l)" -eq 0 ]
+}
+
+@test "tr-pag names each operation once, in a PO record before its first edge; PE records give its number" {
+	f=$(example)
+	run tr-pag -P "$f"
+	[ "$status" -eq 0 ]
+	# one PO record per operation and one for none (the unknown activity)
+	[ "$(grep -c '^PO' <<<"$output")" -eq 5 ]
+	[ "$(grep '^PO' <<<"$output" | cut -f3 | sort -u | wc -l)" -eq 5 ]
+	grep -q $'^PO\t\t[0-9]*\ta\ta1$' <<<"$output"
+	grep -q $'^PO\t\t[0-9]*\t\t$' <<<"$output"
+	# every number an edge gives was named before it
+	run awk -F'\t' '$1 == "PO" { named[$3] = 1 } $1 == "PE" && !($10 in named) { n++ } END { print n + 0 }' <<<"$output"
+	[ "$output" = 0 ]
+}
+
+@test "PAG records by number: an operation with no PO record before it, or named twice, is bad input; names in place still read" {
+	need_cp
+	# numbered: op 1 is "svc op"; the same graph with the names in place
+	numbered=$(tsv <<'EOF' | mkfix numbered.pag
+PO||1|svc|op
+PE||0|1|processing|0|3|0|0|1
+PE||1|2|processing|3|5|0|0|
+EOF
+)
+	named=$(tsv <<'EOF' | mkfix named.pag
+PE||0|1|processing|0|3|0|0|svc|op
+PE||1|2|processing|3|5|0|0
+EOF
+)
+	run tr-cp "$numbered"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(tr-cp "$named")" ]
+	grep -q $'\toperation\tsvc\top\t' <<<"$output"
+	f=$(printf 'PO\t\t1\tsvc\top\nPE\t\t0\t1\tprocessing\t0\t3\t0\t0\t2\n' | mkfix unnamed.pag)
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-cp: $f:2: PE record: operation 2 has no PO record before it"* ]]
+	f=$(printf 'PO\t\t1\tsvc\top\nPO\t\t1\tsvc\tother\n' | mkfix twice.pag)
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-cp: $f:2: PO record: operation 1 named twice, differently"* ]]
+	# a bad edge in a numbered graph is named as in any other
+	f=$(printf 'PO\t\t1\tsvc\top\nPE\t\t0\t1\tprocessing\t5\t3\t0\t0\t1\n' | mkfix back.pag)
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-cp: $f:2: PE record: edge goes back in time"* ]]
 }
 
 @test "tr-pag: PE times agree with PV times of the vertices they join" {
@@ -165,6 +215,7 @@ S|t1|c|r|2|5|driver|GetDriver|client|h
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	grep -q $'\tio\t2\t7\t0\t0\tdriver\tGetDriver\t' <<<"$output"
 	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
 }
@@ -465,6 +516,7 @@ S|t1|s|c|5|8|b|serve|server|hb
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1 requests or responses clamped"*"clock skew"* ]]
 	[[ "$output" != *"dropped"* ]]
@@ -485,6 +537,7 @@ S|t1|s|c|2|12|b|serve|server|hb
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"skew"* ]]
 	[ "$(grep -c $'\tresponse\t' <<<"$output")" -eq 0 ]
@@ -502,6 +555,7 @@ S|t1|b|a|12|10|svc|later|internal|h
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	grep -q $'\tspawn\t10\t12\t0\t0\tsvc\tlater\tt1\tb$' <<<"$output"
 	grep -q $'\twaiting\t10\t12\t0\t0\tsvc\tlater\tt1\tb$' <<<"$output"
 	[ "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")" -eq 0 ]
@@ -522,6 +576,7 @@ EOF
 	run tr-pag -P "$f"
 	grep -q $'\tunknown\t10\t12\t0\t0\t' <<<"$output"
 	run tr-pag -P --unknown-threshold 5us "$f"
+	output=$(pag_named <<<"$output")
 	[ "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")" -eq 0 ]
 	grep -q $'\tprocessing\t10\t12\t0\t0\tsvc\top\tt1\ta$' <<<"$output"
 }
@@ -536,6 +591,7 @@ S|t2|b||12|10|svc|op|server|h
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	grep -q $'\twaiting\t10\t12\t0\t0\tsvc\top\tt2\tb$' <<<"$output"
 	# the clients send both roots, idle in between
 	grep -q $'\tunknown\t0\t12\t1\t1\t' <<<"$output"
@@ -656,7 +712,7 @@ EOF
 
 @test "every bad PAG record is named with what is wrong, also one that is too short" {
 	need_cp
-	for rec in 'PW||0|w' 'PV||0' 'PE||0|1' 'PG||x'; do
+	for rec in 'PW||0|w' 'PV||0' 'PE||0|1' 'PG||x' 'PO||x'; do
 		f=$(printf '%s\n' "$rec" | tr '|' '\t' | mkfix short.pag)
 		run tr-cp "$f"
 		[ "$status" -eq 3 ] || { echo "$rec: status $status"; false; }

@@ -97,6 +97,7 @@ S|t1|s|h|10|10|B|serve|server|b
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	grep -q $'\twaiting\t10\t20\t0\t0\tA\thandle\t' <<<"$output"
 	grep -q $'\tspawn\t10\t10\t0\t2\t' <<<"$output"	# lane 1: the clients
 	grep -q $'\tjoin\t20\t20\t2\t0\t' <<<"$output"
@@ -120,6 +121,7 @@ S|t1|s2|h|12|13|C|serve|server|c
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	[ "$status" -eq 0 ]
 	grep -q $'\tprocessing\t10\t12\t0\t0\tA\thandle\t' <<<"$output"
 	grep -q $'\twaiting\t12\t20\t0\t0\tA\thandle\t' <<<"$output"
@@ -162,6 +164,7 @@ R|t2|c|follows_from|t1|p
 EOF
 )
 	run tr-pag -P "$f"
+	output=$(pag_named <<<"$output")
 	grep -q $'\tmessage\t5\t10\t0\t2\tB\tconsume\tt2\tc$' <<<"$output"
 	run sh -c "tr-pag -P '$f' | tr-cp"
 	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]

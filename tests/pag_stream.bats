@@ -100,6 +100,7 @@ EOF
 	[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
 	# a longer --max-gap keeps the gap: b's request ends it, so it waits
 	run tr-pag -P -w 1s --max-gap 5s "$f"
+	output=$(pag_named <<<"$output")
 	grep -q $'\twaiting\t10\t3000000\t0\t0\tsvc\top\tt2\tb$' <<<"$output"
 }
 
@@ -111,12 +112,14 @@ EOF
 	[ "$(grep -c $'\tmessage\t' <<<"$output")" -eq 0 ]
 	# held whole, the message is there
 	run --separate-stderr tr-pag -P -w 1s "$f"
+	output=$(pag_named <<<"$output")
 	[ "$status" -eq 0 ]
 	[[ "$stderr" != *"references"* ]]
 	grep -q $'\tmessage\t100\t12000000\t0\t[0-9]*\tq\tconsume\tc\tc$' <<<"$output"
 	# and a reference within the lateness is one
 	f=$({ spaced 12; printf 'T\tc\nS\tc\tc\t\t11000300\t100\tq\tconsume\tconsumer\thq\nR\tc\tc\tfollows_from\tt11\ts\n'; } | mkfix near.tr)
 	run --separate-stderr tr-pag -P --hold 1 --lateness 1s -w 1s "$f"
+	output=$(pag_named <<<"$output")
 	grep -q $'\tmessage\t11000100\t11000300\t0\t[0-9]*\tq\tconsume\tc\tc$' <<<"$output"
 	# a span no trace has
 	f=$({ spaced 2; printf 'T\tc\nS\tc\tc\t\t3000000\t100\tq\tconsume\tconsumer\thq\nR\tc\tc\tfollows_from\tnone\ts\n'; } | mkfix none.tr)

@@ -84,6 +84,9 @@ typedef struct pag_graph {
 	size_t nops, capops;
 	strmap op_ids;		/* "service\toperation" -> op */
 	strmap op_raw;		/* reading: the two fields as written -> op */
+	uint32_t *opnum;	/* reading: PO record number -> op (PAG_NONE: none) */
+	size_t capopnum;
+	int numbered;		/* reading: a PO record came: PE names its op by number */
 	pag_spanref *spans;	/* one per span (trace id, span id) */
 	size_t nspans, capspans;
 	strmap span_ids;	/* "trace\tspan" -> spanref, for records read */
@@ -130,7 +133,7 @@ uint32_t pag_add_lane(pag_graph *g, uint32_t worker, uint32_t index);
 uint32_t pag_add_vertex(pag_graph *g, uint32_t lane, int64_t t, int event, uint32_t span);
 void pag_add_edge(pag_graph *g, uint32_t src, uint32_t dst, int type, uint32_t op, uint32_t span);
 
-/* Records. True for PG, PW, PV, PE and PM lines (with an empty trace field). */
+/* Records. True for PG, PW, PO, PV, PE and PM lines (with an empty trace field). */
 int pag_is_record(const char *line, size_t len);
 /* Read one record (a line pag_is_record accepts) into g; returns -1 after
  * printing "prog: where: PX record: what" (where is the caller's prefix,
@@ -138,9 +141,10 @@ int pag_is_record(const char *line, size_t len);
 int pag_read_record(pag_graph *g, const char *line, size_t len, const char *where);
 /* After the last record: without a PG record, the time range is the edges'. */
 void pag_read_finish(pag_graph *g);
-/* PG and PW, then the edges in order of start time, each PV (when vertices)
- * before the first edge that needs it; with windows, a PM mark before the
- * first edge of each window: no edge after it starts before the mark. */
+/* PG, PW and PO, then the edges in order of start time, each PV (when
+ * vertices; span ids too) before the first edge that needs it; with
+ * windows, a PM mark before the first edge of each window: no edge after it
+ * starts before the mark. */
 void pag_write_records(const pag_graph *g, tr_output *o, int vertices);
 /* Read window by window: vertex numbers of records are renumbered so that
  * pag_graph_drop_before can forget what no window from then on needs. */
@@ -149,19 +153,17 @@ void pag_graph_stream(pag_graph *g);
 void pag_graph_drop_before(pag_graph *g, int64_t t);
 
 /* Record writers (tr-pag(1) RECORDS): a PG header (end NULL: left empty,
- * the graph is written while its input is read), PW lanes, PV vertices, PE
- * edges, PM marks. Their field groups come escaped: op the
- * "\tservice\toperation" of pag_put_op, ids the "\ttrace\tspan" of
- * pag_put_ids. */
+ * the graph is written while its input is read), PW lanes, PO operations,
+ * PV vertices, PE edges (an operation by its PO number), PM marks. Span
+ * ids come escaped, as the "\ttrace\tspan" of pag_put_ids ("": none). */
 void pag_put_header(strbuf *out, int64_t window, int64_t origin, int64_t start, const int64_t *end);
 void pag_put_lane(strbuf *out, size_t lane, const char *worker, uint32_t index);
+void pag_put_op(strbuf *out, uint32_t op, const char *service, const char *operation);
 void pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event,
 		    const char *ids, size_t idslen);
-void pag_put_op(strbuf *out, const char *service, const char *operation);
 void pag_put_ids(strbuf *out, const char *trace_id, const char *span_id);
 void pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int64_t t1,
-		  uint32_t src_lane, uint32_t dst_lane, const char *op, size_t oplen,
-		  const char *ids, size_t idslen);
+		  uint32_t src_lane, uint32_t dst_lane, uint32_t op, const char *ids, size_t idslen);
 void pag_put_mark(strbuf *out, int64_t t);
 
 /* Build a PAG from spans as they are read, writing its records (PG, PW,
@@ -176,7 +178,7 @@ typedef struct pag_build_opts {
 	int64_t max_gap;	/* longer idle stretches are not in the graph (10 s) */
 	size_t hold;		/* spans read before any is placed (50000) */
 	size_t max_windows;	/* more windows: stop (PAG_MAX_WINDOWS) */
-	int vertices;		/* write PV records */
+	int vertices;		/* write PV records and span ids (0: what tr-cp reads) */
 } pag_build_opts;
 typedef struct pag_build_stats {
 	size_t nspans_skipped;	/* spans without time */
@@ -228,6 +230,12 @@ void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);
 void pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn *fn, void *ctx);
 /* Edge indices sorted by start time, then index (the order windows see them). */
 uint32_t *pag_edges_by_start(const pag_graph *g);
+/* An edge's start and number; sorted by start, ties in the order they come. */
+typedef struct pag_start_key {
+	int64_t t0;
+	uint32_t edge;
+} pag_start_key;
+void pag_sort_by_start(pag_start_key *k, size_t n);
 /* The start of the window that holds time t (g->window > 0). */
 int64_t pag_window_start(const pag_graph *g, int64_t t);
 /* The same for windows of length window from origin, without a graph. */

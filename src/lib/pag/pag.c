@@ -128,6 +128,7 @@ pag_graph_free(pag_graph *g)
 	free(g->ops);
 	strmap_free(&g->op_ids);
 	strmap_free(&g->op_raw);
+	free(g->opnum);
 	free(g->spans);
 	strmap_free(&g->span_ids);
 	arena_free(&g->span_mem);
@@ -244,7 +245,7 @@ pag_add_edge(pag_graph *g, uint32_t src, uint32_t dst, int type, uint32_t op, ui
 int
 pag_is_record(const char *line, size_t len)
 {
-	return len >= 4 && line[0] == 'P' && strchr("GWVEM", line[1]) && line[1] &&
+	return len >= 4 && line[0] == 'P' && strchr("GWOVEM", line[1]) && line[1] &&
 	       line[2] == '\t' && line[3] == '\t';
 }
 
@@ -257,6 +258,7 @@ typedef struct rec_ctx {
 	const char *where;
 	tr_field f[MAXF];
 	size_t nf;
+	int quiet;		/* a trial: fail without a word (the general path says why) */
 } rec_ctx;
 
 static int __attribute__((format(printf, 2, 3)))
@@ -265,6 +267,8 @@ rec_fail(const rec_ctx *c, const char *fmt, ...)
 	char what[200];
 	va_list ap;
 
+	if (c->quiet)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
@@ -363,12 +367,13 @@ vertex_of(const pag_graph *g, uint32_t v)
 	return g->vids ? vid_find(g->vids, v) : v;
 }
 
-/* Is vertex v, when already defined, at this lane and time? */
+/* Is vertex v, when already defined, at this lane and time? *found is
+ * its graph vertex (PAG_NONE: not met yet). */
 static int
-check_vertex(const rec_ctx *c, uint32_t id, uint32_t lane, int64_t t)
+check_vertex(const rec_ctx *c, uint32_t id, uint32_t lane, int64_t t, uint32_t *found)
 {
 	const pag_graph *g = c->g;
-	uint32_t v = vertex_of(g, id);
+	uint32_t v = *found = vertex_of(g, id);
 
 	if (v == PAG_NONE)
 		return 0;
@@ -379,14 +384,15 @@ check_vertex(const rec_ctx *c, uint32_t id, uint32_t lane, int64_t t)
 			id, lane, (long long)t, g->vlane[v], (long long)g->vtime[v]);
 }
 
-/* Define vertex id, checked by check_vertex: a record changes the graph
- * only once all of it is known to be good. Returns the graph's vertex. */
+/* Define vertex id, checked by check_vertex (found: the vertex it found):
+ * a record changes the graph only once all of it is known to be good.
+ * Returns the graph's vertex. */
 static uint32_t
-define_vertex(pag_graph *g, uint32_t id, uint32_t lane, int64_t t)
+define_vertex(pag_graph *g, uint32_t id, uint32_t found, uint32_t lane, int64_t t)
 {
-	uint32_t v = id;
+	uint32_t v = g->vids ? found : id;
 
-	if (g->vids && (v = vid_find(g->vids, id)) == PAG_NONE) {
+	if (g->vids && v == PAG_NONE) {
 		v = (uint32_t)g->nvertices;
 		vid_put(g->vids, id, v);
 	}
@@ -493,11 +499,13 @@ read_vertex(rec_ctx *c)
 	uint32_t v, lane;
 	int64_t t;
 
+	uint32_t found;
+
 	if (rec_vertex(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
-	    rec_time(c, 4, "time", &t) < 0 || check_vertex(c, v, lane, t) < 0)
+	    rec_time(c, 4, "time", &t) < 0 || check_vertex(c, v, lane, t, &found) < 0)
 		return -1;
 	lane_of(g, lane);
-	v = define_vertex(g, v, lane, t);
+	v = define_vertex(g, v, found, lane, t);
 	for (int ev = 0; ev <= PAG_EV_FINISH && c->nf > 5; ev++)
 		if (c->f[5].len == strlen(event_names[ev]) &&
 		    memcmp(c->f[5].s, event_names[ev], c->f[5].len) == 0)
@@ -524,41 +532,193 @@ rec_op(rec_ctx *c)
 	return (uint32_t)sl->val;
 }
 
+/* PO: an operation's number, before the first PE record that names it. */
+static int
+read_op(rec_ctx *c)
+{
+	pag_graph *g = c->g;
+	uint32_t num, op;
+
+	if (rec_number(c, 2, "operation", &num) < 0)
+		return -1;
+	op = pag_intern_op(g, rec_tmp(c, 3, 0), rec_tmp(c, 4, 1));
+	if (num >= g->capopnum) {
+		size_t had = g->capopnum;
+
+		GROW(g->opnum, g->capopnum, (size_t)num + 1);
+		memset(g->opnum + had, 0xff, (g->capopnum - had) * sizeof *g->opnum);
+	}
+	if (g->opnum[num] != PAG_NONE && g->opnum[num] != op)
+		return rec_fail(c, "operation %u named twice, differently", num);
+	g->opnum[num] = op;
+	g->numbered = 1;
+	return 0;
+}
+
+/* A PE record's numbers, and the vertices its two numbers name when they
+ * were met before (PAG_NONE: new). */
+typedef struct edge_rec {
+	uint32_t src, dst, sl, dl, op;
+	int64_t t0, t1;
+	int type;
+	uint32_t vsrc, vdst;
+} edge_rec;
+
+/* What the fields alone cannot tell: is the edge right in the graph? */
+static int
+check_edge(rec_ctx *c, edge_rec *e)
+{
+	pag_graph *g = c->g;
+
+	if (e->t1 < e->t0)
+		return rec_fail(c, "edge goes back in time");
+	if (e->src == e->dst)
+		return rec_fail(c, "edge is a loop");
+	if (!pag_type_is_comm(e->type) && e->sl != e->dl)
+		return rec_fail(c, "worker activity between two lanes");
+	if (check_vertex(c, e->src, e->sl, e->t0, &e->vsrc) < 0 ||
+	    check_vertex(c, e->dst, e->dl, e->t1, &e->vdst) < 0)
+		return -1;
+	if (g->stream && g->has_mark && e->t0 < g->mark)
+		return rec_fail(c, "starts at %lld, before the PM mark %lld before it: "
+				"its window is done", (long long)e->t0, (long long)g->mark);
+	if (g->numbered && e->op != PAG_NONE &&
+	    (e->op >= g->capopnum || g->opnum[e->op] == PAG_NONE))
+		return rec_fail(c, "operation %u has no PO record before it", e->op);
+	return 0;
+}
+
+/* Add a checked edge; span is its spanref (PAG_NONE). */
+static void
+add_edge(pag_graph *g, const edge_rec *e, uint32_t op, uint32_t span)
+{
+	uint32_t src, dst;
+
+	lane_of(g, e->sl > e->dl ? e->sl : e->dl);
+	src = define_vertex(g, e->src, e->vsrc, e->sl, e->t0);
+	dst = define_vertex(g, e->dst, e->vdst, e->dl, e->t1);
+	pag_add_edge(g, src, dst, e->type, op, span);
+	if (g->end_open && e->t1 > g->end)
+		g->end = e->t1;
+}
+
+/* The operation of a numbered edge (PAG_NONE: none, the unknown one). */
+static uint32_t
+numbered_op(pag_graph *g, uint32_t num)
+{
+	return num == PAG_NONE ? pag_intern_op(g, "", "") : g->opnum[num];
+}
+
 static int
 read_edge(rec_ctx *c)
 {
 	pag_graph *g = c->g;
-	uint32_t src, dst, sl, dl;
-	int64_t t0, t1;
-	int type;
+	edge_rec e = {.op = PAG_NONE};
 
-	if (rec_vertex(c, 2, "source vertex", &src) < 0 || rec_vertex(c, 3, "destination vertex", &dst) < 0)
+	if (rec_vertex(c, 2, "source vertex", &e.src) < 0 ||
+	    rec_vertex(c, 3, "destination vertex", &e.dst) < 0)
 		return -1;
-	if (c->nf < 5 || (type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
+	if (c->nf < 5 || (e.type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
 		return rec_fail(c, "bad activity type");
-	if (rec_time(c, 5, "start", &t0) < 0 || rec_time(c, 6, "end", &t1) < 0 ||
-	    rec_number(c, 7, "source lane", &sl) < 0 || rec_number(c, 8, "destination lane", &dl) < 0)
+	if (rec_time(c, 5, "start", &e.t0) < 0 || rec_time(c, 6, "end", &e.t1) < 0 ||
+	    rec_number(c, 7, "source lane", &e.sl) < 0 || rec_number(c, 8, "destination lane", &e.dl) < 0)
 		return -1;
-	if (t1 < t0)
-		return rec_fail(c, "edge goes back in time");
-	if (src == dst)
-		return rec_fail(c, "edge is a loop");
-	if (!pag_type_is_comm(type) && sl != dl)
-		return rec_fail(c, "worker activity between two lanes");
-	if (check_vertex(c, src, sl, t0) < 0 || check_vertex(c, dst, dl, t1) < 0)
+	/* in a graph with PO records: an operation number, empty for none */
+	if (g->numbered && c->nf > 9 && c->f[9].len && rec_id(c, 9, "operation", &e.op) < 0)
 		return -1;
-	if (g->stream && g->has_mark && t0 < g->mark)
-		return rec_fail(c, "starts at %lld, before the PM mark %lld before it: "
-				"its window is done", (long long)t0, (long long)g->mark);
-	lane_of(g, sl > dl ? sl : dl);
-	src = define_vertex(g, src, sl, t0);
-	dst = define_vertex(g, dst, dl, t1);
-	uint32_t op = rec_op(c);
+	if (check_edge(c, &e) < 0)
+		return -1;
+	/* the ids follow the operation: one field for its number, two for names */
+	size_t ids = g->numbered ? 10 : 11;
 
-	pag_add_edge(g, src, dst, type, op,
-		     c->nf > 11 && !g->skip_spanrefs ? rec_spanref(c, 11) : PAG_NONE);
-	if (g->end_open && t1 > g->end)
-		g->end = t1;
+	add_edge(g, &e, g->numbered ? numbered_op(g, e.op) : rec_op(c),
+		 c->nf > ids && !g->skip_spanrefs ? rec_spanref(c, ids) : PAG_NONE);
+	return 0;
+}
+
+/* Eight ASCII digits at p as a number, or -1 when they are not all digits
+ * (loaded as one word: times have 16 digits). */
+static int64_t
+digits8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	/* each byte 0x30..0x39: high nibble 3, and adding 6 does not carry */
+	if (((w & 0xf0f0f0f0f0f0f0f0ULL) |
+	     (((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4)) != 0x3333333333333333ULL)
+		return -1;
+	w -= 0x3030303030303030ULL;
+	/* little-endian: the first digit in the lowest byte */
+	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffULL;
+	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffULL;
+	return (int64_t)((w * 10000 + (w >> 32)) & 0xffffffffULL);
+}
+
+/* Scan a number and the TAB after it (or the end of the line); NULL when
+ * it is not one of at most 18 digits (the general path then says why). */
+static const char *
+scan_num(const char *p, const char *end, int neg_ok, int64_t *v)
+{
+	int neg = neg_ok && p < end && *p == '-';
+	const char *q = p += neg;
+	uint64_t x = 0;
+	int64_t d8;
+
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+		while (end - p >= 8 && p - q < 16 && (d8 = digits8(p)) >= 0) {
+			x = x * 100000000 + (uint64_t)d8;
+			p += 8;
+		}
+	while (p < end && (unsigned)(*p - '0') <= 9 && p - q <= 18)
+		x = x * 10 + (unsigned)(*p++ - '0');
+	if (p == q || p - q > 18 || (p < end && *p != '\t'))
+		return NULL;
+	*v = neg ? -(int64_t)x : (int64_t)x;
+	return p < end ? p + 1 : p;
+}
+
+/* The PE records tr-pag writes, numbered, read without splitting them into
+ * fields first: most of a graph's bytes. -1 when the record is not plain
+ * (ids to keep, anything odd): the general path reads it. */
+static int
+read_plain_edge(pag_graph *g, const char *line, size_t len)
+{
+	const char *p = line + 4, *end = line + len, *tn;
+	int64_t v[6], op = -1;
+	edge_rec e;
+	rec_ctx quiet = {.g = g, .quiet = 1};
+	uint64_t slack = PAG_NUMBER_SLACK + 8 * (uint64_t)g->nrecords;
+
+	/* src, dst, type, start, end, src lane, dst lane: v[0..5] the numbers */
+	for (int i = 0; i < 6; i++) {
+		if (i == 2) {	/* the type */
+			tn = p;
+			while (p < end && *p != '\t')
+				p++;
+			if (p == end || (e.type = pag_type_parse(tn, (size_t)(p - tn))) < 0)
+				return -1;
+			p++;
+		}
+		if (!(p = scan_num(p, end, i == 2 || i == 3, &v[i])))
+			return -1;
+	}
+	if (p < end && *p != '\t' && !(p = scan_num(p, end, 0, &op)))
+		return -1;
+	if (p < end && *p == '\t')
+		p++;	/* an empty operation */
+	if (p < end && !g->skip_spanrefs)
+		return -1;	/* span ids to keep */
+	if (v[0] >= INT32_MAX || v[1] >= INT32_MAX || op >= INT32_MAX ||
+	    (!g->vids && ((uint64_t)v[0] >= slack || (uint64_t)v[1] >= slack)) ||
+	    v[4] >= INT32_MAX || v[5] >= INT32_MAX || (uint64_t)v[4] >= slack || (uint64_t)v[5] >= slack ||
+	    v[2] < -PAG_TIME_MAX || v[2] > PAG_TIME_MAX || v[3] < -PAG_TIME_MAX || v[3] > PAG_TIME_MAX)
+		return -1;
+	e = (edge_rec){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[4], (uint32_t)v[5],
+		       op < 0 ? PAG_NONE : (uint32_t)op, v[2], v[3], e.type, 0, 0};
+	if (check_edge(&quiet, &e) < 0)
+		return -1;
+	add_edge(g, &e, numbered_op(g, e.op), PAG_NONE);
 	return 0;
 }
 
@@ -586,12 +746,15 @@ pag_read_record(pag_graph *g, const char *line, size_t len, const char *where)
 	rec_ctx c = {.g = g, .where = where};
 
 	g->nrecords++;
+	if (line[1] == 'E' && g->numbered && read_plain_edge(g, line, len) == 0)
+		return 0;
 	c.nf = tr_split(line, len, c.f, MAXF);
 	if (c.nf > MAXF)
 		c.nf = MAXF;
 	switch (line[1]) {
 	case 'G': return read_header(&c);
 	case 'W': return read_lane(&c);
+	case 'O': return read_op(&c);
 	case 'V': return read_vertex(&c);
 	case 'E': return read_edge(&c);
 	case 'M': return read_mark(&c);
@@ -788,33 +951,90 @@ pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event, co
 }
 
 void
-pag_put_op(strbuf *out, const char *service, const char *operation)
+pag_put_op(strbuf *out, uint32_t op, const char *service, const char *operation)
 {
+	sb_adds(out, "PO\t\t");
+	sb_addu(out, op);
 	add_field(out, service);
 	add_field(out, operation);
+	sb_addc(out, '\n');
+}
+
+/* Decimal digits of v at p, then a tab; returns the end. Edges are most of
+ * a graph's bytes: one reserve per record, no call per field. */
+static char *
+put_num(char *p, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
+		10000000000000000000ULL};
+	/* the digits: log10 from the bit length (1233/4096 ~ log10 2), then one compare */
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	size_t n = t + (v >= pow10[t]);
+	char *end;
+
+	end = p + (n ? n : 1);
+	p = end;
+	while (v >= 100) {
+		unsigned i = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--p = pairs[i + 1];
+		*--p = pairs[i];
+	}
+	if (v >= 10) {
+		*--p = pairs[v * 2 + 1];
+		*--p = pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	*end = '\t';
+	return end + 1;
+}
+
+static char *
+put_time(char *p, int64_t t)
+{
+	if (t < 0) {
+		*p++ = '-';
+		return put_num(p, (uint64_t)0 - (uint64_t)t);
+	}
+	return put_num(p, (uint64_t)t);
 }
 
 void
 pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int64_t t1,
-	     uint32_t src_lane, uint32_t dst_lane, const char *op, size_t oplen, const char *ids,
-	     size_t idslen)
+	     uint32_t src_lane, uint32_t dst_lane, uint32_t op, const char *ids, size_t idslen)
 {
-	sb_adds(out, "PE\t\t");
-	sb_addu(out, src);
-	sb_addc(out, '\t');
-	sb_addu(out, dst);
-	add_field(out, pag_type_name(type));
-	sb_addc(out, '\t');
-	sb_addi(out, t0);
-	sb_addc(out, '\t');
-	sb_addi(out, t1);
-	sb_addc(out, '\t');
-	sb_addu(out, src_lane);
-	sb_addc(out, '\t');
-	sb_addu(out, dst_lane);
-	sb_add(out, op, oplen);
-	sb_add(out, ids, idslen);
-	sb_addc(out, '\n');
+	const char *tn = pag_type_name(type);
+	size_t tl = strlen(tn);
+	char *p;
+
+	/* "PE", two tabs, 5 numbers of up to 10 digits, 2 of up to 20, 8 tabs */
+	sb_reserve(out, 4 + 5 * 11 + 2 * 21 + tl + 1 + idslen + 1);
+	p = out->s + out->len;
+	memcpy(p, "PE\t\t", 4);
+	p = put_num(p + 4, src);
+	p = put_num(p, dst);
+	memcpy(p, tn, tl);
+	p[tl] = '\t';
+	p = put_time(p + tl + 1, t0);
+	p = put_time(p, t1);
+	p = put_num(p, src_lane);
+	p = put_num(p, dst_lane);
+	p = put_num(p, op) - 1;	/* the ids bring their own tabs */
+	memcpy(p, ids, idslen);
+	p += idslen;
+	*p++ = '\n';
+	*p = '\0';
+	out->len = (size_t)(p - out->s);
 }
 
 void
@@ -835,36 +1055,16 @@ write_vertex(strbuf *out, strbuf *ids, const pag_graph *g, uint32_t v)
 	pag_put_vertex(out, v, g->vlane[v], g->vtime[v], g->vevent[v], ids->s, ids->len);
 }
 
-/* Each operation's "\tservice\toperation", escaped once: an edge's
- * fields are copied, not escaped again (there are millions of edges and
- * a few hundred operations). */
-typedef struct op_fields {
-	strbuf text;
-	uint32_t *at;	/* per op: offset in text; its length is up to the next */
-} op_fields;
-
 static void
-op_fields_init(op_fields *f, const pag_graph *g)
-{
-	f->at = xmalloc((g->nops + 1) * sizeof *f->at);
-	sb_clear(&f->text);
-	for (size_t i = 0; i < g->nops; i++) {
-		f->at[i] = (uint32_t)f->text.len;
-		pag_put_op(&f->text, g->ops[i].service, g->ops[i].operation);
-	}
-	f->at[g->nops] = (uint32_t)f->text.len;
-}
-
-static void
-write_edge(strbuf *out, strbuf *ids, const pag_graph *g, const op_fields *ops, const pag_edge *e)
+write_edge(strbuf *out, strbuf *ids, const pag_graph *g, const pag_edge *e, int with_ids)
 {
 	const pag_spanref *r = e->span == PAG_NONE ? NULL : &g->spans[e->span];
 
 	sb_clear(ids);
-	pag_put_ids(ids, r ? r->trace_id : "", r ? r->span_id : "");
-	pag_put_edge(out, e->src, e->dst, e->type, e->t0, e->t1, e->src_lane, e->dst_lane,
-		     ops->text.s + ops->at[e->op], ops->at[e->op + 1] - ops->at[e->op], ids->s,
-		     ids->len);
+	if (with_ids)
+		pag_put_ids(ids, r ? r->trace_id : "", r ? r->span_id : "");
+	pag_put_edge(out, e->src, e->dst, e->type, e->t0, e->t1, e->src_lane, e->dst_lane, e->op,
+		     ids->s ? ids->s : "", ids->len);
 }
 
 /* Is vertex v one to write that is not written yet? Then it is, now. */
@@ -884,12 +1084,12 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 	uint32_t *order = pag_edges_by_start(g);
 	uint8_t *written = vertices ? xcalloc(g->nvertices ? g->nvertices : 1, 1) : NULL;
 	int64_t window_end = 0;
-	op_fields ops = {0};
 
-	op_fields_init(&ops, g);
 	pag_put_header(out, g->window, g->origin, g->start, &g->end);
 	for (size_t i = 0; i < g->nlanes; i++)
 		pag_put_lane(out, i, g->workers[g->lanes[i].worker], g->lanes[i].index);
+	for (size_t i = 0; i < g->nops; i++)
+		pag_put_op(out, (uint32_t)i, g->ops[i].service, g->ops[i].operation);
 	/* in start order, so that a reader can finish each window once the
 	 * next one's mark arrives, holding only the edges that reach on */
 	for (size_t i = 0; i < g->nedges; i++) {
@@ -905,7 +1105,7 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 			write_vertex(out, &ids, g, e->src);
 		if (vertices && vertex_due(written, g, e->dst))
 			write_vertex(out, &ids, g, e->dst);
-		write_edge(out, &ids, g, &ops, e);
+		write_edge(out, &ids, g, e, vertices);
 		flush_big(out, o);
 	}
 	for (size_t v = 0; vertices && v < g->nvertices; v++)	/* on no edge */
@@ -918,8 +1118,6 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 	sb_free(&ids);
 	free(order);
 	free(written);
-	sb_free(&ops.text);
-	free(ops.at);
 }
 
 /* ---- DOT: one cluster per worker, its lanes' vertices inside ---- */

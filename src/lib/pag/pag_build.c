@@ -79,21 +79,10 @@ pag_builder_stats(const pag_builder *b)
 	return &b->st;
 }
 
-/* An operation, with its "\tservice\toperation" fields escaped once for
- * the edges (millions of edges, a few hundred operations). */
 static uint32_t
 intern_op(pag_builder *b, const char *service, const char *operation)
 {
-	uint32_t op = pag_intern_op(&b->names, service, operation);
-
-	if (op >= b->nopat) {	/* new: ops are numbered in order */
-		GROW(b->opat, b->capopat, (size_t)op + 2);
-		b->opat[op] = (uint32_t)b->opfields.len;
-		pag_put_op(&b->opfields, service, operation);
-		b->opat[op + 1] = (uint32_t)b->opfields.len;
-		b->nopat = op + 1;
-	}
-	return op;
+	return pag_intern_op(&b->names, service, operation);
 }
 
 static void
@@ -139,50 +128,56 @@ pag_span_usable(const tr_span *s)
 /* Spans to place, a min-heap in start order (then parents first, then
  * read order), its keys copied in so that sifting stays in cache. */
 
-static int
-todo_before(const todo_item *a, const todo_item *b)
-{
-	if (a->start != b->start)
-		return a->start < b->start;
-	if (a->depth != b->depth)	/* a parent before a child that starts with it */
-		return a->depth < b->depth;
-	return a->seq < b->seq;
-}
-
 static void
 todo_push(pag_builder *b, bspan *s)
 {
-	todo_item it = {s->start, s->seq, s->depth, s};
-	size_t i = b->ntodo++;
-
-	GROW(b->todo, b->captodo, b->ntodo);
-	for (; i > 0 && todo_before(&it, &b->todo[(i - 1) / 2]); i = (i - 1) / 2)
-		b->todo[i] = b->todo[(i - 1) / 2];
-	b->todo[i] = it;
+	GROW(b->todo, b->captodo, b->ntodo + 1);
+	b->todo[b->ntodo++] = (todo_item){s->start, s->seq, s->depth, s};
 }
 
-bspan *
-pag_build_todo_pop(pag_builder *b)
+static int
+by_depth_then_read(const void *pa, const void *pb)
 {
-	bspan *top = b->todo[0].span;
-	todo_item last = b->todo[--b->ntodo];
-	size_t i = 0;
+	const todo_item *a = pa, *b = pb;
 
-	for (;;) {
-		size_t c = 2 * i + 1;
+	if (a->depth != b->depth)	/* a parent before a child that starts with it */
+		return a->depth < b->depth ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
 
-		if (c >= b->ntodo)
-			break;
-		if (c + 1 < b->ntodo && todo_before(&b->todo[c + 1], &b->todo[c]))
-			c++;
-		if (!todo_before(&b->todo[c], &last))
-			break;
-		b->todo[i] = b->todo[c];
-		i = c;
+/* Move the spans that start before upto to b->placing, in placing order; the
+ * others stay, in read order. Sorted by start (stably: read order), then
+ * each run of one start by depth. */
+size_t
+pag_build_take_due(pag_builder *b, int64_t upto)
+{
+	size_t ndue = 0, kept = 0;
+
+	GROW(b->placing, b->capplacing, b->ntodo + 1);
+	GROW(b->place_order, b->capplace_order, b->ntodo + 1);
+	for (size_t i = 0; i < b->ntodo; i++)
+		if (b->todo[i].start < upto) {
+			b->place_order[ndue] = (pag_start_key){b->todo[i].start, (uint32_t)ndue};
+			b->placing[ndue++] = b->todo[i];
+		} else {
+			b->todo[kept++] = b->todo[i];
+		}
+	b->ntodo = kept;
+	pag_sort_by_start(b->place_order, ndue);
+	/* b->todo's free tail holds the sorted items while runs are ordered */
+	GROW(b->todo, b->captodo, kept + ndue);
+	todo_item *sorted = b->todo + kept;
+
+	for (size_t i = 0; i < ndue; i++)
+		sorted[i] = b->placing[b->place_order[i].edge];
+	for (size_t i = 0, j; i < ndue; i = j) {
+		for (j = i + 1; j < ndue && sorted[j].start == sorted[i].start; j++)
+			;
+		if (j - i > 1)
+			qsort(sorted + i, j - i, sizeof *sorted, by_depth_then_read);
 	}
-	if (b->ntodo)
-		b->todo[i] = last;
-	return top;
+	memcpy(b->placing, sorted, ndue * sizeof *sorted);
+	return ndue;
 }
 
 typedef struct order_key {
@@ -293,7 +288,9 @@ comm_add(pag_builder *b, const bvert *src, const bvert *dst, int64_t t0, int typ
 		GROW(b->comm, b->capcomm, b->ncomm + 1);
 		i = (uint32_t)b->ncomm++;
 	}
-	b->comm[i] = (bcomm){src, dst, no_vertex, no_vertex, t0, about, (uint8_t)type, 1};
+	b->comm[i] = (bcomm){src, dst, no_vertex, no_vertex, t0, about, (uint8_t)type};
+	GROW(b->livecomm, b->caplive, b->nlive + 1);
+	b->livecomm[b->nlive++] = i;
 	return i;
 }
 
@@ -329,17 +326,69 @@ link_trace(pag_builder *b, btrace *tr)
 	}
 }
 
+/* Name trace tr in the reference map: one entry per trace id, fragments
+ * of one trace chained in read order. */
 static void
 note_ids(pag_builder *b, btrace *tr)
 {
-	for (size_t i = 0; i < tr->n; i++) {
-		const bspan *s = &tr->spans[i];
-		int added;
-		strmap_slot *sl = strmap_put(&b->ids, tr->text + s->key, s->keylen, &added);
+	int added;
+	strmap_slot *sl = strmap_put(&b->ids, tr->id, strlen(tr->id), &added);
 
-		if (added)	/* a span id twice in one trace: the first */
-			sl->val = (int64_t)(intptr_t)s;
+	tr->same_id = NULL;
+	if (added) {
+		sl->val = (int64_t)(intptr_t)tr;
+		return;
 	}
+	btrace *t = (btrace *)(intptr_t)sl->val;
+
+	while (t->same_id)
+		t = t->same_id;
+	t->same_id = tr;
+}
+
+/* The span of trace t whose key is "trace\tspan" (the first of a span id
+ * twice), or NULL: a few spans are searched, a large trace gets a map. */
+static const bspan *
+span_by_key(btrace *t, const char *key, size_t len)
+{
+	const strmap_slot *sl;
+
+	if (t->n <= 16) {
+		for (size_t i = 0; i < t->n; i++)
+			if (t->spans[i].keylen == len && memcmp(t->text + t->spans[i].key, key, len) == 0)
+				return &t->spans[i];
+		return NULL;
+	}
+	if (!t->by_key) {
+		t->by_key = xcalloc(1, sizeof *t->by_key);
+		for (size_t i = 0; i < t->n; i++) {
+			int added;
+			strmap_slot *s = strmap_put(t->by_key, t->text + t->spans[i].key,
+						    t->spans[i].keylen, &added);
+
+			if (added)
+				s->val = (int64_t)i;
+		}
+	}
+	sl = strmap_get(t->by_key, key, len);
+	return sl ? &t->spans[sl->val] : NULL;
+}
+
+/* The span reference r names, among the traces held (and those forgotten
+ * that the map still names), or NULL. */
+static const bspan *
+find_ref(pag_builder *b, const btrace *from, const bref *r)
+{
+	const char *key = from->text + r->off;
+	const strmap_slot *sl = strmap_get(&b->ids, key, r->tlen);
+
+	for (btrace *t = sl ? (btrace *)(intptr_t)sl->val : NULL; t; t = t->same_id) {
+		const bspan *s = span_by_key(t, key, r->len);
+
+		if (s)
+			return s;
+	}
+	return NULL;
 }
 
 /* Append a span's names to text: its fields as records write them, then
@@ -421,7 +470,8 @@ read_trace(pag_builder *b, const tr_trace *t)
 		sb_addc(&text, '\t');
 		sb_adds(&text, r->span_id);
 		tr->refs[tr->nrefs++] = (bref){(uint32_t)b->local[r->span], (uint32_t)key,
-					       (uint32_t)(text.len - key)};
+					       (uint32_t)(text.len - key),
+					       (uint32_t)strlen(r->trace_id)};
 	}
 	tr->text = text.s;	/* the trace keeps the buffer */
 	tr->id = tr->text;
@@ -649,16 +699,14 @@ link_refs(pag_builder *b, bspan *s)
 
 	for (size_t i = 0; i < tr->nrefs; i++) {
 		const bref *r = &tr->refs[i];
-		const strmap_slot *sl;
 		const bspan *y;
 
 		if (r->span != self)
 			continue;
-		if (!(sl = strmap_get(&b->ids, tr->text + r->off, r->len))) {
+		if (!(y = find_ref(b, tr, r))) {
 			b->st.nrefs_missing++;	/* not in the input, or forgotten */
 			continue;
 		}
-		y = (const bspan *)(intptr_t)sl->val;
 		if (s->parent >= 0 && y == &tr->spans[s->parent])
 			continue;
 		if (y->trace->dead) {	/* forgotten: its windows are written */
@@ -781,6 +829,10 @@ pag_build_place(pag_builder *b, bspan *s, strbuf *out)
 static void
 free_trace(btrace *tr)
 {
+	if (tr->by_key) {
+		strmap_free(tr->by_key);
+		free(tr->by_key);
+	}
 	free(tr->spans);
 	free(tr->refs);
 	free(tr->text);
@@ -893,16 +945,19 @@ pag_builder_free(pag_builder *b)
 	free(b->local);
 	free(b->order);
 	free(b->todo);
+	free(b->placing);
+	free(b->place_order);
 	free(b->comm);
 	free(b->freecomm);
+	free(b->livecomm);
 	free(b->edges);
+	free(b->due);
 	free(b->pool);
 	free(b->freeedge);
 	free(b->written);
-	free(b->opat);
+	free(b->op_written);
 	strmap_free(&b->ids);
 	sb_free(&b->name);
-	sb_free(&b->opfields);
 	pag_graph_free(&b->names);
 	free(b);
 }

@@ -45,6 +45,7 @@ struct bspan {
 typedef struct bref {
 	uint32_t span;
 	uint32_t off, len;	/* key "trace\tspan" in the trace's text */
+	uint32_t tlen;		/* its trace id's length */
 } bref;
 
 /* A trace's spans, held until the frontier has passed them. */
@@ -58,6 +59,9 @@ struct btrace {
 	int64_t end;		/* its latest span end */
 	int dead;		/* forgotten, kept until the reference map is rebuilt */
 	btrace *next;
+	btrace *same_id;	/* the next trace held with the same id (fragments) */
+	strmap *by_key;		/* "trace\tspan" -> span, made when a reference
+				 * first looks into a large trace */
 };
 
 /* A communication edge waiting for its vertices: span vertices by pointer,
@@ -67,7 +71,7 @@ typedef struct bcomm {
 	bvert src_v, dst_v;
 	int64_t t0;		/* when it leaves: no earlier than the frontier */
 	const bspan *about;
-	uint8_t type, live;
+	uint8_t type;
 } bcomm;
 
 /* A vertex a communication edge needs in mid-activity: on a parent's lane
@@ -126,10 +130,6 @@ typedef struct pedge {
 	uint8_t type;
 } pedge;
 
-struct edge_key {
-	int64_t t0;
-	uint32_t slot;		/* in the pool */
-};
 
 struct pag_builder {
 	pag_build_opts o;
@@ -139,17 +139,21 @@ struct pag_builder {
 	uint8_t *part;		/* per part: KEY_SERVICE, KEY_HOST or KEY_TAG */
 	tr_keywatch *watch;	/* per part: did any span have the tag? */
 	size_t nkey;
-	strbuf name, opfields;
-	uint32_t *opat;		/* per op: its "\tservice\toperation" in opfields */
-	size_t nopat, capopat;
+	strbuf name;
+	uint8_t *op_written;	/* per op: its PO record is out */
+	size_t capop_written;
 	int32_t *local;		/* trace span index -> builder index */
 	size_t caplocal;
 	struct order_key *order;	/* scratch: a trace's spans in start order */
 	size_t caporder;
 	btrace *first, *last;	/* held traces, in read order */
 	btrace *dead;		/* forgotten ones the reference map still names */
-	struct todo_item *todo;	/* a heap of spans read, not placed */
+	struct todo_item *todo;	/* spans read, not placed, in read order */
 	size_t ntodo, captodo;
+	struct todo_item *placing;	/* scratch: those to place now, in order */
+	size_t capplacing;
+	pag_start_key *place_order;	/* scratch: sorting them */
+	size_t capplace_order;
 	size_t held;		/* spans read so far, while holding */
 	int holding;
 	uint64_t seq;
@@ -167,12 +171,16 @@ struct pag_builder {
 	size_t ncomm, capcomm;
 	uint32_t *freecomm;
 	size_t nfree, capfree;
+	uint32_t *livecomm;	/* the slots of those waiting, in the order made */
+	size_t nlive, caplive;
 	pedge *pool;		/* edges made, not written */
 	size_t npool, cappool;
 	uint32_t *freeedge;
 	size_t nfreeedge, capfreeedge;
-	struct edge_key *edges;	/* a heap over the pool */
+	pag_start_key *edges;	/* the pool's edges by start and slot, in the order made */
 	size_t nedges, capedges;
+	pag_start_key *due;	/* scratch: those the frontier has passed */
+	size_t capdue;
 	uint32_t next_vertex;
 	uint8_t *written;	/* per vertex id: its PV record is out */
 	size_t capwritten;
@@ -181,9 +189,9 @@ struct pag_builder {
 	int64_t window_end, first_window;
 	uint32_t clients;	/* the clients' lane, PAG_NONE */
 	bvert clients_prev;
-	strmap ids;		/* "trace\tspan" -> span, once a reference needs it */
+	strmap ids;		/* trace id -> first trace held, once a reference needs it */
 	int has_ids;
-	size_t ids_dead;	/* entries of traces forgotten */
+	size_t ids_dead;	/* spans of traces forgotten that it still names */
 };
 
 /* What a part of the worker key reads. */
@@ -195,8 +203,8 @@ enum { KEY_SERVICE, KEY_HOST, KEY_TAG };
 
 static const bvert no_vertex = {PAG_NONE, PAG_NONE, 0, NULL, 0};
 
-/* Spans to place, a min-heap in start order (then parents first, then
- * read order), its keys copied in so that sifting stays in cache. */
+/* A span to place, with its placing order's keys: start, then parents
+ * first, then read order. */
 typedef struct todo_item {
 	int64_t start;
 	uint64_t seq;
@@ -226,7 +234,7 @@ lane_pop_until(blane *l, int64_t t)
 }
 
 /* pag_build.c */
-bspan *pag_build_todo_pop(pag_builder *b);
+size_t pag_build_take_due(pag_builder *b, int64_t upto);
 void pag_build_place(pag_builder *b, bspan *s, strbuf *out);
 void pag_build_header(pag_builder *b, strbuf *out, int final);
 void pag_build_split_clients(pag_builder *b, int64_t upto);

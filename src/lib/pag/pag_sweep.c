@@ -7,58 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Edges made wait until the frontier passes them: kept in a pool, found
- * through a min-heap of (start, slot) small enough to stay in cache. */
-static int
-key_before(const struct edge_key *a, const struct edge_key *b)
-{
-	return a->t0 != b->t0 ? a->t0 < b->t0 : a->slot < b->slot;
-}
-
+/* Edges made wait in a pool until the frontier passes them; their keys
+ * (start, slot) in the order made, sorted when written. */
 static void
 edge_push(pag_builder *b, const pedge *e)
 {
-	struct edge_key k;
-	size_t i;
+	uint32_t slot;
 
 	if (b->nfreeedge) {
-		k.slot = b->freeedge[--b->nfreeedge];
+		slot = b->freeedge[--b->nfreeedge];
 	} else {
 		GROW(b->pool, b->cappool, b->npool + 1);
-		k.slot = (uint32_t)b->npool++;
+		slot = (uint32_t)b->npool++;
 	}
-	b->pool[k.slot] = *e;
-	k.t0 = e->src.t;
-	i = b->nedges++;
-	GROW(b->edges, b->capedges, b->nedges);
-	for (; i > 0 && key_before(&k, &b->edges[(i - 1) / 2]); i = (i - 1) / 2)
-		b->edges[i] = b->edges[(i - 1) / 2];
-	b->edges[i] = k;
+	b->pool[slot] = *e;
+	GROW(b->edges, b->capedges, b->nedges + 1);
+	b->edges[b->nedges++] = (pag_start_key){e->src.t, slot};
 }
 
-static const pedge *
-edge_pop(pag_builder *b)
+/* Move the keys of the edges that start before f to b->due, in start
+ * order (ties in the order made); the others stay, in their order. */
+static size_t
+take_due(pag_builder *b, int64_t f)
 {
-	struct edge_key top = b->edges[0], last = b->edges[--b->nedges];
-	size_t i = 0;
+	size_t ndue = 0, kept = 0;
 
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= b->nedges)
-			break;
-		if (c + 1 < b->nedges && key_before(&b->edges[c + 1], &b->edges[c]))
-			c++;
-		if (!key_before(&b->edges[c], &last))
-			break;
-		b->edges[i] = b->edges[c];
-		i = c;
-	}
-	if (b->nedges)
-		b->edges[i] = last;
-	GROW(b->freeedge, b->capfreeedge, b->nfreeedge + 1);
-	b->freeedge[b->nfreeedge++] = top.slot;	/* valid until the next push */
-	return &b->pool[top.slot];
+	GROW(b->due, b->capdue, b->nedges + 1);
+	for (size_t i = 0; i < b->nedges; i++)
+		if (b->edges[i].t0 < f)
+			b->due[ndue++] = b->edges[i];
+		else
+			b->edges[kept++] = b->edges[i];
+	b->nedges = kept;
+	pag_sort_by_start(b->due, ndue);
+	return ndue;
 }
 
 /* ---- the sweep ---- */
@@ -225,33 +207,34 @@ sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
 
 /* Communication edges whose two vertices are made; dropped when clock skew
  * would make them arrive before they leave. Returns the earliest start of
- * those still waiting (INT64_MAX: none). */
+ * those still waiting (INT64_MAX: none). Only the waiting ones are visited:
+ * the slots a long hold filled stay allocated, mostly free. */
 static int64_t
 resolve_comm(pag_builder *b)
 {
 	int64_t first = INT64_MAX;
+	size_t kept = 0;
 
-	for (size_t i = 0; i < b->ncomm; i++) {
+	for (size_t k = 0; k < b->nlive; k++) {
+		uint32_t i = b->livecomm[k];
 		bcomm *c = &b->comm[i];
-		const bvert *src, *dst;
+		const bvert *src = c->src ? c->src : &c->src_v;
+		const bvert *dst = c->dst ? c->dst : &c->dst_v;
 
-		if (!c->live)
-			continue;
-		src = c->src ? c->src : &c->src_v;
-		dst = c->dst ? c->dst : &c->dst_v;
 		if (src->id == PAG_NONE || dst->id == PAG_NONE) {
 			if (c->t0 < first)
 				first = c->t0;
+			b->livecomm[kept++] = i;
 			continue;
 		}
 		if (dst->t < src->t)
 			b->st.nskew++;	/* clock skew: the message would arrive before it left */
 		else
 			pag_build_edge(b, src, dst, c->type, c->about->op, c->about);
-		c->live = 0;
 		GROW(b->freecomm, b->capfree, b->nfree + 1);
-		b->freecomm[b->nfree++] = (uint32_t)i;
+		b->freecomm[b->nfree++] = i;
 	}
+	b->nlive = kept;
 	return first;
 }
 
@@ -290,14 +273,37 @@ put_vertex(pag_builder *b, const bvert *v, strbuf *out)
 		       v->span ? v->span->idslen : 2);
 }
 
+/* An operation's PO record, before the first edge that names it. */
+static void
+put_op(pag_builder *b, uint32_t op, strbuf *out)
+{
+	if (op >= b->capop_written) {
+		size_t had = b->capop_written;
+
+		GROW(b->op_written, b->capop_written, (size_t)op + 1);
+		memset(b->op_written + had, 0, b->capop_written - had);
+	}
+	if (b->op_written[op])
+		return;
+	b->op_written[op] = 1;
+	pag_put_op(out, op, b->names.ops[op].service, b->names.ops[op].operation);
+}
+
 /* Write the edges that start before f, in start order, with a PM mark
  * before the first edge of each window. */
 static void
 write_edges(pag_builder *b, int64_t f, strbuf *out)
 {
-	while (b->nedges && b->edges[0].t0 < f && !b->st.too_many_windows) {
-		const pedge *e = edge_pop(b);
+	size_t ndue = b->st.too_many_windows ? 0 : take_due(b, f);
 
+	GROW(b->freeedge, b->capfreeedge, b->nfreeedge + ndue + 1);
+	for (size_t i = 0; i < ndue && !b->st.too_many_windows; i++) {
+		const pedge *e = &b->pool[b->due[i].edge];
+
+		if (i + 8 < ndue)	/* the pool is read out of order: fetch ahead */
+			__builtin_prefetch(&b->pool[b->due[i + 8].edge]);
+
+		b->freeedge[b->nfreeedge++] = b->due[i].edge;	/* read before the next push */
 		if (b->o.window > 0 && (!b->has_window || e->src.t >= b->window_end)) {
 			int64_t ws = pag_window_start_at(b->o.origin, b->o.window, e->src.t);
 
@@ -316,11 +322,12 @@ write_edges(pag_builder *b, int64_t f, strbuf *out)
 			put_vertex(b, &e->src, out);
 			put_vertex(b, &e->dst, out);
 		}
+		put_op(b, e->op, out);
+		/* span ids with the vertices: -n writes only what tr-cp reads */
 		pag_put_edge(out, e->src.id, e->dst.id, e->type, e->src.t, e->dst.t, e->src.lane,
-			     e->dst.lane, b->opfields.s + b->opat[e->op],
-			     b->opat[e->op + 1] - b->opat[e->op],
-			     e->about ? e->about->trace->text + e->about->ids : "\t\t",
-			     e->about ? e->about->idslen : 2);
+			     e->dst.lane, e->op,
+			     !b->o.vertices ? "" : e->about ? e->about->trace->text + e->about->ids : "\t\t",
+			     !b->o.vertices ? 0 : e->about ? e->about->idslen : 2);
 		b->st.nedges++;
 	}
 	if (f > b->frontier)
@@ -336,8 +343,10 @@ pag_build_process(pag_builder *b, int64_t upto, strbuf *out)
 {
 	int64_t sweep_to = upto == INT64_MAX ? INT64_MAX : upto - b->o.lateness;
 
-	while (b->ntodo && b->todo[0].start < upto)
-		pag_build_place(b, pag_build_todo_pop(b), out);
+	size_t ndue = pag_build_take_due(b, upto);
+
+	for (size_t i = 0; i < ndue; i++)
+		pag_build_place(b, b->placing[i].span, out);
 	if (upto > b->placed_to)
 		b->placed_to = upto;
 	pag_build_split_clients(b, upto);

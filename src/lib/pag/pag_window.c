@@ -103,29 +103,14 @@ pag_window_start_at(int64_t origin, int64_t window, int64_t t)
 	return origin + floor_div(t - origin, window) * window;
 }
 
-typedef struct start_key {
-	int64_t t0;
-	uint32_t edge;
-} start_key;
-
-static int
-by_start(const void *pa, const void *pb)
-{
-	const start_key *a = pa, *b = pb;
-
-	if (a->t0 != b->t0)
-		return a->t0 < b->t0 ? -1 : 1;
-	return a->edge < b->edge ? -1 : a->edge > b->edge;
-}
-
 /* Sort k by start, stably, a byte of (t0 - lo) at a time (least significant
  * first) over the bytes that differ: millions of edges in a few passes where
  * qsort's comparisons took a tenth of tr-pag's time. */
 static void
-radix_by_start(start_key *k, size_t n, int64_t lo, int64_t hi)
+radix_by_start(pag_start_key *k, size_t n, int64_t lo, int64_t hi)
 {
 	uint64_t range = (uint64_t)hi - (uint64_t)lo;
-	start_key *tmp = xmalloc(n * sizeof *tmp), *from = k, *to = tmp;
+	pag_start_key *tmp = xmalloc(n * sizeof *tmp), *from = k, *to = tmp;
 
 	for (int shift = 0; shift < 64 && (range >> shift); shift += 8) {
 		size_t count[257] = {0};
@@ -136,7 +121,7 @@ radix_by_start(start_key *k, size_t n, int64_t lo, int64_t hi)
 			count[b + 1] += count[b];
 		for (size_t i = 0; i < n; i++)
 			to[count[((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & 0xff]++] = from[i];
-		start_key *t = from;
+		pag_start_key *t = from;
 		from = to;
 		to = t;
 	}
@@ -145,23 +130,39 @@ radix_by_start(start_key *k, size_t n, int64_t lo, int64_t hi)
 	free(tmp);
 }
 
+void
+pag_sort_by_start(pag_start_key *k, size_t n)
+{
+	int64_t lo = n ? k[0].t0 : 0, hi = lo;
+
+	for (size_t i = 1; i < n; i++) {
+		lo = k[i].t0 < lo ? k[i].t0 : lo;
+		hi = k[i].t0 > hi ? k[i].t0 : hi;
+	}
+	if (n >= 64) {
+		radix_by_start(k, n, lo, hi);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {	/* a few: by insertion, as stably */
+		pag_start_key x = k[i];
+		size_t j = i;
+
+		for (; j > 0 && k[j - 1].t0 > x.t0; j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
 uint32_t *
 pag_edges_by_start(const pag_graph *g)
 {
 	size_t n = g->nedges;
-	start_key *k = xmalloc((n ? n : 1) * sizeof *k);
+	pag_start_key *k = xmalloc((n ? n : 1) * sizeof *k);
 	uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
-	int64_t lo = n ? g->edges[0].t0 : 0, hi = lo;
 
-	for (size_t i = 0; i < n; i++) {	/* in index order: ties stay so */
-		k[i] = (start_key){g->edges[i].t0, (uint32_t)i};
-		lo = k[i].t0 < lo ? k[i].t0 : lo;
-		hi = k[i].t0 > hi ? k[i].t0 : hi;
-	}
-	if (n < 64)
-		qsort(k, n, sizeof *k, by_start);
-	else
-		radix_by_start(k, n, lo, hi);
+	for (size_t i = 0; i < n; i++)	/* in index order: ties stay so */
+		k[i] = (pag_start_key){g->edges[i].t0, (uint32_t)i};
+	pag_sort_by_start(k, n);
 	for (size_t i = 0; i < n; i++)
 		order[i] = k[i].edge;
 	free(k);
