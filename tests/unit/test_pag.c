@@ -341,6 +341,79 @@ test_bad_records(void)
 	CHECK(pag_is_record("PE\t\t1", 5) && !pag_is_record("PE\tt1\t1", 7) && !pag_is_record("P\t\t", 3));
 }
 
+/* Edges as tr-pag writes them read back the same, whatever the numbers'
+ * lengths (digits are written eight at a time and read as words); a
+ * number with a stray byte inside is bad input, in either form. */
+static void
+test_edge_numbers(void)
+{
+	static const int64_t times[] = {
+		0, 9, 10, 99, 100, 12345678, 99999999, 100000000, 100000001, 1767225600051203,
+		9999999999999999, 10000000000000000, 999999999999999999, -1, -99999999,
+		-1767225600051203,
+	};
+	const size_t n = sizeof times / sizeof times[0];
+	strbuf out = {0};
+	char want[160];
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t t0 = times[i], t1 = t0 + (int64_t)i * 7;
+		uint32_t src = (uint32_t)(i * 1234567u), dst = src + 1, op = (uint32_t)(i * 11);
+
+		sb_clear(&out);
+		pag_put_edge(&out, src, dst, PAG_PROCESSING, t0, t1, (uint32_t)i, (uint32_t)i, op, "", 0);
+		snprintf(want, sizeof want, "PE\t\t%u\t%u\tprocessing\t%lld\t%lld\t%zu\t%zu\t%u\n", src,
+			 dst, (long long)t0, (long long)t1, i, i, op);
+		check(strcmp(out.s, want) == 0, want, __FILE__, __LINE__);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pag_graph g;
+		char line[160];
+
+		pag_graph_init(&g);
+		feed(&g, "PO\t\t3\tsvc\top");
+		snprintf(line, sizeof line, "PE\t\t1\t2\tprocessing\t%lld\t%lld\t0\t0\t3",
+			 (long long)times[i], (long long)times[i] + 5);
+		feed(&g, line);
+		CHECK(g.nedges == 1 && g.edges[0].t0 == times[i] && g.edges[0].t1 == times[i] + 5);
+		CHECK(strcmp(g.ops[g.edges[0].op].operation, "op") == 0);
+		pag_graph_free(&g);
+	}
+	static const char *const bad[] = {
+		"PE\t\t1\t2\tprocessing\t17672256000512x3\t1767225600051300\t0\t0\t3",
+		"PE\t\t1\t2\tprocessing\t1767225600051203\t17672256:0051300\t0\t0\t3",
+		"PE\t\t1\t2\tprocessing\t1767225600051203\t1767225600051300\t0\t0\t3x",
+		"PE\t\t1\t2\tprocessing\t1767225600051203\t1767225600051300\t0\t0\t4",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		pag_graph g;
+
+		pag_graph_init(&g);
+		feed(&g, "PO\t\t3\tsvc\top");
+		check(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0 && g.nedges == 0, bad[i],
+		      __FILE__, __LINE__);
+		pag_graph_free(&g);
+	}
+	/* span ids after the number, kept: plain, escaped (the general path), none */
+	{
+		pag_graph g;
+
+		pag_graph_init(&g);
+		feed(&g, "PO\t\t3\tsvc\top");
+		feed(&g, "PE\t\t1\t2\tprocessing\t0\t5\t0\t0\t3\ttr1\tsp1");
+		feed(&g, "PE\t\t2\t3\tprocessing\t5\t6\t0\t0\t3\tt%091\ts");
+		feed(&g, "PE\t\t3\t4\tunknown\t6\t7\t0\t0\t\t\t");
+		CHECK(g.nedges == 3 && g.nspans == 2);
+		CHECK(strcmp(g.spans[g.edges[0].span].trace_id, "tr1") == 0 &&
+		      strcmp(g.spans[g.edges[0].span].span_id, "sp1") == 0);
+		CHECK(strcmp(g.spans[g.edges[1].span].trace_id, "t\t1") == 0 &&
+		      strcmp(g.spans[g.edges[1].span].span_id, "s") == 0);
+		CHECK(g.edges[2].span == PAG_NONE && *g.ops[g.edges[2].op].service == '\0');
+		pag_graph_free(&g);
+	}
+	sb_free(&out);
+}
+
 /* ---- building from spans ---- */
 
 static void
@@ -640,6 +713,7 @@ main(void)
 	test_empty_window();
 	test_projection();
 	test_bad_records();
+	test_edge_numbers();
 	test_example_from_spans();
 	test_lanes();
 	test_durations();

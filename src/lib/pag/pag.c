@@ -703,12 +703,25 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 		if (!(p = scan_num(p, end, i == 2 || i == 3, &v[i])))
 			return -1;
 	}
-	if (p < end && *p != '\t' && !(p = scan_num(p, end, 0, &op)))
-		return -1;
 	if (p < end && *p == '\t')
 		p++;	/* an empty operation */
-	if (p < end && !g->skip_spanrefs)
-		return -1;	/* span ids to keep */
+	else if (p < end && !(p = scan_num(p, end, 0, &op)))
+		return -1;
+	/* the trace and span ids (fields 10 and 11), kept unless skipped */
+	const char *tid = p, *tend = end, *sid = end, *send = end;
+	int ids = !g->skip_spanrefs && p < end;
+
+	if (ids) {
+		if (memchr(p, '%', (size_t)(end - p)))
+			return -1;	/* escaped: the general path unescapes them */
+		if ((tend = memchr(p, '\t', (size_t)(end - p)))) {
+			sid = tend + 1;
+			if (!(send = memchr(sid, '\t', (size_t)(end - sid))))
+				send = end;
+		} else {
+			tend = end;
+		}
+	}
 	if (v[0] >= INT32_MAX || v[1] >= INT32_MAX || op >= INT32_MAX ||
 	    (!g->vids && ((uint64_t)v[0] >= slack || (uint64_t)v[1] >= slack)) ||
 	    v[4] >= INT32_MAX || v[5] >= INT32_MAX || (uint64_t)v[4] >= slack || (uint64_t)v[5] >= slack ||
@@ -718,7 +731,8 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 		       op < 0 ? PAG_NONE : (uint32_t)op, v[2], v[3], e.type, 0, 0};
 	if (check_edge(&quiet, &e) < 0)
 		return -1;
-	add_edge(g, &e, numbered_op(g, e.op), PAG_NONE);
+	add_edge(g, &e, numbered_op(g, e.op),
+		 ids ? add_spanref(g, tid, (size_t)(tend - tid), sid, (size_t)(send - sid)) : PAG_NONE);
 	return 0;
 }
 
@@ -960,43 +974,67 @@ pag_put_op(strbuf *out, uint32_t op, const char *service, const char *operation)
 	sb_addc(out, '\n');
 }
 
-/* Decimal digits of v at p, then a tab; returns the end. Edges are most of
- * a graph's bytes: one reserve per record, no call per field. */
-static char *
-put_num(char *p, uint64_t v)
-{
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	static const uint64_t pow10[20] = {
-		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
-		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
-		10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
-		10000000000000000000ULL};
-	/* the digits: log10 from the bit length (1233/4096 ~ log10 2), then one compare */
-	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-	size_t n = t + (v >= pow10[t]);
-	char *end;
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
-	end = p + (n ? n : 1);
+/* The digits of v < 10^8 at p, as many as it has; returns the end. */
+static char *
+put_small(char *p, uint32_t v)
+{
+	size_t n = v < 10000 ? (v < 100 ? (v < 10 ? 1 : 2) : (v < 1000 ? 3 : 4)) :
+		   v < 1000000 ? (v < 100000 ? 5 : 6) : (v < 10000000 ? 7 : 8);
+	char *end = p + n;
+
 	p = end;
 	while (v >= 100) {
-		unsigned i = (unsigned)(v % 100) * 2;
+		uint32_t i = (v % 100) * 2;
 
 		v /= 100;
-		*--p = pairs[i + 1];
-		*--p = pairs[i];
+		*--p = digit_pairs[i + 1];
+		*--p = digit_pairs[i];
 	}
 	if (v >= 10) {
-		*--p = pairs[v * 2 + 1];
-		*--p = pairs[v * 2];
+		*--p = digit_pairs[v * 2 + 1];
+		*--p = digit_pairs[v * 2];
 	} else {
 		*--p = (char)('0' + v);
 	}
-	*end = '\t';
-	return end + 1;
+	return end;
+}
+
+/* Exactly eight digits of v < 10^8 (leading zeros) at p: four pairs whose
+ * divisions do not wait on each other. */
+static char *
+put8(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(p, digit_pairs + hi / 100 * 2, 2);
+	memcpy(p + 2, digit_pairs + hi % 100 * 2, 2);
+	memcpy(p + 4, digit_pairs + lo / 100 * 2, 2);
+	memcpy(p + 6, digit_pairs + lo % 100 * 2, 2);
+	return p + 8;
+}
+
+/* Decimal digits of v at p, then a tab; returns the end. Edges are most of
+ * a graph's bytes, and their times have 16 digits: eight at a time. */
+static char *
+put_num(char *p, uint64_t v)
+{
+	if (v < 100000000) {
+		p = put_small(p, (uint32_t)v);
+	} else if (v < 10000000000000000ULL) {
+		p = put_small(p, (uint32_t)(v / 100000000));
+		p = put8(p, (uint32_t)(v % 100000000));
+	} else {
+		p = put_small(p, (uint32_t)(v / 10000000000000000ULL));
+		p = put8(p, (uint32_t)(v / 100000000 % 100000000));
+		p = put8(p, (uint32_t)(v % 100000000));
+	}
+	*p = '\t';
+	return p + 1;
 }
 
 static char *
