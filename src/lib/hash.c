@@ -104,64 +104,79 @@ strmap_free(strmap *m)
 	m->cap = m->count = 0;
 }
 
-/* ---- sets of 64-bit keys ---- */
+/* ---- maps from 64-bit keys ---- */
 
-#define U64SET_EMPTY UINT64_MAX
+#define U64_EMPTY UINT64_MAX
 
 static size_t
-u64set_slot(const uint64_t *keys, size_t cap, uint64_t key)
+u64map_slot(const uint64_t *keys, size_t cap, uint64_t key)
 {
 	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 
-	while (keys[i] != U64SET_EMPTY && keys[i] != key)
+	while (keys[i] != U64_EMPTY && keys[i] != key)
 		i = (i + 1) & (cap - 1);
 	return i;
 }
 
-int
-u64set_add(u64set *s, uint64_t key)
+static void
+u64map_grow(u64map *m)
+{
+	size_t ncap = m->cap ? 2 * m->cap : 64;
+	uint64_t *nk = xmalloc(ncap * sizeof *nk);
+	int64_t *nv = xmalloc(ncap * sizeof *nv);
+
+	memset(nk, 0xff, ncap * sizeof *nk);
+	for (size_t j = 0; j < m->cap; j++)
+		if (m->keys[j] != U64_EMPTY) {
+			size_t i = u64map_slot(nk, ncap, m->keys[j]);
+
+			nk[i] = m->keys[j];
+			nv[i] = m->vals[j];
+		}
+	free(m->keys);
+	free(m->vals);
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+}
+
+int64_t *
+u64map_put(u64map *m, uint64_t key, int *added)
 {
 	size_t i;
 
-	if ((s->count + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? 2 * s->cap : 64;
-		uint64_t *nk = xmalloc(ncap * sizeof *nk);
-
-		memset(nk, 0xff, ncap * sizeof *nk);
-		for (size_t j = 0; j < s->cap; j++)
-			if (s->keys[j] != U64SET_EMPTY)
-				nk[u64set_slot(nk, ncap, s->keys[j])] = s->keys[j];
-		free(s->keys);
-		s->keys = nk;
-		s->cap = ncap;
+	if ((m->count + 1) * 2 > m->cap)
+		u64map_grow(m);
+	i = u64map_slot(m->keys, m->cap, key);
+	*added = m->keys[i] != key;
+	if (*added) {
+		m->keys[i] = key;
+		m->vals[i] = -1;
+		m->count++;
 	}
-	i = u64set_slot(s->keys, s->cap, key);
-	if (s->keys[i] == key)
-		return 0;
-	s->keys[i] = key;
-	s->count++;
-	return 1;
+	return &m->vals[i];
 }
 
 void
-u64set_each(const u64set *s, void (*f)(void *ctx, uint64_t key), void *ctx)
+u64map_each(const u64map *m, void (*f)(void *ctx, uint64_t key, int64_t val), void *ctx)
 {
-	for (size_t j = 0; j < s->cap; j++)
-		if (s->keys[j] != U64SET_EMPTY)
-			f(ctx, s->keys[j]);
+	for (size_t j = 0; j < m->cap; j++)
+		if (m->keys[j] != U64_EMPTY)
+			f(ctx, m->keys[j], m->vals[j]);
 }
 
 void
-u64set_clear(u64set *s)
+u64map_clear(u64map *m)
 {
-	if (s->count)
-		memset(s->keys, 0xff, s->cap * sizeof *s->keys);
-	s->count = 0;
+	if (m->count)
+		memset(m->keys, 0xff, m->cap * sizeof *m->keys);
+	m->count = 0;
 }
 
 void
-u64set_free(u64set *s)
+u64map_free(u64map *m)
 {
-	free(s->keys);
-	memset(s, 0, sizeof *s);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
 }

@@ -32,18 +32,20 @@ strmap_slot *strmap_get(const strmap *m, const char *key, size_t len);
 void strmap_clear(strmap *m);	/* keep the slots for reuse */
 void strmap_free(strmap *m);
 
-/* An open-addressing set of 64-bit keys (a pair of numbers), hashed by
- * multiplication: no bytes to compare. UINT64_MAX is not a key. */
-typedef struct u64set {
+/* An open-addressing map from 64-bit keys (a pair of numbers) to
+ * integers, hashed by multiplication: no bytes to compare. UINT64_MAX is
+ * not a key. */
+typedef struct u64map {
 	uint64_t *keys;
+	int64_t *vals;
 	size_t cap, count;	/* cap is a power of two */
-} u64set;
+} u64map;
 
-/* Add key; returns 1 when it was not there. */
-int u64set_add(u64set *s, uint64_t key);
-/* Calls f(ctx, key) for every key, in no order. */
-void u64set_each(const u64set *s, void (*f)(void *ctx, uint64_t key), void *ctx);
-void u64set_clear(u64set *s);	/* keep the slots for reuse */
-void u64set_free(u64set *s);
+/* The value of key, inserted as -1 with *added = 1 when absent. */
+int64_t *u64map_put(u64map *m, uint64_t key, int *added);
+/* Calls f(ctx, key, value) for every key, in no order. */
+void u64map_each(const u64map *m, void (*f)(void *ctx, uint64_t key, int64_t val), void *ctx);
+void u64map_clear(u64map *m);	/* keep the slots for reuse */
+void u64map_free(u64map *m);
 
 #endif

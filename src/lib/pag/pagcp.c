@@ -36,7 +36,7 @@ typedef struct totals {
 	strmap ids;		/* summary+key+detail -> row */
 	row *rows;		/* cp: sum of CP * window length, until the end */
 	size_t nrows, caprows;
-	u64set pairs;		/* (row, worker) pairs seen */
+	u64map pairs;		/* (row, worker) pairs seen */
 	strbuf key;		/* scratch */
 	int64_t ts, te;		/* the first window's start, the last one's end */
 	double len;		/* the windows' lengths, summed */
@@ -52,7 +52,8 @@ typedef struct report {
 	strmap ids;		/* summary+key+detail -> row */
 	row *rows;
 	size_t nrows, caprows;
-	u64set pairs;		/* (row, worker) pairs seen: a row's distinct workers */
+	u64map pairs;		/* (row, worker) pairs seen: a row's distinct workers */
+	u64map channels;	/* (source, destination worker) -> its row, this window */
 	uint32_t *seen;		/* per worker: last window (1-based) it was counted in */
 	size_t capseen;
 	size_t nworkers_ever;	/* workers seen in any window */
@@ -181,11 +182,12 @@ report_free(report *r)
 	sb_free(&r->key);
 	arena_free(&r->mem);
 	strmap_free(&r->ids);
-	u64set_free(&r->pairs);
+	u64map_free(&r->pairs);
+	u64map_free(&r->channels);
 	free(r->rows);
 	arena_free(&r->all.mem);
 	strmap_free(&r->all.ids);
-	u64set_free(&r->all.pairs);
+	u64map_free(&r->all.pairs);
 	free(r->all.rows);
 	sb_free(&r->all.key);
 	free(r->seen);
@@ -230,6 +232,18 @@ row_get(report *r, int summary, const char *key, const char *detail)
 	return &r->rows[sl->val];
 }
 
+/* The channel row from worker src to dst, found by the pair's numbers. */
+static row *
+channel_row(report *r, const pag_graph *g, uint32_t src, uint32_t dst)
+{
+	int added;
+	int64_t *at = u64map_put(&r->channels, (uint64_t)src << 32 | dst, &added);
+
+	if (added)
+		*at = row_get(r, SUM_CHANNEL, g->workers[src], g->workers[dst]) - r->rows;
+	return &r->rows[*at];
+}
+
 /* row_get through cache c at index i (a type, worker or operation). */
 static row *
 row_cached(report *r, struct row_cache *c, size_t i, int summary, const char *key,
@@ -256,8 +270,10 @@ add_to_row(report *r, row *w, double cp, int64_t time, uint32_t worker)
 	w->cp += cp;
 	w->time = i64_add_sat(w->time, time);	/* many long edges of hand-written records */
 	w->edges++;
-	if (u64set_add(&r->pairs, (uint64_t)(w - r->rows) << 32 | worker))
-		w->workers++;
+	int added;
+
+	u64map_put(&r->pairs, (uint64_t)(w - r->rows) << 32 | worker, &added);
+	w->workers += added;
 }
 
 /* Rank within a summary: highest CP first, then by name for a stable order. */
@@ -343,13 +359,25 @@ write_row(report *r, int64_t ts, int64_t te, const row *w)
 			num, time_col(r, name, sizeof name), time, w->edges, w->workers);
 		return;
 	}
-	sb_addf(b, "%lld%c%lld%c%s%c", (long long)ts, sep, (long long)te, sep,
-		summary_names[w->summary], sep);
+	/* a row per summary key and window: tens of thousands, no printf */
+	sb_addi(b, ts);
+	sb_addc(b, sep);
+	sb_addi(b, te);
+	sb_addc(b, sep);
+	sb_adds(b, summary_names[w->summary]);
+	sb_addc(b, sep);
 	add_text(b, fmt, w->key);
 	sb_addc(b, sep);
 	add_text(b, fmt, w->detail);
-	sb_addf(b, "%c%s%c%s%c%zu%c%zu\n", sep, num, sep, time, sep, w->edges,
-		sep, w->workers);
+	sb_addc(b, sep);
+	sb_adds(b, num);
+	sb_addc(b, sep);
+	sb_adds(b, time);
+	sb_addc(b, sep);
+	sb_addu(b, w->edges);
+	sb_addc(b, sep);
+	sb_addu(b, w->workers);
+	sb_addc(b, '\n');
 }
 
 /* ---- one window ---- */
@@ -368,7 +396,7 @@ group_edges(report *r, const pag_graph *g, const pag_snap *s)
 		add_to_row(r, row_cached(r, &r->by_type, e->type, SUM_ACTIVITY, pag_type_name(e->type), ""),
 			   cp, w, src);
 		if (pag_type_is_comm(e->type)) {
-			add_to_row(r, row_get(r, SUM_CHANNEL, g->workers[src], g->workers[dst]), cp, w, src);
+			add_to_row(r, channel_row(r, g, src, dst), cp, w, src);
 			continue;
 		}
 		add_to_row(r, row_cached(r, &r->by_worker, src, SUM_WORKER, g->workers[src], ""),
@@ -412,13 +440,15 @@ struct total_pairs {
 
 /* A window's (row, worker) pair, counted in the totals once. */
 static void
-add_total_pair(void *ctx, uint64_t pair)
+add_total_pair(void *ctx, uint64_t pair, int64_t unused)
 {
 	struct total_pairs *tp = ctx;
 	uint32_t row = tp->map[pair >> 32];
+	int added;
 
-	if (u64set_add(&tp->t->pairs, (uint64_t)row << 32 | (uint32_t)pair))
-		tp->t->rows[row].workers++;
+	(void)unused;
+	u64map_put(&tp->t->pairs, (uint64_t)row << 32 | (uint32_t)pair, &added);
+	tp->t->rows[row].workers += added;
 }
 
 /* Add one window's rows (before they are ranked) to the totals. */
@@ -445,7 +475,7 @@ add_totals(report *r, int64_t ts, int64_t te)
 		if (win)
 			x->workers = r->nworkers_ever;
 	}
-	u64set_each(&r->pairs, add_total_pair, &(struct total_pairs){t, map});
+	u64map_each(&r->pairs, add_total_pair, &(struct total_pairs){t, map});
 	free(map);
 }
 
@@ -505,7 +535,8 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 		sb_clear(&r->line);
 	}
 	strmap_clear(&r->ids);
-	u64set_clear(&r->pairs);
+	u64map_clear(&r->pairs);
+	u64map_clear(&r->channels);
 	arena_reset(&r->mem);
 	r->nrows = 0;
 }
