@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "hash.h"
 #include "trace.h"
 #include "table.h"
 
@@ -281,6 +282,42 @@ test_durations(void)
 	CHECK(table_units_parse("sec") < 0 && table_units_parse("") < 0);
 }
 
+static void
+count_keys(void *ctx, uint64_t key, int64_t val)
+{
+	int64_t *sum = ctx;
+
+	sum[0]++;
+	sum[1] += (int64_t)(key & 0xffffffff) - val;
+}
+
+/* u64map: pairs of numbers as keys, through many rehashes; a key is added
+ * once; clear empties it for reuse. */
+static void
+test_u64map(void)
+{
+	u64map m = {0};
+	int added;
+	int64_t sum[2] = {0, 0};
+
+	for (uint64_t i = 0; i < 5000; i++) {
+		*u64map_put(&m, i << 32 | (i * 7 % 13), &added) = (int64_t)(i * 7 % 13);
+		CHECK(added);
+	}
+	CHECK(m.count == 5000);
+	for (uint64_t i = 0; i < 5000; i += 3) {
+		int64_t *v = u64map_put(&m, i << 32 | (i * 7 % 13), &added);
+
+		CHECK(!added && *v == (int64_t)(i * 7 % 13));
+	}
+	CHECK(*u64map_put(&m, 0, &added) == 0 && !added);	/* the pair (0, 0) is a key */
+	u64map_each(&m, count_keys, sum);
+	CHECK(sum[0] == 5000 && sum[1] == 0);
+	u64map_clear(&m);
+	CHECK(m.count == 0 && *u64map_put(&m, 1 << 20, &added) == -1 && added);
+	u64map_free(&m);
+}
+
 int
 main(void)
 {
@@ -294,6 +331,7 @@ main(void)
 	test_numbers();
 	test_b64();
 	test_durations();
+	test_u64map();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
