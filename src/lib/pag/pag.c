@@ -687,7 +687,7 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 	const char *p = line + 4, *end = line + len, *tn;
 	int64_t v[6], op = -1;
 	edge_rec e;
-	rec_ctx quiet = {.g = g, .quiet = 1};
+	rec_ctx quiet;	/* only its graph is read: no fields to clear per record */
 	uint64_t slack = PAG_NUMBER_SLACK + 8 * (uint64_t)g->nrecords;
 
 	/* src, dst, type, start, end, src lane, dst lane: v[0..5] the numbers */
@@ -729,6 +729,10 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 		return -1;
 	e = (edge_rec){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[4], (uint32_t)v[5],
 		       op < 0 ? PAG_NONE : (uint32_t)op, v[2], v[3], e.type, 0, 0};
+	quiet.g = g;
+	quiet.where = NULL;
+	quiet.nf = 0;
+	quiet.quiet = 1;
 	if (check_edge(&quiet, &e) < 0)
 		return -1;
 	add_edge(g, &e, numbered_op(g, e.op),
@@ -757,11 +761,14 @@ read_mark(rec_ctx *c)
 int
 pag_read_record(pag_graph *g, const char *line, size_t len, const char *where)
 {
-	rec_ctx c = {.g = g, .where = where};
+	rec_ctx c;	/* fields past nf are never read: not cleared */
 
 	g->nrecords++;
 	if (line[1] == 'E' && g->numbered && read_plain_edge(g, line, len) == 0)
 		return 0;
+	c.g = g;
+	c.where = where;
+	c.quiet = 0;
 	c.nf = tr_split(line, len, c.f, MAXF);
 	if (c.nf > MAXF)
 		c.nf = MAXF;
