@@ -391,22 +391,25 @@ find_ref(pag_builder *b, const btrace *from, const bref *r)
 	return NULL;
 }
 
-/* Append a span's names to text: its fields as records write them, then
- * its key as read, unless that is the same bytes after the first tab. */
+/* Append a span's names to text: its fields as records write them (when
+ * they are written: escaped is 0 with -n), then its key as read, unless
+ * that is the same bytes after the first tab. */
 static void
-add_names(strbuf *text, const char *tid, const char *sid, bspan *x)
+add_names(strbuf *text, const char *tid, const char *sid, bspan *x, int escaped)
 {
 	size_t lt = strlen(tid), ls = strlen(sid);
 
 	x->ids = (uint32_t)text->len;
-	sb_addc(text, '\t');
-	tr_escape(text, tid, lt, 0);
-	sb_addc(text, '\t');
-	tr_escape(text, sid, ls, 0);
+	if (escaped) {
+		sb_addc(text, '\t');
+		tr_escape(text, tid, lt, 0);
+		sb_addc(text, '\t');
+		tr_escape(text, sid, ls, 0);
+	}
 	x->idslen = (uint32_t)(text->len - x->ids);
 	x->keylen = (uint32_t)(lt + 1 + ls);
 	x->key = x->ids + 1;
-	if (x->idslen != x->keylen + 1) {	/* escaping changed them */
+	if (x->idslen != x->keylen + 1) {	/* escaping changed them, or none */
 		x->key = (uint32_t)text->len;
 		sb_add(text, tid, lt);
 		sb_addc(text, '\t');
@@ -450,7 +453,7 @@ read_trace(pag_builder *b, const tr_trace *t)
 			     .sibling = -1, .lane = PAG_NONE, .lane_child_end = INT64_MIN,
 			     .vs = no_vertex, .ve = no_vertex, .kind = s->kind,
 			     .follows = !!(s->flags & TR_SPAN_FOLLOWS)};
-		add_names(&text, t->trace_id, s->span_id, x);
+		add_names(&text, t->trace_id, s->span_id, x, b->o.vertices);
 		if (x->end > tr->end)
 			tr->end = x->end;
 	}
