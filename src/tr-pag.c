@@ -401,14 +401,23 @@ on_end(void *ctx, tr_output *out)
 	pag_ctx *c = ctx;
 	pag_graph *g = &c->built;
 
-	pag_builder_finish(c->b, &c->recs);
+	if (c->stream) {	/* the rest a step at a time: what was held goes out as made */
+		int more;
+
+		do {
+			more = pag_builder_finish_step(c->b, &c->recs);
+			if (pag_builder_stats(c->b)->too_many_windows)
+				too_many_windows(c);
+			tr_output_sb(out, &c->recs);
+			if (c->checks)
+				read_back(c, c->recs.s, c->recs.len);
+			sb_clear(&c->recs);
+		} while (more);
+	} else {
+		pag_builder_finish(c->b, &c->recs);
+	}
 	c->bad_keys = pag_builder_unmatched_keys(c->b);
-	if (c->stream && pag_builder_stats(c->b)->too_many_windows)
-		too_many_windows(c);
 	if (c->stream && (c->ntraces || !c->read.nedges)) {
-		tr_output_sb(out, &c->recs);
-		if (c->checks)
-			read_back(c, c->recs.s, c->recs.len);
 		warn_graph(c, g);
 		return;
 	}

@@ -198,6 +198,9 @@ pag_builder *pag_builder_new(const pag_build_opts *o);
 /* Returns -1 (nothing of t added) when t starts before spans already placed. */
 int pag_builder_add(pag_builder *b, const tr_trace *t, strbuf *out);
 void pag_builder_finish(pag_builder *b, strbuf *out);
+/* pag_builder_finish a step at a time, so that out can be written and
+ * cleared between steps: 1 while there is more, 0 once done. */
+int pag_builder_finish_step(pag_builder *b, strbuf *out);
 const pag_build_stats *pag_builder_stats(const pag_builder *b);
 /* How many tag parts of the worker key no span had (each named in a
  * warning, with the closest key met). */

@@ -510,11 +510,13 @@ pag_builder_add(pag_builder *b, const tr_trace *t, strbuf *out)
 		b->has_ids = 1;
 		note_ids(b, tr);
 	}
+	tr->prev = b->last;
 	if (b->last)
 		b->last->next = tr;
 	else
 		b->first = tr;
 	b->last = tr;
+	b->live_spans += tr->n;
 	for (size_t i = 0; i < tr->n; i++)
 		todo_push(b, &tr->spans[i]);
 	if (first > b->latest)
@@ -639,7 +641,7 @@ add_point(blane *l, int64_t t, int kind, bspan *child, uint32_t comm, int waits)
 	size_t i = l->npts;
 
 	GROW(l->pts, l->cappts, l->npts + 1);
-	while (i > 0 && point_before(&p, &l->pts[i - 1]))
+	while (i > l->ptsdone && point_before(&p, &l->pts[i - 1]))
 		i--;
 	memmove(l->pts + i + 1, l->pts + i, (l->npts - i) * sizeof *l->pts);
 	l->pts[i] = p;
@@ -847,11 +849,7 @@ free_trace(btrace *tr)
 static void
 rebuild_ids(pag_builder *b)
 {
-	size_t live = 0;
-
-	for (btrace *t = b->first; t; t = t->next)
-		live += t->n;
-	if (b->ids_dead <= live + 4096)
+	if (b->ids_dead <= b->live_spans + 4096)
 		return;
 	strmap_free(&b->ids);
 	for (btrace *t = b->first; t; t = t->next)
@@ -865,33 +863,73 @@ rebuild_ids(pag_builder *b)
 	b->ids_dead = 0;
 }
 
-/* Forget the traces every edge about which is written: no edge still to
- * be made starts before the frontier, and every edge about a span starts
- * by its end (an absorbed gap within unknown_threshold after it). */
+/* Can trace t be forgotten: is every edge about it written? No edge still
+ * to be made starts before the frontier, and every edge about a span
+ * starts by its end (an absorbed gap within unknown_threshold after it). */
+static int
+written_out(const pag_builder *b, const btrace *t)
+{
+	return t->end + b->o.unknown_threshold + b->o.max_gap < b->frontier;
+}
+
+static void
+forget_trace(pag_builder *b, btrace *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		b->first = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		b->last = t->prev;
+	b->live_spans -= t->n;
+	if (b->has_ids) {	/* the map names its spans until rebuilt */
+		t->dead = 1;
+		t->next = b->dead;
+		b->dead = t;
+		b->ids_dead += t->n;
+	} else {
+		free_trace(t);
+	}
+}
+
+static int
+by_end(const void *pa, const void *pb)
+{
+	const btrace *a = *(btrace *const *)pa, *b = *(btrace *const *)pb;
+
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+/* Finishing: the traces held, by end, so that forgetting them does not
+ * look at every one each step (all of the input, with --hold 0). */
+void
+pag_build_sort_held(pag_builder *b)
+{
+	size_t n = 0;
+
+	for (btrace *t = b->first; t; t = t->next)
+		n++;
+	b->by_end = xmalloc((n ? n : 1) * sizeof *b->by_end);
+	for (btrace *t = b->first; t; t = t->next)
+		b->by_end[b->nby_end++] = t;
+	qsort(b->by_end, b->nby_end, sizeof *b->by_end, by_end);
+}
+
 void
 pag_build_retire(pag_builder *b)
 {
-	btrace **at = &b->first, *last = NULL;
-
-	while (*at) {
-		btrace *t = *at;
-
-		if (t->end + b->o.unknown_threshold + b->o.max_gap < b->frontier) {
-			*at = t->next;
-			if (b->has_ids) {	/* the map names its spans until rebuilt */
-				t->dead = 1;
-				t->next = b->dead;
-				b->dead = t;
-				b->ids_dead += t->n;
-			} else {
-				free_trace(t);
-			}
-			continue;
+	if (b->by_end) {
+		while (b->retired < b->nby_end && written_out(b, b->by_end[b->retired]))
+			forget_trace(b, b->by_end[b->retired++]);
+	} else {
+		for (btrace *t = b->first, *next; t; t = next) {
+			next = t->next;
+			if (written_out(b, t))
+				forget_trace(b, t);
 		}
-		last = t;
-		at = &t->next;
 	}
-	b->last = last;
 	if (b->has_ids)
 		rebuild_ids(b);
 }
@@ -953,6 +991,7 @@ pag_builder_free(pag_builder *b)
 	free(b->comm);
 	free(b->freecomm);
 	free(b->livecomm);
+	free(b->by_end);
 	free(b->edges);
 	free(b->due);
 	free(b->pool);

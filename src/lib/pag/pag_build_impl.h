@@ -58,7 +58,7 @@ struct btrace {
 	const char *id;
 	int64_t end;		/* its latest span end */
 	int dead;		/* forgotten, kept until the reference map is rebuilt */
-	btrace *next;
+	btrace *next, *prev;	/* held, in read order (dead: next only) */
 	btrace *same_id;	/* the next trace held with the same id (fragments) */
 	strmap *by_key;		/* "trace\tspan" -> span, made when a reference
 				 * first looks into a large trace */
@@ -97,8 +97,8 @@ typedef struct blane {
 	size_t n, cap;
 	lane_ev *ev;		/* starts and ends in time order, from evdone unswept */
 	size_t nev, capev, evdone;
-	point *pts;		/* points in order (by_point_order), unswept */
-	size_t npts, cappts;
+	point *pts;		/* points in order (by_point_order), from ptsdone unswept */
+	size_t npts, cappts, ptsdone;
 	int64_t swept;		/* swept up to (not including) this time */
 	/* the sweep */
 	bspan **open;		/* open spans, innermost last */
@@ -147,11 +147,17 @@ struct pag_builder {
 	struct order_key *order;	/* scratch: a trace's spans in start order */
 	size_t caporder;
 	btrace *first, *last;	/* held traces, in read order */
+	size_t live_spans;	/* their spans */
+	btrace **by_end;	/* finishing: the traces held then, by end */
+	size_t nby_end, retired;	/* ... and how many of them are forgotten */
 	btrace *dead;		/* forgotten ones the reference map still names */
 	struct todo_item *todo;	/* spans read, not placed, in read order */
 	size_t ntodo, captodo;
 	struct todo_item *placing;	/* scratch: those to place now, in order */
 	size_t capplacing;
+	int finishing;		/* pag_builder_finish_step has begun */
+	int64_t sweep_at;	/* finishing: swept up to here */
+	int64_t held_end;	/* finishing: the latest end of a span held */
 	pag_start_key *place_order;	/* scratch: sorting them */
 	size_t capplace_order;
 	size_t held;		/* spans read so far, while holding */
@@ -171,8 +177,10 @@ struct pag_builder {
 	size_t ncomm, capcomm;
 	uint32_t *freecomm;
 	size_t nfree, capfree;
-	uint32_t *livecomm;	/* the slots of those waiting, in the order made */
-	size_t nlive, caplive;
+	uint32_t *livecomm;	/* the slots of those waiting: the first nsorted by
+				 * when they leave (made before finishing), the
+				 * rest in the order made */
+	size_t nlive, caplive, nsorted;
 	pedge *pool;		/* edges made, not written */
 	size_t npool, cappool;
 	uint32_t *freeedge;
@@ -239,6 +247,7 @@ void pag_build_place(pag_builder *b, bspan *s, strbuf *out);
 void pag_build_header(pag_builder *b, strbuf *out, int final);
 void pag_build_split_clients(pag_builder *b, int64_t upto);
 void pag_build_retire(pag_builder *b);
+void pag_build_sort_held(pag_builder *b);
 
 /* pag_sweep.c */
 void pag_build_edge(pag_builder *b, const bvert *src, const bvert *dst, int type, uint32_t op,

@@ -148,7 +148,7 @@ static void
 sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
 {
 	blane *l = &b->lanes[lane];
-	size_t j = 0;
+	size_t j = l->ptsdone;
 
 	lane_pop_until(l, until == INT64_MAX ? INT64_MAX : until - 1);
 	for (;;) {
@@ -188,9 +188,13 @@ sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
 		}
 		l->evdone++;
 	}
-	if (j) {
-		memmove(l->pts, l->pts + j, (l->npts - j) * sizeof *l->pts);
-		l->npts -= j;
+	/* what is swept is dropped once it is half: a lane may hold a whole
+	 * input's events and points (finishing what was held) */
+	l->ptsdone = j;
+	if (l->ptsdone > 64 && l->ptsdone * 2 > l->npts) {
+		memmove(l->pts, l->pts + l->ptsdone, (l->npts - l->ptsdone) * sizeof *l->pts);
+		l->npts -= l->ptsdone;
+		l->ptsdone = 0;
 	}
 	if (l->evdone > 64 && l->evdone * 2 > l->nev) {
 		memmove(l->ev, l->ev + l->evdone, (l->nev - l->evdone) * sizeof *l->ev);
@@ -205,37 +209,71 @@ sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
 		l->swept = until;
 }
 
-/* Communication edges whose two vertices are made; dropped when clock skew
- * would make them arrive before they leave. Returns the earliest start of
- * those still waiting (INT64_MAX: none). Only the waiting ones are visited:
- * the slots a long hold filled stay allocated, mostly free. */
+/* Communication edge slot i, if its two vertices are made: made into an
+ * edge (or dropped when clock skew would make it arrive before it leaves)
+ * and freed, 1. Else 0, and *first lowered to when it leaves. */
+static int
+resolve_one(pag_builder *b, uint32_t i, int64_t *first)
+{
+	bcomm *c = &b->comm[i];
+	const bvert *src = c->src ? c->src : &c->src_v;
+	const bvert *dst = c->dst ? c->dst : &c->dst_v;
+
+	if (src->id == PAG_NONE || dst->id == PAG_NONE) {
+		if (c->t0 < *first)
+			*first = c->t0;
+		return 0;
+	}
+	if (dst->t < src->t)
+		b->st.nskew++;	/* clock skew: the message would arrive before it left */
+	else
+		pag_build_edge(b, src, dst, c->type, c->about->op, c->about);
+	GROW(b->freecomm, b->capfree, b->nfree + 1);
+	b->freecomm[b->nfree++] = i;
+	return 1;
+}
+
+/* The communication edges whose vertices the sweep up to swept made.
+ * Returns the earliest start of those still waiting (INT64_MAX: none).
+ * Only the waiting ones are visited, and of those sorted by when they
+ * leave, only the ones that leave before swept: one of its vertices is
+ * there (a span's start or end, or a point, at or after it), and a lane
+ * holds no vertex at or after the time it is swept to. */
 static int64_t
-resolve_comm(pag_builder *b)
+resolve_comm(pag_builder *b, int64_t swept)
 {
 	int64_t first = INT64_MAX;
-	size_t kept = 0;
+	size_t kept = 0, k = 0, sorted;
 
-	for (size_t k = 0; k < b->nlive; k++) {
-		uint32_t i = b->livecomm[k];
-		bcomm *c = &b->comm[i];
-		const bvert *src = c->src ? c->src : &c->src_v;
-		const bvert *dst = c->dst ? c->dst : &c->dst_v;
-
-		if (src->id == PAG_NONE || dst->id == PAG_NONE) {
-			if (c->t0 < first)
-				first = c->t0;
-			b->livecomm[kept++] = i;
-			continue;
-		}
-		if (dst->t < src->t)
-			b->st.nskew++;	/* clock skew: the message would arrive before it left */
-		else
-			pag_build_edge(b, src, dst, c->type, c->about->op, c->about);
-		GROW(b->freecomm, b->capfree, b->nfree + 1);
-		b->freecomm[b->nfree++] = i;
-	}
+	for (; k < b->nsorted && b->comm[b->livecomm[k]].t0 < swept; k++)
+		if (!resolve_one(b, b->livecomm[k], &first))
+			b->livecomm[kept++] = b->livecomm[k];
+	if (k < b->nsorted && b->comm[b->livecomm[k]].t0 < first)
+		first = b->comm[b->livecomm[k]].t0;
+	memmove(b->livecomm + kept, b->livecomm + k, (b->nsorted - k) * sizeof *b->livecomm);
+	kept += b->nsorted - k;
+	sorted = kept;
+	for (k = b->nsorted; k < b->nlive; k++)
+		if (!resolve_one(b, b->livecomm[k], &first))
+			b->livecomm[kept++] = b->livecomm[k];
+	b->nsorted = sorted;
 	b->nlive = kept;
 	return first;
+}
+
+/* Finishing: the communication edges waiting, by when they leave. */
+static void
+sort_live_comm(pag_builder *b)
+{
+	pag_start_key *k = xmalloc((b->nlive ? b->nlive : 1) * sizeof *k);
+
+	for (size_t i = 0; i < b->nlive; i++)
+		k[i] = (pag_start_key){b->comm[b->livecomm[i]].t0, b->livecomm[i]};
+	pag_sort_by_start(k, b->nlive);
+	for (size_t i = 0; i < b->nlive; i++)
+		b->livecomm[i] = k[i].edge;
+	b->nsorted = b->nlive;
+	free(k);
 }
 
 /* The earliest time an edge still to be made can start: comm, that of the
@@ -336,26 +374,33 @@ write_edges(pag_builder *b, int64_t f, strbuf *out)
 
 /* ---- the whole step ---- */
 
-/* Place every span that starts before `upto`, sweep the lanes `lateness`
- * behind, and write what the frontier has passed. */
-void
-pag_build_process(pag_builder *b, int64_t upto, strbuf *out)
+/* Sweep the lanes up to sweep_to, make the communication edges whose
+ * vertices are there, write what the frontier has passed, and forget the
+ * traces written. */
+static void
+sweep_and_write(pag_builder *b, int64_t sweep_to, strbuf *out)
 {
-	int64_t sweep_to = upto == INT64_MAX ? INT64_MAX : upto - b->o.lateness;
-
-	size_t ndue = pag_build_take_due(b, upto);
-
-	for (size_t i = 0; i < ndue; i++)
-		pag_build_place(b, b->placing[i].span, out);
-	if (upto > b->placed_to)
-		b->placed_to = upto;
-	pag_build_split_clients(b, upto);
 	for (uint32_t l = 0; l < b->nlanes; l++)
 		sweep_lane(b, l, sweep_to);
 	if (sweep_to == INT64_MAX)
 		b->clients_prev = no_vertex;	/* the end: the clients' last request is sent */
-	write_edges(b, frontier(b, sweep_to, resolve_comm(b)), out);
+	write_edges(b, frontier(b, sweep_to, resolve_comm(b, sweep_to)), out);
 	pag_build_retire(b);
+}
+
+/* Place every span read that starts before `upto`, sweep the lanes
+ * `lateness` behind, and write what the frontier has passed. */
+void
+pag_build_process(pag_builder *b, int64_t upto, strbuf *out)
+{
+	size_t n = pag_build_take_due(b, upto);
+
+	for (size_t i = 0; i < n; i++)
+		pag_build_place(b, b->placing[i].span, out);
+	if (upto > b->placed_to)
+		b->placed_to = upto;
+	pag_build_split_clients(b, upto);
+	sweep_and_write(b, upto == INT64_MAX ? INT64_MAX : upto - b->o.lateness, out);
 }
 
 /* With the whole input held: how many windows it spans (st.windows_needed,
@@ -379,28 +424,75 @@ count_windows(pag_builder *b)
 	return -1;
 }
 
-void
-pag_builder_finish(pag_builder *b, strbuf *out)
+static void
+finish_stats(pag_builder *b)
 {
-	if (b->first && !b->header_done) {	/* held everything: the end is known */
-		for (btrace *t = b->first; t; t = t->next)
-			for (size_t i = 0; i < t->n; i++) {
-				if (!b->has_start || t->spans[i].start < b->start)
-					b->start = t->spans[i].start;
-				b->has_start = 1;
-			}
-		b->end = INT64_MIN;
-		for (btrace *t = b->first; t; t = t->next)
-			if (t->end > b->end)
-				b->end = t->end;
-		if (b->o.window > 0 && count_windows(b) < 0)
-			return;	/* refused before anything is written */
-		pag_build_header(b, out, 1);
-	}
-	if (!b->st.too_many_windows)
-		pag_build_process(b, INT64_MAX, out);
 	b->st.nworkers = b->names.nworkers;
 	b->st.nlanes = b->nlanes;
 	b->st.nvertices = b->next_vertex;
 }
 
+/* Finishing: place every span left, as if the rest came at once (so a
+ * reference reaches back as far as the spans held), then sweep a quarter
+ * of the lateness per step, so that the edges waiting and what a step
+ * writes stay a few seconds' worth however much was held (--hold 0). */
+static void
+finish_begin(pag_builder *b, strbuf *out)
+{
+	size_t n = pag_build_take_due(b, INT64_MAX);
+
+	for (size_t i = 0; i < n; i++)
+		pag_build_place(b, b->placing[i].span, out);
+	b->placed_to = INT64_MAX;
+	b->sweep_at = n ? b->placing[0].start : INT64_MAX;
+	b->held_end = INT64_MIN;
+	for (btrace *t = b->first; t; t = t->next)
+		if (t->end > b->held_end)
+			b->held_end = t->end;
+	pag_build_sort_held(b);
+	sort_live_comm(b);
+}
+
+int
+pag_builder_finish_step(pag_builder *b, strbuf *out)
+{
+	int64_t step = b->o.lateness / 4 > 0 ? b->o.lateness / 4 : 1;
+
+	if (!b->finishing) {
+		b->finishing = 1;
+		if (b->first && !b->header_done) {	/* held everything: the end is known */
+			for (btrace *t = b->first; t; t = t->next)
+				for (size_t i = 0; i < t->n; i++) {
+					if (!b->has_start || t->spans[i].start < b->start)
+						b->start = t->spans[i].start;
+					b->has_start = 1;
+				}
+			b->end = INT64_MIN;
+			for (btrace *t = b->first; t; t = t->next)
+				if (t->end > b->end)
+					b->end = t->end;
+			if (b->o.window > 0 && count_windows(b) < 0) {
+				finish_stats(b);
+				return 0;	/* refused before anything is written */
+			}
+			pag_build_header(b, out, 1);
+		}
+		finish_begin(b, out);
+	}
+	if (!b->st.too_many_windows && b->sweep_at <= b->held_end && b->sweep_at <= INT64_MAX - step) {
+		b->sweep_at += step;
+		sweep_and_write(b, b->sweep_at, out);
+		return 1;
+	}
+	if (!b->st.too_many_windows)
+		sweep_and_write(b, INT64_MAX, out);
+	finish_stats(b);
+	return 0;
+}
+
+void
+pag_builder_finish(pag_builder *b, strbuf *out)
+{
+	while (pag_builder_finish_step(b, out))
+		;
+}
