@@ -58,6 +58,8 @@ struct tr_reader {
 	int warned_version;
 	uint64_t line_lineno;	/* of the last TR_LINE */
 	strbuf where;		/* "file:line" of it, made on demand */
+	size_t where_prefix;	/* the length of its "file:" */
+	int where_file;		/* the file it names (-2: none yet) */
 	int flags;		/* TR_READ_* */
 	ingest *exports;	/* converts the exports among the files, made at the first */
 	int in_export;		/* in is the conversion of an export */
@@ -82,6 +84,7 @@ tr_reader_new(char **files, int nfiles)
 		r->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
 	r->trace.files = r->names;
 	r->cur = -1;
+	r->where_file = -2;
 	r->max_spans = TR_DEFAULT_MAX_SPANS;
 	r->max_bytes = TR_DEFAULT_MAX_BYTES;
 	return r;
@@ -661,10 +664,16 @@ reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 const char *
 tr_reader_where(tr_reader *r)
 {
-	/* called for every traceless line, so no printf */
-	sb_clear(&r->where);
-	sb_adds(&r->where, r->names[r->cur]);
-	sb_addc(&r->where, ':');
+	/* called for every traceless line (millions, from tr-pag): no printf,
+	 * and the file's part is kept while the file is the same */
+	if (r->where_file != r->cur || !r->where.s) {
+		sb_clear(&r->where);
+		sb_adds(&r->where, r->names[r->cur]);
+		sb_addc(&r->where, ':');
+		r->where_prefix = r->where.len;
+		r->where_file = r->cur;
+	}
+	r->where.len = r->where_prefix;
 	sb_addu(&r->where, r->line_lineno);
 	return r->where.s;
 }

@@ -222,6 +222,13 @@ test_numbers(void)
 		snprintf(want, sizeof want, "x%llu", (unsigned long long)us[i]);
 		ok &= strcmp(b.s, want) == 0 && b.len == strlen(want);
 	}
+	for (uint64_t p10 = 10, k = 1; k <= 19; k++, p10 *= 10)	/* every length's edges */
+		for (uint64_t v = p10 - 1; v <= p10; v++) {
+			sb_clear(&b);
+			sb_addu(&b, v);
+			snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+			ok &= strcmp(b.s, want) == 0 && b.len == strlen(want);
+		}
 	for (int64_t v = -100003; v <= 100003 && ok; v += 7) {
 		sb_clear(&b);
 		sb_addi(&b, v);
