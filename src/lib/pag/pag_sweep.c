@@ -338,9 +338,6 @@ write_edges(pag_builder *b, int64_t f, strbuf *out)
 	for (size_t i = 0; i < ndue && !b->st.too_many_windows; i++) {
 		const pedge *e = &b->pool[b->due[i].edge];
 
-		if (i + 8 < ndue)	/* the pool is read out of order: fetch ahead */
-			__builtin_prefetch(&b->pool[b->due[i + 8].edge]);
-
 		b->freeedge[b->nfreeedge++] = b->due[i].edge;	/* read before the next push */
 		if (b->o.window > 0 && (!b->has_window || e->src.t >= b->window_end)) {
 			int64_t ws = pag_window_start_at(b->o.origin, b->o.window, e->src.t);
