@@ -137,19 +137,17 @@ EOF
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(tr-cp "$named")" ]
 	grep -q $'\toperation\tsvc\top\t' <<<"$output"
-	f=$(printf 'PO\t\t1\tsvc\top\nPE\t\t0\t1\tprocessing\t0\t3\t0\t0\t2\n' | mkfix unnamed.pag)
-	run tr-cp "$f"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"tr-cp: $f:2: PE record: operation 2 has no PO record before it"* ]]
-	f=$(printf 'PO\t\t1\tsvc\top\nPO\t\t1\tsvc\tother\n' | mkfix twice.pag)
-	run tr-cp "$f"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"tr-cp: $f:2: PO record: operation 1 named twice, differently"* ]]
-	# a bad edge in a numbered graph is named as in any other
-	f=$(printf 'PO\t\t1\tsvc\top\nPE\t\t0\t1\tprocessing\t5\t3\t0\t0\t1\n' | mkfix back.pag)
-	run tr-cp "$f"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"tr-cp: $f:2: PE record: edge goes back in time"* ]]
+	# bad ones, and a bad edge in a numbered graph named as in any other
+	while IFS='#' read -r records want; do
+		f=$(printf "$records" | mkfix bad.pag)
+		run tr-cp "$f"
+		[ "$status" -eq 3 ] || { echo "$records: status $status"; false; }
+		[[ "$output" == *"tr-cp: $f:2: $want"* ]] || { echo "$records: $output"; false; }
+	done <<'EOF'
+PO\t\t1\tsvc\top\nPE\t\t0\t1\tprocessing\t0\t3\t0\t0\t2\n#PE record: operation 2 has no PO record before it
+PO\t\t1\tsvc\top\nPO\t\t1\tsvc\tother\n#PO record: operation 1 named twice, differently
+PO\t\t1\tsvc\top\nPE\t\t0\t1\tprocessing\t5\t3\t0\t0\t1\n#PE record: edge goes back in time
+EOF
 }
 
 @test "tr-pag: PE times agree with PV times of the vertices they join" {
