@@ -686,6 +686,12 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"more than --max-windows 5 windows of 1000000 us: choose a longer --window"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/out3.pag" ]
+	# an edge written past its header's end, across more windows than
+	# allowed, is refused at once, not computed window by window
+	f=$(printf 'PG\t\t10\t0\t0\t30\nPM\t\t0\nPE\t\t0\t1\tprocessing\t0\t20\t0\t0\nPE\t\t1\t2\tprocessing\t20\t100000000000\t0\t0\n' | mkfix past.pag)
+	run timeout 20 tr-cp --max-windows 1000 "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"the graph has more than 1000 windows of 10 us (--max-windows): no critical participation computed after them"* ]]
 }
 
 @test "a bad PAG record changes nothing and is reported with its file and line" {

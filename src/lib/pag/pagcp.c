@@ -111,6 +111,34 @@ pag_cp_new(const pag_cp_opts *o)
 
 static void cp_window(void *ctx, const pag_graph *g, const pag_snap *s);
 
+/* Would the windows from `from` to `to` (INT64_MAX: the end of the edges
+ * held), over the edges held, take the report past --max-windows? A
+ * header's time range says nothing of edges written past it by hand, and
+ * one edge across a million windows is a million windows to compute. */
+static int
+past_max_windows(const pag_cp *p, int64_t from, int64_t to)
+{
+	const pag_graph *g = &p->g;
+	int64_t lo, hi, n;
+
+	if (g->window <= 0 || g->nedges == 0)
+		return 0;
+	lo = g->edges[0].t0;
+	hi = g->edges[0].t1;
+	for (size_t i = 1; i < g->nedges; i++) {
+		lo = g->edges[i].t0 < lo ? g->edges[i].t0 : lo;
+		hi = g->edges[i].t1 > hi ? g->edges[i].t1 : hi;
+	}
+	if (from > lo)
+		lo = from;
+	if (to < hi)
+		hi = to;
+	if (hi < lo)
+		return 0;
+	n = (pag_window_start(g, hi) - pag_window_start(g, lo)) / g->window + 1;
+	return (uint64_t)n + p->r.nwindow > p->o.max_windows;
+}
+
 /* A PM mark: the windows before it are complete. Computed and forgotten,
  * unless the header's time range has more windows than allowed: then
  * everything waits for pag_cp_report, which refuses it as before. */
@@ -141,6 +169,10 @@ cp_mark(pag_cp *p)
 			return;
 		p->streaming = 1;
 		p->done = INT64_MIN;
+	}
+	if (past_max_windows(p, p->done, mark)) {
+		p->too_many = 1;
+		return;
 	}
 	pag_windows_between(g, p->done, mark, cp_window, &p->r);
 	pag_graph_drop_before(g, mark);
@@ -583,6 +615,8 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	report *r = &p->r;
 
 	pag_read_finish(&p->g);
+	if (p->streaming && past_max_windows(p, p->done, INT64_MAX))
+		p->too_many = 1;
 	if (p->too_many) {
 		tr_warn("the graph has more than %zu windows of %lld us (--max-windows): "
 			"no critical participation computed after them", p->o.max_windows,
@@ -591,6 +625,7 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	}
 	if (!p->streaming && too_many_windows(p, pag_window_count(&p->g)))
 		return -1;
+
 	if (r->line.len)	/* rows of windows done, not taken yet */
 		tr_output_sb(out, &r->line);
 	sb_clear(&r->line);
