@@ -156,8 +156,8 @@ struct pag_builder {
 	struct todo_item *placing;	/* scratch: those to place now, in order */
 	size_t capplacing;
 	int finishing;		/* pag_builder_finish_step has begun */
-	int64_t sweep_at;	/* finishing: swept up to here */
-	int64_t held_end;	/* finishing: the latest end of a span held */
+	size_t nfinish;		/* finishing: the spans placed at once, in placing */
+	size_t swept_spans;	/* ... and how many of them the sweep has passed */
 	pag_start_key *place_order;	/* scratch: sorting them */
 	size_t capplace_order;
 	size_t held;		/* spans read so far, while holding */

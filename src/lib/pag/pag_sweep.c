@@ -250,7 +250,8 @@ resolve_comm(pag_builder *b, int64_t swept)
 			b->livecomm[kept++] = b->livecomm[k];
 	if (k < b->nsorted && b->comm[b->livecomm[k]].t0 < first)
 		first = b->comm[b->livecomm[k]].t0;
-	memmove(b->livecomm + kept, b->livecomm + k, (b->nsorted - k) * sizeof *b->livecomm);
+	if (kept != k)	/* the rest of the sorted ones, untouched, close up */
+		memmove(b->livecomm + kept, b->livecomm + k, (b->nsorted - k) * sizeof *b->livecomm);
 	kept += b->nsorted - k;
 	sorted = kept;
 	for (k = b->nsorted; k < b->nlive; k++)
@@ -430,22 +431,20 @@ finish_stats(pag_builder *b)
 }
 
 /* Finishing: place every span left, as if the rest came at once (so a
- * reference reaches back as far as the spans held), then sweep a quarter
- * of the lateness per step, so that the edges waiting and what a step
- * writes stay a few seconds' worth however much was held (--hold 0). */
+ * reference reaches back as far as the spans held), then sweep up to the
+ * start of every FINISH_STEP-th span of them per step, so that the edges
+ * waiting and what a step writes stay that many spans' worth however much
+ * was held (--hold 0), and an empty stretch of time costs no step. */
+#define FINISH_STEP 4096
+
 static void
 finish_begin(pag_builder *b, strbuf *out)
 {
-	size_t n = pag_build_take_due(b, INT64_MAX);
-
-	for (size_t i = 0; i < n; i++)
+	b->nfinish = pag_build_take_due(b, INT64_MAX);
+	for (size_t i = 0; i < b->nfinish; i++)
 		pag_build_place(b, b->placing[i].span, out);
 	b->placed_to = INT64_MAX;
-	b->sweep_at = n ? b->placing[0].start : INT64_MAX;
-	b->held_end = INT64_MIN;
-	for (btrace *t = b->first; t; t = t->next)
-		if (t->end > b->held_end)
-			b->held_end = t->end;
+	b->swept_spans = 0;
 	pag_build_sort_held(b);
 	sort_live_comm(b);
 }
@@ -453,8 +452,6 @@ finish_begin(pag_builder *b, strbuf *out)
 int
 pag_builder_finish_step(pag_builder *b, strbuf *out)
 {
-	int64_t step = b->o.lateness / 4 > 0 ? b->o.lateness / 4 : 1;
-
 	if (!b->finishing) {
 		b->finishing = 1;
 		if (b->first && !b->header_done) {	/* held everything: the end is known */
@@ -476,9 +473,9 @@ pag_builder_finish_step(pag_builder *b, strbuf *out)
 		}
 		finish_begin(b, out);
 	}
-	if (!b->st.too_many_windows && b->sweep_at <= b->held_end && b->sweep_at <= INT64_MAX - step) {
-		b->sweep_at += step;
-		sweep_and_write(b, b->sweep_at, out);
+	if (!b->st.too_many_windows && b->nfinish - b->swept_spans > FINISH_STEP) {
+		b->swept_spans += FINISH_STEP;
+		sweep_and_write(b, b->placing[b->swept_spans].start, out);
 		return 1;
 	}
 	if (!b->st.too_many_windows)
