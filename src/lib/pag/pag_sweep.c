@@ -449,27 +449,35 @@ finish_begin(pag_builder *b, strbuf *out)
 	sort_live_comm(b);
 }
 
+/* Held everything, nothing written yet: the header gives the time range.
+ * -1 when it has too many windows: refused before anything is written. */
+static int
+held_header(pag_builder *b, strbuf *out)
+{
+	for (btrace *t = b->first; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++) {
+			if (!b->has_start || t->spans[i].start < b->start)
+				b->start = t->spans[i].start;
+			b->has_start = 1;
+		}
+	b->end = INT64_MIN;
+	for (btrace *t = b->first; t; t = t->next)
+		if (t->end > b->end)
+			b->end = t->end;
+	if (b->o.window > 0 && count_windows(b) < 0)
+		return -1;
+	pag_build_header(b, out, 1);
+	return 0;
+}
+
 int
 pag_builder_finish_step(pag_builder *b, strbuf *out)
 {
 	if (!b->finishing) {
 		b->finishing = 1;
-		if (b->first && !b->header_done) {	/* held everything: the end is known */
-			for (btrace *t = b->first; t; t = t->next)
-				for (size_t i = 0; i < t->n; i++) {
-					if (!b->has_start || t->spans[i].start < b->start)
-						b->start = t->spans[i].start;
-					b->has_start = 1;
-				}
-			b->end = INT64_MIN;
-			for (btrace *t = b->first; t; t = t->next)
-				if (t->end > b->end)
-					b->end = t->end;
-			if (b->o.window > 0 && count_windows(b) < 0) {
-				finish_stats(b);
-				return 0;	/* refused before anything is written */
-			}
-			pag_build_header(b, out, 1);
+		if (b->first && !b->header_done && held_header(b, out) < 0) {
+			finish_stats(b);
+			return 0;
 		}
 		finish_begin(b, out);
 	}
