@@ -125,9 +125,8 @@ pag_span_usable(const tr_span *s)
 
 /* ---- reading a trace ---- */
 
-/* Spans to place, a min-heap in start order (then parents first, then
- * read order), its keys copied in so that sifting stays in cache. */
-
+/* Spans to place, kept in read order with their placing keys; a step
+ * sorts those it places (a heap's sifting cost more). */
 static void
 todo_push(pag_builder *b, bspan *s)
 {
