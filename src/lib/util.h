@@ -34,7 +34,12 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 /* Grow *p (holding *cap elements of size sz) to hold at least need. */
 void grow_array(void **p, size_t *cap, size_t need, size_t sz);
-#define GROW(p, cap, need) grow_array((void **)&(p), &(cap), (need), sizeof *(p))
+/* The capacity test inline: most calls (a push per record) need no growth. */
+#define GROW(p, cap, need)                                                      \
+	do {                                                                    \
+		if ((size_t)(need) > (cap) || !(p))                             \
+			grow_array((void **)&(p), &(cap), (need), sizeof *(p)); \
+	} while (0)
 
 /* A growable byte string, always NUL-terminated. */
 typedef struct strbuf {

@@ -994,7 +994,15 @@ static const char digit_pairs[] =
 static char *
 put_small(char *p, uint32_t v)
 {
-	size_t n = v < 10000 ? (v < 100 ? (v < 10 ? 1 : 2) : (v < 1000 ? 3 : 4)) :
+	if (v < 100) {	/* lanes and operations, mostly */
+		if (v < 10) {
+			*p = (char)('0' + v);
+			return p + 1;
+		}
+		memcpy(p, digit_pairs + v * 2, 2);
+		return p + 2;
+	}
+	size_t n = v < 10000 ? (v < 1000 ? 3 : 4) :
 		   v < 1000000 ? (v < 100000 ? 5 : 6) : (v < 10000000 ? 7 : 8);
 	char *end = p + n;
 

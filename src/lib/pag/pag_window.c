@@ -103,24 +103,27 @@ pag_window_start_at(int64_t origin, int64_t window, int64_t t)
 	return origin + floor_div(t - origin, window) * window;
 }
 
-/* Sort k by start, stably, a byte of (t0 - lo) at a time (least significant
- * first) over the bytes that differ: millions of edges in a few passes where
- * qsort's comparisons took a tenth of tr-pag's time. */
+/* Sort k by start, stably, RADIX_BITS of (t0 - lo) at a time (least
+ * significant first) over the bits that differ: millions of edges in a few
+ * passes where qsort's comparisons took a tenth of tr-pag's time; a step's
+ * or a window's few seconds of µs in two. */
+#define RADIX_BITS 12
 static void
 radix_by_start(pag_start_key *k, size_t n, int64_t lo, int64_t hi)
 {
 	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	const uint64_t mask = (1u << RADIX_BITS) - 1;
 	pag_start_key *tmp = xmalloc(n * sizeof *tmp), *from = k, *to = tmp;
+	size_t *count = xmalloc(((size_t)mask + 2) * sizeof *count);
 
-	for (int shift = 0; shift < 64 && (range >> shift); shift += 8) {
-		size_t count[257] = {0};
-
+	for (int shift = 0; shift < 64 && (range >> shift); shift += RADIX_BITS) {
+		memset(count, 0, ((size_t)mask + 2) * sizeof *count);
 		for (size_t i = 0; i < n; i++)
-			count[(((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
+			count[(((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & mask) + 1]++;
+		for (size_t b = 0; b <= mask; b++)
 			count[b + 1] += count[b];
 		for (size_t i = 0; i < n; i++)
-			to[count[((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & 0xff]++] = from[i];
+			to[count[((uint64_t)from[i].t0 - (uint64_t)lo) >> shift & mask]++] = from[i];
 		pag_start_key *t = from;
 		from = to;
 		to = t;
@@ -128,6 +131,7 @@ radix_by_start(pag_start_key *k, size_t n, int64_t lo, int64_t hi)
 	if (from != k)
 		memcpy(k, from, n * sizeof *k);
 	free(tmp);
+	free(count);
 }
 
 void
