@@ -411,6 +411,23 @@ test_edge_numbers(void)
 		CHECK(g.edges[2].span == PAG_NONE && *g.ops[g.edges[2].op].service == '\0');
 		pag_graph_free(&g);
 	}
+	/* vertices likewise: ids plain, escaped, none; the event by name */
+	{
+		pag_graph g;
+		const char *bad = "PV\t\t2\t0\t6\tend\tx\ty";	/* vertex 2 moved */
+
+		pag_graph_init(&g);
+		feed(&g, "PV\t\t0\t0\t0\tstart\ttr1\tsp1");
+		feed(&g, "PV\t\t1\t0\t5\tend\tt%091\ts");
+		feed(&g, "PV\t\t2\t0\t5\tpoint\t\t");
+		CHECK(g.nvertices == 3 && g.nspans == 2);
+		CHECK(g.vevent[0] == PAG_EV_START && g.vevent[1] == PAG_EV_END && g.vevent[2] == PAG_EV_POINT);
+		CHECK(strcmp(g.spans[g.vspan[0]].span_id, "sp1") == 0 &&
+		      strcmp(g.spans[g.vspan[1]].trace_id, "t\t1") == 0 && g.vspan[2] == PAG_NONE);
+		CHECK(g.vtime[1] == 5 && g.vlane[1] == 0);
+		CHECK(pag_read_record(&g, bad, strlen(bad), "test") < 0 && g.nspans == 2);
+		pag_graph_free(&g);
+	}
 	sb_free(&out);
 }
 

@@ -682,6 +682,39 @@ scan_num(const char *p, const char *end, int neg_ok, int64_t *v)
 	return p < end ? p + 1 : p;
 }
 
+/* The trace and span ids that end a record tr-pag writes. */
+typedef struct plain_ids {
+	const char *tid, *sid;	/* tid NULL: none, or not kept */
+	size_t tlen, slen;
+} plain_ids;
+
+/* The ids from p to the end of the record, unless the graph keeps none;
+ * -1 when one is escaped: the general path unescapes them. */
+static int
+find_plain_ids(const pag_graph *g, const char *p, const char *end, plain_ids *ids)
+{
+	const char *tab, *stop;
+
+	*ids = (plain_ids){NULL, NULL, 0, 0};
+	if (g->skip_spanrefs || p >= end)
+		return 0;
+	if (memchr(p, '%', (size_t)(end - p)))
+		return -1;
+	tab = memchr(p, '\t', (size_t)(end - p));
+	ids->tid = p;
+	ids->tlen = (size_t)((tab ? tab : end) - p);
+	ids->sid = tab ? tab + 1 : end;
+	stop = memchr(ids->sid, '\t', (size_t)(end - ids->sid));
+	ids->slen = (size_t)((stop ? stop : end) - ids->sid);
+	return 0;
+}
+
+static uint32_t
+plain_spanref(pag_graph *g, const plain_ids *ids)
+{
+	return ids->tid ? add_spanref(g, ids->tid, ids->tlen, ids->sid, ids->slen) : PAG_NONE;
+}
+
 /* The PE records tr-pag writes, numbered, read without splitting them into
  * fields first: most of a graph's bytes. -1 when the record is not plain
  * (ids to keep, anything odd): the general path reads it. */
@@ -711,21 +744,10 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 		p++;	/* an empty operation */
 	else if (p < end && !(p = scan_num(p, end, 0, &op)))
 		return -1;
-	/* the trace and span ids (fields 10 and 11), kept unless skipped */
-	const char *tid = p, *tend = end, *sid = end, *send = end;
-	int ids = !g->skip_spanrefs && p < end;
+	plain_ids ids;
 
-	if (ids) {
-		if (memchr(p, '%', (size_t)(end - p)))
-			return -1;	/* escaped: the general path unescapes them */
-		if ((tend = memchr(p, '\t', (size_t)(end - p)))) {
-			sid = tend + 1;
-			if (!(send = memchr(sid, '\t', (size_t)(end - sid))))
-				send = end;
-		} else {
-			tend = end;
-		}
-	}
+	if (find_plain_ids(g, p, end, &ids) < 0)
+		return -1;
 	if (v[0] >= INT32_MAX || v[1] >= INT32_MAX || op >= INT32_MAX ||
 	    (!g->vids && ((uint64_t)v[0] >= slack || (uint64_t)v[1] >= slack)) ||
 	    v[4] >= INT32_MAX || v[5] >= INT32_MAX || (uint64_t)v[4] >= slack || (uint64_t)v[5] >= slack ||
@@ -739,8 +761,47 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 	quiet.quiet = 1;
 	if (check_edge(&quiet, &e) < 0)
 		return -1;
-	add_edge(g, &e, numbered_op(g, e.op),
-		 ids ? add_spanref(g, tid, (size_t)(tend - tid), sid, (size_t)(send - sid)) : PAG_NONE);
+	add_edge(g, &e, numbered_op(g, e.op), plain_spanref(g, &ids));
+	return 0;
+}
+
+/* The PV records tr-pag writes, read as read_plain_edge reads edges. */
+static int
+read_plain_vertex(pag_graph *g, const char *line, size_t len)
+{
+	const char *p = line + 4, *end = line + len, *ev;
+	int64_t v, lane, t;
+	uint32_t found;
+	uint64_t slack = PAG_NUMBER_SLACK + 8 * (uint64_t)g->nrecords;
+	rec_ctx quiet;
+	plain_ids ids;
+	int event = -1;
+
+	if (!(p = scan_num(p, end, 0, &v)) || !(p = scan_num(p, end, 0, &lane)) ||
+	    !(p = scan_num(p, end, 1, &t)))
+		return -1;
+	for (ev = p; p < end && *p != '\t'; p++)
+		;
+	for (int i = 0; i <= PAG_EV_FINISH; i++)
+		if ((size_t)(p - ev) == strlen(event_names[i]) && memcmp(ev, event_names[i], (size_t)(p - ev)) == 0)
+			event = i;
+	if (p < end)
+		p++;
+	if (find_plain_ids(g, p, end, &ids) < 0 || v >= INT32_MAX || (!g->vids && (uint64_t)v >= slack) ||
+	    lane >= INT32_MAX || (uint64_t)lane >= slack || t < -PAG_TIME_MAX || t > PAG_TIME_MAX)
+		return -1;
+	quiet.g = g;
+	quiet.where = NULL;
+	quiet.nf = 0;
+	quiet.quiet = 1;
+	if (check_vertex(&quiet, (uint32_t)v, (uint32_t)lane, t, &found) < 0)
+		return -1;
+	lane_of(g, (uint32_t)lane);
+	v = define_vertex(g, (uint32_t)v, found, (uint32_t)lane, t);
+	if (event >= 0)
+		g->vevent[v] = (uint8_t)event;
+	if (ids.tid)
+		g->vspan[v] = plain_spanref(g, &ids);
 	return 0;
 }
 
@@ -769,6 +830,8 @@ pag_read_record(pag_graph *g, const char *line, size_t len, const char *where)
 
 	g->nrecords++;
 	if (line[1] == 'E' && g->numbered && read_plain_edge(g, line, len) == 0)
+		return 0;
+	if (line[1] == 'V' && read_plain_vertex(g, line, len) == 0)
 		return 0;
 	c.g = g;
 	c.where = where;
