@@ -146,6 +146,19 @@ sums_to_duration() {
 	[[ "$output" == *"tr-temporal: clock of b: +0.600 ms against m, from 12 RPCs"* ]]
 }
 
+@test "the clock pass reads standard input twice: a pipe, a file, a file read partly" {
+	f=$(z1 '' 600 | mkfix z1stdin.tr)
+	want=$(tr-temporal -t c "$f")
+	[ "$(cat "$f" | tr-temporal -t c)" = "$want" ]
+	[ "$(tr-temporal -t c < "$f")" = "$want" ]
+	# opened again from its start: what was read of it before stays read
+	[ "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$f")" = "$want" ]
+	{ printf 'X\tnot a record of a trace\n'; cat "$f"; } > "$BATS_TEST_TMPDIR/x.tr"
+	[ "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$BATS_TEST_TMPDIR/x.tr")" = "$want" ]
+	# and it is left at its end, as a copy would leave it
+	[ -z "$({ tr-temporal -t c > /dev/null; cat; } < "$f")" ]
+}
+
 @test "Z1 with the read starting 1 µs before the last write ends: no second worker" {
 	f=$(z1 queue.wait_us=10999 0 11999 | mkfix z1overlap.tr)
 	run tr-temporal -v -t c "$f"

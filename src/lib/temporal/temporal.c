@@ -295,7 +295,8 @@ check_empty(const tp_stats *st)
 }
 
 /* The inputs, with a pipe copied to a temporary file: the clock pass reads
- * everything before the analysis reads it again. */
+ * everything before the analysis reads it again. Standard input redirected
+ * from a file is opened again instead. */
 typedef struct inputs {
 	char **files, **spooled;
 	char **names;		/* for messages: the input, not its copy */
@@ -315,13 +316,17 @@ open_inputs(inputs *in, const tp_run_opts *r, int spool)
 	for (int i = 0; i < in->n; i++) {
 		struct stat st;
 
+		const char *again = NULL;
+
 		if (!spool)
 			;
+		else if (strcmp(files[i], "-") == 0 && (again = tr_input_stdin_again()))
+			in->names[i] = "<stdin>";
 		else if (strcmp(files[i], "-") == 0 || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
 			in->spooled[i] = tr_input_spool(files[i]);
 		else	/* a missing file is told now, before the silent pass */
 			tr_input_close(tr_input_open(files[i]));
-		in->files[i] = in->spooled[i] ? in->spooled[i] : files[i];
+		in->files[i] = in->spooled[i] ? in->spooled[i] : again ? (char *)again : files[i];
 		if (in->spooled[i])
 			in->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
 	}
