@@ -410,12 +410,12 @@ scan_fields(const char *line, size_t len, tr_field *f, size_t n)
 	size_t i = 0;
 
 	for (;;) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
+		const char *tab = tr_find(p, end, '\t');
 		const char *e = tab ? tab : end;
 
 		if (i < n)
 			f[i] = (tr_field){p, (size_t)(e - p)};
-		else if (!memchr(p, '=', (size_t)(e - p)))
+		else if (!tr_find(p, e, '='))
 			return 0;
 		i++;
 		if (!tab)

@@ -10,7 +10,7 @@ tr_split(const char *line, size_t len, tr_field *f, size_t max)
 	size_t n = 0;
 
 	for (;;) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
+		const char *tab = tr_find(p, end, '\t');
 		const char *e = tab ? tab : end;
 
 		if (n < max) {

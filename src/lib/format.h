@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util.h"
 
@@ -17,6 +21,30 @@ typedef struct tr_field {
 	const char *s;	/* escaped text, not NUL-terminated */
 	size_t len;
 } tr_field;
+
+/* The first c in [p, end), or NULL: memchr for the short fields of a record
+ * (most under 16 bytes), where a call to memchr costs more than the search. */
+static inline const char *
+tr_find(const char *p, const char *end, char c)
+{
+#ifdef __SSE2__
+	const __m128i want = _mm_set1_epi8(c);
+
+	for (; end - p >= 16; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, want));
+
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+	for (; p < end; p++)
+		if (*p == c)
+			return p;
+	return NULL;
+#else
+	return memchr(p, c, (size_t)(end - p));
+#endif
+}
 
 /* Split a line at TABs into at most max fields; returns the number of fields
  * the line has (may exceed max: the extra ones are not stored). */

@@ -15,7 +15,7 @@ split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
 	size_t n = 0;
 
 	for (;;) {
-		char *tab = memchr(s, '\t', (size_t)(end - s));
+		char *tab = (char *)tr_find(s, end, '\t');
 		char *e = tab ? tab : end;
 
 		if (n < max) {
@@ -65,7 +65,7 @@ parse_tags(parse_ctx *c, fields fs, size_t first, size_t nf, tr_tag **out, uint3
 	for (size_t i = 0; i < n; i++) {
 		char *f = fs.f[first + i];
 		size_t len = fs.len[first + i];
-		char *eq = memchr(f, '=', len);
+		char *eq = (char *)tr_find(f, f + len, '=');
 
 		if (!eq)	/* an empty key is allowed: some exporters write one */
 			return PARSE_FAIL(c, "field %zu: expected key=value, got \"%.40s\"", first + i + 1, f);
