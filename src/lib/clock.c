@@ -395,6 +395,7 @@ typedef struct scan {
 	scan_owner *owners;
 	size_t nowners, capowners;
 	strmap ids;
+	int esc;		/* the record being scanned holds a '%' */
 	int32_t *rpcs;		/* server spans of the trace's RPCs */
 	size_t caprpcs;
 } scan;
@@ -424,13 +425,14 @@ scan_fields(const char *line, size_t len, tr_field *f, size_t n)
 	}
 }
 
-/* A field, unescaped as the full parse unescapes it, in the trace's arena. */
+/* A field, unescaped as the full parse unescapes it, in the trace's arena;
+ * sc->esc: the record holds a '%' (most hold none: nothing to look for). */
 static const char *
 scan_text(scan *sc, const tr_field *f)
 {
 	char *s = arena_strndup(&sc->mem, f->s, f->len);
 
-	if (memchr(s, '%', f->len))
+	if (sc->esc && memchr(s, '%', f->len))
 		tr_unescape(s, s, f->len);
 	return s;
 }
@@ -495,6 +497,7 @@ scan_record(scan *sc, const char *line, size_t len)
 		return -1;
 	if (len < 2 || line[1] != '\t')
 		return 0;	/* a record type the parse does not own */
+	sc->esc = memchr(line, '%', len) != NULL;
 	switch (line[0]) {
 	case 'S': return scan_span_record(sc, line, len);
 	case 'R':

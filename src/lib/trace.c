@@ -436,8 +436,8 @@ fail:
 const char *
 tr_span_tag(const tr_span *s, const char *key)
 {
-	for (uint32_t i = 0; i < s->ntags; i++)
-		if (strcmp(s->tags[i].key, key) == 0)
+	for (uint32_t i = 0; i < s->ntags; i++)	/* the first byte tells most keys apart */
+		if (s->tags[i].key[0] == key[0] && strcmp(s->tags[i].key, key) == 0)
 			return s->tags[i].val;
 	return NULL;
 }

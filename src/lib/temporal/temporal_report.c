@@ -92,6 +92,16 @@ span_label(const wtrace *w, const tp_label *l, int role, strbuf *b)
 	sb_add(b, l->text + l->svclen, l->len - l->svclen);
 }
 
+/* "service:operation" of s into b. */
+static void
+add_service_op(strbuf *b, const tr_span *s)
+{
+	sb_adds(b, s->service);
+	sb_addc(b, ':');
+	sb_adds(b, s->operation);
+}
+
+/* Built piece by piece, not with printf: one for every transit cause. */
 static void
 transit_label(temporal *tp, wtrace *w, const tp_vert *x, strbuf *b)
 {
@@ -99,28 +109,37 @@ transit_label(temporal *tp, wtrace *w, const tp_vert *x, strbuf *b)
 	const tr_span *rcv = &t->spans[x->span];
 	const tr_span *snd = x->peer >= 0 ? &t->spans[x->peer] : NULL;
 
-	if (x->tkind == TT_REQUEST)
-		sb_addf(b, "request %s → %s:%s", snd->service, rcv->service, rcv->operation);
-	else if (x->tkind == TT_RESPONSE)
-		sb_addf(b, "response %s:%s → %s", snd->service, snd->operation, rcv->service);
-	else {
+	if (x->tkind == TT_REQUEST) {
+		sb_adds(b, "request ");
+		sb_adds(b, snd->service);
+		sb_adds(b, " → ");
+		add_service_op(b, rcv);
+	} else if (x->tkind == TT_RESPONSE) {
+		sb_adds(b, "response ");
+		add_service_op(b, snd);
+		sb_adds(b, " → ");
+		sb_adds(b, rcv->service);
+	} else {
 		wtrace *o = x->ext >= 0 ? tpg_lookup(tp, w->exts[x->ext].trace_id) : w;
 		int32_t j = x->ext >= 0 && o ? tr_trace_find(&o->t, w->exts[x->ext].span_id) : x->peer;
 
-		if (o && j >= 0)
-			sb_addf(b, "message %s:%s → %s:%s", o->t.spans[j].service,
-				o->t.spans[j].operation, rcv->service, rcv->operation);
-		else
-			sb_addf(b, "message → %s:%s", rcv->service, rcv->operation);
+		sb_adds(b, "message ");
+		if (o && j >= 0) {
+			add_service_op(b, &o->t.spans[j]);
+			sb_addc(b, ' ');
+		}
+		sb_adds(b, "→ ");
+		add_service_op(b, rcv);
 	}
 }
 
 void
 tpr_label(temporal *tp, const tp_cause *c, strbuf *b)
 {
-	if (c->role == ROLE_UNEXPLAINED)
-		sb_addf(b, "unexplained@%s", tp->res[c->res].name);
-	else if (c->role == ROLE_TRANSIT)
+	if (c->role == ROLE_UNEXPLAINED) {
+		sb_adds(b, "unexplained@");
+		sb_adds(b, tp->res[c->res].name);
+	} else if (c->role == ROLE_TRANSIT)
 		transit_label(tp, c->w, &c->w->v[c->v], b);
 	else
 		span_label(c->w, c->span_label ? c->span_label : c->w->v[c->v].label, c->role, b);
