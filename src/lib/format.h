@@ -46,6 +46,56 @@ tr_find(const char *p, const char *end, char c)
 #endif
 }
 
+/* The places of one byte in a line, in order, found 16 bytes at a time: a
+ * record's TABs at the cost of a few instructions each. */
+typedef struct tr_scan {
+	const char *blk, *end;	/* the block the mask is of, the line's end */
+	unsigned mask;		/* bytes of blk equal to c, not yet handed out */
+	char c;
+} tr_scan;
+
+static inline unsigned
+tr_scan_block(const tr_scan *sc)
+{
+	unsigned m = 0;
+
+#ifdef __SSE2__
+	if (sc->end - sc->blk >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)sc->blk);
+
+		return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(sc->c)));
+	}
+#endif
+	for (int i = 0; i < 16 && sc->blk + i < sc->end; i++)
+		m |= (unsigned)(sc->blk[i] == sc->c) << i;
+	return m;
+}
+
+static inline void
+tr_scan_init(tr_scan *sc, const char *s, const char *end, char c)
+{
+	sc->blk = s;
+	sc->end = end;
+	sc->c = c;
+	sc->mask = tr_scan_block(sc);
+}
+
+/* The next c, or NULL at the end. */
+static inline const char *
+tr_scan_next(tr_scan *sc)
+{
+	while (!sc->mask) {
+		if (sc->end - sc->blk <= 16)
+			return NULL;
+		sc->blk += 16;
+		sc->mask = tr_scan_block(sc);
+	}
+	const char *at = sc->blk + __builtin_ctz(sc->mask);
+
+	sc->mask &= sc->mask - 1;
+	return at;
+}
+
 /* Split a line at TABs into at most max fields; returns the number of fields
  * the line has (may exceed max: the extra ones are not stored). */
 size_t tr_split(const char *line, size_t len, tr_field *f, size_t max);

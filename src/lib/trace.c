@@ -13,9 +13,11 @@ split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
 {
 	char *end = s + len;
 	size_t n = 0;
+	tr_scan tabs;
 
+	tr_scan_init(&tabs, s, end, '\t');
 	for (;;) {
-		char *tab = (char *)tr_find(s, end, '\t');
+		char *tab = (char *)tr_scan_next(&tabs);
 		char *e = tab ? tab : end;
 
 		if (n < max) {
