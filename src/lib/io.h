@@ -15,6 +15,9 @@ typedef struct tr_input tr_input;
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
 /* The same, but NULL with errno set when the file cannot be opened. */
 tr_input *tr_input_try_open(const char *path);
+/* Bytes [off, off + len) of the file at path, as they are (nothing is
+ * decompressed); dies as tr_input_open does. */
+tr_input *tr_input_open_range(const char *path, uint64_t off, uint64_t len);
 const char *tr_input_name(const tr_input *in);
 int tr_input_is_zstd(const tr_input *in);
 /* How the input is compressed ("zstd", "gzip", ...), or NULL. */
