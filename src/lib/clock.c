@@ -801,7 +801,8 @@ scan_split(const char *file)
 {
 	struct stat st;
 
-	if (stat(file, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < SCAN_SPLIT_MIN)
+	if (strcmp(file, "-") == 0 || stat(file, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < SCAN_SPLIT_MIN)
 		return 0;
 	uint64_t mid = (uint64_t)st.st_size / 2, at = mid, cut = 0;
 	tr_input *in = tr_input_open_range(file, mid, SCAN_SPLIT_LOOK);
