@@ -146,6 +146,44 @@ sums_to_duration() {
 	[[ "$output" == *"tr-temporal: clock of b: +0.600 ms against m, from 12 RPCs"* ]]
 }
 
+@test "the clock pass reads standard input twice: a pipe, a file, a file read partly" {
+	f=$(z1 '' 600 | mkfix z1stdin.tr)
+	want=$(tr-temporal -t c "$f")
+	[ "$(cat "$f" | tr-temporal -t c)" = "$want" ]
+	[ "$(tr-temporal -t c < "$f")" = "$want" ]
+	# opened again from its start: what was read of it before stays read
+	[ "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$f")" = "$want" ]
+	{ printf 'X\tnot a record of a trace\n'; cat "$f"; } > "$BATS_TEST_TMPDIR/x.tr"
+	[ "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$BATS_TEST_TMPDIR/x.tr")" = "$want" ]
+	# and it is left at its end, as a copy would leave it
+	[ -z "$({ tr-temporal -t c > /dev/null; cat; } < "$f")" ]
+}
+
+@test "a large input's clock pass, scanned as two halves at once, finds what one pass finds" {
+	# 40,000 requests (over 8 MiB): web calls a server on one of five hosts
+	# with clocks off by 0 to 4 ms; hosts the first half never calls only
+	# come in the second
+	awk 'BEGIN { OFS = "\t"; print "#tr/1"; n = 40000
+		for (i = 0; i < n; i++) {
+			t = "t" i; s = i * 100; h = (i * 7) % 5; if (i > n / 2 + 100) h += 5 * (i % 2)
+			print "T", t
+			print "S", t, "w", "", s, 3000, "web", "GET /", "server", "web-1", "pad=" sprintf("%0120d", i)
+			print "S", t, "c", "w", s + 100, 2500, "web", "call", "client", "web-1"
+			print "S", t, "v", "c", s + 400 + 1000 * (h % 5) + (i % 3), 1800, "api", "serve", "server", "api-" h
+		} }' > "$BATS_TEST_TMPDIR/big.tr"
+	[ "$(wc -c < "$BATS_TEST_TMPDIR/big.tr")" -gt $((8 << 20)) ]
+	run tr-temporal -v "$BATS_TEST_TMPDIR/big.tr"
+	[ "$status" -eq 0 ]
+	one=$output
+	[[ "$one" == *"clock of api-4: "*" ms against web-1, from "*" RPCs"* ]]
+	[[ "$one" == *"clock of api-9: "* ]]
+	# an empty second input: the full pass (the scan takes the line format only)
+	: > "$BATS_TEST_TMPDIR/empty"
+	run tr-temporal -v "$BATS_TEST_TMPDIR/big.tr" "$BATS_TEST_TMPDIR/empty"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$one" ]
+}
+
 @test "Z1 with the read starting 1 µs before the last write ends: no second worker" {
 	f=$(z1 queue.wait_us=10999 0 11999 | mkfix z1overlap.tr)
 	run tr-temporal -v -t c "$f"

@@ -1,8 +1,10 @@
 /* clock.c - per-host clock offsets from RPC timings. See clock.h. */
 #include "clock.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* What the RPCs of one direction between two hosts said. */
 typedef struct rpc_side {
@@ -395,6 +397,7 @@ typedef struct scan {
 	scan_owner *owners;
 	size_t nowners, capowners;
 	strmap ids;
+	int esc;		/* the record being scanned holds a '%' */
 	int32_t *rpcs;		/* server spans of the trace's RPCs */
 	size_t caprpcs;
 } scan;
@@ -408,14 +411,16 @@ scan_fields(const char *line, size_t len, tr_field *f, size_t n)
 {
 	const char *p = line, *end = line + len;
 	size_t i = 0;
+	tr_scan tabs;
 
+	tr_scan_init(&tabs, line, end, '\t');
 	for (;;) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
+		const char *tab = tr_scan_next(&tabs);
 		const char *e = tab ? tab : end;
 
 		if (i < n)
 			f[i] = (tr_field){p, (size_t)(e - p)};
-		else if (!memchr(p, '=', (size_t)(e - p)))
+		else if (!tr_find(p, e, '='))
 			return 0;
 		i++;
 		if (!tab)
@@ -424,13 +429,14 @@ scan_fields(const char *line, size_t len, tr_field *f, size_t n)
 	}
 }
 
-/* A field, unescaped as the full parse unescapes it, in the trace's arena. */
+/* A field, unescaped as the full parse unescapes it, in the trace's arena;
+ * sc->esc: the record holds a '%' (most hold none: nothing to look for). */
 static const char *
 scan_text(scan *sc, const tr_field *f)
 {
 	char *s = arena_strndup(&sc->mem, f->s, f->len);
 
-	if (memchr(s, '%', f->len))
+	if (sc->esc && memchr(s, '%', f->len))
 		tr_unescape(s, s, f->len);
 	return s;
 }
@@ -495,6 +501,7 @@ scan_record(scan *sc, const char *line, size_t len)
 		return -1;
 	if (len < 2 || line[1] != '\t')
 		return 0;	/* a record type the parse does not own */
+	sc->esc = memchr(line, '%', len) != NULL;
 	switch (line[0]) {
 	case 'S': return scan_span_record(sc, line, len);
 	case 'R':
@@ -690,10 +697,10 @@ scan_inputs_fit(char **files, int nfiles)
 	return 1;
 }
 
+/* The lines of in, scanned; 0 when the scan gives up. */
 static int
-scan_file(scan *sc, const char *file)
+scan_lines(scan *sc, tr_input *in)
 {
-	tr_input *in = tr_input_open(file);
 	char *line;
 	size_t len;
 	int ok = 1;
@@ -712,6 +719,12 @@ scan_file(scan *sc, const char *file)
 	return ok;
 }
 
+static int
+scan_file(scan *sc, const char *file)
+{
+	return scan_lines(sc, tr_input_open(file));
+}
+
 static void
 scan_free(scan *sc)
 {
@@ -723,6 +736,126 @@ scan_free(scan *sc)
 	free(sc->rpcs);
 }
 
+/* What the RPCs of e said, added to d's: the order they come in does not
+ * matter (note_rpc). */
+static void
+merge_side(rpc_side *d, const rpc_side *e)
+{
+	if (!e->n)
+		return;
+	if (!d->n) {
+		*d = *e;
+		return;
+	}
+	d->lo = e->lo > d->lo ? e->lo : d->lo;
+	d->hi = e->hi < d->hi ? e->hi : d->hi;
+	if (e->min_slack < d->min_slack || (e->min_slack == d->min_slack && e->mid2 < d->mid2)) {
+		d->min_slack = e->min_slack;
+		d->mid2 = e->mid2;
+	}
+	d->min_req = e->min_req < d->min_req ? e->min_req : d->min_req;
+	d->n += e->n;
+}
+
+/* The RPCs o noted, noted in c after its own: hosts new to c are numbered
+ * in the order o met them, as one pass over both inputs would. */
+static void
+merge_clock(tr_clock *c, const tr_clock *o)
+{
+	int32_t *ids = xmalloc((o->nhosts + 1) * sizeof *ids);
+
+	for (size_t i = 0; i < o->nhosts; i++) {
+		ids[i] = host_id(c, o->hosts[i].name);
+		c->hosts[ids[i]].calls += o->hosts[i].calls;
+	}
+	for (size_t i = 0; i < o->npairs; i++) {
+		const host_pair *q = &o->pairs[i];
+		host_pair *p = pair_of(c, ids[q->a], ids[q->b], 1);
+
+		merge_side(&p->side[0], &q->side[0]);
+		merge_side(&p->side[1], &q->side[1]);
+	}
+	free(ids);
+}
+
+/* The lines of bytes [off, off + len) of a file, from a line start, to
+ * the end of the trace open there. */
+static int
+scan_range(scan *sc, const char *file, uint64_t off, uint64_t len)
+{
+	int ok = scan_lines(sc, tr_input_open_range(file, off, len));
+
+	if (ok && sc->open)
+		ok = scan_end_trace(sc) == 0;
+	return ok;
+}
+
+/* A large file is scanned as two halves at once (two cores), cut before a
+ * T record: a trace's group never spans the cut, and where its group ends
+ * the scan is the same whichever half it is in. */
+enum { SCAN_SPLIT_MIN = 8 << 20, SCAN_SPLIT_LOOK = 16 << 20 };
+
+/* Where the second half starts: a T record near the middle; 0 for none. */
+static uint64_t
+scan_split(const char *file)
+{
+	struct stat st;
+
+	if (strcmp(file, "-") == 0 || stat(file, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < SCAN_SPLIT_MIN)
+		return 0;
+	uint64_t mid = (uint64_t)st.st_size / 2, at = mid, cut = 0;
+	tr_input *in = tr_input_open_range(file, mid, SCAN_SPLIT_LOOK);
+	size_t len;
+	char *line = tr_input_line(in, &len);	/* the rest of a line cut at mid */
+
+	for (; line && !tr_input_line_cut(in); line = tr_input_line(in, &len)) {
+		if (at > mid && len > 1 && line[0] == 'T' && line[1] == '\t') {
+			cut = at;
+			break;
+		}
+		at += len + 1;
+	}
+	tr_input_close(in);
+	return cut;
+}
+
+typedef struct scan_half {
+	scan sc;
+	const char *file;
+	uint64_t off;
+	int ok;
+} scan_half;
+
+static void *
+scan_second_half(void *arg)
+{
+	scan_half *h = arg;
+
+	h->ok = scan_range(&h->sc, h->file, h->off, UINT64_MAX);
+	return NULL;
+}
+
+static int
+scan_halves(scan *sc, const char *file, uint64_t cut)
+{
+	scan_half h = {.sc = {.max_spans = sc->max_spans, .max_bytes = sc->max_bytes,
+			      .c = tr_clock_new()}, .file = file, .off = cut};
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, scan_second_half, &h) == 0;
+	int ok = scan_range(sc, file, 0, cut);
+
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		scan_second_half(&h);
+	if (ok && h.ok)
+		merge_clock(sc->c, h.sc.c);
+	tr_clock_free(h.sc.c);
+	scan_free(&h.sc);
+	return ok && h.ok;
+}
+
 /* The light pass over the inputs; NULL when it gave up. */
 static tr_clock *
 scan_inputs(char **files, int nfiles, size_t max_spans, size_t max_bytes)
@@ -730,12 +863,17 @@ scan_inputs(char **files, int nfiles, size_t max_spans, size_t max_bytes)
 	scan sc = {.max_spans = max_spans ? max_spans : TR_DEFAULT_MAX_SPANS,
 		   .max_bytes = max_bytes ? max_bytes : TR_DEFAULT_MAX_BYTES};
 	int ok = nfiles > 0 && scan_inputs_fit(files, nfiles);
+	uint64_t cut;
 
 	sc.c = tr_clock_new();
-	for (int i = 0; ok && i < nfiles; i++)
-		ok = scan_file(&sc, files[i]);
-	if (ok && sc.open)
-		ok = scan_end_trace(&sc) == 0;
+	if (ok && nfiles == 1 && (cut = scan_split(files[0])) > 0)
+		ok = scan_halves(&sc, files[0], cut);
+	else {
+		for (int i = 0; ok && i < nfiles; i++)
+			ok = scan_file(&sc, files[i]);
+		if (ok && sc.open)
+			ok = scan_end_trace(&sc) == 0;
+	}
 	scan_free(&sc);
 	if (ok)
 		return sc.c;

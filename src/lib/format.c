@@ -8,9 +8,11 @@ tr_split(const char *line, size_t len, tr_field *f, size_t max)
 {
 	const char *p = line, *end = line + len;
 	size_t n = 0;
+	tr_scan tabs;
 
+	tr_scan_init(&tabs, line, end, '\t');
 	for (;;) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
+		const char *tab = tr_scan_next(&tabs);
 		const char *e = tab ? tab : end;
 
 		if (n < max) {

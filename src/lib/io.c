@@ -34,27 +34,38 @@ struct tr_input {
 	int eof;
 	int line_cut;		/* the last line had no LF */
 	uint64_t lineno, consumed;
+	uint64_t left;		/* bytes of the file still to read (a range) */
 	char err[160];		/* why the input ended early, "" when it did not */
 };
+
+/* Up to n bytes of the file into buf; 0 at its end. */
+static size_t
+read_raw(tr_input *in, char *buf, size_t n)
+{
+	ssize_t got;
+
+	if (n > in->left)
+		n = (size_t)in->left;	/* the end of a range */
+	do
+		got = n ? read(in->fd, buf, n) : 0;
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in->name, strerror(errno));
+	in->consumed += (size_t)got;
+	in->left -= (size_t)got;
+	if (got == 0)
+		in->raw_eof = 1;
+	return (size_t)got;
+}
 
 static size_t
 raw_fill(tr_input *in)
 {
-	ssize_t n;
-
 	if (in->raw_off < in->raw_len || in->raw_eof)
 		return in->raw_len - in->raw_off;
-	do
-		n = read(in->fd, in->raw, IN_CHUNK);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in->name, strerror(errno));
-	in->raw_len = (size_t)n;
+	in->raw_len = read_raw(in, in->raw, IN_CHUNK);
 	in->raw_off = 0;
-	in->consumed += (size_t)n;
-	if (n == 0)
-		in->raw_eof = 1;
-	return (size_t)n;
+	return in->raw_len;
 }
 
 tr_input *
@@ -79,22 +90,13 @@ tr_input_try_open(const char *path)
 	in->fd = fd;
 	in->name = xstrdup(fd ? path : "<stdin>");
 	in->raw = xmalloc(IN_CHUNK);
+	in->left = UINT64_MAX;
 	/* Fill until the magic numbers can be told (a pipe may deliver less):
 	 * eight bytes, for the framed zstd of the
 	 * OpenTelemetry Collector's file exporter: a 4-byte big-endian length,
 	 * then a frame. */
-	while (in->raw_len < 8 && !in->raw_eof) {
-		ssize_t n = read(in->fd, in->raw + in->raw_len, IN_CHUNK - in->raw_len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in->name, strerror(errno));
-		if (n == 0)
-			in->raw_eof = 1;
-		in->raw_len += (size_t)n;
-		in->consumed += (size_t)n;
-	}
+	while (in->raw_len < 8 && !in->raw_eof)
+		in->raw_len += read_raw(in, in->raw + in->raw_len, IN_CHUNK - in->raw_len);
 	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0)
 		in->zstd = ZSTD;
 	else if (in->raw_len >= 8 && memcmp(in->raw + 4, magic, 4) == 0 && in->raw[0] == 0)
@@ -113,6 +115,19 @@ tr_input_try_open(const char *path)
 			tr_die(TR_EXIT_SYSTEM, "out of memory");
 	}
 	in->lineno = 0;
+	return in;
+}
+
+tr_input *
+tr_input_open_range(const char *path, uint64_t off, uint64_t len)
+{
+	tr_input *in = xcalloc(1, sizeof *in);
+
+	if ((in->fd = open(path, O_RDONLY)) < 0 || lseek(in->fd, (off_t)off, SEEK_SET) < 0)
+		tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
+	in->name = xstrdup(path);
+	in->raw = xmalloc(IN_CHUNK);
+	in->left = len;
 	return in;
 }
 
@@ -148,6 +163,28 @@ tr_input_spool(const char *path)
 	close(fd);
 	tr_input_close(in);
 	return tmp;
+}
+
+const char *
+tr_input_stdin_again(void)
+{
+	static const char path[] = "/dev/stdin";
+	struct stat in, again;
+	off_t at = lseek(0, 0, SEEK_CUR);
+	int fd;
+
+	if (at != 0 || fstat(0, &in) < 0 || !S_ISREG(in.st_mode) || (fd = open(path, O_RDONLY)) < 0)
+		return NULL;
+	/* Where opening it duplicates fd 0 (not Linux), the two share one
+	 * offset: moving fd 0 to the end moves the new one too. */
+	if (fstat(fd, &again) == 0 && again.st_dev == in.st_dev && again.st_ino == in.st_ino &&
+	    lseek(0, 0, SEEK_END) >= 0 && lseek(fd, 0, SEEK_CUR) == 0) {
+		close(fd);
+		return path;
+	}
+	lseek(0, at, SEEK_SET);
+	close(fd);
+	return NULL;
 }
 
 int
@@ -311,6 +348,9 @@ decoded_read(tr_input *in, void *buf, size_t n)
 static size_t
 plain_read(tr_input *in, void *buf, size_t n)
 {
+	/* nothing to decode, nothing left in raw: straight into buf, no copy */
+	if (in->raw_off == in->raw_len && !in->raw_eof && n >= IN_CHUNK)
+		return read_raw(in, buf, n);
 	size_t have = raw_fill(in);
 
 	if (have > n)

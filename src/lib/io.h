@@ -15,6 +15,9 @@ typedef struct tr_input tr_input;
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
 /* The same, but NULL with errno set when the file cannot be opened. */
 tr_input *tr_input_try_open(const char *path);
+/* Bytes [off, off + len) of the file at path, as they are (nothing is
+ * decompressed); dies as tr_input_open does. */
+tr_input *tr_input_open_range(const char *path, uint64_t off, uint64_t len);
 const char *tr_input_name(const tr_input *in);
 int tr_input_is_zstd(const tr_input *in);
 /* How the input is compressed ("zstd", "gzip", ...), or NULL. */
@@ -29,6 +32,11 @@ int tr_input_report(const tr_input *in, const char *name);
  * stays cut), to a new temporary file in $TMPDIR that is removed however the
  * run ends; returns its path. For a second pass over a pipe. */
 char *tr_input_spool(const char *path);
+/* A path that reads standard input again from its start each time it is
+ * opened, when standard input is a regular file read from its start (a
+ * shell's < file): no copy is needed for a second pass. Standard input is
+ * then left at its end, as copying it would leave it. NULL otherwise. */
+const char *tr_input_stdin_again(void);
 /* Read up to n bytes; returns the count, 0 at end. Dies on a read error. */
 size_t tr_input_read(tr_input *in, void *buf, size_t n);
 /* The next decoded bytes, at least want of them unless the input ends

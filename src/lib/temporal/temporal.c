@@ -295,7 +295,8 @@ check_empty(const tp_stats *st)
 }
 
 /* The inputs, with a pipe copied to a temporary file: the clock pass reads
- * everything before the analysis reads it again. */
+ * everything before the analysis reads it again. Standard input redirected
+ * from a file is opened again instead. */
 typedef struct inputs {
 	char **files, **spooled;
 	char **names;		/* for messages: the input, not its copy */
@@ -315,13 +316,17 @@ open_inputs(inputs *in, const tp_run_opts *r, int spool)
 	for (int i = 0; i < in->n; i++) {
 		struct stat st;
 
+		const char *again = NULL;
+
 		if (!spool)
 			;
+		else if (strcmp(files[i], "-") == 0 && (again = tr_input_stdin_again()))
+			in->names[i] = "<stdin>";
 		else if (strcmp(files[i], "-") == 0 || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
 			in->spooled[i] = tr_input_spool(files[i]);
 		else	/* a missing file is told now, before the silent pass */
 			tr_input_close(tr_input_open(files[i]));
-		in->files[i] = in->spooled[i] ? in->spooled[i] : files[i];
+		in->files[i] = in->spooled[i] ? in->spooled[i] : again ? (char *)again : files[i];
 		if (in->spooled[i])
 			in->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
 	}
@@ -395,11 +400,13 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 
 	if (o->format == TP_LINE)
 		sb_adds(&b, TR_FORMAT_HEADER "\n");
+	tp_ahead *ahead = tpa_start(rd);
+
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;
 		size_t len = 0;
-		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
+		enum tr_next n = tpa_next(ahead, &t, &line, &len);
 
 		if (n == TR_EOF)
 			break;
@@ -416,7 +423,12 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			sb_clear(&b);
 		}
 	}
-	if (!tr_reader_bad(rd) && !o->allow_empty && tr_reader_read_nothing(rd)) {
+	size_t bad = tpa_bad(ahead);
+	int nothing = tpa_read_nothing(ahead);
+	/* stopped before the end: the reader thread still holds rd */
+	int rd_free = tpa_finish(ahead);
+
+	if (!bad && !o->allow_empty && nothing) {
 		status = tr_reader_empty_error(rd);
 		tr_output_discard(out);
 		out = NULL;
@@ -425,7 +437,6 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	if (out)
 		tr_output_sb(out, &b);
 	sb_free(&b);
-	size_t bad = tr_reader_bad(rd);
 	const tp_stats *st = tp_stats_get(tp);
 	if (bad)
 		status = TR_EXIT_INPUT;
@@ -471,7 +482,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	}
 	if (out)
 		tr_output_close(out);
-	tr_reader_free(rd);
+	if (rd_free)
+		tr_reader_free(rd);
 	tp_free(tp);
 	tr_clock_free(clk);
 	close_inputs(&in);

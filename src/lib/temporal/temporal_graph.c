@@ -511,9 +511,12 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 		i = j;
 	}
 	w->final[p] = seg;
-	for (int32_t v = si[p].seg0; v <= seg; v++)
+	const tp_label *label = tpr_span_label(tp, w, p, res);
+	for (int32_t v = si[p].seg0; v <= seg; v++) {
+		w->v[v].label = label;
 		if (res >= 0 && w->v[v].end > w->v[v].start)
 			w->v[v].res = res;
+	}
 }
 
 static void
@@ -774,6 +777,10 @@ tpg_build(temporal *tp, wtrace *w)
 		transits(w, si, c);
 		w->done[c] = si[c].aw == AW_REMOTE ? si[c].rs : w->final[c];
 	}
+	for (size_t v = 0; v < w->nv; v++)	/* a transit's: its span's */
+		if (!w->v[v].label && w->seg0[w->v[v].span] >= 0)
+			w->v[v].label = w->v[w->seg0[w->v[v].span]].label;
+	w->root_label = w->root >= 0 && si[w->root].timed ? w->v[si[w->root].seg0].label : NULL;
 	causal_edges(w, si, order, &e, &ne, &cape);
 	store_edges(w, e, ne);
 	free(e);

@@ -13,6 +13,22 @@ enum tp_role { ROLE_ONPATH, ROLE_OFFPATH, ROLE_SEQ, ROLE_TRANSIT, ROLE_UNEXPLAIN
 
 typedef struct wtrace wtrace;
 
+/* A span's label as a cause on its own trace's path: "service:operation on
+ * resource" (or "(kind)" for a caller). Off the path the service is the one
+ * of its trace's root: text[svclen..len) follows that one instead. Made
+ * when the trace is built, so that naming a cause later, long after, reads
+ * one text and not the span and its fields, out of the cache by then. */
+typedef struct tp_label {
+	uint32_t len, svclen;
+	char text[];		/* the label, NUL, the span's id, NUL */
+} tp_label;
+
+static inline const char *
+tp_label_span_id(const tp_label *l)
+{
+	return l->text + l->len + 1;
+}
+
 /* A vertex: a self segment of a span, or the transit of a request, response
  * or message. Vertices of one trace live in one array and name each other
  * by index; only sequencing edges and messages cross traces. */
@@ -31,6 +47,7 @@ typedef struct tp_vert {
 	int32_t seq_v;
 	/* Annotation of the current query (stamp says which query). */
 	uint32_t stamp;
+	const tp_label *label;	/* its span's (NULL: the span has none) */
 } tp_vert;
 
 /* A message source named by a reference into (maybe) another trace. */
@@ -52,6 +69,7 @@ struct wtrace {
 	int32_t *done;		/* per span: the vertex its parent waits for */
 	uint8_t *in_main;	/* per span: below the trace's root */
 	int32_t root;		/* the request's root span (-1: none with time) */
+	const tp_label *root_label;	/* root's, NULL when it has none */
 	int32_t *seg0;		/* per span: its first vertex (-1: no time) */
 	uint8_t *inferred;	/* per span: its queueing was inferred, not recorded */
 	int64_t *arrival;	/* per span: its recorded arrival, else its start */
@@ -99,6 +117,7 @@ typedef struct tp_cause {
 	int32_t span, v, res;
 	uint8_t role;
 	int64_t self, delay;
+	const tp_label *span_label;	/* the vertex's, taken when the cause is made */
 	const char *label;
 } tp_cause;
 
@@ -169,6 +188,18 @@ int32_t tpq_span(const temporal *tp, const wtrace *w);
  * last end below it) into tp->tasks. 0, or -1 when it has no time. */
 int tpq_annotate(temporal *tp, wtrace *w, int32_t span);
 
+/* temporal_ahead.c: the reader on a thread of its own, a few traces ahead. */
+typedef struct tp_ahead tp_ahead;
+tp_ahead *tpa_start(tr_reader *rd);
+/* tr_reader_next, with what the reader said about it written first. */
+enum tr_next tpa_next(tp_ahead *a, tr_trace **t, const char **line, size_t *len);
+/* tr_reader_bad and tr_reader_read_nothing as of the last tpa_next. */
+size_t tpa_bad(const tp_ahead *a);
+int tpa_read_nothing(const tp_ahead *a);
+/* Stop reading; 1 when the reader is done with rd (it may be freed), 0 when
+ * the thread still reads (stopped before the end of the input). */
+int tpa_finish(tp_ahead *a);
+
 /* temporal_report.c */
 const char *tp_role_name(int role);
 void tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out);
@@ -179,5 +210,8 @@ void tpr_write_causes(temporal *tp, wtrace *w, strbuf *out);
 /* The end of the causes table, begun if no trace was analysed. */
 void tpr_end_causes(temporal *tp, strbuf *out);
 void tpr_label(temporal *tp, const tp_cause *c, strbuf *b);
+/* The label of span of w, which occupies resource res (-1: none), in w's
+ * memory. */
+const tp_label *tpr_span_label(temporal *tp, wtrace *w, int32_t span, int32_t res);
 
 #endif

@@ -45,27 +45,63 @@ tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b)
 	return k != NULL;
 }
 
-/* "service:operation on resource"; off the path, the service is the one that
- * started the cause's trace: who sent the work that got in the way. */
-static void
-span_label(const temporal *tp, const wtrace *w, int32_t span, int role, strbuf *b)
+const tp_label *
+tpr_span_label(temporal *tp, wtrace *w, int32_t span, int32_t res)
 {
-	const tr_trace *t = &w->t;
-	const tr_span *s = &t->spans[span];
-	const char *svc = s->service;
+	const tr_span *s = &w->t.spans[span];
+	strbuf *b = &tp->text;
+	size_t svclen;
 
-	if (role != ROLE_ONPATH && w->root >= 0)
-		svc = t->spans[w->root].service;
-	sb_adds(b, svc);
+	sb_clear(b);
+	sb_adds(b, s->service);
+	svclen = b->len;
 	sb_addc(b, ':');
 	sb_adds(b, s->operation);
 	if (occupying_kind(s->kind)) {
 		sb_adds(b, " on ");
-		tp_resource_name(tp, s, b);
-	} else if (s->kind)
-		sb_addf(b, " (%s)", tr_kind_name(s->kind));
+		sb_adds(b, tp->res[res].name);
+	} else if (s->kind) {
+		sb_adds(b, " (");
+		sb_adds(b, tr_kind_name(s->kind));
+		sb_addc(b, ')');
+	}
+	size_t idlen = strlen(s->span_id);
+	tp_label *l = arena_alloc(&w->t.mem, sizeof *l + b->len + idlen + 2);
+	l->len = (uint32_t)b->len;
+	l->svclen = (uint32_t)svclen;
+	memcpy(l->text, b->s, b->len + 1);
+	memcpy(l->text + b->len + 1, s->span_id, idlen + 1);
+	return l;
 }
 
+/* "service:operation on resource"; off the path, the service is the one
+ * that started the cause's trace: who sent the work that got in the way. */
+static void
+span_label(const wtrace *w, const tp_label *l, int role, strbuf *b)
+{
+	const tp_label *root = w->root_label;
+
+	if (role == ROLE_ONPATH || w->root < 0) {
+		sb_add(b, l->text, l->len);
+		return;
+	}
+	if (root)
+		sb_add(b, root->text, root->svclen);
+	else
+		sb_adds(b, w->t.spans[w->root].service);
+	sb_add(b, l->text + l->svclen, l->len - l->svclen);
+}
+
+/* "service:operation" of s into b. */
+static void
+add_service_op(strbuf *b, const tr_span *s)
+{
+	sb_adds(b, s->service);
+	sb_addc(b, ':');
+	sb_adds(b, s->operation);
+}
+
+/* Built piece by piece, not with printf: one for every transit cause. */
 static void
 transit_label(temporal *tp, wtrace *w, const tp_vert *x, strbuf *b)
 {
@@ -73,31 +109,49 @@ transit_label(temporal *tp, wtrace *w, const tp_vert *x, strbuf *b)
 	const tr_span *rcv = &t->spans[x->span];
 	const tr_span *snd = x->peer >= 0 ? &t->spans[x->peer] : NULL;
 
-	if (x->tkind == TT_REQUEST)
-		sb_addf(b, "request %s → %s:%s", snd->service, rcv->service, rcv->operation);
-	else if (x->tkind == TT_RESPONSE)
-		sb_addf(b, "response %s:%s → %s", snd->service, snd->operation, rcv->service);
-	else {
+	if (x->tkind == TT_REQUEST) {
+		sb_adds(b, "request ");
+		sb_adds(b, snd->service);
+		sb_adds(b, " → ");
+		add_service_op(b, rcv);
+	} else if (x->tkind == TT_RESPONSE) {
+		sb_adds(b, "response ");
+		add_service_op(b, snd);
+		sb_adds(b, " → ");
+		sb_adds(b, rcv->service);
+	} else {
 		wtrace *o = x->ext >= 0 ? tpg_lookup(tp, w->exts[x->ext].trace_id) : w;
 		int32_t j = x->ext >= 0 && o ? tr_trace_find(&o->t, w->exts[x->ext].span_id) : x->peer;
 
-		if (o && j >= 0)
-			sb_addf(b, "message %s:%s → %s:%s", o->t.spans[j].service,
-				o->t.spans[j].operation, rcv->service, rcv->operation);
-		else
-			sb_addf(b, "message → %s:%s", rcv->service, rcv->operation);
+		sb_adds(b, "message ");
+		if (o && j >= 0) {
+			add_service_op(b, &o->t.spans[j]);
+			sb_addc(b, ' ');
+		}
+		sb_adds(b, "→ ");
+		add_service_op(b, rcv);
 	}
 }
 
 void
 tpr_label(temporal *tp, const tp_cause *c, strbuf *b)
 {
-	if (c->role == ROLE_UNEXPLAINED)
-		sb_addf(b, "unexplained@%s", tp->res[c->res].name);
-	else if (c->role == ROLE_TRANSIT)
+	if (c->role == ROLE_UNEXPLAINED) {
+		sb_adds(b, "unexplained@");
+		sb_adds(b, tp->res[c->res].name);
+	} else if (c->role == ROLE_TRANSIT)
 		transit_label(tp, c->w, &c->w->v[c->v], b);
 	else
-		span_label(tp, c->w, c->span, c->role, b);
+		span_label(c->w, c->span_label ? c->span_label : c->w->v[c->v].label, c->role, b);
+}
+
+/* The label of c, in the query's memory. */
+static const char *
+cause_label(temporal *tp, const tp_cause *c)
+{
+	sb_clear(&tp->text);
+	tpr_label(tp, c, &tp->text);
+	return arena_strndup(&tp->qmem, tp->text.s, tp->text.len);
 }
 
 static const char *
@@ -105,9 +159,8 @@ task_label(temporal *tp, const tp_task *t)
 {
 	tp_cause c = {.w = t->w, .v = t->v, .res = t->res, .role = t->role,
 		      .span = t->v >= 0 ? t->w->v[t->v].span : -1};
-	sb_clear(&tp->text);
-	tpr_label(tp, &c, &tp->text);
-	return arena_strndup(&tp->qmem, tp->text.s, tp->text.len);
+
+	return cause_label(tp, &c);
 }
 
 /* The key of a task's cause: a span in a role, a transit, or a resource gap. */
@@ -148,6 +201,7 @@ build_causes(temporal *tp)
 			c->res = t->res;
 			c->role = t->role;
 			c->span = t->v >= 0 ? t->w->v[t->v].span : -1;
+			c->span_label = t->v >= 0 ? t->w->v[t->v].label : NULL;
 			s->val = (int64_t)tp->ncauses++;
 		}
 		tp_cause *c = &tp->causes[s->val];
@@ -167,6 +221,20 @@ cause_cmp(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
+/* The labels of causes c[0, n) are in traces built long ago, out of the
+ * cache: fetched all at once, not one miss after another. */
+static void
+prefetch_labels(const tp_cause *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].span_label) {
+			__builtin_prefetch(c[i].span_label);
+			__builtin_prefetch(c[i].w->t.trace_id);
+			if (c[i].role != ROLE_ONPATH)
+				__builtin_prefetch(c[i].w->root_label);
+		}
+}
+
 /* Sorted causes with self time; returns how many. */
 static size_t
 ranked_causes(temporal *tp)
@@ -179,9 +247,9 @@ ranked_causes(temporal *tp)
 		if (tp->causes[i].self > 0)
 			tp->causes[n++] = tp->causes[i];
 	/* labels only for what is shown: most tasks' causes have no self time */
+	prefetch_labels(tp->causes, n);
 	for (size_t i = 0; i < n; i++)
-		tp->causes[i].label = task_label(tp, &(tp_task){.w = tp->causes[i].w,
-			.v = tp->causes[i].v, .res = tp->causes[i].res, .role = tp->causes[i].role});
+		tp->causes[i].label = cause_label(tp, &tp->causes[i]);
 	qsort(tp->causes, n, sizeof *tp->causes, cause_cmp);
 	tp->ncauses = n;
 	tp->st.causes += n;
@@ -238,8 +306,9 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 	size_t n = ranked_causes(tp);
 	for (size_t i = 0; i < n; i++) {
 		const tp_cause *c = &tp->causes[i];
-		const char *sid = c->span >= 0 && c->role != ROLE_UNEXPLAINED ?
-				  c->w->t.spans[c->span].span_id : "";
+		const char *sid = c->span < 0 || c->role == ROLE_UNEXPLAINED ? "" :
+				  c->span_label ? tp_label_span_id(c->span_label) :
+				  c->w->t.spans[c->span].span_id;
 
 		sb_adds(out, "D\t");
 		add_field(out, w->t.trace_id);
