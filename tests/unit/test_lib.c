@@ -289,6 +289,46 @@ test_durations(void)
 	CHECK(table_units_parse("sec") < 0 && table_units_parse("") < 0);
 }
 
+/* tr_find, tr_scan and tr_split against a byte-at-a-time search, on lines
+ * of every length up to 80 with TABs anywhere (across the 16-byte blocks
+ * they look at together), NULs and high bytes among them. */
+static void
+test_find_tabs(void)
+{
+	static const char alphabet[] = "ab\t\0\xff\t%";
+	char line[96];
+	unsigned seed = 12345;
+	int ok = 1;
+
+	for (int round = 0; round < 20000 && ok; round++) {
+		size_t len = (size_t)(round % 81), n = 0, nf;
+		const char *end = line + len, *at;
+		tr_scan sc;
+		tr_field f[40];
+
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			line[i] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+		}
+		for (size_t from = 0; from <= len; from += 7)
+			ok &= tr_find(line + from, end, '\t') == memchr(line + from, '\t', len - from);
+		tr_scan_init(&sc, line, end, '\t');
+		for (size_t i = 0; i < len; i++)
+			if (line[i] == '\t')
+				ok &= tr_scan_next(&sc) == line + i;
+		ok &= tr_scan_next(&sc) == NULL;
+		nf = tr_split(line, len, f, 40);
+		for (size_t i = 0, start = 0; i <= len; i++)
+			if (i == len || line[i] == '\t') {
+				ok &= n < nf && f[n].s == line + start && f[n].len == i - start;
+				n++;
+				start = i + 1;
+			}
+		ok &= nf == n;
+	}
+	CHECK(ok);
+}
+
 static void
 count_keys(void *ctx, uint64_t key, int64_t val)
 {
@@ -339,6 +379,7 @@ main(void)
 	test_b64();
 	test_durations();
 	test_u64map();
+	test_find_tabs();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -991,10 +991,8 @@ pag_builder_free(pag_builder *b)
 	free(b->freecomm);
 	free(b->livecomm);
 	free(b->by_end);
-	free(b->edges);
 	free(b->due);
-	free(b->pool);
-	free(b->freeedge);
+	free(b->pend);
 	free(b->written);
 	free(b->op_written);
 	strmap_free(&b->ids);

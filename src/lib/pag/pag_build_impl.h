@@ -181,13 +181,9 @@ struct pag_builder {
 				 * when they leave (made before finishing), the
 				 * rest in the order made */
 	size_t nlive, caplive, nsorted;
-	pedge *pool;		/* edges made, not written */
-	size_t npool, cappool;
-	uint32_t *freeedge;
-	size_t nfreeedge, capfreeedge;
-	pag_start_key *edges;	/* the pool's edges by start and slot, in the order made */
-	size_t nedges, capedges;
-	pag_start_key *due;	/* scratch: those the frontier has passed */
+	pedge *pend;		/* edges made, not written, in the order made */
+	size_t npend, cappend;
+	pag_start_key *due;	/* scratch: those the frontier has passed, by start */
 	size_t capdue;
 	uint32_t next_vertex;
 	uint8_t *written;	/* per vertex id: its PV record is out */

@@ -7,40 +7,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Edges made wait in a pool until the frontier passes them; their keys
- * (start, slot) in the order made, sorted when written. */
+/* Edges made wait, in the order made, until the frontier passes them:
+ * written in start order through sorted keys, then the rest closes up, so
+ * that what waits stays at the front of one array (a pool whose free slots
+ * were reused in any order spread a few thousand edges over megabytes). */
 static void
 edge_push(pag_builder *b, const pedge *e)
 {
-	uint32_t slot;
-
-	if (b->nfreeedge) {
-		slot = b->freeedge[--b->nfreeedge];
-	} else {
-		GROW(b->pool, b->cappool, b->npool + 1);
-		slot = (uint32_t)b->npool++;
-	}
-	b->pool[slot] = *e;
-	GROW(b->edges, b->capedges, b->nedges + 1);
-	b->edges[b->nedges++] = (pag_start_key){e->src.t, slot};
+	GROW(b->pend, b->cappend, b->npend + 1);
+	b->pend[b->npend++] = *e;
 }
 
-/* Move the keys of the edges that start before f to b->due, in start
- * order (ties in the order made); the others stay, in their order. */
+/* The keys of the edges that start before f, into b->due in start order
+ * (ties in the order made). */
 static size_t
 take_due(pag_builder *b, int64_t f)
 {
-	size_t ndue = 0, kept = 0;
+	size_t ndue = 0;
 
-	GROW(b->due, b->capdue, b->nedges + 1);
-	for (size_t i = 0; i < b->nedges; i++)
-		if (b->edges[i].t0 < f)
-			b->due[ndue++] = b->edges[i];
-		else
-			b->edges[kept++] = b->edges[i];
-	b->nedges = kept;
+	GROW(b->due, b->capdue, b->npend + 1);
+	for (size_t i = 0; i < b->npend; i++)
+		if (b->pend[i].src.t < f)
+			b->due[ndue++] = (pag_start_key){b->pend[i].src.t, (uint32_t)i};
 	pag_sort_by_start(b->due, ndue);
 	return ndue;
+}
+
+/* Drop the edges that start before f (written), keeping the order. */
+static void
+drop_written(pag_builder *b, int64_t f)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < b->npend; i++)
+		if (b->pend[i].src.t >= f)
+			b->pend[kept++] = b->pend[i];
+	b->npend = kept;
 }
 
 /* ---- the sweep ---- */
@@ -335,11 +337,9 @@ write_edges(pag_builder *b, int64_t f, strbuf *out)
 {
 	size_t ndue = b->st.too_many_windows ? 0 : take_due(b, f);
 
-	GROW(b->freeedge, b->capfreeedge, b->nfreeedge + ndue + 1);
 	for (size_t i = 0; i < ndue && !b->st.too_many_windows; i++) {
-		const pedge *e = &b->pool[b->due[i].edge];
+		const pedge *e = &b->pend[b->due[i].edge];
 
-		b->freeedge[b->nfreeedge++] = b->due[i].edge;	/* read before the next push */
 		if (b->o.window > 0 && (!b->has_window || e->src.t >= b->window_end)) {
 			int64_t ws = pag_window_start_at(b->o.origin, b->o.window, e->src.t);
 
@@ -366,6 +366,8 @@ write_edges(pag_builder *b, int64_t f, strbuf *out)
 			     !b->o.vertices ? 0 : e->about ? e->about->idslen : 2);
 		b->st.nedges++;
 	}
+	if (ndue)
+		drop_written(b, f);
 	if (f > b->frontier)
 		b->frontier = f;
 }
