@@ -302,7 +302,7 @@ test_find_tabs(void)
 
 	for (int round = 0; round < 20000 && ok; round++) {
 		size_t len = (size_t)(round % 81), n = 0, nf;
-		const char *end = line + len, *at;
+		const char *end = line + len;
 		tr_scan sc;
 		tr_field f[40];
 
