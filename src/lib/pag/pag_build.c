@@ -279,13 +279,11 @@ static uint32_t
 comm_add(pag_builder *b, const bvert *src, const bvert *dst, int64_t t0, int type,
 	 const bspan *about)
 {
-	uint32_t i;
+	uint32_t i = comm_take_slot(b);
 
-	if (b->nfree) {
-		i = b->freecomm[--b->nfree];
-	} else {
-		GROW(b->comm, b->capcomm, b->ncomm + 1);
-		i = (uint32_t)b->ncomm++;
+	if (i >= b->ncomm) {
+		GROW(b->comm, b->capcomm, (size_t)i + 1);
+		b->ncomm = (size_t)i + 1;
 	}
 	b->comm[i] = (bcomm){src, dst, no_vertex, no_vertex, t0, about, (uint8_t)type};
 	GROW(b->livecomm, b->caplive, b->nlive + 1);
@@ -988,7 +986,7 @@ pag_builder_free(pag_builder *b)
 	free(b->placing);
 	free(b->place_order);
 	free(b->comm);
-	free(b->freecomm);
+	free(b->comm_used);
 	free(b->livecomm);
 	free(b->by_end);
 	free(b->due);

@@ -175,8 +175,8 @@ struct pag_builder {
 	uint32_t unknown_op;
 	bcomm *comm;
 	size_t ncomm, capcomm;
-	uint32_t *freecomm;
-	size_t nfree, capfree;
+	uint64_t *comm_used;	/* a bit per slot: taken */
+	size_t ncomm_words, capcomm_words, comm_hint;	/* no free slot below word hint */
 	uint32_t *livecomm;	/* the slots of those waiting: the first nsorted by
 				 * when they leave (made before finishing), the
 				 * rest in the order made */
@@ -244,6 +244,35 @@ void pag_build_header(pag_builder *b, strbuf *out, int final);
 void pag_build_split_clients(pag_builder *b, int64_t upto);
 void pag_build_retire(pag_builder *b);
 void pag_build_sort_held(pag_builder *b);
+
+/* The lowest free slot of the communication edges is taken, so that those
+ * waiting (a few thousand) stay together at the front however many the
+ * first spans held needed. */
+static inline uint32_t
+comm_take_slot(pag_builder *b)
+{
+	size_t w = b->comm_hint;
+	unsigned bit;
+
+	while (w < b->ncomm_words && b->comm_used[w] == UINT64_MAX)
+		w++;
+	if (w == b->ncomm_words) {
+		GROW(b->comm_used, b->capcomm_words, b->ncomm_words + 1);
+		b->comm_used[b->ncomm_words++] = 0;
+	}
+	bit = (unsigned)__builtin_ctzll(~b->comm_used[w]);
+	b->comm_used[w] |= 1ULL << bit;
+	b->comm_hint = w;
+	return (uint32_t)(w * 64 + bit);
+}
+
+static inline void
+comm_free_slot(pag_builder *b, uint32_t i)
+{
+	b->comm_used[i / 64] &= ~(1ULL << (i % 64));
+	if (i / 64 < b->comm_hint)
+		b->comm_hint = i / 64;
+}
 
 /* pag_sweep.c */
 void pag_build_edge(pag_builder *b, const bvert *src, const bvert *dst, int type, uint32_t op,

@@ -230,8 +230,7 @@ resolve_one(pag_builder *b, uint32_t i, int64_t *first)
 		b->st.nskew++;	/* clock skew: the message would arrive before it left */
 	else
 		pag_build_edge(b, src, dst, c->type, c->about->op, c->about);
-	GROW(b->freecomm, b->capfree, b->nfree + 1);
-	b->freecomm[b->nfree++] = i;
+	comm_free_slot(b, i);
 	return 1;
 }
 
