@@ -712,6 +712,13 @@ EOF
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"tr-cp: $f:10: PE record: inconsistent vertex 2 (lane 1, time 4 here; lane 0, time 2 before)"* ]]
 	[ "$(printf '%s\n' "$output" | grep -c 'record:')" -eq 1 ]
+	# line numbers past 9, 99, 109: every bad one named where it is
+	f=$(awk 'BEGIN { OFS = "\t"; for (i = 1; i <= 130; i++)
+		if (i == 20 || i == 100 || i == 109 || i == 110) print "PE", "", 1000 + 2 * i, 1001 + 2 * i, "processing", 9, 1, 0, 0
+		else print "PE", "", 2 * i, 2 * i + 1, "processing", i, i + 1, 0, 0 }' | mkfix lines.pag)
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	[ "$(grep -o 'lines.pag:[0-9]*' <<<"$output" | tr '\n' ' ')" = "lines.pag:20 lines.pag:100 lines.pag:109 lines.pag:110 " ]
 }
 
 @test "every bad PAG record is named with what is wrong, also one that is too short" {

@@ -60,6 +60,7 @@ struct tr_reader {
 	strbuf where;		/* "file:line" of it, made on demand */
 	size_t where_prefix;	/* the length of its "file:" */
 	int where_file;		/* the file it names (-2: none yet) */
+	uint64_t where_line;	/* the line it names (0: none yet) */
 	int flags;		/* TR_READ_* */
 	ingest *exports;	/* converts the exports among the files, made at the first */
 	int in_export;		/* in is the conversion of an export */
@@ -672,9 +673,16 @@ tr_reader_where(tr_reader *r)
 		sb_addc(&r->where, ':');
 		r->where_prefix = r->where.len;
 		r->where_file = r->cur;
+		r->where_line = 0;
 	}
-	r->where.len = r->where_prefix;
-	sb_addu(&r->where, r->line_lineno);
+	if (r->where_line && r->line_lineno == r->where_line + 1 &&
+	    r->where.s[r->where.len - 1] != '9') {
+		r->where.s[r->where.len - 1]++;	/* the next line: one digit changes */
+	} else {
+		r->where.len = r->where_prefix;
+		sb_addu(&r->where, r->line_lineno);
+	}
+	r->where_line = r->line_lineno;
 	return r->where.s;
 }
 

@@ -26,6 +26,7 @@ typedef struct row {
 	double cp;
 	int64_t time;
 	size_t edges, workers;
+	uint32_t last_worker;	/* of its last edge: that pair is counted */
 } row;
 
 /* The summaries over the whole input: every window's rows, their CP
@@ -258,7 +259,7 @@ row_get(report *r, int summary, const char *key, const char *detail)
 	sl = strmap_put_copy(&r->ids, &r->mem, r->key.s, r->key.len, &added);
 	if (added) {
 		GROW(r->rows, r->caprows, r->nrows + 1);
-		r->rows[r->nrows] = (row){summary, key, detail, 0, 0, 0, 0};
+		r->rows[r->nrows] = (row){summary, key, detail, 0, 0, 0, 0, PAG_NONE};
 		sl->val = (int64_t)r->nrows++;
 	}
 	return &r->rows[sl->val];
@@ -299,11 +300,14 @@ row_cached(report *r, struct row_cache *c, size_t i, int summary, const char *ke
 static void
 add_to_row(report *r, row *w, double cp, int64_t time, uint32_t worker)
 {
+	int added;
+
 	w->cp += cp;
 	w->time = i64_add_sat(w->time, time);	/* many long edges of hand-written records */
 	w->edges++;
-	int added;
-
+	if (w->last_worker == worker)	/* most edges of a row are its last one's worker's */
+		return;
+	w->last_worker = worker;
 	u64map_put(&r->pairs, (uint64_t)(w - r->rows) << 32 | worker, &added);
 	w->workers += added;
 }
@@ -459,7 +463,7 @@ total_row(totals *t, int summary, const char *key, const char *detail)
 
 		GROW(t->rows, t->caprows, t->nrows + 1);
 		t->rows[t->nrows] = (row){summary + SUM_N, arena_strndup(&t->mem, key, lk),
-					  k + lk + 2, 0, 0, 0, 0};
+					  k + lk + 2, 0, 0, 0, 0, PAG_NONE};
 		sl->val = (int64_t)t->nrows++;
 	}
 	return &t->rows[sl->val];
