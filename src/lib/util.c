@@ -239,8 +239,8 @@ sb_addf(strbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void
-sb_addu(strbuf *b, uint64_t v)
+char *
+tr_put_u64(char *p, uint64_t v)
 {
 	/* Two digits per division: writers spend much of their time here. */
 	static const char pairs[] =
@@ -256,14 +256,11 @@ sb_addu(strbuf *b, uint64_t v)
 	/* the digits: log10 from the bit length (1233/4096 ~ log10 2), one compare */
 	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 	size_t n = t + (v >= pow10[t]);
-	char *p;
+	char *end;
 
 	if (!n)
 		n = 1;
-	sb_reserve(b, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	p = b->s + b->len;
+	end = p += n;
 	while (v >= 100) {
 		unsigned i = (unsigned)(v % 100) * 2;
 
@@ -276,6 +273,15 @@ sb_addu(strbuf *b, uint64_t v)
 		*--p = pairs[v * 2];
 	} else
 		*--p = (char)('0' + v);
+	return end;
+}
+
+void
+sb_addu(strbuf *b, uint64_t v)
+{
+	sb_reserve(b, 20);
+	b->len = (size_t)(tr_put_u64(b->s + b->len, v) - b->s);
+	b->s[b->len] = '\0';
 }
 
 void

@@ -1048,73 +1048,11 @@ pag_put_op(strbuf *out, uint32_t op, const char *service, const char *operation)
 	sb_addc(out, '\n');
 }
 
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* The digits of v < 10^8 at p, as many as it has; returns the end. */
-static char *
-put_small(char *p, uint32_t v)
-{
-	if (v < 100) {	/* lanes and operations, mostly */
-		if (v < 10) {
-			*p = (char)('0' + v);
-			return p + 1;
-		}
-		memcpy(p, digit_pairs + v * 2, 2);
-		return p + 2;
-	}
-	size_t n = v < 10000 ? (v < 1000 ? 3 : 4) :
-		   v < 1000000 ? (v < 100000 ? 5 : 6) : (v < 10000000 ? 7 : 8);
-	char *end = p + n;
-
-	p = end;
-	while (v >= 100) {
-		uint32_t i = (v % 100) * 2;
-
-		v /= 100;
-		*--p = digit_pairs[i + 1];
-		*--p = digit_pairs[i];
-	}
-	if (v >= 10) {
-		*--p = digit_pairs[v * 2 + 1];
-		*--p = digit_pairs[v * 2];
-	} else {
-		*--p = (char)('0' + v);
-	}
-	return end;
-}
-
-/* Exactly eight digits of v < 10^8 (leading zeros) at p: four pairs whose
- * divisions do not wait on each other. */
-static char *
-put8(char *p, uint32_t v)
-{
-	uint32_t hi = v / 10000, lo = v % 10000;
-
-	memcpy(p, digit_pairs + hi / 100 * 2, 2);
-	memcpy(p + 2, digit_pairs + hi % 100 * 2, 2);
-	memcpy(p + 4, digit_pairs + lo / 100 * 2, 2);
-	memcpy(p + 6, digit_pairs + lo % 100 * 2, 2);
-	return p + 8;
-}
-
-/* Decimal digits of v at p, then a tab; returns the end. Edges are most of
- * a graph's bytes, and their times have 16 digits: eight at a time. */
+/* Decimal digits of v at p, then a tab; returns the end. */
 static char *
 put_num(char *p, uint64_t v)
 {
-	if (v < 100000000) {
-		p = put_small(p, (uint32_t)v);
-	} else if (v < 10000000000000000ULL) {
-		p = put_small(p, (uint32_t)(v / 100000000));
-		p = put8(p, (uint32_t)(v % 100000000));
-	} else {
-		p = put_small(p, (uint32_t)(v / 10000000000000000ULL));
-		p = put8(p, (uint32_t)(v / 100000000 % 100000000));
-		p = put8(p, (uint32_t)(v % 100000000));
-	}
+	p = tr_put_u64(p, v);
 	*p = '\t';
 	return p + 1;
 }
