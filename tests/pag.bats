@@ -823,3 +823,17 @@ EOF2
 	run tr-pag -P --window 1ms "$f"
 	[ "$status" -eq 0 ]
 }
+
+@test "tr-pag: a span at the earliest time allowed, in windows that start before it, reads back into tr-cp" {
+	f=$(tsv <<'EOF2' | mkfix early.tr
+#tr/1
+T|t1
+S|t1|a||-2305843009213693952|4604|svc|op|server|h
+EOF2
+)
+	run tr-pag -P --window 10us "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PM		-2305843009213693952"* ]]
+	run sh -c "tr-pag -P -q --window 10us '$f' | tr-cp > /dev/null"
+	[ "$status" -eq 0 ]
+}

@@ -1098,6 +1098,11 @@ pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int6
 void
 pag_put_mark(strbuf *out, int64_t t)
 {
+	/* A window starting before the earliest time allowed (its first edge
+	 * at -PAG_TIME_MAX) is marked there: still no edge before it, and a
+	 * mark the reader takes. Readers align a mark to its window. */
+	if (t < -PAG_TIME_MAX)
+		t = -PAG_TIME_MAX;
 	sb_adds(out, "PM\t\t");
 	sb_addi(out, t);
 	sb_addc(out, '\n');
