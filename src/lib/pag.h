@@ -70,6 +70,7 @@ typedef struct pag_spanref {
 } pag_spanref;
 
 typedef struct pag_vidmap pag_vidmap;
+typedef struct pag_work pag_work;
 
 /* A whole PAG. Strings live in mem. Vertex times are kept so that records
  * read back can be checked (every edge must agree on its vertices' times). */
@@ -119,6 +120,8 @@ typedef struct pag_graph {
 	int64_t mark;		/* the last PM mark read */
 	size_t nmarks;
 	pag_vidmap *vids;
+	pag_work *work;		/* scratch the window computations reuse: not
+				 * part of the graph's value (pag_window.c) */
 } pag_graph;
 
 /* FINISH: a lane's last time in graphs of earlier versions, read back only. */
@@ -231,6 +234,10 @@ typedef void pag_window_fn(void *ctx, const pag_graph *g, const pag_snap *s);
 void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);
 /* The same for the windows within [from, to) only. */
 void pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn *fn, void *ctx);
+/* The scratch pag_graph_init gives a graph (a graph without one works, with
+ * scratch made and freed per call). */
+pag_work *pag_work_new(void);
+void pag_work_free(pag_work *w);
 /* Edge indices sorted by start time, then index (the order windows see them). */
 uint32_t *pag_edges_by_start(const pag_graph *g);
 /* An edge's start and number; sorted by start, ties in the order they come. */

@@ -116,6 +116,7 @@ void
 pag_graph_init(pag_graph *g)
 {
 	memset(g, 0, sizeof *g);
+	g->work = pag_work_new();
 }
 
 void
@@ -141,6 +142,7 @@ pag_graph_free(pag_graph *g)
 	sb_free(&g->scratch[1]);
 	sb_free(&g->scratch[2]);
 	vidmap_free(g->vids);
+	pag_work_free(g->work);
 	memset(g, 0, sizeof *g);
 }
 

@@ -97,6 +97,95 @@ floor_div(int64_t a, int64_t b)
 	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
+/* ---- scratch kept from window to window ---- */
+
+typedef struct snap_buf {
+	pag_snap s;
+	size_t cap, capv;
+	int32_t *vmap;	/* graph vertex -> snapshot vertex; -1 between uses */
+	size_t capvmap;
+} snap_buf;
+
+/* What one window's computation needs for a moment, one buffer per slot.
+ * Asked of malloc and given back window by window (a few hundred KB each
+ * time), the heap's top went back to the kernel after every window and
+ * tr-cp spent a tenth of its time faulting the same pages in again; kept
+ * with the graph (pag_graph_init), they are grown once. A function owns
+ * its slots until it returns, and the functions that nest (a window
+ * callback inside pag_windows_between) use different ones. */
+enum work_slot {
+	W_KEYS, W_TMP, W_COUNT, W_ORDER, W_ACT, W_WIN,	/* pag_windows_between */
+	W_FIRST, W_INDEG, W_ADJ, W_FILL, W_TOPO, W_VORDER, W_FWD, W_BWD,	/* pag_snap_cp */
+	W_BUSY, W_ENTERED, W_EV,	/* pag_snap_check */
+	W_NSLOTS
+};
+
+struct pag_work {
+	void *buf[W_NSLOTS];
+	size_t cap[W_NSLOTS];
+	snap_buf sb;
+};
+
+pag_work *
+pag_work_new(void)
+{
+	return xcalloc(1, sizeof(pag_work));
+}
+
+void
+pag_work_free(pag_work *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; i < W_NSLOTS; i++)
+		free(w->buf[i]);
+	free(w->sb.vmap);
+	free(w->sb.s.edge);
+	free(w->sb.s.t0);
+	free(w->sb.s.t1);
+	free(w->sb.s.src);
+	free(w->sb.s.dst);
+	free(w->sb.s.vtime);
+	free(w->sb.s.vlane);
+	free(w->sb.s.vcopy);
+	free(w);
+}
+
+/* The graph's scratch, or a fresh one for a graph made without
+ * pag_graph_init (the caller frees it: work_done). */
+static pag_work *
+work_of(const pag_graph *g)
+{
+	return g->work ? g->work : pag_work_new();
+}
+
+static void
+work_done(const pag_graph *g, pag_work *w)
+{
+	if (w != g->work)
+		pag_work_free(w);
+}
+
+/* Slot's buffer, at least bytes long; what it held is not kept. */
+static void *
+work_buf(pag_work *w, enum work_slot slot, size_t bytes)
+{
+	if (bytes > w->cap[slot]) {
+		size_t cap = bytes + bytes / 2 + 64;
+
+		free(w->buf[slot]);
+		w->buf[slot] = xmalloc(cap);
+		w->cap[slot] = cap;
+	}
+	return w->buf[slot];
+}
+
+static void *
+work_zeroed(pag_work *w, enum work_slot slot, size_t bytes)
+{
+	return memset(work_buf(w, slot, bytes), 0, bytes);
+}
+
 int64_t
 pag_window_start_at(int64_t origin, int64_t window, int64_t t)
 {
@@ -108,13 +197,13 @@ pag_window_start_at(int64_t origin, int64_t window, int64_t t)
  * passes where qsort's comparisons took a tenth of tr-pag's time; a step's
  * or a window's few seconds of µs in two. */
 #define RADIX_BITS 12
+#define RADIX_COUNTS ((1u << RADIX_BITS) + 1)
 static void
-radix_by_start(pag_start_key *k, size_t n, int64_t lo, int64_t hi)
+radix_by_start(pag_start_key *k, size_t n, int64_t lo, int64_t hi, pag_start_key *tmp, size_t *count)
 {
 	uint64_t range = (uint64_t)hi - (uint64_t)lo;
 	const uint64_t mask = (1u << RADIX_BITS) - 1;
-	pag_start_key *tmp = xmalloc(n * sizeof *tmp), *from = k, *to = tmp;
-	size_t *count = xmalloc(((size_t)mask + 2) * sizeof *count);
+	pag_start_key *from = k, *to = tmp;
 
 	for (int shift = 0; shift < 64 && (range >> shift); shift += RADIX_BITS) {
 		memset(count, 0, ((size_t)mask + 2) * sizeof *count);
@@ -130,12 +219,12 @@ radix_by_start(pag_start_key *k, size_t n, int64_t lo, int64_t hi)
 	}
 	if (from != k)
 		memcpy(k, from, n * sizeof *k);
-	free(tmp);
-	free(count);
 }
 
-void
-pag_sort_by_start(pag_start_key *k, size_t n)
+/* Sort k by start; a long k is sorted by radix in tmp (n keys) with count
+ * (RADIX_COUNTS), or in buffers of its own when they are NULL. */
+static void
+sort_by_start(pag_start_key *k, size_t n, pag_start_key *tmp, size_t *count)
 {
 	int64_t lo = n ? k[0].t0 : 0, hi = lo;
 
@@ -143,8 +232,16 @@ pag_sort_by_start(pag_start_key *k, size_t n)
 		lo = k[i].t0 < lo ? k[i].t0 : lo;
 		hi = k[i].t0 > hi ? k[i].t0 : hi;
 	}
+	if (n >= 64 && tmp) {
+		radix_by_start(k, n, lo, hi, tmp, count);
+		return;
+	}
 	if (n >= 64) {
-		radix_by_start(k, n, lo, hi);
+		tmp = xmalloc(n * sizeof *tmp);
+		count = xmalloc(RADIX_COUNTS * sizeof *count);
+		radix_by_start(k, n, lo, hi, tmp, count);
+		free(tmp);
+		free(count);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {	/* a few: by insertion, as stably */
@@ -157,19 +254,35 @@ pag_sort_by_start(pag_start_key *k, size_t n)
 	}
 }
 
-uint32_t *
-pag_edges_by_start(const pag_graph *g)
+void
+pag_sort_by_start(pag_start_key *k, size_t n)
+{
+	sort_by_start(k, n, NULL, NULL);
+}
+
+/* The graph's edges by start into order (n), sorting in w's buffers. */
+static void
+edges_by_start(const pag_graph *g, uint32_t *order, pag_work *w)
 {
 	size_t n = g->nedges;
-	pag_start_key *k = xmalloc((n ? n : 1) * sizeof *k);
-	uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
+	pag_start_key *k = work_buf(w, W_KEYS, n * sizeof *k);
 
 	for (size_t i = 0; i < n; i++)	/* in index order: ties stay so */
 		k[i] = (pag_start_key){g->edges[i].t0, (uint32_t)i};
-	pag_sort_by_start(k, n);
+	sort_by_start(k, n, work_buf(w, W_TMP, n * sizeof *k),
+		      work_buf(w, W_COUNT, RADIX_COUNTS * sizeof(size_t)));
 	for (size_t i = 0; i < n; i++)
 		order[i] = k[i].edge;
-	free(k);
+}
+
+uint32_t *
+pag_edges_by_start(const pag_graph *g)
+{
+	uint32_t *order = xmalloc((g->nedges ? g->nedges : 1) * sizeof *order);
+	pag_work *w = pag_work_new();
+
+	edges_by_start(g, order, w);
+	pag_work_free(w);
 	return order;
 }
 
@@ -214,12 +327,6 @@ pag_window_count(const pag_graph *g)
 		return -1;
 	return n + 1;
 }
-
-typedef struct snap_buf {
-	pag_snap s;
-	size_t cap, capv;
-	int32_t *vmap;	/* graph vertex -> snapshot vertex, -1 */
-} snap_buf;
 
 static void
 snap_fill(snap_buf *sb, const pag_graph *g, const uint32_t *act, size_t n, int64_t ts, int64_t te)
@@ -285,29 +392,45 @@ pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx)
 	pag_windows_between(g, INT64_MIN, INT64_MAX, fn, ctx);
 }
 
+/* The vertex map for g's vertices, all -1 (snap_fill leaves it so). */
+static void
+vmap_reserve(snap_buf *sb, size_t nvertices)
+{
+	if (nvertices <= sb->capvmap)
+		return;
+	size_t cap = nvertices + nvertices / 2;
+
+	sb->vmap = xrealloc(sb->vmap, cap * sizeof *sb->vmap);
+	memset(sb->vmap + sb->capvmap, 0xff, (cap - sb->capvmap) * sizeof *sb->vmap);
+	sb->capvmap = cap;
+}
+
 void
 pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn *fn, void *ctx)
 {
 	size_t n = g->nedges, next = 0, nact = 0;
 	uint32_t *order, *act, *win;
-	snap_buf sb = {0};
+	pag_work *work;
+	snap_buf *sb;
 	int64_t w = g->window, k;
 
 	if (n == 0)
 		return;
-	order = pag_edges_by_start(g);
-	act = xmalloc(n * sizeof *act);
-	win = xmalloc(n * sizeof *win);
-	sb.vmap = xmalloc(g->nvertices * sizeof *sb.vmap);
-	memset(sb.vmap, 0xff, g->nvertices * sizeof *sb.vmap);
+	work = work_of(g);
+	sb = &work->sb;
+	order = work_buf(work, W_ORDER, n * sizeof *order);
+	edges_by_start(g, order, work);
+	act = work_buf(work, W_ACT, n * sizeof *act);
+	win = work_buf(work, W_WIN, n * sizeof *win);
+	vmap_reserve(sb, g->nvertices);
 	if (w <= 0) {	/* one window over the whole graph */
 		int64_t te = g->edges[order[0]].t1;
 
 		for (size_t i = 0; i < n; i++)
 			if (g->edges[i].t1 > te)
 				te = g->edges[i].t1;
-		snap_fill(&sb, g, order, n, g->edges[order[0]].t0, te);
-		fn(ctx, g, &sb.s);
+		snap_fill(sb, g, order, n, g->edges[order[0]].t0, te);
+		fn(ctx, g, &sb->s);
 		goto done;
 	}
 	k = floor_div(g->edges[order[0]].t0 - g->origin, w);
@@ -328,8 +451,8 @@ pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn 
 			if (in_window(&g->edges[act[i]], ts, te))
 				win[keep++] = act[i];
 		if (keep && ts >= from) {
-			snap_fill(&sb, g, win, keep, ts, te);
-			fn(ctx, g, &sb.s);
+			snap_fill(sb, g, win, keep, ts, te);
+			fn(ctx, g, &sb->s);
 		}
 		/* keep only edges that reach into later windows */
 		keep = 0;
@@ -343,18 +466,7 @@ pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn 
 			k++;
 	}
 done:
-	free(order);
-	free(act);
-	free(win);
-	free(sb.vmap);
-	free(sb.s.edge);
-	free(sb.s.t0);
-	free(sb.s.t1);
-	free(sb.s.src);
-	free(sb.s.dst);
-	free(sb.s.vtime);
-	free(sb.s.vlane);
-	free(sb.s.vcopy);
+	work_done(g, work);
 }
 
 /* ---- transient path centrality and CP (Algorithm 2) ---- */
@@ -367,13 +479,13 @@ typedef struct adjacency {
 } adjacency;
 
 static void
-adj_build(adjacency *a, const pag_graph *g, const pag_snap *s)
+adj_build(adjacency *a, const pag_graph *g, const pag_snap *s, pag_work *w)
 {
 	size_t nv = s->nvertices;
 
-	a->first = xcalloc(nv + 1, sizeof *a->first);
-	a->indeg = xcalloc(nv, sizeof *a->indeg);
-	a->edges = xmalloc((s->nedges ? s->nedges : 1) * sizeof *a->edges);
+	a->first = work_zeroed(w, W_FIRST, (nv + 1) * sizeof *a->first);
+	a->indeg = work_zeroed(w, W_INDEG, nv * sizeof *a->indeg);
+	a->edges = work_buf(w, W_ADJ, s->nedges * sizeof *a->edges);
 	for (size_t i = 0; i < s->nedges; i++)
 		if (g->edges[s->edge[i]].type != PAG_WAITING) {
 			a->first[s->src[i] + 1]++;
@@ -381,28 +493,19 @@ adj_build(adjacency *a, const pag_graph *g, const pag_snap *s)
 		}
 	for (size_t v = 0; v < nv; v++)
 		a->first[v + 1] += a->first[v];
-	uint32_t *fill = xmalloc((nv + 1) * sizeof *fill);
+	uint32_t *fill = work_buf(w, W_FILL, (nv + 1) * sizeof *fill);
 	memcpy(fill, a->first, (nv + 1) * sizeof *fill);
 	for (size_t i = 0; i < s->nedges; i++)
 		if (g->edges[s->edge[i]].type != PAG_WAITING)
 			a->edges[fill[s->src[i]]++] = (uint32_t)i;
-	free(fill);
-}
-
-static void
-adj_free(adjacency *a)
-{
-	free(a->first);
-	free(a->edges);
-	free(a->indeg);
 }
 
 /* Kahn's algorithm: a topological order of the vertices; returns its length
  * (shorter than nvertices when zero-length edges form a cycle). */
 static size_t
-topo_order(const adjacency *a, const pag_snap *s, uint32_t *order)
+topo_order(const adjacency *a, const pag_snap *s, uint32_t *order, pag_work *w)
 {
-	uint32_t *indeg = xmalloc((s->nvertices ? s->nvertices : 1) * sizeof *indeg);
+	uint32_t *indeg = work_buf(w, W_TOPO, s->nvertices * sizeof *indeg);
 	size_t head = 0, tail = 0;
 
 	memcpy(indeg, a->indeg, s->nvertices * sizeof *indeg);
@@ -416,7 +519,6 @@ topo_order(const adjacency *a, const pag_snap *s, uint32_t *order)
 			if (--indeg[s->dst[a->edges[j]]] == 0)
 				order[tail++] = s->dst[a->edges[j]];
 	}
-	free(indeg);
 	return tail;
 }
 
@@ -425,13 +527,15 @@ pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths
 {
 	size_t nv = s->nvertices, ntopo;
 	adjacency a;
-	uint32_t *order = xmalloc((nv ? nv : 1) * sizeof *order);
-	pag_count *fwd = xcalloc(nv ? nv : 1, sizeof *fwd), *bwd = xcalloc(nv ? nv : 1, sizeof *bwd);
+	pag_work *w = work_of(g);
+	uint32_t *order = work_buf(w, W_VORDER, nv * sizeof *order);
+	pag_count *fwd = work_zeroed(w, W_FWD, nv * sizeof *fwd);
+	pag_count *bwd = work_zeroed(w, W_BWD, nv * sizeof *bwd);
 	pag_count n = {0, 0}, one = pag_count_of(1);
 	double span = (double)(s->tmax - s->tmin);
 
-	adj_build(&a, g, s);
-	ntopo = topo_order(&a, s, order);
+	adj_build(&a, g, s, w);
+	ntopo = topo_order(&a, s, order, w);
 	/* Paths are maximal: they start at a vertex of the first time that no
 	 * edge enters and end at a vertex of the last time that no edge leaves. */
 	for (size_t i = 0; i < ntopo; i++) {
@@ -460,10 +564,7 @@ pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths
 			((double)(s->t1[i] - s->t0[i]) / span);
 	}
 	*npaths = n;
-	adj_free(&a);
-	free(order);
-	free(fwd);
-	free(bwd);
+	work_done(g, w);
 	return nv - ntopo;
 }
 
@@ -485,9 +586,9 @@ by_time(const void *pa, const void *pb)
 /* True when some lane runs through the whole snapshot without waiting: then
  * not every lane can wait at once (the common case, found in linear time). */
 static int
-lane_never_waits(const pag_graph *g, const pag_snap *s)
+lane_never_waits(const pag_graph *g, const pag_snap *s, pag_work *w)
 {
-	int64_t *busy = xcalloc(g->nlanes ? g->nlanes : 1, sizeof *busy);
+	int64_t *busy = work_zeroed(w, W_BUSY, g->nlanes * sizeof *busy);
 	int found = 0;
 
 	for (size_t i = 0; i < s->nedges; i++) {
@@ -503,7 +604,6 @@ lane_never_waits(const pag_graph *g, const pag_snap *s)
 	}
 	for (size_t l = 0; l < g->nlanes && !found; l++)
 		found = busy[l] == s->tmax - s->tmin && busy[l] > 0;
-	free(busy);
 	return found;
 }
 
@@ -546,8 +646,9 @@ waiting_example(const pag_graph *g, const pag_snap *s, int64_t t)
 void
 pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 {
-	uint8_t *entered = xcalloc(s->nvertices ? s->nvertices : 1, 1);
-	sweep_ev *ev = xmalloc((2 * s->nedges + 1) * sizeof *ev);
+	pag_work *w = work_of(g);
+	uint8_t *entered = work_zeroed(w, W_ENTERED, s->nvertices);
+	sweep_ev *ev = work_buf(w, W_EV, 2 * s->nedges * sizeof *ev);
 	size_t nev = 0;
 	long alive = 0, waiting = 0, comm = 0;
 	int in_violation = 0;
@@ -567,7 +668,7 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 				v->no_input_at = vertex_example(g, s, (uint32_t)u);
 		}
 	/* Property 2: never do all lanes wait while no message is in flight. */
-	if (lane_never_waits(g, s))
+	if (lane_never_waits(g, s, w))
 		goto done;
 	for (size_t i = 0; i < s->nedges; i++) {
 		int type = g->edges[s->edge[i]].type;
@@ -598,8 +699,7 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 		in_violation = bad;
 	}
 done:
-	free(entered);
-	free(ev);
+	work_done(g, w);
 }
 
 
