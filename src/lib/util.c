@@ -239,14 +239,34 @@ sb_addf(strbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/* The 8 decimal digits of x < 10^8 as ASCII, the first in the lowest byte:
+ * halves, then quarters, then digits, each lane at once (the multiplications
+ * divide by 100 and by 10 exactly for numbers this small). */
+static uint64_t
+digits8(uint32_t x)
+{
+	uint64_t v = x / 10000 | (uint64_t)(x % 10000) << 32, t;
+
+	t = (v * 10486 >> 20) & 0x0000007f0000007fULL;	/* / 100 in each half */
+	v = t | (v - t * 100) << 16;
+	t = (v * 103 >> 10) & 0x000f000f000f000fULL;	/* / 10 in each quarter */
+	v = t | (v - t * 10) << 8;
+	return v | 0x3030303030303030ULL;
+}
+
+/* The last n (1..8) digits of x < 10^8 at p; 8 bytes are written. */
+static char *
+put_digits(char *p, uint32_t x, unsigned n)
+{
+	uint64_t d = digits8(x) >> (8 * (8 - n));
+
+	memcpy(p, &d, 8);
+	return p + n;
+}
+
 char *
 tr_put_u64(char *p, uint64_t v)
 {
-	/* Two digits per division: writers spend much of their time here. */
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
 	static const uint64_t pow10[20] = {
 		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
 		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
@@ -255,25 +275,27 @@ tr_put_u64(char *p, uint64_t v)
 		10000000000000000000ULL};
 	/* the digits: log10 from the bit length (1233/4096 ~ log10 2), one compare */
 	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-	size_t n = t + (v >= pow10[t]);
-	char *end;
+	unsigned n = t + (v >= pow10[t]);
 
-	if (!n)
-		n = 1;
-	end = p += n;
-	while (v >= 100) {
-		unsigned i = (unsigned)(v % 100) * 2;
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
+		char *end = p += n ? n : 1;
 
-		v /= 100;
-		*--p = pairs[i + 1];
-		*--p = pairs[i];
+		do
+			*--p = (char)('0' + v % 10);
+		while (v /= 10);
+		return end;
 	}
-	if (v >= 10) {
-		*--p = pairs[v * 2 + 1];
-		*--p = pairs[v * 2];
-	} else
-		*--p = (char)('0' + v);
-	return end;
+	/* writers spend much of their time here: 8 digits at a time */
+	if (n <= 8)
+		return put_digits(p, (uint32_t)v, n ? n : 1);
+	if (n <= 16) {
+		p = put_digits(p, (uint32_t)(v / 100000000), n - 8);
+		return put_digits(p, (uint32_t)(v % 100000000), 8);
+	}
+	p = put_digits(p, (uint32_t)(v / 10000000000000000ULL), n - 16);
+	v %= 10000000000000000ULL;
+	p = put_digits(p, (uint32_t)(v / 100000000), 8);
+	return put_digits(p, (uint32_t)(v % 100000000), 8);
 }
 
 void

@@ -75,7 +75,8 @@ i64_add_sat(int64_t a, int64_t b)
 void sb_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_addi(strbuf *b, int64_t v);
 void sb_addu(strbuf *b, uint64_t v);
-/* The decimal digits of v at p (room for 20); returns their end. */
+/* The decimal digits of v at p; returns their end. It needs room for 20
+ * bytes: it may write past the end, up to there. */
 char *tr_put_u64(char *p, uint64_t v);
 void sb_clear(strbuf *b);
 void sb_free(strbuf *b);

@@ -229,6 +229,17 @@ test_numbers(void)
 			snprintf(want, sizeof want, "%llu", (unsigned long long)v);
 			ok &= strcmp(b.s, want) == 0 && b.len == strlen(want);
 		}
+	/* random numbers of every length: each digit position takes every value */
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < 200000 && ok; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift64 */
+		uint64_t v = x >> (i % 64);
+
+		sb_clear(&b);
+		sb_addu(&b, v);
+		snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+		ok &= strcmp(b.s, want) == 0 && b.len == strlen(want);
+	}
 	for (int64_t v = -100003; v <= 100003 && ok; v += 7) {
 		sb_clear(&b);
 		sb_addi(&b, v);

@@ -344,13 +344,16 @@ note_ids(pag_builder *b, btrace *tr)
 }
 
 /* The span of trace t whose key is "trace\tspan" (the first of a span id
- * twice), or NULL: a few spans are searched, a large trace gets a map. */
+ * twice), or NULL. The spans are searched in turn: most traces are looked
+ * into once or twice (a follows_from reference), and a map of every span
+ * for that cost more than the search. A trace looked into often, with many
+ * spans, gets the map. */
 static const bspan *
 span_by_key(btrace *t, const char *key, size_t len)
 {
 	const strmap_slot *sl;
 
-	if (t->n <= 16) {
+	if (!t->by_key && (t->n <= 16 || t->lookups++ < 8)) {
 		for (size_t i = 0; i < t->n; i++)
 			if (t->spans[i].keylen == len && memcmp(t->text + t->spans[i].key, key, len) == 0)
 				return &t->spans[i];

@@ -60,8 +60,9 @@ struct btrace {
 	int dead;		/* forgotten, kept until the reference map is rebuilt */
 	btrace *next, *prev;	/* held, in read order (dead: next only) */
 	btrace *same_id;	/* the next trace held with the same id (fragments) */
-	strmap *by_key;		/* "trace\tspan" -> span, made when a reference
-				 * first looks into a large trace */
+	strmap *by_key;		/* "trace\tspan" -> span, made when references
+				 * look into a large trace often */
+	unsigned lookups;	/* references searched for without it */
 };
 
 /* A communication edge waiting for its vertices: span vertices by pointer,
