@@ -499,7 +499,8 @@ main(int argc, char **argv)
 		     .filter = {NULL, INT64_MIN, INT64_MAX, NULL}};
 	pag_build_opts bo = {0};
 	tr_filter f = {.pass_through = 1, .on_trace = on_trace, .on_line = on_line,
-		       .on_end = on_end, .end_writes_records = 1, .ctx = &c};
+		       .on_end = on_end, .end_writes_records = 1, .ctx = &c,
+		       .read_ahead = 1};	/* building takes as long as reading */
 	int ch, status;
 
 	tr_setprogname(argv[0]);

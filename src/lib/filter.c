@@ -54,15 +54,64 @@ emit(tr_output *out, strbuf *b, int *header_pending)
 	sb_clear(b);
 }
 
+/* The input, read here or a few traces ahead on a thread of its own. */
+typedef struct filter_input {
+	tr_reader *r;
+	tr_ahead *ahead;	/* NULL: read here */
+} filter_input;
+
+static enum tr_next
+input_next(filter_input *in, tr_trace **t, const char **line, size_t *len)
+{
+	return in->ahead ? tr_ahead_next(in->ahead, t, line, len) : tr_reader_next(in->r, t, line, len);
+}
+
+static const char *
+input_where(filter_input *in)
+{
+	return in->ahead ? tr_ahead_where(in->ahead) : tr_reader_where(in->r);
+}
+
+static void
+input_tick(filter_input *in, tr_progress *p)
+{
+	if (in->ahead)
+		tr_progress_tick(p, tr_ahead_bytes(in->ahead), tr_ahead_traces(in->ahead));
+	else
+		tr_progress_tick(p, tr_reader_bytes(in->r), tr_reader_traces(in->r));
+}
+
+/* Stop reading ahead: the counts as of the last trace taken are kept. 0
+ * when the thread still holds the reader (stopped before the end). */
+typedef struct input_counts {
+	size_t bad, traces;
+	int nothing;
+} input_counts;
+
+static int
+input_stop(filter_input *in, input_counts *c)
+{
+	if (!in->ahead) {
+		*c = (input_counts){tr_reader_bad(in->r), tr_reader_traces(in->r),
+				    tr_reader_read_nothing(in->r)};
+		return 1;
+	}
+	*c = (input_counts){tr_ahead_bad(in->ahead), tr_ahead_traces(in->ahead),
+			    tr_ahead_read_nothing(in->ahead)};
+	return tr_ahead_finish(in->ahead);
+}
+
 int
 tr_filter_run(const tr_filter *f)
 {
-	tr_reader *r = tr_reader_new(f->files, f->nfiles);
+	filter_input in = {tr_reader_new(f->files, f->nfiles), NULL};
+	tr_reader *r = in.r;
 	tr_output *out = tr_output_open(f->out_path, 0);
 	strbuf b = {0};
 	size_t failed = 0;
 	int status = TR_EXIT_OK, header_pending = f->pass_through, stopped = 0;
 	tr_progress progress;
+	input_counts counts;
 
 	tr_progress_init(&progress);
 	if (f->nfiles)
@@ -73,17 +122,19 @@ tr_filter_run(const tr_filter *f)
 		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
 				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
 	tr_reader_set_flags(r, (f->verbose ? TR_READ_VERBOSE : 0) | (f->keep_going ? TR_READ_KEEP_GOING : 0));
+	if (f->read_ahead)
+		in.ahead = tr_ahead_start(r);
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;
 		size_t len = 0;
-		enum tr_next n = tr_reader_next(r, &t, &line, &len);
+		enum tr_next n = input_next(&in, &t, &line, &len);
 
 		if (n == TR_EOF)
 			break;
 		if (n == TR_LINE) {
 			if (f->on_line)
-				f->on_line(f->ctx, line, len, tr_reader_where(r), &b);
+				f->on_line(f->ctx, line, len, input_where(&in), &b);
 			else if (f->pass_through) {
 				sb_add(&b, line, len);
 				sb_addc(&b, '\n');
@@ -104,10 +155,13 @@ tr_filter_run(const tr_filter *f)
 		}
 		if (b.len >= 64 * 1024)
 			emit(out, &b, &header_pending);
-		tr_progress_tick(&progress, tr_reader_bytes(r), tr_reader_traces(r));
+		input_tick(&in, &progress);
 	}
 	tr_progress_done(&progress);
-	if (status == TR_EXIT_OK && !f->allow_empty && tr_reader_read_nothing(r)) {
+	/* stopped before the end: a reading thread still holds r */
+	int r_free = input_stop(&in, &counts);
+
+	if (status == TR_EXIT_OK && !f->allow_empty && counts.nothing) {
 		status = tr_reader_empty_error(r);
 		sb_free(&b);
 		tr_output_discard(out);
@@ -120,15 +174,16 @@ tr_filter_run(const tr_filter *f)
 	if (status == TR_EXIT_OK && f->on_end)
 		f->on_end(f->ctx, out);
 	sb_free(&b);
-	size_t bad = tr_reader_bad(r) + failed;
+	size_t bad = counts.bad + failed;
 	if (bad)
 		status = TR_EXIT_INPUT;
 	if (f->verbose || (bad && f->keep_going))
-		tr_warn("%zu traces read, %zu bad", tr_reader_traces(r) - failed, bad);
+		tr_warn("%zu traces read, %zu bad", counts.traces - failed, bad);
 	if (f->verbose && stopped)
 		tr_warn("stopped at the first bad trace; -k goes on");
 	tr_output_close(out);
-	tr_reader_free(r);
+	if (r_free)
+		tr_reader_free(r);
 	return status;
 }
 

@@ -21,6 +21,8 @@ typedef struct tr_filter {
 	int allow_empty;	/* --allow-empty: an input with nothing in it is fine */
 	size_t max_spans;	/* per trace; 0: the reader's default */
 	size_t max_bytes;	/* per trace; 0: the reader's default */
+	int read_ahead;		/* read and parse on a second thread (tr_ahead):
+				 * for tools whose work per trace is long */
 	/* Analyse one trace and append its output to out (a filter calls
 	 * tr_write_trace first). Return -1 to count the trace as bad. */
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);

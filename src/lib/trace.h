@@ -194,4 +194,20 @@ const char *tr_reader_where(tr_reader *r);
 uint64_t tr_reader_bytes(const tr_reader *r);	/* input bytes read so far */
 void tr_reader_free(tr_reader *r);
 
+/* The reader on a thread of its own, a few traces ahead (ahead.c): for a
+ * tool whose work per trace is as long as reading it. */
+typedef struct tr_ahead tr_ahead;
+tr_ahead *tr_ahead_start(tr_reader *rd);
+/* tr_reader_next, with what the reader said about it written first. */
+enum tr_next tr_ahead_next(tr_ahead *a, tr_trace **t, const char **line, size_t *len);
+/* The reader's counts and place as of the last tr_ahead_next. */
+size_t tr_ahead_bad(const tr_ahead *a);
+size_t tr_ahead_traces(const tr_ahead *a);
+uint64_t tr_ahead_bytes(const tr_ahead *a);
+int tr_ahead_read_nothing(const tr_ahead *a);
+const char *tr_ahead_where(const tr_ahead *a);
+/* Stop reading; 1 when the thread is done with rd (it may be freed), 0 when
+ * it still reads (stopped before the end of the input). */
+int tr_ahead_finish(tr_ahead *a);
+
 #endif

@@ -400,13 +400,13 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 
 	if (o->format == TP_LINE)
 		sb_adds(&b, TR_FORMAT_HEADER "\n");
-	tp_ahead *ahead = tpa_start(rd);
+	tr_ahead *ahead = tr_ahead_start(rd);
 
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;
 		size_t len = 0;
-		enum tr_next n = tpa_next(ahead, &t, &line, &len);
+		enum tr_next n = tr_ahead_next(ahead, &t, &line, &len);
 
 		if (n == TR_EOF)
 			break;
@@ -423,10 +423,10 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			sb_clear(&b);
 		}
 	}
-	size_t bad = tpa_bad(ahead);
-	int nothing = tpa_read_nothing(ahead);
+	size_t bad = tr_ahead_bad(ahead);
+	int nothing = tr_ahead_read_nothing(ahead);
 	/* stopped before the end: the reader thread still holds rd */
-	int rd_free = tpa_finish(ahead);
+	int rd_free = tr_ahead_finish(ahead);
 
 	if (!bad && !o->allow_empty && nothing) {
 		status = tr_reader_empty_error(rd);

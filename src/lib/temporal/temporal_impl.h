@@ -188,18 +188,6 @@ int32_t tpq_span(const temporal *tp, const wtrace *w);
  * last end below it) into tp->tasks. 0, or -1 when it has no time. */
 int tpq_annotate(temporal *tp, wtrace *w, int32_t span);
 
-/* temporal_ahead.c: the reader on a thread of its own, a few traces ahead. */
-typedef struct tp_ahead tp_ahead;
-tp_ahead *tpa_start(tr_reader *rd);
-/* tr_reader_next, with what the reader said about it written first. */
-enum tr_next tpa_next(tp_ahead *a, tr_trace **t, const char **line, size_t *len);
-/* tr_reader_bad and tr_reader_read_nothing as of the last tpa_next. */
-size_t tpa_bad(const tp_ahead *a);
-int tpa_read_nothing(const tp_ahead *a);
-/* Stop reading; 1 when the reader is done with rd (it may be freed), 0 when
- * the thread still reads (stopped before the end of the input). */
-int tpa_finish(tp_ahead *a);
-
 /* temporal_report.c */
 const char *tp_role_name(int role);
 void tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out);

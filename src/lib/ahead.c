@@ -1,4 +1,4 @@
-/* temporal_ahead.c - the input read and parsed on a second core.
+/* ahead.c - the input read and parsed on a second core.
  *
  * Reading, grouping and parsing traces does not depend on the analysis, so
  * a thread does it a few traces ahead, into a ring of slots the analysis
@@ -6,7 +6,7 @@
  * with the slot and written when the analysis takes it: stderr reads as
  * the one-thread run writes it. Its counts are kept too, so that a run
  * stopped at a bad trace counts what it took, not what was read ahead. */
-#include "temporal_impl.h"
+#include "trace.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -19,11 +19,13 @@ typedef struct slot {
 	tr_trace t;
 	strbuf line;
 	strbuf msgs;		/* what the reader said while reading it */
-	size_t bad;		/* the reader's counts after it */
+	strbuf where;		/* a line's file:line */
+	size_t bad, traces;	/* the reader's counts after it */
+	uint64_t bytes;
 	int nothing;
 } slot;
 
-struct tp_ahead {
+struct tr_ahead {
 	tr_reader *rd;
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -32,13 +34,12 @@ struct tp_ahead {
 	size_t head, tail;	/* slots [head, tail) filled, modulo AHEAD_SLOTS */
 	int taken;		/* the analysis holds slot head - 1 */
 	int stop, done;		/* stop: wanted no more; done: the reader ended */
-	size_t bad;		/* the counts of the slot taken last */
-	int nothing;
+	const slot *last;	/* the slot taken last: its counts */
 };
 
 /* Fill a slot with the next thing the reader hands out. */
 static void
-read_into(tp_ahead *a, slot *x)
+read_into(tr_ahead *a, slot *x)
 {
 	tr_trace *t = NULL;
 	const char *line = NULL;
@@ -58,15 +59,19 @@ read_into(tp_ahead *a, slot *x)
 	} else if (x->n == TR_LINE) {
 		sb_clear(&x->line);
 		sb_add(&x->line, line, len);
+		sb_clear(&x->where);
+		sb_adds(&x->where, tr_reader_where(a->rd));
 	}
 	x->bad = tr_reader_bad(a->rd);
+	x->traces = tr_reader_traces(a->rd);
+	x->bytes = tr_reader_bytes(a->rd);
 	x->nothing = tr_reader_read_nothing(a->rd);
 }
 
 static void *
 reader_thread(void *arg)
 {
-	tp_ahead *a = arg;
+	tr_ahead *a = arg;
 
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
@@ -91,10 +96,10 @@ reader_thread(void *arg)
 	return NULL;
 }
 
-tp_ahead *
-tpa_start(tr_reader *rd)
+tr_ahead *
+tr_ahead_start(tr_reader *rd)
 {
-	tp_ahead *a = xcalloc(1, sizeof *a);
+	tr_ahead *a = xcalloc(1, sizeof *a);
 
 	a->rd = rd;
 	pthread_mutex_init(&a->mu, NULL);
@@ -106,7 +111,7 @@ tpa_start(tr_reader *rd)
 }
 
 enum tr_next
-tpa_next(tp_ahead *a, tr_trace **t, const char **line, size_t *len)
+tr_ahead_next(tr_ahead *a, tr_trace **t, const char **line, size_t *len)
 {
 	pthread_mutex_lock(&a->mu);
 	if (a->taken) {		/* the slot taken last is free again */
@@ -121,8 +126,7 @@ tpa_next(tp_ahead *a, tr_trace **t, const char **line, size_t *len)
 	pthread_mutex_unlock(&a->mu);
 	if (x->msgs.len)
 		fwrite(x->msgs.s, 1, x->msgs.len, stderr);
-	a->bad = x->bad;
-	a->nothing = x->nothing;
+	a->last = x;
 	*t = &x->t;
 	*line = x->line.s;
 	*len = x->line.len;
@@ -130,19 +134,37 @@ tpa_next(tp_ahead *a, tr_trace **t, const char **line, size_t *len)
 }
 
 size_t
-tpa_bad(const tp_ahead *a)
+tr_ahead_bad(const tr_ahead *a)
 {
-	return a->bad;
+	return a->last ? a->last->bad : 0;
+}
+
+size_t
+tr_ahead_traces(const tr_ahead *a)
+{
+	return a->last ? a->last->traces : 0;
+}
+
+uint64_t
+tr_ahead_bytes(const tr_ahead *a)
+{
+	return a->last ? a->last->bytes : 0;
 }
 
 int
-tpa_read_nothing(const tp_ahead *a)
+tr_ahead_read_nothing(const tr_ahead *a)
 {
-	return a->nothing;
+	return a->last ? a->last->nothing : 1;
+}
+
+const char *
+tr_ahead_where(const tr_ahead *a)
+{
+	return a->last && a->last->where.s ? a->last->where.s : "";
 }
 
 int
-tpa_finish(tp_ahead *a)
+tr_ahead_finish(tr_ahead *a)
 {
 	pthread_mutex_lock(&a->mu);
 	a->stop = 1;
@@ -160,6 +182,7 @@ tpa_finish(tp_ahead *a)
 		tr_trace_free(&a->s[i].t);
 		sb_free(&a->s[i].line);
 		sb_free(&a->s[i].msgs);
+		sb_free(&a->s[i].where);
 	}
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->filled);
