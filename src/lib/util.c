@@ -242,7 +242,7 @@ sb_addf(strbuf *b, const char *fmt, ...)
 /* The 8 decimal digits of x < 10^8 as ASCII, the first in the lowest byte:
  * halves, then quarters, then digits, each lane at once (the multiplications
  * divide by 100 and by 10 exactly for numbers this small). */
-static uint64_t
+static inline uint64_t
 digits8(uint32_t x)
 {
 	uint64_t v = x / 10000 | (uint64_t)(x % 10000) << 32, t;
@@ -255,7 +255,7 @@ digits8(uint32_t x)
 }
 
 /* The last n (1..8) digits of x < 10^8 at p; 8 bytes are written. */
-static char *
+static inline char *
 put_digits(char *p, uint32_t x, unsigned n)
 {
 	uint64_t d = digits8(x) >> (8 * (8 - n));
@@ -273,21 +273,31 @@ tr_put_u64(char *p, uint64_t v)
 		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
 		10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
 		10000000000000000000ULL};
+	/* Writers spend much of their time here: lanes and operations have a
+	 * digit or two, times 16, written 8 at a time. */
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		p[0] = (char)('0' + v / 10);
+		p[1] = (char)('0' + v % 10);
+		return p + 2;
+	}
 	/* the digits: log10 from the bit length (1233/4096 ~ log10 2), one compare */
-	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12;
 	unsigned n = t + (v >= pow10[t]);
 
 	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
-		char *end = p += n ? n : 1;
+		char *end = p += n;
 
 		do
 			*--p = (char)('0' + v % 10);
 		while (v /= 10);
 		return end;
 	}
-	/* writers spend much of their time here: 8 digits at a time */
-	if (n <= 8)
-		return put_digits(p, (uint32_t)v, n ? n : 1);
+	if (n <= 8)	/* 8 at a time */
+		return put_digits(p, (uint32_t)v, n);
 	if (n <= 16) {
 		p = put_digits(p, (uint32_t)(v / 100000000), n - 8);
 		return put_digits(p, (uint32_t)(v % 100000000), 8);

@@ -208,9 +208,15 @@ decide_lanes(pag_builder *b, btrace *tr)
 	bspan *sp = tr->spans;
 
 	GROW(b->order, b->caporder, tr->n);
-	for (size_t i = 0; i < tr->n; i++)	/* read order within a trace is seq order */
+	int in_order = 1;
+
+	for (size_t i = 0; i < tr->n; i++) {	/* read order within a trace is seq order */
 		b->order[i] = (order_key){sp[i].start, sp[i].depth, (uint32_t)i};
-	qsort(b->order, tr->n, sizeof *b->order, by_start);
+		if (i && by_start(&b->order[i - 1], &b->order[i]) > 0)
+			in_order = 0;
+	}
+	if (!in_order)	/* the spans come by start: mostly in order already */
+		qsort(b->order, tr->n, sizeof *b->order, by_start);
 	for (size_t k = 0; k < tr->n; k++) {
 		bspan *x = &sp[b->order[k].span], *p;
 
