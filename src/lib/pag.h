@@ -229,6 +229,8 @@ typedef struct pag_snap {
  * PAG_MAX_WINDOWS) before pag_windows, since time and output grow with it. */
 #define PAG_MAX_WINDOWS 1000000
 int64_t pag_window_count(const pag_graph *g);	/* -1: beyond counting */
+/* The earliest start and the latest end of the graph's edges (0, 0: none). */
+void pag_edge_range(const pag_graph *g, int64_t *lo, int64_t *hi);
 /* Call fn for every window that holds at least one edge, in time order. */
 typedef void pag_window_fn(void *ctx, const pag_graph *g, const pag_snap *s);
 void pag_windows(const pag_graph *g, pag_window_fn *fn, void *ctx);

@@ -264,6 +264,17 @@ typedef struct rec_ctx {
 	int quiet;		/* a trial: fail without a word (the general path says why) */
 } rec_ctx;
 
+/* A context for the fast paths' checks, which read only its graph: its
+ * fields are not cleared, for each record that costs more than the check. */
+static void
+quiet_ctx(rec_ctx *c, pag_graph *g)
+{
+	c->g = g;
+	c->where = NULL;
+	c->nf = 0;
+	c->quiet = 1;
+}
+
 static int __attribute__((format(printf, 2, 3)))
 rec_fail(const rec_ctx *c, const char *fmt, ...)
 {
@@ -704,7 +715,7 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 	const char *p = line + 4, *end = line + len, *tn;
 	int64_t v[6], op = -1;
 	edge_rec e;
-	rec_ctx quiet;	/* only its graph is read: no fields to clear per record */
+	rec_ctx quiet;
 	uint64_t slack = PAG_NUMBER_SLACK + 8 * (uint64_t)g->nrecords;
 
 	/* src, dst, type, start, end, src lane, dst lane: v[0..5] the numbers */
@@ -735,10 +746,7 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 		return -1;
 	e = (edge_rec){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[4], (uint32_t)v[5],
 		       op < 0 ? PAG_NONE : (uint32_t)op, v[2], v[3], e.type, 0, 0};
-	quiet.g = g;
-	quiet.where = NULL;
-	quiet.nf = 0;
-	quiet.quiet = 1;
+	quiet_ctx(&quiet, g);
 	if (check_edge(&quiet, &e) < 0)
 		return -1;
 	add_edge(g, &e, numbered_op(g, e.op), plain_spanref(g, &ids));
@@ -770,10 +778,7 @@ read_plain_vertex(pag_graph *g, const char *line, size_t len)
 	if (find_plain_ids(g, p, end, &ids) < 0 || v >= INT32_MAX || (!g->vids && (uint64_t)v >= slack) ||
 	    lane >= INT32_MAX || (uint64_t)lane >= slack || t < -PAG_TIME_MAX || t > PAG_TIME_MAX)
 		return -1;
-	quiet.g = g;
-	quiet.where = NULL;
-	quiet.nf = 0;
-	quiet.quiet = 1;
+	quiet_ctx(&quiet, g);
 	if (check_vertex(&quiet, (uint32_t)v, (uint32_t)lane, t, &found) < 0)
 		return -1;
 	lane_of(g, (uint32_t)lane);

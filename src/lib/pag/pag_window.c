@@ -302,6 +302,18 @@ pag_window_start(const pag_graph *g, int64_t t)
 	return pag_window_start_at(g->origin, g->window, t);
 }
 
+void
+pag_edge_range(const pag_graph *g, int64_t *lo, int64_t *hi)
+{
+	*lo = *hi = g->nedges ? g->edges[0].t0 : 0;
+	for (size_t i = 0; i < g->nedges; i++) {
+		if (g->edges[i].t0 < *lo)
+			*lo = g->edges[i].t0;
+		if (g->edges[i].t1 > *hi)
+			*hi = g->edges[i].t1;
+	}
+}
+
 int64_t
 pag_window_count(const pag_graph *g)
 {
@@ -311,13 +323,7 @@ pag_window_count(const pag_graph *g)
 		return 0;
 	if (g->window <= 0)
 		return 1;
-	lo = hi = g->edges[0].t0;
-	for (size_t i = 0; i < g->nedges; i++) {
-		if (g->edges[i].t0 < lo)
-			lo = g->edges[i].t0;
-		if (g->edges[i].t1 > hi)
-			hi = g->edges[i].t1;
-	}
+	pag_edge_range(g, &lo, &hi);
 	/* hand-written records can put times and origin anywhere: -1, too many */
 	int64_t n;
 

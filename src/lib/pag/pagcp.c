@@ -124,12 +124,7 @@ past_max_windows(const pag_cp *p, int64_t from, int64_t to)
 
 	if (g->window <= 0 || g->nedges == 0)
 		return 0;
-	lo = g->edges[0].t0;
-	hi = g->edges[0].t1;
-	for (size_t i = 1; i < g->nedges; i++) {
-		lo = g->edges[i].t0 < lo ? g->edges[i].t0 : lo;
-		hi = g->edges[i].t1 > hi ? g->edges[i].t1 : hi;
-	}
+	pag_edge_range(g, &lo, &hi);
 	if (from > lo)
 		lo = from;
 	if (to < hi)
