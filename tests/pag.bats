@@ -834,6 +834,33 @@ EOF2
 	run tr-pag -P --window 10us "$f"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"PM		-2305843009213693952"* ]]
-	run sh -c "tr-pag -P -q --window 10us '$f' | tr-cp > /dev/null"
-	[ "$status" -eq 0 ]
+	# every window, the first one too: as tr-cp computes it without marks
+	tr-pag -P -q --window 10us "$f" | tr-cp > "$BATS_TEST_TMPDIR/marked"
+	tr-pag -P -q --window 10us "$f" | grep -v '^PM' | tr-cp > "$BATS_TEST_TMPDIR/whole"
+	cmp "$BATS_TEST_TMPDIR/marked" "$BATS_TEST_TMPDIR/whole"
+	grep -q "^-2305843009213693960	-2305843009213693950	window	" "$BATS_TEST_TMPDIR/marked"
+}
+
+@test "tr-pag reading ahead: a bad trace before a missing file stops at the bad trace, as reading in turn does" {
+	# -o FILE: tr-pag reads on a second thread, which reaches the missing
+	# file before the bad trace is taken
+	{
+		printf '#tr/1\n'
+		for i in $(seq 1 20); do
+			printf 'T\tt%d\nS\tt%d\ta\t\t%d\t10\tsvc\top\tserver\th\n' "$i" "$i" "$((i * 100))"
+		done
+		printf 'T\tbad\nS\tbad\ta\t\tnot-a-time\t10\tsvc\top\tserver\th\n'
+		for i in $(seq 21 25); do
+			printf 'T\tt%d\nS\tt%d\ta\t\t%d\t10\tsvc\top\tserver\th\n' "$i" "$i" "$((i * 100))"
+		done
+	} > "$BATS_TEST_TMPDIR/f.tr"
+	run tr-pag -P -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/missing.tr"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"f.tr:43: start: not an integer"* ]]
+	[[ "$output" != *"missing.tr"* ]]
+	# with -k the bad trace is said first, then the missing file ends the run
+	run tr-pag -k -P -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/missing.tr"
+	[ "$status" -eq 3 ]
+	[[ "${lines[0]}" == *"f.tr:43: start: not an integer"* ]]
+	[[ "${lines[1]}" == *"missing.tr"* ]]
 }

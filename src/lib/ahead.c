@@ -5,7 +5,10 @@
  * takes in input order. What the reader says (bad traces, limits) is kept
  * with the slot and written when the analysis takes it: stderr reads as
  * the one-thread run writes it. Its counts are kept too, so that a run
- * stopped at a bad trace counts what it took, not what was read ahead. */
+ * stopped at a bad trace counts what it took, not what was read ahead. A
+ * fatal error while reading (a file that will not open, a read error) ends
+ * the thread with a slot that says so: the analysis reaches it in order,
+ * says what came before, then the error, and exits as tr_die would. */
 #include "trace.h"
 
 #include <pthread.h>
@@ -23,6 +26,7 @@ typedef struct slot {
 	size_t bad, traces;	/* the reader's counts after it */
 	uint64_t bytes;
 	int nothing;
+	int died;		/* tr_die's status + 1 while reading it; 0: none */
 } slot;
 
 struct tr_ahead {
@@ -35,6 +39,7 @@ struct tr_ahead {
 	int taken;		/* the analysis holds slot head - 1 */
 	int stop, done;		/* stop: wanted no more; done: the reader ended */
 	const slot *last;	/* the slot taken last: its counts */
+	slot *filling;		/* the slot the thread reads into */
 };
 
 /* Fill a slot with the next thing the reader hands out. */
@@ -68,11 +73,29 @@ read_into(tr_ahead *a, slot *x)
 	x->nothing = tr_reader_read_nothing(a->rd);
 }
 
+/* tr_die on the reading thread: its message is in the slot being filled;
+ * hand the slot over as the last one and end the thread. */
+static void
+reader_died(int status, void *arg)
+{
+	tr_ahead *a = arg;
+
+	tr_warn_to(NULL);
+	a->filling->died = status + 1;
+	pthread_mutex_lock(&a->mu);
+	a->tail++;
+	a->done = 1;
+	pthread_cond_signal(&a->filled);
+	pthread_mutex_unlock(&a->mu);
+	pthread_exit(NULL);
+}
+
 static void *
 reader_thread(void *arg)
 {
 	tr_ahead *a = arg;
 
+	tr_die_to(reader_died, a);
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
 		/* full: wait until half the slots are free, not for each one (a
@@ -82,7 +105,7 @@ reader_thread(void *arg)
 				pthread_cond_wait(&a->freed, &a->mu);
 		if (a->stop)
 			break;
-		slot *x = &a->s[a->tail % AHEAD_SLOTS];
+		slot *x = a->filling = &a->s[a->tail % AHEAD_SLOTS];
 		pthread_mutex_unlock(&a->mu);
 		read_into(a, x);
 		pthread_mutex_lock(&a->mu);
@@ -124,8 +147,12 @@ tr_ahead_next(tr_ahead *a, tr_trace **t, const char **line, size_t *len)
 	slot *x = &a->s[a->head++ % AHEAD_SLOTS];
 	a->taken = 1;
 	pthread_mutex_unlock(&a->mu);
+	if (x->died)
+		fflush(stdout);
 	if (x->msgs.len)
 		fwrite(x->msgs.s, 1, x->msgs.len, stderr);
+	if (x->died)
+		exit(x->died - 1);
 	a->last = x;
 	*t = &x->t;
 	*line = x->line.s;
@@ -154,7 +181,7 @@ tr_ahead_bytes(const tr_ahead *a)
 int
 tr_ahead_read_nothing(const tr_ahead *a)
 {
-	return a->last ? a->last->nothing : 1;
+	return a->last ? a->last->nothing : 0;
 }
 
 const char *

@@ -121,7 +121,9 @@ typedef struct pag_graph {
 	size_t nmarks;
 	pag_vidmap *vids;
 	pag_work *work;		/* scratch the window computations reuse: not
-				 * part of the graph's value (pag_window.c) */
+				 * part of the graph's value (pag_window.c). So
+				 * one thread at a time computes a graph's
+				 * windows, and a copy of a graph is not one */
 } pag_graph;
 
 /* FINISH: a lane's last time in graphs of earlier versions, read back only. */

@@ -200,7 +200,8 @@ typedef struct tr_ahead tr_ahead;
 tr_ahead *tr_ahead_start(tr_reader *rd);
 /* tr_reader_next, with what the reader said about it written first. */
 enum tr_next tr_ahead_next(tr_ahead *a, tr_trace **t, const char **line, size_t *len);
-/* The reader's counts and place as of the last tr_ahead_next. */
+/* The reader's counts as of the last tr_ahead_next; where: the file:line
+ * of the line it handed out last. */
 size_t tr_ahead_bad(const tr_ahead *a);
 size_t tr_ahead_traces(const tr_ahead *a);
 uint64_t tr_ahead_bytes(const tr_ahead *a);

@@ -35,6 +35,16 @@ tr_warn_to(strbuf *b)
 	warn_sink = b;
 }
 
+static _Thread_local void (*die_fn)(int status, void *arg);
+static _Thread_local void *die_arg;
+
+void
+tr_die_to(void (*fn)(int status, void *arg), void *arg)
+{
+	die_fn = fn;
+	die_arg = arg;
+}
+
 static void
 msg_flush(msgline *m)
 {
@@ -99,6 +109,12 @@ tr_die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (die_fn) {	/* a worker's end, said in order by the thread it works for */
+		va_start(ap, fmt);
+		vwarn(fmt, ap);
+		va_end(ap);
+		die_fn(status, die_arg);
+	}
 	fflush(stdout);
 	warn_sink = NULL;	/* the last word is said on stderr, whichever thread */
 	va_start(ap, fmt);

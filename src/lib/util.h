@@ -27,6 +27,11 @@ const char *tr_inputs_name(char *buf, size_t size, const char *first, int ninput
 /* This thread's messages are appended to b instead (NULL: stderr again). */
 typedef struct strbuf strbuf;
 void tr_warn_to(strbuf *b);
+/* On this thread, tr_die says its message where tr_warn_to sends messages
+ * and calls fn(status, arg) instead of exiting; fn must not return (a
+ * worker thread hands its end to the thread that says messages in input
+ * order). NULL: tr_die exits. */
+void tr_die_to(void (*fn)(int status, void *arg), void *arg);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

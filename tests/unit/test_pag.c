@@ -718,10 +718,29 @@ test_window_by_window(void)
 	pag_graph_free(&g);
 }
 
+/* Activity type names: whole names only; a NUL in the field is not the
+ * end of a name (the table pads them with NULs). */
+static void
+test_type_names(void)
+{
+	for (int i = 0; i < PAG_NTYPES; i++) {
+		const char *name = pag_type_name(i);
+
+		CHECK(pag_type_parse(name, strlen(name)) == i);
+		CHECK(pag_type_parse(name, strlen(name) - 1) != i);
+	}
+	CHECK(pag_type_parse("io\0", 3) == -1);
+	CHECK(pag_type_parse("waiting\0", 8) == -1);
+	CHECK(pag_type_parse("processingx", 11) == -1);
+	CHECK(pag_type_parse("processing\0\0", 12) == -1);
+	CHECK(pag_type_parse("", 0) == -1);
+}
+
 int
 main(void)
 {
 	tr_setprogname("test_pag");
+	test_type_names();
 	test_example_whole_window();
 	test_example_projected_window();
 	test_more_paths_than_64_bits();

@@ -26,11 +26,14 @@ pag_type_name(int type)
 int
 pag_type_parse(const char *s, size_t n)
 {
-	/* by first letter, then whole: read for every edge record */
+	/* by first letter, then whole: read for every edge record. s may
+	 * hold a NUL, and the names are padded with them: the name must end
+	 * at n, not before */
 	for (int i = 0; i < PAG_NTYPES; i++)
 		if (n && type_names[i][0] == s[0] && n < sizeof type_names[i] &&
-		    memcmp(type_names[i], s, n) == 0 && type_names[i][n] == '\0')
-			return i;	/* s may hold a NUL: no strncmp */
+		    type_names[i][n] == '\0' && type_names[i][n - 1] != '\0' &&
+		    memcmp(type_names[i], s, n) == 0)
+			return i;
 	return -1;
 }
 

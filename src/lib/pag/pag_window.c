@@ -170,7 +170,7 @@ work_done(const pag_graph *g, pag_work *w)
 static void *
 work_buf(pag_work *w, enum work_slot slot, size_t bytes)
 {
-	if (bytes > w->cap[slot]) {
+	if (bytes > w->cap[slot] || !w->buf[slot]) {	/* never NULL, even for 0 */
 		size_t cap = bytes + bytes / 2 + 64;
 
 		free(w->buf[slot]);
@@ -418,7 +418,7 @@ pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn 
 	uint32_t *order, *act, *win;
 	pag_work *work;
 	snap_buf *sb;
-	int64_t w = g->window, k;
+	int64_t w = g->window, k, kfrom;
 
 	if (n == 0)
 		return;
@@ -439,9 +439,12 @@ pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn 
 		fn(ctx, g, &sb->s);
 		goto done;
 	}
+	/* from is a mark, which may lie inside its window (the earliest time
+	 * allowed): windows are compared by number, not by start */
+	kfrom = from == INT64_MIN ? INT64_MIN : floor_div(from - g->origin, w);
 	k = floor_div(g->edges[order[0]].t0 - g->origin, w);
-	if (from != INT64_MIN && floor_div(from - g->origin, w) > k)
-		k = floor_div(from - g->origin, w);	/* not every done window again */
+	if (kfrom > k)
+		k = kfrom;	/* not every done window again */
 	while (next < n || nact) {
 		int64_t ts = g->origin + k * w, te = ts + w;
 		size_t keep = 0;
@@ -456,7 +459,7 @@ pag_windows_between(const pag_graph *g, int64_t from, int64_t to, pag_window_fn 
 		for (size_t i = 0; i < nact; i++)
 			if (in_window(&g->edges[act[i]], ts, te))
 				win[keep++] = act[i];
-		if (keep && ts >= from) {
+		if (keep && (from == INT64_MIN || k >= kfrom)) {
 			snap_fill(sb, g, win, keep, ts, te);
 			fn(ctx, g, &sb->s);
 		}
@@ -678,12 +681,12 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 		goto done;
 	for (size_t i = 0; i < s->nedges; i++) {
 		int type = g->edges[s->edge[i]].type;
-		int c = pag_type_is_comm(type), w = type == PAG_WAITING;
+		int c = pag_type_is_comm(type), waits = type == PAG_WAITING;
 
 		if (s->t1[i] <= s->t0[i])
 			continue;
-		ev[nev++] = (sweep_ev){s->t0[i], (int8_t)!c, (int8_t)w, (int8_t)c};
-		ev[nev++] = (sweep_ev){s->t1[i], (int8_t)-!c, (int8_t)-w, (int8_t)-c};
+		ev[nev++] = (sweep_ev){s->t0[i], (int8_t)!c, (int8_t)waits, (int8_t)c};
+		ev[nev++] = (sweep_ev){s->t1[i], (int8_t)-!c, (int8_t)-waits, (int8_t)-c};
 	}
 	qsort(ev, nev, sizeof *ev, by_time);
 	for (size_t i = 0; i < nev;) {
