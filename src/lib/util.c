@@ -281,6 +281,17 @@ put_digits(char *p, uint32_t x, unsigned n)
 }
 
 char *
+tr_put_digits8(char *p, uint32_t x)
+{
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
+		for (int i = 7; i >= 0; i--, x /= 10)
+			p[i] = (char)('0' + x % 10);
+		return p + 8;
+	}
+	return put_digits(p, x, 8);
+}
+
+char *
 tr_put_u64(char *p, uint64_t v)
 {
 	static const uint64_t pow10[20] = {

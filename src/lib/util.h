@@ -83,6 +83,8 @@ void sb_addu(strbuf *b, uint64_t v);
 /* The decimal digits of v at p; returns their end. It needs room for 20
  * bytes: it may write past the end, up to there. */
 char *tr_put_u64(char *p, uint64_t v);
+/* The 8 digits of x < 10^8 at p, zeros leading; returns their end. */
+char *tr_put_digits8(char *p, uint32_t x);
 void sb_clear(strbuf *b);
 void sb_free(strbuf *b);
 

@@ -356,16 +356,22 @@ test_edge_numbers(void)
 	strbuf out = {0};
 	char want[160];
 
-	for (size_t i = 0; i < n; i++) {
-		int64_t t0 = times[i], t1 = t0 + (int64_t)i * 7;
-		uint32_t src = (uint32_t)(i * 1234567u), dst = src + 1, op = (uint32_t)(i * 11);
+	/* ends near and across the 10^8 boundaries: the end shares the start's
+	 * digits above the last 8 or not */
+	static const int64_t lengths[] = {0, 7, 1, 99999999, 100000000, 12345678901};
+	for (size_t i = 0; i < n; i++)
+		for (size_t d = 0; d < sizeof lengths / sizeof lengths[0]; d++) {
+			int64_t t0 = times[i], t1 = t0 + lengths[d] + (int64_t)i * 7;
+			uint32_t src = (uint32_t)(i * 1234567u), dst = src + 1, op = (uint32_t)(i * 11);
 
-		sb_clear(&out);
-		pag_put_edge(&out, src, dst, PAG_PROCESSING, t0, t1, (uint32_t)i, (uint32_t)i, op, "", 0);
-		snprintf(want, sizeof want, "PE\t\t%u\t%u\tprocessing\t%lld\t%lld\t%zu\t%zu\t%u\n", src,
-			 dst, (long long)t0, (long long)t1, i, i, op);
-		check(strcmp(out.s, want) == 0, want, __FILE__, __LINE__);
-	}
+			sb_clear(&out);
+			pag_put_edge(&out, src, dst, PAG_PROCESSING, t0, t1, (uint32_t)i, (uint32_t)i, op,
+				     "", 0);
+			snprintf(want, sizeof want,
+				 "PE\t\t%u\t%u\tprocessing\t%lld\t%lld\t%zu\t%zu\t%u\n", src, dst,
+				 (long long)t0, (long long)t1, i, i, op);
+			check(strcmp(out.s, want) == 0, want, __FILE__, __LINE__);
+		}
 	for (size_t i = 0; i < n; i++) {
 		pag_graph g;
 		char line[160];

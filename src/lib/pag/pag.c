@@ -1071,8 +1071,19 @@ pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int6
 	p = put_num(p, dst);
 	memcpy(p, tn, tl);
 	p[tl] = '\t';
-	p = put_time(p + tl + 1, t0);
-	p = put_time(p, t1);
+	char *t0s = p + tl + 1;
+
+	p = put_time(t0s, t0);
+	if (t0 >= 100000000 && t1 / 100000000 == t0 / 100000000) {
+		/* the same digits above the last 8 as the start (an edge is
+		 * shorter than 100 s): copied, not worked out again */
+		size_t high = (size_t)(p - 1 - t0s) - 8;
+
+		memcpy(p, t0s, high);
+		p = tr_put_digits8(p + high, (uint32_t)(t1 % 100000000));
+		*p++ = '\t';
+	} else
+		p = put_time(p, t1);
 	p = put_num(p, src_lane);
 	p = put_num(p, dst_lane);
 	p = put_num(p, op) - 1;	/* the ids bring their own tabs */
