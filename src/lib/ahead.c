@@ -23,9 +23,7 @@ typedef struct slot {
 	strbuf line;
 	strbuf msgs;		/* what the reader said while reading it */
 	strbuf where;		/* a line's file:line */
-	size_t bad, traces;	/* the reader's counts after it */
-	uint64_t bytes;
-	int nothing;
+	tr_read_counts counts;	/* the reader's, after it */
 	int died;		/* tr_die's status + 1 while reading it; 0: none */
 } slot;
 
@@ -67,10 +65,7 @@ read_into(tr_ahead *a, slot *x)
 		sb_clear(&x->where);
 		sb_adds(&x->where, tr_reader_where(a->rd));
 	}
-	x->bad = tr_reader_bad(a->rd);
-	x->traces = tr_reader_traces(a->rd);
-	x->bytes = tr_reader_bytes(a->rd);
-	x->nothing = tr_reader_read_nothing(a->rd);
+	x->counts = tr_reader_counts(a->rd);
 }
 
 /* tr_die on the reading thread: its message is in the slot being filled;
@@ -160,28 +155,10 @@ tr_ahead_next(tr_ahead *a, tr_trace **t, const char **line, size_t *len)
 	return x->n;
 }
 
-size_t
-tr_ahead_bad(const tr_ahead *a)
+tr_read_counts
+tr_ahead_counts(const tr_ahead *a)
 {
-	return a->last ? a->last->bad : 0;
-}
-
-size_t
-tr_ahead_traces(const tr_ahead *a)
-{
-	return a->last ? a->last->traces : 0;
-}
-
-uint64_t
-tr_ahead_bytes(const tr_ahead *a)
-{
-	return a->last ? a->last->bytes : 0;
-}
-
-int
-tr_ahead_read_nothing(const tr_ahead *a)
-{
-	return a->last ? a->last->nothing : 0;
+	return a->last ? a->last->counts : (tr_read_counts){0, 0, 0, 0};
 }
 
 const char *

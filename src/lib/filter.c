@@ -72,33 +72,32 @@ input_where(filter_input *in)
 	return in->ahead ? tr_ahead_where(in->ahead) : tr_reader_where(in->r);
 }
 
+/* The reader's counts as of the last trace taken (read ahead: not those of
+ * what the thread has read since). */
+static tr_read_counts
+input_counts(filter_input *in)
+{
+	return in->ahead ? tr_ahead_counts(in->ahead) : tr_reader_counts(in->r);
+}
+
+/* Per line: the reader's own counts, not all of them at once */
 static void
 input_tick(filter_input *in, tr_progress *p)
 {
-	if (in->ahead)
-		tr_progress_tick(p, tr_ahead_bytes(in->ahead), tr_ahead_traces(in->ahead));
-	else
+	if (in->ahead) {
+		tr_read_counts c = tr_ahead_counts(in->ahead);
+
+		tr_progress_tick(p, c.bytes, c.traces);
+	} else
 		tr_progress_tick(p, tr_reader_bytes(in->r), tr_reader_traces(in->r));
 }
 
-/* Stop reading ahead: the counts as of the last trace taken are kept. 0
- * when the thread still holds the reader (stopped before the end). */
-typedef struct input_counts {
-	size_t bad, traces;
-	int nothing;
-} input_counts;
-
+/* Stop reading ahead; 0 when the thread still holds the reader (stopped
+ * before the end). */
 static int
-input_stop(filter_input *in, input_counts *c)
+input_stop(filter_input *in)
 {
-	if (!in->ahead) {
-		*c = (input_counts){tr_reader_bad(in->r), tr_reader_traces(in->r),
-				    tr_reader_read_nothing(in->r)};
-		return 1;
-	}
-	*c = (input_counts){tr_ahead_bad(in->ahead), tr_ahead_traces(in->ahead),
-			    tr_ahead_read_nothing(in->ahead)};
-	return tr_ahead_finish(in->ahead);
+	return in->ahead ? tr_ahead_finish(in->ahead) : 1;
 }
 
 int
@@ -111,7 +110,7 @@ tr_filter_run(const tr_filter *f)
 	size_t failed = 0;
 	int status = TR_EXIT_OK, header_pending = f->pass_through, stopped = 0;
 	tr_progress progress;
-	input_counts counts;
+	tr_read_counts counts;
 
 	tr_progress_init(&progress);
 	if (f->nfiles)
@@ -159,7 +158,8 @@ tr_filter_run(const tr_filter *f)
 	}
 	tr_progress_done(&progress);
 	/* stopped before the end: a reading thread still holds r */
-	int r_free = input_stop(&in, &counts);
+	counts = input_counts(&in);
+	int r_free = input_stop(&in);
 
 	if (status == TR_EXIT_OK && !f->allow_empty && counts.nothing) {
 		status = tr_reader_empty_error(r);

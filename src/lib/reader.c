@@ -714,6 +714,13 @@ tr_reader_bytes(const tr_reader *r)
 	return r->bytes_done + (r->in && !r->in_export ? tr_input_bytes(r->in) : 0);
 }
 
+tr_read_counts
+tr_reader_counts(const tr_reader *r)
+{
+	return (tr_read_counts){tr_reader_traces(r), tr_reader_bad(r), tr_reader_bytes(r),
+				tr_reader_read_nothing(r)};
+}
+
 size_t
 tr_reader_bad(const tr_reader *r)
 {

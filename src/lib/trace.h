@@ -192,6 +192,13 @@ int tr_reader_empty_error(const tr_reader *r);
 /* "file:line" of the line TR_LINE handed out last; valid until the next call. */
 const char *tr_reader_where(tr_reader *r);
 uint64_t tr_reader_bytes(const tr_reader *r);	/* input bytes read so far */
+/* Those counts at once. */
+typedef struct tr_read_counts {
+	size_t traces, bad;
+	uint64_t bytes;
+	int nothing;
+} tr_read_counts;
+tr_read_counts tr_reader_counts(const tr_reader *r);
 void tr_reader_free(tr_reader *r);
 
 /* The reader on a thread of its own, a few traces ahead (ahead.c): for a
@@ -200,12 +207,9 @@ typedef struct tr_ahead tr_ahead;
 tr_ahead *tr_ahead_start(tr_reader *rd);
 /* tr_reader_next, with what the reader said about it written first. */
 enum tr_next tr_ahead_next(tr_ahead *a, tr_trace **t, const char **line, size_t *len);
-/* The reader's counts as of the last tr_ahead_next; where: the file:line
- * of the line it handed out last. */
-size_t tr_ahead_bad(const tr_ahead *a);
-size_t tr_ahead_traces(const tr_ahead *a);
-uint64_t tr_ahead_bytes(const tr_ahead *a);
-int tr_ahead_read_nothing(const tr_ahead *a);
+/* The reader's counts as of the last tr_ahead_next (zeros before it). */
+tr_read_counts tr_ahead_counts(const tr_ahead *a);
+/* The file:line of the line tr_ahead_next handed out last. */
 const char *tr_ahead_where(const tr_ahead *a);
 /* Stop reading; 1 when the thread is done with rd (it may be freed), 0 when
  * it still reads (stopped before the end of the input). */

@@ -423,8 +423,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			sb_clear(&b);
 		}
 	}
-	size_t bad = tr_ahead_bad(ahead);
-	int nothing = tr_ahead_read_nothing(ahead);
+	size_t bad = tr_ahead_counts(ahead).bad;
+	int nothing = tr_ahead_counts(ahead).nothing;
 	/* stopped before the end: the reader thread still holds rd */
 	int rd_free = tr_ahead_finish(ahead);
 
