@@ -1,4 +1,5 @@
 /* Unit tests of the shared library: escaping, the span tree, re-writing records. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,10 +377,49 @@ test_u64map(void)
 	u64map_free(&m);
 }
 
+/* parse_i64 against strtoll on random strings: every length, a sign or
+ * not, now and then a byte that is not a digit, numbers past 2^63. */
+static void
+test_parse_i64(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	int ok = 1;
+
+	for (int i = 0; i < 200000 && ok; i++) {
+		char s[32], *end;
+		size_t n = 0, len;
+		int64_t got;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift64 */
+		len = x % 21;
+		if (x >> 60 == 1)
+			s[n++] = '-';
+		else if (x >> 60 == 2)
+			s[n++] = '+';
+		for (size_t k = 0; k < len; k++)
+			s[n++] = (char)('0' + (x >> (k % 60)) % 10);
+		if (n && (x >> 56 & 15) == 3)	/* a stray byte somewhere */
+			s[(x >> 32) % n] = (char)":/ a9"[(x >> 40) % 5];
+		s[n] = '\0';
+		errno = 0;
+		long long want = strtoll(s, &end, 10);
+		int valid = n && *end == '\0' && errno != ERANGE && s[0] != ' ' &&
+			    !(n == 1 && (s[0] == '-' || s[0] == '+'));
+		int r = parse_i64(s, n, &got);
+
+		ok &= valid ? r == 0 && got == want : r == -1;
+		if (!ok)
+			fprintf(stderr, "parse_i64(\"%s\"): %d %lld, want %s %lld\n", s, r,
+				(long long)got, valid ? "valid" : "invalid", want);
+	}
+	CHECK(ok);
+}
+
 int
 main(void)
 {
 	tr_setprogname("test_lib");
+	test_parse_i64();
 	test_escape_roundtrip();
 	test_tree();
 	test_deep_chain();
