@@ -3,7 +3,6 @@
  * per-trace reformatted traces, and service dependency links; with partial
  * counts that merge, for sharded runs. See tr-infer(1). */
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,39 +159,19 @@ run_merge(infer_ctx *x, const tr_filter *f)
 	return status;
 }
 
-/* True for an input that cannot be read twice: stdin, a pipe, a device. */
-static int
-needs_spool(const char *path)
-{
-	struct stat st;
-
-	return strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
-}
-
 /* --reformat: the model needs every trace before the first can be written,
  * so the input is read twice. The first pass is silent: the second one
  * reports bad input exactly as any filter does, and stops where it stops. */
 static int
 run_reformat(infer_ctx *x, tr_filter *f)
 {
-	static char *dash[] = {"-"};
-	char **files = f->nfiles ? f->files : dash;
-	int nfiles = f->nfiles ? f->nfiles : 1;
-	char **spooled = xcalloc((size_t)nfiles, sizeof *spooled);
+	tr_inputs in;
 
-	f->files = xcalloc((size_t)nfiles, sizeof *f->files);
-	f->names = xcalloc((size_t)nfiles, sizeof *f->names);
-	f->nfiles = nfiles;
-	for (int i = 0; i < nfiles; i++) {
-		/* A missing file is told here, before the first pass. */
-		if (needs_spool(files[i]))
-			spooled[i] = tr_input_spool(files[i]);
-		else
-			tr_input_close(tr_input_open(files[i]));
-		f->files[i] = spooled[i] ? spooled[i] : files[i];
-		if (spooled[i])	/* messages name the input, not the copy */
-			f->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
-	}
+	/* a missing file is told here, before the first pass */
+	tr_inputs_twice(&in, f->files, f->nfiles);
+	f->files = in.files;
+	f->names = in.names;
+	f->nfiles = in.n;
 	/* as the second pass reads (an export's broken traces skipped with
 	 * -k), quietly: the second pass reports bad input */
 	tr_reader *r = tr_reader_open(f->files, f->nfiles, f->names, f->max_spans, f->max_bytes,
@@ -215,15 +194,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	f->on_trace = on_reformat;
 	f->on_end = NULL;
 	int status = tr_filter_run(f);
-	for (int i = 0; i < nfiles; i++)
-		if (spooled[i]) {
-			unlink(spooled[i]);
-			tr_tmpfile_release(spooled[i]);
-			free(spooled[i]);
-		}
-	free(spooled);
-	free(f->files);
-	free(f->names);
+	tr_inputs_free(&in);
 	return status;
 }
 

@@ -485,6 +485,22 @@ svc:B_E	svc:A_E	1	0	19	0	20" ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
 
+@test "--reformat reads standard input twice: a pipe, a file (opened again, not copied), a file read partly" {
+	mm_traces
+	f=$BATS_TEST_TMPDIR/mm.tr
+	want=$(tr-infer --reformat "$f")
+	[ "$(cat "$f" | tr-infer --reformat)" = "$want" ]
+	# no copy: a temporary directory that does not exist is never needed
+	[ "$(TMPDIR=$BATS_TEST_TMPDIR/none tr-infer --reformat < "$f")" = "$want" ]
+	run sh -c "cat '$f' | TMPDIR='$BATS_TEST_TMPDIR/none' tr-infer --reformat"
+	[ "$status" -eq 4 ]
+	# what was read of it before stays read
+	{ printf 'X\tnot a record of a trace\n'; cat "$f"; } > "$BATS_TEST_TMPDIR/x.tr"
+	[ "$({ head -n 1 > /dev/null; tr-infer --reformat; } < "$BATS_TEST_TMPDIR/x.tr")" = "$want" ]
+	# and it is left at its end, as a copy would leave it
+	[ -z "$({ tr-infer --reformat > /dev/null; cat; } < "$f")" ]
+}
+
 @test "--merge -k skips a bad record, merges the rest and exits 3" {
 	mm_traces
 	tr-infer --partial "$BATS_TEST_TMPDIR/mm.tr" > "$BATS_TEST_TMPDIR/a"

@@ -187,6 +187,54 @@ tr_input_stdin_again(void)
 	return NULL;
 }
 
+void
+tr_inputs_twice(tr_inputs *in, char **files, int nfiles)
+{
+	static char *dash[] = {"-"};
+
+	if (!nfiles) {
+		files = dash;
+		nfiles = 1;
+	}
+	in->n = nfiles;
+	in->files = xcalloc((size_t)nfiles, sizeof *in->files);
+	in->names = xcalloc((size_t)nfiles, sizeof *in->names);
+	in->spooled = xcalloc((size_t)nfiles, sizeof *in->spooled);
+	for (int i = 0; i < nfiles; i++) {
+		int is_stdin = strcmp(files[i], "-") == 0;
+		const char *again = is_stdin ? tr_input_stdin_again() : NULL;
+		struct stat st;
+
+		if (again)
+			in->files[i] = (char *)again;
+		else if (is_stdin || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
+			in->files[i] = in->spooled[i] = tr_input_spool(files[i]);
+		else {
+			tr_input_close(tr_input_open(files[i]));
+			in->files[i] = files[i];
+		}
+		if (is_stdin)
+			in->names[i] = "<stdin>";
+		else if (in->spooled[i])
+			in->names[i] = files[i];
+	}
+}
+
+void
+tr_inputs_free(tr_inputs *in)
+{
+	for (int i = 0; i < in->n; i++)
+		if (in->spooled[i]) {
+			unlink(in->spooled[i]);
+			tr_tmpfile_release(in->spooled[i]);
+			free(in->spooled[i]);
+		}
+	free(in->files);
+	free(in->names);
+	free(in->spooled);
+	memset(in, 0, sizeof *in);
+}
+
 int
 tr_input_report(const tr_input *in, const char *name)
 {

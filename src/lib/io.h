@@ -37,6 +37,18 @@ char *tr_input_spool(const char *path);
  * shell's < file): no copy is needed for a second pass. Standard input is
  * then left at its end, as copying it would leave it. NULL otherwise. */
 const char *tr_input_stdin_again(void);
+/* Inputs read twice (a silent first pass, then the one that reports). */
+typedef struct tr_inputs {
+	char **files;	/* what each pass opens */
+	char **names;	/* for messages: the input, not its copy (NULL: the file's) */
+	char **spooled;	/* the copies, removed by tr_inputs_free */
+	int n;
+} tr_inputs;
+/* files (none: standard input) made readable twice: standard input
+ * redirected from a file is opened again, a pipe or a device is copied, and
+ * a missing file is told now (tr_die), before the first pass. */
+void tr_inputs_twice(tr_inputs *in, char **files, int nfiles);
+void tr_inputs_free(tr_inputs *in);
 /* Read up to n bytes; returns the count, 0 at end. Dies on a read error. */
 size_t tr_input_read(tr_input *in, void *buf, size_t n);
 /* The next decoded bytes, at least want of them unless the input ends

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dot.h"
@@ -297,53 +296,23 @@ check_empty(const tp_stats *st)
 /* The inputs, with a pipe copied to a temporary file: the clock pass reads
  * everything before the analysis reads it again. Standard input redirected
  * from a file is opened again instead. */
-typedef struct inputs {
-	char **files, **spooled;
-	char **names;		/* for messages: the input, not its copy */
-	int n;
-} inputs;
-
+/* The inputs: read twice (a clock pass first) when spool, else once as
+ * given. */
 static void
-open_inputs(inputs *in, const tp_run_opts *r, int spool)
+open_inputs(tr_inputs *in, const tp_run_opts *r, int spool)
 {
 	static char *dash[] = {"-"};
-	char **files = r->nfiles ? r->files : dash;
 
+	if (spool) {
+		tr_inputs_twice(in, r->files, r->nfiles);
+		return;
+	}
 	in->n = r->nfiles ? r->nfiles : 1;
 	in->files = xcalloc((size_t)in->n, sizeof *in->files);
-	in->spooled = xcalloc((size_t)in->n, sizeof *in->spooled);
 	in->names = xcalloc((size_t)in->n, sizeof *in->names);
-	for (int i = 0; i < in->n; i++) {
-		struct stat st;
-
-		const char *again = NULL;
-
-		if (!spool)
-			;
-		else if (strcmp(files[i], "-") == 0 && (again = tr_input_stdin_again()))
-			in->names[i] = "<stdin>";
-		else if (strcmp(files[i], "-") == 0 || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
-			in->spooled[i] = tr_input_spool(files[i]);
-		else	/* a missing file is told now, before the silent pass */
-			tr_input_close(tr_input_open(files[i]));
-		in->files[i] = in->spooled[i] ? in->spooled[i] : again ? (char *)again : files[i];
-		if (in->spooled[i])
-			in->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
-	}
-}
-
-static void
-close_inputs(inputs *in)
-{
+	in->spooled = xcalloc((size_t)in->n, sizeof *in->spooled);
 	for (int i = 0; i < in->n; i++)
-		if (in->spooled[i]) {
-			unlink(in->spooled[i]);
-			tr_tmpfile_release(in->spooled[i]);
-			free(in->spooled[i]);
-		}
-	free(in->files);
-	free(in->spooled);
-	free(in->names);
+		in->files[i] = r->nfiles ? r->files[i] : dash[0];
 }
 
 static int
@@ -380,7 +349,7 @@ report_clocks(const tr_clock *c)
 int
 tp_run(const tp_run_opts *r, const tp_opts *o)
 {
-	inputs in = {0};
+	tr_inputs in = {0};
 	tp_opts oc = *o;
 	tr_clock *clk = NULL;
 
@@ -486,6 +455,6 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		tr_reader_free(rd);
 	tp_free(tp);
 	tr_clock_free(clk);
-	close_inputs(&in);
+	tr_inputs_free(&in);
 	return status;
 }
