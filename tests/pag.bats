@@ -864,3 +864,20 @@ EOF2
 	[[ "${lines[0]}" == *"f.tr:43: start: not an integer"* ]]
 	[[ "${lines[1]}" == *"missing.tr"* ]]
 }
+
+@test "tr-cp: windows that last no time (spans without durations) are said; a graph of nothing else exits 3" {
+	f=$(tsv <<'EOF2' | mkfix timeless.tr
+#tr/1
+T|t1
+S|t1|a||1000|0|svc|op|server|h
+EOF2
+)
+	run sh -c "tr-pag -P -q -n '$f' | tr-cp"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"no window of the graph lasts any time (spans without durations?): no critical participation to share"* ]]
+	# records by hand: a window of one zero-length edge, then one that lasts
+	printf '#tr/1\nPG\t\t1000\t0\t1000\t5300\nPW\t\t0\tsvc@h\t0\nPO\t\t1\tsvc\top\nPE\t\t5\t6\tprocessing\t1000\t1000\t0\t0\t1\nPE\t\t7\t8\tprocessing\t5000\t5300\t0\t0\t1\n' > "$BATS_TEST_TMPDIR/some.pag"
+	run tr-cp "$BATS_TEST_TMPDIR/some.pag"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 of 2 windows last no time: their critical participation is 0"* ]]
+}

@@ -80,6 +80,7 @@ struct pag_cp {
 	int fed;
 	int header_done;
 	size_t cycles;
+	size_t timeless;	/* windows whose activities last no time */
 	report r;
 	int streaming;		/* windows up to done were computed */
 	int too_many;		/* an open-ended graph went past max_windows */
@@ -534,6 +535,8 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 
 	GROW(r->cp, r->capcp, s->nedges);
 	r->p->cycles += pag_snap_cp(g, s, r->cp, &n);
+	if (s->tmax <= s->tmin)	/* nothing to share: every CP is 0 */
+		r->p->timeless++;
 	pag_count_format(paths, sizeof paths, n);
 	win = row_get(r, SUM_WINDOW, "paths", arena_strndup(&r->mem, paths, strlen(paths)));
 	win->time = s->tmax - s->tmin;
@@ -639,5 +642,13 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	if (p->cycles)
 		tr_warn("%zu vertices on cycles of zero-length edges left out of the path counts",
 			p->cycles);
+	if (p->timeless && p->timeless == r->nwindow) {
+		tr_warn("no window of the graph lasts any time (spans without durations?): "
+			"no critical participation to share");
+		return -1;
+	}
+	if (p->timeless)
+		tr_warn("%zu of %zu windows last no time: their critical participation is 0",
+			p->timeless, (size_t)r->nwindow);
 	return 0;
 }
