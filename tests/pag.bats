@@ -881,3 +881,23 @@ EOF2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1 of 2 windows last no time: their critical participation is 0"* ]]
 }
+
+@test "PAG records: a refused PO record still numbers the PE records after it, which then name no operation" {
+	printf '#tr/1\nPG\t\t1000\t0\t0\t10\nPW\t\t0\tsvc@h\t0\nPO\t\t99999\ts\top\nPE\t\t0\t1\tprocessing\t0\t10\t0\t0\t99999\n' > "$BATS_TEST_TMPDIR/po.pag"
+	run tr-cp "$BATS_TEST_TMPDIR/po.pag"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"po.pag:4: PO record: too large for the records before it: operation"* ]]
+	[[ "$output" == *"po.pag:5: PE record: operation 99999 has no PO record before it"* ]]
+	[[ "$output" != *"99999	"* ]]
+}
+
+@test "PAG records: read plainly or field by field, a record ending in an empty field gives the same graph" {
+	# a lane written +0 is not plain: the general path reads that record
+	for lane in 0 +0; do
+		printf '#tr/1\nPG\t\t0\t0\t0\t10\nPW\t\t0\tsvc@h\t0\nPV\t\t0\t0\t0\tstart\tt0\ts0\nPV\t\t0\t%s\t0\tstart\t\nPV\t\t1\t0\t10\tend\tt0\ts0\nPO\t\t1\ts\to\nPE\t\t0\t1\tprocessing\t0\t10\t0\t%s\t1\t\nPE\t\t1\t2\tunknown\t10\t20\t0\t%s\t\n' \
+			"$lane" "$lane" "$lane" > "$BATS_TEST_TMPDIR/v$lane.pag"
+		tr-pag -P "$BATS_TEST_TMPDIR/v$lane.pag" > "$BATS_TEST_TMPDIR/out$lane"
+	done
+	cmp "$BATS_TEST_TMPDIR/out0" "$BATS_TEST_TMPDIR/out+0"
+	grep -q "^PV		0	0	0	start		$" "$BATS_TEST_TMPDIR/out0"
+}

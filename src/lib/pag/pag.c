@@ -37,6 +37,16 @@ pag_type_parse(const char *s, size_t n)
 	return -1;
 }
 
+/* The event a PV record names, or -1. */
+static int
+event_parse(const char *s, size_t n)
+{
+	for (int ev = 0; ev <= PAG_EV_FINISH; ev++)
+		if (n == strlen(event_names[ev]) && memcmp(s, event_names[ev], n) == 0)
+			return ev;
+	return -1;
+}
+
 const char *
 pag_event_name(int ev)
 {
@@ -513,20 +523,17 @@ static int
 read_vertex(rec_ctx *c)
 {
 	pag_graph *g = c->g;
-	uint32_t v, lane;
+	uint32_t v, lane, found;
 	int64_t t;
-
-	uint32_t found;
+	int ev;
 
 	if (rec_vertex(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
 	    rec_time(c, 4, "time", &t) < 0 || check_vertex(c, v, lane, t, &found) < 0)
 		return -1;
 	lane_of(g, lane);
 	v = define_vertex(g, v, found, lane, t);
-	for (int ev = 0; ev <= PAG_EV_FINISH && c->nf > 5; ev++)
-		if (c->f[5].len == strlen(event_names[ev]) &&
-		    memcmp(c->f[5].s, event_names[ev], c->f[5].len) == 0)
-			g->vevent[v] = (uint8_t)ev;
+	if (c->nf > 5 && (ev = event_parse(c->f[5].s, c->f[5].len)) >= 0)
+		g->vevent[v] = (uint8_t)ev;
 	if (c->nf > 6 && !g->skip_spanrefs)
 		g->vspan[v] = rec_spanref(c, 6);
 	return 0;
@@ -556,6 +563,7 @@ read_op(rec_ctx *c)
 	pag_graph *g = c->g;
 	uint32_t num, op;
 
+	g->numbered = 1;	/* PE records give numbers now, even if this one is bad */
 	if (rec_number(c, 2, "operation", &num) < 0)
 		return -1;
 	op = pag_intern_op(g, rec_tmp(c, 3, 0), rec_tmp(c, 4, 1));
@@ -568,7 +576,6 @@ read_op(rec_ctx *c)
 	if (g->opnum[num] != PAG_NONE && g->opnum[num] != op)
 		return rec_fail(c, "operation %u named twice, differently", num);
 	g->opnum[num] = op;
-	g->numbered = 1;
 	return 0;
 }
 
@@ -682,15 +689,17 @@ typedef struct plain_ids {
 	size_t tlen, slen;
 } plain_ids;
 
-/* The ids from p to the end of the record, unless the graph keeps none;
- * -1 when one is escaped: the general path unescapes them. */
+/* The ids from p to the end of the record, unless the graph keeps none or
+ * the record has no field there (more: a TAB ended the field before p;
+ * then they may be empty, as the general path counts fields); -1 when one
+ * is escaped: the general path unescapes them. */
 static int
-find_plain_ids(const pag_graph *g, const char *p, const char *end, plain_ids *ids)
+find_plain_ids(const pag_graph *g, const char *p, const char *end, int more, plain_ids *ids)
 {
 	const char *tab, *stop;
 
 	*ids = (plain_ids){NULL, NULL, 0, 0};
-	if (g->skip_spanrefs || p >= end)
+	if (g->skip_spanrefs || !more)
 		return 0;
 	if (memchr(p, '%', (size_t)(end - p)))
 		return -1;
@@ -734,13 +743,16 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 		if (!(p = scan_num(p, end, i == 2 || i == 3, &v[i])))
 			return -1;
 	}
+	int more = p < end;	/* an operation field, then maybe the ids */
+
 	if (p < end && *p == '\t')
 		p++;	/* an empty operation */
 	else if (p < end && !(p = scan_num(p, end, 0, &op)))
 		return -1;
+	more = more && p[-1] == '\t';
 	plain_ids ids;
 
-	if (find_plain_ids(g, p, end, &ids) < 0)
+	if (find_plain_ids(g, p, end, more, &ids) < 0)
 		return -1;
 	if (v[0] >= INT32_MAX || v[1] >= INT32_MAX || op >= INT32_MAX ||
 	    (!g->vids && ((uint64_t)v[0] >= slack || (uint64_t)v[1] >= slack)) ||
@@ -766,19 +778,19 @@ read_plain_vertex(pag_graph *g, const char *line, size_t len)
 	uint64_t slack = PAG_NUMBER_SLACK + 8 * (uint64_t)g->nrecords;
 	rec_ctx quiet;
 	plain_ids ids;
-	int event = -1;
+	int event;
 
 	if (!(p = scan_num(p, end, 0, &v)) || !(p = scan_num(p, end, 0, &lane)) ||
 	    !(p = scan_num(p, end, 1, &t)))
 		return -1;
 	for (ev = p; p < end && *p != '\t'; p++)
 		;
-	for (int i = 0; i <= PAG_EV_FINISH; i++)
-		if ((size_t)(p - ev) == strlen(event_names[i]) && memcmp(ev, event_names[i], (size_t)(p - ev)) == 0)
-			event = i;
-	if (p < end)
+	event = event_parse(ev, (size_t)(p - ev));
+	int more = p < end;	/* a TAB after the event: the ids, maybe empty */
+
+	if (more)
 		p++;
-	if (find_plain_ids(g, p, end, &ids) < 0 || v >= INT32_MAX || (!g->vids && (uint64_t)v >= slack) ||
+	if (find_plain_ids(g, p, end, more, &ids) < 0 || v >= INT32_MAX || (!g->vids && (uint64_t)v >= slack) ||
 	    lane >= INT32_MAX || (uint64_t)lane >= slack || t < -PAG_TIME_MAX || t > PAG_TIME_MAX)
 		return -1;
 	quiet_ctx(&quiet, g);
