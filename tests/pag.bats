@@ -880,6 +880,11 @@ EOF2
 	run tr-cp "$BATS_TEST_TMPDIR/some.pag"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1 of 2 windows last no time: their critical participation is 0"* ]]
+	# a graph without edges: nothing to compute
+	printf '#tr/1\nPG\t\t1000\t0\t0\t10\nPW\t\t0\tsvc@h\t0\n' > "$BATS_TEST_TMPDIR/none.pag"
+	run tr-cp "$BATS_TEST_TMPDIR/none.pag"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"tr-cp: the graph has no edge: no critical participation to compute"* ]]
 }
 
 @test "PAG records: a refused PO record still numbers the PE records after it, which then name no operation" {

@@ -1,4 +1,5 @@
-/* hash.c - open-addressing map from byte strings to integers. */
+/* hash.c - open-addressing maps to integers from byte strings (strmap)
+ * and from 64-bit numbers (u64map). */
 #include "hash.h"
 #include "util.h"
 
@@ -168,6 +169,12 @@ u64map_each(const u64map *m, void (*f)(void *ctx, uint64_t key, int64_t val), vo
 void
 u64map_clear(u64map *m)
 {
+	/* as strmap_clear: after one huge use, give the table back instead
+	 * of wiping it for every small one */
+	if (m->cap > 4096 && m->count * 16 < m->cap) {
+		u64map_free(m);
+		return;
+	}
 	if (m->count)
 		memset(m->keys, 0xff, m->cap * sizeof *m->keys);
 	m->count = 0;

@@ -1,4 +1,5 @@
-/* hash.h - open-addressing map from byte strings to integers.
+/* hash.h - open-addressing maps to integers from byte strings (strmap)
+ * and from 64-bit numbers (u64map).
  * Keys are not copied: they must outlive the map (arena memory, usually). */
 #ifndef TR_HASH_H
 #define TR_HASH_H

@@ -30,7 +30,8 @@ void pag_cp_take(pag_cp *p, strbuf *out);
 /* True once at least one PAG record was fed. */
 int pag_cp_has_input(const pag_cp *p);
 /* Compute CP per window and write the four summaries; -1 after a message
- * when the graph has more windows than allowed (nothing written). */
+ * when the graph has more windows than allowed (nothing more written),
+ * no edge, or windows that all last no time (their rows written). */
 int pag_cp_report(pag_cp *p, tr_output *out);
 void pag_cp_free(pag_cp *p);
 

@@ -110,10 +110,13 @@ tr_die(int status, const char *fmt, ...)
 	va_list ap;
 
 	if (die_fn) {	/* a worker's end, said in order by the thread it works for */
+		void (*fn)(int, void *) = die_fn;
+
+		die_fn = NULL;	/* saying it may fail too: then it exits */
 		va_start(ap, fmt);
 		vwarn(fmt, ap);
 		va_end(ap);
-		die_fn(status, die_arg);
+		fn(status, die_arg);
 	}
 	fflush(stdout);
 	warn_sink = NULL;	/* the last word is said on stderr, whichever thread */

@@ -268,8 +268,11 @@ channel_row(report *r, const pag_graph *g, uint32_t src, uint32_t dst)
 	int added;
 	int64_t *at = u64map_put(&r->channels, (uint64_t)src << 32 | dst, &added);
 
-	if (added)
-		*at = row_get(r, SUM_CHANNEL, g->workers[src], g->workers[dst]) - r->rows;
+	if (added) {
+		row *w = row_get(r, SUM_CHANNEL, g->workers[src], g->workers[dst]);
+
+		*at = w - r->rows;	/* after row_get, which may move the rows */
+	}
 	return &r->rows[*at];
 }
 
@@ -287,7 +290,9 @@ row_cached(report *r, struct row_cache *c, size_t i, int summary, const char *ke
 		c->cap = cap;
 	}
 	if (c->stamp[i] != r->nwindow) {
-		c->row[i] = (uint32_t)(row_get(r, summary, key, detail) - r->rows);
+		row *w = row_get(r, summary, key, detail);
+
+		c->row[i] = (uint32_t)(w - r->rows);	/* after row_get moved them */
 		c->stamp[i] = r->nwindow;
 	}
 	return &r->rows[c->row[i]];
@@ -642,6 +647,10 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	if (p->cycles)
 		tr_warn("%zu vertices on cycles of zero-length edges left out of the path counts",
 			p->cycles);
+	if (!r->nwindow) {
+		tr_warn("the graph has no edge: no critical participation to compute");
+		return -1;
+	}
 	if (p->timeless && p->timeless == r->nwindow) {
 		tr_warn("no window of the graph lasts any time (spans without durations?): "
 			"no critical participation to share");

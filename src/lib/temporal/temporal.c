@@ -293,10 +293,8 @@ check_empty(const tp_stats *st)
 	return TR_EXIT_FINDING;
 }
 
-/* The inputs, with a pipe copied to a temporary file: the clock pass reads
- * everything before the analysis reads it again. Standard input redirected
- * from a file is opened again instead. */
-/* The inputs: read twice (a clock pass first) when spool, else once as
+/* The inputs: read twice when spool (the clock pass reads everything
+ * before the analysis reads it again: tr_inputs_twice), else once as
  * given. */
 static void
 open_inputs(tr_inputs *in, const tp_run_opts *r, int spool)
@@ -392,8 +390,9 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			sb_clear(&b);
 		}
 	}
-	size_t bad = tr_ahead_counts(ahead).bad;
-	int nothing = tr_ahead_counts(ahead).nothing;
+	tr_read_counts counts = tr_ahead_counts(ahead);
+	size_t bad = counts.bad;
+	int nothing = counts.nothing;
 	/* stopped before the end: the reader thread still holds rd */
 	int rd_free = tr_ahead_finish(ahead);
 
