@@ -18,7 +18,7 @@ usage(FILE *fp)
 		"              [-f line|dot|pag-dot|svg] [--dot] [--top N] [--trace ID]\n"
 		"              [--from T] [--to T] [--worker W] [-o FILE] [FILE...]\n"
 		"Build the program activity graph of all traces (workers, activities,\n"
-		"communication) and write it as PG, PW, PV and PE records among the\n"
+		"communication) and write it as PG, PW, PO, PV and PE records among the\n"
 		"traces, window by window as they are read, with a PM mark per window,\n"
 		"for tr-cp to rank activities by critical participation window by window.\n"
 		"  -w, --window D          tumbling windows of length D (1s, 250ms, 10us)\n"
@@ -487,7 +487,9 @@ read_ahead_pays(const char *out_path)
 		return 1;
 	if (cores < 2)
 		return 0;
-	return out_path || fstat(STDOUT_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode);
+	if (out_path && strcmp(out_path, "-") != 0)
+		return 1;
+	return fstat(STDOUT_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode);
 }
 
 int

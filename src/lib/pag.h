@@ -1,5 +1,5 @@
 /* pag.h - SnailTrail's program activity graph (PAG) built from spans, its
- * line-format records (PG, PW, PV, PE; man tr-pag(1)), time windows
+ * line-format records (PG, PW, PO, PV, PE, PM; man tr-format(5)), time windows
  * (snapshots), path counting and critical participation (CP). */
 #ifndef TR_PAG_H
 #define TR_PAG_H
@@ -172,7 +172,7 @@ void pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0,
 void pag_put_mark(strbuf *out, int64_t t);
 
 /* Build a PAG from spans as they are read, writing its records (PG, PW,
- * PV, PE, PM) window by window: pag_builder_add appends what each trace
+ * PO, PV, PE, PM) window by window: pag_builder_add appends what each trace
  * completes to out, pag_builder_finish the rest. See pag_build.c. */
 typedef struct pag_builder pag_builder;
 typedef struct pag_build_opts {

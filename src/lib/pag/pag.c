@@ -1,5 +1,5 @@
 /* pag.c - the program activity graph: its vertices, lanes and edges, its
- * line-format records (PG, PW, PV, PE, PM), DOT output and durations. */
+ * line-format records (PG, PW, PO, PV, PE, PM), DOT output and durations. */
 #include "pag.h"
 
 #include <math.h>

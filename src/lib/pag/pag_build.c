@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t intern_op(pag_builder *b, const char *service, const char *operation);
 
 pag_builder *
 pag_builder_new(const pag_build_opts *o)
@@ -69,7 +68,7 @@ pag_builder_new(const pag_build_opts *o)
 	b->placed_to = b->frontier = b->latest = INT64_MIN;
 	b->clients = PAG_NONE;
 	b->clients_prev = no_vertex;
-	b->unknown_op = intern_op(b, "", "");
+	b->unknown_op = pag_intern_op(&b->names, "", "");
 	return b;
 }
 
@@ -77,12 +76,6 @@ const pag_build_stats *
 pag_builder_stats(const pag_builder *b)
 {
 	return &b->st;
-}
-
-static uint32_t
-intern_op(pag_builder *b, const char *service, const char *operation)
-{
-	return pag_intern_op(&b->names, service, operation);
 }
 
 static void
@@ -454,7 +447,7 @@ read_trace(pag_builder *b, const tr_trace *t)
 		x = &tr->spans[b->local[i]];
 		*x = (bspan){.start = s->start, .end = tr_span_end(s), .trace = tr,
 			     .seq = b->seq++, .worker = worker_of(b, s),
-			     .op = intern_op(b, s->service, s->operation), .depth = s->depth,
+			     .op = pag_intern_op(&b->names, s->service, s->operation), .depth = s->depth,
 			     .parent = s->parent >= 0 ? b->local[s->parent] : -1, .child = -1,
 			     .sibling = -1, .lane = PAG_NONE, .lane_child_end = INT64_MIN,
 			     .vs = no_vertex, .ve = no_vertex, .kind = s->kind,
