@@ -249,7 +249,8 @@ typedef struct pag_start_key {
 	int64_t t0;
 	uint32_t edge;
 } pag_start_key;
-void pag_sort_by_start(pag_start_key *k, size_t n);
+/* w: scratch to sort in, kept from call to call (NULL: made and freed). */
+void pag_sort_by_start(pag_start_key *k, size_t n, pag_work *w);
 /* The start of the window that holds time t (g->window > 0). */
 int64_t pag_window_start(const pag_graph *g, int64_t t);
 /* The same for windows of length window from origin, without a graph. */

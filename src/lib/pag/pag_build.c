@@ -155,7 +155,7 @@ pag_build_take_due(pag_builder *b, int64_t upto)
 			b->todo[kept++] = b->todo[i];
 		}
 	b->ntodo = kept;
-	pag_sort_by_start(b->place_order, ndue);
+	pag_sort_by_start(b->place_order, ndue, b->names.work);
 	/* b->todo's free tail holds the sorted items while runs are ordered */
 	GROW(b->todo, b->captodo, kept + ndue);
 	todo_item *sorted = b->todo + kept;

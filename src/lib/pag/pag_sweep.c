@@ -29,7 +29,7 @@ take_due(pag_builder *b, int64_t f)
 	for (size_t i = 0; i < b->npend; i++)
 		if (b->pend[i].src.t < f)
 			b->due[ndue++] = (pag_start_key){b->pend[i].src.t, (uint32_t)i};
-	pag_sort_by_start(b->due, ndue);
+	pag_sort_by_start(b->due, ndue, b->names.work);
 	return ndue;
 }
 
@@ -271,7 +271,7 @@ sort_live_comm(pag_builder *b)
 
 	for (size_t i = 0; i < b->nlive; i++)
 		k[i] = (pag_start_key){b->comm[b->livecomm[i]].t0, b->livecomm[i]};
-	pag_sort_by_start(k, b->nlive);
+	pag_sort_by_start(k, b->nlive, b->names.work);
 	for (size_t i = 0; i < b->nlive; i++)
 		b->livecomm[i] = k[i].edge;
 	b->nsorted = b->nlive;

@@ -114,7 +114,8 @@ typedef struct snap_buf {
  * its slots until it returns, and the functions that nest (a window
  * callback inside pag_windows_between) use different ones. */
 enum work_slot {
-	W_KEYS, W_TMP, W_COUNT, W_ORDER, W_ACT, W_WIN,	/* pag_windows_between */
+	W_TMP, W_COUNT,	/* pag_sort_by_start */
+	W_KEYS, W_ORDER, W_ACT, W_WIN,	/* pag_windows_between */
 	W_FIRST, W_INDEG, W_ADJ, W_FILL, W_TOPO, W_VORDER, W_FWD, W_BWD,	/* pag_snap_cp */
 	W_BUSY, W_ENTERED, W_EV,	/* pag_snap_check */
 	W_NSLOTS
@@ -221,10 +222,8 @@ radix_by_start(pag_start_key *k, size_t n, int64_t lo, int64_t hi, pag_start_key
 		memcpy(k, from, n * sizeof *k);
 }
 
-/* Sort k by start; a long k is sorted by radix in tmp (n keys) with count
- * (RADIX_COUNTS), or in buffers of its own when they are NULL. */
-static void
-sort_by_start(pag_start_key *k, size_t n, pag_start_key *tmp, size_t *count)
+void
+pag_sort_by_start(pag_start_key *k, size_t n, pag_work *w)
 {
 	int64_t lo = n ? k[0].t0 : 0, hi = lo;
 
@@ -232,16 +231,13 @@ sort_by_start(pag_start_key *k, size_t n, pag_start_key *tmp, size_t *count)
 		lo = k[i].t0 < lo ? k[i].t0 : lo;
 		hi = k[i].t0 > hi ? k[i].t0 : hi;
 	}
-	if (n >= 64 && tmp) {
-		radix_by_start(k, n, lo, hi, tmp, count);
-		return;
-	}
 	if (n >= 64) {
-		tmp = xmalloc(n * sizeof *tmp);
-		count = xmalloc(RADIX_COUNTS * sizeof *count);
-		radix_by_start(k, n, lo, hi, tmp, count);
-		free(tmp);
-		free(count);
+		pag_work *own = w ? w : pag_work_new();
+
+		radix_by_start(k, n, lo, hi, work_buf(own, W_TMP, n * sizeof *k),
+			       work_buf(own, W_COUNT, RADIX_COUNTS * sizeof(size_t)));
+		if (own != w)
+			pag_work_free(own);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {	/* a few: by insertion, as stably */
@@ -254,12 +250,6 @@ sort_by_start(pag_start_key *k, size_t n, pag_start_key *tmp, size_t *count)
 	}
 }
 
-void
-pag_sort_by_start(pag_start_key *k, size_t n)
-{
-	sort_by_start(k, n, NULL, NULL);
-}
-
 /* The graph's edges by start into order (n), sorting in w's buffers. */
 static void
 edges_by_start(const pag_graph *g, uint32_t *order, pag_work *w)
@@ -269,8 +259,7 @@ edges_by_start(const pag_graph *g, uint32_t *order, pag_work *w)
 
 	for (size_t i = 0; i < n; i++)	/* in index order: ties stay so */
 		k[i] = (pag_start_key){g->edges[i].t0, (uint32_t)i};
-	sort_by_start(k, n, work_buf(w, W_TMP, n * sizeof *k),
-		      work_buf(w, W_COUNT, RADIX_COUNTS * sizeof(size_t)));
+	pag_sort_by_start(k, n, w);
 	for (size_t i = 0; i < n; i++)
 		order[i] = k[i].edge;
 }
