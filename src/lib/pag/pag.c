@@ -314,13 +314,12 @@ rec_int(const rec_ctx *c, size_t i, const char *what, int64_t *v)
 	return 0;
 }
 
-static int
-rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+/* The bounds of a record's numbers, once read: the general path and the
+ * plain ones (read_plain_edge, read_plain_vertex) share them. */
+static inline int
+check_id(const rec_ctx *c, int64_t v, const char *what, uint32_t *id)
 {
-	int64_t v;
-
-	if (rec_int(c, i, what, &v) < 0)
-		return -1;
+	*id = 0;	/* set either way: callers read it only on success */
 	if (v < 0 || v >= INT32_MAX)
 		return rec_fail(c, "out of range: %s", what);
 	*id = (uint32_t)v;
@@ -329,22 +328,20 @@ rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 
 /* A time (or window) in µs. Bounded so that the difference of any two and
  * the sums the reports make stay within int64: 2^61 µs is 73,000 years. */
-static int
-rec_time(const rec_ctx *c, size_t i, const char *what, int64_t *t)
+static inline int
+check_time(const rec_ctx *c, int64_t t, const char *what)
 {
-	if (rec_int(c, i, what, t) < 0)
-		return -1;
-	if (*t < -PAG_TIME_MAX || *t > PAG_TIME_MAX)
+	if (t < -PAG_TIME_MAX || t > PAG_TIME_MAX)
 		return rec_fail(c, "out of range: %s", what);
 	return 0;
 }
 
 /* A vertex or lane number, which indexes arrays: numbers far beyond what
  * the records read so far can define would let a tiny file claim gigabytes. */
-static int
-rec_number(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+static inline int
+check_number(const rec_ctx *c, int64_t v, const char *what, uint32_t *id)
 {
-	if (rec_id(c, i, what, id) < 0)
+	if (check_id(c, v, what, id) < 0)
 		return -1;
 	if (*id >= PAG_NUMBER_SLACK + 8 * c->g->nrecords)
 		return rec_fail(c, "too large for the records before it: %s", what);
@@ -353,10 +350,40 @@ rec_number(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 
 /* A vertex number. Renumbered ones (pag_graph_stream) index nothing: any
  * number will do, as it must for records in window order. */
+static inline int
+check_vertex_number(const rec_ctx *c, int64_t v, const char *what, uint32_t *id)
+{
+	return c->g->vids ? check_id(c, v, what, id) : check_number(c, v, what, id);
+}
+
+static int
+rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+{
+	int64_t v;
+
+	return rec_int(c, i, what, &v) < 0 ? -1 : check_id(c, v, what, id);
+}
+
+static int
+rec_time(const rec_ctx *c, size_t i, const char *what, int64_t *t)
+{
+	return rec_int(c, i, what, t) < 0 ? -1 : check_time(c, *t, what);
+}
+
+static int
+rec_number(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+{
+	int64_t v;
+
+	return rec_int(c, i, what, &v) < 0 ? -1 : check_number(c, v, what, id);
+}
+
 static int
 rec_vertex(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
 {
-	return c->g->vids ? rec_id(c, i, what, id) : rec_number(c, i, what, id);
+	int64_t v;
+
+	return rec_int(c, i, what, &v) < 0 ? -1 : check_vertex_number(c, v, what, id);
 }
 
 /* Field i unescaped into scratch buffer k, valid until the next record. */
@@ -726,9 +753,8 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 {
 	const char *p = line + 4, *end = line + len, *tn;
 	int64_t v[6], op = -1;
-	edge_rec e;
+	edge_rec e = {.op = PAG_NONE};
 	rec_ctx quiet;
-	uint64_t slack = PAG_NUMBER_SLACK + 8 * (uint64_t)g->nrecords;
 
 	/* src, dst, type, start, end, src lane, dst lane: v[0..5] the numbers */
 	for (int i = 0; i < 6; i++) {
@@ -752,16 +778,17 @@ read_plain_edge(pag_graph *g, const char *line, size_t len)
 	more = more && p[-1] == '\t';
 	plain_ids ids;
 
-	if (find_plain_ids(g, p, end, more, &ids) < 0)
-		return -1;
-	if (v[0] >= INT32_MAX || v[1] >= INT32_MAX || op >= INT32_MAX ||
-	    (!g->vids && ((uint64_t)v[0] >= slack || (uint64_t)v[1] >= slack)) ||
-	    v[4] >= INT32_MAX || v[5] >= INT32_MAX || (uint64_t)v[4] >= slack || (uint64_t)v[5] >= slack ||
-	    v[2] < -PAG_TIME_MAX || v[2] > PAG_TIME_MAX || v[3] < -PAG_TIME_MAX || v[3] > PAG_TIME_MAX)
-		return -1;
-	e = (edge_rec){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[4], (uint32_t)v[5],
-		       op < 0 ? PAG_NONE : (uint32_t)op, v[2], v[3], e.type, 0, 0};
 	quiet_ctx(&quiet, g);
+	if (find_plain_ids(g, p, end, more, &ids) < 0 ||
+	    check_vertex_number(&quiet, v[0], "source vertex", &e.src) < 0 ||
+	    check_vertex_number(&quiet, v[1], "destination vertex", &e.dst) < 0 ||
+	    check_time(&quiet, v[2], "start") < 0 || check_time(&quiet, v[3], "end") < 0 ||
+	    check_number(&quiet, v[4], "source lane", &e.sl) < 0 ||
+	    check_number(&quiet, v[5], "destination lane", &e.dl) < 0 ||
+	    (op >= 0 && check_id(&quiet, op, "operation", &e.op) < 0))
+		return -1;
+	e.t0 = v[2];
+	e.t1 = v[3];
 	if (check_edge(&quiet, &e) < 0)
 		return -1;
 	add_edge(g, &e, numbered_op(g, e.op), plain_spanref(g, &ids));
@@ -774,8 +801,7 @@ read_plain_vertex(pag_graph *g, const char *line, size_t len)
 {
 	const char *p = line + 4, *end = line + len, *ev;
 	int64_t v, lane, t;
-	uint32_t found;
-	uint64_t slack = PAG_NUMBER_SLACK + 8 * (uint64_t)g->nrecords;
+	uint32_t vertex, lanenum, found;
 	rec_ctx quiet;
 	plain_ids ids;
 	int event;
@@ -790,18 +816,18 @@ read_plain_vertex(pag_graph *g, const char *line, size_t len)
 
 	if (more)
 		p++;
-	if (find_plain_ids(g, p, end, more, &ids) < 0 || v >= INT32_MAX || (!g->vids && (uint64_t)v >= slack) ||
-	    lane >= INT32_MAX || (uint64_t)lane >= slack || t < -PAG_TIME_MAX || t > PAG_TIME_MAX)
-		return -1;
 	quiet_ctx(&quiet, g);
-	if (check_vertex(&quiet, (uint32_t)v, (uint32_t)lane, t, &found) < 0)
+	if (find_plain_ids(g, p, end, more, &ids) < 0 ||
+	    check_vertex_number(&quiet, v, "vertex", &vertex) < 0 ||
+	    check_number(&quiet, lane, "lane", &lanenum) < 0 || check_time(&quiet, t, "time") < 0 ||
+	    check_vertex(&quiet, vertex, lanenum, t, &found) < 0)
 		return -1;
-	lane_of(g, (uint32_t)lane);
-	v = define_vertex(g, (uint32_t)v, found, (uint32_t)lane, t);
+	lane_of(g, lanenum);
+	vertex = define_vertex(g, vertex, found, lanenum, t);
 	if (event >= 0)
-		g->vevent[v] = (uint8_t)event;
+		g->vevent[vertex] = (uint8_t)event;
 	if (ids.tid)
-		g->vspan[v] = plain_spanref(g, &ids);
+		g->vspan[vertex] = plain_spanref(g, &ids);
 	return 0;
 }
 
