@@ -120,6 +120,7 @@ typedef struct pag_graph {
 	int64_t mark;		/* the last PM mark read */
 	size_t nmarks;
 	pag_vidmap *vids;
+	pag_vidmap *vids_spare;	/* the next window's vids, kept with its table */
 	pag_work *work;		/* scratch the window computations reuse: not
 				 * part of the graph's value (pag_window.c). So
 				 * one thread at a time computes a graph's

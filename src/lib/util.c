@@ -479,17 +479,10 @@ parse_i64(const char *s, size_t n, int64_t *out)
 		uint64_t w, other;
 
 		memcpy(&w, s + i, 8);
-		/* a byte that is not 0x30..0x39: high nibble not 3, or low one over 9 */
-		other = ((w & 0xf0f0f0f0f0f0f0f0ULL) ^ 0x3030303030303030ULL) |
-			(((w & 0x0f0f0f0f0f0f0f0fULL) + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL);
+		other = tr_nondigit_bytes(w);
 		if (other)
 			return -1;
-		/* the first digit in the lowest byte: pairs, fours, eights */
-		w &= 0x0f0f0f0f0f0f0f0fULL;
-		w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffULL;
-		w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffULL;
-		w = (w * 10000 + (w >> 32)) & 0xffffffffULL;
-		v = v * 100000000 + w;
+		v = v * 100000000 + tr_digits8_value(w);
 		i += 8;
 	}
 	for (; i < n; i++) {

@@ -341,6 +341,44 @@ test_find_tabs(void)
 	CHECK(ok);
 }
 
+/* tr_scan_digits, tr_scan_id_digits and tr_scan_time_digits against a
+ * byte-at-a-time reading: runs of 0 to 20 digits followed by a TAB, a
+ * letter, a '/' or ':' (next to the digits in ASCII), a high byte, or the
+ * end of the buffer, at every offset of the 8-byte words they load. */
+static void
+test_scan_digits(void)
+{
+	static const char after[] = "\ta/:\xff";
+	char buf[48];
+	unsigned seed = 777;
+	int ok = 1;
+
+	for (int round = 0; round < 50000 && ok; round++) {
+		size_t ndig = (size_t)(round % 21), len;
+		uint64_t want = 0, got[3];
+		const char *end[3];
+
+		seed = seed * 1103515245u + 12345u;
+		for (size_t i = 0; i < ndig; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = (char)('0' + (seed >> 16) % 10);
+			want = want * 10 + (uint64_t)(buf[i] - '0');
+		}
+		len = ndig;
+		if ((seed >> 8) % 7) {	/* else the digits end the buffer */
+			buf[len++] = after[(seed >> 12) % (sizeof after - 1)];
+			for (; len < sizeof buf && (seed >> 4) % 2; len++)	/* sometimes more */
+				buf[len] = (char)('0' + len % 10);
+		}
+		end[0] = tr_scan_digits(buf, buf + len, &got[0]);
+		end[1] = tr_scan_id_digits(buf, buf + len, &got[1]);
+		end[2] = tr_scan_time_digits(buf, buf + len, &got[2]);
+		for (int k = 0; k < 3; k++)
+			ok &= end[k] == buf + ndig && got[k] == want;
+	}
+	CHECK(ok);
+}
+
 static void
 count_keys(void *ctx, uint64_t key, int64_t val)
 {
@@ -431,6 +469,7 @@ main(void)
 	test_durations();
 	test_u64map();
 	test_find_tabs();
+	test_scan_digits();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -72,6 +72,22 @@ vidmap_free(pag_vidmap *m)
 	free(m);
 }
 
+/* Empty m for a window like the one before (count entries): its table is
+ * kept, unless it is much larger than that needs. */
+static void
+vidmap_reset(pag_vidmap *m, size_t count)
+{
+	if (m->cap > 1024 && 8 * count < m->cap) {
+		free(m->key);
+		free(m->val);
+		memset(m, 0, sizeof *m);
+		return;
+	}
+	if (m->cap)
+		memset(m->key, 0, m->cap * sizeof *m->key);
+	m->count = 0;
+}
+
 static size_t
 vid_slot(const pag_vidmap *m, uint32_t id)
 {
@@ -156,6 +172,7 @@ pag_graph_free(pag_graph *g)
 	sb_free(&g->scratch[1]);
 	sb_free(&g->scratch[2]);
 	vidmap_free(g->vids);
+	vidmap_free(g->vids_spare);
 	pag_work_free(g->work);
 	memset(g, 0, sizeof *g);
 }
@@ -687,27 +704,65 @@ read_edge(rec_ctx *c)
 	return 0;
 }
 
+/* What a number of a record is, for how its digits are best read. */
+enum { NUM_SMALL, NUM_VERTEX, NUM_TIME };
+
 /* Scan a number and the TAB after it (or the end of the line); NULL when
  * it is not one of at most 18 digits (the general path then says why).
- * Inline, a byte at a time: most numbers of a record are a few digits
- * long, and a call per number cost more than reading eight bytes at a time
- * saved on the times. */
-static inline const char *
-scan_num(const char *p, const char *end, int neg_ok, int64_t *v)
+ * Inline: a call per number cost more than the scan. Times (which may be
+ * negative; no other number may) are read 8 digits at a time, vertex
+ * numbers in one word, lanes and operations (a digit or two) bytewise. */
+static inline __attribute__((always_inline)) const char *
+scan_num(const char *p, const char *end, int kind, int64_t *v)
 {
-	int neg = neg_ok && p < end && *p == '-';
+	int neg = kind == NUM_TIME && p < end && *p == '-';
 	const char *q = p += neg;
-	uint64_t x = 0;
-	unsigned d;
+	uint64_t x;
 
-	while (p < end && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
-		x = x * 10 + d;	/* wraps past 19 digits: refused below */
-		p++;
-	}
+	/* x wraps past 19 digits: refused below */
+	p = kind == NUM_TIME ? tr_scan_time_digits(p, end, &x) :
+	    kind == NUM_VERTEX ? tr_scan_id_digits(p, end, &x) : tr_scan_digits(p, end, &x);
 	if (p == q || p - q > 18 || (p < end && *p != '\t'))
 		return NULL;
 	*v = neg ? -(int64_t)x : (int64_t)x;
 	return p < end ? p + 1 : p;
+}
+
+/* Scan an activity type and the TAB after it; NULL when it is not one.
+ * By its first letter, then its bytes compared a word at a time: a call of
+ * pag_type_parse after a byte loop to the TAB cost a tenth of reading an
+ * edge record. */
+static inline const char *
+scan_type(const char *p, const char *end, int *type)
+{
+	static const uint8_t len[PAG_NTYPES] = {10, 2, 7, 7, 7, 8, 7, 5, 4};
+	uint64_t w, name, mask;
+	int t;
+
+	if (end - p < 16)	/* room for the word loads; the times follow */
+		return NULL;
+	switch (p[0]) {
+	case 'p': t = PAG_PROCESSING; break;
+	case 'i': t = PAG_IO; break;
+	case 'u': t = PAG_UNKNOWN; break;
+	case 'w': t = PAG_WAITING; break;
+	case 'r': t = p[2] == 'q' ? PAG_REQUEST : PAG_RESPONSE; break;
+	case 'm': t = PAG_MESSAGE; break;
+	case 's': t = PAG_SPAWN; break;
+	case 'j': t = PAG_JOIN; break;
+	default: return NULL;
+	}
+	size_t n = len[t];
+
+	/* the name's first 8 bytes (fewer: the rest masked off), then the rest */
+	memcpy(&w, p, 8);
+	memcpy(&name, type_names[t], 8);
+	mask = n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+	if ((w ^ name) & mask || (n > 8 && memcmp(p + 8, type_names[t] + 8, n - 8)) ||
+	    p[n] != '\t')
+		return NULL;
+	*type = t;
+	return p + n + 1;
 }
 
 /* The trace and span ids that end a record tr-pag writes. */
@@ -751,29 +806,22 @@ plain_spanref(pag_graph *g, const plain_ids *ids)
 static int
 read_plain_edge(pag_graph *g, const char *line, size_t len)
 {
-	const char *p = line + 4, *end = line + len, *tn;
+	const char *p = line + 4, *end = line + len;
 	int64_t v[6], op = -1;
 	edge_rec e = {.op = PAG_NONE};
 	rec_ctx quiet;
 
 	/* src, dst, type, start, end, src lane, dst lane: v[0..5] the numbers */
-	for (int i = 0; i < 6; i++) {
-		if (i == 2) {	/* the type */
-			tn = p;
-			while (p < end && *p != '\t')
-				p++;
-			if (p == end || (e.type = pag_type_parse(tn, (size_t)(p - tn))) < 0)
-				return -1;
-			p++;
-		}
-		if (!(p = scan_num(p, end, i == 2 || i == 3, &v[i])))
-			return -1;
-	}
+	if (!(p = scan_num(p, end, NUM_VERTEX, &v[0])) || !(p = scan_num(p, end, NUM_VERTEX, &v[1])) ||
+	    !(p = scan_type(p, end, &e.type)) || !(p = scan_num(p, end, NUM_TIME, &v[2])) ||
+	    !(p = scan_num(p, end, NUM_TIME, &v[3])) || !(p = scan_num(p, end, NUM_SMALL, &v[4])) ||
+	    !(p = scan_num(p, end, NUM_SMALL, &v[5])))
+		return -1;
 	int more = p < end;	/* an operation field, then maybe the ids */
 
 	if (p < end && *p == '\t')
 		p++;	/* an empty operation */
-	else if (p < end && !(p = scan_num(p, end, 0, &op)))
+	else if (p < end && !(p = scan_num(p, end, NUM_SMALL, &op)))
 		return -1;
 	more = more && p[-1] == '\t';
 	plain_ids ids;
@@ -806,8 +854,8 @@ read_plain_vertex(pag_graph *g, const char *line, size_t len)
 	plain_ids ids;
 	int event;
 
-	if (!(p = scan_num(p, end, 0, &v)) || !(p = scan_num(p, end, 0, &lane)) ||
-	    !(p = scan_num(p, end, 1, &t)))
+	if (!(p = scan_num(p, end, NUM_VERTEX, &v)) || !(p = scan_num(p, end, NUM_SMALL, &lane)) ||
+	    !(p = scan_num(p, end, NUM_TIME, &t)))
 		return -1;
 	for (ev = p; p < end && *p != '\t'; p++)
 		;
@@ -981,12 +1029,15 @@ pag_graph_drop_before(pag_graph *g, int64_t t)
 		g->vlane[v] = PAG_NONE;	/* free again for define_vertex */
 		g->vspan[v] = PAG_NONE;
 	}
-	if (old) {	/* record numbers of the vertices kept */
-		g->vids = xcalloc(1, sizeof *g->vids);
+	if (old) {	/* record numbers of the vertices kept, in the spare map */
+		pag_vidmap *kept_ids = g->vids_spare ? g->vids_spare : xcalloc(1, sizeof *kept_ids);
+
+		vidmap_reset(kept_ids, old->count);
 		for (size_t j = 0; j < old->cap; j++)
 			if (old->key[j] && old->val[j] < g->nvertices && renum[old->val[j]] != PAG_NONE)
-				vid_put(g->vids, old->key[j] - 1, renum[old->val[j]]);
-		vidmap_free(old);
+				vid_put(kept_ids, old->key[j] - 1, renum[old->val[j]]);
+		g->vids = kept_ids;
+		g->vids_spare = old;
 	}
 	g->nedges = ne;
 	g->nvertices = nv;
