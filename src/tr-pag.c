@@ -615,6 +615,7 @@ main(int argc, char **argv)
 		bo.hold = SIZE_MAX;
 	c.b = pag_builder_new(&bo);
 	f.read_ahead = read_ahead_pays(f.out_path);
+	f.no_span_tags = !pag_builder_reads_tags(c.b);	/* unless the worker key names one */
 	status = tr_filter_run(&f);
 	pag_builder_free(c.b);
 	pag_graph_free(&c.read);

@@ -617,6 +617,27 @@ EOF
 	[ "$(grep -c $'\tt2\t' <<<"$output")" -eq 0 ]
 }
 
+@test "tr-pag does not keep span tags it does not read, but refuses a bad one as every tool does" {
+	need_cp
+	f=$(tsv <<'EOF' | mkfix badtag.tr
+#tr/1
+T|t1
+S|t1|a||0|10|svc|op|server|h|ok=1|a very long tag that has no equals sign in it at all
+EOF
+)
+	run tr-cp "$f"
+	[ "$status" -eq 3 ]
+	want=$(grep 'field 12' <<<"$output")
+	[[ "$want" == *"badtag.tr:3: field 12: expected key=value, got \"a very long tag that has no equals sign \""* ]]
+	run tr-pag -P "$f"
+	[ "$status" -eq 3 ]
+	[ "$(grep 'field 12' <<<"$output" | sed 's/^tr-pag/tr-cp/')" = "$want" ]
+	# the same with a worker key naming a tag: then tags are read
+	run tr-pag -P --worker-key service,ok "$f"
+	[ "$status" -eq 3 ]
+	[ "$(grep 'field 12' <<<"$output" | sed 's/^tr-pag/tr-cp/')" = "$want" ]
+}
+
 @test "tr-pag: a bad PAG record is bad input (exit 3)" {
 	f=$(tsv <<'EOF' | mkfix bad.pag
 PE||0|1|processing|5|3|0|0

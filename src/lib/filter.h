@@ -23,6 +23,8 @@ typedef struct tr_filter {
 	size_t max_bytes;	/* per trace; 0: the reader's default */
 	int read_ahead;		/* read and parse on a second thread (tr_ahead):
 				 * for tools whose work per trace is long */
+	int no_span_tags;	/* spans' tags are checked, not kept
+				 * (TR_READ_NO_SPAN_TAGS): for tools that read none */
 	/* Analyse one trace and append its output to out (a filter calls
 	 * tr_write_trace first). Return -1 to count the trace as bad. */
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);

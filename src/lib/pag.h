@@ -207,6 +207,8 @@ void pag_builder_finish(pag_builder *b, strbuf *out);
 /* pag_builder_finish a step at a time, so that out can be written and
  * cleared between steps: 1 while there is more, 0 once done. */
 int pag_builder_finish_step(pag_builder *b, strbuf *out);
+/* Does the worker key name a tag? Else the builder reads no span tag. */
+int pag_builder_reads_tags(const pag_builder *b);
 const pag_build_stats *pag_builder_stats(const pag_builder *b);
 /* How many tag parts of the worker key no span had (each named in a
  * warning, with the closest key met). */

@@ -462,6 +462,7 @@ hand_out(tr_reader *r, tr_trace **trace)
 		tr_trace_reset(&r->trace);
 		return TR_BAD;
 	}
+	r->trace.span_tags_unread = (r->flags & TR_READ_NO_SPAN_TAGS) != 0;
 	if (tr_trace_parse(&r->trace) < 0) {
 		r->nbad++;
 		return TR_BAD;

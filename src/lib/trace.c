@@ -32,6 +32,64 @@ split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
 	}
 }
 
+/* The TABs, '=' and NULs of the 16 bytes at blk, as bit masks; fewer when
+ * the line ends first (p: where the line's part being looked at starts). */
+static inline void
+tag_masks(const char *p, const char *blk, const char *end, unsigned *tabs, unsigned *eqs)
+{
+	size_t left = (size_t)(end - blk);
+
+#ifdef __SSE2__
+	if (end - p >= 16) {
+		/* the last block is loaded to end, its bytes before blk dropped */
+		size_t drop = left >= 16 ? 0 : 16 - left;
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(blk - drop));
+
+		*tabs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))) >> drop;
+		*eqs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('='))) >> drop;
+		return;
+	}
+#endif
+	*tabs = *eqs = 0;
+	for (size_t i = 0; i < 16 && i < left; i++) {
+		*tabs |= (unsigned)(blk[i] == '\t') << i;
+		*eqs |= (unsigned)(blk[i] == '=') << i;
+	}
+}
+
+/* The tag fields in [p, end), checked as parse_tags reads them but not
+ * kept: returns their number; *bad is the first without a '=' (NULL:
+ * none). The TABs and '=' of 16 bytes are found at once, and a field is
+ * looked at only at its TAB. */
+static size_t
+check_tag_fields(const char *p, const char *end, const char **bad)
+{
+	const char *field = p;
+	size_t n = 1;
+	int has_eq = 0;
+
+	*bad = NULL;
+	for (const char *blk = p; blk < end; blk += 16) {
+		unsigned tabs, eqs, from = 0;	/* from: where this block's part of the field starts */
+
+		tag_masks(p, blk, end, &tabs, &eqs);
+		for (; tabs; tabs &= tabs - 1) {
+			unsigned at = (unsigned)__builtin_ctz(tabs);
+
+			if (!has_eq && !(eqs & ((1u << at) - 1) >> from << from) && !*bad)
+				*bad = field;
+			has_eq = 0;
+			field = blk + at + 1;
+			from = at + 1;
+			n++;
+		}
+		has_eq |= (eqs >> from) != 0;
+	}
+	if (!has_eq && !*bad)
+		*bad = field;
+	return n;
+}
+
 /* esc: the record holds a '%' somewhere. Most hold none, and one scan of
  * the line then spares a scan of each of its fields. */
 static char *
@@ -52,6 +110,9 @@ typedef struct parse_ctx {
 	tr_trace *t;
 	const tr_record *rec;
 	int esc;		/* the record holds a '%' */
+	/* An S record's tags when only checked (span_tags_unread): from tags
+	 * (NULL: none) to tags_end, and the first without '=' (NULL: none) */
+	const char *tags, *tags_end, *bad_tag;
 	char err[256];
 } parse_ctx;
 
@@ -90,6 +151,21 @@ parse_time(parse_ctx *c, const char *what, const char *s, size_t n, int64_t *v)
 
 #define MAX_FIELDS 4096
 
+/* An S record's tags when only checked (span_tags_unread): refused as
+ * parse_tags refuses them, with the same message. c->bad_tag is the first
+ * field without '=' (check_tag_fields). */
+static int
+bad_span_tag(parse_ctx *c)
+{
+	const char *bad = c->bad_tag, *end = tr_find(bad, c->tags_end, '\t');
+	size_t field = TR_SPAN_FIELDS + 1, len = (size_t)((end ? end : c->tags_end) - bad);
+
+	for (const char *p = c->tags; p < bad; p++)
+		field += *p == '\t';
+	return PARSE_FAIL(c, "field %zu: expected key=value, got \"%.*s\"", field,
+			  (int)(len < 40 ? len : 40), bad);
+}
+
 static int
 parse_span(parse_ctx *c, fields fs, size_t nf)
 {
@@ -126,7 +202,10 @@ parse_span(parse_ctx *c, fields fs, size_t nf)
 		return PARSE_FAIL(c, "unknown span kind \"%.40s\"", f[8]);
 	s->kind = (uint8_t)kind;
 	s->host = unescape_n(f[9], fl[9], c->esc);
-	if (parse_tags(c, fs, TR_SPAN_FIELDS, nf, &s->tags, &s->ntags) < 0)
+	if (t->span_tags_unread) {
+		if (c->bad_tag)
+			return bad_span_tag(c);
+	} else if (parse_tags(c, fs, TR_SPAN_FIELDS, nf, &s->tags, &s->ntags) < 0)
 		return -1;
 	s->rec = (uint32_t)(c->rec - t->recs);
 	s->parent = s->first_child = s->next_sibling = -1;
@@ -173,6 +252,53 @@ parse_log(parse_ctx *c, fields fs, size_t nf)
 	return parse_tags(c, fs, 4, nf, &l->tags, &l->ntags);
 }
 
+/* An S record whose tags are only checked (span_tags_unread): its ten
+ * positional fields are split from a copy of them alone, and its tags are
+ * looked at where they are. Refused as parse_record refuses it, with the
+ * same messages in the same order. */
+static int
+parse_span_unread_tags(parse_ctx *c)
+{
+	const char *line = c->rec->line, *end = line + c->rec->len, *tab = NULL;
+	const char *at[TR_SPAN_FIELDS];
+	char *f[TR_SPAN_FIELDS], *copy;
+	uint32_t fl[TR_SPAN_FIELDS];
+	size_t nf = 0, len;
+	tr_scan tabs;
+
+	/* Every field is a C string once split: a NUL would cut it short. */
+	if (memchr(line, '\0', c->rec->len))
+		return PARSE_FAIL(c, "NUL byte in a record");
+
+	/* the TABs after the first nine fields: the tags follow the tenth */
+	tr_scan_init(&tabs, line, end, '\t');
+	while (nf < TR_SPAN_FIELDS && (tab = tr_scan_next(&tabs)))
+		at[nf++] = tab;
+	len = nf == TR_SPAN_FIELDS ? (size_t)(at[nf - 1] - line) : c->rec->len;
+	c->tags = nf == TR_SPAN_FIELDS ? at[nf - 1] + 1 : NULL;
+	c->tags_end = end;
+	if (nf < TR_SPAN_FIELDS)
+		at[nf++] = end;	/* the last field ends the line */
+	c->bad_tag = NULL;
+	if (c->tags)
+		nf += check_tag_fields(c->tags, end, &c->bad_tag);
+	if (nf > MAX_FIELDS)
+		return PARSE_FAIL(c, "record has %zu fields, at most %d are allowed", nf, MAX_FIELDS);
+	c->esc = memchr(line, '%', len) != NULL;
+	copy = arena_strndup(&c->t->mem, line, len);
+	for (size_t i = 0, start = 0; i < TR_SPAN_FIELDS && i < nf; i++) {
+		size_t stop = (size_t)(at[i] - line);
+
+		if (stop > len)	/* cannot happen: at[i] is at most the copy's end */
+			stop = len;
+		f[i] = copy + start;
+		fl[i] = (uint32_t)(stop - start);
+		copy[stop] = '\0';
+		start = stop + 1;
+	}
+	return parse_span(c, (fields){f, fl}, nf);
+}
+
 static int
 parse_record(parse_ctx *c)
 {
@@ -182,6 +308,8 @@ parse_record(parse_ctx *c)
 	const char *line = c->rec->line;
 	size_t nf;
 
+	if (line[0] == 'S' && line[1] == '\t' && c->t->span_tags_unread)
+		return parse_span_unread_tags(c);
 	/* Every field is a C string once split: a NUL would cut it short. */
 	if (memchr(line, '\0', c->rec->len))
 		return PARSE_FAIL(c, "NUL byte in a record");

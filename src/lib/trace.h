@@ -86,6 +86,9 @@ typedef struct tr_trace {
 	size_t norphans, ncycles;
 	strmap ids;		/* span_id -> index */
 	const char *const *files;	/* file names, for messages */
+	/* Set before tr_trace_parse by a reader told TR_READ_NO_SPAN_TAGS:
+	 * spans' tags are checked as always, not kept (every ntags is 0) */
+	int span_tags_unread;
 } tr_trace;
 
 /* Look up a span by id; -1 when absent. */
@@ -168,10 +171,13 @@ enum {
 	TR_READ_VERBOSE = 1,	/* name each export's shape on stderr */
 	TR_READ_KEEP_GOING = 2,	/* an export's broken traces are skipped, its good ones read */
 	TR_READ_LINES_ONLY = 4,	/* every file is the line format, whatever it starts with */
-	TR_READ_QUIET = 8	/* no message about the input (a first pass: the main
+	TR_READ_QUIET = 8,	/* no message about the input (a first pass: the main
 				   pass over the same input reports it); fatal
 				   errors (tr_die) are still said. The caller's
 				   messages are on stderr (no tr_warn_to sink) */
+	TR_READ_NO_SPAN_TAGS = 16	/* spans' tags are checked, not kept: for a
+					   tool that reads none (tr-pag), a tenth
+					   faster. Records are written as read */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
 /* A reader as every pass of a tool opens it: names (NULL: the files' own),

@@ -341,6 +341,124 @@ test_find_tabs(void)
 	CHECK(ok);
 }
 
+/* Parse the one record line (len bytes, NULs allowed) with spans' tags
+ * read or only checked; the message, if it failed, in msg. */
+static int
+parse_one(tr_trace *t, const char *line, size_t len, int unread, strbuf *msg)
+{
+	tr_trace_reset(t);
+	t->files = names;
+	t->trace_id = "t";
+	t->span_tags_unread = unread;
+	GROW(t->recs, t->caprecs, 1);
+	t->recs[0] = (tr_record){.line = arena_strndup(&t->mem, line, len), .len = (uint32_t)len,
+				 .lineno = 1, .span = -1};
+	t->nrecs = 1;
+	sb_clear(msg);
+	tr_warn_to(msg);
+	int r = tr_trace_parse(t);
+
+	tr_warn_to(NULL);
+	return r;
+}
+
+/* TR_READ_NO_SPAN_TAGS: an S record whose tags are only checked is refused
+ * exactly when, and with the message with which, it is refused with its
+ * tags read, and its positional fields read the same. Random records of
+ * 6 to 14 fields from bytes that matter (TAB, '=', '%', NUL, digits, a
+ * kind), tag regions across the 16-byte blocks the check looks at. */
+static void
+test_unread_span_tags(void)
+{
+	static const char *pieces[] = {"a", "=", "k=v", "1", "12", "server", "%09", "", "\0",
+				       "x=", "=y", "long-key.name=some/long/value?q=1", "-3", "%"};
+	tr_trace a = {0}, b = {0};
+	strbuf line = {0}, ma = {0}, mb = {0};
+	unsigned seed = 4242;
+	int ok = 1, refused = 0, taken = 0;
+
+	for (int round = 0; round < 20000 && ok; round++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t nf = 6 + (seed >> 16) % 9;
+
+		sb_clear(&line);
+		sb_add(&line, "S\tt\tid", 6);
+		for (size_t i = 3; i < nf; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* mostly sensible positional fields, any piece in a tag */
+			const char *pc = i == 4 || i == 5 ? ((seed >> 20) % 8 ? "15" : pieces[(seed >> 16) % 14]) :
+					 i == 8 ? ((seed >> 20) % 8 ? "client" : pieces[(seed >> 16) % 14]) :
+					 i < 10 ? ((seed >> 20) % 8 ? "s" : pieces[(seed >> 16) % 14]) :
+					 pieces[(seed >> 16) % 14];
+			size_t n = pc[0] || pc == pieces[8] ? (pc == pieces[8] ? 1 : strlen(pc)) : 0;
+
+			sb_addc(&line, '\t');
+			sb_add(&line, pc, n);
+			if (i >= 10 && (seed >> 24) % 3 == 0)	/* longer tags: other block edges */
+				sb_add(&line, "=0123456789abcdef", 1 + (seed >> 26) % 16);
+		}
+		int ra = parse_one(&a, line.s, line.len, 0, &ma), rb = parse_one(&b, line.s, line.len, 1, &mb);
+
+		ok &= ra == rb && ma.len == mb.len && (!ma.len || memcmp(ma.s, mb.s, ma.len) == 0);
+		if (ok && ra == 0) {
+			const tr_span *x = &a.spans[0], *y = &b.spans[0];
+
+			ok &= strcmp(x->span_id, y->span_id) == 0 && strcmp(x->host, y->host) == 0 &&
+			      strcmp(x->service, y->service) == 0 && strcmp(x->operation, y->operation) == 0 &&
+			      x->start == y->start && x->duration == y->duration && x->kind == y->kind &&
+			      y->ntags == 0;
+		}
+		if (!ok)
+			fprintf(stderr, "record %.*s: %d \"%s\" / %d \"%s\"\n", (int)line.len, line.s, ra,
+				ma.s ? ma.s : "", rb, mb.s ? mb.s : "");
+		refused += ra < 0;
+		taken += ra == 0;
+	}
+	CHECK(ok);
+	CHECK(refused > 1000 && taken > 1000);	/* both kinds were tried */
+	tr_trace_free(&a);
+	tr_trace_free(&b);
+	sb_free(&line);
+	sb_free(&ma);
+	sb_free(&mb);
+}
+
+/* hash_bytes against its definition (the tail bytes copied into a zeroed
+ * word): colours are picked by it, so its values must not move. */
+static void
+test_hash_bytes(void)
+{
+	unsigned char buf[48];
+	unsigned seed = 99;
+	int ok = 1;
+
+	for (int round = 0; round < 20000 && ok; round++) {
+		size_t n = (size_t)(round % 41), off = (size_t)(round / 41) % 8;
+		uint64_t h, w;
+
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[off + i] = (unsigned char)(seed >> 16);
+		}
+		h = 0xcbf29ce484222325ULL ^ ((uint64_t)n * 0x9e3779b97f4a7c15ULL);
+		size_t i = 0;
+
+		for (; n - i >= 8; i += 8) {
+			memcpy(&w, buf + off + i, 8);
+			h = (h ^ w) * 0x100000001b3ULL;
+			h ^= h >> 29;
+		}
+		w = 0;
+		memcpy(&w, buf + off + i, n - i);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 33;
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 33;
+		ok &= hash_bytes(buf + off, n) == h;
+	}
+	CHECK(ok);
+}
+
 /* tr_scan_digits, tr_scan_id_digits and tr_scan_time_digits against a
  * byte-at-a-time reading: runs of 0 to 20 digits followed by a TAB, a
  * letter, a '/' or ':' (next to the digits in ASCII), a high byte, or the
@@ -470,6 +588,8 @@ main(void)
 	test_u64map();
 	test_find_tabs();
 	test_scan_digits();
+	test_hash_bytes();
+	test_unread_span_tags();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

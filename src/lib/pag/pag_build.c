@@ -72,6 +72,15 @@ pag_builder_new(const pag_build_opts *o)
 	return b;
 }
 
+int
+pag_builder_reads_tags(const pag_builder *b)
+{
+	for (size_t i = 0; i < b->nkey; i++)
+		if (b->part[i] == KEY_TAG)
+			return 1;
+	return 0;
+}
+
 const pag_build_stats *
 pag_builder_stats(const pag_builder *b)
 {
