@@ -657,8 +657,21 @@ hash_bytes(const void *p, size_t n)
 		h = (h ^ w) * 0x100000001b3ULL;
 		h ^= h >> 29;
 	}
-	w = 0;
-	memcpy(&w, s, n);
+	/* the last 0 to 7 bytes as a word, the first lowest, zeros above,
+	 * without a call to memcpy for a length known only now: two words of
+	 * 4 that overlap, or bytes (colours are picked by this hash: the same
+	 * value as ever) */
+	if (n >= 4) {
+		uint32_t lo, hi;
+
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + n - 4, 4);
+		w = lo | ((uint64_t)hi >> (8 * (8 - n))) << 32;
+	} else {
+		w = n ? s[0] : 0;
+		w |= n > 1 ? (uint64_t)s[1] << 8 : 0;
+		w |= n > 2 ? (uint64_t)s[2] << 16 : 0;
+	}
 	h = (h ^ w) * 0x100000001b3ULL;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;

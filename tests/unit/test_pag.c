@@ -735,6 +735,24 @@ test_type_names(void)
 		CHECK(pag_type_parse(name, strlen(name)) == i);
 		CHECK(pag_type_parse(name, strlen(name) - 1) != i);
 	}
+	/* each written as its name, and read back as itself */
+	for (int i = 0; i < PAG_NTYPES; i++) {
+		strbuf out = {0};
+		char want[96];
+		pag_graph g;
+
+		pag_put_edge(&out, 1, 2, i, 1767225600051203, 1767225600051300, 0, 0, 0, "", 0);
+		snprintf(want, sizeof want, "PE\t\t1\t2\t%s\t1767225600051203\t1767225600051300\t0\t0\t0\n",
+			 pag_type_name(i));
+		CHECK(strcmp(out.s, want) == 0);
+		pag_graph_init(&g);
+		feed(&g, "PO\t\t0\tsvc\top");
+		out.s[out.len - 1] = '\0';
+		feed(&g, out.s);
+		CHECK(g.nedges == 1 && g.edges[0].type == i);
+		pag_graph_free(&g);
+		sb_free(&out);
+	}
 	CHECK(pag_type_parse("io\0", 3) == -1);
 	CHECK(pag_type_parse("waiting\0", 8) == -1);
 	CHECK(pag_type_parse("processingx", 11) == -1);
