@@ -64,6 +64,8 @@ pag_builder_new(const pag_build_opts *o)
 		b->nkey++;
 	}
 	free(copy);
+	b->default_key = b->nkey == 2 && b->part[0] == KEY_SERVICE && b->part[1] == KEY_HOST;
+	b->last_worker = b->last_op = PAG_NONE;
 	b->holding = 1;
 	b->placed_to = b->frontier = b->latest = INT64_MIN;
 	b->clients = PAG_NONE;
@@ -96,6 +98,22 @@ ensure_worker(pag_builder *b, uint32_t w)
 		return;
 	GROW(b->workers, b->capworkers, (size_t)w + 1);
 	memset(b->workers + had, 0, (b->capworkers - had) * sizeof *b->workers);
+}
+
+/* Is span s's worker and operation the last span's? Only for the default
+ * key, service@host. */
+static int
+same_as_last(const pag_builder *b, const tr_span *s)
+{
+	size_t ls = b->last_service_len;
+	const char *w, *svc;
+
+	if (b->last_worker == PAG_NONE)
+		return 0;
+	w = b->names.workers[b->last_worker];
+	svc = b->names.ops[b->last_op].service;
+	return strncmp(svc, s->service, ls + 1) == 0 && strcmp(b->names.ops[b->last_op].operation, s->operation) == 0 &&
+	       memcmp(w, svc, ls) == 0 && w[ls] == '@' && strcmp(w + ls + 1, s->host) == 0;
 }
 
 static uint32_t
@@ -454,9 +472,14 @@ read_trace(pag_builder *b, const tr_trace *t)
 		if (b->local[i] < 0)
 			continue;
 		x = &tr->spans[b->local[i]];
+		if (!b->default_key || !same_as_last(b, s)) {
+			b->last_worker = worker_of(b, s);
+			b->last_op = pag_intern_op(&b->names, s->service, s->operation);
+			b->last_service_len = strlen(s->service);
+		}
 		*x = (bspan){.start = s->start, .end = tr_span_end(s), .trace = tr,
-			     .seq = b->seq++, .worker = worker_of(b, s),
-			     .op = pag_intern_op(&b->names, s->service, s->operation), .depth = s->depth,
+			     .seq = b->seq++, .worker = b->last_worker,
+			     .op = b->last_op, .depth = s->depth,
 			     .parent = s->parent >= 0 ? b->local[s->parent] : -1, .child = -1,
 			     .sibling = -1, .lane = PAG_NONE, .lane_child_end = INT64_MIN,
 			     .vs = no_vertex, .ve = no_vertex, .kind = s->kind,

@@ -141,6 +141,11 @@ struct pag_builder {
 	tr_keywatch *watch;	/* per part: did any span have the tag? */
 	size_t nkey;
 	strbuf name;
+	/* The last span's worker and operation, and its service's length: the
+	 * next span's are often the same, and then need no hashing */
+	uint32_t last_worker, last_op;
+	size_t last_service_len;
+	int default_key;	/* the worker key is service,host */
 	uint8_t *op_written;	/* per op: its PO record is out */
 	size_t capop_written;
 	int32_t *local;		/* trace span index -> builder index */
