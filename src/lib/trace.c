@@ -32,8 +32,8 @@ split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
 	}
 }
 
-/* The TABs, '=' and NULs of the 16 bytes at blk, as bit masks; fewer when
- * the line ends first (p: where the line's part being looked at starts). */
+/* The TABs and '=' of the 16 bytes at blk, as bit masks; fewer when the
+ * line ends first (p: where the part of the line looked at starts). */
 static inline void
 tag_masks(const char *p, const char *blk, const char *end, unsigned *tabs, unsigned *eqs)
 {
@@ -270,7 +270,7 @@ parse_span_unread_tags(parse_ctx *c)
 	if (memchr(line, '\0', c->rec->len))
 		return PARSE_FAIL(c, "NUL byte in a record");
 
-	/* the TABs after the first nine fields: the tags follow the tenth */
+	/* the TABs that end the ten positional fields: the tags follow */
 	tr_scan_init(&tabs, line, end, '\t');
 	while (nf < TR_SPAN_FIELDS && (tab = tr_scan_next(&tabs)))
 		at[nf++] = tab;
@@ -287,10 +287,8 @@ parse_span_unread_tags(parse_ctx *c)
 	c->esc = memchr(line, '%', len) != NULL;
 	copy = arena_strndup(&c->t->mem, line, len);
 	for (size_t i = 0, start = 0; i < TR_SPAN_FIELDS && i < nf; i++) {
-		size_t stop = (size_t)(at[i] - line);
+		size_t stop = (size_t)(at[i] - line);	/* at most len */
 
-		if (stop > len)	/* cannot happen: at[i] is at most the copy's end */
-			stop = len;
 		f[i] = copy + start;
 		fl[i] = (uint32_t)(stop - start);
 		copy[stop] = '\0';

@@ -176,8 +176,8 @@ enum {
 				   errors (tr_die) are still said. The caller's
 				   messages are on stderr (no tr_warn_to sink) */
 	TR_READ_NO_SPAN_TAGS = 16	/* spans' tags are checked, not kept: for a
-					   tool that reads none (tr-pag), a tenth
-					   faster. Records are written as read */
+					   tool that reads none (tr-pag), less work
+					   per span. Records are written as read */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
 /* A reader as every pass of a tool opens it: names (NULL: the files' own),

@@ -193,16 +193,6 @@ grow_array(void **p, size_t *cap, size_t need, size_t sz)
 }
 
 void
-sb_reserve(strbuf *b, size_t extra)
-{
-	size_t need = b->len + extra + 1;
-
-	if (need <= b->cap)
-		return;
-	GROW(b->s, b->cap, need);
-}
-
-void
 sb_add(strbuf *b, const void *p, size_t n)
 {
 	if (!n) {

@@ -53,7 +53,13 @@ typedef struct strbuf {
 	size_t len, cap;
 } strbuf;
 
-void sb_reserve(strbuf *b, size_t extra);
+/* Room for extra more bytes and the NUL: the test inline, as writers
+ * reserve for every record. */
+static inline void
+sb_reserve(strbuf *b, size_t extra)
+{
+	GROW(b->s, b->cap, b->len + extra + 1);
+}
 void sb_add(strbuf *b, const void *p, size_t n);
 /* One character: inline, as writers add separators between every field. */
 static inline void
@@ -115,8 +121,9 @@ tr_digits8_value(uint64_t w)
 	return (w * 10000 + (w >> 32)) & 0xffffffffULL;
 }
 
-/* The bytes of w that are not digits 0x30..0x39, each as a nonzero byte
- * (above the first such byte, the others may read as nonzero too). */
+/* w with each byte nonzero exactly where w's is not a digit 0x30..0x39:
+ * its high nibble is not 3, or its low one is over 9 (no carry crosses a
+ * byte: a low nibble plus 6 stays under 0x20). */
 static inline uint64_t
 tr_nondigit_bytes(uint64_t w)
 {
