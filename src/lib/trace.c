@@ -32,34 +32,39 @@ split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
 	}
 }
 
-/* The TABs and '=' of the 16 bytes at blk, as bit masks; fewer when the
+/* The TABs and '=' of the 32 bytes at blk, as bit masks; fewer when the
  * line ends first (p: where the part of the line looked at starts). */
 static inline void
-tag_masks(const char *p, const char *blk, const char *end, unsigned *tabs, unsigned *eqs)
+tag_masks(const char *p, const char *blk, const char *end, uint64_t *tabs, uint64_t *eqs)
 {
 	size_t left = (size_t)(end - blk);
 
 #ifdef __SSE2__
-	if (end - p >= 16) {
+	if (end - p >= 32) {
 		/* the last block is loaded to end, its bytes before blk dropped */
-		size_t drop = left >= 16 ? 0 : 16 - left;
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(blk - drop));
+		size_t drop = left >= 32 ? 0 : 32 - left;
+		const char *q = blk - drop;
+		__m128i lo = _mm_loadu_si128((const __m128i *)(const void *)q);
+		__m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(q + 16));
+		__m128i tab = _mm_set1_epi8('\t'), eq = _mm_set1_epi8('=');
 
-		*tabs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))) >> drop;
-		*eqs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('='))) >> drop;
+		*tabs = ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, tab)) |
+			 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, tab)) << 16) >> drop;
+		*eqs = ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, eq)) |
+			(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, eq)) << 16) >> drop;
 		return;
 	}
 #endif
 	*tabs = *eqs = 0;
-	for (size_t i = 0; i < 16 && i < left; i++) {
-		*tabs |= (unsigned)(blk[i] == '\t') << i;
-		*eqs |= (unsigned)(blk[i] == '=') << i;
+	for (size_t i = 0; i < 32 && i < left; i++) {
+		*tabs |= (uint64_t)(blk[i] == '\t') << i;
+		*eqs |= (uint64_t)(blk[i] == '=') << i;
 	}
 }
 
 /* The tag fields in [p, end), checked as parse_tags reads them but not
  * kept: returns their number; *bad is the first without a '=' (NULL:
- * none). The TABs and '=' of 16 bytes are found at once, and a field is
+ * none). The TABs and '=' of 32 bytes are found at once, and a field is
  * looked at only at its TAB. */
 static size_t
 check_tag_fields(const char *p, const char *end, const char **bad)
@@ -69,14 +74,15 @@ check_tag_fields(const char *p, const char *end, const char **bad)
 	int has_eq = 0;
 
 	*bad = NULL;
-	for (const char *blk = p; blk < end; blk += 16) {
-		unsigned tabs, eqs, from = 0;	/* from: where this block's part of the field starts */
+	for (const char *blk = p; blk < end; blk += 32) {
+		uint64_t tabs, eqs;
+		unsigned from = 0;	/* where this block's part of the field starts */
 
 		tag_masks(p, blk, end, &tabs, &eqs);
 		for (; tabs; tabs &= tabs - 1) {
-			unsigned at = (unsigned)__builtin_ctz(tabs);
+			unsigned at = (unsigned)__builtin_ctzll(tabs);
 
-			if (!has_eq && !(eqs & ((1u << at) - 1) >> from << from) && !*bad)
+			if (!has_eq && !(eqs & ((1ULL << at) - 1) >> from << from) && !*bad)
 				*bad = field;
 			has_eq = 0;
 			field = blk + at + 1;
@@ -263,7 +269,7 @@ parse_span_unread_tags(parse_ctx *c)
 	const char *at[TR_SPAN_FIELDS];
 	char *f[TR_SPAN_FIELDS], *copy;
 	uint32_t fl[TR_SPAN_FIELDS];
-	size_t nf = 0, len;
+	size_t nf = 0, npos, len;
 	tr_scan tabs;
 
 	/* Every field is a C string once split: a NUL would cut it short. */
@@ -279,6 +285,7 @@ parse_span_unread_tags(parse_ctx *c)
 	c->tags_end = end;
 	if (nf < TR_SPAN_FIELDS)
 		at[nf++] = end;	/* the last field ends the line */
+	npos = nf;
 	c->bad_tag = NULL;
 	if (c->tags)
 		nf += check_tag_fields(c->tags, end, &c->bad_tag);
@@ -286,7 +293,7 @@ parse_span_unread_tags(parse_ctx *c)
 		return PARSE_FAIL(c, "record has %zu fields, at most %d are allowed", nf, MAX_FIELDS);
 	c->esc = memchr(line, '%', len) != NULL;
 	copy = arena_strndup(&c->t->mem, line, len);
-	for (size_t i = 0, start = 0; i < TR_SPAN_FIELDS && i < nf; i++) {
+	for (size_t i = 0, start = 0; i < npos; i++) {
 		size_t stop = (size_t)(at[i] - line);	/* at most len */
 
 		f[i] = copy + start;

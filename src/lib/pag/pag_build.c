@@ -417,13 +417,13 @@ find_ref(pag_builder *b, const btrace *from, const bref *r)
 	return NULL;
 }
 
-/* Append a span's names to text: its fields as records write them (when
- * they are written: escaped is 0 with -n), then its key as read, unless
- * that is the same bytes after the first tab. */
+/* Append a span's names to text (tid is lt bytes): its fields as records
+ * write them (when they are written: escaped is 0 with -n), then its key
+ * as read, unless that is the same bytes after the first tab. */
 static void
-add_names(strbuf *text, const char *tid, const char *sid, bspan *x, int escaped)
+add_names(strbuf *text, const char *tid, size_t lt, const char *sid, bspan *x, int escaped)
 {
-	size_t lt = strlen(tid), ls = strlen(sid);
+	size_t ls = strlen(sid);
 
 	x->ids = (uint32_t)text->len;
 	if (escaped) {
@@ -462,7 +462,12 @@ read_trace(pag_builder *b, const tr_trace *t)
 	tr = xcalloc(1, sizeof *tr);
 	tr->spans = xmalloc(n * sizeof *tr->spans);
 	tr->n = n;
-	sb_adds(&text, t->trace_id);
+	/* a span's key, "trace\tspan", is most of it: room for all at once,
+	 * not a dozen reallocations a trace */
+	size_t tlen = strlen(t->trace_id);
+
+	sb_reserve(&text, (n + 1) * (tlen + 24));
+	sb_add(&text, t->trace_id, tlen);
 	sb_addc(&text, '\0');
 	tr->end = INT64_MIN;
 	for (size_t i = 0; i < t->nspans; i++) {
@@ -484,7 +489,7 @@ read_trace(pag_builder *b, const tr_trace *t)
 			     .sibling = -1, .lane = PAG_NONE, .lane_child_end = INT64_MIN,
 			     .vs = no_vertex, .ve = no_vertex, .kind = s->kind,
 			     .follows = !!(s->flags & TR_SPAN_FOLLOWS)};
-		add_names(&text, t->trace_id, s->span_id, x, b->o.vertices);
+		add_names(&text, t->trace_id, tlen, s->span_id, x, b->o.vertices);
 		if (x->end > tr->end)
 			tr->end = x->end;
 	}
