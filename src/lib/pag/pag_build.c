@@ -65,7 +65,8 @@ pag_builder_new(const pag_build_opts *o)
 	}
 	free(copy);
 	b->default_key = b->nkey == 2 && b->part[0] == KEY_SERVICE && b->part[1] == KEY_HOST;
-	b->last_worker = b->last_op = PAG_NONE;
+	for (size_t i = 0; i < sizeof b->name_cache / sizeof *b->name_cache; i++)
+		b->name_cache[i].op = PAG_NONE;
 	b->holding = 1;
 	b->placed_to = b->frontier = b->latest = INT64_MIN;
 	b->clients = PAG_NONE;
@@ -100,22 +101,6 @@ ensure_worker(pag_builder *b, uint32_t w)
 	memset(b->workers + had, 0, (b->capworkers - had) * sizeof *b->workers);
 }
 
-/* Is span s's worker and operation the last span's? Only for the default
- * key, service@host. */
-static int
-same_as_last(const pag_builder *b, const tr_span *s)
-{
-	size_t ls = b->last_service_len;
-	const char *w, *svc;
-
-	if (b->last_worker == PAG_NONE)
-		return 0;
-	w = b->names.workers[b->last_worker];
-	svc = b->names.ops[b->last_op].service;
-	return strncmp(svc, s->service, ls + 1) == 0 && strcmp(b->names.ops[b->last_op].operation, s->operation) == 0 &&
-	       memcmp(w, svc, ls) == 0 && w[ls] == '@' && strcmp(w + ls + 1, s->host) == 0;
-}
-
 static uint32_t
 worker_of(pag_builder *b, const tr_span *s)
 {
@@ -135,6 +120,56 @@ worker_of(pag_builder *b, const tr_span *s)
 	w = pag_intern_worker(&b->names, b->name.s ? b->name.s : "", b->name.len);
 	ensure_worker(b, w);
 	return w;
+}
+
+/* The last 8 bytes of s (n long; all of it, NUL-padded, if shorter), as
+ * a number, for the cache below. */
+static uint64_t
+tail8(const char *s, size_t n)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, n >= 8 ? s + n - 8 : s, n >= 8 ? 8 : n);
+	return w;
+}
+
+/* The slot of name_cache[] for a span's names. */
+static size_t
+name_cache_slot(const tr_span *s, size_t ls, size_t lo, size_t lh)
+{
+	uint64_t h = (ls << 16 ^ lo << 8 ^ lh) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= tail8(s->operation, lo) * 0xff51afd7ed558ccdULL;
+	h ^= tail8(s->host, lh) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
+	return (size_t)(h * 0x9e3779b97f4a7c15ULL >> 56);
+}
+
+/* Span s's worker and operation (the default key, service@host), from
+ * the cache when there, else interned and cached. */
+static void
+names_of(pag_builder *b, const tr_span *s, uint32_t *worker, uint32_t *op)
+{
+	size_t ls = strlen(s->service), lo = strlen(s->operation), lh = strlen(s->host);
+	struct name_cache_slot *r = &b->name_cache[name_cache_slot(s, ls, lo, lh)];
+
+	if (r->op != PAG_NONE && r->service_len == ls) {
+		const pag_op *o = &b->names.ops[r->op];
+		const char *w = b->names.workers[r->worker];
+
+		/* the names themselves, not only their hash: the op's service
+		 * and operation, the worker's service@host (w, as filled from a
+		 * span whose service was ls long, holds ls + 1 bytes at least) */
+		if (strcmp(o->service, s->service) == 0 && strcmp(o->operation, s->operation) == 0 &&
+		    memcmp(w, s->service, ls) == 0 && w[ls] == '@' && strcmp(w + ls + 1, s->host) == 0) {
+			*worker = r->worker;
+			*op = r->op;
+			return;
+		}
+	}
+	*worker = worker_of(b, s);
+	*op = pag_intern_op(&b->names, s->service, s->operation);
+	*r = (struct name_cache_slot){*worker, *op, (uint32_t)ls};
 }
 
 int
@@ -477,14 +512,16 @@ read_trace(pag_builder *b, const tr_trace *t)
 		if (b->local[i] < 0)
 			continue;
 		x = &tr->spans[b->local[i]];
-		if (!b->default_key || !same_as_last(b, s)) {
-			b->last_worker = worker_of(b, s);
-			b->last_op = pag_intern_op(&b->names, s->service, s->operation);
-			b->last_service_len = strlen(s->service);
+		uint32_t worker, op;
+
+		if (b->default_key)
+			names_of(b, s, &worker, &op);
+		else {
+			worker = worker_of(b, s);
+			op = pag_intern_op(&b->names, s->service, s->operation);
 		}
 		*x = (bspan){.start = s->start, .end = tr_span_end(s), .trace = tr,
-			     .seq = b->seq++, .worker = b->last_worker,
-			     .op = b->last_op, .depth = s->depth,
+			     .seq = b->seq++, .worker = worker, .op = op, .depth = s->depth,
 			     .parent = s->parent >= 0 ? b->local[s->parent] : -1, .child = -1,
 			     .sibling = -1, .lane = PAG_NONE, .lane_child_end = INT64_MIN,
 			     .vs = no_vertex, .ve = no_vertex, .kind = s->kind,

@@ -141,10 +141,15 @@ struct pag_builder {
 	tr_keywatch *watch;	/* per part: did any span have the tag? */
 	size_t nkey;
 	strbuf name;
-	/* The last span's worker and operation, and its service's length: the
-	 * next span's are often the same, and then need no hashing */
-	uint32_t last_worker, last_op;
-	size_t last_service_len;
+	/* Workers and operations met, by a cheap hash of a span's service,
+	 * host and operation (their lengths, the last bytes of the operation
+	 * and host): an input has a few dozen of them, found here without
+	 * building and hashing keys (the default key only). op PAG_NONE:
+	 * empty */
+	struct name_cache_slot {
+		uint32_t worker, op;
+		uint32_t service_len;
+	} name_cache[256];
 	int default_key;	/* the worker key is service,host */
 	uint8_t *op_written;	/* per op: its PO record is out */
 	size_t capop_written;
