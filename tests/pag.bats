@@ -617,6 +617,27 @@ EOF
 	[ "$(grep -c $'\tt2\t' <<<"$output")" -eq 0 ]
 }
 
+@test "tr-pag: spans alike but for their host, or for an '@' moved between service and host, keep their own workers" {
+	# many hosts for one service and operation (the worker cache must
+	# not take one for another), then "a@b" on host "c" and "a" on "b@c",
+	# which make the same worker name, and a service with a TAB in it
+	for i in $(seq 0 299); do
+		printf 'T\tt%d\nS\tt%d\ts\t\t%d\t5\tsvc\tGET\tserver\th%d\n' "$i" "$i" $((i * 10)) "$i"
+	done > "$BATS_TEST_TMPDIR/hosts.tr"
+	printf 'T\tu1\nS\tu1\ts\t\t5000\t5\ta@b\top\tserver\tc\nT\tu2\nS\tu2\ts\t\t5010\t5\ta\top\tserver\tb@c\n' \
+		>> "$BATS_TEST_TMPDIR/hosts.tr"
+	printf 'T\tu3\nS\tu3\ts\t\t5020\t5\ta%%09b\top\tserver\tc\nT\tu4\nS\tu4\ts\t\t5030\t5\ta\tb%%09op\tserver\tc\n' \
+		>> "$BATS_TEST_TMPDIR/hosts.tr"
+	run tr-pag -P -q -w 1s "$BATS_TEST_TMPDIR/hosts.tr"
+	[ "$status" -eq 0 ]
+	pw=$(grep '^PW' <<<"$output" | cut -f4 | sort -u)
+	[ "$(grep -c '^svc@h[0-9]*$' <<<"$pw")" -eq 300 ]
+	for i in 0 7 150 299; do grep -qx "svc@h$i" <<<"$pw"; done
+	grep -qx 'a@b@c' <<<"$pw"	# one worker for both: the name is the key
+	grep -qx 'a%09b@c' <<<"$pw"
+	grep -qx 'a@c' <<<"$pw"
+}
+
 @test "tr-pag does not keep span tags it does not read, but refuses a bad one as every tool does" {
 	need_cp
 	f=$(tsv <<'EOF' | mkfix badtag.tr

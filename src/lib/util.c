@@ -651,7 +651,10 @@ hash_bytes(const void *p, size_t n)
 	 * without a call to memcpy for a length known only now: two words of
 	 * 4 that overlap, or bytes (colours are picked by this hash: the same
 	 * value as ever) */
-	if (n >= 4) {
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
+		w = 0;
+		memcpy(&w, s, n);
+	} else if (n >= 4) {
 		uint32_t lo, hi;
 
 		memcpy(&lo, s, 4);

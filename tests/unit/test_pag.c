@@ -753,6 +753,24 @@ test_type_names(void)
 		pag_graph_free(&g);
 		sb_free(&out);
 	}
+	/* near misses, in a graph with PO records, where edges are read by
+	 * the fast path: refused as the field-by-field path refuses them
+	 * (one lane: a type read wrongly would make an edge) */
+	static const char *const near[] = {"processinX", "processingg", "Processing", "ioo", "i",
+					   "respons", "requestt", "requesx", "spawn ", "unknowns",
+					   "waitinG", "message1", "r", ""};
+	for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+		char line[96];
+		int n = snprintf(line, sizeof line,
+				 "PE\t\t0\t1\t%s\t1767225600051203\t1767225600051300\t0\t0\t0", near[i]);
+		pag_graph g;
+
+		pag_graph_init(&g);
+		feed(&g, "PO\t\t0\tsvc\top");
+		check(pag_read_record(&g, line, (size_t)n, "test") < 0 && g.nedges == 0, near[i],
+		      __FILE__, __LINE__);
+		pag_graph_free(&g);
+	}
 	CHECK(pag_type_parse("io\0", 3) == -1);
 	CHECK(pag_type_parse("waiting\0", 8) == -1);
 	CHECK(pag_type_parse("processingx", 11) == -1);
