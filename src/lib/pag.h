@@ -252,7 +252,7 @@ typedef struct pag_start_key {
 	int64_t t0;
 	uint32_t edge;
 } pag_start_key;
-/* w: scratch to sort in, kept from call to call (NULL: made and freed). */
+/* w: scratch to sort in, kept from call to call (a graph's work). */
 void pag_sort_by_start(pag_start_key *k, size_t n, pag_work *w);
 /* The start of the window that holds time t (g->window > 0). */
 int64_t pag_window_start(const pag_graph *g, int64_t t);

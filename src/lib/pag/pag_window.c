@@ -232,12 +232,8 @@ pag_sort_by_start(pag_start_key *k, size_t n, pag_work *w)
 		hi = k[i].t0 > hi ? k[i].t0 : hi;
 	}
 	if (n >= 64) {
-		pag_work *own = w ? w : pag_work_new();
-
-		radix_by_start(k, n, lo, hi, work_buf(own, W_TMP, n * sizeof *k),
-			       work_buf(own, W_COUNT, RADIX_COUNTS * sizeof(size_t)));
-		if (own != w)
-			pag_work_free(own);
+		radix_by_start(k, n, lo, hi, work_buf(w, W_TMP, n * sizeof *k),
+			       work_buf(w, W_COUNT, RADIX_COUNTS * sizeof(size_t)));
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {	/* a few: by insertion, as stably */
