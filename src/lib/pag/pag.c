@@ -374,34 +374,21 @@ check_vertex_number(const rec_ctx *c, int64_t v, const char *what, uint32_t *id)
 	return c->g->vids ? check_id(c, v, what, id) : check_number(c, v, what, id);
 }
 
+/* Field i as a number under 2^32, within the bounds check gives
+ * (check_id, check_number or check_vertex_number). */
 static int
-rec_id(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
+rec_u32(const rec_ctx *c, size_t i, const char *what, uint32_t *id,
+	int (*check)(const rec_ctx *, int64_t, const char *, uint32_t *))
 {
 	int64_t v;
 
-	return rec_int(c, i, what, &v) < 0 ? -1 : check_id(c, v, what, id);
+	return rec_int(c, i, what, &v) < 0 ? -1 : check(c, v, what, id);
 }
 
 static int
 rec_time(const rec_ctx *c, size_t i, const char *what, int64_t *t)
 {
 	return rec_int(c, i, what, t) < 0 ? -1 : check_time(c, *t, what);
-}
-
-static int
-rec_number(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
-{
-	int64_t v;
-
-	return rec_int(c, i, what, &v) < 0 ? -1 : check_number(c, v, what, id);
-}
-
-static int
-rec_vertex(const rec_ctx *c, size_t i, const char *what, uint32_t *id)
-{
-	int64_t v;
-
-	return rec_int(c, i, what, &v) < 0 ? -1 : check_vertex_number(c, v, what, id);
 }
 
 /* Field i unescaped into scratch buffer k, valid until the next record. */
@@ -512,7 +499,8 @@ read_lane(rec_ctx *c)
 	uint32_t lane, index;
 	const char *name;
 
-	if (rec_number(c, 2, "lane", &lane) < 0 || rec_id(c, 4, "lane index", &index) < 0)
+	if (rec_u32(c, 2, "lane", &lane, check_number) < 0 ||
+	    rec_u32(c, 4, "lane index", &index, check_id) < 0)
 		return -1;
 	name = rec_tmp(c, 3, 0);
 	if (lane)	/* lanes before it that no record named yet: placeholders */
@@ -572,7 +560,8 @@ read_vertex(rec_ctx *c)
 	int64_t t;
 	int ev;
 
-	if (rec_vertex(c, 2, "vertex", &v) < 0 || rec_number(c, 3, "lane", &lane) < 0 ||
+	if (rec_u32(c, 2, "vertex", &v, check_vertex_number) < 0 ||
+	    rec_u32(c, 3, "lane", &lane, check_number) < 0 ||
 	    rec_time(c, 4, "time", &t) < 0 || check_vertex(c, v, lane, t, &found) < 0)
 		return -1;
 	lane_of(g, lane);
@@ -609,7 +598,7 @@ read_op(rec_ctx *c)
 	uint32_t num, op;
 
 	g->numbered = 1;	/* PE records give numbers now, even if this one is bad */
-	if (rec_number(c, 2, "operation", &num) < 0)
+	if (rec_u32(c, 2, "operation", &num, check_number) < 0)
 		return -1;
 	op = pag_intern_op(g, rec_tmp(c, 3, 0), rec_tmp(c, 4, 1));
 	if (num >= g->capopnum) {
@@ -684,16 +673,17 @@ read_edge(rec_ctx *c)
 	pag_graph *g = c->g;
 	edge_rec e = {.op = PAG_NONE};
 
-	if (rec_vertex(c, 2, "source vertex", &e.src) < 0 ||
-	    rec_vertex(c, 3, "destination vertex", &e.dst) < 0)
+	if (rec_u32(c, 2, "source vertex", &e.src, check_vertex_number) < 0 ||
+	    rec_u32(c, 3, "destination vertex", &e.dst, check_vertex_number) < 0)
 		return -1;
 	if (c->nf < 5 || (e.type = pag_type_parse(c->f[4].s, c->f[4].len)) < 0)
 		return rec_fail(c, "bad activity type");
 	if (rec_time(c, 5, "start", &e.t0) < 0 || rec_time(c, 6, "end", &e.t1) < 0 ||
-	    rec_number(c, 7, "source lane", &e.sl) < 0 || rec_number(c, 8, "destination lane", &e.dl) < 0)
+	    rec_u32(c, 7, "source lane", &e.sl, check_number) < 0 ||
+	    rec_u32(c, 8, "destination lane", &e.dl, check_number) < 0)
 		return -1;
 	/* in a graph with PO records: an operation number, empty for none */
-	if (g->numbered && c->nf > 9 && c->f[9].len && rec_id(c, 9, "operation", &e.op) < 0)
+	if (g->numbered && c->nf > 9 && c->f[9].len && rec_u32(c, 9, "operation", &e.op, check_id) < 0)
 		return -1;
 	if (check_edge(c, &e) < 0)
 		return -1;
