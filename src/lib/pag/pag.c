@@ -11,29 +11,31 @@
 #include "dot.h"
 #include "format.h"
 
-static const char type_names[PAG_NTYPES][12] = {
-	"processing", "io", "unknown", "waiting",
-	"request", "response", "message", "spawn", "join"
+/* The activity types' names, with their lengths; each padded with NULs
+ * to 12 bytes, so that a reader may compare the first 8 as a word and a
+ * writer copy all 12 at once. */
+#define TYPE(s) {s, sizeof s - 1}
+static const struct {
+	char name[12];
+	uint8_t len;
+} types[PAG_NTYPES] = {
+	TYPE("processing"), TYPE("io"), TYPE("unknown"), TYPE("waiting"),
+	TYPE("request"), TYPE("response"), TYPE("message"), TYPE("spawn"), TYPE("join")
 };
-static const uint8_t type_lens[PAG_NTYPES] = {10, 2, 7, 7, 7, 8, 7, 5, 4};
+#undef TYPE
 static const char *const event_names[] = { "start", "end", "point", "begin", "finish" };
 
 const char *
 pag_type_name(int type)
 {
-	return type >= 0 && type < PAG_NTYPES ? type_names[type] : "?";
+	return type >= 0 && type < PAG_NTYPES ? types[type].name : "?";
 }
 
 int
 pag_type_parse(const char *s, size_t n)
 {
-	/* by first letter, then whole: read for every edge record. s may
-	 * hold a NUL, and the names are padded with them: the name must end
-	 * at n, not before */
 	for (int i = 0; i < PAG_NTYPES; i++)
-		if (n && type_names[i][0] == s[0] && n < sizeof type_names[i] &&
-		    type_names[i][n] == '\0' && type_names[i][n - 1] != '\0' &&
-		    memcmp(type_names[i], s, n) == 0)
+		if (n == types[i].len && memcmp(types[i].name, s, n) == 0)
 			return i;
 	return -1;
 }
@@ -720,39 +722,32 @@ scan_num(const char *p, const char *end, int kind, int64_t *v)
 }
 
 /* Scan an activity type and the TAB after it; NULL when it is not one.
- * By its first letter, then its bytes compared a word at a time: a call of
+ * By its first letter, then its first 8 bytes as a word: a call of
  * pag_type_parse after a byte loop to the TAB cost a tenth of reading an
  * edge record. */
 static inline const char *
 scan_type(const char *p, const char *end, int *type)
 {
 	uint64_t w, name, mask;
-	int t;
 
 	if (end - p < 16)	/* room for the word loads; the times follow */
 		return NULL;
-	switch (p[0]) {
-	case 'p': t = PAG_PROCESSING; break;
-	case 'i': t = PAG_IO; break;
-	case 'u': t = PAG_UNKNOWN; break;
-	case 'w': t = PAG_WAITING; break;
-	case 'r': t = p[2] == 'q' ? PAG_REQUEST : PAG_RESPONSE; break;
-	case 'm': t = PAG_MESSAGE; break;
-	case 's': t = PAG_SPAWN; break;
-	case 'j': t = PAG_JOIN; break;
-	default: return NULL;
-	}
-	size_t n = type_lens[t];
-
-	/* the name's first 8 bytes (fewer: the rest masked off), then the rest */
 	memcpy(&w, p, 8);
-	memcpy(&name, type_names[t], 8);
-	mask = n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
-	if ((w ^ name) & mask || (n > 8 && memcmp(p + 8, type_names[t] + 8, n - 8)) ||
-	    p[n] != '\t')
-		return NULL;
-	*type = t;
-	return p + n + 1;
+	for (int t = 0; t < PAG_NTYPES; t++) {
+		size_t n = types[t].len;
+
+		if (types[t].name[0] != p[0])
+			continue;
+		/* the name's first 8 bytes (fewer: the rest masked off), then the rest */
+		memcpy(&name, types[t].name, 8);
+		mask = n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+		if ((w ^ name) & mask || (n > 8 && memcmp(p + 8, types[t].name + 8, n - 8)) ||
+		    p[n] != '\t')
+			continue;
+		*type = t;
+		return p + n + 1;
+	}
+	return NULL;
 }
 
 /* The trace and span ids that end a record tr-pag writes. */
@@ -1138,22 +1133,20 @@ void
 pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0, int64_t t1,
 	     uint32_t src_lane, uint32_t dst_lane, uint32_t op, const char *ids, size_t idslen)
 {
-	const char *tn = pag_type_name(type);
-	size_t tl = type >= 0 && type < PAG_NTYPES ? type_lens[type] : strlen(tn);
+	static const char unknown[sizeof types[0].name] = "?";
+	int known = type >= 0 && type < PAG_NTYPES;
+	size_t tl = known ? types[type].len : 1;
 	char *p;
 
 	/* "PE", two tabs, 5 numbers of up to 10 digits, 2 of up to 20, 8
-	 * tabs; the type's whole row of names, 12 bytes, is copied */
-	sb_reserve(out, 4 + 5 * 11 + 2 * 21 + 12 + 1 + idslen + 1);
+	 * tabs; the type's whole padded name is copied */
+	sb_reserve(out, 4 + 5 * 11 + 2 * 21 + sizeof unknown + 1 + idslen + 1);
 	p = out->s + out->len;
 	memcpy(p, "PE\t\t", 4);
 	p = put_num(p + 4, src);
 	p = put_num(p, dst);
-	/* copies of a size the compiler knows are moves, not calls */
-	if (type >= 0 && type < PAG_NTYPES)
-		memcpy(p, type_names[type], sizeof type_names[type]);
-	else
-		memcpy(p, tn, tl);
+	/* a copy of a size the compiler knows is a move, not a call */
+	memcpy(p, known ? types[type].name : unknown, sizeof unknown);
 	p[tl] = '\t';
 	char *t0s = p + tl + 1;
 
