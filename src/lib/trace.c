@@ -7,14 +7,18 @@
 #include <string.h>
 
 /* Split a writable copy of a record (len bytes, NUL after) at TABs in place;
- * f[i] is NUL-terminated and fl[i] its length. Returns the field count. */
+ * f[i] is NUL-terminated and fl[i] its length. Returns the field count.
+ * With rest, the split stops after max fields: *rest is where the fields
+ * after them start (NULL: there are none). */
 static size_t
-split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
+split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max, char **rest)
 {
 	char *end = s + len;
 	size_t n = 0;
 	tr_scan tabs;
 
+	if (rest)
+		*rest = NULL;
 	tr_scan_init(&tabs, s, end, '\t');
 	for (;;) {
 		char *tab = (char *)tr_scan_next(&tabs);
@@ -29,6 +33,10 @@ split_inplace(char *s, size_t len, char **f, uint32_t *fl, size_t max)
 			return n;
 		*tab = '\0';
 		s = tab + 1;
+		if (rest && n == max) {
+			*rest = s;
+			return n;
+		}
 	}
 }
 
@@ -258,50 +266,31 @@ parse_log(parse_ctx *c, fields fs, size_t nf)
 	return parse_tags(c, fs, 4, nf, &l->tags, &l->ntags);
 }
 
-/* An S record whose tags are only checked (span_tags_unread): its ten
- * positional fields are split from a copy of them alone, and its tags are
- * looked at where they are. Refused as parse_record refuses it, with the
- * same messages in the same order. */
 static int
-parse_span_unread_tags(parse_ctx *c)
+too_many_fields(parse_ctx *c, size_t nf)
 {
-	const char *line = c->rec->line, *end = line + c->rec->len, *tab = NULL;
-	const char *at[TR_SPAN_FIELDS];
-	char *f[TR_SPAN_FIELDS], *copy;
-	uint32_t fl[TR_SPAN_FIELDS];
-	size_t nf = 0, npos, len;
-	tr_scan tabs;
+	return PARSE_FAIL(c, "record has %zu fields, at most %d are allowed", nf, MAX_FIELDS);
+}
 
-	/* Every field is a C string once split: a NUL would cut it short. */
-	if (memchr(line, '\0', c->rec->len))
-		return PARSE_FAIL(c, "NUL byte in a record");
+/* An S record whose tags are only checked (span_tags_unread): split into
+ * its ten positional fields, its tags looked at where they are. Refused as
+ * parse_record refuses it, with the same messages in the same order. */
+static int
+parse_span_unread_tags(parse_ctx *c, fields fs)
+{
+	char *copy = arena_strndup(&c->t->mem, c->rec->line, c->rec->len), *tags;
+	size_t nf = split_inplace(copy, c->rec->len, fs.f, fs.len, TR_SPAN_FIELDS, &tags);
 
-	/* the TABs that end the ten positional fields: the tags follow */
-	tr_scan_init(&tabs, line, end, '\t');
-	while (nf < TR_SPAN_FIELDS && (tab = tr_scan_next(&tabs)))
-		at[nf++] = tab;
-	len = nf == TR_SPAN_FIELDS ? (size_t)(at[nf - 1] - line) : c->rec->len;
-	c->tags = nf == TR_SPAN_FIELDS ? at[nf - 1] + 1 : NULL;
-	c->tags_end = end;
-	if (nf < TR_SPAN_FIELDS)
-		at[nf++] = end;	/* the last field ends the line */
-	npos = nf;
+	/* a '%' only in the tags unescapes nothing that is kept */
+	c->esc = memchr(c->rec->line, '%', tags ? (size_t)(tags - copy) : c->rec->len) != NULL;
+	c->tags = tags;
+	c->tags_end = copy + c->rec->len;
 	c->bad_tag = NULL;
-	if (c->tags)
-		nf += check_tag_fields(c->tags, end, &c->bad_tag);
+	if (tags)
+		nf += check_tag_fields(tags, c->tags_end, &c->bad_tag);
 	if (nf > MAX_FIELDS)
-		return PARSE_FAIL(c, "record has %zu fields, at most %d are allowed", nf, MAX_FIELDS);
-	c->esc = memchr(line, '%', len) != NULL;
-	copy = arena_strndup(&c->t->mem, line, len);
-	for (size_t i = 0, start = 0; i < npos; i++) {
-		size_t stop = (size_t)(at[i] - line);	/* at most len */
-
-		f[i] = copy + start;
-		fl[i] = (uint32_t)(stop - start);
-		copy[stop] = '\0';
-		start = stop + 1;
-	}
-	return parse_span(c, (fields){f, fl}, nf);
+		return too_many_fields(c, nf);
+	return parse_span(c, fs, nf);
 }
 
 static int
@@ -313,18 +302,19 @@ parse_record(parse_ctx *c)
 	const char *line = c->rec->line;
 	size_t nf;
 
-	if (line[0] == 'S' && line[1] == '\t' && c->t->span_tags_unread)
-		return parse_span_unread_tags(c);
 	/* Every field is a C string once split: a NUL would cut it short. */
 	if (memchr(line, '\0', c->rec->len))
 		return PARSE_FAIL(c, "NUL byte in a record");
 	/* Only the record types this library owns are split. */
 	if (!(line[0] && line[1] == '\t' && strchr("SRLT", line[0])))
 		return 0;
+	if (line[0] == 'S' && c->t->span_tags_unread)
+		return parse_span_unread_tags(c, fs);
 	c->esc = memchr(line, '%', c->rec->len) != NULL;
-	nf = split_inplace(arena_strndup(&c->t->mem, line, c->rec->len), c->rec->len, f, fl, MAX_FIELDS);
+	nf = split_inplace(arena_strndup(&c->t->mem, line, c->rec->len), c->rec->len, f, fl, MAX_FIELDS,
+			   NULL);
 	if (nf > MAX_FIELDS)
-		return PARSE_FAIL(c, "record has %zu fields, at most %d are allowed", nf, MAX_FIELDS);
+		return too_many_fields(c, nf);
 	switch (line[0]) {
 	case 'S': return parse_span(c, fs, nf);
 	case 'R': return parse_ref(c, fs, nf);
@@ -430,7 +420,7 @@ resolve_owners(parse_ctx *c)
 		const tr_record *rec = &t->recs[*owner];
 		char *copy = arena_strndup(&t->mem, rec->line, rec->len);
 
-		if (split_inplace(copy, rec->len, f, fl, 3) < 3)
+		if (split_inplace(copy, rec->len, f, fl, 3, NULL) < 3)
 			continue;	/* cannot happen: checked when parsed */
 		*owner = tr_trace_find(t, unescape_n(f[2], fl[2], 1));
 		if (*owner < 0) {
