@@ -65,7 +65,7 @@ pag_builder_new(const pag_build_opts *o)
 	}
 	free(copy);
 	b->default_key = b->nkey == 2 && b->part[0] == KEY_SERVICE && b->part[1] == KEY_HOST;
-	for (size_t i = 0; i < sizeof b->name_cache / sizeof *b->name_cache; i++)
+	for (size_t i = 0; i < NAME_CACHE_SLOTS; i++)
 		b->name_cache[i].op = PAG_NONE;
 	b->holding = 1;
 	b->placed_to = b->frontier = b->latest = INT64_MIN;
@@ -122,8 +122,7 @@ worker_of(pag_builder *b, const tr_span *s)
 	return w;
 }
 
-/* The last 8 bytes of s (n long; all of it, NUL-padded, if shorter), as
- * a number, for the cache below. */
+/* The last 8 bytes of s (n long; all of it, NUL-padded, if shorter). */
 static uint64_t
 tail8(const char *s, size_t n)
 {
@@ -133,16 +132,16 @@ tail8(const char *s, size_t n)
 	return w;
 }
 
-/* The slot of name_cache[] for a span's names. */
+/* The slot of name_cache[] for a span's names: the library's hash of
+ * their lengths and the last bytes of operation and host, not of the
+ * names whole (a hit is checked against them anyway). */
 static size_t
 name_cache_slot(const tr_span *s, size_t ls, size_t lo, size_t lh)
 {
-	uint64_t h = (ls << 16 ^ lo << 8 ^ lh) * 0x9e3779b97f4a7c15ULL;
+	uint64_t key[3] = {(uint64_t)ls << 42 ^ (uint64_t)lo << 21 ^ lh, tail8(s->operation, lo),
+			   tail8(s->host, lh)};
 
-	h ^= tail8(s->operation, lo) * 0xff51afd7ed558ccdULL;
-	h ^= tail8(s->host, lh) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	return (size_t)(h * 0x9e3779b97f4a7c15ULL >> 56);
+	return (size_t)(hash_bytes(key, sizeof key) % NAME_CACHE_SLOTS);
 }
 
 /* Span s's worker and operation (the default key, service@host), from

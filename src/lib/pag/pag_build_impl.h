@@ -132,6 +132,8 @@ typedef struct pedge {
 } pedge;
 
 
+enum { NAME_CACHE_SLOTS = 256 };
+
 struct pag_builder {
 	pag_build_opts o;
 	pag_graph names;	/* workers and operations */
@@ -149,7 +151,7 @@ struct pag_builder {
 	struct name_cache_slot {
 		uint32_t worker, op;
 		uint32_t service_len;
-	} name_cache[256];
+	} name_cache[NAME_CACHE_SLOTS];
 	int default_key;	/* the worker key is service,host */
 	uint8_t *op_written;	/* per op: its PO record is out */
 	size_t capop_written;
