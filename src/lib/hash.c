@@ -158,6 +158,17 @@ u64map_put(u64map *m, uint64_t key, int *added)
 	return &m->vals[i];
 }
 
+const int64_t *
+u64map_get(const u64map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	i = u64map_slot(m->keys, m->cap, key);
+	return m->keys[i] == key ? &m->vals[i] : NULL;
+}
+
 void
 u64map_each(const u64map *m, void (*f)(void *ctx, uint64_t key, int64_t val), void *ctx)
 {

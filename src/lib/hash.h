@@ -44,6 +44,8 @@ typedef struct u64map {
 
 /* The value of key, inserted as -1 with *added = 1 when absent. */
 int64_t *u64map_put(u64map *m, uint64_t key, int *added);
+/* The value of key, or NULL when absent. */
+const int64_t *u64map_get(const u64map *m, uint64_t key);
 /* Calls f(ctx, key, value) for every key, in no order. */
 void u64map_each(const u64map *m, void (*f)(void *ctx, uint64_t key, int64_t val), void *ctx);
 void u64map_clear(u64map *m);	/* keep the slots for reuse */

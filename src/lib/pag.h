@@ -69,7 +69,6 @@ typedef struct pag_spanref {
 	const char *trace_id, *span_id;
 } pag_spanref;
 
-typedef struct pag_vidmap pag_vidmap;
 typedef struct pag_work pag_work;
 
 /* A whole PAG. Strings live in mem. Vertex times are kept so that records
@@ -119,8 +118,8 @@ typedef struct pag_graph {
 	int has_mark;
 	int64_t mark;		/* the last PM mark read */
 	size_t nmarks;
-	pag_vidmap *vids;
-	pag_vidmap *vids_spare;	/* the next window's vids, kept with its table */
+	u64map *vids;
+	u64map *vids_spare;	/* the next window's vids, kept with its table */
 	pag_work *work;		/* scratch the window computations reuse: not
 				 * part of the graph's value (pag_window.c). So
 				 * one thread at a time computes a graph's

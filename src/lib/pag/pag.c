@@ -58,89 +58,29 @@ pag_event_name(int ev)
 
 /* ---- vertex numbers of records -> vertices, when reading window by window ---- */
 
-/* Open addressing with linear probing; keys are record vertex numbers + 1
- * (0: an empty slot). */
-struct pag_vidmap {
-	uint32_t *key, *val;
-	size_t cap, count;	/* cap is a power of two */
-};
-
-static void
-vidmap_free(pag_vidmap *m)
-{
-	if (!m)
-		return;
-	free(m->key);
-	free(m->val);
-	free(m);
-}
-
-/* Empty m for a window like the one before (count entries): its table is
- * kept, unless it is much larger than that needs. */
-static void
-vidmap_reset(pag_vidmap *m, size_t count)
-{
-	if (m->cap > 1024 && 8 * count < m->cap) {
-		free(m->key);
-		free(m->val);
-		memset(m, 0, sizeof *m);
-		return;
-	}
-	if (m->cap)
-		memset(m->key, 0, m->cap * sizeof *m->key);
-	m->count = 0;
-}
-
-static size_t
-vid_slot(const pag_vidmap *m, uint32_t id)
-{
-	size_t i = (size_t)((id + 1) * 2654435761u) & (m->cap - 1);
-
-	while (m->key[i] && m->key[i] != id + 1)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
 /* The vertex of record vertex number id, or PAG_NONE. */
 static uint32_t
-vid_find(const pag_vidmap *m, uint32_t id)
+vid_find(const u64map *m, uint32_t id)
 {
-	size_t i;
+	const int64_t *v = u64map_get(m, id);
 
-	if (!m->cap)
-		return PAG_NONE;
-	i = vid_slot(m, id);
-	return m->key[i] ? m->val[i] : PAG_NONE;
+	return v ? (uint32_t)*v : PAG_NONE;
 }
 
 static void
-vid_put(pag_vidmap *m, uint32_t id, uint32_t v)
+vid_put(u64map *m, uint32_t id, uint32_t v)
 {
-	size_t i;
+	int added;
 
-	if (2 * (m->count + 1) > m->cap) {
-		pag_vidmap big = {0};
+	*u64map_put(m, id, &added) = v;
+}
 
-		big.cap = m->cap ? 2 * m->cap : 1024;
-		big.key = xcalloc(big.cap, sizeof *big.key);
-		big.val = xmalloc(big.cap * sizeof *big.val);
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->key[j]) {
-				size_t k = vid_slot(&big, m->key[j] - 1);
-
-				big.key[k] = m->key[j];
-				big.val[k] = m->val[j];
-			}
-		big.count = m->count;
-		free(m->key);
-		free(m->val);
-		*m = big;
-	}
-	i = vid_slot(m, id);
-	if (!m->key[i])
-		m->count++;
-	m->key[i] = id + 1;
-	m->val[i] = v;
+static void
+vids_free(u64map *m)
+{
+	if (m)
+		u64map_free(m);
+	free(m);
 }
 
 /* ---- the graph ---- */
@@ -174,8 +114,8 @@ pag_graph_free(pag_graph *g)
 	sb_free(&g->scratch[0]);
 	sb_free(&g->scratch[1]);
 	sb_free(&g->scratch[2]);
-	vidmap_free(g->vids);
-	vidmap_free(g->vids_spare);
+	vids_free(g->vids);
+	vids_free(g->vids_spare);
 	pag_work_free(g->work);
 	memset(g, 0, sizeof *g);
 }
@@ -972,12 +912,28 @@ keep_spanrefs(pag_graph *g)
 	arena_free(&old_mem);
 }
 
+/* The record numbers of the vertices a window keeps, renumbered. */
+struct keep_ids {
+	u64map *to;
+	const uint32_t *renum;
+	size_t nvertices;
+};
+
+static void
+keep_id(void *ctx, uint64_t id, int64_t v)
+{
+	struct keep_ids *k = ctx;
+
+	if ((uint64_t)v < k->nvertices && k->renum[v] != PAG_NONE)
+		vid_put(k->to, (uint32_t)id, k->renum[v]);
+}
+
 void
 pag_graph_drop_before(pag_graph *g, int64_t t)
 {
 	size_t cap = g->nvertices ? g->nvertices : 1, ne = 0, nv = 0;
 	uint32_t *renum = xmalloc(cap * sizeof *renum), *kept = xmalloc(cap * sizeof *kept);
-	pag_vidmap *old = g->vids;
+	u64map *old = g->vids;
 
 	memset(renum, 0xff, cap * sizeof *renum);
 	for (size_t i = 0; i < g->nedges; i++) {
@@ -1015,13 +971,12 @@ pag_graph_drop_before(pag_graph *g, int64_t t)
 		g->vspan[v] = PAG_NONE;
 	}
 	if (old) {	/* record numbers of the vertices kept, in the spare map */
-		pag_vidmap *kept_ids = g->vids_spare ? g->vids_spare : xcalloc(1, sizeof *kept_ids);
+		struct keep_ids k = {g->vids_spare ? g->vids_spare : xcalloc(1, sizeof *k.to), renum,
+				     g->nvertices};
 
-		vidmap_reset(kept_ids, old->count);
-		for (size_t j = 0; j < old->cap; j++)
-			if (old->key[j] && old->val[j] < g->nvertices && renum[old->val[j]] != PAG_NONE)
-				vid_put(kept_ids, old->key[j] - 1, renum[old->val[j]]);
-		g->vids = kept_ids;
+		u64map_clear(k.to);
+		u64map_each(old, keep_id, &k);
+		g->vids = k.to;
 		g->vids_spare = old;
 	}
 	g->nedges = ne;
