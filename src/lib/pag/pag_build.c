@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 pag_builder *
 pag_builder_new(const pag_build_opts *o)
 {
@@ -144,11 +143,16 @@ name_cache_slot(const tr_span *s, size_t ls, size_t lo, size_t lh)
 	return (size_t)(hash_bytes(key, sizeof key) % NAME_CACHE_SLOTS);
 }
 
-/* Span s's worker and operation (the default key, service@host), from
- * the cache when there, else interned and cached. */
+/* Span s's worker and operation: with the default key, service@host, from
+ * the cache when there, else interned (and cached). */
 static void
 names_of(pag_builder *b, const tr_span *s, uint32_t *worker, uint32_t *op)
 {
+	if (!b->default_key) {
+		*worker = worker_of(b, s);
+		*op = pag_intern_op(&b->names, s->service, s->operation);
+		return;
+	}
 	size_t ls = strlen(s->service), lo = strlen(s->operation), lh = strlen(s->host);
 	struct name_cache_slot *r = &b->name_cache[name_cache_slot(s, ls, lo, lh)];
 
@@ -513,12 +517,7 @@ read_trace(pag_builder *b, const tr_trace *t)
 		x = &tr->spans[b->local[i]];
 		uint32_t worker, op;
 
-		if (b->default_key)
-			names_of(b, s, &worker, &op);
-		else {
-			worker = worker_of(b, s);
-			op = pag_intern_op(&b->names, s->service, s->operation);
-		}
+		names_of(b, s, &worker, &op);
 		*x = (bspan){.start = s->start, .end = tr_span_end(s), .trace = tr,
 			     .seq = b->seq++, .worker = worker, .op = op, .depth = s->depth,
 			     .parent = s->parent >= 0 ? b->local[s->parent] : -1, .child = -1,
