@@ -678,11 +678,14 @@ scan_type(const char *p, const char *end, int *type)
 
 		if (types[t].name[0] != p[0])
 			continue;
-		/* the name's first 8 bytes (fewer: the rest masked off), then the rest */
+		/* the name's first 8 bytes (fewer: the rest masked off; the
+		 * first byte is the lowest), then the rest */
 		memcpy(&name, types[t].name, 8);
 		mask = n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
-		if ((w ^ name) & mask || (n > 8 && memcmp(p + 8, types[t].name + 8, n - 8)) ||
-		    p[n] != '\t')
+		if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ? memcmp(p, types[t].name, n) != 0 :
+		    (w ^ name) & mask || (n > 8 && memcmp(p + 8, types[t].name + 8, n - 8)))
+			continue;
+		if (p[n] != '\t')
 			continue;
 		*type = t;
 		return p + n + 1;
