@@ -15,7 +15,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: tr-aggregate [-kqv] [-o FILE] [options] QUERY [FILE...]\n"
 		"       tr-aggregate [options] -Q QUERYFILE [FILE...]\n"
-		"       tr-aggregate --merge [options] QUERY PARTIAL...\n"
+		"       tr-aggregate --merge [--partial] [options] QUERY [PARTIAL...]\n"
 		"Run a Pivot Tracing query (From, Join, Where, GroupBy, Select) over the\n"
 		"spans of all traces and write its table.\n"
 		"  -f, --format=tsv|csv|json\n"
@@ -34,7 +34,10 @@ usage(FILE *f)
 		"                          is not an error\n"
 		"      --explain           the parsed query and join counts on stderr\n"
 		"      --partial           write mergeable group states, not the table\n"
-		"      --merge             merge --partial files into the table\n"
+		"      --exact-percentiles with --partial: percentiles as value counts, so\n"
+		"                          that the merge is exact (not a 1%% sketch)\n"
+		"      --merge             merge --partial files (none: stdin) into the table;\n"
+		"                          with --partial, into one partial (a combiner)\n"
 		"  -k, --keep-going        skip bad traces\n"
 		"  -q, --quiet             no message per --fail-if row\n"
 		"  -v, --verbose           a summary line on stderr\n"
@@ -44,7 +47,7 @@ usage(FILE *f)
 }
 
 enum { OPT_NO_HEADER = 256, OPT_HB, OPT_MAX_ROWS, OPT_FAIL_IF, OPT_EXPLAIN, OPT_PARTIAL,
-       OPT_MERGE };
+       OPT_MERGE, OPT_EXACT_PCT };
 
 typedef struct cli {
 	query_run *run;
@@ -155,6 +158,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
+		{"exact-percentiles", no_argument, NULL, OPT_EXACT_PCT},
 		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -183,6 +187,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case OPT_EXPLAIN: o->explain = 1; break;
 		case OPT_PARTIAL: o->partial = 1; break;
 		case OPT_MERGE: o->merge = 1; break;
+		case OPT_EXACT_PCT: o->qo.exact_pct = 1; break;
 		case TR_OPT_UNITS: o->qo.units = tr_units_option(optarg); break;
 		case 'k': o->f.keep_going = 1; break;
 		case 'q': o->qo.quiet = 1; break;
@@ -195,8 +200,8 @@ parse_options(int argc, char **argv, options *o, int *status)
 			break;
 		}
 	}
-	if (o->partial && o->merge)
-		tr_die(TR_EXIT_USAGE, "--partial and --merge do not go together");
+	if (o->qo.exact_pct && !o->partial)
+		tr_usage_error("--exact-percentiles: only with --partial");
 	tr_units_check(o->qo.units, o->qo.format != QUERY_TSV);
 	return optind;
 }
@@ -208,12 +213,15 @@ run(options *o, query_run *run, char **files, int nfiles)
 	cli c = {run, o->partial};
 
 	if (o->merge) {
-		if (nfiles == 0)
-			tr_die(TR_EXIT_USAGE, "--merge needs the partial files");
-		int status = merge_files(run, files, nfiles);
+		static char *std_in[] = {"-"};
+		int status = nfiles ? merge_files(run, files, nfiles) : merge_files(run, std_in, 1);
+
 		if (status == TR_EXIT_OK) {
 			tr_output *out = tr_output_open(o->f.out_path, 0);
-			query_run_finish(run, out);
+			if (o->partial)
+				query_run_write_partial(run, out);
+			else
+				query_run_finish(run, out);
 			tr_output_close(out);
 		}
 		return status;
@@ -242,7 +250,7 @@ gate_empty(const options *o, const query_run *r)
 int
 main(int argc, char **argv)
 {
-	options o = {.qo = {QUERY_HB_SEQ, 1000000, QUERY_TSV, 1, 0, 0, NULL, NULL, 0}};
+	options o = {.qo = {.hb = QUERY_HB_SEQ, .max_rows_per_trace = 1000000, .format = QUERY_TSV, .header = 1}};
 	char err[300], *src;
 	size_t pos;
 	int status = TR_EXIT_OK, first;

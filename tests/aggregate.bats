@@ -565,7 +565,7 @@ block_reads() {
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
 	run tr-aggregate --no-header "$q" "$BATS_TEST_TMPDIR/n.tr"
 	[ "$output" = "$(printf 'svc\t500\t900\t990')" ]
-	run tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
+	run --separate-stderr tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
 	[ "$status" -eq 0 ]
 	echo "$output" | awk -F'\t' '{ e[1] = 500; e[2] = 900; e[3] = 990
 		for (i = 1; i <= 3; i++) { d = $(i + 1) - e[i]; if (d < 0) d = -d; if (d > 0.01 * e[i] || $(i + 1) == "") exit 1 } }'
@@ -704,4 +704,97 @@ latency_traces() {
 	run tr-aggregate --units min 'From s In spans Select s.duration' "$BATS_TEST_TMPDIR/f.tr"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *'--units: us, ms, s or auto, not "min"'* ]]
+}
+
+# Two shards of the two_requests traces, by trace.
+two_shards() {
+	two_requests
+	awk -F'\t' 'NR == 1 || $2 == "t1"' "$BATS_TEST_TMPDIR/f.tr" > "$BATS_TEST_TMPDIR/a.tr"
+	awk -F'\t' 'NR == 1 || $2 == "t2"' "$BATS_TEST_TMPDIR/f.tr" > "$BATS_TEST_TMPDIR/b.tr"
+}
+
+pq='From s In spans GroupBy s.service Select s.service, COUNT, P50(s.duration), P90(s.duration) As p90, SUM(s.duration)'
+
+@test "--partial --exact-percentiles then --merge: the table of one pass, byte for byte" {
+	two_shards
+	tr-aggregate --partial --exact-percentiles "$pq" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+	tr-aggregate --partial --exact-percentiles "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
+	expected=$(tr-aggregate "$pq" "$BATS_TEST_TMPDIR/f.tr")
+	run --separate-stderr tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+	[ -z "$stderr" ]
+}
+
+@test "--merge reads the partials on stdin when no file is given" {
+	two_shards
+	tr-aggregate --partial "$pq" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+	tr-aggregate --partial "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
+	expected=$(tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part" 2>/dev/null)
+	run --separate-stderr sh -c "cat '$BATS_TEST_TMPDIR/a.part' '$BATS_TEST_TMPDIR/b.part' | tr-aggregate --merge '$pq'"
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "--merge --partial combines partials into one that merges to the same table" {
+	two_shards
+	for e in "" --exact-percentiles; do
+		tr-aggregate --partial $e "$pq" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+		tr-aggregate --partial $e "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
+		expected=$(tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part" 2>/dev/null)
+		tr-aggregate --merge --partial "$pq" "$BATS_TEST_TMPDIR/a.part" > "$BATS_TEST_TMPDIR/c.part"
+		actual=$(tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/c.part" "$BATS_TEST_TMPDIR/b.part" 2>/dev/null)
+		diff <(echo "$expected") <(echo "$actual") || { echo "with '$e'"; false; }
+	done
+}
+
+@test "a combiner keeps exact percentiles exact: the table of one pass" {
+	two_shards
+	tr-aggregate --partial --exact-percentiles "$pq" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+	tr-aggregate --partial --exact-percentiles "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
+	cat "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part" | tr-aggregate --merge --partial "$pq" > "$BATS_TEST_TMPDIR/c.part"
+	expected=$(tr-aggregate "$pq" "$BATS_TEST_TMPDIR/f.tr")
+	run tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/c.part"
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "percentiles merged from sketches are marked (approx) in the TSV and CSV header and the JSON keys, and said on stderr" {
+	two_shards
+	tr-aggregate --partial "$pq" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+	run --separate-stderr tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part"
+	diff <(printf 's.service\tCOUNT\tP50(s.duration) (approx)\tp90 (approx)\tSUM(s.duration)\n') <(head -1 <<< "$output")
+	diff <(printf 'tr-aggregate: P50(s.duration): from the sketches of the partials, within 1 percent of the exact value (--exact-percentiles in --partial makes it exact)\ntr-aggregate: P90(s.duration): from the sketches of the partials, within 1 percent of the exact value (--exact-percentiles in --partial makes it exact)\n') <(echo "$stderr")
+	run --separate-stderr tr-aggregate -f csv --merge "$pq" "$BATS_TEST_TMPDIR/a.part"
+	diff <(echo 's.service,COUNT,P50(s.duration) (approx),p90 (approx),SUM(s.duration)') <(head -1 <<< "$output")
+	run --separate-stderr tr-aggregate -f json --merge "$pq" "$BATS_TEST_TMPDIR/a.part"
+	[[ "$output" == *'"P50(s.duration) (approx)":'* && "$output" == *'"p90 (approx)":'* ]] || { echo "$output"; false; }
+}
+
+@test "exact partials merged with a sketched one: the percentile is from the sketch, marked" {
+	two_shards
+	tr-aggregate --partial --exact-percentiles "$pq" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
+	tr-aggregate --partial "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
+	run --separate-stderr tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
+	[ "$status" -eq 0 ]
+	[[ "$(head -1 <<< "$output")" == *"P50(s.duration) (approx)"* ]] || { echo "$output"; false; }
+}
+
+@test "bad exact percentile states are bad input naming file:line" {
+	q='From s In spans GroupBy s.service Select s.service, P50(s.duration)'
+	h=$(printf '#tr-aggregate-partial/1\tFrom s In spans%%0AGroupBy s.service%%0ASelect s.service, P50(s.duration)%%0A')
+	for state in '2,=,5:1' '1,=,5:2' '1,=,x:1' '1,=,5:0' '1,=,5' '1,=,5:1,' '2,=,5:1,nan:1'; do
+		printf '%s\nG\tssvc\t%s\n' "$h" "$state" > "$BATS_TEST_TMPDIR/bad.part"
+		run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/bad.part"
+		[ "$status" -eq 3 ] || { echo "state $state: status $status: $output"; false; }
+		[ "$output" = "tr-aggregate: $BATS_TEST_TMPDIR/bad.part:2: bad state of P50(s.duration) in field 3" ] || { echo "state $state: $output"; false; }
+	done
+	printf '%s\nG\tssvc\t%s\n' "$h" '3,=,5:2,7:1' > "$BATS_TEST_TMPDIR/good.part"
+	run tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/good.part"
+	[ "$output" = "$(printf 'svc\t5')" ]
+}
+
+@test "--exact-percentiles without --partial is a usage error" {
+	run tr-aggregate --exact-percentiles 'From s In spans Select COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == "tr-aggregate: --exact-percentiles: only with --partial"* ]]
 }

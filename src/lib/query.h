@@ -49,6 +49,7 @@ typedef struct query_opts {
 	int header;
 	int explain;			/* count candidates and join rows */
 	int sketch;			/* percentiles from the sketch (after --merge) */
+	int exact_pct;			/* --partial: percentiles as exact value counts */
 	const expr *fail_if;		/* over the result columns (query_fail_if_parse) */
 	const char *fail_if_text;
 	int quiet;			/* no message per failing row */

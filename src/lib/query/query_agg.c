@@ -168,6 +168,7 @@ typedef struct q_group {
 struct q_table {
 	const query *q;
 	int sketch;
+	int exact;		/* --partial writes percentiles as value counts */
 	arena mem;
 	strmap index;		/* encoded key -> group */
 	q_group *groups;
@@ -190,6 +191,44 @@ q_table_new(const query *q, int sketch)
 	t->lists = xcalloc((size_t)q->nkeys + 1, sizeof *t->lists);
 	t->at = xcalloc((size_t)q->nkeys + 1, sizeof *t->at);
 	return t;
+}
+
+void
+q_table_exact_partials(q_table *t)
+{
+	t->exact = 1;
+}
+
+/* Was aggregate a taken from a sketch in some group? */
+static int
+agg_sketched(const q_table *t, int a)
+{
+	for (size_t g = 0; g < t->n; g++)
+		if (t->groups[g].st[a].sk)
+			return 1;
+	return 0;
+}
+
+void
+q_table_mark_approx(const q_table *t, query *q)
+{
+	for (int a = 0; a < q->naggs; a++) {
+		if (q->aggs[a].kind != A_PCT || !agg_sketched(t, a))
+			continue;
+		for (int c = 0; c < q->nshown; c++) {
+			q_col *col = &q->cols[c];
+			size_t n = strlen(col->name);
+
+			if (!strstr(col->canon, q->aggs[a].text) && !strstr(col->name, q->aggs[a].text))
+				continue;
+			if (n >= 9 && !strcmp(col->name + n - 9, " (approx)"))
+				continue;	/* marked for an aggregate before */
+			col->name = xrealloc(col->name, n + 10);
+			memcpy(col->name + n, " (approx)", 10);
+			tr_warn("%s: from the sketches of the partials, within 1 percent of the exact value "
+				"(--exact-percentiles in --partial makes it exact)", q->aggs[a].text);
+		}
+	}
 }
 
 size_t
@@ -542,8 +581,22 @@ write_store(strbuf *b, const sk_store *s)
 		sb_addf(b, "%s%llu", i ? ":" : "", (unsigned long long)s->c[i]);
 }
 
+/* ",=,v:c,v:c...": the values an exact percentile ranks, each distinct
+ * one with its count, in increasing order (17 digits: read back exactly). */
 static void
-write_state(strbuf *b, const q_agg *ag, agg_state *s)
+write_values(strbuf *b, agg_state *s)
+{
+	qsort(s->vals, s->nvals, sizeof *s->vals, cmp_double);
+	sb_adds(b, ",=");
+	for (size_t i = 0, j; i < s->nvals; i = j) {
+		for (j = i + 1; j < s->nvals && s->vals[j] == s->vals[i]; j++)
+			;
+		sb_addf(b, ",%.17g:%zu", s->vals[i], j - i);
+	}
+}
+
+static void
+write_state(strbuf *b, const q_agg *ag, agg_state *s, int exact)
 {
 	sb_addf(b, "\t%lld", (long long)s->n);
 	switch (ag->kind) {
@@ -567,6 +620,10 @@ write_state(strbuf *b, const q_agg *ag, agg_state *s)
 	case A_PCT: {
 		qsketch k = {0};
 		const qsketch *sk = s->sk;
+		if (!sk && exact) {
+			write_values(b, s);
+			break;
+		}
 		if (!sk) {
 			for (size_t i = 0; i < s->nvals; i++)
 				sk_add(&k, s->vals[i]);
@@ -603,7 +660,7 @@ q_table_write_partial(q_table *t, tr_output *out)
 			sb_free(&v);
 		}
 		for (int a = 0; a < q->naggs; a++)
-			write_state(&b, &q->aggs[a], &gr->st[a]);
+			write_state(&b, &q->aggs[a], &gr->st[a], t->exact || t->sketch);
 		sb_addc(&b, '\n');
 		if (b.len > 65536) {
 			tr_output_sb(out, &b);
@@ -686,6 +743,42 @@ merge_distinct(q_table *t, agg_state *s, char *p)
 	return *p ? -1 : 0;
 }
 
+/* ",=,v:c,...": n values exactly (write_values); they join the sketch
+ * when one is held already. */
+static int
+merge_values(agg_state *s, long long n, char *p)
+{
+	long long seen = 0;
+
+	while (*p == ',') {
+		char *end;
+		double v = strtod(p + 1, &end);
+		long long c;
+
+		if (end == p + 1 || *end != ':' || v != v)
+			return -1;
+		c = strtoll(end + 1, &p, 10);
+		if (c <= 0 || c > n - seen || (*p && *p != ','))
+			return -1;
+		seen += c;
+		if (s->n == 0 || v < s->min)
+			s->min = v;
+		if (s->n == 0 || v > s->max)
+			s->max = v;
+		for (; c > 0; c--, s->n++)
+			if (s->sk)
+				sk_add(s->sk, v);
+			else {
+				if (s->nvals == s->cap) {
+					s->cap = s->cap ? 2 * s->cap : 16;
+					s->vals = xrealloc(s->vals, s->cap * sizeof *s->vals);
+				}
+				s->vals[s->nvals++] = v;
+			}
+	}
+	return *p || seen != n ? -1 : 0;
+}
+
 /* ",zero,min,max,off,c:c...,off,c:c...": a sketch of n values. */
 static int
 merge_sketch(agg_state *s, long long n, char *p)
@@ -760,6 +853,8 @@ merge_state(q_table *t, const q_agg *ag, agg_state *s, char *f)
 		s->n += n;
 		return 0;
 	case A_PCT:
+		if (end[0] == ',' && end[1] == '=')
+			return merge_values(s, n, end + 2);
 		return merge_sketch(s, n, end);
 	}
 	return -1;

@@ -153,6 +153,8 @@ query_run_new(const query *q, const query_opts *o)
 	r->o = *o;
 	if (q->grouped)
 		r->table = q_table_new(q, o->sketch);
+	if (r->table && o->exact_pct)
+		q_table_exact_partials(r->table);
 	r->slots = xcalloc(q->slots.n + 1, sizeof *r->slots);
 	r->keywatch = xcalloc(q->slots.n + 1, sizeof *r->keywatch);
 	for (size_t s = 0; s < q->slots.n; s++)
@@ -802,6 +804,8 @@ query_run_finish(query_run *r, tr_output *out)
 		/* before q_table_rows: it makes the row of an aggregate over none */
 		r->rows = q_table_groups(r->table);
 		size_t n = q_table_rows(r->table, &rows);
+		/* the query is the caller's to mark: its names are the header's */
+		q_table_mark_approx(r->table, (query *)q);
 		if (r->o.header || r->o.format == QUERY_JSON)
 			q_write_header(&b, q, r->o.format);
 		r->started = 1;

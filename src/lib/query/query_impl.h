@@ -138,6 +138,12 @@ size_t q_table_groups(const q_table *t);
 void q_table_reset(q_table *t);
 void q_table_free(q_table *t);
 void q_table_write_partial(q_table *t, tr_output *out);
+/* --exact-percentiles: partials write a percentile's values as value counts,
+ * not a sketch (a merge of such partials is exact). */
+void q_table_exact_partials(q_table *t);
+/* After q_table_rows: a shown column with a percentile taken from a sketch
+ * (after --merge) gets " (approx)" after its name, and a message says so. */
+void q_table_mark_approx(const q_table *t, query *q);
 int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t errlen);
 
 /* Values out as text in each output format. */
