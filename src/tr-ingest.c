@@ -155,9 +155,9 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'P':
-			if (so.n || size_arg(optarg, "--split") < 1 || size_arg(optarg, "--split") > TR_SHARDS_MAX)
+			if (so.n || size_arg(optarg, "--split") < 1 || size_arg(optarg, "--split") > TR_SPLIT_MAX)
 				tr_usage_error(so.n ? "--shard and --split: one of them" :
-					       "--split: between 1 and %u outputs: %s", TR_SHARDS_MAX, optarg);
+					       "--split: between 1 and %u outputs: %s", TR_SPLIT_MAX, optarg);
 			so.n = (unsigned)size_arg(optarg, "--split");
 			so.split = 1;
 			break;

@@ -157,7 +157,7 @@ $BATS_TEST_TMPDIR/b.tr"
 @test "--split 0 and --shard with --split are usage errors" {
 	run tr-ingest --split 0 -o x /dev/null
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--split: between 1 and 65536 outputs"* ]]
+	[[ "$output" == *"--split: between 1 and 1000 outputs"* ]]
 	run tr-ingest --shard 0/2 --split 2 -o x /dev/null
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--shard and --split: one of them"* ]]
@@ -199,4 +199,14 @@ $BATS_TEST_TMPDIR/b.tr"
 	run tr-ingest --shard 0/2 --allow-empty "$BATS_TEST_TMPDIR/e.tr"
 	[ "$status" -eq 0 ]
 	[ "$output" = "#tr/1" ]
+}
+
+@test "--split 1000 writes 1000 outputs; --split 1001 is a usage error" {
+	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 y:r:2
+	mkdir "$BATS_TEST_TMPDIR/o"
+	run tr-ingest --split 1000 -o "$BATS_TEST_TMPDIR/o/p" "$BATS_TEST_TMPDIR/a.tr"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(ls "$BATS_TEST_TMPDIR/o" | wc -l)" -eq 1000 ]
+	run tr-ingest --split 1001 -o "$BATS_TEST_TMPDIR/o/p" "$BATS_TEST_TMPDIR/a.tr"
+	[ "$status" -eq 2 ]
 }

@@ -543,7 +543,7 @@ struct tr_output {
 /* Temporary files not yet committed or removed (an output on its way, an
  * input spooled to be read twice): removed if the program dies first, so an
  * interrupted or failed run leaves nothing behind. */
-enum { MAX_PENDING = 8 };
+enum { MAX_PENDING = 1040 };	/* tr-ingest --split: up to 1000 outputs at once */
 static char *volatile pending[MAX_PENDING];	/* read by the signal handler */
 
 static void

@@ -17,6 +17,7 @@
 uint64_t tr_shard_hash(const char *id, size_t len);
 /* "K/N" with 0 <= K < N <= TR_SHARDS_MAX; -1 when s is not that. */
 #define TR_SHARDS_MAX 65536u
+#define TR_SPLIT_MAX 1000u	/* outputs open at once (file descriptors) */
 int tr_shard_parse(const char *s, unsigned *k, unsigned *n);
 
 /* Traces held until the end of the input, one group each whatever the

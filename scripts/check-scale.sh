@@ -1,0 +1,369 @@
+#!/usr/bin/env bash
+# make check-scale: the scale-out recipes of docs/scale-out.md, run for real
+# on this host and compared with one pass (cmp):
+#   1. GNU parallel over ssh: two sshd on loopback addresses (127.0.0.2 and
+#      127.0.0.3), a throwaway user with a generated key; shards made by
+#      tr-ingest --split, partials made on the "hosts", merged here;
+#   2. a Slurm job array of mappers (tr-ingest --shard K/N | ... --partial)
+#      and a reducer submitted --dependency=afterok, on a cluster of one
+#      host: munged, slurmctld and two slurmd, from a generated slurm.conf;
+#   3. a three-stage Slurm pipeline over exports cut by time: split each cut
+#      by trace, regroup each shard's pieces, merge.
+# Installs what is missing with apt-get (as root), starts every daemon
+# itself and stops each by its pid on the way out, failure included; ends
+# with a check that nothing it started is still running. Loopback only.
+# usage: scripts/check-scale.sh BINDIR
+set -euo pipefail
+bin=$(cd "$1" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+export LC_ALL=C
+SHARDS=8
+CUTS=4
+T0=$(date +%s)
+
+say() { printf 'check-scale: %s\n' "$*"; }
+die() { printf 'check-scale: %s\n' "$*" >&2; exit 1; }
+
+# ---- packages ----
+[ "$(id -u)" = 0 ] || die "must run as root (it adds a user, runs sshd and a Slurm cluster)"
+missing=""
+for c in slurmctld slurmd sbatch munged sshd ssh ssh-keygen parallel rsync ss pgrep; do
+	command -v "$c" > /dev/null || PATH=$PATH:/usr/sbin command -v "$c" > /dev/null || missing="$missing $c"
+done
+if [ -n "$missing" ]; then
+	say "installing (missing:$missing)"
+	export DEBIAN_FRONTEND=noninteractive
+	timeout 300 apt-get update -qq > /dev/null || die "apt-get update failed"
+	timeout 300 apt-get install -y -qq --no-install-recommends slurm-wlm munge \
+		openssh-server openssh-client parallel rsync iproute2 procps > /dev/null < /dev/null ||
+		die "apt-get install failed"
+fi
+export PATH="$bin:$PATH:/usr/sbin"
+
+# ---- the work directory, and the way out ----
+W=$(mktemp -d /tmp/tr-scale.XXXXXX)
+chmod 755 "$W"
+user=trscale$$
+pids=""		# every daemon started, in order
+masters=""	# ssh hosts with a master connection
+jobs_=""	# every Slurm job submitted
+user_added=0
+export SLURM_CONF=$W/slurm/slurm.conf
+
+stop() {	# stop PID: TERM, wait up to 10 s, then KILL
+	local p=$1 i
+	kill "$p" 2> /dev/null || return 0
+	for i in $(seq 100); do
+		kill -0 "$p" 2> /dev/null || return 0
+		sleep 0.1
+	done
+	say "pid $p did not stop on TERM within 10 s: KILL"
+	kill -9 "$p" 2> /dev/null || true
+}
+
+cleanup() {
+	local rc=$? p left
+	trap - EXIT INT TERM
+	set +e
+	if [ -n "$jobs_" ] && [ -n "$pids" ]; then
+		timeout 10 scancel $jobs_ 2> /dev/null
+	fi
+	for h in $masters; do	# the ssh connections kept open for parallel
+		timeout 10 ssh -F "$W/ssh/config" -O exit "$h" 2> /dev/null
+	done
+	for p in $(printf '%s\n' $pids | tac); do
+		stop "$p"
+		wait "$p" 2> /dev/null
+	done
+	[ "$user_added" = 1 ] && userdel "$user" 2> /dev/null
+	if [ "$rc" != 0 ] && [ -d "$W" ]; then
+		for f in "$W"/ssh/*.log "$W"/munge/log "$W"/munge/out "$W"/slurm/*.log "$W"/slurm/*.out \
+			"$W"/run/*/*.err; do
+			[ -s "$f" ] && { echo "--- $f (last lines)"; tail -5 "$f"; } >&2
+		done
+	fi
+	rm -rf "$W"
+	left=$(pgrep -f "$W" ; pgrep -x slurmstepd)
+	if [ -n "$left" ]; then
+		say "still running after the run: $(echo $left)" >&2
+		rc=1
+	fi
+	[ "$rc" = 0 ] && say "ok, in $(( $(date +%s) - T0 )) s, nothing left running" ||
+		say "FAILED (status $rc)" >&2
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# wait_for WHAT SECONDS CMD...: run CMD every 0.2 s until it succeeds.
+wait_for() {
+	local what=$1 n=$(($2 * 5))
+	shift 2
+	while ! "$@" > /dev/null 2>&1; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || die "$what: not ready in time"
+		sleep 0.2
+	done
+}
+
+# Ports: a block chosen from the pid, each checked free.
+port=$((20000 + ($$ % 2000) * 10))
+take_port() {	# take_port VAR: the next free port into VAR
+	while ss -Hltn "sport = :$port" | grep -q .; do port=$((port + 1)); done
+	printf -v "$1" '%s' "$port"
+	port=$((port + 1))
+}
+
+# ---- the input: about 100k spans, and the results of one pass ----
+mkdir -p "$W/data" "$W/run" "$W/bin"
+cp "$bin"/tr-* "$W/bin/"
+chmod 755 "$W/bin"/*
+data=$W/data
+Q='From s In spans GroupBy s.service Select s.service, COUNT, SUM(s.duration), MAX(s.duration), P50(s.duration), P99(s.duration)'
+trsim --seed 7 --traces 2400 -o "$data/100k.json"
+tr-ingest "$data/100k.json" > "$data/one.tr"
+tr-infer "$data/one.tr" > "$data/one.model"
+tr-infer --links "$data/one.tr" > "$data/one.links"
+tr-aggregate "$Q" "$data/one.tr" > "$data/one.agg"
+say "input: $(grep -c '^S' "$data/one.tr") spans, $(grep -c '^T' "$data/one.tr") traces"
+status=0
+same() {	# same NAME EXPECTED ACTUAL
+	if cmp -s "$2" "$3"; then
+		say "$1: identical to one pass"
+	else
+		say "$1: DIFFERS from one pass"
+		diff "$2" "$3" | head -5 >&2
+		status=1
+	fi
+}
+
+# ---- 1. GNU parallel over ssh ----
+mkdir -p "$W/ssh" "$W/home/.ssh"
+useradd -M -d "$W/home" -s /bin/sh -p "*" "$user"	# "*": no password, not locked
+user_added=1
+ssh-keygen -q -t ed25519 -N '' -f "$W/ssh/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$W/ssh/id"
+cp "$W/ssh/id.pub" "$W/ssh/authorized_keys"
+echo "PATH=$W/bin:/usr/bin:/bin" > "$W/home/.ssh/environment"
+chown -R "$user" "$W/home"
+chmod 644 "$W/ssh/authorized_keys"
+mkdir -p /run/sshd
+take_port sshport
+: > "$W/ssh/known_hosts"
+for h in 1 2; do
+	addr=127.0.0.$((h + 1))
+	cat > "$W/ssh/sshd$h.conf" <<-EOF
+	ListenAddress $addr:$sshport
+	HostKey $W/ssh/host_key
+	PidFile $W/ssh/sshd$h.pid
+	AuthorizedKeysFile $W/ssh/authorized_keys
+	PubkeyAuthentication yes
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	UsePAM no
+	StrictModes no
+	PermitUserEnvironment yes
+	PermitRootLogin no
+	AllowUsers $user
+	X11Forwarding no
+	EOF
+	/usr/sbin/sshd -D -f "$W/ssh/sshd$h.conf" -E "$W/ssh/sshd$h.log" > /dev/null 2>&1 &
+	pids="$pids $!"
+	echo "[$addr]:$sshport $(cut -d' ' -f1,2 "$W/ssh/host_key.pub")" >> "$W/ssh/known_hosts"
+	cat >> "$W/ssh/config" <<-EOF
+	Host h$h
+	  HostName $addr
+	EOF
+done
+cat >> "$W/ssh/config" <<-EOF
+Host *
+  Port $sshport
+  User $user
+  IdentityFile $W/ssh/id
+  IdentitiesOnly yes
+  BatchMode yes
+  StrictHostKeyChecking yes
+  UserKnownHostsFile $W/ssh/known_hosts
+  LogLevel ERROR
+  ControlMaster auto
+  ControlPath $W/ssh/cm-%h
+  ControlPersist 120
+EOF
+SSH="ssh -F $W/ssh/config"
+masters="h1 h2"
+wait_for "sshd on 127.0.0.2" 10 $SSH h1 true
+wait_for "sshd on 127.0.0.3" 10 $SSH h2 true
+say "sshd up on 127.0.0.2 and 127.0.0.3 port $sshport ($(( $(date +%s) - T0 )) s)"
+
+run=$W/run/parallel
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "GNU parallel over ssh"
+tr-ingest --split $SHARDS -o shard "$data/100k.json"
+P="parallel --will-cite --ssh \"$SSH\" -S 1/h1,1/h2 --transferfile {} --cleanup"
+eval "$P 'tr-infer --partial {}' ::: shard*.tr" | tr-infer --merge > model
+eval "$P 'tr-infer --links --partial {}' ::: shard*.tr" | tr-infer --links --merge > links
+eval "$P \"tr-aggregate --partial --exact-percentiles '\$Q' {}\" ::: shard*.tr" |
+	tr-aggregate --merge "$Q" > agg
+eval "$P \"tr-aggregate --partial '\$Q' {}\" ::: shard*.tr" |
+	tr-aggregate --merge "$Q" > agg.sketch 2> agg.sketch.err
+# where every job ran: both hosts
+eval "$P 'echo \$SSH_CONNECTION' ::: shard*.tr" |
+	awk '{ print $3 }' | sort -u > hosts
+same "parallel --sshlogin: tr-infer" "$data/one.model" model
+same "parallel --sshlogin: tr-infer --links" "$data/one.links" links
+same "parallel --sshlogin: tr-aggregate, exact percentiles" "$data/one.agg" agg
+# the sketch: columns 5 and 6 within 1 %, marked, the rest identical
+if paste <(tail -n +2 agg.sketch) <(tail -n +2 "$data/one.agg") | awk -F'\t' '
+	{ for (c = 1; c <= 6; c++) { a = $c; b = $(c + 6)
+		if (c < 5 && a != b) exit 1
+		if (c >= 5 && (a - b > 0.01 * b || b - a > 0.01 * b)) exit 1 } }' &&
+    head -1 agg.sketch | grep -q 'P99(s.duration) (approx)'; then
+	say "parallel --sshlogin: tr-aggregate, sketch: exact columns identical, percentiles within 1 %, marked (approx)"
+else
+	say "parallel --sshlogin: tr-aggregate, sketch: beyond its stated error"
+	status=1
+fi
+[ "$(cat hosts)" = "$(printf '127.0.0.2\n127.0.0.3')" ] ||
+	{ say "parallel --sshlogin: jobs ran on: $(echo $(cat hosts)), not on both hosts"; status=1; }
+say "GNU parallel done ($(( $(date +%s) - T0 )) s)"
+
+# ---- the Slurm cluster ----
+mkdir -p "$W/munge" "$W/slurm/state"
+chmod 755 "$W/munge"	# clients reach the socket; the key is 400
+dd if=/dev/urandom of="$W/munge/munge.key" bs=1024 count=1 status=none
+chmod 400 "$W/munge/munge.key"
+munged -F --force --key-file="$W/munge/munge.key" --socket="$W/munge/socket" \
+	--pid-file="$W/munge/pid" --log-file="$W/munge/log" --seed-file="$W/munge/seed" \
+	> "$W/munge/out" 2>&1 &
+pids="$pids $!"
+wait_for munged 10 sh -c "munge -n -S '$W/munge/socket' | unmunge -S '$W/munge/socket'"
+host=$(hostname -s)
+take_port ctlport
+take_port d1port
+take_port d2port
+cpus=$(nproc)
+cat > "$SLURM_CONF" <<EOF
+ClusterName=trscale
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctlport
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$W/munge/socket
+CredType=cred/munge
+StateSaveLocation=$W/slurm/state
+SlurmdSpoolDir=$W/slurm/spool-%n
+SlurmctldPidFile=$W/slurm/slurmctld.pid
+SlurmdPidFile=$W/slurm/slurmd-%n.pid
+SlurmctldLogFile=$W/slurm/slurmctld.log
+SlurmdLogFile=$W/slurm/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+SchedulerParameters=batch_sched_delay=0
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+MpiDefault=none
+MailProg=/bin/true
+PlugStackConfig=$W/slurm/plugstack.conf
+NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$d1port CPUs=$cpus State=UNKNOWN
+NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$d2port CPUs=$cpus State=UNKNOWN
+PartitionName=scale Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
+EOF
+: > "$W/slurm/plugstack.conf"
+slurmctld -D -i -f "$SLURM_CONF" > "$W/slurm/slurmctld.out" 2>&1 &
+pids="$pids $!"
+wait_for slurmctld 20 scontrol ping
+for n in n1 n2; do
+	slurmd -D -N "$n" -f "$SLURM_CONF" > "$W/slurm/slurmd-$n.out" 2>&1 &
+	pids="$pids $!"
+done
+idle() { [ "$(sinfo -h -N -o '%N %t' | sort | tr '\n' ' ')" = "n1 idle n2 idle " ]; }
+wait_for "slurmd n1 and n2 idle" 30 idle
+say "Slurm up: slurmctld, slurmd n1 and n2 ($(( $(date +%s) - T0 )) s)"
+
+# sbatch_ NAME ARGS...: submit from the current directory; the job id.
+sbatch_() {
+	local id
+	id=$(sbatch --parsable --chdir="$PWD" "$@") || die "sbatch $*: refused"
+	jobs_="$jobs_ ${id%%;*}"
+	echo "${id%%;*}"
+}
+
+# ---- 2. a job array of mappers, a reducer afterok ----
+run=$W/run/slurm
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "Slurm: a job array and a reducer"
+ls "$data/100k.json" > inputs
+cat > map.sh <<'EOF'
+#!/bin/sh
+# one mapper: shard K of N of every input, each analysis's partial
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-ingest --shard "$k/$N" --files-from inputs > "shard$k.tr"
+tr-infer --partial "shard$k.tr" > "model.$k.part"
+tr-infer --links --partial "shard$k.tr" > "links.$k.part"
+tr-aggregate --partial --exact-percentiles "$Q" "shard$k.tr" > "agg.$k.part"
+rm "shard$k.tr"
+EOF
+cat > reduce.sh <<'EOF'
+#!/bin/sh
+set -e
+cat model.*.part | tr-infer --merge > model
+cat links.*.part | tr-infer --links --merge > links
+cat agg.*.part | tr-aggregate --merge "$Q" > agg
+EOF
+export Q N=$SHARDS
+map=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'map.%a.out' -e 'map.%a.err' map.sh)
+timeout 120 sbatch --wait --parsable --chdir="$PWD" --dependency=afterok:"$map" -o reduce.out \
+	-e reduce.err reduce.sh > reduce.id || die "slurm: the reducer failed: $(cat reduce.err 2>/dev/null)"
+same "slurm job array + reducer: tr-infer" "$data/one.model" model
+same "slurm job array + reducer: tr-infer --links" "$data/one.links" links
+same "slurm job array + reducer: tr-aggregate, exact percentiles" "$data/one.agg" agg
+say "Slurm job array done ($(( $(date +%s) - T0 )) s)"
+
+# ---- 3. three stages over exports cut by time ----
+run=$W/run/pipeline
+mkdir -p "$run"
+cd "$run"
+awk -F'\t' -v n=$CUTS -v prefix=cut -f "$top/scripts/time-cut.awk" "$data/one.tr" "$data/one.tr"
+straddle=$(for f in cut*.tr; do awk -F'\t' '$1 == "T" { print $2 }' "$f" | sort -u; done | sort | uniq -d | wc -l)
+# without the shuffle, the cuts' partials do not add up to one pass
+for f in cut*.tr; do tr-infer --partial "$f"; done | tr-infer --merge > model.unshuffled
+if cmp -s model.unshuffled "$data/one.model"; then
+	say "time cut: the unshuffled merge should differ from one pass ($straddle traces straddle a cut)"
+	status=1
+fi
+# the recipe of docs/scale-out.md, "Slurm: shuffle exports cut by time"
+cat > split.sh <<'EOF'
+#!/bin/sh
+# stage 1, one task per export: split it by trace into N buckets
+i=$SLURM_ARRAY_TASK_ID
+exec tr-ingest --split "$N" -o "bucket.$i." "cut$i.tr"
+EOF
+cat > shard.sh <<'EOF'
+#!/bin/sh
+# stage 2, one task per shard: its buckets from every export, regrouped
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-ingest bucket.*."$k".tr > "shard$k.tr"
+tr-infer --partial "shard$k.tr" > "model.$k.part"
+tr-infer --links --partial "shard$k.tr" > "links.$k.part"
+tr-aggregate --partial --exact-percentiles "$Q" "shard$k.tr" > "agg.$k.part"
+EOF
+s1=$(sbatch_ --array=0-$((CUTS - 1)) -o 'split.%a.out' -e 'split.%a.err' split.sh)
+s2=$(sbatch_ --array=0-$((SHARDS - 1)) --dependency=afterok:"$s1" -o 'shard.%a.out' -e 'shard.%a.err' shard.sh)
+cp ../slurm/reduce.sh .
+timeout 120 sbatch --wait --parsable --chdir="$PWD" --dependency=afterok:"$s2" -o reduce.out \
+	-e reduce.err reduce.sh > reduce.id || die "slurm: the pipeline's reducer failed: $(cat reduce.err 2>/dev/null)"
+same "slurm 3-stage shuffle of $CUTS time cuts ($straddle traces straddle a cut): tr-infer" "$data/one.model" model
+same "slurm 3-stage shuffle: tr-infer --links" "$data/one.links" links
+same "slurm 3-stage shuffle: tr-aggregate, exact percentiles" "$data/one.agg" agg
+say "Slurm pipeline done ($(( $(date +%s) - T0 )) s)"
+cd /
+exit $status
