@@ -69,7 +69,9 @@ cleanup() {
 		timeout 10 scancel $jobs_ 2> /dev/null
 	fi
 	for h in $masters; do	# the ssh connections kept open for parallel
+		p=$(timeout 10 ssh -F "$W/ssh/config" -O check "$h" 2>&1 | sed -n 's/.*(pid=\([0-9]*\)).*/\1/p')
 		timeout 10 ssh -F "$W/ssh/config" -O exit "$h" 2> /dev/null
+		[ -n "$p" ] && stop "$p"
 	done
 	for p in $(printf '%s\n' $pids | tac); do
 		stop "$p"
@@ -82,9 +84,15 @@ cleanup() {
 			[ -s "$f" ] && { echo "--- $f (last lines)"; tail -5 "$f"; } >&2
 		done
 	fi
+	# what the daemons started ends with them: give it 10 s
+	for i in $(seq 50); do
+		left=$(pgrep -f "$W" ; pgrep -x slurmstepd)
+		[ -z "$left" ] && break
+		sleep 0.2
+	done
 	rm -rf "$W"
-	left=$(pgrep -f "$W" ; pgrep -x slurmstepd)
 	if [ -n "$left" ]; then
+		ps -o pid,args -p "$(echo $left | tr ' ' ,)" >&2
 		say "still running after the run: $(echo $left)" >&2
 		rc=1
 	fi
