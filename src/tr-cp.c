@@ -14,6 +14,7 @@
 #include "filter.h"
 #include "pagcp.h"
 #include "pick.h"
+#include "shard.h"
 #include "table.h"
 #include "timeline.h"
 
@@ -46,6 +47,7 @@ typedef struct cp_ctx {
 	size_t npct;
 	cp_compare *compare;	/* --summary with --baseline */
 	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
+	int partial;		/* --partial: --summary's state, for --merge */
 } cp_ctx;
 
 static void
@@ -55,6 +57,7 @@ usage(FILE *f)
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
+	    "       tr-cp --summary KEY | --folded --partial | --merge [--partial] [FILE...]\n"
 	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [FILE...]\n"
 	    "       tr-cp --flame [--percentile P,...] [--baseline FILE] [options] [FILE...]\n"
 	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
@@ -68,6 +71,10 @@ usage(FILE *f)
 	    "      --sections          also write C records (Jaeger UI's sections)\n"
 	    "      --summary KEY       table per service, operation or tag KEY\n"
 	    "      --folded            critical-path time as folded stacks\n"
+	    "      --partial           --summary: a mergeable state, not the table;\n"
+	    "                          --folded: the stacks (they add up as they are)\n"
+	    "      --merge             --summary, --folded: add up partials (none: stdin);\n"
+	    "                          exact, the output of one pass over all the traces\n"
 	    "      --dot               span trees with the critical path in red\n"
 	    "      --svg               the timeline of the slowest trace (of those --trace\n"
 	    "                          picks) as SVG, critical path solid\n"
@@ -236,7 +243,7 @@ on_end(void *ctx, tr_output *out)
 		}
 		/* a key no span has would make one group with an empty name */
 		if (!(x->bad_key = cp_summary_unmatched(x->summary)))
-			cp_summary_write(x->summary, out);
+			(x->partial ? cp_summary_write_partial : cp_summary_write)(x->summary, out);
 		break;
 	case MODE_FOLDED:
 		cp_folded_write(x->folded, out);
@@ -345,12 +352,45 @@ set_mode(cp_ctx *x, enum mode m)
 	x->mode = m;
 }
 
+static int
+summary_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_summary_merge_line(ctx, line, len, err, errlen);
+}
+
+static int
+folded_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_folded_sum_line(ctx, line, len, err, errlen);
+}
+
+/* --merge: add up the partials of --summary or --folded, write the result. */
+static int
+merge_partials(cp_ctx *x, char **files, int nfiles, const char *out_path)
+{
+	cp_folded_sum *sum = x->mode == MODE_FOLDED ? cp_folded_sum_new() : NULL;
+	int status = sum ? tr_merge_files(files, nfiles, folded_line, sum)
+			 : tr_merge_files(files, nfiles, summary_line, x->summary);
+
+	if (status == TR_EXIT_OK) {
+		tr_output *out = tr_output_open(out_path, 0);
+
+		if (sum)
+			cp_folded_sum_write(sum, out);
+		else
+			(x->partial ? cp_summary_write_partial : cp_summary_write)(x->summary, out);
+		tr_output_close(out);
+	}
+	cp_folded_sum_free(sum);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
 	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH,
-	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE };
+	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE, OPT_PARTIAL, OPT_MERGE };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -366,6 +406,8 @@ main(int argc, char **argv)
 		{"flame", no_argument, NULL, OPT_FLAME},
 		{"percentile", required_argument, NULL, OPT_PERCENTILE},
 		{"baseline", required_argument, NULL, OPT_BASELINE},
+		{"partial", no_argument, NULL, OPT_PARTIAL},
+		{"merge", no_argument, NULL, OPT_MERGE},
 		{"format", required_argument, NULL, 'f'},
 		TR_UNITS_LONGOPT,
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
@@ -380,7 +422,7 @@ main(int argc, char **argv)
 	char err[256];
 	double allowance = 0.01;
 	size_t max_windows = 0;		/* pagcp's default */
-	int format = CP_TSV, units = -1, opt, status = TR_EXIT_OK, set_picture = 0;
+	int format = CP_TSV, units = -1, opt, status = TR_EXIT_OK, set_picture = 0, merge = 0;
 
 	tr_setprogname(argv[0]);
 	x.pick = tr_pick_new();
@@ -402,6 +444,8 @@ main(int argc, char **argv)
 			break;
 		}
 		case OPT_BASELINE: baseline = optarg; break;
+		case OPT_PARTIAL: x.partial = 1; break;
+		case OPT_MERGE: merge = 1; break;
 		case OPT_SECTIONS: x.sections = 1; break;
 		case OPT_SUMMARY: set_mode(&x, MODE_SUMMARY); summary_key = optarg; break;
 		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
@@ -444,6 +488,8 @@ main(int argc, char **argv)
 	if (baseline && x.mode == MODE_SUMMARY && strcmp(summary_key, "service") != 0 &&
 	    strcmp(summary_key, "operation") != 0)
 		tr_usage_error("--baseline compares --summary service or operation, not a tag");
+	if ((x.partial || merge) && ((x.mode != MODE_SUMMARY && x.mode != MODE_FOLDED) || baseline))
+		tr_usage_error("--partial and --merge go with --summary (no --baseline) and --folded");
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
 	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER)
@@ -474,6 +520,11 @@ main(int argc, char **argv)
 					  1, max_windows, units < 0 ? TABLE_US : units});
 
 	if (status != TR_EXIT_OK) {
+		free_ctx(&x, rules);
+		return status;
+	}
+	if (merge && status == TR_EXIT_OK) {
+		status = merge_partials(&x, argv + optind, argc - optind, f.out_path);
 		free_ctx(&x, rules);
 		return status;
 	}

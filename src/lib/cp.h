@@ -90,6 +90,12 @@ void cp_summary_write(cp_summary *s, tr_output *out);
  * met, or service/operation) and return 1. */
 int cp_summary_unmatched(const cp_summary *s);
 void cp_summary_free(cp_summary *s);
+/* --partial: the groups' states, which --merge adds up exactly (per-trace
+ * values included: the percentiles are those of one pass). */
+void cp_summary_write_partial(cp_summary *s, tr_output *out);
+/* --merge: one line of a partial (line is modified). Returns 0, or -1 with
+ * what is wrong in err. */
+int cp_summary_merge_line(cp_summary *s, char *line, size_t len, char *err, size_t errlen);
 
 /* --folded: critical-path µs per call path, summed over traces. */
 typedef struct cp_folded cp_folded;
@@ -97,6 +103,14 @@ cp_folded *cp_folded_new(void);
 void cp_folded_add(cp_folded *f, const tr_trace *t, const cp_trace *c);
 void cp_folded_write(cp_folded *f, tr_output *out);
 void cp_folded_free(cp_folded *f);
+/* --folded --merge: one line of folded output ("stack value"), added to the
+ * stack's total (line is modified); -1 with what is wrong in err. The
+ * merged stacks are written as cp_folded_write writes them. */
+typedef struct cp_folded_sum cp_folded_sum;
+cp_folded_sum *cp_folded_sum_new(void);
+int cp_folded_sum_line(cp_folded_sum *f, char *line, size_t len, char *err, size_t errlen);
+void cp_folded_sum_write(cp_folded_sum *f, tr_output *out);
+void cp_folded_sum_free(cp_folded_sum *f);
 
 /* --dot: the span tree of t with the critical path drawn in red, as a cluster. */
 void cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c);

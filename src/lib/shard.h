@@ -59,4 +59,11 @@ void tr_files_from(const char *path, char ***files, int *nfiles);
  * cannot be opened (its reading says why). */
 int tr_file_is_lines(const char *path);
 
+/* --merge: feed every line of files (none: standard input) to line(), a CR
+ * before the LF dropped. A line it refuses stops the run with
+ * "prog: file:line: what"; returns 0, or TR_EXIT_INPUT then or when a file
+ * ended early (a cut zstd frame). */
+int tr_merge_files(char **files, int nfiles,
+		   int (*line)(void *ctx, char *line, size_t len, char *err, size_t errlen), void *ctx);
+
 #endif

@@ -1,5 +1,6 @@
 /* cp_report.c - what tr-cp reports over many traces: the summary table,
  * folded stacks and DOT. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,12 +80,12 @@ cp_summary_unmatched(const cp_summary *s)
 	return s->key == KEY_TAG && tr_keywatch_missing(&s->watch, "--summary", builtin, 2);
 }
 
+static group *group_by_key(cp_summary *s, const char *a, const char *b);
+
 static group *
 find_group(cp_summary *s, const tr_span *sp)
 {
 	const char *a, *b = "";
-	size_t alen;
-	int added;
 
 	if (s->key == KEY_TAG) {
 		a = tr_span_tag(sp, s->tag);
@@ -94,7 +95,16 @@ find_group(cp_summary *s, const tr_span *sp)
 		a = sp->service;
 		b = s->key == KEY_OPERATION ? sp->operation : "";
 	}
-	alen = strlen(a);
+	return group_by_key(s, a, b);
+}
+
+/* The group of key (a, b) (b: "" unless KEY_OPERATION), made when new. */
+static group *
+group_by_key(cp_summary *s, const char *a, const char *b)
+{
+	size_t alen = strlen(a);
+	int added;
+
 	sb_clear(&s->buf);
 	sb_add(&s->buf, a, alen + 1);	/* the NUL separates the two parts */
 	sb_adds(&s->buf, b);
@@ -252,6 +262,136 @@ cp_summary_free(cp_summary *s)
 	arena_free(&s->mem);
 	sb_free(&s->buf);
 	free(s);
+}
+
+/* --- the summary's partial state (--partial, --merge) ---
+ *
+ * "#tr-cp-partial/1<TAB>summary<TAB>KEY", then a G record per group:
+ * G, its key's two parts (escaped), critical-path and self µs, then the
+ * critical-path µs of each trace it was in, as "v:count" items in
+ * increasing order, separated by ','. A merge adds them: the table is
+ * that of one pass over all the traces. */
+
+#define SUMMARY_PARTIAL "#tr-cp-partial/1\tsummary\t"
+
+static const char *
+summary_key(const cp_summary *s)
+{
+	return s->key == KEY_TAG ? s->tag : s->key == KEY_OPERATION ? "operation" : "service";
+}
+
+void
+cp_summary_write_partial(cp_summary *s, tr_output *out)
+{
+	strbuf b = {0};
+
+	sb_adds(&b, SUMMARY_PARTIAL);
+	tr_escapes(&b, summary_key(s), 0);
+	sb_addc(&b, '\n');
+	for (size_t i = 0; i < s->ng; i++) {
+		group *g = &s->g[i];
+
+		qsort(g->per_trace, g->ntraces, sizeof *g->per_trace, cmp_i64);
+		sb_add(&b, "G\t", 2);
+		tr_escapes(&b, g->service, 0);
+		sb_addc(&b, '\t');
+		tr_escapes(&b, g->operation, 0);
+		sb_addf(&b, "\t%lld\t%lld\t", (long long)g->cp, (long long)g->self);
+		for (size_t j = 0, k; j < g->ntraces; j = k) {
+			for (k = j + 1; k < g->ntraces && g->per_trace[k] == g->per_trace[j]; k++)
+				;
+			sb_addf(&b, "%s%lld:%zu", j ? "," : "", (long long)g->per_trace[j], k - j);
+		}
+		sb_addc(&b, '\n');
+		if (b.len > 65536) {
+			tr_output_sb(out, &b);
+			sb_clear(&b);
+		}
+	}
+	tr_output_sb(out, &b);
+	sb_free(&b);
+}
+
+/* A decimal int64 filling [p, end); -1 when it is not one. */
+static int
+parse_i64_field(const char *p, const char *end, long long *v)
+{
+	char *stop;
+
+	if (p == end || (*p != '-' && (*p < '0' || *p > '9')))
+		return -1;
+	errno = 0;
+	*v = strtoll(p, &stop, 10);
+	return stop == end && !errno ? 0 : -1;
+}
+
+/* "v:c,v:c...": c more traces with v µs each. */
+static int
+merge_per_trace(group *g, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *colon = memchr(p, ':', (size_t)(end - p));
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		long long v, c;
+
+		comma = comma ? comma : end;
+		if (!colon || colon > comma || parse_i64_field(p, colon, &v) < 0 ||
+		    parse_i64_field(colon + 1, comma, &c) < 0 || c <= 0 || c > (1LL << 40))
+			return -1;
+		GROW(g->per_trace, g->cap, g->ntraces + (size_t)c);
+		for (; c > 0; c--)
+			g->per_trace[g->ntraces++] = v;
+		p = comma == end ? end : comma + 1;
+		if (comma != end && p == end)
+			return -1;	/* a trailing ',' */
+	}
+	return 0;
+}
+
+int
+cp_summary_merge_line(cp_summary *s, char *line, size_t len, char *err, size_t errlen)
+{
+	tr_field f[8];
+	long long cp, self;
+
+	if (len >= strlen(SUMMARY_PARTIAL) && !memcmp(line, SUMMARY_PARTIAL, strlen(SUMMARY_PARTIAL))) {
+		size_t hl = strlen(SUMMARY_PARTIAL);
+		strbuf k = {0};
+		int same;
+
+		tr_escapes(&k, summary_key(s), 0);
+		same = len - hl == k.len && !memcmp(line + hl, k.s, k.len);
+		sb_free(&k);
+		if (!same)
+			snprintf(err, errlen, "a partial of another --summary key (want %s)", summary_key(s));
+		return same ? 0 : -1;
+	}
+	if (!len || line[0] == '#')
+		return 0;
+	if (tr_split(line, len, f, 8) != 6 || f[0].len != 1 || line[0] != 'G') {
+		snprintf(err, errlen, "not a tr-cp --summary partial record (want G and 5 fields)");
+		return -1;
+	}
+	if (parse_i64_field(f[3].s, f[3].s + f[3].len, &cp) < 0 ||
+	    parse_i64_field(f[4].s, f[4].s + f[4].len, &self) < 0) {
+		snprintf(err, errlen, "bad critical-path or self time");
+		return -1;
+	}
+	/* unescape the key in place: it is never longer than its text */
+	f[1].len = tr_unescape((char *)f[1].s, f[1].s, f[1].len);
+	((char *)f[1].s)[f[1].len] = '\0';
+	f[2].len = tr_unescape((char *)f[2].s, f[2].s, f[2].len);
+	((char *)f[2].s)[f[2].len] = '\0';
+	group *g = group_by_key(s, f[1].s, s->key == KEY_OPERATION ? f[2].s : "");
+	size_t before = g->ntraces;
+
+	if (merge_per_trace(g, f[5].s, f[5].s + f[5].len) < 0 || g->ntraces == before) {
+		snprintf(err, errlen, "bad list of per-trace critical-path times");
+		return -1;
+	}
+	g->cp += cp;
+	g->self += self;
+	return 0;
 }
 
 /* --- folded stacks: a calling-context tree keyed by (parent node, frame) --- */
