@@ -9,11 +9,14 @@
 #      host: munged, slurmctld and two slurmd, from a generated slurm.conf;
 #   3. a three-stage Slurm pipeline over exports cut by time: split each cut
 #      by trace, regroup each shard's pieces, merge.
+# Each runs tr-infer (model, links), tr-aggregate (exact percentiles; the
+# sketch too over parallel), tr-cp --summary service and tr-cp --folded.
 # Installs what is missing with apt-get (as root), starts every daemon
 # itself and stops each by its pid on the way out, failure included; ends
 # with a check that nothing it started is still running. Loopback only.
 # usage: scripts/check-scale.sh BINDIR
 set -euo pipefail
+exec < /dev/null	# CI gives none; ssh and parallel must not wait on one
 bin=$(cd "$1" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 export LC_ALL=C
@@ -133,6 +136,8 @@ tr-ingest "$data/100k.json" > "$data/one.tr"
 tr-infer "$data/one.tr" > "$data/one.model"
 tr-infer --links "$data/one.tr" > "$data/one.links"
 tr-aggregate "$Q" "$data/one.tr" > "$data/one.agg"
+tr-cp --summary service "$data/one.tr" > "$data/one.cp"
+tr-cp --folded "$data/one.tr" > "$data/one.folded"
 say "input: $(grep -c '^S' "$data/one.tr") spans, $(grep -c '^T' "$data/one.tr") traces"
 status=0
 same() {	# same NAME EXPECTED ACTUAL
@@ -215,12 +220,16 @@ eval "$P \"tr-aggregate --partial --exact-percentiles '\$Q' {}\" ::: shard*.tr" 
 	tr-aggregate --merge "$Q" > agg
 eval "$P \"tr-aggregate --partial '\$Q' {}\" ::: shard*.tr" |
 	tr-aggregate --merge "$Q" > agg.sketch 2> agg.sketch.err
+eval "$P 'tr-cp --summary service --partial {}' ::: shard*.tr" | tr-cp --summary service --merge > cp
+eval "$P 'tr-cp --folded {}' ::: shard*.tr" | tr-cp --folded --merge > folded
 # where every job ran: both hosts
 eval "$P 'echo \$SSH_CONNECTION' ::: shard*.tr" |
 	awk '{ print $3 }' | sort -u > hosts
 same "parallel --sshlogin: tr-infer" "$data/one.model" model
 same "parallel --sshlogin: tr-infer --links" "$data/one.links" links
 same "parallel --sshlogin: tr-aggregate, exact percentiles" "$data/one.agg" agg
+same "parallel --sshlogin: tr-cp --summary service" "$data/one.cp" cp
+same "parallel --sshlogin: tr-cp --folded" "$data/one.folded" folded
 # the sketch: columns 5 and 6 within 1 %, marked, the rest identical
 if paste <(tail -n +2 agg.sketch) <(tail -n +2 "$data/one.agg") | awk -F'\t' '
 	{ for (c = 1; c <= 6; c++) { a = $c; b = $(c + 6)
@@ -317,6 +326,8 @@ tr-ingest --shard "$k/$N" --files-from inputs > "shard$k.tr"
 tr-infer --partial "shard$k.tr" > "model.$k.part"
 tr-infer --links --partial "shard$k.tr" > "links.$k.part"
 tr-aggregate --partial --exact-percentiles "$Q" "shard$k.tr" > "agg.$k.part"
+tr-cp --summary service --partial "shard$k.tr" > "cp.$k.part"
+tr-cp --folded "shard$k.tr" > "folded.$k.part"
 rm "shard$k.tr"
 EOF
 cat > reduce.sh <<'EOF'
@@ -325,6 +336,8 @@ set -e
 cat model.*.part | tr-infer --merge > model
 cat links.*.part | tr-infer --links --merge > links
 cat agg.*.part | tr-aggregate --merge "$Q" > agg
+cat cp.*.part | tr-cp --summary service --merge > cp
+cat folded.*.part | tr-cp --folded --merge > folded
 EOF
 export Q N=$SHARDS
 map=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'map.%a.out' -e 'map.%a.err' map.sh)
@@ -333,6 +346,8 @@ timeout 120 sbatch --wait --parsable --chdir="$PWD" --dependency=afterok:"$map" 
 same "slurm job array + reducer: tr-infer" "$data/one.model" model
 same "slurm job array + reducer: tr-infer --links" "$data/one.links" links
 same "slurm job array + reducer: tr-aggregate, exact percentiles" "$data/one.agg" agg
+same "slurm job array + reducer: tr-cp --summary service" "$data/one.cp" cp
+same "slurm job array + reducer: tr-cp --folded" "$data/one.folded" folded
 say "Slurm job array done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 3. three stages over exports cut by time ----
@@ -363,6 +378,8 @@ tr-ingest bucket.*."$k".tr > "shard$k.tr"
 tr-infer --partial "shard$k.tr" > "model.$k.part"
 tr-infer --links --partial "shard$k.tr" > "links.$k.part"
 tr-aggregate --partial --exact-percentiles "$Q" "shard$k.tr" > "agg.$k.part"
+tr-cp --summary service --partial "shard$k.tr" > "cp.$k.part"
+tr-cp --folded "shard$k.tr" > "folded.$k.part"
 EOF
 s1=$(sbatch_ --array=0-$((CUTS - 1)) -o 'split.%a.out' -e 'split.%a.err' split.sh)
 s2=$(sbatch_ --array=0-$((SHARDS - 1)) --dependency=afterok:"$s1" -o 'shard.%a.out' -e 'shard.%a.err' shard.sh)
@@ -372,6 +389,8 @@ timeout 120 sbatch --wait --parsable --chdir="$PWD" --dependency=afterok:"$s2" -
 same "slurm 3-stage shuffle of $CUTS time cuts ($straddle traces straddle a cut): tr-infer" "$data/one.model" model
 same "slurm 3-stage shuffle: tr-infer --links" "$data/one.links" links
 same "slurm 3-stage shuffle: tr-aggregate, exact percentiles" "$data/one.agg" agg
+same "slurm 3-stage shuffle: tr-cp --summary service" "$data/one.cp" cp
+same "slurm 3-stage shuffle: tr-cp --folded" "$data/one.folded" folded
 say "Slurm pipeline done ($(( $(date +%s) - T0 )) s)"
 cd /
 exit $status
