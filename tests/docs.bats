@@ -325,3 +325,14 @@ links() {
 	! grep -nE 'this (2-core |build )?machine|on a (shared |loaded )?2-core|build machine|was run here|build host' \
 		"$top/README.md" "$top/HACKING.md" "$top"/docs/*.md "$top"/man/*
 }
+
+@test "every docs/ page a man page points to exists" {
+	n=0 bad=0
+	for p in $(grep -oh 'docs/[a-z-]*\.md' "$top"/man/* | sort -u); do
+		n=$((n + 1))
+		[ -f "$top/$p" ] || { echo "a man page names $p, which does not exist"; bad=$((bad + 1)); }
+	done
+	echo "$n pages named, $bad missing"
+	[ "$n" -ge 6 ]
+	[ "$bad" -eq 0 ]
+}
