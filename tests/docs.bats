@@ -212,19 +212,6 @@ svg_escape() {
 	done
 }
 
-@test "the README's tr-cp --suspects step runs" {
-	tr-cp --help | grep -q -- --suspects || skip "tr-cp has no --suspects in this build"
-	cases=$BATS_TEST_TMPDIR/cases
-	extract "$top/README.md" "$cases"
-	walk "$cases" "$BATS_TEST_TMPDIR/work"
-	c=$(grep -l -- '--suspects' "$cases"/*.cmd)
-	[ -e "${c%.cmd}.run" ]
-	echo "exit status $(cat "${c%.cmd}.rc"), output:"
-	cat "${c%.cmd}.got"
-	[ "$(cat "${c%.cmd}.rc")" = 0 ]
-	[ -s "${c%.cmd}.got" ]
-}
-
 @test "the README's steps reach an answer on an ecosystem export in place of the samples" {
 	eco=${TR_SHARED:-$top/../shared}/ecosystem
 	[ -f "$eco/jaeger-ui/testTrace.json" ] || skip "no ../shared/ecosystem beside the project"

@@ -26,9 +26,11 @@
  * Attribution:
  * - own work that grew is the service's ("callee slower");
  * - a call's gaps that grew belong to both ends: they go to the caller
- *   and the callee in proportion to how much of each end's other calls
- *   grew too (its involvement: the share of its calls, in and out, that
- *   grew, plus one when its own work grew). Gaps that grow on calls into
+ *   and the callee in proportion to the evidence each end's other traffic
+ *   gives (the share of its other calls, in and out, that grew, plus one
+ *   when its own work grew); with none on either side, to the callee (the
+ *   network into it, or its queue: a starved caller shows in its own work
+ *   or in its other calls). Gaps that grow on calls into
  *   B from several callers point at B (network or B's queue: "calls into
  *   it slower"); gaps that grow on calls from A to several callees,
  *   together with A's own work, point at A (a starved caller: "caller
@@ -553,8 +555,8 @@ collect_growth(cp_suspects *k)
 	}
 }
 
-/* Each service's involvement: the share of its compared calls, in and
- * out, that grew, plus one when its own work grew. */
+/* Each service's compared calls, in and out, and how many grew; and
+ * whether its own work grew. */
 static void
 involvement(cp_suspects *k, double min_delay)
 {
@@ -573,14 +575,26 @@ involvement(cp_suspects *k, double min_delay)
 	for (size_t i = 0; i < k->nsvc; i++) {
 		sus_service *s = &k->svc[i];
 
-		s->involve = (s->edges ? (double)s->grown / s->edges : 0) + (s->own >= min_delay);
 		if (s->own >= min_delay)
 			s->evidence |= k->svc[i].spans[BASE] > 0 ? SUS_OWN : SUS_NEW;
+		s->involve = s->own >= min_delay;
 		s->delay = s->own;
 	}
 }
 
-/* Share every grown call's gaps between its caller and its callee. */
+/* How much the rest of s's traffic points at it, beside the grown call e
+ * it is an end of: the share of its other compared calls that grew, plus
+ * one when its own work grew. */
+static double
+other_evidence(const sus_service *s)
+{
+	return (s->edges > 1 ? (double)(s->grown - 1) / (s->edges - 1) : 0) + s->involve;
+}
+
+/* Share every grown call's gaps between its caller and its callee, by the
+ * evidence each end's other traffic gives; with none on either side, the
+ * callee's (the network into it or its queue: a starved caller shows in
+ * its own work or its other calls). */
 static void
 share_calls(cp_suspects *k)
 {
@@ -591,12 +605,13 @@ share_calls(cp_suspects *k)
 
 		if (e->growth <= 0)
 			continue;
-		wa = a->involve, wb = b->involve;
+		wa = e->a != e->b ? other_evidence(a) : 0;
+		wb = other_evidence(b);
 		if (wa + wb <= 0)
-			wa = wb = 1;
+			wb = 1;
 		a->delay += e->growth * wa / (wa + wb);
 		b->delay += e->growth * wb / (wa + wb);
-		if (wa > 0 && e->a != e->b)
+		if (wa > 0)
 			a->evidence |= SUS_CALLER;
 		if (wb > 0)
 			b->evidence |= k->svc[e->b].spans[BASE] > 0 || k->svc[e->b].spans[INC] == 0 ?
