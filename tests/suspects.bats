@@ -333,3 +333,9 @@ wrapper_explain() {
 	expect_eq "status" 3 "$status"
 	grep -q 'empty.tr' <<< "$output" || { echo "$output" >&2; return 1; }
 }
+
+@test "temporal: every annotation of a window with wrapper spans passes --check" {
+	i=$(gen inc.tr seed=2 kinds=0 wrapper=1 x_slow=200)
+	run tr-temporal --check "$i"
+	expect_eq "status" 0 "$status"
+}
