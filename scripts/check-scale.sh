@@ -36,10 +36,19 @@ done
 if [ -n "$missing" ]; then
 	say "installing (missing:$missing)"
 	export DEBIAN_FRONTEND=noninteractive
+	# the packages' own services (munge, slurmd, ssh) must not start: only
+	# the daemons this run starts, and stops, may run
+	policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		policy=/usr/sbin/policy-rc.d
+	fi
 	timeout 300 apt-get update -qq > /dev/null || die "apt-get update failed"
 	timeout 300 apt-get install -y -qq --no-install-recommends slurm-wlm munge \
 		openssh-server openssh-client parallel rsync iproute2 procps > /dev/null < /dev/null ||
-		die "apt-get install failed"
+		{ [ -z "$policy" ] || rm -f "$policy"; die "apt-get install failed"; }
+	[ -z "$policy" ] || rm -f "$policy"
 fi
 export PATH="$bin:$PATH:/usr/sbin"
 
