@@ -210,3 +210,13 @@ $BATS_TEST_TMPDIR/b.tr"
 	run tr-ingest --split 1001 -o "$BATS_TEST_TMPDIR/o/p" "$BATS_TEST_TMPDIR/a.tr"
 	[ "$status" -eq 2 ]
 }
+
+@test "the line format on a pipe: refused with a hint, read with --shard 0/1" {
+	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 y:r:2 x:c:3
+	run tr-ingest < "$BATS_TEST_TMPDIR/a.tr"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"looks like the tr line format already: tr-ingest reads it from a pipe with --shard 0/1; the other tools read it directly"* ]] || { echo "$output"; false; }
+	run sh -c "cat '$BATS_TEST_TMPDIR/a.tr' | tr-ingest --shard 0/1"
+	[ "$status" -eq 0 ]
+	diff <(printf 'x\ny\n') <(printf '%s\n' "$output" | ids)
+}

@@ -666,8 +666,8 @@ walk_documents(ingest *g, jscan *j)
 		else if (c == '[' && (allows(g, INGEST_ZIPKIN) || allows(g, INGEST_JAEGER)))
 			r = walk_array(g, j, elem_array, 0);
 		else if (c == '#' && !g->format_name) {
-			scan_error(g, j, "looks like the tr line format already: give it to the other tools "
-					 "directly, not to tr-ingest");
+			scan_error(g, j, "looks like the tr line format already: tr-ingest reads it from a "
+					 "pipe with --shard 0/1; the other tools read it directly");
 			return -2;
 		} else {
 			scan_error(g, j, c == '[' ? "a JSON array is Zipkin or a Jaeger span list, not the format given with -f"
