@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "shard.h"
 #include "query.h"
 #include "table.h"
 
@@ -30,6 +31,7 @@ usage(FILE *f)
 		"                          skip a trace whose joins give more rows (1000000)\n"
 		"      --fail-if=EXPR      exit 1 when EXPR holds for a result row, or when\n"
 		"                          the query matched no row\n"
+		TR_FILES_FROM_USAGE
 		"      --allow-empty       no trace in the input, or no row for --fail-if,\n"
 		"                          is not an error\n"
 		"      --explain           the parsed query and join counts on stderr\n"
@@ -130,6 +132,7 @@ typedef struct options {
 	tr_filter f;
 	const char *query_file, *fail_if;
 	int explain, partial, merge;
+	tr_filelist from;	/* --files-from */
 } options;
 
 static int
@@ -184,6 +187,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 			break;
 		case OPT_FAIL_IF: o->fail_if = optarg; break;
 		case TR_OPT_ALLOW_EMPTY: o->f.allow_empty = 1; break;
+		case TR_OPT_FILES_FROM: tr_filelist_from(&o->from, optarg); break;
 		case OPT_EXPLAIN: o->explain = 1; break;
 		case OPT_PARTIAL: o->partial = 1; break;
 		case OPT_MERGE: o->merge = 1; break;
@@ -282,6 +286,7 @@ main(int argc, char **argv)
 	o.qo.sketch = o.merge;
 
 	query_run *r = query_run_new(q, &o.qo);
+	argv = tr_filelist_with(&o.from, argv, argc, &argc);
 	status = run(&o, r, argv, argc);
 	if (o.explain)
 		query_run_explain(r, stderr);

@@ -107,6 +107,7 @@ usage(FILE *f)
 	    "  -q, --quiet             no notes on stderr\n"
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    TR_ALLOW_EMPTY_USAGE
+	    TR_FILES_FROM_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -486,6 +487,7 @@ main(int argc, char **argv)
 	};
 	cp_ctx x = {0};
 	tr_filter f = {0};
+	tr_filelist from = {0};
 	const char *summary_key = NULL, *baseline = NULL;
 	const char **rules;
 	size_t nrules = 0;
@@ -534,6 +536,7 @@ main(int argc, char **argv)
 		case TR_OPT_UNITS: units = tr_units_option(optarg); break;
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
+		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
@@ -600,12 +603,12 @@ main(int argc, char **argv)
 		return status;
 	}
 	if (merge && status == TR_EXIT_OK) {
-		status = merge_partials(&x, argv + optind, argc - optind, f.out_path);
+		f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
+		status = merge_partials(&x, f.files, f.nfiles, f.out_path);
 		free_ctx(&x, rules);
 		return status;
 	}
-	f.files = argv + optind;
-	f.nfiles = argc - optind;
+	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 	f.pass_through = 0;	/* on_line passes lines; records_begin writes the header */
 	x.header_pending = x.pag_alone = x.mode == MODE_FILTER;
 	f.on_trace = on_trace;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "shard.h"
 #include "infer.h"
 
 typedef struct infer_ctx {
@@ -59,6 +60,7 @@ usage(FILE *f)
 	    "  -q, --quiet             no notes on stderr\n"
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    TR_ALLOW_EMPTY_USAGE
+	    TR_FILES_FROM_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -258,6 +260,7 @@ main(int argc, char **argv)
 			 .max_events = 2048 };
 	infer_ctx x = {0};
 	tr_filter f = {0};
+	tr_filelist from = {0};
 	const char *threshold = "v == 0";
 	int opt, links = 0, merge = 0, reformat = 0, status;
 
@@ -294,6 +297,7 @@ main(int argc, char **argv)
 		case 'M': merge = 1; break;
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
+		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
@@ -327,8 +331,7 @@ main(int argc, char **argv)
 			       err, errpos, threshold);
 	}
 
-	f.files = argv + optind;
-	f.nfiles = argc - optind;
+	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 	f.on_trace = on_trace;
 	f.on_end = on_end;
 	f.ctx = &x;

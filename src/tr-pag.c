@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "shard.h"
 #include "pag.h"
 #include "pick.h"
 
@@ -48,6 +49,7 @@ usage(FILE *fp)
 		"  -q, --quiet             no warnings about the instrumentation\n"
 		"  -v, --verbose           a summary line on stderr\n"
 		TR_ALLOW_EMPTY_USAGE
+		TR_FILES_FROM_USAGE
 		TR_LIMIT_USAGE
 		"  -h, --help              this help\n"
 		"      --version           the version\n");
@@ -525,6 +527,7 @@ main(int argc, char **argv)
 	pag_build_opts bo = {0};
 	tr_filter f = {.pass_through = 1, .on_trace = on_trace, .on_line = on_line,
 		       .on_end = on_end, .end_writes_records = 1, .ctx = &c};
+	tr_filelist from = {0};
 	int ch, status;
 
 	tr_setprogname(argv[0]);
@@ -585,6 +588,7 @@ main(int argc, char **argv)
 		case 'o': f.out_path = optarg; break;
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
+		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
 		case 'q': c.quiet = 1; break;
 		case 'v': c.verbose = f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
@@ -596,8 +600,7 @@ main(int argc, char **argv)
 			break;
 		}
 	}
-	f.files = argv + optind;
-	f.nfiles = argc - optind;
+	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 	f.pass_through = !c.dot;
 	pag_graph_init(&c.read);
 	pag_graph_stream(&c.read);	/* records in window order number vertices freely */

@@ -8,6 +8,7 @@
 
 #include "cp_flame.h"
 #include "filter.h"
+#include "shard.h"
 #include "report.h"
 
 static void
@@ -32,6 +33,7 @@ usage(FILE *f)
 	    "  -q, --quiet             no count of skipped traces on stderr\n"
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    "      --allow-empty       an input with no trace gives a report that says so\n"
+	    TR_FILES_FROM_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -77,6 +79,7 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0}
 	};
 	report_opts o = {.top = 5};
+	tr_filelist from = {0};
 	int opt, n;
 
 	tr_setprogname(argv[0]);
@@ -101,6 +104,7 @@ main(int argc, char **argv)
 		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
 		case 'k': o.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
+		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
 		case 'o': o.out_path = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'v': o.verbose = 1; break;
@@ -114,7 +118,6 @@ main(int argc, char **argv)
 	}
 	if (o.markdown && !o.out_path)
 		tr_usage_error("-f md writes its pictures beside the report: give -o FILE");
-	o.files = argv + optind;
-	o.nfiles = argc - optind;
+	o.files = tr_filelist_with(&from, argv + optind, argc - optind, &o.nfiles);
 	return report_run(&o);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "shard.h"
 #include "pick.h"
 #include "table.h"
 #include "temporal.h"
@@ -52,6 +53,7 @@ usage(FILE *f)
 		"                          (default 1)\n"
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
+		TR_FILES_FROM_USAGE
 		"      --allow-empty       no trace in the input, or none analysed by\n"
 		"                          --check, --explain, csv or json, is not an error\n"
 		"  -o, --output FILE       write to FILE (via a temporary file)\n"
@@ -115,6 +117,7 @@ main(int argc, char **argv)
 	};
 	tp_opts o = {.format = TP_LINE, .window = 1000, .infer_queues = 1, .min_share = -1};
 	tp_run_opts r = {.clock_offsets = 1};
+	tr_filelist from = {0};
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
 	tr_pick *pick = tr_pick_new();
 	char err[256];
@@ -169,6 +172,7 @@ main(int argc, char **argv)
 		case OPT_BAND: band = parse_share(optarg); break;
 		case OPT_CHECK: o.check = 1; break;
 		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
+		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
 		case 'o': r.out_path = optarg; break;
 		case 'k': r.keep_going = 1; break;
 		case 'q': o.quiet = 1; break;
@@ -203,8 +207,7 @@ main(int argc, char **argv)
 	o.units = units;
 	o.caps = caps;
 	o.pick = pick;
-	r.files = argv + optind;
-	r.nfiles = argc - optind;
+	r.files = tr_filelist_with(&from, argv + optind, argc - optind, &r.nfiles);
 	if (status < 0 && baseline)
 		status = tp_diff_run(&r, &o, baseline, band < 0 ? 90 : band);
 	else if (status < 0) {

@@ -40,7 +40,7 @@ typedef struct tr_filter {
 /* --max-spans N and --max-bytes N, the same in every tool: a trace over a
  * limit is bad input, never cut short; 0 means no limit. */
 enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS, TR_OPT_UNITS,
-       TR_OPT_ALLOW_EMPTY };
+       TR_OPT_ALLOW_EMPTY, TR_OPT_FILES_FROM };
 /* The long options every filter has: -o, -k, -q, -v, -h, --version,
  * --allow-empty and the limits. */
 #define TR_COMMON_LONGOPTS \
@@ -51,6 +51,7 @@ enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_W
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, TR_OPT_VERSION}, \
 	{"allow-empty", no_argument, NULL, TR_OPT_ALLOW_EMPTY}, \
+	{"files-from", required_argument, NULL, TR_OPT_FILES_FROM}, \
 	TR_LIMIT_LONGOPTS
 #define TR_LIMIT_LONGOPTS \
 	{"max-spans", required_argument, NULL, TR_OPT_MAX_SPANS}, \
@@ -83,6 +84,10 @@ int tr_units_option(const char *arg);
 /* auto writes text with a unit in each field: for people, so a usage error
  * with a format for programs (CSV, JSON). */
 void tr_units_check(int units, int machine_format);
+
+/* --files-from LIST, the same in every filter (shard.h: tr_files_from). */
+#define TR_FILES_FROM_USAGE \
+	"      --files-from LIST   also read the files LIST names, one a line (-: stdin)\n"
 
 /* --allow-empty, the same in every tool. */
 #define TR_ALLOW_EMPTY_USAGE \

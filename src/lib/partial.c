@@ -1,4 +1,6 @@
-/* partial.c - reading the partial files a --merge adds up (tr-cp). */
+/* partial.c - reading the partial files a --merge adds up (tr-cp), and
+ * the lists of inputs --files-from gives the filters. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "shard.h"
@@ -38,4 +40,24 @@ tr_merge_files(char **files, int nfiles,
 			return status;
 	}
 	return TR_EXIT_OK;
+}
+
+void
+tr_filelist_from(tr_filelist *l, const char *path)
+{
+	tr_files_from(path, &l->v, &l->n);
+}
+
+char **
+tr_filelist_with(tr_filelist *l, char **argv, int argc, int *n)
+{
+	if (!l->n) {
+		*n = argc;
+		return argv;
+	}
+	l->v = xrealloc(l->v, ((size_t)l->n + (size_t)argc + 1) * sizeof *l->v);
+	for (int i = 0; i < argc; i++)
+		l->v[l->n++] = argv[i];
+	*n = l->n;
+	return l->v;
 }

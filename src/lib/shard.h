@@ -66,4 +66,15 @@ int tr_file_is_lines(const char *path);
 int tr_merge_files(char **files, int nfiles,
 		   int (*line)(void *ctx, char *line, size_t len, char *err, size_t errlen), void *ctx);
 
+/* The inputs of a filter: those --files-from named, then the command
+ * line's. */
+typedef struct tr_filelist {
+	char **v;
+	int n;
+} tr_filelist;
+/* --files-from path: add the paths it lists to l. */
+void tr_filelist_from(tr_filelist *l, const char *path);
+/* The inputs: l's, then argv[0..argc); argv itself when l is empty. */
+char **tr_filelist_with(tr_filelist *l, char **argv, int argc, int *n);
+
 #endif
