@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format.h"
 #include "hash.h"
@@ -300,7 +301,11 @@ tr_file_is_lines(const char *path)
 	size_t n = 0, prev, i = 0;
 	const char *p;
 
-	if (!strcmp(path, "-") || !(in = tr_input_try_open(path)))
+	struct stat st;
+
+	/* a pipe would lose what is peeked at: regular files only */
+	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(in = tr_input_try_open(path)))
 		return 0;
 	do {	/* the first byte that is not blank space */
 		prev = n;

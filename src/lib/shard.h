@@ -55,8 +55,9 @@ int tr_shard_run(const tr_shard_opts *o);
 void tr_files_from(const char *path, char ***files, int *nfiles);
 
 /* Does the file at path start as the line format (#, a record; not JSON)?
- * 0 for standard input ("-"), which is not peeked at, and for a file that
- * cannot be opened (its reading says why). */
+ * 0 for standard input ("-") and anything but a regular file (a pipe
+ * would lose what is peeked at), and for a file that cannot be opened (its
+ * reading says why). */
 int tr_file_is_lines(const char *path);
 
 /* --merge: feed every line of files (none: standard input) to line(), a CR
