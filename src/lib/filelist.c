@@ -1,4 +1,4 @@
-/* partial.c - reading the partial files a --merge adds up (tr-cp), and
+/* filelist.c - reading the partial files a --merge adds up (tr-cp), and
  * the lists of inputs --files-from gives the filters. */
 #include <stdlib.h>
 #include <string.h>
