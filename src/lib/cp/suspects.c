@@ -35,6 +35,9 @@
  *   it slower"); gaps that grow on calls from A to several callees,
  *   together with A's own work, point at A (a starved caller: "caller
  *   starved").
+ * - an outage without status: most calls into a callee that had a server
+ *   span in the baseline have none (SUS_GONE), far more than other calls
+ *   lost ("unreachable");
  * - failures: a failed span none of whose children failed is where a
  *   failure started; for a failed client span that is its callee (with no
  *   server span under it: "unreachable"). The rate per request of
@@ -55,6 +58,7 @@
 #define SUS_MIN_Z 3.0		/* standard errors a difference must exceed */
 #define SUS_MIN_REL 0.1		/* ...and this share of the baseline's mean */
 #define SUS_MIN_N 3		/* spans a group needs on each side */
+#define SUS_GONE 0.8		/* calls into a callee that lost their server span: unreachable */
 #define SUS_TRIM 0.02		/* the largest values a trimmed mean leaves out */
 #define SUS_MIN_ERR 0.01	/* failures per request a rise must reach */
 #define SUS_MIN_SCORE 0.01	/* a service named: 1% of the latency, or 0.01 failures per request */
@@ -77,6 +81,8 @@ typedef struct sus_group {
 typedef struct sus_service {
 	const char *name;
 	double spans[2], origin[2], unreach[2];
+	double answered[2], unanswered[2];	/* calls into it learned with a server
+						 * span: with one, and without */
 	/* filled when ranking */
 	double own, delay, involve;
 	uint32_t edges, grown;
@@ -338,14 +344,30 @@ add_leaf_call(cp_suspects *k, const tr_trace *t, int32_t i, int side, uint64_t s
 	strmap_slot *known = strmap_get(&k->callees, key, len);
 	const char *peer;
 
-	if (known)	/* its server span is lost, or the callee never answered */
+	if (known) {	/* its server span is lost, or the callee never answered */
+		k->svc[known->val].unanswered[side]++;
 		return;
+	}
 	if ((peer = peer_name(s)))
 		group_add(group_of(k, G_LEAF, k->sidx[i], s->operation, service_of(k, peer), shape),
 			  side, (double)s->duration);
 	else		/* waiting for something unnamed: the caller's own */
 		group_add(group_of(k, G_OWN, k->sidx[i], s->operation, -1, shape), side,
 			  (double)s->duration);
+}
+
+/* The gaps of client span i around its server span r: with r its only
+ * child, the difference of their durations, which no clock skew between
+ * the two hosts changes (clipping r to i's interval would); else i's self
+ * time. */
+static double
+call_gaps(const tr_trace *t, int32_t i, int32_t r, int64_t self)
+{
+	const tr_span *c = &t->spans[i], *sv = &t->spans[r];
+
+	if (c->first_child != r || sv->next_sibling >= 0 || !(sv->flags & TR_SPAN_HAS_TIME))
+		return (double)self;
+	return c->duration > sv->duration ? (double)(c->duration - sv->duration) : 0;
 }
 
 static void
@@ -373,8 +395,9 @@ add_span_time(cp_suspects *k, const tr_trace *t, int32_t i, int side)
 			  (double)k->self[i]);
 		return;
 	}
-	group_add(group_of(k, G_GAP, k->sidx[i], s->operation,
-			   k->sidx[r], shape), side, (double)k->self[i]);
+	k->svc[k->sidx[r]].answered[side]++;
+	group_add(group_of(k, G_GAP, k->sidx[i], s->operation, k->sidx[r], shape), side,
+		  call_gaps(t, i, r, k->self[i]));
 }
 
 /* The service a failure of span i started in, or -1 when a child failed
@@ -673,6 +696,26 @@ error_rise(const cp_suspects *k, double before, double after)
 	return ri - rb;
 }
 
+/* Calls into s that lost their server span, per request, beyond the
+ * baseline's: the callee is unreachable when most calls into it that had
+ * a server span in the baseline have none now (SUS_GONE), far more than
+ * the calls into other services lost (span loss takes some of every
+ * callee's, an outage all of one's). Needs no error status. */
+static double
+calls_unanswered(const cp_suspects *k, const sus_service *s, double all_answered, double all_unanswered)
+{
+	double ni = s->answered[INC] + s->unanswered[INC], nb = s->answered[BASE] + s->unanswered[BASE];
+	double others = all_answered + all_unanswered - ni, lost_elsewhere;
+
+	if (ni < SUS_MIN_N || nb < SUS_MIN_N)
+		return 0;
+	lost_elsewhere = others > 0 ? (all_unanswered - s->unanswered[INC]) / others : 0;
+	if (s->unanswered[INC] / ni < SUS_GONE || s->unanswered[INC] / ni - s->unanswered[BASE] / nb < 0.5 ||
+	    s->unanswered[INC] / ni - lost_elsewhere < 0.5)
+		return 0;
+	return s->unanswered[INC] / k->ntraces[INC] - s->unanswered[BASE] / k->ntraces[BASE];
+}
+
 static int
 suspect_cmp(const void *pa, const void *pb)
 {
@@ -695,7 +738,7 @@ size_t
 cp_suspects_rank(cp_suspects *k, const cp_suspect **rows)
 {
 	double base_latency = k->ntraces[BASE] > 0 ? k->latency[BASE] / k->ntraces[BASE] : 0;
-	double min_delay = SUS_MIN_SCORE * base_latency, total = 0;
+	double min_delay = SUS_MIN_SCORE * base_latency, total = 0, answered = 0, unanswered = 0;
 
 	k->nrows = 0;
 	*rows = NULL;
@@ -706,16 +749,22 @@ cp_suspects_rank(cp_suspects *k, const cp_suspect **rows)
 	share_calls(k);
 	k->rows = xrealloc(k->rows, (k->nsvc ? k->nsvc : 1) * sizeof *k->rows);
 	for (size_t i = 0; i < k->nsvc; i++) {
+		answered += k->svc[i].answered[INC];
+		unanswered += k->svc[i].unanswered[INC];
+	}
+	for (size_t i = 0; i < k->nsvc; i++) {
 		sus_service *s = &k->svc[i];
 		double lat = base_latency > 0 && s->delay >= min_delay ? s->delay / base_latency : 0;
 		double err = error_rise(k, s->origin[BASE], s->origin[INC]);
 		double unr = error_rise(k, s->unreach[BASE], s->unreach[INC]);
+		double gone = calls_unanswered(k, s, answered, unanswered);
 		cp_suspect *r;
 
 		if (err > 0)
 			s->evidence |= SUS_ERRORS;
-		if (unr > 0)
+		if (unr > 0 || gone > 0)
 			s->evidence |= SUS_UNREACHABLE;
+		err = fmax(err, gone);
 		if (lat + err < SUS_MIN_SCORE)
 			continue;
 		r = &k->rows[k->nrows++];
