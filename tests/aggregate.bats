@@ -464,6 +464,49 @@ block_reads() {
 	[ "${lines[1]}" = "$(printf 'dn1\tdn2\t1')" ]
 }
 
+@test "an each() key's As name in an aggregate's argument is the list value of the row's group" {
+	block_reads
+	# r1's client reads from dn2, r2's from dn3, r3's from dn3: per replica,
+	# how often it was hosted and how often the one read
+	awk -F'\t' -v OFS='\t' '{ print } $1 == "S" && $3 == "g" { print "S", $2, "d", "c", 40, 20, "datanode", "read", "server", $2 == "r1" ? "dn2" : "dn3" }' \
+		"$BATS_TEST_TMPDIR/r.tr" >"$BATS_TEST_TMPDIR/d.tr"
+	run tr-aggregate --no-header 'From d In spans[service = "datanode"]
+		Join g In spans[operation = "GetBlockLocations"] On g -> d
+		GroupBy each(g.tag["replicas"]) As replica
+		Select replica, COUNT, SUM(d.host = replica) As chosen, AVG(d.host = replica) As p' "$BATS_TEST_TMPDIR/d.tr"
+	[ "$status" -eq 0 ]
+	expected=$(printf '%s\n' 'dn1|2|0|0' 'dn2|2|1|0.5' 'dn3|3|2|0.6666666666666666' 'dn4|1|0|0' 'dn5|1|0|0' | tr '|' '\t')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "a plain GroupBy key's As name in an aggregate's argument; --partial then --merge equals one pass" {
+	two_requests
+	q='From s In spans GroupBy s.trace As t, s.service As svc
+		Select t, svc, SUM(s.service = svc and s.trace = t) As same, COUNT'
+	run tr-aggregate --no-header "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# every row is in its own group: same = COUNT
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$3 != $4')" = "" ]
+	[ "${#lines[@]}" -eq 7 ]
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/f.tr" >"$BATS_TEST_TMPDIR/p"
+	diff <(echo "$output") <(tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/p")
+}
+
+@test "a GroupBy key's name is no field in Where, in GroupBy, outside an aggregate over rows, nor when unnamed" {
+	run tr-aggregate 'From s In spans Where v = "x" GroupBy each(s.tag["l"]) As v Select v, COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'v' needs a variable: v.v"* ]] || { echo "$output"; false; }
+	run tr-aggregate 'From s In spans GroupBy s.service As a, a Select a, COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'a' needs a variable: v.a"* ]] || { echo "$output"; false; }
+	# a Select column over rows must be a key: a + 1 is computed over groups
+	run tr-aggregate --no-header 'From s In spans GroupBy s.depth As d Select d + 1, COUNT' /dev/null
+	[ "$status" -eq 3 ]	# parsed; no trace in /dev/null
+	run tr-aggregate 'From s In spans GroupBy each(s.tag["l"]) Select SUM(s.service = l)' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'l' needs a variable: v.l"* ]] || { echo "$output"; false; }
+}
+
 @test "each() reads JSON arrays as tr-format writes them; another value is one value, [] and null none" {
 	fix e.tr <<-'EOF'
 	#tr/1

@@ -177,6 +177,8 @@ struct q_table {
 	strbuf kb;
 	q_list *lists;		/* per GroupBy key: the values of an each() key */
 	size_t *at;		/* the value of each list in the current row */
+	int *keyslots;		/* the F_KEY slots: keys named in aggregates' arguments */
+	int nkeyslots;
 };
 
 q_table *
@@ -189,6 +191,10 @@ q_table_new(const query *q, int sketch)
 	t->sel = xcalloc((size_t)(q->nkeys + q->naggs) + 1, sizeof *t->sel);
 	t->lists = xcalloc((size_t)q->nkeys + 1, sizeof *t->lists);
 	t->at = xcalloc((size_t)q->nkeys + 1, sizeof *t->at);
+	t->keyslots = xcalloc(q->slots.n + 1, sizeof *t->keyslots);
+	for (size_t s = 0; s < q->slots.n; s++)
+		if (q->slots.v[s].field == F_KEY)
+			t->keyslots[t->nkeyslots++] = (int)s;
 	return t;
 }
 
@@ -231,6 +237,7 @@ q_table_free(q_table *t)
 		q_list_free(&t->lists[k]);
 	free(t->lists);
 	free(t->at);
+	free(t->keyslots);
 	free(t);
 }
 
@@ -378,7 +385,7 @@ add_to_group(q_table *t, const expr_value *slots)
 }
 
 void
-q_table_add(q_table *t, const expr_value *slots)
+q_table_add(q_table *t, expr_value *slots)
 {
 	const query *q = t->q;
 	int nk = q->nkeys;
@@ -398,6 +405,8 @@ q_table_add(q_table *t, const expr_value *slots)
 		for (int k = 0; k < nk; k++)
 			if (q->keys[k].each)
 				t->keyvals[k] = t->lists[k].v[t->at[k]];
+		for (int i = 0; i < t->nkeyslots; i++)
+			slots[t->keyslots[i]] = t->keyvals[q->slots.v[t->keyslots[i]].col];
 		add_to_group(t, slots);
 		/* the next combination: an odometer over the lists */
 		int k = nk;

@@ -134,6 +134,8 @@ log_value(const tctx *c, int32_t i, const q_slot *sl)
 static expr_value
 slot_value(const query *q, const tctx *c, const q_slot *sl, int var, int32_t node)
 {
+	if (sl->field == F_KEY)
+		return expr_null();	/* set per group by q_table_add */
 	if (sl->field == F_COL)
 		return c->subrows[var][(size_t)node * q->vars[var].src[0].sub->ncols + sl->col];
 	if (node < (int32_t)c->t->nspans)

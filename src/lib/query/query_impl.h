@@ -12,7 +12,9 @@ enum q_field {
 	F_TRACE_START, F_TRACE_DURATION, F_ROOT_DURATION, F_TIME, F_EVENT,
 	F_TAG,		/* tag["key"] */
 	F_COL,		/* a column of a subquery row */
-	F_KEY,		/* select context: a group key */
+	F_KEY,		/* a group key: by its index in select context; in an
+			 * aggregate's argument, by its As name (col), its
+			 * value in the group the row is added to */
 	F_AGG		/* select context: an aggregate's result */
 };
 
@@ -130,8 +132,9 @@ void q_list_free(q_list *l);
 typedef struct q_table q_table;
 q_table *q_table_new(const query *q, int sketch);
 /* Add one row: slots hold the row context's values. With each() keys, one
- * row per combination of their values (none when a list is empty). */
-void q_table_add(q_table *t, const expr_value *slots);
+ * row per combination of their values (none when a list is empty); the
+ * slots of keys named in aggregates' arguments (F_KEY) get the row's keys. */
+void q_table_add(q_table *t, expr_value *slots);
 /* Final rows: ncols values each, sorted by key; valid until the next reset. */
 size_t q_table_rows(q_table *t, expr_value **rows);
 size_t q_table_groups(const q_table *t);
