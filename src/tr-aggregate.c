@@ -18,8 +18,9 @@ usage(FILE *f)
 		"       tr-aggregate --merge [options] QUERY PARTIAL...\n"
 		"Run a Pivot Tracing query (From, Join, Where, GroupBy, Select) over the\n"
 		"spans of all traces and write its table.\n"
-		"  -f, --format=tsv|csv|json\n"
-		"                          the table's format (tsv)\n"
+		"  -f, --format=tsv|csv|json|crosstab\n"
+		"                          the table's format (tsv); crosstab: Select row,\n"
+		"                          column, value as a table with totals\n"
 		"      --no-header         no header line (tsv, csv)\n"
 		TABLE_UNITS_USAGE
 		"  -o, --output FILE       write the table to FILE\n"
@@ -138,7 +139,9 @@ parse_format(const char *s)
 		return QUERY_CSV;
 	if (strcmp(s, "json") == 0)
 		return QUERY_JSON;
-	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json)", s);
+	if (strcmp(s, "crosstab") == 0)
+		return QUERY_CROSSTAB;
+	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json, crosstab)", s);
 }
 
 /* Returns optind, or -1 when main should exit with *status. */
@@ -197,7 +200,9 @@ parse_options(int argc, char **argv, options *o, int *status)
 	}
 	if (o->partial && o->merge)
 		tr_die(TR_EXIT_USAGE, "--partial and --merge do not go together");
-	tr_units_check(o->qo.units, o->qo.format != QUERY_TSV);
+	tr_units_check(o->qo.units, o->qo.format == QUERY_CSV || o->qo.format == QUERY_JSON);
+	if (o->qo.format == QUERY_CROSSTAB && !o->qo.header)
+		tr_die(TR_EXIT_USAGE, "-f crosstab has its header line: --no-header does not go with it");
 	return optind;
 }
 
@@ -265,6 +270,8 @@ main(int argc, char **argv)
 		syntax_error("query", src, pos, err);
 	if ((o.partial || o.merge) && !query_is_grouped(q))
 		tr_die(TR_EXIT_USAGE, "--partial and --merge need a query with GroupBy or an aggregate");
+	if (o.qo.format == QUERY_CROSSTAB && query_crosstab_check(q, err, sizeof err) < 0)
+		tr_die(TR_EXIT_USAGE, "%s", err);
 	expr *fe = NULL;
 	if (o.fail_if && !(fe = query_fail_if_parse(q, o.fail_if, err, sizeof err, &pos)))
 		syntax_error("fail-if", o.fail_if, pos, err);

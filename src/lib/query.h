@@ -40,7 +40,11 @@ void query_error_text(const char *src, size_t pos, const char *msg, strbuf *b);
 
 typedef struct query_run query_run;
 
-enum query_format { QUERY_TSV, QUERY_CSV, QUERY_JSON };
+enum query_format { QUERY_TSV, QUERY_CSV, QUERY_JSON, QUERY_CROSSTAB };
+
+/* Can the query's table be written as a crosstab (two GroupBy keys; Select
+ * row key, column key, value; no OrderBy or Limit)? 0, or -1 with err set. */
+int query_crosstab_check(const query *q, char *err, size_t errlen);
 
 typedef struct query_opts {
 	enum query_hb hb;

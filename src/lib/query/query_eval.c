@@ -798,7 +798,18 @@ query_run_finish(query_run *r, tr_output *out)
 	const query *q = r->q;
 	strbuf b = {0};
 
-	if (r->table) {
+	if (r->table && r->o.format == QUERY_CROSSTAB) {
+		expr_value *rows;
+
+		r->rows = q_table_groups(r->table);
+		size_t n = q_table_rows(r->table, &rows);
+		for (size_t i = 0; i < n; i++) {	/* the gate judges the cells */
+			memcpy(r->vals, rows + i * (size_t)q->ncols, (size_t)q->ncols * sizeof *r->vals);
+			check_fail_if(r);
+		}
+		q_write_crosstab(&b, q, r->table, r->o.units);
+		r->started = 1;
+	} else if (r->table) {
 		expr_value *rows;
 
 		/* before q_table_rows: it makes the row of an aggregate over none */

@@ -143,6 +143,17 @@ void q_table_free(q_table *t);
 void q_table_write_partial(q_table *t, tr_output *out);
 int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t errlen);
 
+/* The Select column col of the groups groups[0..n) (indexes into the rows of
+ * q_table_rows) taken as one group: their states merged, the keys as given
+ * (null for a key they do not share). For a crosstab's totals. */
+expr_value q_table_merged(q_table *t, const uint32_t *groups, size_t n, int col,
+			  const expr_value *keys);
+/* Write the rows of t as a crosstab (query_crosstab.c): see tr-aggregate(1). */
+void q_write_crosstab(strbuf *b, const query *q, q_table *t, int units);
+
+/* Value v of column col as text: in units when the column holds durations. */
+const char *q_format_value(const query *q, int col, expr_value v, int units, char *buf,
+			   size_t size, size_t *len);
 /* Values out as text in each output format. */
 void q_write_header(strbuf *b, const query *q, enum query_format f);
 /* units: a table_units; the columns marked dur are written in them, except
