@@ -914,12 +914,14 @@ q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t e
 /* ---------- output formats ---------- */
 
 void
-q_write_header(strbuf *b, const query *q, enum query_format f)
+q_write_header(strbuf *b, const query *q, enum query_format f, int window)
 {
 	if (f == QUERY_JSON) {
 		sb_adds(b, "[");
 		return;
 	}
+	if (window)
+		sb_adds(b, f == QUERY_CSV ? "window," : "window\t");
 	for (int i = 0; i < q->nshown; i++) {
 		if (i)
 			sb_addc(b, f == QUERY_CSV ? ',' : '\t');
@@ -945,13 +947,21 @@ q_format_value(const query *q, int col, expr_value v, int units, char *buf, size
 
 void
 q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
-	    int units, int first_json_row)
+	    int units, int first_json_row, const expr_value *window)
 {
 	char buf[32];
 	size_t len;
 
 	if (f == QUERY_JSON)
 		sb_adds(b, first_json_row ? "\n{" : ",\n{");
+	if (window) {
+		const char *s = expr_format(*window, buf, sizeof buf, &len);
+
+		if (f == QUERY_JSON)
+			sb_adds(b, "\"window\":");
+		sb_add(b, s, len);
+		sb_adds(b, f == QUERY_JSON ? ", " : f == QUERY_CSV ? "," : "\t");
+	}
 	for (int i = 0; i < q->nshown; i++) {
 		expr_value v = vals[i];
 		const char *s = q_format_value(q, i, v, units, buf, sizeof buf, &len);

@@ -98,9 +98,25 @@ total(q_table *t, const xcell *cells, size_t n, uint32_t *scratch, const expr_va
 }
 
 /* One line per row value: its cells, then its total. */
+/* The window's start and a TAB, when there is one. */
+static void
+add_window(strbuf *b, const expr_value *window)
+{
+	char buf[32];
+	size_t len;
+
+	const char *s;
+
+	if (!window)
+		return;
+	s = expr_format(*window, buf, sizeof buf, &len);
+	sb_add(b, s, len);
+	sb_addc(b, '\t');
+}
+
 static void
 write_body(strbuf *b, const query *q, q_table *t, const xcell *cells, size_t n, const expr_value *rowv,
-	   size_t ncolv, const expr_value *rows, uint32_t *scratch, int units)
+	   size_t ncolv, const expr_value *rows, uint32_t *scratch, int units, const expr_value *window)
 {
 	size_t nc = (size_t)q->ncols;
 	expr_value *keys = xcalloc((size_t)q->nkeys + 1, sizeof *keys);
@@ -111,6 +127,7 @@ write_body(strbuf *b, const query *q, q_table *t, const xcell *cells, size_t n, 
 		size_t j = i;
 		const char *s = q_format_value(q, 0, rowv[cells[i].r], units, buf, sizeof buf, &len);
 
+		add_window(b, window);
 		tr_escape(b, s, len, 0);
 		for (uint32_t c = 0; c < ncolv; c++) {
 			if (j < n && cells[j].r == cells[i].r && cells[j].c == c)
@@ -129,10 +146,11 @@ write_body(strbuf *b, const query *q, q_table *t, const xcell *cells, size_t n, 
 /* The last line: each column's total, then the whole table's. */
 static void
 write_totals(strbuf *b, const query *q, q_table *t, xcell *cells, size_t n, const expr_value *colv,
-	     uint32_t *scratch, int units)
+	     uint32_t *scratch, int units, const expr_value *window)
 {
 	expr_value *keys = xcalloc((size_t)q->nkeys + 1, sizeof *keys);
 
+	add_window(b, window);
 	sb_adds(b, "total");
 	qsort(cells, n, sizeof *cells, by_col);
 	for (size_t i = 0; i < n;) {
@@ -151,7 +169,7 @@ write_totals(strbuf *b, const query *q, q_table *t, xcell *cells, size_t n, cons
 }
 
 void
-q_write_crosstab(strbuf *b, const query *q, q_table *t, int units)
+q_write_crosstab(strbuf *b, const query *q, q_table *t, int units, const expr_value *window)
 {
 	size_t nc = (size_t)q->ncols;
 	expr_value *rows, *rowv, *colv;
@@ -164,12 +182,14 @@ q_write_crosstab(strbuf *b, const query *q, q_table *t, int units)
 		cells[i] = (xcell){place(rowv, nrowv, rows[i * nc]), place(colv, ncolv, rows[i * nc + 1]),
 				   (uint32_t)i};
 	qsort(cells, n, sizeof *cells, by_row);
+	if (window)
+		sb_adds(b, "window\t");
 	tr_escapes(b, q->cols[0].name, 0);
 	for (size_t c = 0; c < ncolv; c++)
 		add_cell(b, q, 1, colv[c], units);
 	sb_adds(b, "\ttotal\n");
-	write_body(b, q, t, cells, n, rowv, ncolv, rows, scratch, units);
-	write_totals(b, q, t, cells, n, colv, scratch, units);
+	write_body(b, q, t, cells, n, rowv, ncolv, rows, scratch, units, window);
+	write_totals(b, q, t, cells, n, colv, scratch, units, window);
 	free(cells);
 	free(scratch);
 	free(rowv);

@@ -148,18 +148,22 @@ int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size
  * (null for a key they do not share). For a crosstab's totals. */
 expr_value q_table_merged(q_table *t, const uint32_t *groups, size_t n, int col,
 			  const expr_value *keys);
-/* Write the rows of t as a crosstab (query_crosstab.c): see tr-aggregate(1). */
-void q_write_crosstab(strbuf *b, const query *q, q_table *t, int units);
+/* Write the rows of t as a crosstab (query_crosstab.c): see tr-aggregate(1).
+ * window: the start of the window they are (--emit-every), first on each
+ * line; NULL: none. */
+void q_write_crosstab(strbuf *b, const query *q, q_table *t, int units,
+		      const expr_value *window);
 
 /* Value v of column col as text: in units when the column holds durations. */
 const char *q_format_value(const query *q, int col, expr_value v, int units, char *buf,
 			   size_t size, size_t *len);
 /* Values out as text in each output format. */
-void q_write_header(strbuf *b, const query *q, enum query_format f);
+void q_write_header(strbuf *b, const query *q, enum query_format f, int window);
 /* units: a table_units; the columns marked dur are written in them, except
  * TABLE_US, which leaves every value as computed (an average keeps its
- * fraction of a µs). */
+ * fraction of a µs). window: a window's start (--emit-every) as the first
+ * column, "window"; NULL, 0: none. */
 void q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
-		 int units, int first_json_row);
+		 int units, int first_json_row, const expr_value *window);
 
 #endif
