@@ -136,7 +136,7 @@ complete_words() {
 		in=$BATS_TEST_TMPDIR/t.tr
 		[ "$t" = tr-ingest ] && in=$SAMPLES/jaeger/hotrod.json
 		q=()
-		[ "$t" = tr-aggregate ] && q=('From s In spans Select COUNT')
+		[ "$t" = tr-aggregate ] && q=('From s In spans GroupBy s.service, s.host Select s.service, s.host, COUNT')	# crosstab's shape
 		[ "$t" = tr-report ] && q=(-o "$BATS_TEST_TMPDIR/report")	# md's pictures go beside it
 		for f in $(complete_words "$t" -f ''); do
 			st=0

@@ -141,11 +141,15 @@ tr_filter_run(const tr_filter *f)
 			}
 		} else if (n == TR_TRACE) {
 			size_t mark = b.len;
+			int rc = f->on_trace(f->ctx, t, &b);
 
-			if (f->on_trace(f->ctx, t, &b) < 0) {
+			if (rc < 0) {
 				b.len = mark;	/* nothing of a failed trace is written */
 				failed++;
 				n = TR_BAD;
+			} else if (rc > 0) {
+				emit(out, &b, &header_pending);
+				tr_output_flush(out);
 			}
 		}
 		if (n == TR_BAD && !f->keep_going) {

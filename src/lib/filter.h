@@ -26,7 +26,9 @@ typedef struct tr_filter {
 	int no_span_tags;	/* spans' tags are checked, not kept
 				 * (TR_READ_NO_SPAN_TAGS): for tools that read none */
 	/* Analyse one trace and append its output to out (a filter calls
-	 * tr_write_trace first). Return -1 to count the trace as bad. */
+	 * tr_write_trace first). Return -1 to count the trace as bad, 1 to
+	 * have out written and flushed now (a report that comes in parts as
+	 * the input streams), else 0. */
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);
 	/* A traceless line; NULL means: pass it through when pass_through. */
 	void (*on_line)(void *ctx, const char *line, size_t len, const char *where, strbuf *out);
