@@ -258,7 +258,7 @@ static void topo_init(struct topo *tp, const struct system *sys)
 		sv->port = d->port;
 		for (int h = 0; h < d->nhosts && h < MAX_HOSTS; h++) {
 			snprintf(sv->host[h], sizeof sv->host[h], "%.20s-%c", d->name, '0' + h);
-			snprintf(sv->ip[h], sizeof sv->ip[h], "10.1.%u.%c", (unsigned)(i + 1) & 255u, '0' + h);
+			snprintf(sv->ip[h], sizeof sv->ip[h], "10.1.%u.1%c", (unsigned)(i + 1) & 255u, '0' + h);
 		}
 	}
 	for (int i = 0; i < sys->nops; i++) {
