@@ -67,18 +67,25 @@ struct system {
 };
 
 /* ------------------------------------------------------------------ */
-/* The systems.                                                         */
+/* The systems.  Each has an API gateway at its edge: its handler       */
+/* forwards the request in one call.                                    */
 /* ------------------------------------------------------------------ */
 
-/* HotROD's call graph without its batch job: one request type, 3 deep. */
+#define GW_MIN 50     /* the gateway's own work per request, µs */
+#define GW_MAX 200
+
+/* HotROD's call graph without its batch job, behind an API gateway: one
+ * request type, 4 services deep. */
 static const struct svc_def HOTROD_SVCS[] = {
-	{ "frontend", 2, 8080, NULL }, { "customer", 2, 8081, NULL },
+	{ "gateway", 2, 443, NULL }, { "frontend", 2, 8080, NULL }, { "customer", 2, 8081, NULL },
 	{ "mysql", 1, 3306, "mysql" }, { "driver", 2, 8082, NULL },
 	{ "redis", 1, 6379, "redis" }, { "route", 3, 8083, NULL },
 };
 
 static const struct op HOTROD_OPS[] = {
-	{ "dispatch", "frontend", "HTTP GET /dispatch", P_HTTP, NULL, 300, 1500, 1,
+	{ "edge", "gateway", "HTTP GET /dispatch", P_HTTP, NULL, GW_MIN, GW_MAX, 1,
+	  { { "dispatch", 1, false } } },
+	{ "dispatch", "frontend", "HTTP GET /dispatch", P_HTTP, NULL, 300, 1500, 0,
 	  { { "customer", 1, false }, { "driver", 1, false }, { "route", 10, true } } },
 	{ "customer", "customer", "HTTP GET /customer", P_HTTP, NULL, 20000, 60000, 0,
 	  { { "sql", 1, false } } },
@@ -92,10 +99,11 @@ static const struct op HOTROD_OPS[] = {
 	{ "route", "route", "HTTP GET /route", P_HTTP, NULL, 20000, 60000, 0, { { 0 } } },
 };
 
-/* An online shop: 23 services, three request types, calls up to 6 deep,
- * shared callees (pricing, inventory, feature-store, postgres), fan-out. */
+/* An online shop: 24 services, three request types, calls up to 6 deep
+ * (7 services), shared callees (pricing, inventory, feature-store,
+ * postgres), fan-out. */
 static const struct svc_def SHOP_SVCS[] = {
-	{ "gateway", 2, 8080, NULL }, { "auth", 2, 8081, NULL },
+	{ "gateway", 2, 443, NULL }, { "web", 2, 8080, NULL }, { "auth", 2, 8081, NULL },
 	{ "session-cache", 1, 6379, "redis" }, { "postgres", 1, 5432, "postgresql" },
 	{ "catalog", 3, 8082, NULL }, { "search", 2, 8083, NULL },
 	{ "search-index", 2, 9200, NULL }, { "pricing", 2, 8084, NULL },
@@ -110,11 +118,17 @@ static const struct svc_def SHOP_SVCS[] = {
 };
 
 static const struct op SHOP_OPS[] = {
-	{ "browse", "gateway", "HTTP GET /browse", P_HTTP, NULL, 300, 1200, 5,
+	{ "edge-browse", "gateway", "HTTP GET /browse", P_HTTP, NULL, GW_MIN, GW_MAX, 5,
+	  { { "browse", 1, false } } },
+	{ "edge-add", "gateway", "HTTP POST /cart", P_HTTP, NULL, GW_MIN, GW_MAX, 3,
+	  { { "add", 1, false } } },
+	{ "edge-buy", "gateway", "HTTP POST /checkout", P_HTTP, NULL, GW_MIN, GW_MAX, 2,
+	  { { "buy", 1, false } } },
+	{ "browse", "web", "HTTP GET /browse", P_HTTP, NULL, 300, 1200, 0,
 	  { { "auth", 1, false }, { "list", 1, false }, { "recommend", 1, false } } },
-	{ "add", "gateway", "HTTP POST /cart", P_HTTP, NULL, 300, 1200, 3,
+	{ "add", "web", "HTTP POST /cart", P_HTTP, NULL, 300, 1200, 0,
 	  { { "auth", 1, false }, { "cart", 1, false } } },
-	{ "buy", "gateway", "HTTP POST /checkout", P_HTTP, NULL, 300, 1200, 2,
+	{ "buy", "web", "HTTP POST /checkout", P_HTTP, NULL, 300, 1200, 0,
 	  { { "auth", 1, false }, { "order", 1, false } } },
 	{ "auth", "auth", "/auth.Auth/Check", P_GRPC, NULL, 1000, 3000, 0,
 	  { { "session", 1, false }, { "users", 1, false } } },
@@ -508,14 +522,16 @@ static void call_refused(struct run *r, struct frame *f, int64_t end)
 	}
 }
 
-/* The gateway's handler span: childless, beside the client spans, covering
- * most of the request (--wrapper-spans). */
+/* The gateway's handler span (--wrapper-spans): the handler runs from just
+ * after the request is read to just before the reply is written, and the
+ * forwarded call inside it; but the call's client span is the root's
+ * child, beside the handler's, not under it. */
 static void wrapper_span(struct run *r, int root)
 {
 	struct trace *t = r->t;
 	const struct span *rs = &t->s[root];
-	int64_t start = rs->start + rs->dur * rng_range(r->rng, 5, 30) / 1000;
-	int64_t end = rs->start + rs->dur - rs->dur * rng_range(r->rng, 5, 30) / 1000;
+	int64_t start = rs->start + rng_range(r->rng, 10, 50);
+	int64_t end = rs->start + rs->dur - rng_range(r->rng, 10, 50);
 	int w = add_span(t, r->rng, root, rs->svc, rs->host, K_INTERNAL,
 			 strf(t, "%s handler", rs->name), start);
 	finish(t, w, end);

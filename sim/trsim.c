@@ -1326,7 +1326,7 @@ static const char USAGE[] =
 	"  --no-status    record no errors: no error tag or status, no status\n"
 	"                 code, no exception or timeout event\n"
 	"  --system S     hotrod (HotROD's calls, no batch job) or shop\n"
-	"                 (23 services, calls up to 6 deep); realism defaults\n"
+	"                 (24 services, calls up to 6 deep); realism defaults\n"
 	"                 as above but --uninstrumented none --kindless none\n"
 	"  --inject F:SVC fault F on service SVC from --fault-start on: delay\n"
 	"                 (its messages), cpu (its work and messaging), slow\n"
@@ -1336,8 +1336,8 @@ static const char USAGE[] =
 	"                 request's epoch (default 0)\n"
 	"  --window W     write all traces (default), those whose root starts\n"
 	"                 before the fault starts, or after\n"
-	"  --wrapper-spans  the entry service's handler writes a childless\n"
-	"                 span covering most of the request\n"
+	"  --wrapper-spans  the gateway's handler writes a childless span\n"
+	"                 covering the request beside its forwarded call\n"
 	"  -o FILE        write to FILE instead of stdout\n"
 	"  --help         show this help\n";
 
