@@ -253,3 +253,26 @@ unreachable() {
 	# the batch job holds the one mysql connection: calls into mysql wait
 	expect_eq "first suspect" mysql "$(cell 1 service <<< "$output")"
 }
+
+wrapper_explain() {
+	i=$(gen inc.tr seed=2 kinds="$1" wrapper=1 x_slow=200)
+	slow=$(awk -F'\t' '$1 == "S" && $4 == "" { print $6, $2 }' "$i" | sort -n | tail -n 1 | cut -d' ' -f2)
+	run tr-temporal --explain -t "$slow" "$i"
+	[ "$status" -eq 0 ]
+	first=$(sed -n '/^  causes:/{n;p;q}' <<< "$output" | sed 's/^ *//; s/ = .*//')
+	expect_eq "first cause" "X:serve X on X@X-host" "$first"
+	if grep -q 'G:handler' <<< "$output"; then
+		echo "the wrapper span is named: $output" >&2
+		return 1
+	fi
+	grep -q '1 wrapper spans (childless, covering a sibling call of their process) taken as waiting' <<< "$output" ||
+		{ echo "no assumption line: $output" >&2; return 1; }
+}
+
+@test "temporal: the slowest request's first cause is the callee, not the gateway's wrapper span (kinds recorded)" {
+	wrapper_explain 1
+}
+
+@test "temporal: the slowest request's first cause is the callee, not the gateway's wrapper span (no kinds)" {
+	wrapper_explain 0
+}

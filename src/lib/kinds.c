@@ -69,8 +69,21 @@ waits_for(const tr_span *w, const tr_span *c, int ckind)
 	    !tr_same_process(w, c))
 		return 0;
 	o = overlap(w, c);
-	return 2 * o >= w->duration && 2 * o >= c->duration &&
+	return 5 * o >= 4 * w->duration && 5 * o >= 4 * c->duration &&
 	       tr_span_end(c) >= tr_span_end(w) - w->duration / 100;
+}
+
+/* A handler's span beside its call is one of a few siblings; a wider fan-out
+ * is not searched (each candidate looks at its siblings). */
+static int
+narrow(const tr_trace *t, int32_t parent)
+{
+	int n = 0;
+
+	for (int32_t c = t->spans[parent].first_child; c >= 0; c = t->spans[c].next_sibling)
+		if (++n > TR_WRAPPER_MAX_SIBLINGS)
+			return 0;
+	return 1;
 }
 
 size_t
@@ -83,7 +96,8 @@ tr_trace_wrappers(const tr_trace *t, const uint8_t *kind, uint8_t *wrapper)
 
 		wrapper[i] = 0;
 		if (w->first_child >= 0 || w->parent < 0 || tr_kind_calls_out(kind[i]) ||
-		    !(w->flags & TR_SPAN_HAS_TIME) || w->duration <= 0)
+		    !(w->flags & TR_SPAN_HAS_TIME) || w->duration <= 0 ||
+		    !narrow(t, w->parent))
 			continue;
 		/* siblings come by start: one that starts after w ends cannot cover it */
 		for (int32_t c = t->spans[w->parent].first_child; c >= 0 && t->spans[c].start < tr_span_end(w);

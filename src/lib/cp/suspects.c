@@ -98,6 +98,7 @@ struct cp_suspects {
 	uint8_t *kind, *wrap, *failed;
 	int64_t *self;
 	uint64_t *name_hash;
+	int32_t *sidx;		/* service index */
 	size_t capspans;
 	cp_suspect *rows;
 	size_t nrows;
@@ -128,6 +129,7 @@ cp_suspects_free(cp_suspects *k)
 	free(k->failed);
 	free(k->self);
 	free(k->name_hash);
+	free(k->sidx);
 	free(k->rows);
 	free(k);
 }
@@ -222,14 +224,23 @@ call_key(cp_suspects *k, const tr_span *s, size_t *len)
 	return k->key.s;
 }
 
-/* The first child of s in another process, or -1. */
+/* The first child of s in another process, or -1; -2 when children in
+ * other processes are of more than one service (s works between calls it
+ * makes itself: its self time is not one call's gaps). */
 static int32_t
 remote_child(const tr_trace *t, int32_t s)
 {
-	for (int32_t c = t->spans[s].first_child; c >= 0; c = t->spans[c].next_sibling)
-		if (!tr_same_process(&t->spans[s], &t->spans[c]))
-			return c;
-	return -1;
+	int32_t first = -1;
+
+	for (int32_t c = t->spans[s].first_child; c >= 0; c = t->spans[c].next_sibling) {
+		if (tr_same_process(&t->spans[s], &t->spans[c]))
+			continue;
+		if (first < 0)
+			first = c;
+		else if (strcmp(t->spans[c].service, t->spans[first].service) != 0)
+			return -2;
+	}
+	return first;
 }
 
 /* Self time of every timed span: its duration less the union of its timed,
@@ -269,6 +280,7 @@ reserve_spans(cp_suspects *k, size_t n)
 	k->failed = xrealloc(k->failed, n);
 	k->self = xrealloc(k->self, n * sizeof *k->self);
 	k->name_hash = xrealloc(k->name_hash, n * sizeof *k->name_hash);
+	k->sidx = xrealloc(k->sidx, n * sizeof *k->sidx);
 }
 
 /* The shape of span i: its children by service and operation, as a
@@ -283,12 +295,24 @@ shape_of(const cp_suspects *k, const tr_trace *t, int32_t i)
 	return h;
 }
 
+/* Does s record a status: an OpenTelemetry status, an error tag, an
+ * HTTP or gRPC status code? One pass over its tags. */
 static int
 records_status(const tr_span *s)
 {
-	return tr_span_tag(s, "otel.status_code") || tr_span_tag(s, "error") ||
-	       tr_span_tag(s, "http.status_code") || tr_span_tag(s, "http.response.status_code") ||
-	       tr_span_tag(s, "rpc.grpc.status_code");
+	static const char *const keys[] = {"otel.status_code", "error", "http.status_code",
+					   "http.response.status_code", "rpc.grpc.status_code"};
+
+	for (uint32_t j = 0; j < s->ntags; j++) {
+		const char *key = s->tags[j].key;
+
+		if (key[0] != 'o' && key[0] != 'e' && key[0] != 'h' && key[0] != 'r')
+			continue;
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			if (strcmp(key, keys[i]) == 0)
+				return 1;
+	}
+	return 0;
 }
 
 /* A client span (kind calls out) with no server span under it. */
@@ -304,10 +328,10 @@ add_leaf_call(cp_suspects *k, const tr_trace *t, int32_t i, int side, uint64_t s
 	if (known)	/* its server span is lost, or the callee never answered */
 		return;
 	if ((peer = peer_name(s)))
-		group_add(group_of(k, G_LEAF, service_of(k, s->service), s->operation, service_of(k, peer), shape),
+		group_add(group_of(k, G_LEAF, k->sidx[i], s->operation, service_of(k, peer), shape),
 			  side, (double)s->duration);
 	else		/* waiting for something unnamed: the caller's own */
-		group_add(group_of(k, G_OWN, service_of(k, s->service), s->operation, -1, shape), side,
+		group_add(group_of(k, G_OWN, k->sidx[i], s->operation, -1, shape), side,
 			  (double)s->duration);
 }
 
@@ -321,7 +345,7 @@ add_span_time(cp_suspects *k, const tr_trace *t, int32_t i, int side)
 	if (k->wrap[i])
 		return;
 	if (!tr_kind_calls_out(k->kind[i])) {
-		group_add(group_of(k, G_OWN, service_of(k, s->service), s->operation, -1, shape), side,
+		group_add(group_of(k, G_OWN, k->sidx[i], s->operation, -1, shape), side,
 			  (double)k->self[i]);
 		return;
 	}
@@ -331,13 +355,13 @@ add_span_time(cp_suspects *k, const tr_trace *t, int32_t i, int side)
 		add_leaf_call(k, t, i, side, shape);
 		return;
 	}
-	if ((r = remote_child(t, i)) < 0) {	/* a client of its own process: work */
-		group_add(group_of(k, G_OWN, service_of(k, s->service), s->operation, -1, shape), side,
+	if ((r = remote_child(t, i)) < 0) {	/* calls of its own process, or many: work */
+		group_add(group_of(k, G_OWN, k->sidx[i], s->operation, -1, shape), side,
 			  (double)k->self[i]);
 		return;
 	}
-	group_add(group_of(k, G_GAP, service_of(k, s->service), s->operation,
-			   service_of(k, t->spans[r].service), shape), side, (double)k->self[i]);
+	group_add(group_of(k, G_GAP, k->sidx[i], s->operation,
+			   k->sidx[r], shape), side, (double)k->self[i]);
 }
 
 /* The service a failure of span i started in, or -1 when a child failed
@@ -354,9 +378,9 @@ failure_origin(cp_suspects *k, const tr_trace *t, int32_t i, int *unreachable)
 		if (k->failed[c])
 			return -1;
 	if (!tr_kind_calls_out(k->kind[i]))
-		return service_of(k, s->service);
+		return k->sidx[i];
 	if ((r = remote_child(t, i)) >= 0)	/* the server said nothing failed */
-		return service_of(k, t->spans[r].service);
+		return k->sidx[r];
 	if (s->first_child < 0) {
 		size_t len;
 		const char *key = call_key(k, s, &len);
@@ -370,7 +394,7 @@ failure_origin(cp_suspects *k, const tr_trace *t, int32_t i, int *unreachable)
 		if (peer)
 			return service_of(k, peer);
 	}
-	return service_of(k, s->service);
+	return k->sidx[i];
 }
 
 /* Learn which service serves each caller's operation (the calls that have
@@ -385,11 +409,11 @@ learn_callees(cp_suspects *k, const tr_trace *t)
 		int added;
 
 		if (!tr_kind_calls_out(k->kind[i]) || (r = remote_child(t, (int32_t)i)) < 0)
-			continue;
+			continue;	/* no server span, or several services' */
 		key = call_key(k, &t->spans[i], &len);
 		strmap_slot *s = strmap_put_copy(&k->callees, &k->mem, key, len, &added);
 		if (added)
-			s->val = service_of(k, t->spans[r].service);
+			s->val = k->sidx[r];
 	}
 }
 
@@ -444,6 +468,7 @@ cp_suspects_add(cp_suspects *k, const tr_trace *t, int baseline)
 		const tr_span *s = &t->spans[i];
 
 		k->failed[i] = (uint8_t)tr_span_failed(s);
+		k->sidx[i] = service_of(k, s->service);
 		k->name_hash[i] = hash_bytes(s->service, strlen(s->service)) * 0x9e3779b97f4a7c15ULL +
 				  hash_bytes(s->operation, strlen(s->operation));
 	}
@@ -455,7 +480,7 @@ cp_suspects_add(cp_suspects *k, const tr_trace *t, int baseline)
 		int unreachable;
 		int32_t o;
 
-		k->svc[service_of(k, s->service)].spans[side]++;
+		k->svc[k->sidx[i]].spans[side]++;
 		if (s->flags & TR_SPAN_HAS_TIME)
 			add_span_time(k, t, (int32_t)i, side);
 		if (k->failed[i] && (o = failure_origin(k, t, (int32_t)i, &unreachable)) >= 0) {

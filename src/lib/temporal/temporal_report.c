@@ -712,7 +712,7 @@ add_once(strbuf *b, const char *name)
 /* What the answer rests on, for the postmortem: queues inferred rather than
  * recorded, clock offsets applied, resource capacities inferred. */
 static void
-explain_assumptions(temporal *tp, strbuf *b)
+explain_assumptions(temporal *tp, const wtrace *w, strbuf *b)
 {
 	strbuf queues = {0}, clocks = {0}, caps = {0}, one = {0};
 
@@ -751,6 +751,9 @@ explain_assumptions(temporal *tp, strbuf *b)
 	if (caps.len)
 		sb_addf(b, "    workers inferred from overlaps (no -c): %s\n", caps.s);
 	sb_addf(b, "    overlaps up to %d µs are clock noise\n", TP_EPSILON_US);
+	if (w->nwrappers)
+		sb_addf(b, "    %zu wrapper spans (childless, covering a sibling call of their process) "
+			"taken as waiting for that call, not as work\n", w->nwrappers);
 	sb_free(&queues);
 	sb_free(&clocks);
 	sb_free(&caps);
@@ -853,7 +856,7 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 			stack[ns++] = kids[i];
 		}
 	}
-	explain_assumptions(tp, b);
+	explain_assumptions(tp, w, b);
 	if (tp->violations)
 		sb_addf(b, "  warning: %zu invariant violations\n", tp->violations);
 	sb_addc(b, '\n');
