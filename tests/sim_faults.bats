@@ -207,3 +207,29 @@ errors() {
 	run trsim --system hotrod --kindless batch
 	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: unknown service for --kindless: batch" ]
 }
+
+@test "with one clock, every span lies within its parent, whatever the fault" {
+	for f in delay:pricing cpu:web slow:postgres error:auth throw:fraud down:inventory; do
+		trsim --system shop --inject "$f" --fault-start 2000 --traces 80 --wrapper-spans \
+			--clock-skew 0 --overlap 0 --span-loss 0 | tr-ingest -q > "$BATS_TEST_TMPDIR/c.tr"
+		run awk -F'\t' '$1 == "S" { st[$3] = $5; en[$3] = $5 + $6; par[$3] = $4; n++ }
+			END { for (s in par) if (par[s] != "" && (st[s] < st[par[s]] || en[s] > en[par[s]])) bad++
+			      print n + 0, bad + 0 }' "$BATS_TEST_TMPDIR/c.tr"
+		[ "${output#* }" = 0 ] && [ "${output% *}" -gt 3000 ] ||
+			{ echo "$f: expected more than 3000 spans and 0 outside their parent, got (spans, outside) $output"; false; }
+	done
+}
+
+@test "a fault changes no trace that ended before it started" {
+	# traces ended 5 s after the epoch, with and without the fault that starts then
+	ended() {
+		trsim --system shop "$@" --fault-start 5000 --traces 200 --clock-skew 0 --overlap 0 |
+			jq -c '.data[] | select([.spans[] | .startTime + .duration] | max < 1767225605000000)'
+	}
+	ended > "$BATS_TEST_TMPDIR/none"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/none")" -gt 80 ]
+	for f in delay:pricing cpu:web slow:postgres error:auth throw:fraud down:inventory; do
+		ended --inject "$f" | diff "$BATS_TEST_TMPDIR/none" - > /dev/null ||
+			{ echo "$f changed traces that ended before it started"; false; }
+	done
+}
