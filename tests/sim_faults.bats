@@ -92,7 +92,8 @@ errors() {
 	grep -q $'\tcustomer\tHTTP GET /customer\tserver\t.*\thttp.status_code=500' "$BATS_TEST_TMPDIR/e.after.tr"
 	[ "$(errors "$BATS_TEST_TMPDIR/e.after.tr" frontend server)" -gt 10 ]
 	# an error, not an exception
-	! grep -q 'event=exception' "$BATS_TEST_TMPDIR/e.after.tr"
+	run grep -c 'event=exception' "$BATS_TEST_TMPDIR/e.after.tr"
+	[ "$output" = 0 ] || { echo "expected 0 exception events, got $output"; false; }
 }
 
 @test "throw on pricing: its failed spans carry an exception event" {
@@ -119,7 +120,8 @@ errors() {
 	run_fault n shop slow:fraud --span-loss 0
 	keys() { awk -F'\t' '$1 == "S" { for (i = 11; i <= NF; i++) { sub(/=.*/, "", $i); print $i } }' "$1" | sort -u; }
 	diff <(keys "$BATS_TEST_TMPDIR/n.before.tr") <(keys "$BATS_TEST_TMPDIR/n.after.tr")
-	! grep -qiE 'fault|inject|slow' "$BATS_TEST_TMPDIR/n.after.tr"
+	run grep -ciE 'fault|inject|slow' "$BATS_TEST_TMPDIR/n.after.tr"
+	[ "$output" = 0 ] || { echo "expected no line naming the fault, got $output"; false; }
 }
 
 @test "--window before and after split one run's traces at the fault's start" {
@@ -140,13 +142,15 @@ errors() {
 	trsim --system shop --traces 30 --kindless all | tr-ingest -q > "$BATS_TEST_TMPDIR/k.tr"
 	[ "$(awk -F'\t' '$1 == "S"' "$BATS_TEST_TMPDIR/k.tr" | wc -l)" -gt 1000 ]
 	[ "$(awk -F'\t' '$1 == "S" && $9 != ""' "$BATS_TEST_TMPDIR/k.tr" | wc -l)" -eq 0 ]
-	! trsim --system shop --traces 30 --kindless all | grep -q 'span.kind'
+	run grep -c 'span.kind' <(trsim --system shop --traces 30 --kindless all)
+	[ "$output" = 0 ] || { echo "expected no span.kind tag, got $output"; false; }
 }
 
 @test "--no-status: no error, status code or exception in any format" {
 	for fmt in jaeger zipkin otlp; do
 		trsim --system hotrod --traces 60 --inject throw:customer --no-status --format $fmt > "$BATS_TEST_TMPDIR/s.json"
-		! grep -qE '"error"|status_code|exception|"code":2' "$BATS_TEST_TMPDIR/s.json"
+		run grep -cE '"error"|status_code|exception|"code":2' "$BATS_TEST_TMPDIR/s.json"
+		[ "$output" = 0 ] || { echo "$fmt: expected no error evidence, got $output lines"; false; }
 		# the same run with status records them
 		trsim --system hotrod --traces 60 --inject throw:customer --format $fmt | grep -q exception
 	done
