@@ -18,8 +18,10 @@
  *
  * The same simulated traces can be written as Jaeger query-API JSON, Zipkin
  * v2 JSON or OTLP/JSON.  Same seed and options => byte-identical output.
+ * With --system, topo.c simulates a system from a table instead, with an
+ * injected fault, and writes it through the same recorder and writers.
  *
- * Build: cc -std=c11 -O2 -Wall -Wextra -Werror -o build/trsim sim/trsim.c -lm
+ * Build: cc -std=c11 -O2 -Wall -Wextra -Werror -o build/trsim sim/trsim.c sim/topo.c -lm
  */
 #include <math.h>
 #include <stdarg.h>
