@@ -4,6 +4,7 @@
 # kinds and again without (kinds inferred from process boundaries).
 
 load helper
+bats_require_minimum_version 1.5.0
 
 GEN="$BATS_TEST_DIRNAME/suspects_gen.awk"
 
@@ -275,4 +276,60 @@ wrapper_explain() {
 
 @test "temporal: the slowest request's first cause is the callee, not the gateway's wrapper span (no kinds)" {
 	wrapper_explain 0
+}
+
+@test "temporal --baseline: the batch job holding mysql is a new cause of the slow requests, in another trace" {
+	trsim --traces 150 --seed 11 --fault off -o "$BATS_TEST_TMPDIR/base.json"
+	trsim --traces 150 --seed 12 -o "$BATS_TEST_TMPDIR/inc.json"
+	run --separate-stderr tr-temporal --baseline "$BATS_TEST_TMPDIR/base.json" "$BATS_TEST_TMPDIR/inc.json"
+	[ "$status" -eq 0 ]
+	expect_eq "header" "cause,role,before_us,after_us,diff_us,change,requests_before,requests_after,traces" \
+		"$(head -n 1 <<< "$output")"
+	row=$(sed -n 2p <<< "$output")
+	expect_eq "first cause's service and change" "batch: new" \
+		"$(cut -d, -f1 <<< "$row" | cut -d: -f1): $(cut -d, -f6 <<< "$row")"
+	[[ "$stderr" == *"the largest growth: batch:"* ]] || { echo "$stderr" >&2; return 1; }
+}
+
+@test "temporal --baseline: a slower callee behind a wrapper span grew, the wrapper is not a cause" {
+	b=$(gen base.tr seed=1 kinds=0 wrapper=1)
+	i=$(gen inc.tr seed=2 kinds=0 wrapper=1 x_slow=200)
+	run tr-temporal -q --baseline "$b" -f json "$i"
+	[ "$status" -eq 0 ]
+	expect_eq "first cause" "X:serve X on X@X-host grew" "$(jq -r '.[0] | "\(.cause) \(.change)"' <<< "$output")"
+	expect_eq "wrapper named" 0 "$(jq '[.[] | select(.cause | startswith("G:handler"))] | length' <<< "$output")"
+}
+
+@test "temporal --baseline: --band picks the percentile; --band alone is a usage error" {
+	b=$(gen base.tr seed=1)
+	i=$(gen inc.tr seed=2 x_slow=200)
+	run tr-temporal -q --baseline "$b" --band 50 -f json "$i"
+	[ "$status" -eq 0 ]
+	expect_eq "requests in the band (60 - 30 + 1)" 31 "$(jq -r '.[0].requests_after' <<< "$output")"
+	run tr-temporal --band 50 "$i"
+	expect_eq "status" 2 "$status"
+}
+
+@test "temporal --baseline: with --explain or -t is a usage error" {
+	b=$(gen base.tr seed=1)
+	run tr-temporal --baseline "$b" --explain "$b"
+	expect_eq "status" 2 "$status"
+	run tr-temporal --baseline "$b" -t t00001 "$b"
+	expect_eq "status" 2 "$status"
+}
+
+@test "temporal --baseline: no root operation in common exits 3 and says so" {
+	b=$(gen base.tr seed=1)
+	sed 's/\tGET \//\tPOST \//' "$b" > "$BATS_TEST_TMPDIR/other.tr"
+	run tr-temporal --baseline "$b" "$BATS_TEST_TMPDIR/other.tr"
+	expect_eq "status" 3 "$status"
+	grep -q 'no root operation in common' <<< "$output" || { echo "$output" >&2; return 1; }
+}
+
+@test "temporal --baseline: an empty baseline exits 3 naming it" {
+	b=$(gen base.tr seed=1)
+	: > "$BATS_TEST_TMPDIR/empty.tr"
+	run tr-temporal --baseline "$BATS_TEST_TMPDIR/empty.tr" "$b"
+	expect_eq "status" 3 "$status"
+	grep -q 'empty.tr' <<< "$output" || { echo "$output" >&2; return 1; }
 }

@@ -26,9 +26,11 @@
  * Attribution:
  * - own work that grew is the service's ("callee slower");
  * - a call's gaps that grew belong to both ends: they go to the caller
- *   and the callee in proportion to how much of each end's other calls
- *   grew too (its involvement: the share of its calls, in and out, that
- *   grew, plus one when its own work grew). Gaps that grow on calls into
+ *   and the callee in proportion to the evidence each end's other traffic
+ *   gives (the share of its other calls, in and out, that grew, plus one
+ *   when its own work grew); with none on either side, to the callee (the
+ *   network into it, or its queue: a starved caller shows in its own work
+ *   or in its other calls). Gaps that grow on calls into
  *   B from several callers point at B (network or B's queue: "calls into
  *   it slower"); gaps that grow on calls from A to several callees,
  *   together with A's own work, point at A (a starved caller: "caller
@@ -54,7 +56,7 @@
 #define SUS_MIN_REL 0.1		/* ...and this share of the baseline's mean */
 #define SUS_MIN_N 3		/* spans a group needs on each side */
 #define SUS_MIN_ERR 0.01	/* failures per request a rise must reach */
-#define SUS_MIN_SCORE 0.02	/* a service named: 2% of the latency, or 0.02 failures per request */
+#define SUS_MIN_SCORE 0.01	/* a service named: 1% of the latency, or 0.01 failures per request */
 #define SUS_FEW_TRACES 30	/* fewer traces on a side: a warning */
 
 enum { INC = 0, BASE = 1 };
@@ -65,7 +67,14 @@ typedef struct sus_group {
 	int32_t a, b;		/* own: the service, b -1; calls: caller a, callee b */
 	int32_t edge;		/* calls: the (a, b) pair */
 	double n[2], sum[2], sq[2];
+	float *v[2];		/* the values, for the rank test */
+	size_t capv[2];
 } sus_group;
+
+typedef struct sus_value {
+	float v;
+	uint8_t side;
+} sus_value;
 
 typedef struct sus_service {
 	const char *name;
@@ -102,6 +111,8 @@ struct cp_suspects {
 	size_t capspans;
 	cp_suspect *rows;
 	size_t nrows;
+	sus_value *pool;	/* the rank test's work space */
+	size_t cappool;
 };
 
 cp_suspects *
@@ -121,7 +132,10 @@ cp_suspects_free(cp_suspects *k)
 	strmap_free(&k->services);
 	strmap_free(&k->edges);
 	strmap_free(&k->callees);
+	for (size_t i = 0; i < k->ng; i++)
+		free(k->g[i].v[0]), free(k->g[i].v[1]);
 	free(k->g);
+	free(k->pool);
 	free(k->svc);
 	free(k->e);
 	free(k->kind);
@@ -196,6 +210,10 @@ group_of(cp_suspects *k, int type, int32_t a, const char *op, int32_t b, uint64_
 static void
 group_add(sus_group *g, int side, double v)
 {
+	size_t n = (size_t)g->n[side];
+
+	GROW(g->v[side], g->capv[side], n + 1);
+	g->v[side][n] = (float)v;
 	g->n[side]++;
 	g->sum[side] += v;
 	g->sq[side] += v * v;
@@ -500,11 +518,49 @@ cp_suspects_common(const cp_suspects *k)
 	return n;
 }
 
-/* How much group g grew per incident request (µs), 0 unless it grew
- * beyond the baseline's spread; *compared: both sides have enough spans
- * to tell. */
+static int
+value_cmp(const void *a, const void *b)
+{
+	float x = ((const sus_value *)a)->v, y = ((const sus_value *)b)->v;
+
+	return (x > y) - (x < y);
+}
+
+/* The Mann-Whitney rank-sum z of the incident's values against the
+ * baseline's (ties take their mean rank; the variance without the tie
+ * correction, which only makes it larger: a conservative test). Unlike a
+ * difference of means, it does not move for a few outliers (a rare
+ * timeout more in one window): a group grows when most of its spans do. */
 static double
-group_growth(const sus_group *g, double nreq, int *compared)
+rank_z(cp_suspects *k, const sus_group *g)
+{
+	size_t ni = (size_t)g->n[INC], nb = (size_t)g->n[BASE], n = ni + nb, m = 0;
+	double rank_sum = 0, mean, var;
+
+	GROW(k->pool, k->cappool, n);
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < (size_t)g->n[side]; i++)
+			k->pool[m++] = (sus_value){g->v[side][i], (uint8_t)side};
+	qsort(k->pool, n, sizeof *k->pool, value_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, inc = 0;
+
+		while (j < n && k->pool[j].v == k->pool[i].v)
+			inc += k->pool[j++].side == INC;
+		rank_sum += (double)inc * ((double)(i + 1) + (double)j) / 2;	/* ranks i+1 .. j */
+		i = j;
+	}
+	mean = (double)ni * (double)(n + 1) / 2;
+	var = (double)ni * (double)nb * (double)(n + 1) / 12;
+	return var > 0 ? (rank_sum - mean) / sqrt(var) : 0;
+}
+
+/* How much group g grew per incident request (µs), 0 unless it grew
+ * beyond the baseline's spread: its mean by SUS_MIN_Z standard errors and
+ * SUS_MIN_REL of the baseline's, and its ranks by SUS_MIN_Z; *compared:
+ * both sides have enough spans to tell. */
+static double
+group_growth(cp_suspects *k, const sus_group *g, double nreq, int *compared)
 {
 	double mi, mb, vi, vb, se, d;
 
@@ -517,7 +573,7 @@ group_growth(const sus_group *g, double nreq, int *compared)
 	vb = fmax(0, g->sq[BASE] / g->n[BASE] - mb * mb) * g->n[BASE] / (g->n[BASE] - 1);
 	se = sqrt(vi / g->n[INC] + vb / g->n[BASE]);
 	d = mi - mb;
-	if (d <= SUS_MIN_Z * se || d <= SUS_MIN_REL * fabs(mb) || d <= 0)
+	if (d <= SUS_MIN_Z * se || d <= SUS_MIN_REL * fabs(mb) || d <= 0 || rank_z(k, g) < SUS_MIN_Z)
 		return 0;
 	return d * g->n[INC] / nreq;
 }
@@ -540,7 +596,7 @@ collect_growth(cp_suspects *k)
 	for (size_t i = 0; i < k->ng; i++) {
 		sus_group *g = &k->g[i];
 		int compared;
-		double d = group_growth(g, nreq, &compared);
+		double d = group_growth(k, g, nreq, &compared);
 
 		if (g->type == G_OWN) {
 			if (k->svc[g->a].spans[BASE] == 0)	/* new: all its time is new */
@@ -553,8 +609,8 @@ collect_growth(cp_suspects *k)
 	}
 }
 
-/* Each service's involvement: the share of its compared calls, in and
- * out, that grew, plus one when its own work grew. */
+/* Each service's compared calls, in and out, and how many grew; and
+ * whether its own work grew. */
 static void
 involvement(cp_suspects *k, double min_delay)
 {
@@ -573,14 +629,27 @@ involvement(cp_suspects *k, double min_delay)
 	for (size_t i = 0; i < k->nsvc; i++) {
 		sus_service *s = &k->svc[i];
 
-		s->involve = (s->edges ? (double)s->grown / s->edges : 0) + (s->own >= min_delay);
 		if (s->own >= min_delay)
 			s->evidence |= k->svc[i].spans[BASE] > 0 ? SUS_OWN : SUS_NEW;
+		s->involve = s->own >= min_delay;
 		s->delay = s->own;
 	}
 }
 
-/* Share every grown call's gaps between its caller and its callee. */
+/* How much the rest of s's traffic points at it, beside the grown call it
+ * is an end of: the share of its other compared calls that grew (one half
+ * when it has none: no evidence either way, which is not evidence of
+ * health), plus one when its own work grew. */
+static double
+other_evidence(const sus_service *s)
+{
+	return (s->edges > 1 ? (double)(s->grown - 1) / (s->edges - 1) : 0.5) + s->involve;
+}
+
+/* Share every grown call's gaps between its caller and its callee, by the
+ * evidence each end's other traffic gives; with none on either side, the
+ * callee's (the network into it or its queue: a starved caller shows in
+ * its own work or its other calls). */
 static void
 share_calls(cp_suspects *k)
 {
@@ -591,12 +660,13 @@ share_calls(cp_suspects *k)
 
 		if (e->growth <= 0)
 			continue;
-		wa = a->involve, wb = b->involve;
+		wa = e->a != e->b ? other_evidence(a) : 0;
+		wb = other_evidence(b);
 		if (wa + wb <= 0)
-			wa = wb = 1;
+			wb = 1;
 		a->delay += e->growth * wa / (wa + wb);
 		b->delay += e->growth * wb / (wa + wb);
-		if (wa > 0 && e->a != e->b)
+		if (wa > 0)
 			a->evidence |= SUS_CALLER;
 		if (wb > 0)
 			b->evidence |= k->svc[e->b].spans[BASE] > 0 || k->svc[e->b].spans[INC] == 0 ?

@@ -783,8 +783,10 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 	cause_groups g;
 	strbuf other = {0};
 
-	begin_causes(tp, out);
-	tp->causes_table.out = out;
+	if (!tp->o.on_cause) {
+		begin_causes(tp, out);
+		tp->causes_table.out = out;
+	}
 	ranked_causes(tp);
 	group_causes(tp, &g);
 	sb_clear(&tp->text);
@@ -793,6 +795,15 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 		const tp_cause *c = &tp->causes[g.g[i].first];
 		const tr_span *cr = c->role != ROLE_UNEXPLAINED ? trace_root(c->w) : NULL;
 		table *t = &tp->causes_table;
+
+		if (tp->o.on_cause) {
+			tp_cause_row row = {w->t.trace_id, tp->text.s, total, c->label, tp_role_name(c->role),
+					    g.g[i].count, g.g[i].self,
+					    c->role != ROLE_UNEXPLAINED ? c->w->t.trace_id : ""};
+
+			tp->o.on_cause(tp->o.cause_ctx, &row);
+			continue;
+		}
 
 		table_str(t, w->t.trace_id);
 		table_str(t, tp->text.s);
@@ -815,6 +826,8 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 void
 tpr_end_causes(temporal *tp, strbuf *out)
 {
+	if (tp->o.on_cause)
+		return;
 	begin_causes(tp, out);
 	tp->causes_table.out = out;
 	table_end(&tp->causes_table);
