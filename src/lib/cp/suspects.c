@@ -55,6 +55,7 @@
 #define SUS_MIN_Z 3.0		/* standard errors a difference must exceed */
 #define SUS_MIN_REL 0.1		/* ...and this share of the baseline's mean */
 #define SUS_MIN_N 3		/* spans a group needs on each side */
+#define SUS_TRIM 0.02		/* the largest values a trimmed mean leaves out */
 #define SUS_MIN_ERR 0.01	/* failures per request a rise must reach */
 #define SUS_MIN_SCORE 0.01	/* a service named: 1% of the latency, or 0.01 failures per request */
 #define SUS_FEW_TRACES 30	/* fewer traces on a side: a warning */
@@ -71,10 +72,7 @@ typedef struct sus_group {
 	size_t capv[2];
 } sus_group;
 
-typedef struct sus_value {
-	float v;
-	uint8_t side;
-} sus_value;
+
 
 typedef struct sus_service {
 	const char *name;
@@ -111,8 +109,6 @@ struct cp_suspects {
 	size_t capspans;
 	cp_suspect *rows;
 	size_t nrows;
-	sus_value *pool;	/* the rank test's work space */
-	size_t cappool;
 };
 
 cp_suspects *
@@ -135,7 +131,6 @@ cp_suspects_free(cp_suspects *k)
 	for (size_t i = 0; i < k->ng; i++)
 		free(k->g[i].v[0]), free(k->g[i].v[1]);
 	free(k->g);
-	free(k->pool);
 	free(k->svc);
 	free(k->e);
 	free(k->kind);
@@ -519,48 +514,36 @@ cp_suspects_common(const cp_suspects *k)
 }
 
 static int
-value_cmp(const void *a, const void *b)
+float_cmp(const void *a, const void *b)
 {
-	float x = ((const sus_value *)a)->v, y = ((const sus_value *)b)->v;
+	float x = *(const float *)a, y = *(const float *)b;
 
 	return (x > y) - (x < y);
 }
 
-/* The Mann-Whitney rank-sum z of the incident's values against the
- * baseline's (ties take their mean rank; the variance without the tie
- * correction, which only makes it larger: a conservative test). Unlike a
- * difference of means, it does not move for a few outliers (a rare
- * timeout more in one window): a group grows when most of its spans do. */
+/* The mean of one side's values without its largest SUS_TRIM share (at
+ * least one value when there are SUS_MIN_N or more): a growth that a few
+ * outliers make (a rare timeout more in one window) does not survive it,
+ * one that a share of the spans make does. Sorts the values. */
 static double
-rank_z(cp_suspects *k, const sus_group *g)
+trimmed_mean(sus_group *g, int side)
 {
-	size_t ni = (size_t)g->n[INC], nb = (size_t)g->n[BASE], n = ni + nb, m = 0;
-	double rank_sum = 0, mean, var;
+	size_t n = (size_t)g->n[side], cut = (size_t)ceil(SUS_TRIM * (double)n), keep;
+	double sum = 0;
 
-	GROW(k->pool, k->cappool, n);
-	for (int side = 0; side < 2; side++)
-		for (size_t i = 0; i < (size_t)g->n[side]; i++)
-			k->pool[m++] = (sus_value){g->v[side][i], (uint8_t)side};
-	qsort(k->pool, n, sizeof *k->pool, value_cmp);
-	for (size_t i = 0; i < n;) {
-		size_t j = i, inc = 0;
-
-		while (j < n && k->pool[j].v == k->pool[i].v)
-			inc += k->pool[j++].side == INC;
-		rank_sum += (double)inc * ((double)(i + 1) + (double)j) / 2;	/* ranks i+1 .. j */
-		i = j;
-	}
-	mean = (double)ni * (double)(n + 1) / 2;
-	var = (double)ni * (double)nb * (double)(n + 1) / 12;
-	return var > 0 ? (rank_sum - mean) / sqrt(var) : 0;
+	qsort(g->v[side], n, sizeof *g->v[side], float_cmp);
+	keep = n > cut ? n - cut : n;
+	for (size_t i = 0; i < keep; i++)
+		sum += g->v[side][i];
+	return keep ? sum / (double)keep : 0;
 }
 
 /* How much group g grew per incident request (µs), 0 unless it grew
  * beyond the baseline's spread: its mean by SUS_MIN_Z standard errors and
- * SUS_MIN_REL of the baseline's, and its ranks by SUS_MIN_Z; *compared:
- * both sides have enough spans to tell. */
+ * SUS_MIN_REL of the baseline's, and its trimmed mean by SUS_MIN_REL of the
+ * baseline's too; *compared: both sides have enough spans to tell. */
 static double
-group_growth(cp_suspects *k, const sus_group *g, double nreq, int *compared)
+group_growth(sus_group *g, double nreq, int *compared)
 {
 	double mi, mb, vi, vb, se, d;
 
@@ -573,7 +556,10 @@ group_growth(cp_suspects *k, const sus_group *g, double nreq, int *compared)
 	vb = fmax(0, g->sq[BASE] / g->n[BASE] - mb * mb) * g->n[BASE] / (g->n[BASE] - 1);
 	se = sqrt(vi / g->n[INC] + vb / g->n[BASE]);
 	d = mi - mb;
-	if (d <= SUS_MIN_Z * se || d <= SUS_MIN_REL * fabs(mb) || d <= 0 || rank_z(k, g) < SUS_MIN_Z)
+	if (d <= SUS_MIN_Z * se || d <= SUS_MIN_REL * fabs(mb) || d <= 0)
+		return 0;
+	mb = trimmed_mean(g, BASE);
+	if (trimmed_mean(g, INC) - mb <= SUS_MIN_REL * fabs(mb))
 		return 0;
 	return d * g->n[INC] / nreq;
 }
@@ -596,7 +582,7 @@ collect_growth(cp_suspects *k)
 	for (size_t i = 0; i < k->ng; i++) {
 		sus_group *g = &k->g[i];
 		int compared;
-		double d = group_growth(k, g, nreq, &compared);
+		double d = group_growth(g, nreq, &compared);
 
 		if (g->type == G_OWN) {
 			if (k->svc[g->a].spans[BASE] == 0)	/* new: all its time is new */
