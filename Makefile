@@ -44,9 +44,9 @@ $(BUILD)/bin/%: src/%.c $(BUILD)/libtr.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
 
-$(BUILD)/bin/trsim: sim/trsim.c
+$(BUILD)/bin/trsim: $(wildcard sim/*.c sim/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ sim/trsim.c -lm
+	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $(wildcard sim/*.c) -lm
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(LIB_HDR) tests/unit/check.h
 	@mkdir -p $(@D)
