@@ -557,6 +557,7 @@ main(int argc, char **argv)
 	f.nfiles = argc - optind;
 	f.pass_through = 0;	/* on_line passes lines; records_begin writes the header */
 	x.header_pending = x.pag_alone = x.mode == MODE_FILTER;
+	f.read_ahead = x.mode == MODE_SUSPECTS;	/* the reading is most of its work */
 	f.on_trace = on_trace;
 	f.on_line = on_line;
 	f.on_end = on_end;

@@ -307,6 +307,7 @@ tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_byt
 	char *files[1] = {(char *)path};
 	tr_reader *r = tr_reader_open(files, 1, NULL, max_spans, max_bytes,
 				      keep_going ? TR_READ_KEEP_GOING : 0);
+	tr_ahead *ahead = tr_ahead_start(r);	/* parsing overlaps fn's work */
 	long n = 0;
 	int bad = 0;
 
@@ -314,7 +315,7 @@ tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_byt
 		tr_trace *t;
 		const char *line;
 		size_t len;
-		enum tr_next next = tr_reader_next(r, &t, &line, &len);
+		enum tr_next next = tr_ahead_next(ahead, &t, &line, &len);
 
 		if (next == TR_EOF)
 			break;
@@ -328,6 +329,7 @@ tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_byt
 		n++;
 		fn(ctx, t);
 	}
-	tr_reader_free(r);
+	if (tr_ahead_finish(ahead))
+		tr_reader_free(r);
 	return bad && !keep_going ? -1 : n;
 }
