@@ -20,8 +20,9 @@
  * sampling or to a crash is not compared with one that did not; span loss
  * does not look like slowness). A group grew when the incident's mean
  * exceeds the baseline's by SUS_MIN_Z standard errors and by SUS_MIN_REL of
- * the baseline's mean; its growth per incident request is the difference
- * times the group's spans per request.
+ * the baseline's mean, and its mean without its largest SUS_TRIM values
+ * does too (a few outliers are no growth); its growth per incident request
+ * is the difference of the means times the group's spans per request.
  *
  * Attribution:
  * - own work that grew is the service's ("callee slower");
@@ -72,11 +73,9 @@ typedef struct sus_group {
 	int32_t a, b;		/* own: the service, b -1; calls: caller a, callee b */
 	int32_t edge;		/* calls: the (a, b) pair */
 	double n[2], sum[2], sq[2];
-	float *v[2];		/* the values, for the rank test */
+	float *v[2];		/* the values, for the trimmed mean */
 	size_t capv[2];
 } sus_group;
-
-
 
 typedef struct sus_service {
 	const char *name;
@@ -84,7 +83,8 @@ typedef struct sus_service {
 	double answered[2], unanswered[2];	/* calls into it learned with a server
 						 * span: with one, and without */
 	/* filled when ranking */
-	double own, delay, involve;
+	double own, delay;
+	int own_grew;
 	uint32_t edges, grown;
 	unsigned evidence;
 } sus_service;
@@ -605,7 +605,8 @@ collect_growth(cp_suspects *k)
 	for (size_t i = 0; i < k->nsvc; i++) {
 		sus_service *s = &k->svc[i];
 
-		s->own = s->delay = s->involve = 0;
+		s->own = s->delay = 0;
+		s->own_grew = 0;
 		s->edges = s->grown = 0;
 		s->evidence = 0;
 	}
@@ -649,7 +650,7 @@ involvement(cp_suspects *k, double min_delay)
 
 		if (s->own >= min_delay)
 			s->evidence |= k->svc[i].spans[BASE] > 0 ? SUS_OWN : SUS_NEW;
-		s->involve = s->own >= min_delay;
+		s->own_grew = s->own >= min_delay;
 		s->delay = s->own;
 	}
 }
@@ -661,7 +662,7 @@ involvement(cp_suspects *k, double min_delay)
 static double
 other_evidence(const sus_service *s)
 {
-	return (s->edges > 1 ? (double)(s->grown - 1) / (s->edges - 1) : 0.5) + s->involve;
+	return (s->edges > 1 ? (double)(s->grown - 1) / (s->edges - 1) : 0.5) + s->own_grew;
 }
 
 /* Share every grown call's gaps between its caller and its callee, by the
