@@ -784,6 +784,9 @@ ingest_input(ingest *g, tr_input *in, const char *path, const char *name)
 	int r;
 
 	ig_prescan_reset(g, path);
+	/* Nothing of a gzip member or zstd frame that fails its check is
+	 * converted: the input ends before it, and says why at the end. */
+	tr_input_check(in);
 	j.line = 1;
 	g->file = name;
 	g->file_failed = 0;

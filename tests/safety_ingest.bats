@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# Data safety on the way in and in queries: what fails its integrity check
+# is never written, odd encodings and file kinds are read or skipped, and a
+# query cannot blow up.
+load helper
+bats_require_minimum_version 1.5.0
+
+# A small Jaeger export of n traces (default 4), three spans each.
+small_export() {
+	local n=${1:-4}
+	printf '{"data":[\n'
+	for i in $(seq 1 "$n"); do
+		[ "$i" -gt 1 ] && printf ',\n'
+		printf '{"traceID":"t%d","spans":[' "$i"
+		printf '{"spanID":"a","operationName":"GET /%d","startTime":1767225600000000,"duration":900,"processID":"p1"},' "$i"
+		printf '{"spanID":"b","operationName":"db","references":[{"refType":"CHILD_OF","spanID":"a"}],"startTime":1767225600000100,"duration":300,"processID":"p2"},'
+		printf '{"spanID":"c","operationName":"cache","references":[{"refType":"CHILD_OF","spanID":"a"}],"startTime":1767225600000500,"duration":50,"processID":"p2"}'
+		printf '],"processes":{"p1":{"serviceName":"web"},"p2":{"serviceName":"store"}}}'
+	done
+	printf '\n]}\n'
+}
+
+# Flip one bit of file $1 at byte $2, bit $3, in place.
+flip_bit() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "$(printf '\\%03o' $((b ^ (1 << $3))))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# ---- row 3: nothing that failed its integrity check is written ----
+
+@test "a gzip member that fails its CRC: exit 3, the byte offset named, no trace of it written" {
+	small_export > "$BATS_TEST_TMPDIR/e.json"
+	gzip -n -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/e.json.gz"
+	n=$(wc -c < "$BATS_TEST_TMPDIR/e.json.gz")
+	flip_bit "$BATS_TEST_TMPDIR/e.json.gz" $((n - 6)) 0	# the CRC-32 of the trailer
+	run tr-ingest "$BATS_TEST_TMPDIR/e.json.gz"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"e.json.gz: gzip: incorrect data check: byte "*", in the member from byte 0: nothing from there on is read"* ]]
+	[[ "$output" != *$'T\t'* ]]
+}
+
+@test "a zstd frame that fails its checksum: exit 3, the byte offset named, no trace of it written" {
+	small_export > "$BATS_TEST_TMPDIR/e.json"
+	zstd -q -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/e.json.zst"
+	n=$(wc -c < "$BATS_TEST_TMPDIR/e.json.zst")
+	flip_bit "$BATS_TEST_TMPDIR/e.json.zst" $((n - 2)) 3	# the content checksum
+	run tr-ingest "$BATS_TEST_TMPDIR/e.json.zst"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"e.json.zst: zstd: "*": byte "*", in the frame from byte 0: nothing from there on is read"* ]]
+	[[ "$output" != *$'T\t'* ]]
+}
+
+@test "a failed check on a pipe: the same, read through a copy" {
+	small_export > "$BATS_TEST_TMPDIR/e.json"
+	gzip -n -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/e.gz"
+	n=$(wc -c < "$BATS_TEST_TMPDIR/e.gz")
+	flip_bit "$BATS_TEST_TMPDIR/e.gz" $((n - 6)) 0
+	run tr-ingest < <(cat "$BATS_TEST_TMPDIR/e.gz")
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"<stdin>: gzip: incorrect data check: byte "* ]]
+	[[ "$output" != *$'T\t'* ]]
+	# and a good one through a pipe reads as the file does
+	gzip -n -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/good.gz"
+	diff <(tr-ingest "$BATS_TEST_TMPDIR/e.json") <(cat "$BATS_TEST_TMPDIR/good.gz" | tr-ingest)
+}
+
+@test "a bad member after good ones: the good members' traces are written, none of the bad one's" {
+	small_export 2 > "$BATS_TEST_TMPDIR/a.json"
+	small_export 3 | sed 's/"t\([0-9]\)"/"u\1"/' > "$BATS_TEST_TMPDIR/b.json"
+	gzip -n -c "$BATS_TEST_TMPDIR/a.json" > "$BATS_TEST_TMPDIR/x.json.gz"
+	start=$(wc -c < "$BATS_TEST_TMPDIR/x.json.gz")
+	gzip -n -c "$BATS_TEST_TMPDIR/b.json" >> "$BATS_TEST_TMPDIR/x.json.gz"
+	n=$(wc -c < "$BATS_TEST_TMPDIR/x.json.gz")
+	flip_bit "$BATS_TEST_TMPDIR/x.json.gz" $((n - 6)) 0
+	run tr-ingest -k "$BATS_TEST_TMPDIR/x.json.gz"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"in the member from byte $start: nothing from there on is read"* ]]
+	expected=$(tr-ingest "$BATS_TEST_TMPDIR/a.json" | grep '^T')
+	diff <(echo "$expected") <(printf '%s\n' "$output" | grep '^T')
+}
+
+@test "the other tools read an export that fails its check as tr-ingest does: exit 3, nothing of it" {
+	small_export 700 > "$BATS_TEST_TMPDIR/e.json"
+	gzip -n -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/e.json.gz"
+	n=$(wc -c < "$BATS_TEST_TMPDIR/e.json.gz")
+	flip_bit "$BATS_TEST_TMPDIR/e.json.gz" $((n - 6)) 0
+	run tr-cp "$BATS_TEST_TMPDIR/e.json.gz"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"e.json.gz: gzip: incorrect data check: byte "* ]]
+	[[ "$output" != *$'T\t'* ]]
+}
+
+# 300 single-bit flips each of a gzip and a zstd export: every run exits 3
+# with nothing written, or writes exactly the original's traces. The
+# flipped copies are made by one python3 run (a few processes per run of
+# the tool keep the sweep short).
+sweep() {
+	local z=$1 orig=$BATS_TEST_TMPDIR/orig.tr o=$BATS_TEST_TMPDIR/out.tr bad= st
+	command -v python3 >/dev/null || skip "no python3 to flip bits"
+	tr-ingest -o "$orig" "$BATS_TEST_TMPDIR/e.json"
+	mkdir "$BATS_TEST_TMPDIR/flips"
+	python3 - "$BATS_TEST_TMPDIR/e.json.$z" "$BATS_TEST_TMPDIR/flips" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+for i in range(1, 301):
+    at, bit = (i * 7919) % len(data), (i * 31) % 8
+    b = bytearray(data)
+    b[at] ^= 1 << bit
+    open('%s/%d-%d.%s' % (sys.argv[2], at, bit, sys.argv[1].rsplit('.', 1)[1]), 'wb').write(b)
+PY
+	for f in "$BATS_TEST_TMPDIR"/flips/*; do
+		rm -f "$o"
+		tr-ingest -q -o "$o" "$f" 2>/dev/null && st=0 || st=$?
+		if [ "$st" -eq 0 ]; then
+			cmp -s "$o" "$orig" || bad="$bad ${f##*/}: exit 0, traces differ;"
+		elif [ "$st" -eq 3 ]; then
+			[ ! -e "$o" ] || bad="$bad ${f##*/}: exit 3 but traces written;"
+		else
+			bad="$bad ${f##*/}: exit $st;"
+		fi
+	done
+	[ "$(ls "$BATS_TEST_TMPDIR/flips" | wc -l)" -ge 290 ]
+	[ -z "$bad" ] || { echo "expected: exit 3 and nothing, or the original; got (byte-bit):$bad"; false; }
+}
+
+# The export is larger than one read (256 KiB decoded): before the check,
+# what a bad member decoded to was written before its end was reached.
+@test "corruption sweep: 300 single-bit flips of a gzip export, each refused whole or read as the original" {
+	small_export 700 > "$BATS_TEST_TMPDIR/e.json"
+	gzip -n -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/e.json.gz"
+	sweep gz
+}
+
+@test "corruption sweep: 300 single-bit flips of a zstd export, each refused whole or read as the original" {
+	small_export 700 > "$BATS_TEST_TMPDIR/e.json"
+	zstd -q -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/e.json.zst"
+	sweep zst
+}
