@@ -142,3 +142,50 @@ PY
 	zstd -q -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/e.json.zst"
 	sweep zst
 }
+
+# ---- row 12: a UTF-8 byte-order mark and zstd skippable frames ----
+
+@test "a UTF-8 byte-order mark before an export is skipped: the traces are those of the file without it" {
+	small_export 2 > "$BATS_TEST_TMPDIR/e.json"
+	{ printf '\357\273\277'; cat "$BATS_TEST_TMPDIR/e.json"; } > "$BATS_TEST_TMPDIR/bom.json"
+	expected=$(tr-ingest "$BATS_TEST_TMPDIR/e.json")
+	run tr-ingest "$BATS_TEST_TMPDIR/bom.json"
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "the other tools read an export with a byte-order mark as an export" {
+	small_export 2 > "$BATS_TEST_TMPDIR/e.json"
+	{ printf '\357\273\277'; cat "$BATS_TEST_TMPDIR/e.json"; } > "$BATS_TEST_TMPDIR/bom.json"
+	expected=$(tr-cp "$BATS_TEST_TMPDIR/e.json")
+	run tr-cp "$BATS_TEST_TMPDIR/bom.json"
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "after a byte-order mark, an error's column counts from the first character" {
+	printf '\357\273\277{"data":[{"traceID":"t","spans":[{"spanID":"a","startTime":"x","duration":1}]}]}\n' |
+		mkfix bom.json > /dev/null
+	run tr-ingest "$BATS_TEST_TMPDIR/bom.json"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"bom.json:1:10: \"startTime\" is not an integer"* ]] || { echo "got: $output"; false; }
+}
+
+@test "a zstd skippable frame first (as pzstd writes) is skipped, the export read" {
+	small_export 2 > "$BATS_TEST_TMPDIR/e.json"
+	{ printf 'P*M\030\004\000\000\000abcd'; zstd -q -c "$BATS_TEST_TMPDIR/e.json"; } > "$BATS_TEST_TMPDIR/e.json.zst"
+	expected=$(tr-ingest "$BATS_TEST_TMPDIR/e.json")
+	run tr-ingest "$BATS_TEST_TMPDIR/e.json.zst"
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "pzstd's output reads like the plain file" {
+	command -v pzstd >/dev/null || skip "no pzstd"
+	small_export 2 > "$BATS_TEST_TMPDIR/e.json"
+	pzstd -q -c "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/p.json.zst"
+	expected=$(tr-ingest "$BATS_TEST_TMPDIR/e.json")
+	run tr-ingest "$BATS_TEST_TMPDIR/p.json.zst"
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+}

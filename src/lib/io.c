@@ -107,6 +107,14 @@ tr_input_open(const char *path)
 }
 
 static void decoder_init(tr_input *in);
+
+/* A zstd skippable frame's magic number (0x184D2A50 to 0x184D2A5F, little
+ * endian): pzstd writes one before each frame, zstd then skips them. */
+static int
+is_skippable(const char *p)
+{
+	return ((unsigned char)p[0] & 0xf0) == 0x50 && memcmp(p + 1, "\x2a\x4d\x18", 3) == 0;
+}
 static void tr_input_close_decoder(tr_input *in);
 
 tr_input *
@@ -130,7 +138,7 @@ tr_input_try_open(const char *path)
 	 * then a frame. */
 	while (in->raw_len < 8 && !in->raw_eof)
 		in->raw_len += read_raw(in, in->raw + in->raw_len, IN_CHUNK - in->raw_len);
-	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0)
+	if (in->raw_len >= 4 && (memcmp(in->raw, magic, 4) == 0 || is_skippable(in->raw)))
 		in->zstd = ZSTD;
 	else if (in->raw_len >= 8 && memcmp(in->raw + 4, magic, 4) == 0 && in->raw[0] == 0)
 		in->zstd = ZSTD_FRAMED;	/* a first frame under 16 MiB: no text starts with NUL */

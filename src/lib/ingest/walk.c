@@ -654,11 +654,23 @@ malformed:
 	return -2;
 }
 
+/* A UTF-8 byte-order mark that some Windows tools write first is no JSON:
+ * skipped, the first line's columns counted after it. */
+static void
+skip_bom(jscan *j)
+{
+	while (j->len < 3 && scan_fill(j))
+		;
+	if (j->len >= 3 && memcmp(j->buf, "\xef\xbb\xbf", 3) == 0)
+		j->pos = j->line_start = 3;
+}
+
 static int
 walk_documents(ingest *g, jscan *j)
 {
 	int c, failed = 0, r;
 
+	skip_bom(j);
 	while ((c = scan_ws(j)) >= 0) {
 		g->documents++;
 		if (c == '{')
