@@ -189,3 +189,36 @@ PY
 	[ "$status" -eq 0 ]
 	diff <(echo "$expected") <(echo "$output")
 }
+
+# ---- row 14: only regular files are read from directories ----
+
+@test "a FIFO named *.json inside a directory is skipped with a note, the other files read" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	small_export 2 > "$BATS_TEST_TMPDIR/d/a.json"
+	mkfifo "$BATS_TEST_TMPDIR/d/b.json"
+	expected=$(tr-ingest "$BATS_TEST_TMPDIR/d/a.json")
+	run --separate-stderr timeout 10 tr-ingest "$BATS_TEST_TMPDIR/d"
+	[ "$status" -eq 0 ] || { echo "status $status (124: it blocked) $stderr"; false; }
+	diff <(echo "$expected") <(echo "$output")
+	[[ "$stderr" == *"d/b.json: a FIFO, not a regular file: skipped"* ]] || { echo "got: $stderr"; false; }
+}
+
+@test "a device named *.json inside a directory (a link to /dev/zero) is skipped with a note" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	small_export 2 > "$BATS_TEST_TMPDIR/d/a.json"
+	ln -s /dev/zero "$BATS_TEST_TMPDIR/d/z.json"
+	run --separate-stderr timeout 10 tr-ingest "$BATS_TEST_TMPDIR/d"
+	[ "$status" -eq 0 ] || { echo "status $status (124: it never ended) $stderr"; false; }
+	[[ "$stderr" == *"d/z.json: a character device, not a regular file: skipped"* ]] || { echo "got: $stderr"; false; }
+}
+
+@test "a FIFO named on the command line is read" {
+	small_export 2 > "$BATS_TEST_TMPDIR/e.json"
+	mkfifo "$BATS_TEST_TMPDIR/f.json"
+	cat "$BATS_TEST_TMPDIR/e.json" > "$BATS_TEST_TMPDIR/f.json" &
+	expected=$(tr-ingest "$BATS_TEST_TMPDIR/e.json")
+	run timeout 10 tr-ingest "$BATS_TEST_TMPDIR/f.json"
+	wait
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+}
