@@ -222,3 +222,35 @@ PY
 	[ "$status" -eq 0 ]
 	diff <(echo "$expected") <(echo "$output")
 }
+
+# ---- row 13: bytes that are not UTF-8 never reach JSON or SVG output ----
+
+# A trace whose service and operations hold bytes that are not UTF-8: a
+# stray 0xff, a cut two-byte character, a surrogate, U+FFFE, a cut
+# three-byte one at the end of a field.
+not_utf8_trace() {
+	printf '#tr/1\nT\tt1\n'
+	printf 'S\tt1\ta\t\t1767225600000000\t900\tw\377eb\tGET \303( /x\355\240\200\357\277\276\t\t\n'
+	printf 'S\tt1\tb\ta\t1767225600000100\t300\tstore\tdb \342\202\t\t\n'
+}
+
+@test "-f json: a byte that is not UTF-8 is written as \\ufffd, the document valid JSON" {
+	command -v python3 >/dev/null || skip "no python3 to check the JSON"
+	not_utf8_trace > "$BATS_TEST_TMPDIR/bad.tr"
+	run tr-aggregate -f json 'From s In spans Select s.service, s.operation' "$BATS_TEST_TMPDIR/bad.tr"
+	[ "$status" -eq 0 ]
+	printf '%s' "$output" | python3 -c 'import sys, json; json.loads(sys.stdin.buffer.read().decode("utf-8"))' ||
+		{ echo "not valid JSON: $output"; false; }
+	expected='{"s.service":"w\ufffdeb", "s.operation":"GET \ufffd( /x\ufffd\ufffd\ufffd'$'\357\277\276''"},'
+	diff <(echo "$expected") <(printf '%s\n' "$output" | sed -n 2p)
+}
+
+@test "SVG: a byte that is not UTF-8 (or U+FFFE) is written as U+FFFD, the picture well-formed XML" {
+	command -v python3 >/dev/null || skip "no python3 to check the XML"
+	not_utf8_trace > "$BATS_TEST_TMPDIR/bad.tr"
+	run tr-cp --svg --min-share 0 "$BATS_TEST_TMPDIR/bad.tr"
+	[ "$status" -eq 0 ]
+	printf '%s' "$output" | python3 -c 'import sys, xml.dom.minidom as m; m.parseString(sys.stdin.buffer.read())' ||
+		{ echo "not well-formed XML: $output"; false; }
+	[[ "$output" == *$'w\357\277\275eb'* ]] || { echo "no U+FFFD for the 0xff of w?eb: $output"; false; }
+}
