@@ -254,3 +254,36 @@ not_utf8_trace() {
 		{ echo "not well-formed XML: $output"; false; }
 	[[ "$output" == *$'w\357\277\275eb'* ]] || { echo "no U+FFFD for the 0xff of w?eb: $output"; false; }
 }
+
+# ---- row 11: a regular expression cannot blow up ----
+
+regex_query() {
+	printf 'From s In spans Where s.operation =~ "%s" Select s.span' "$1"
+}
+
+@test "=~ with stacked + is a usage error at once, not memory without end" {
+	not_utf8_trace > "$BATS_TEST_TMPDIR/t.tr"
+	run timeout 20 bash -c "ulimit -v 1000000; tr-aggregate '$(regex_query 'a++++++++++++++++++++++++++++++++++++++++')' '$BATS_TEST_TMPDIR/t.tr'"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"regular expression too large once its repetitions are expanded"* ]]
+}
+
+@test "=~ with nested counts over the bound is a usage error; one under it runs" {
+	not_utf8_trace > "$BATS_TEST_TMPDIR/t.tr"
+	run timeout 20 bash -c "ulimit -v 1000000; tr-aggregate '$(regex_query '(a{1,200}){1,200}')' '$BATS_TEST_TMPDIR/t.tr'"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"regular expression too large"* ]]
+	run tr-aggregate "$(regex_query '^GET .{0,1000}$')" "$BATS_TEST_TMPDIR/t.tr"
+	[ "$status" -eq 0 ]
+	diff <(printf 's.span\na\n') <(echo "$output")
+}
+
+@test "=~ with a back-reference is a usage error" {
+	not_utf8_trace > "$BATS_TEST_TMPDIR/t.tr"
+	run tr-aggregate "$(regex_query '(a)\\1')" "$BATS_TEST_TMPDIR/t.tr"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"back-references"*"are not supported"* ]]
+}
