@@ -27,7 +27,10 @@ usage(FILE *f, int status)
 		"                          stdout\n"
 		"  -z, --zstd              compress the output with zstd\n"
 		"      --allow-empty       an input with no span is not an error\n"
-		TR_LIMIT_USAGE
+		"      --max-spans N       a trace with more spans is bad input, skipped as it is\n"
+		"                          read (default 1000000; 0: none)\n"
+		"      --max-bytes N       a JSON trace larger than N bytes is bad input, skipped\n"
+		"                          as it is read (default 128 MiB; 0: none)\n"
 		"  -q, --quiet             no summary, even with -k\n"
 		"  -v, --verbose           each file's shape, span-tree problems and a summary on\n"
 		"                          stderr\n"
@@ -60,7 +63,7 @@ main(int argc, char **argv)
 		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	ingest_opts o = {.max_spans = 10000000, .max_bytes = (size_t)4 << 30};
+	ingest_opts o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES};
 	const char *outpath = NULL;
 	int c, zstd = 0, quiet = 0, allow_empty = 0, status = TR_EXIT_OK;
 

@@ -287,3 +287,52 @@ regex_query() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"back-references"*"are not supported"* ]]
 }
+
+# ---- row 8: refusing a trace over --max-spans costs no more than the limit ----
+
+# A Jaeger export: one trace of $1 spans (13 MB for 100000), then a small one.
+huge_trace_export() {
+	python3 -c '
+import sys
+n = int(sys.argv[1])
+w = sys.stdout.write
+w("{\"data\":[{\"traceID\":\"big\",\"spans\":[")
+w(",".join("{\"spanID\":\"s%d\",\"operationName\":\"op\",\"startTime\":1767225600000000,\"duration\":5,\"tags\":[{\"key\":\"k\",\"type\":\"string\",\"value\":\"v\"}]}" % i for i in range(n)))
+w("]},\n{\"traceID\":\"small\",\"spans\":[{\"spanID\":\"a\",\"startTime\":1767225600000000,\"duration\":5}]}]}\n")
+' "$1"
+}
+
+@test "--max-spans stops a Jaeger trace's growth as it is read: refused under a memory limit far below its size" {
+	command -v python3 >/dev/null || skip "no python3 to write the export"
+	huge_trace_export 100000 > "$BATS_TEST_TMPDIR/huge.json"
+	# the whole trace converted takes about 9 times its 13 MB; 60 MB of address space is far less
+	run bash -c "ulimit -v 60000; tr-ingest -k --max-spans 1000 '$BATS_TEST_TMPDIR/huge.json'"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"huge.json:1:10: trace with more than --max-spans 1000 spans: skipped"* ]]
+	[[ "$output" == *$'T\tsmall'* ]]
+	[[ "$output" != *$'\tbig'* ]]
+}
+
+@test "--max-spans while reading: -j 2 gives the same output and messages as one thread" {
+	command -v python3 >/dev/null || skip "no python3 to write the export"
+	huge_trace_export 3000 > "$BATS_TEST_TMPDIR/huge.json"
+	one=$(tr-ingest -k --max-spans 1000 "$BATS_TEST_TMPDIR/huge.json" 2>&1; echo "status $?")
+	two=$(tr-ingest -k -j 2 --max-spans 1000 "$BATS_TEST_TMPDIR/huge.json" 2>&1; echo "status $?")
+	diff <(echo "$one") <(echo "$two")
+	[[ "$one" == *"trace with more than --max-spans 1000 spans: skipped"*"status 3" ]]
+}
+
+@test "--max-spans counts only the spans array: a trace at the limit is written whole" {
+	command -v python3 >/dev/null || skip "no python3 to write the export"
+	huge_trace_export 1000 > "$BATS_TEST_TMPDIR/huge.json"
+	run tr-ingest --max-spans 1000 "$BATS_TEST_TMPDIR/huge.json"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c $'^S\tbig')" -eq 1000 ]
+}
+
+@test "tr-ingest's default limits are a million spans and 128 MiB" {
+	run tr-ingest --help
+	[[ "$output" == *"(default 1000000; 0: none)"* ]]
+	[[ "$output" == *"(default 128 MiB; 0: none)"* ]]
+}

@@ -10,6 +10,11 @@ enum ingest_format {
 	INGEST_AUTO, INGEST_JAEGER, INGEST_OTLP, INGEST_ZIPKIN, INGEST_ZIPKIN1, INGEST_ZIPKIN2
 };
 
+/* The limits of one trace by default: about 1 GB of memory for the largest
+ * (a Jaeger trace of a million spans, 133 MB of JSON, peaks at 1.19 GB). */
+#define INGEST_DEFAULT_MAX_SPANS ((size_t)1000000)
+#define INGEST_DEFAULT_MAX_BYTES ((size_t)128 << 20)
+
 typedef struct ingest_opts {
 	enum ingest_format format;
 	int keep_going;		/* skip broken traces instead of stopping */

@@ -277,8 +277,12 @@ export_lines(tr_reader *r, tr_input *in)
 	if (!r->exports) {
 		ingest_opts o = {
 			.keep_going = (r->flags & TR_READ_KEEP_GOING) != 0,
-			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans,
-			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes,
+			/* converting a JSON trace takes more memory than reading
+			 * its lines: the reader's defaults are tr-ingest's there */
+			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans == TR_DEFAULT_MAX_SPANS ?
+				     INGEST_DEFAULT_MAX_SPANS : r->max_spans,
+			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes == TR_DEFAULT_MAX_BYTES ?
+				     INGEST_DEFAULT_MAX_BYTES : r->max_bytes,
 			.threads = 1,
 		};
 

@@ -243,8 +243,9 @@ ingest_pool *ig_pool_new(ingest *g, int threads);
 /* Queue an element; returns 0, or the status (-1, -2) of an earlier element
  * that stops the file. */
 int ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint64_t col);
-/* Queue an element that failed before parsing (over --max-bytes). */
-int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes);
+/* Queue an element that failed before parsing (over --max-bytes or
+ * --max-spans): what is the message after its place. */
+int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, const char *what);
 /* Write every queued element; returns 0 or the status that stopped the file. */
 int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);
