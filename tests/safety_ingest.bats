@@ -336,3 +336,53 @@ w("]},\n{\"traceID\":\"small\",\"spans\":[{\"spanID\":\"a\",\"startTime\":176722
 	[[ "$output" == *"(default 1000000; 0: none)"* ]]
 	[[ "$output" == *"(default 128 MiB; 0: none)"* ]]
 }
+
+# ---- row 7: times in a unit other than the format's own ----
+
+@test "Jaeger times in nanoseconds are refused, the unit suspected named" {
+	f=$(echo '{"data":[{"traceID":"t","spans":[{"spanID":"a","startTime":1767225600000000000,"duration":250000000}]}]}' | mkfix jns.json)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"jns.json:1:10: span a: starts in the year 57971 read in microseconds: the times look like nanoseconds (tr-ingest --time-unit ns converts them)"* ]] || { echo "got: $output"; false; }
+	[[ "$output" != *$'S\t'* ]]
+}
+
+@test "--time-unit ns converts Jaeger times in nanoseconds" {
+	f=$(echo '{"data":[{"traceID":"t","spans":[{"spanID":"a","startTime":1767225600000000000,"duration":250000000,"logs":[{"timestamp":1767225600000001000,"fields":[]}]}]}]}' | mkfix jns.json)
+	run tr-ingest --time-unit ns "$f"
+	[ "$status" -eq 0 ]
+	diff <(printf 'S\tt\ta\t\t1767225600000000\t250000\t\t\t\t\nL\tt\ta\t1767225600000001\n') <(printf '%s\n' "$output" | grep -E '^(S|L)')
+}
+
+@test "OTLP *UnixNano fields holding microseconds are refused; --time-unit us reads them" {
+	f=$(echo '{"resourceSpans":[{"resource":{},"scopeSpans":[{"spans":[{"traceId":"0102","spanId":"0a","name":"x","startTimeUnixNano":"1767225600000000","endTimeUnixNano":"1767225600000500"}]}]}]}' | mkfix otus.json)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"span 0a: starts in the year 1970 read in nanoseconds: the times look like microseconds (tr-ingest --time-unit us converts them)"* ]] || { echo "got: $output"; false; }
+	run tr-ingest --time-unit us "$f"
+	[ "$status" -eq 0 ]
+	diff <(printf 'S\t0102\t0a\t\t1767225600000000\t500\t\tx\t\t\n') <(printf '%s\n' "$output" | grep '^S')
+}
+
+@test "Zipkin times in milliseconds are refused; --time-unit ms reads them" {
+	f=$(echo '[{"traceId":"a1","id":"b2","name":"x","timestamp":1767225600000,"duration":3,"localEndpoint":{"serviceName":"w"}}]' | mkfix zms.json)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"span b2: starts in the year 1970 read in microseconds: the times look like milliseconds (tr-ingest --time-unit ms converts them)"* ]] || { echo "got: $output"; false; }
+	run tr-ingest --time-unit ms "$f"
+	[ "$status" -eq 0 ]
+	diff <(printf 'S\ta1\tb2\t\t1767225600000000\t3000\tw\tx\t\t\n') <(printf '%s\n' "$output" | grep '^S' | cut -f1-10)
+}
+
+@test "small times that fit no unit (test data: start 1) are taken as they are" {
+	f=$(echo '{"data":[{"traceID":"t","spans":[{"spanID":"a","startTime":1,"duration":2}]}]}' | mkfix small.json)
+	run tr-ingest "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'S\tt\ta\t\t1\t2'* ]]
+}
+
+@test "--time-unit takes ns, us, ms or s: another is a usage error" {
+	run tr-ingest --time-unit hours /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown time unit: hours (ns, us, ms, s)"* ]]
+}
