@@ -35,8 +35,24 @@ struct tr_input {
 	int line_cut;		/* the last line had no LF */
 	uint64_t lineno, consumed;
 	uint64_t left;		/* bytes of the file still to read (a range) */
-	char err[160];		/* why the input ended early, "" when it did not */
+	char err[320];		/* why the input ended early, "" when it did not */
+	/* Checking a compressed input whole before it is used (tr_input_check) */
+	size_t raw_cap;
+	int keep_raw;		/* a pipe: raw keeps every byte from the start */
+	int raw_dropped;	/* it kept too many: the start is gone */
+	int checked;
+	int pread_only;		/* the check's own reader: pread at pos, fd not ours */
+	uint64_t pos;
+	uint64_t decoded;	/* decoded bytes handed out */
+	uint64_t good;		/* decoded bytes that passed the check (UINT64_MAX: all) */
+	uint64_t member_good;	/* decoded bytes up to the last member that ended well */
+	uint64_t member_start;	/* compressed offset where the next member starts */
+	char bad[320];		/* why the rest did not, for err once good is reached */
 };
+
+/* A pipe's compressed bytes kept for its check at most: far more than
+ * telling a file's format by its start reads. */
+#define KEEP_RAW_MAX ((size_t)8 << 20)
 
 /* Up to n bytes of the file into buf; 0 at its end. */
 static size_t
@@ -47,11 +63,12 @@ read_raw(tr_input *in, char *buf, size_t n)
 	if (n > in->left)
 		n = (size_t)in->left;	/* the end of a range */
 	do
-		got = n ? read(in->fd, buf, n) : 0;
+		got = !n ? 0 : in->pread_only ? pread(in->fd, buf, n, (off_t)in->pos) : read(in->fd, buf, n);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in->name, strerror(errno));
 	in->consumed += (size_t)got;
+	in->pos += (size_t)got;
 	in->left -= (size_t)got;
 	if (got == 0)
 		in->raw_eof = 1;
@@ -63,6 +80,17 @@ raw_fill(tr_input *in)
 {
 	if (in->raw_off < in->raw_len || in->raw_eof)
 		return in->raw_len - in->raw_off;
+	if (in->keep_raw && in->raw_len + IN_CHUNK > KEEP_RAW_MAX) {
+		in->keep_raw = 0;
+		in->raw_dropped = 1;
+	}
+	if (in->keep_raw) {	/* append: the bytes before are kept for the check */
+		GROW(in->raw, in->raw_cap, in->raw_len + IN_CHUNK);
+		size_t n = read_raw(in, in->raw + in->raw_len, IN_CHUNK);
+
+		in->raw_len += n;
+		return n;
+	}
 	in->raw_len = read_raw(in, in->raw, IN_CHUNK);
 	in->raw_off = 0;
 	return in->raw_len;
@@ -78,6 +106,17 @@ tr_input_open(const char *path)
 	return in;
 }
 
+static void decoder_init(tr_input *in);
+
+/* A zstd skippable frame's magic number (0x184D2A50 to 0x184D2A5F, little
+ * endian): pzstd writes one before each frame, zstd then skips them. */
+static int
+is_skippable(const char *p)
+{
+	return ((unsigned char)p[0] & 0xf0) == 0x50 && memcmp(p + 1, "\x2a\x4d\x18", 3) == 0;
+}
+static void tr_input_close_decoder(tr_input *in);
+
 tr_input *
 tr_input_try_open(const char *path)
 {
@@ -90,20 +129,33 @@ tr_input_try_open(const char *path)
 	in->fd = fd;
 	in->name = xstrdup(fd ? path : "<stdin>");
 	in->raw = xmalloc(IN_CHUNK);
+	in->raw_cap = IN_CHUNK;
 	in->left = UINT64_MAX;
+	in->good = UINT64_MAX;
 	/* Fill until the magic numbers can be told (a pipe may deliver less):
 	 * eight bytes, for the framed zstd of the
 	 * OpenTelemetry Collector's file exporter: a 4-byte big-endian length,
 	 * then a frame. */
 	while (in->raw_len < 8 && !in->raw_eof)
 		in->raw_len += read_raw(in, in->raw + in->raw_len, IN_CHUNK - in->raw_len);
-	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0)
+	if (in->raw_len >= 4 && (memcmp(in->raw, magic, 4) == 0 || is_skippable(in->raw)))
 		in->zstd = ZSTD;
 	else if (in->raw_len >= 8 && memcmp(in->raw + 4, magic, 4) == 0 && in->raw[0] == 0)
 		in->zstd = ZSTD_FRAMED;	/* a first frame under 16 MiB: no text starts with NUL */
 	else if (in->raw_len >= 2 && (unsigned char)in->raw[0] == 0x1f && (unsigned char)in->raw[1] == 0x8b)
 		in->zstd = GZIP;
 	in->zstd_done = in->zstd == ZSTD_FRAMED;	/* no frame is open before the first length */
+	struct stat st;
+
+	in->keep_raw = in->zstd && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode));
+	decoder_init(in);
+	in->lineno = 0;
+	return in;
+}
+
+static void
+decoder_init(tr_input *in)
+{
 	if (in->zstd == ZSTD || in->zstd == ZSTD_FRAMED) {
 		in->dctx = ZSTD_createDCtx();
 		if (!in->dctx)
@@ -114,8 +166,6 @@ tr_input_try_open(const char *path)
 		if (inflateInit2(in->gz, 16 + MAX_WBITS) != Z_OK)
 			tr_die(TR_EXIT_SYSTEM, "out of memory");
 	}
-	in->lineno = 0;
-	return in;
 }
 
 tr_input *
@@ -127,7 +177,9 @@ tr_input_open_range(const char *path, uint64_t off, uint64_t len)
 		tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
 	in->name = xstrdup(path);
 	in->raw = xmalloc(IN_CHUNK);
+	in->raw_cap = IN_CHUNK;
 	in->left = len;
+	in->good = UINT64_MAX;
 	return in;
 }
 
@@ -278,6 +330,22 @@ tr_input_bytes(const tr_input *in)
 
 static size_t plain_read(tr_input *in, void *buf, size_t n);
 
+/* Compressed bytes of the input used so far. */
+static uint64_t
+raw_used(const tr_input *in)
+{
+	return in->consumed - (in->raw_len - in->raw_off);
+}
+
+/* A member (gzip) or frame (zstd) ended and passed its checks, out bytes
+ * into the current read: what was decoded so far is good. */
+static void
+member_end(tr_input *in, size_t out)
+{
+	in->member_good = in->decoded + out;
+	in->member_start = raw_used(in);
+}
+
 /* ZSTD_FRAMED: read the length before the next frame. Returns 0 at a clean
  * end of input, -1 after setting err. */
 static int
@@ -339,6 +407,8 @@ zstd_read(tr_input *in, void *buf, size_t n)
 		if (in->zstd == ZSTD_FRAMED)
 			in->frame_left -= zin.pos;
 		in->zstd_done = r == 0;
+		if (in->zstd_done)
+			member_end(in, out.pos);
 		if (in->zstd == ZSTD_FRAMED && !in->frame_left && !in->zstd_done) {
 			snprintf(in->err, sizeof in->err, "a zstd frame is longer than its length prefix");
 			return 0;
@@ -372,8 +442,10 @@ gzip_read(tr_input *in, void *buf, size_t n)
 		int r = inflate(z, Z_NO_FLUSH);
 
 		in->raw_off = in->raw_len - z->avail_in;
-		if (r == Z_STREAM_END)
+		if (r == Z_STREAM_END) {
 			in->zstd_done = 1;
+			member_end(in, (size_t)((char *)z->next_out - (char *)buf));
+		}
 		else if (r != Z_OK && r != Z_BUF_ERROR) {
 			if (z->msg)
 				snprintf(in->err, sizeof in->err, "gzip: %s", z->msg);
@@ -388,9 +460,121 @@ gzip_read(tr_input *in, void *buf, size_t n)
 static size_t
 decoded_read(tr_input *in, void *buf, size_t n)
 {
+	size_t got;
+
+	if (in->decoded >= in->good) {
+		if (!in->err[0])
+			memcpy(in->err, in->bad, sizeof in->err);
+		return 0;
+	}
+	if (n > in->good - in->decoded)
+		n = (size_t)(in->good - in->decoded);
 	if (in->zstd == GZIP)
-		return gzip_read(in, buf, n);
-	return in->zstd ? zstd_read(in, buf, n) : plain_read(in, buf, n);
+		got = gzip_read(in, buf, n);
+	else
+		got = in->zstd ? zstd_read(in, buf, n) : plain_read(in, buf, n);
+	in->decoded += got;
+	return got;
+}
+
+/* A pipe's bytes, those kept and the rest, into an unlinked temporary file
+ * that the input reads on from where it was: -1 with err set when the
+ * start is gone. */
+static int
+spool_pipe(tr_input *in)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmp[4096];
+	int fd;
+
+	if (in->raw_dropped) {
+		snprintf(in->err, sizeof in->err, "too much read before its check");
+		return -1;
+	}
+	snprintf(tmp, sizeof tmp, "%s/tr-check.XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkstemp(tmp)) < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
+	unlink(tmp);
+	for (;;) {
+		for (const char *p = in->raw, *end = in->raw + in->raw_len; p < end;) {
+			ssize_t w = write(fd, p, (size_t)(end - p));
+
+			if (w < 0 && errno != EINTR)
+				tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", tmp, strerror(errno));
+			p += w > 0 ? w : 0;
+		}
+		if (in->raw_eof)
+			break;
+		in->raw_off = in->raw_len = 0;	/* the kept bytes are in the file now */
+		raw_fill(in);
+	}
+	return fd;
+}
+
+int
+tr_input_check(tr_input *in)
+{
+	char *scratch;
+	off_t start = 0;
+	int fd = in->fd;
+
+	if (!in->zstd || in->checked)
+		return 0;
+	in->checked = 1;
+	if (in->keep_raw || in->raw_dropped) {
+		size_t off = in->raw_off, len = in->raw_len;
+
+		in->keep_raw = 0;
+		if ((fd = spool_pipe(in)) < 0)
+			return -1;
+		if (in->fd > 0)
+			close(in->fd);
+		/* raw held the file's first len bytes, as it does again */
+		if (pread(fd, in->raw, len, 0) != (ssize_t)len || lseek(fd, (off_t)len, SEEK_SET) < 0)
+			tr_die(TR_EXIT_SYSTEM, "%s: cannot read its copy back: %s", in->name, strerror(errno));
+		in->fd = fd;
+		in->raw_off = off;
+		in->raw_len = len;
+		in->consumed = len;
+		in->raw_eof = 0;
+	} else if ((start = lseek(fd, 0, SEEK_CUR)) < 0 ||
+		   (start -= (off_t)in->consumed) < 0)
+		return 0;	/* not seekable after all: nothing to check against */
+	tr_input c = {.name = in->name, .fd = fd, .zstd = in->zstd, .pread_only = 1,
+		      .pos = (uint64_t)start, .left = UINT64_MAX, .good = UINT64_MAX,
+		      .zstd_done = in->zstd == ZSTD_FRAMED, .raw_cap = IN_CHUNK};
+
+	c.raw = xmalloc(IN_CHUNK);
+	scratch = xmalloc(IN_CHUNK);
+	decoder_init(&c);
+	while (decoded_read(&c, scratch, IN_CHUNK))
+		;
+	free(scratch);
+	if (c.err[0]) {
+		const char *part = in->zstd == GZIP ? "member" : "frame";
+
+		in->good = c.member_good;
+		snprintf(in->err, sizeof in->err, "%.160s: byte %llu, in the %s from byte %llu: nothing from "
+			 "there on is read", c.err, (unsigned long long)raw_used(&c),
+			 part, (unsigned long long)c.member_start);
+		memcpy(in->bad, in->err, sizeof in->bad);	/* told once reading gets there */
+		in->err[0] = '\0';
+	}
+	c.fd = -1;
+	tr_input_close_decoder(&c);
+	if (in->good == UINT64_MAX)
+		return 0;
+	/* Bytes peeked at past the good ones are dropped; the input's own
+	 * decoder may have failed there too: this message is the one told. */
+	if (in->decoded > in->good) {
+		uint64_t over = in->decoded - in->good;
+
+		in->buf_len -= over < in->buf_len - in->buf_off ? (size_t)over : in->buf_len - in->buf_off;
+		in->decoded = in->good;
+	}
+	if (in->err[0] || in->decoded == in->good)
+		memcpy(in->err, in->bad, sizeof in->err);
+	return -1;
 }
 
 static size_t
@@ -510,11 +694,10 @@ tr_input_line_cut(const tr_input *in)
 	return in->line_cut;
 }
 
-void
-tr_input_close(tr_input *in)
+/* What an input holds besides its name, the check's reader's too. */
+static void
+tr_input_close_decoder(tr_input *in)
 {
-	if (!in)
-		return;
 	if (in->fd > 0)
 		close(in->fd);
 	ZSTD_freeDCtx(in->dctx);
@@ -524,6 +707,14 @@ tr_input_close(tr_input *in)
 	}
 	free(in->raw);
 	free(in->buf);
+}
+
+void
+tr_input_close(tr_input *in)
+{
+	if (!in)
+		return;
+	tr_input_close_decoder(in);
 	free(in->name);
 	free(in);
 }

@@ -25,6 +25,15 @@ const char *tr_input_compression(const tr_input *in);
 /* Why the input ended early (a truncated or corrupt zstd stream), or NULL.
  * Reading then returns end of input; what was read before is whole. */
 const char *tr_input_error(const tr_input *in);
+/* Check a compressed input whole (every gzip member's CRC and length, every
+ * zstd frame's checksum where it has one) before any of it is used: a
+ * regular file is decoded once on its own, a pipe is copied to an unlinked
+ * temporary file first. Reading then stops at the end of the last member
+ * that passed, and the input reports the failure there (tr_input_error):
+ * "why: byte N, in the member from byte M: nothing from there on is read".
+ * Returns 0 when all passed (or the input is not compressed), else -1.
+ * Only bytes peeked at may have been read before. */
+int tr_input_check(tr_input *in);
 /* When the input ended early, say why ("name: why", name NULL for the
  * input's own) and return -1; else 0. */
 int tr_input_report(const tr_input *in, const char *name);

@@ -190,8 +190,13 @@ static enum shape
 shape_of(const char *p, size_t n, int eof, uint64_t *line, size_t *start)
 {
 	size_t i = 0, ls = 0;
+	int bom = n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0;
 
 	*line = 1;
+	if (n < 3 && !eof && memcmp(p, "\xef\xbb\xbf", n) == 0)
+		return SHAPE_UNKNOWN;
+	if (bom)
+		i = ls = 3;	/* a UTF-8 byte-order mark: an export may follow (ingest skips it) */
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
 		if (p[i++] == '\n') {
 			++*line;
@@ -202,7 +207,7 @@ shape_of(const char *p, size_t n, int eof, uint64_t *line, size_t *start)
 		return eof ? SHAPE_LINES : SHAPE_UNKNOWN;
 	if (p[i] == '{' || p[i] == '[')
 		return SHAPE_EXPORT;
-	if (i > ls)
+	if (i > ls || bom)
 		return SHAPE_OTHER;	/* space before the first field */
 	if (p[i] == '#' || is_record_start(p + i, n - i))
 		return SHAPE_LINES;
@@ -272,8 +277,12 @@ export_lines(tr_reader *r, tr_input *in)
 	if (!r->exports) {
 		ingest_opts o = {
 			.keep_going = (r->flags & TR_READ_KEEP_GOING) != 0,
-			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans,
-			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes,
+			/* converting a JSON trace takes more memory than reading
+			 * its lines: the reader's defaults are tr-ingest's there */
+			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans == TR_DEFAULT_MAX_SPANS ?
+				     INGEST_DEFAULT_MAX_SPANS : r->max_spans,
+			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes == TR_DEFAULT_MAX_BYTES ?
+				     INGEST_DEFAULT_MAX_BYTES : r->max_bytes,
 			.threads = 1,
 		};
 

@@ -17,7 +17,8 @@
  * becomes the document's <title> (what a browser tab shows). */
 void svg_begin(strbuf *b, double width, double height, const char *title);
 void svg_end(strbuf *b);
-/* Text with &, <, >, " and ' escaped; control characters dropped. */
+/* Text with &, <, >, " and ' escaped; control characters dropped; a byte
+ * that is not well-formed UTF-8 (or U+FFFE, U+FFFF) becomes U+FFFD. */
 void svg_escape(strbuf *b, const char *s);
 /* A rectangle; cls (a class of the shared style) and fill may be NULL.
  * tip, when not NULL, is the tooltip (<title>). */

@@ -40,8 +40,17 @@ table_json_string(strbuf *b, const char *s, size_t n)
 			sb_addc(b, (char)c);
 		} else if (c < 0x20)
 			sb_addf(b, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			sb_addc(b, (char)c);
+		else {
+			size_t k = utf8_char_len(s + i, n - i);
+
+			if (k) {
+				sb_add(b, s + i, k);
+				i += k - 1;
+			} else
+				sb_adds(b, "\\ufffd");	/* a byte that is no UTF-8: JSON must be */
+		}
 	}
 	sb_addc(b, '"');
 }

@@ -682,3 +682,31 @@ tr_inputs_name(char *buf, size_t size, const char *first, int ninputs)
 			 ninputs > 2 ? "s" : "");
 	return buf;
 }
+
+size_t
+utf8_char_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len;
+	unsigned lo = 0x80, hi = 0xbf;	/* the second byte's range */
+
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] < 0xc2 || u[0] > 0xf4)
+		return 0;	/* a continuation byte, an overlong lead, or beyond U+10FFFF */
+	len = u[0] < 0xe0 ? 2 : u[0] < 0xf0 ? 3 : 4;
+	if (u[0] == 0xe0)
+		lo = 0xa0;	/* overlong */
+	else if (u[0] == 0xed)
+		hi = 0x9f;	/* surrogates */
+	else if (u[0] == 0xf0)
+		lo = 0x90;	/* overlong */
+	else if (u[0] == 0xf4)
+		hi = 0x8f;	/* beyond U+10FFFF */
+	if (len > n || u[1] < lo || u[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}

@@ -208,4 +208,11 @@ int b64_decode(const char *s, size_t n, unsigned char *out, size_t *outlen);
 
 uint64_t hash_bytes(const void *p, size_t n);
 
+/* The length (1 to 4) of the well-formed UTF-8 character s[0,n) starts
+ * with, or 0 when its first byte starts none (a stray byte, an overlong
+ * form, a surrogate, beyond U+10FFFF, or cut by n). Writers of JSON and XML
+ * put U+FFFD (UTF8_REPLACEMENT) in place of each such byte. */
+size_t utf8_char_len(const char *s, size_t n);
+#define UTF8_REPLACEMENT "\xef\xbf\xbd"
+
 #endif

@@ -583,6 +583,53 @@ test_parse_i64(void)
 	CHECK(ok);
 }
 
+/* utf8_char_len against the definition: a lead byte's length, continuation
+ * bytes, and a code point that is neither overlong, a surrogate nor beyond
+ * U+10FFFF; every first and second byte, with a few third and fourth. */
+static size_t
+utf8_reference(const unsigned char *u, size_t n)
+{
+	static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+	size_t len = u[0] < 0x80 ? 1 : u[0] >= 0xc0 && u[0] < 0xe0 ? 2 : u[0] >= 0xe0 && u[0] < 0xf0 ? 3 :
+		     u[0] >= 0xf0 && u[0] < 0xf8 ? 4 : 0;
+	uint32_t cp = len == 1 ? u[0] : len == 2 ? u[0] & 0x1f : len == 3 ? u[0] & 0x0f : u[0] & 0x07;
+
+	if (len <= 1 || len > n)
+		return len <= n ? len : 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	if (cp < least[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+static void
+test_utf8(void)
+{
+	static const unsigned char tails[] = {0x00, 0x41, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff};
+	int ok = 1;
+
+	for (unsigned a = 0; a < 256; a++)
+		for (unsigned b = 0; b < 256; b++)
+			for (size_t t = 0; t < sizeof tails; t++)
+				for (size_t n = 1; n <= 4; n++) {
+					unsigned char u[4] = {(unsigned char)a, (unsigned char)b, tails[t], 0x80};
+					size_t got = utf8_char_len((const char *)u, n), want = utf8_reference(u, n);
+
+					if (got != want && ok) {
+						fprintf(stderr, "utf8_char_len(%02x %02x %02x 80, %zu): %zu, want %zu\n",
+							a, b, tails[t], n, got, want);
+						ok = 0;
+					}
+				}
+	CHECK(ok);
+	CHECK(utf8_char_len("\xf0\x9f\x98\x80", 4) == 4);	/* U+1F600 */
+	CHECK(utf8_char_len("\xf4\x90\x80\x80", 4) == 0);	/* U+110000 */
+}
+
 int
 main(void)
 {
@@ -602,6 +649,7 @@ main(void)
 	test_scan_digits();
 	test_hash_bytes();
 	test_unread_span_tags();
+	test_utf8();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

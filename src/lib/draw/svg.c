@@ -41,6 +41,18 @@ void
 svg_escape(strbuf *b, const char *s)
 {
 	for (; *s; s++) {
+		if ((unsigned char)*s >= 0x80) {	/* XML is well-formed UTF-8 only */
+			size_t k = utf8_char_len(s, strnlen(s, 4));
+
+			if (k == 3 && memcmp(s, "\xef\xbf", 2) == 0 && (unsigned char)s[2] >= 0xbe)
+				k = 0;	/* U+FFFE and U+FFFF: not XML characters either */
+			if (k) {
+				sb_add(b, s, k);
+				s += k - 1;
+			} else
+				sb_adds(b, UTF8_REPLACEMENT);
+			continue;
+		}
 		switch (*s) {
 		case '&': sb_adds(b, "&amp;"); break;
 		case '<': sb_adds(b, "&lt;"); break;

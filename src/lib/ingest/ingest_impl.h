@@ -192,9 +192,20 @@ void ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_
 void ig_ref_tag(ingest *g, const char *key, const char *val);
 /* Move the built vectors into a new batch span; returns it for the caller to fill. */
 ispan *ig_span_commit(ingest *g, const ispan *proto);
-/* 0 when s has no time or its start and end lie within ±TR_TIME_MAX, as the
- * line format requires; else -1 via ig_fail. */
-int ig_check_time(ingest *g, const ispan *s);
+/* 0 when s has no time, or its start and end lie within ±TR_TIME_MAX, as the
+ * line format requires, and its start is not one that lies outside 1990 to
+ * 2100 read in the unit its fields were read in (native: the format's own,
+ * unless --time-unit) but inside it read in the unit next to it (times in
+ * nanoseconds where microseconds are due): else -1 via ig_fail, naming the
+ * unit the times look like. Small times (0, test data) are not refused. */
+int ig_check_time(ingest *g, const ispan *s, enum ingest_time_unit native);
+/* A time field's value v in microseconds, v read in the unit --time-unit
+ * gives or else native; saturated beyond int64 (ig_check_time refuses it). */
+int64_t ig_time_us(const ingest *g, int64_t v, enum ingest_time_unit native);
+int64_t ig_time_us_u(const ingest *g, uint64_t v, enum ingest_time_unit native);
+/* ig_get_i64 of a time field, in microseconds (ig_time_us). */
+int ig_get_time(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present,
+		enum ingest_time_unit native);
 void ig_build_reset(ingest *g);
 
 /* Record an error for the current element: returns -1. */
@@ -243,8 +254,9 @@ ingest_pool *ig_pool_new(ingest *g, int threads);
 /* Queue an element; returns 0, or the status (-1, -2) of an earlier element
  * that stops the file. */
 int ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint64_t col);
-/* Queue an element that failed before parsing (over --max-bytes). */
-int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes);
+/* Queue an element that failed before parsing (over --max-bytes or
+ * --max-spans): what is the message after its place. */
+int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, const char *what);
 /* Write every queued element; returns 0 or the status that stopped the file. */
 int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);

@@ -22,7 +22,24 @@ typedef struct jscan {
 	uint64_t base;		/* file offset of buf[0] */
 	uint64_t line, line_start;	/* line of pos, file offset where it starts */
 	int eof;
+	int count_spans;	/* the value is a Jaeger trace: --max-spans counts its spans */
 } jscan;
+
+enum { SCAN_OVER_BYTES = 1, SCAN_OVER_SPANS = 2 };
+
+/* Does the array opened at b[p] belong to the key "spans"? b[0,p) holds
+ * the value being scanned, key included. */
+static int
+spans_key_before(const char *b, size_t p)
+{
+	while (p && (b[p - 1] == ' ' || b[p - 1] == '\t' || b[p - 1] == '\n' || b[p - 1] == '\r'))
+		p--;
+	if (!p || b[--p] != ':')
+		return 0;
+	while (p && (b[p - 1] == ' ' || b[p - 1] == '\t' || b[p - 1] == '\n' || b[p - 1] == '\r'))
+		p--;
+	return p >= 7 && memcmp(b + p - 7, "\"spans\"", 7) == 0;
+}
 
 
 static size_t
@@ -136,14 +153,17 @@ static const unsigned char nested_special[256] = {
  * takes to find the value's end: yajl checks the rest, and whatever it
  * finds wrong inside is that value's problem alone. Works on the buffer
  * directly: this loop sees every byte of the input.
- * Returns 0; 1 when the value is larger than --max-bytes (it is skipped, its
- * bytes not kept); -1 after a message when the file is malformed. */
+ * Returns 0; SCAN_OVER_BYTES when the value is larger than --max-bytes, or
+ * SCAN_OVER_SPANS when it is a Jaeger trace (j->count_spans) whose "spans"
+ * array holds more than --max-spans objects (it is skipped, its bytes not
+ * kept from there on: refusing it costs no more memory than the limit); -1
+ * after a message when the file is malformed. */
 static int
 scan_value(ingest *g, jscan *j, size_t *start)
 {
-	int in_str = 0, done = 0, need_more = 0, skipping = 0;
+	int in_str = 0, done = 0, need_more = 0, skipping = 0, in_spans = 0;
 	strbuf *open = &g->brackets;	/* the brackets not yet closed */
-	size_t size = 0;
+	size_t size = 0, spans = 0, max_spans = j->count_spans ? g->opts.max_spans : 0;
 
 	sb_clear(open);
 	j->keep = j->pos;	/* compaction keeps the value's first byte at buf[keep] */
@@ -194,9 +214,14 @@ scan_value(ingest *g, jscan *j, size_t *start)
 			}
 			if (c == '"')
 				in_str = 1;
-			else if (c == '{' || c == '[')
+			else if (c == '{' || c == '[') {
+				/* the trace object's "spans" array, and each span in it */
+				if (max_spans && c == '[' && open->len == 1 && !skipping)
+					in_spans = spans_key_before(b, p);
+				else if (in_spans && c == '{' && open->len == 2 && ++spans > max_spans)
+					skipping = SCAN_OVER_SPANS;
 				sb_addc(open, c);
-			else if (c == '}' || c == ']') {
+			} else if (c == '}' || c == ']') {
 				if (!open->len) {
 					done = 1;	/* a scalar ends at its container's end */
 					break;
@@ -206,6 +231,8 @@ scan_value(ingest *g, jscan *j, size_t *start)
 					return scan_error(g, j, "'%c' closes '%c'", c, open->s[open->len - 1]);
 				}
 				open->len--;
+				if (open->len == 1)
+					in_spans = 0;
 				if (!open->len) {
 					p++;
 					done = 1;
@@ -225,8 +252,8 @@ scan_value(ingest *g, jscan *j, size_t *start)
 		}
 		size += p - j->pos;
 		j->pos = p;
-		if (g->opts.max_bytes && size > g->opts.max_bytes)
-			skipping = 1;
+		if (g->opts.max_bytes && size > g->opts.max_bytes && !skipping)
+			skipping = SCAN_OVER_BYTES;
 		if (skipping)
 			j->keep = j->pos;	/* drop what was read: only the end is wanted */
 	}
@@ -329,8 +356,11 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 {
 	uint64_t line = j->line, col = scan_col(j);
 	size_t start = 0;
-	int r = scan_value(g, j, &start);
+	int r;
 
+	j->count_spans = jaeger;
+	r = scan_value(g, j, &start);
+	j->count_spans = 0;
 	if (r < 0) {
 		/* A Jaeger element is one trace: cut off or malformed, it is one
 		 * broken trace, so that -v accounts for it. Not when a trace queued
@@ -341,10 +371,17 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 	}
 	if (r > 0) {
 		/* Too big to keep: a broken element, and the file goes on. */
+		char what[96];
+
+		if (r == SCAN_OVER_SPANS)
+			snprintf(what, sizeof what, "trace with more than --max-spans %zu spans: skipped",
+				 g->opts.max_spans);
+		else
+			snprintf(what, sizeof what, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
 		if (g->pool)
-			r = ig_pool_fail(g->pool, line, col, g->opts.max_bytes);
+			r = ig_pool_fail(g->pool, line, col, what);
 		else {
-			scan_error_at(g, line, col, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
+			scan_error_at(g, line, col, "%s", what);
 			if (jaeger)
 				g->stats.broken++;
 			else
@@ -654,11 +691,23 @@ malformed:
 	return -2;
 }
 
+/* A UTF-8 byte-order mark that some Windows tools write first is no JSON:
+ * skipped, the first line's columns counted after it. */
+static void
+skip_bom(jscan *j)
+{
+	while (j->len < 3 && scan_fill(j))
+		;
+	if (j->len >= 3 && memcmp(j->buf, "\xef\xbb\xbf", 3) == 0)
+		j->pos = j->line_start = 3;
+}
+
 static int
 walk_documents(ingest *g, jscan *j)
 {
 	int c, failed = 0, r;
 
+	skip_bom(j);
 	while ((c = scan_ws(j)) >= 0) {
 		g->documents++;
 		if (c == '{')
@@ -784,6 +833,9 @@ ingest_input(ingest *g, tr_input *in, const char *path, const char *name)
 	int r;
 
 	ig_prescan_reset(g, path);
+	/* Nothing of a gzip member or zstd frame that fails its check is
+	 * converted: the input ends before it, and says why at the end. */
+	tr_input_check(in);
 	j.line = 1;
 	g->file = name;
 	g->file_failed = 0;

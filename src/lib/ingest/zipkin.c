@@ -93,8 +93,8 @@ times_of(ingest *g, const jv *span, ispan *s)
 {
 	int has_ts, has_dur;
 
-	if (ig_get_i64(g, span, "timestamp", 0, &s->start, &has_ts) < 0 ||
-	    ig_get_i64(g, span, "duration", 0, &s->duration, &has_dur) < 0)
+	if (ig_get_time(g, span, "timestamp", 0, &s->start, &has_ts, INGEST_TU_US) < 0 ||
+	    ig_get_time(g, span, "duration", 0, &s->duration, &has_dur, INGEST_TU_US) < 0)
 		return -1;
 	if (has_dur && s->duration < 0)
 		return ig_fail(g, "negative duration");
@@ -136,13 +136,14 @@ v2_span(ingest *g, const jv *span)
 
 		if (!jv_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
-		if (ig_get_i64(g, a, "timestamp", 1, &ts, NULL) < 0 || ig_get_str(g, a, "value", 0, &val) < 0)
+		if (ig_get_time(g, a, "timestamp", 1, &ts, NULL, INGEST_TU_US) < 0 ||
+		    ig_get_str(g, a, "value", 0, &val) < 0)
 			return -1;
 		ig_log_begin(g, ts);
 		ig_log_tag(g, "event", val);
 	}
 	s.shared = jv_is_true(jv_get(span, "shared"));
-	if (ig_check_time(g, &s) < 0)
+	if (ig_check_time(g, &s, INGEST_TU_US) < 0)
 		return -1;
 	ig_span_commit(g, &s);
 	return 0;
@@ -237,7 +238,7 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 		ig_log_begin(g, n->ts);
 		ig_log_tag(g, "event", n->value);
 	}
-	if (ig_check_time(g, &s) < 0)
+	if (ig_check_time(g, &s, INGEST_TU_US) < 0)
 		return -1;
 	ig_span_commit(g, &s);
 	return 0;
@@ -270,15 +271,15 @@ v1_span(ingest *g, const jv *span)
 
 	if (ids_of(g, span, &base) < 0 || ig_get_array(g, span, "annotations", &annots) < 0 ||
 	    ig_get_array(g, span, "binaryAnnotations", &bin) < 0 ||
-	    ig_get_i64(g, span, "timestamp", 0, &ts, &has_ts) < 0 ||
-	    ig_get_i64(g, span, "duration", 0, &dur, &has_dur) < 0)
+	    ig_get_time(g, span, "timestamp", 0, &ts, &has_ts, INGEST_TU_US) < 0 ||
+	    ig_get_time(g, span, "duration", 0, &dur, &has_dur, INGEST_TU_US) < 0)
 		return -1;
 	jv_array_foreach(annots, i, a) {
 		if (!jv_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
 		if (nn == sizeof notes / sizeof *notes)
 			return ig_fail(g, "more than %zu annotations", nn);
-		if (ig_get_i64(g, a, "timestamp", 1, &notes[nn].ts, NULL) < 0 ||
+		if (ig_get_time(g, a, "timestamp", 1, &notes[nn].ts, NULL, INGEST_TU_US) < 0 ||
 		    ig_get_str(g, a, "value", 1, &notes[nn].value) < 0)
 			return -1;
 		notes[nn++].ep = jv_get(a, "endpoint");
