@@ -168,7 +168,7 @@ struct ingest {
 	size_t capord;
 };
 
-/* Arena copies. */
+/* Arena copies (copies.c). */
 const char *ig_str(ingest *g, const char *s);
 const char *ig_strn(ingest *g, const char *s, size_t n);
 const char *ig_lower(ingest *g, const char *s);	/* hex ids in any case */
@@ -274,15 +274,15 @@ int jaeger_span(ingest *g, const jv *span);	/* a span of a Jaeger span list */
 int otlp_resource_spans(ingest *g, const jv *rs);
 int otlp_document(ingest *g, const jv *doc);
 int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */
-void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
-/* After zipkin_pair_shared: tr.zipkin_parent and tr.zipkin_hidden where
- * Zipkin's span tree differs from the one written. */
-void zipkin_note_tree(ingest *g);
 enum { ZIPKIN_FLAGGED = 1, ZIPKIN_BACKFILLED = 2 };	/* ispan.zipkin_shared */
 
 /* zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
 void zipkin_mark_parts(ingest *g, size_t first);	/* batch spans [first, n) are Zipkin's */
 void zipkin_normalise_ids(ingest *g);	/* zero-high 128-bit trace ids to 64-bit */
 void zipkin_merge(ingest *g);		/* normalise, then merge spans reported in parts */
+void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
+/* After zipkin_pair_shared: tr.zipkin_parent and tr.zipkin_hidden where
+ * Zipkin's span tree differs from the one written. */
+void zipkin_note_tree(ingest *g);
 
 #endif
