@@ -191,6 +191,15 @@ ig_fail(ingest *g, const char *fmt, ...)
 	return -1;
 }
 
+/* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
+ * trace of the file is sure to be whole (counted as one broken trace more). */
+void
+ig_lost_element(ingest *g)
+{
+	g->batch_broken = 1;
+	g->stats.broken++;
+}
+
 void
 ig_bad_trace(ingest *g, const char *trace_id)
 {
