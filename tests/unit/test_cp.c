@@ -8,10 +8,8 @@
 
 #include "cp.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_NO_RNG
+#include "check.h"
 
 /* Read the single trace in text (line format) into a reader. */
 static tr_reader *

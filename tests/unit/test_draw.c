@@ -11,10 +11,7 @@
 #include "cp_flame.h"
 #include "svg.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#include "check.h"
 
 static void
 test_ticks(void)

@@ -6,10 +6,7 @@
 
 #include "expr.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#include "check.h"
 
 /* Slots: s v u q T as tr-infer names them, plus name and tag (a string). */
 static const char *const names[] = {"s", "v", "u", "q", "T", "name", "missing", "a.b"};

@@ -11,10 +11,8 @@
 #include "infer.h"
 #include "infer/infer_impl.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_NO_RNG
+#include "check.h"
 
 #define NTRACES 60
 #define MAXSPANS 9

@@ -10,9 +10,7 @@
 #include "trace.h"
 #include "table.h"
 
-static int passed, failed;
-
-#define CHECK(c) do { if (c) passed++; else { failed++; fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "check.h"
 
 /* The tests' random numbers: a linear congruential step, so that every run
  * draws the same cases. */

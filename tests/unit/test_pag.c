@@ -7,21 +7,9 @@
 
 #include "pag.h"
 
-static int passed, failed;
+#include "check.h"
 
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-#define NEAR(a, b) check(fabs((a) - (b)) < 1e-9, #a " == " #b, __FILE__, __LINE__)
-
-static void
-check(int ok, const char *what, const char *file, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
-	}
-}
+#define NEAR(a, b) check_near((a), (b), 1e-9, #a, #b, __FILE__, __LINE__)
 
 static void
 feed(pag_graph *g, const char *line)
@@ -185,7 +173,7 @@ test_more_paths_than_64_bits(void)
 		diamond_chain(&g, sizes[i]);
 		pag_windows(&g, big_window, &b);
 		NEAR(b.log2n, sizes[i]);
-		check(fabs(b.sum - 1) < 1e-9, "CP of a diamond chain sums to 1", __FILE__, __LINE__);
+		CHECK_NEAR(b.sum, 1, 1e-9);	/* CP of a diamond chain sums to 1 */
 		pag_graph_free(&g);
 	}
 }
@@ -326,8 +314,7 @@ test_bad_records(void)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		pag_graph_init(&g);
-		check(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0, bad[i],
-		      __FILE__, __LINE__);
+		CHECK(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0, "read: %s", bad[i]);
 		pag_graph_free(&g);
 	}
 	pag_graph_init(&g);
@@ -370,7 +357,7 @@ test_edge_numbers(void)
 			snprintf(want, sizeof want,
 				 "PE\t\t%u\t%u\tprocessing\t%lld\t%lld\t%zu\t%zu\t%u\n", src, dst,
 				 (long long)t0, (long long)t1, i, i, op);
-			check(strcmp(out.s, want) == 0, want, __FILE__, __LINE__);
+			CHECK_STR(out.s, want);
 		}
 	for (size_t i = 0; i < n; i++) {
 		pag_graph g;
@@ -396,8 +383,8 @@ test_edge_numbers(void)
 
 		pag_graph_init(&g);
 		feed(&g, "PO\t\t3\tsvc\top");
-		check(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0 && g.nedges == 0, bad[i],
-		      __FILE__, __LINE__);
+		CHECK(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0 && g.nedges == 0, "read: %s",
+		      bad[i]);
 		pag_graph_free(&g);
 	}
 	/* span ids after the number, kept: plain, escaped (the general path), none */
@@ -767,8 +754,8 @@ test_type_names(void)
 
 		pag_graph_init(&g);
 		feed(&g, "PO\t\t0\tsvc\top");
-		check(pag_read_record(&g, line, (size_t)n, "test") < 0 && g.nedges == 0, near[i],
-		      __FILE__, __LINE__);
+		CHECK(pag_read_record(&g, line, (size_t)n, "test") < 0 && g.nedges == 0, "read: %s",
+		      near[i]);
 		pag_graph_free(&g);
 	}
 	CHECK(pag_type_parse("io\0", 3) == -1);

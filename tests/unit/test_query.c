@@ -9,10 +9,7 @@
 
 #include "query/query_impl.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#include "check.h"
 
 static int
 prints_as(const char *src, const char *want)

@@ -13,10 +13,8 @@
 
 #include "query.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_NO_RNG
+#include "check.h"
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
 
