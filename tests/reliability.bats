@@ -300,7 +300,7 @@ lf_good_trace() {
 	done
 	# The values themselves, unescaped, as a query sees them.
 	run tr-aggregate --no-header -f json 'From s In spans[trace = "b1"] Select s.service, s.operation, s.tag["k=k"]' "$in"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s' "$output" | jq -c '[.[0][]]')" = '["svc\ta","op\nb%c\r","v\tw%"]' ] || { echo "$output"; false; }
 }
 
@@ -444,7 +444,7 @@ cut_partials() {
 	tr-infer --partial "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/p.inf"
 	cut_partials "$BATS_TEST_TMPDIR/p.inf" "$BATS_TEST_TMPDIR/p.inf.zst"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/p.inf.zst"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-infer: $BATS_TEST_TMPDIR/p.inf.zst: truncated zstd stream"* ]]
 	[[ "$output" == *"tr-infer: nothing written"* ]]
 	[[ "$output" != *"from	to"* ]]
@@ -452,8 +452,8 @@ cut_partials() {
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/a.part"
 	cut_partials "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/a.part.zst"
 	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/a.part.zst"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-aggregate: $BATS_TEST_TMPDIR/a.part.zst: truncated zstd stream" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-aggregate: $BATS_TEST_TMPDIR/a.part.zst: truncated zstd stream"
 }
 
 # ---- line format: limits ----
@@ -845,7 +845,7 @@ otlp_sandwich() {
 	printf '%s' "$line" | grep -q "$(printf '\tk%%3D%%09=v%%09%%25%%0A')" || problem "tag not escaped: $line"
 	# And a filter reads the values back as they were.
 	run tr-aggregate --no-header -f json 'From s In spans[trace = "b1"] Select s.operation, s.tag["k=\t"]' "$out"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s' "$output" | jq -c '[.[0][]]')" = '["a\tb\nc%d\re","v\t%\n"]' ] || problem "values not read back: $output"
 	report
 }
@@ -885,11 +885,11 @@ expect_one_line_messages() {
 	lf=$(jaeger_sandwich '{"traceID":"b1","spanID":"x","operationName":"o","startTime":1,"duration":1,"processID":"p1"}' | mkfix lf.json)
 	crlf=$(sed 's/$/\r/' "$lf" | mkfix crlf.json)
 	run tr-ingest "$lf"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	a=$output
 	run tr-ingest "$crlf"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$a" ]
+	expect_eq 0 "$status" status
+	expect_output "$a"
 }
 
 @test "tr-ingest: duplicate span ids are dropped or renamed, and counted" {
