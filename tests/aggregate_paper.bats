@@ -21,7 +21,7 @@ table() {
 	hotrod
 	run tr-aggregate 'From s In spans GroupBy s.service
 		Select s.service, COUNT, AVG(s.duration), MAX(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.service|COUNT|AVG(s.duration)|MAX(s.duration)
 	analytics|45|3086.5333333333333|4988
@@ -44,7 +44,7 @@ table() {
 		Join r In First(spans[service = "frontend" and kind = "server"]) On r -> s
 		GroupBy r.tag["customer.id"]
 		Select r.tag["customer.id"] As customer, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	customer|COUNT|mysql_us
 	123|11|110997
@@ -61,7 +61,7 @@ table() {
 		Join caller In MostRecent(spans[kind = "client"]) On caller -> callee
 		GroupBy caller.service, callee.service
 		Select caller.service, callee.service, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	caller.service|callee.service|COUNT
 	batch|mysql|1
@@ -81,7 +81,7 @@ table() {
 	run tr-aggregate 'From s In spans[service = "mysql"]
 		GroupBy bucket(s.start - 1767225600000000, 1s) As t
 		Select t, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	t|COUNT|mysql_us
 	0|15|148473
@@ -192,7 +192,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 		GroupBy s.service, s.operation
 		Select s.service, s.operation, COUNT, AVG(c.start - s.start) As before_mysql,
 		       MAX(c.end - s.start) As until_mysql_done' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# MostRecent is the ancestor that started last: the customer's server span,
 	# unless its host's clock puts it before the root (19 requests); 2 queries
 	# lost their way to the root with a lost customer span
@@ -207,7 +207,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 		Join s In MostRecent(spans[kind = "server" and service != "mysql"]) On s -> c
 		Select c.trace, c.end - s.start' "$BATS_TEST_TMPDIR/hotrod.tr"
 	[ "${#lines[@]}" -eq 43 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')" = 714721 ]
+	expect_eq 714721 "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')"
 }
 
 @test "Q9: two-level aggregation through a subquery (busy time per trace, then per service)" {
@@ -216,7 +216,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 			GroupBy s.trace, s.service
 			Select s.trace As trace, s.service As service, SUM(s.duration) As busy)
 		GroupBy x.service Select x.service, COUNT, AVG(x.busy), MAX(x.busy)' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	x.service|COUNT|AVG(x.busy)|MAX(x.busy)
 	customer|43|243073.90697674418|731249
@@ -236,7 +236,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 		Where s.duration > r.duration
 		GroupBy s.host, r.host
 		Select s.host, r.host, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.host|r.host|COUNT
 	driver-0|driver-0|20
@@ -249,10 +249,10 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 	hotrod
 	q='From s In spans[service = "frontend" and kind = "server"] GroupBy s.operation Select s.operation, P99(s.duration) As p99'
 	run tr-aggregate --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[[ "$output" == *"fail-if p99 > 1s: s.operation=HTTP GET /dispatch, p99=1183677"* ]]
 	run tr-aggregate --fail-if 'p99 > 1.5s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "sharded --partial/--merge on the sample equals one pass for exact aggregates" {
@@ -264,7 +264,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 		tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/shard$i.tr" > "$BATS_TEST_TMPDIR/p$i"
 	done
 	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1" "$BATS_TEST_TMPDIR/p2"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/hotrod.tr")" ]
 }
 
@@ -288,7 +288,7 @@ stats() {
 	# FOLLOWS_FROM span-6: not subtracted from span-6.
 	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
 	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/t.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	service1|8|573000|71625|8000|390000|378000|47250|1000|224000|37.8
@@ -301,7 +301,7 @@ stats() {
 	need_conformance
 	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
 	run tr-aggregate "$(stats s.operation)" "$BATS_TEST_TMPDIR/t.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.operation|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	op1|2|410000|205000|20000|390000|226000|113000|2000|224000|22.6
@@ -320,7 +320,7 @@ stats() {
 	# [85000,156355): self main 3171, info 173150-46460-71355 = 55335.
 	tr-ingest "$CONF/jaeger/otlp2jaeger-multi-out.json" > "$BATS_TEST_TMPDIR/m.tr"
 	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/m.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	example-trace|4|467286|116821.5|46460|176321|176321|44080.25|3171|71355|100

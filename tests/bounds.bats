@@ -25,7 +25,7 @@ two_far_spans() {
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"far.json:"*": span a: time beyond 2^61 microseconds"* ]]
 }
 
@@ -35,7 +35,7 @@ J
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *": span a: time beyond 2^61 microseconds"* ]]
 }
 
@@ -45,7 +45,7 @@ J
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# (OTLP's unsigned nanoseconds stay below 2^64 ns, 1.8e16 us: always within.)
 	[[ "$output" == *$'\t2305843009213692952\t1000\t'* ]]
 }

@@ -161,12 +161,12 @@ $extra"
 	# A message the page lacks.
 	src=$(printf 'static int f(ingest *g)\n{\n\treturn ig_fail(g, "span %%zu: no such\\"thing\\"",\n\t\t1);\n}\n' |
 		mkfix fake.c)
-	[ "$(unlisted man/tr-ingest.1 "$src")" = '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' ]
+	expect_eq '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' "$(unlisted man/tr-ingest.1 "$src")"
 	# Listed lines nothing prints: every line of the page, against one message.
 	[ "$(unprintable_listed man/tr-infer.1 "$src" | wc -l)" -ge 8 ]
 	# A listed line with its place shown wrong matches nothing.
 	printf '.SH DIAGNOSTICS\n.nf\ntr-ingest: \\fIfile\\fP: span 3: no such"thing"\n.fi\n.SH SEE ALSO\n' > "$BATS_TEST_TMPDIR/t.1"
-	[ "$(unlisted "$BATS_TEST_TMPDIR/t.1" "$src")" = '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' ]
+	expect_eq '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' "$(unlisted "$BATS_TEST_TMPDIR/t.1" "$src")"
 	# A call whose statement never ends, also when another file follows.
 	printf 'void f(void)\n{\n\ttr_warn("never ends"\n' > "$BATS_TEST_TMPDIR/open.c"
 	run message_literals "$BATS_TEST_TMPDIR/open.c" "$src"

@@ -436,18 +436,6 @@ tr_trace_swap(tr_trace *a, tr_trace *b)
 	b->files = bfiles;
 }
 
-void
-tr_trace_free(tr_trace *t)
-{
-	arena_free(&t->mem);
-	free(t->recs);
-	free(t->spans);
-	free(t->refs);
-	free(t->logs);
-	free(t->roots);
-	strmap_free(&t->ids);
-}
-
 static void
 set_trace_id(tr_trace *t, const char *id, size_t len)
 {

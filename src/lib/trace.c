@@ -694,3 +694,15 @@ tr_write_trace(strbuf *out, const tr_trace *t, const tr_write_opts *o)
 		}
 	}
 }
+
+void
+tr_trace_free(tr_trace *t)
+{
+	arena_free(&t->mem);
+	free(t->recs);
+	free(t->spans);
+	free(t->refs);
+	free(t->logs);
+	free(t->roots);
+	strmap_free(&t->ids);
+}

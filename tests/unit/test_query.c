@@ -9,10 +9,7 @@
 
 #include "query/query_impl.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#include "check.h"
 
 static int
 prints_as(const char *src, const char *want)
@@ -105,16 +102,16 @@ check_percentiles(void)
 		char line[1 << 16];
 		while (fgets(line, sizeof line, f)) {
 			line[strcspn(line, "\n")] = '\0';
-			CHECK(q_table_merge_line(merged, line, strlen(line), err, sizeof err) == 0);
+			CHECK_EQ(q_table_merge_line(merged, line, strlen(line), err, sizeof err), 0);
 		}
 		fclose(f);
 	}
 	unlink(path);
 
 	expr_value *re, *rs, *rm;
-	CHECK(q_table_rows(exact, &re) == 1);
-	CHECK(q_table_rows(sketch, &rs) == 1);
-	CHECK(q_table_rows(merged, &rm) == 1);
+	CHECK_EQ(q_table_rows(exact, &re), 1);
+	CHECK_EQ(q_table_rows(sketch, &rs), 1);
+	CHECK_EQ(q_table_rows(merged, &rm), 1);
 	/* exact: nearest rank over the sorted values */
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && vals[j - 1] > vals[j]; j--) {
@@ -122,11 +119,11 @@ check_percentiles(void)
 			vals[j] = vals[j - 1];
 			vals[j - 1] = t;
 		}
-	CHECK(re[0].num == vals[n / 2 - 1]);		/* rank 10000 */
-	CHECK(re[1].num == vals[18000 - 1]);
-	CHECK(re[2].num == vals[19800 - 1]);
-	CHECK(re[3].num == vals[2500 - 1]);
-	CHECK(re[4].num == vals[0]);
+	CHECK_EQ(re[0].num, vals[n / 2 - 1]);		/* rank 10000 */
+	CHECK_EQ(re[1].num, vals[18000 - 1]);
+	CHECK_EQ(re[2].num, vals[19800 - 1]);
+	CHECK_EQ(re[3].num, vals[2500 - 1]);
+	CHECK_EQ(re[4].num, vals[0]);
 	for (int c = 0; c < 4; c++) {
 		double rel = fabs(rs[c].num - re[c].num) / re[c].num;
 		double relm = fabs(rm[c].num - re[c].num) / re[c].num;
@@ -136,7 +133,7 @@ check_percentiles(void)
 		CHECK(rel <= 0.01);
 		CHECK(relm <= 0.01);
 	}
-	CHECK(rm[4].num == re[4].num);	/* MIN merges exactly */
+	CHECK_EQ(rm[4].num, re[4].num);	/* MIN merges exactly */
 	free(vals);
 	q_table_free(exact);
 	q_table_free(sketch);
@@ -249,7 +246,7 @@ main(void)
 		strbuf b = {0};
 		/* columns count characters: the UTF-8 a-umlaut is one */
 		query_error_text("From s\nIn  sp\xc3\xa4ns x", 15, "boom", &b);
-		CHECK(strcmp(b.s, "query:2:8: boom\n    In  sp\xc3\xa4ns x\n           ^\n") == 0);
+		CHECK_STR(b.s, "query:2:8: boom\n    In  sp\xc3\xa4ns x\n           ^\n");
 		sb_free(&b);
 	}
 	check_percentiles();

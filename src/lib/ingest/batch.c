@@ -2,35 +2,11 @@
  * be written, and writing a trace: shared ids, duplicates, order. */
 #include "ingest_impl.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *
-ig_strn(ingest *g, const char *s, size_t n)
-{
-	return arena_strndup(&g->batch.mem, s, n);
-}
-
-const char *
-ig_str(ingest *g, const char *s)
-{
-	return s ? ig_strn(g, s, strlen(s)) : "";
-}
-
-const char *
-ig_lower(ingest *g, const char *s)
-{
-	size_t n = strlen(s);
-	char *p = arena_strndup(&g->batch.mem, s, n);
-
-	for (size_t i = 0; i < n; i++)
-		p[i] = (char)tolower((unsigned char)p[i]);
-	return p;
-}
 
 void
 ig_tag(ingest *g, const char *key, const char *val)
@@ -284,6 +260,15 @@ ig_fail(ingest *g, const char *fmt, ...)
 	vsnprintf(g->err, sizeof g->err, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
+ * trace of the file is sure to be whole (counted as one broken trace more). */
+void
+ig_lost_element(ingest *g)
+{
+	g->batch_broken = 1;
+	g->stats.broken++;
 }
 
 void

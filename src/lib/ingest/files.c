@@ -257,14 +257,6 @@ file_pool_free(file_pool *p)
 	free(p);
 }
 
-int
-ig_regular_file(const char *path)
-{
-	struct stat st;
-
-	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static int
 is_small_file(const char *path)
 {

@@ -261,19 +261,6 @@ scan_value(ingest *g, jscan *j, size_t *start)
 	return skipping;
 }
 
-/* Where a parse error is: count lines up to byte pos of p[0,n). */
-static void
-error_place(const char *p, size_t pos, uint64_t *line, uint64_t *col)
-{
-	for (size_t i = 0; i < pos; i++) {
-		if (p[i] == '\n') {
-			++*line;
-			*col = 1;
-		} else
-			++*col;
-	}
-}
-
 /* Parse buf[start, pos) into mem; errors point into the file. */
 static jv *
 scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col, arena *mem)
@@ -283,7 +270,7 @@ scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col, arena
 	jv *v = jv_parse(g->parser, j->buf + start, j->pos - start, mem, &err, &pos);
 
 	if (!v) {
-		error_place(j->buf + start, pos, &line, &col);
+		ig_error_place(j->buf + start, pos, &line, &col);
 		scan_error_at(g, line, col, "%s", err);
 	}
 	return v;
@@ -302,50 +289,6 @@ read_value(ingest *g, jscan *j, arena *mem)
 	if (r)
 		return NULL;
 	return scan_parse(g, j, start, line, col, mem);
-}
-
-/* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
- * trace of the file is sure to be whole (counted as one broken trace more). */
-void
-ig_lost_element(ingest *g)
-{
-	g->batch_broken = 1;
-	g->stats.broken++;
-}
-
-int
-ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
-	   strbuf *msg)
-{
-	const char *err;
-	size_t pos;
-	jv *v;
-	int r;
-
-	g->err_line = line;
-	g->err_col = col;
-	v = jv_parse(g->parser, p, n, &g->json_mem, &err, &pos);
-	if (!v) {
-		error_place(p, pos, &line, &col);
-		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, err);
-		/* The scanner found the element's end, so the file goes on; a
-		 * Zipkin or OTLP element takes the file's traces with it. */
-		r = -1;
-		if (!jaeger)
-			ig_lost_element(g);
-	} else {
-		g->err[0] = '\0';
-		r = fn(g, v);
-		if (r < 0)
-			sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line,
-				(unsigned long long)col, g->err);
-	}
-	arena_reset(&g->json_mem);
-	if (jaeger && r == 0)
-		ig_flush(g);	/* a Jaeger trace object is a whole trace */
-	if (jaeger && r == -1)
-		g->stats.broken++;
-	return r;
 }
 
 static int elem_otlp(ingest *g, const jv *v);
@@ -446,12 +389,6 @@ walk_array(ingest *g, jscan *j, elem_fn fn, int jaeger)
 			return scan_error(g, j, c < 0 ? "unexpected end of input in an array"
 						      : "expected ',' or ']'"), -2;
 	}
-}
-
-int
-ig_elem_jaeger(ingest *g, const jv *v)
-{
-	return jaeger_trace(g, v);
 }
 
 static int
@@ -749,12 +686,8 @@ ingest_format_parse(const char *name)
 ingest *
 ingest_new(const ingest_opts *o, tr_output *out)
 {
-	ingest *g = xcalloc(1, sizeof *g);
+	ingest *g = ig_context_new(o, out);
 
-	g->opts = *o;
-	g->out = out;
-	g->parser = jv_parser_new();
-	tr_progress_init(&g->progress);
 	if (o->threads > 1)
 		g->pool = ig_pool_new(g, o->threads);
 	return g;
@@ -899,29 +832,5 @@ void
 ingest_free(ingest *g)
 {
 	ig_pool_free(g->pool);
-	ig_seen_free(g->seen);
-	sb_free(&g->msg);
-	sb_free(&g->brackets);
-	ig_discard(g);
-	arena_free(&g->batch.mem);
-	arena_free(&g->json_mem);
-	arena_free(&g->doc_mem);
-	arena_free(&g->prescan_mem);
-	arena_free(&g->sweep_mem);
-	strmap_free(&g->last_key);
-	jv_parser_free(g->parser);
-	free(g->batch.spans);
-	strmap_free(&g->batch.bad_traces);
-	strmap_free(&g->ids);
-	ibuild *b = &g->build;
-	free(b->tags);
-	free(b->refs);
-	free(b->logs);
-	free(b->ptags);
-	free(g->procs);
-	sb_free(&g->text);
-	sb_free(&g->scratch);
-	sb_free(&g->value);
-	free(g->order);
-	free(g);
+	ig_context_free(g);
 }
