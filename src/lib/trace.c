@@ -568,15 +568,6 @@ tr_span_tag(const tr_span *s, const char *key)
 }
 
 int
-tr_span_failed(const tr_span *s)
-{
-	const char *e = tr_span_tag(s, "error");
-	const char *o = tr_span_tag(s, "otel.status_code");
-
-	return (e && strcmp(e, "true") == 0) || (o && strcmp(o, "ERROR") == 0);
-}
-
-int
 tr_span_is_blocking_receive(const tr_span *s)
 {
 	const char *op = tr_span_tag(s, "messaging.operation.type");

@@ -77,6 +77,24 @@ tag_value(const tr_tag *tags, uint32_t n, const char *key)
 	return v ? expr_from_text(v, strlen(v)) : expr_null();
 }
 
+/* The failure of span i in one line (tr_failure_text), null when it did
+ * not fail; kept in the trace's memory. */
+static expr_value
+error_message(tr_trace *t, int32_t i)
+{
+	tr_failure f;
+	strbuf b = {0};
+
+	if (!tr_span_error(t, i, &f))
+		return expr_null();
+	tr_failure_text(&f, 0, &b);
+	const char *m = arena_strndup(&t->mem, b.s, b.len);
+	expr_value v = expr_str(m, b.len);
+
+	sb_free(&b);
+	return v;
+}
+
 static expr_value
 span_value(const tctx *c, int32_t i, const q_slot *sl)
 {
@@ -98,7 +116,8 @@ span_value(const tctx *c, int32_t i, const q_slot *sl)
 		return c->self[i] == INT64_MIN ? expr_null() : expr_num((double)c->self[i]);
 	case F_DEPTH: return expr_num(s->depth);
 	case F_ROOT: return expr_bool(s->parent < 0);
-	case F_ERROR: return expr_bool(tr_span_failed(s));
+	case F_ERROR: return expr_bool(tr_span_error(c->t, i, NULL));
+	case F_ERROR_MESSAGE: return error_message(c->t, i);
 	case F_TRACE_START: return c->has_ttime ? expr_num((double)c->tstart) : expr_null();
 	case F_TRACE_DURATION: return c->has_ttime ? expr_num((double)c->tdur) : expr_null();
 	case F_ROOT_DURATION: return c->rootdur >= 0 ? expr_num((double)c->rootdur) : expr_null();

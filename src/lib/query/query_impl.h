@@ -8,7 +8,7 @@
 /* What a slot reads from the node (or subquery row) bound to a variable. */
 enum q_field {
 	F_TRACE, F_SPAN, F_PARENT, F_SERVICE, F_OPERATION, F_KIND, F_HOST,
-	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR,
+	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR, F_ERROR_MESSAGE,
 	F_TRACE_START, F_TRACE_DURATION, F_ROOT_DURATION, F_TIME, F_EVENT,
 	F_TAG,		/* tag["key"] */
 	F_COL,		/* a column of a subquery row */

@@ -15,6 +15,7 @@ static const char *const field_names[] = {
 	[F_SERVICE] = "service", [F_OPERATION] = "operation", [F_KIND] = "kind",
 	[F_HOST] = "host", [F_START] = "start", [F_DURATION] = "duration", [F_END] = "end",
 	[F_SELF] = "self", [F_DEPTH] = "depth", [F_ROOT] = "root", [F_ERROR] = "error",
+	[F_ERROR_MESSAGE] = "error_message",
 	[F_TRACE_START] = "trace_start", [F_TRACE_DURATION] = "trace_duration",
 	[F_ROOT_DURATION] = "root_duration",
 	[F_TIME] = "time", [F_EVENT] = "event", [F_TAG] = "tag",
@@ -109,7 +110,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 
 	if (f < 0) {
 		snprintf(err, errlen, "unknown field '%.*s' (fields: trace span parent service "
-			 "operation kind host start duration end self depth root error time "
+			 "operation kind host start duration end self depth root error error_message time "
 			 "event trace_start trace_duration root_duration tag[\"key\"])", (int)len, name);
 		return -1;
 	}
@@ -119,7 +120,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 		return -1;
 	}
 	if (rel == REL_LOGS && (f == F_PARENT || f == F_KIND || f == F_SELF || f == F_DEPTH ||
-				f == F_ROOT || f == F_ERROR)) {
+				f == F_ROOT || f == F_ERROR || f == F_ERROR_MESSAGE)) {
 		snprintf(err, errlen, "logs have no field '%s'", field_names[f]);
 		return -1;
 	}
