@@ -28,6 +28,10 @@ keep_if_slow(report *r, const tr_trace *t)
 {
 	size_t k = r->nslow;
 
+	if (!r->o->keep_streams && tr_span_is_stream(&t->spans[r->cp.root])) {
+		r->streams++;	/* a connection's lifetime, not a request's latency */
+		return;
+	}
 	if (r->nslow == r->o->top) {	/* full: replace the fastest kept */
 		k = 0;
 		for (size_t i = 1; i < r->nslow; i++)
@@ -44,6 +48,7 @@ keep_if_slow(report *r, const tr_trace *t)
 
 	s->latency = r->cp.root_duration;
 	s->ordinal = r->ntraces;
+	s->failed = r->trace_failed;
 	s->trace_id = xstrdup(t->trace_id);
 	s->root = xmalloc(strlen(root->service) + strlen(root->operation) + 3);
 	sprintf(s->root, "%s: %s", root->service, root->operation);
@@ -145,6 +150,7 @@ take_trace(report *r, const tr_trace *t)
 	r->ntraces++;
 	r->nspans += t->nspans;
 	take_spans(r, t);
+	report_take_failures(r, t);
 	if (cp_trace_run(&r->cp, t) < 0)
 		return;
 	r->nanalysed++;
@@ -397,6 +403,7 @@ report_free(report *r)
 	cp_trace_free(&r->cp);
 	arena_free(&r->mem);
 	sb_free(&r->key);
+	report_failures_free(r);
 }
 
 int
@@ -433,6 +440,9 @@ report_run(const report_opts *o)
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
+	if (r.streams && !o->quiet)
+		tr_warn("left %zu long-lived streams out of the slowest requests (--keep-streams "
+			"keeps them)", r.streams);
 	qsort(r.slow, r.nslow, sizeof *r.slow, slow_cmp);
 	explain_slowest(&r);
 	report_write(&r, &doc);

@@ -13,6 +13,7 @@
 typedef struct slow_trace {
 	int64_t latency;
 	size_t ordinal;			/* its place in the input, from 1 */
+	size_t failed;			/* its spans that failed */
 	char *trace_id, *root;		/* root: "service: operation" */
 	strbuf svg;
 } slow_trace;
@@ -41,6 +42,20 @@ typedef struct cause {
 	char *trace_id, *cause_trace, *role, *label;
 	int64_t self;
 } cause;
+
+/* Failures (tr-format(5), FAILURES) of a service, of a (service,
+ * operation), or of one message there: its spans, those that failed, and
+ * a trace where one did. */
+typedef struct fail_row {
+	const char *service, *operation, *message;	/* operation, message: NULL */
+	const char *example;
+	size_t spans, failed;
+} fail_row;
+typedef struct fail_table {
+	strmap map;
+	fail_row *v;
+	size_t n, cap;
+} fail_table;
 
 typedef struct report {
 	const report_opts *o;
@@ -72,7 +87,17 @@ typedef struct report {
 	cause *causes;
 	size_t ncauses, capcauses;
 	int temporal_ran;
+	/* failures: per service, per operation, per message */
+	fail_table fail_svc, fail_op, fail_msg;
+	size_t nfailed, trace_failed;	/* spans that failed; of the last trace */
+	size_t streams;			/* long-lived streams left out of the slowest */
 } report;
+
+/* report_failures.c: count the failures of t's spans (trace_failed: how
+ * many); the row of (service, operation), NULL when none; free. */
+void report_take_failures(report *r, const tr_trace *t);
+const fail_row *report_fail_op(report *r, const char *service, const char *operation);
+void report_failures_free(report *r);
 
 /* report_doc.c: the document, HTML or Markdown, to out. */
 void report_write(report *r, strbuf *out);

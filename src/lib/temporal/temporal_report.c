@@ -533,6 +533,21 @@ sorted_children(const dtree *d, int32_t p, int32_t **out, size_t *cap)
 
 #define MAX_INDENT 40
 
+/* " ERROR message" when the one span a line names failed (tr-format(5),
+ * FAILURES); a transit or a gap names no span, a folded node many. */
+static int
+add_failure(strbuf *b, const wtrace *w, int32_t span, int role, size_t count)
+{
+	tr_failure f;
+
+	if (span < 0 || count > 1 || role == ROLE_TRANSIT || role == ROLE_UNEXPLAINED ||
+	    !tr_span_error(&w->t, span, &f))
+		return 0;
+	sb_adds(b, " ERROR ");
+	tr_failure_text(&f, 0, b);
+	return 1;
+}
+
 static void
 explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int64_t t0, int units)
 {
@@ -552,6 +567,7 @@ explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int64_t t0,
 	add_dur(b, x->ts - t0, units);
 	if (x->role != ROLE_ONPATH)
 		sb_addf(b, " [%s]", tp_role_name(x->role));
+	add_failure(b, x->w, x->span, x->role, x->count);
 	sb_addc(b, '\n');
 }
 
@@ -666,6 +682,7 @@ explain_causes(temporal *tp, const wtrace *q, strbuf *b, int64_t total)
 		add_pct(b, x->self, total);
 		sb_addf(b, ") [%s]", tp_role_name(c->role));
 		other_trace(tp, q, c, x, b);
+		add_failure(b, c->w, c->span, c->role, x->count);
 		sb_addc(b, '\n');
 	}
 	cause_groups_free(&g);
@@ -875,6 +892,23 @@ role_attrs(int role)
 	return NULL;
 }
 
+#define FAILED_ATTRS "peripheries=2, style=filled, fillcolor=mistyrose"
+
+/* "\n✗ ERROR message" under a failed span's node; returns whether it
+ * failed. */
+static int
+dot_failure(strbuf *label, const dnode *x)
+{
+	size_t at = label->len;
+
+	sb_adds(label, "\n✗");
+	if (add_failure(label, x->w, x->span, x->role, x->count))
+		return 1;
+	label->len = at;
+	label->s[at] = '\0';
+	return 0;
+}
+
 /* Which nodes are shown: its delay is at least --min-share of the whole,
  * and so is every node above it (a pruned node takes its subtree with it).
  * Parents come before their children in d (fold_tree), so one pass in
@@ -941,7 +975,11 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		add_dur(&label, x->delay, tp->o.units);
 		sb_adds(&label, ", self ");
 		add_dur(&label, x->self, tp->o.units);
-		dot_node(b, id.s, label.s, role_attrs(x->role));
+		sb_clear(&attrs);
+		sb_adds(&attrs, role_attrs(x->role) ? role_attrs(x->role) : "");
+		if (dot_failure(&label, x))	/* a double border reads in greyscale */
+			sb_adds(&attrs, attrs.len ? ", " FAILED_ATTRS : FAILED_ATTRS);
+		dot_node(b, id.s, label.s, attrs.len ? attrs.s : NULL);
 		if (x->parent >= 0) {	/* the wider, the more delay it carries */
 			double share = total > 0 ? (double)x->delay / (double)total : 0;
 
