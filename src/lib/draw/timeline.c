@@ -125,13 +125,14 @@ draw_axis(strbuf *b, const frame *F, double bottom)
 }
 
 static void
-draw_label(strbuf *b, strbuf *tmp, const frame *F, const tr_span *s, size_t folded, double y)
+draw_label(strbuf *b, strbuf *tmp, const frame *F, const tr_span *s, size_t folded, double y,
+	   int failed)
 {
 	uint32_t depth = s->depth < MAX_INDENT_LEVELS ? s->depth : MAX_INDENT_LEVELS;
 	double x = 6 + depth * INDENT;
 	strbuf text = {0};
 
-	sb_addf(&text, "%s: %s", s->service, s->operation);
+	sb_addf(&text, "%s%s: %s", failed ? "\xe2\x9c\x97 " : "", s->service, s->operation);
 	if (folded)
 		sb_addf(&text, " (+%zu)", folded);
 	if (svg_fit(tmp, text.s, F->label_w - x, SVG_FONT_PX))
@@ -167,10 +168,12 @@ draw_row(strbuf *b, strbuf *tmp, const frame *F, const tr_trace *t, const cp_tra
 	double y = TOP + (double)row * ROW_H + (ROW_H - BAR_H) / 2;
 	char colour[8], dur[40];
 	strbuf tip = {0};
+	tr_failure f;
+	int failed = tr_span_error(t, s, &f);
 
 	if (row % 2)
 		svg_rect(b, 0, TOP + (double)row * ROW_H, width, ROW_H, "#f7f7f7", NULL, NULL);
-	draw_label(b, tmp, F, sp, L->folded[row], y);
+	draw_label(b, tmp, F, sp, L->folded[row], y, failed);
 	if (!(sp->flags & TR_SPAN_HAS_TIME))
 		return;
 	double bx0 = xpos(F, sp->start), bx1 = xpos(F, tr_span_end(sp));
@@ -188,6 +191,11 @@ draw_row(strbuf *b, strbuf *tmp, const frame *F, const tr_trace *t, const cp_tra
 	if (L->folded[row])
 		sb_addf(&tip, "\n%zu spans below, off the critical path or under --min-share, folded",
 			L->folded[row]);
+	if (failed) {
+		sb_adds(&tip, "\nERROR ");
+		tr_failure_text(&f, 1, &tip);
+		svg_failed_outline(b, bx0, y, bx1 - bx0, BAR_H);
+	}
 	svg_rect(b, bx0, y, bx1 - bx0, BAR_H, c->state[s] == CP_OFF ? NULL : colour,
 		 c->state[s] == CP_OFF ? "na" : "off", tip.s);
 	if (c->state[s] == CP_PATH && c->self[s] > 0)

@@ -418,6 +418,7 @@ report_run(const report_opts *o)
 	r.slow = xcalloc(o->top ? o->top : 1, sizeof *r.slow);
 	r.compare = cp_compare_new("service");
 	r.flames = cp_flames_new();
+	cp_flames_keep_streams(r.flames, o->keep_streams);
 	long nbase = 0;
 
 	if (o->baseline && (nbase = cp_read_traces_limited(o->baseline, &r.cp, o->keep_going,
@@ -441,8 +442,8 @@ report_run(const report_opts *o)
 		return TR_EXIT_INPUT;
 	}
 	if (r.streams && !o->quiet)
-		tr_warn("left %zu long-lived streams out of the slowest requests (--keep-streams "
-			"keeps them)", r.streams);
+		tr_warn("left %zu long-lived streams out of the slowest requests and the "
+			"percentile flame graphs (--keep-streams keeps them)", r.streams);
 	qsort(r.slow, r.nslow, sizeof *r.slow, slow_cmp);
 	explain_slowest(&r);
 	report_write(&r, &doc);
