@@ -31,6 +31,7 @@ typedef struct group {
 	size_t ntraces, cap;
 	int64_t cur;
 	uint64_t seen;				/* serial of the last trace it was in */
+	int64_t spans, errors;			/* its spans, and those that failed */
 } group;
 
 struct cp_summary {
@@ -131,6 +132,8 @@ cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c)
 		}
 		g->cur += c->self[i];
 		g->self += cp_conventional_self(t, (int32_t)i);
+		g->spans++;
+		g->errors += tr_span_error(t, (int32_t)i, NULL);
 	}
 	for (size_t i = 0; i < s->ntouched; i++) {
 		group *g = &s->g[s->touched[i]];
@@ -156,7 +159,8 @@ group_cmp(const void *pa, const void *pb)
 }
 
 static const char *const value_cols[] = {
-	"traces", "cp_us", "cp_pct", "cp_p50_us", "cp_p95_us", "cp_p99_us", "self_us", "self_pct"
+	"traces", "cp_us", "cp_pct", "cp_p50_us", "cp_p95_us", "cp_p99_us", "self_us", "self_pct",
+	"spans", "errors"
 };
 #define NVALUE_COLS (sizeof value_cols / sizeof value_cols[0])
 
@@ -207,6 +211,8 @@ write_row(table *t, const cp_summary *s, group *g, int64_t all_cp, int64_t all_s
 	table_dur(t, cp_percentile(g->per_trace, g->ntraces, 99));
 	table_dur(t, g->self);
 	table_pct(t, g->self, all_self);
+	table_int(t, g->spans);
+	table_int(t, g->errors);
 }
 
 void
