@@ -185,7 +185,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case OPT_MERGE: o->merge = 1; break;
 		case TR_OPT_UNITS: o->qo.units = tr_units_option(optarg); break;
 		case 'k': o->f.keep_going = 1; break;
-		case 'q': o->qo.quiet = 1; break;
+		case 'q': o->qo.quiet = o->f.quiet = 1; break;
 		case 'v': o->f.verbose = 1; break;
 		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
 		case TR_OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;

@@ -293,6 +293,36 @@ with_stream() {
 	same "tr-cp: --keep-streams goes with --svg and --flame" "${lines[0]}"
 }
 
+# An OTLP file of JSON lines: a metrics document, then one span.
+with_metrics() {
+	mkfix sig.json <<-'EOF'
+	{"resourceMetrics":[]}
+	{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"api"}}]},"scopeSpans":[{"spans":[{"traceId":"01","spanId":"0a","name":"GET","kind":2,"startTimeUnixNano":"1000","endTimeUnixNano":"9000"}]}]}]}
+	EOF
+}
+
+@test "every tool notes the OTLP documents of other signals it skipped" {
+	f=$(with_metrics)
+	for t in tr-ingest tr-cp tr-temporal tr-infer tr-pag; do
+		run bash -c "$t '$f' 2>&1 >/dev/null"
+		same "$t: $f: skipped 1 OTLP metrics, logs or profiles documents (not traces)" "$output"
+	done
+}
+
+@test "-q silences the note of skipped OTLP documents in every tool" {
+	f=$(with_metrics)
+	for t in tr-ingest tr-cp tr-temporal tr-infer tr-pag; do
+		run bash -c "$t -q '$f' 2>&1 >/dev/null"
+		same "" "$output"
+		[ "$status" -eq 0 ]
+	done
+	run bash -c "tr-aggregate -q 'From s In spans Select COUNT' '$f' 2>&1 >/dev/null"
+	same "" "$output"
+	run tr-report -q -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	same "" "$output"
+	[ "$status" -eq 0 ]
+}
+
 # --- the OpenTelemetry demo export (issue 29) ---
 
 @test "otel-tui walk: the slowest request after the streams is the 5.01 s cart POST" {

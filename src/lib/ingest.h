@@ -18,6 +18,7 @@ typedef struct ingest_opts {
 	size_t max_bytes;	/* bytes of one JSON trace or document; 0: no limit */
 	int threads;		/* parse Jaeger traces on this many threads (1: none) */
 	int no_merge;		/* do not remember written traces (a trace met again is written again) */
+	int quiet;		/* -q: no notes (OTLP documents of other signals skipped) */
 } ingest_opts;
 
 typedef struct ingest_stats {

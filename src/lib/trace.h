@@ -197,9 +197,12 @@ enum {
 				   pass over the same input reports it); fatal
 				   errors (tr_die) are still said. The caller's
 				   messages are on stderr (no tr_warn_to sink) */
-	TR_READ_NO_SPAN_TAGS = 16	/* spans' tags are checked, not kept: for a
+	TR_READ_NO_SPAN_TAGS = 16,	/* spans' tags are checked, not kept: for a
 					   tool that reads none (tr-pag), less work
 					   per span. Records are written as read */
+	TR_READ_NO_NOTES = 32	/* -q: no notes about the input (an export's
+				   documents of other signals skipped); its
+				   errors are still said */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
 /* A reader as every pass of a tool opens it: names (NULL: the files' own),

@@ -754,8 +754,9 @@ report_other_signals(ingest *g)
 			g->other_signals);
 		return -1;
 	}
-	tr_warn("%s: skipped %zu OTLP metrics, logs or profiles documents (not traces)", g->file,
-		g->other_signals);
+	if (!g->opts.quiet)
+		tr_warn("%s: skipped %zu OTLP metrics, logs or profiles documents (not traces)",
+			g->file, g->other_signals);
 	return 0;
 }
 

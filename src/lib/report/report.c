@@ -208,7 +208,7 @@ open_inputs(report *r)
 	const report_opts *o = r->o;
 
 	return tr_reader_open(o->files, o->nfiles, NULL, o->max_spans, o->max_bytes,
-			      o->keep_going ? TR_READ_KEEP_GOING : 0);
+			      (o->keep_going ? TR_READ_KEEP_GOING : 0) | (o->quiet ? TR_READ_NO_NOTES : 0));
 }
 
 /* The pass over the inputs; returns the number of bad traces, or -1 when
