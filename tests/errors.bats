@@ -323,6 +323,34 @@ with_metrics() {
 	[ "$status" -eq 0 ]
 }
 
+# Two requests, tagged by tr-cp.
+two_tagged() {
+	fix tt.tr <<-'EOF'
+	T|t1
+	S|t1|a||0|250000|fe|GET|server|h1|cp.self=200000|queue.wait_us=1500
+	T|t2
+	S|t2|a||0|1200|fe|GET|server|h1|cp.self=1200|queue.wait_us=20
+	EOF
+}
+
+@test "--fail-if messages write durations in --units" {
+	f=$(two_tagged)
+	run tr-aggregate --units auto --fail-if 'p > 100ms' 'From s In spans GroupBy s.service Select s.service, MAX(s.duration) As p' "$f"
+	[ "$status" -eq 1 ]
+	same "tr-aggregate: fail-if p > 100ms: s.service=fe, p=250 ms" "${lines[0]}"
+	run tr-aggregate --units ms --fail-if 'p > 100ms' 'From s In spans GroupBy s.service Select s.service, MAX(s.duration) As p' "$f"
+	same "tr-aggregate: fail-if p > 100ms: s.service=fe, p=250" "${lines[0]}"
+}
+
+@test "--units: cp.self and *_us tags are durations; other tags are not" {
+	f=$(two_tagged)
+	run tr-aggregate --units auto 'From s In spans Select s.trace, s.tag["cp.self"], s.tag["queue.wait_us"], s.tag["cp.selfish"]' "$f"
+	[ "$status" -eq 0 ]
+	expected=$(printf 't1	200 ms	1.5 ms	
+t2	1.2 ms	20 µs	')
+	diff <(echo "$expected") <(echo "$output" | tail -n +2)
+}
+
 # --- the OpenTelemetry demo export (issue 29) ---
 
 @test "otel-tui walk: the slowest request after the streams is the 5.01 s cart POST" {

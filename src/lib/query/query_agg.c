@@ -833,6 +833,17 @@ q_write_header(strbuf *b, const query *q, enum query_format f)
 	sb_addc(b, '\n');
 }
 
+const char *
+q_col_text(const query *q, int i, expr_value v, int units, char *buf, size_t size, size_t *len)
+{
+	if (units != TABLE_US && q->cols[i].dur && v.type == EV_NUM) {
+		table_duration(buf, size, llround(v.num), units);
+		*len = strlen(buf);
+		return buf;
+	}
+	return expr_format(v, buf, size, len);
+}
+
 void
 q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
 	    int units, int first_json_row)
@@ -846,12 +857,7 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 		expr_value v = vals[i];
 		const char *s;
 
-		if (units != TABLE_US && q->cols[i].dur && v.type == EV_NUM) {
-			table_duration(buf, sizeof buf, llround(v.num), units);
-			s = buf;
-			len = strlen(buf);
-		} else
-			s = expr_format(v, buf, sizeof buf, &len);
+		s = q_col_text(q, i, v, units, buf, sizeof buf, &len);
 		if (f == QUERY_JSON) {
 			if (i)
 				sb_adds(b, ", ");

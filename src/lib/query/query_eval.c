@@ -630,7 +630,7 @@ check_fail_if(query_run *r)
 	for (int i = 0; i < q->nshown; i++) {
 		char buf[32];
 		size_t len;
-		const char *s = expr_format(r->vals[i], buf, sizeof buf, &len);
+		const char *s = q_col_text(q, i, r->vals[i], r->o.units, buf, sizeof buf, &len);
 		sb_addf(&m, "%s%s=%.*s", i ? ", " : "", q->cols[i].name, (int)len, s);
 	}
 	tr_warn("fail-if %s: %s", r->o.fail_if_text, m.s ? m.s : "");

@@ -145,6 +145,10 @@ void q_write_header(strbuf *b, const query *q, enum query_format f);
 /* units: a table_units; the columns marked dur are written in them, except
  * TABLE_US, which leaves every value as computed (an average keeps its
  * fraction of a µs). */
+/* The text of value v of shown column i: a duration column in units
+ * (table_units) when not TABLE_US, else as computed; in buf or v's own. */
+const char *q_col_text(const query *q, int i, expr_value v, int units, char *buf, size_t size,
+		       size_t *len);
 void q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
 		 int units, int first_json_row);
 

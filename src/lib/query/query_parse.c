@@ -899,6 +899,17 @@ fail:
 	return NULL;
 }
 
+/* Tags the tools write in µs (cp.self; tr-temporal's tp.self and
+ * tp.delay) and any key that says so (queue.wait_us). */
+static int
+is_duration_tag(const char *key)
+{
+	size_t n = strlen(key);
+
+	return strcmp(key, "cp.self") == 0 || strcmp(key, "tp.self") == 0 ||
+	       strcmp(key, "tp.delay") == 0 || (n > 3 && strcmp(key + n - 3, "_us") == 0);
+}
+
 static int
 is_duration_field(const q_slots *s, const expr *e)
 {
@@ -909,6 +920,8 @@ is_duration_field(const q_slots *s, const expr *e)
 	switch (s->v[slot].field) {
 	case F_DURATION: case F_SELF: case F_TRACE_DURATION: case F_ROOT_DURATION:
 		return 1;
+	case F_TAG:
+		return is_duration_tag(s->v[slot].key);
 	default:
 		return 0;
 	}
