@@ -281,6 +281,9 @@ main(int argc, char **argv)
 		status = TR_EXIT_FINDING;
 	if (status == TR_EXIT_OK)
 		status = gate_empty(&o, r);
+	/* a misspelt name in a comparison: the closest one the spans have */
+	if (!o.merge && !o.qo.quiet)
+		query_run_unmatched_names(r);
 	/* a GroupBy tag no span has makes one group of nulls: say so, fail */
 	if (!o.merge && query_run_unmatched_keys(r) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;

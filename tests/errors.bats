@@ -351,6 +351,32 @@ t2	1.2 ms	20 µs	')
 	diff <(echo "$expected") <(echo "$output" | tail -n +2)
 }
 
+# The notes of tr-aggregate QUERY FILE, without its table.
+notes() {
+	tr-aggregate "$@" 2>&1 >/dev/null
+}
+
+@test "Where on a misspelt service or operation names the closest one the spans have" {
+	f=$(sources)
+	run notes 'From s In spans Where s.service = "b" Or "opp" = s.operation Select COUNT' "$f"
+	[ "$status" -eq 0 ]
+	expected=$(printf '%s\n' 'tr-aggregate: no span has service "b" (did you mean "a"?)' \
+		'tr-aggregate: no span has operation "opp" (did you mean "op"?)')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "a source filter's misspelt service gets the hint; a name far from all gets none; -q none" {
+	f=$(sources)
+	run notes 'From s In spans[service = "aa"] Select COUNT' "$f"
+	same 'tr-aggregate: no span has service "aa" (did you mean "a"?)' "$output"
+	run notes 'From s In spans Where s.service = "nothing-like-it" Select COUNT' "$f"
+	same 'tr-aggregate: no span has service "nothing-like-it"' "$output"
+	run notes -q 'From s In spans Where s.service = "aa" Select COUNT' "$f"
+	same "" "$output"
+	run tr-aggregate 'From s In spans Where s.service = "a" Select COUNT' "$f"
+	same "$(printf 'COUNT\n14')" "$output"
+}
+
 # --- the OpenTelemetry demo export (issue 29) ---
 
 @test "otel-tui walk: the slowest request after the streams is the 5.01 s cart POST" {

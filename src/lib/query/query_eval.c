@@ -43,6 +43,7 @@ struct query_run {
 	size_t rows;			/* result rows made from input rows (query_run_rows) */
 	int started, json_rows;
 	tr_keywatch *keywatch;		/* per slot: a GroupBy tag key, did any span have it? */
+	q_names *names;			/* compared services and operations: seen? */
 	/* OrderBy and Limit over raw rows */
 	expr_value *held;		/* rows held for OrderBy, ncols values each */
 	size_t nheld, capheld;
@@ -177,6 +178,7 @@ query_run_new(const query *q, const query_opts *o)
 	for (size_t s = 0; s < q->slots.n; s++)
 		tr_keywatch_init(&r->keywatch[s], q->slots.v[s].key);
 	r->vals = xcalloc((size_t)q->ncols + 1, sizeof *r->vals);
+	r->names = q_names_new(q);
 	r->sub = xcalloc((size_t)q->nvars, sizeof *r->sub);
 	r->ncand = xcalloc((size_t)q->nvars, sizeof *r->ncand);
 	r->njoined = xcalloc((size_t)q->nvars, sizeof *r->njoined);
@@ -210,6 +212,7 @@ query_run_free(query_run *r)
 	for (size_t s = 0; s < r->q->slots.n; s++)
 		tr_keywatch_free(&r->keywatch[s]);
 	free(r->keywatch);
+	q_names_free(r->names);
 	free(r->held);
 	arena_free(&r->heldmem);
 	strmap_free(&r->written_per);
@@ -718,6 +721,12 @@ run_rows(query_run *r, tctx *c, strbuf *out)
 }
 
 size_t
+query_run_unmatched_names(const query_run *r)
+{
+	return r->ntraces ? q_names_missing(r->names) : 0;
+}
+
+size_t
 query_run_unmatched_keys(const query_run *r)
 {
 	size_t bad = 0;
@@ -760,6 +769,7 @@ query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 
 	arena_reset(&r->mem);
 	r->ntraces++;
+	q_names_note(r->names, t);
 	c.subrows = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subrows);
 	memset(c.subrows, 0, (size_t)q->nvars * sizeof *c.subrows);
 	c.subnodes = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subnodes);
