@@ -377,6 +377,33 @@ notes() {
 	same "$(printf 'COUNT\n14')" "$output"
 }
 
+@test "a Jaeger API error body is reported with its message, not as no trace" {
+	f=$(mkfix api.json <<-'EOF'
+	{"data":null,"total":0,"limit":0,"offset":0,"errors":[{"code":500,"msg":"service not found"}]}
+	EOF
+	)
+	for t in tr-ingest tr-cp; do
+		run bash -c "$t '$f' 2>&1 >/dev/null"
+		[ "$status" -eq 3 ]
+		same "$t: $f:1:1: the Jaeger query API answered with an error: service not found (code 500)" "$output"
+	done
+}
+
+@test "a Jaeger API answer with traces and an error writes the traces and says the error" {
+	f=$(mkfix api2.json <<-'EOF'
+	{"data":[{"traceID":"01","processes":{"p1":{"serviceName":"svc","tags":[]}},"spans":[
+	 {"traceID":"01","spanID":"0a","operationName":"root","references":[],"startTime":1000,"duration":900,"processID":"p1","tags":[],"logs":[]}]}],
+	 "errors":[{"code":404,"msg":"trace not found","traceID":"02"}]}
+	EOF
+	)
+	run tr-ingest "$f"
+	[ "$status" -eq 3 ]
+	same "tr-ingest: $f:1:1: the Jaeger query API answered with an error: trace not found (code 404), trace 02" "${lines[0]}"
+	holds "$(printf 'S\t01\t0a\t')" "$output"
+	run tr-ingest "$(mkfix ok.json <<< '{"data":[],"errors":null}')"
+	[[ "$output" != *"answered with an error"* ]] || { echo "$output"; false; }
+}
+
 # --- the OpenTelemetry demo export (issue 29) ---
 
 @test "otel-tui walk: the slowest request after the streams is the 5.01 s cart POST" {
