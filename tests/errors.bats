@@ -231,6 +231,28 @@ failed_call() {
 	[[ "$h" != *"Per service"* ]] || { echo "$h"; false; }
 }
 
+@test "tr-report --baseline: error rates before and after, per service, largest change first" {
+	f=$(failed_call)
+	b=$(fix base.tr <<-'EOF'
+	T|b1
+	S|b1|a||0|1000|frontend|POST /cart|server|h1
+	S|b1|b|a|100|500|frontend|CartService/AddItem|client|h1
+	T|b2
+	S|b2|a||2000|1000|frontend|POST /cart|server|h1
+	S|b2|b|a|2100|500|db|query|client|h1|error=true
+	EOF
+	)
+	run tr-report -q --baseline "$b" -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	[ "$status" -eq 0 ]
+	h=$(sed -n '/id="baseline"/,$p' "$BATS_TEST_TMPDIR/r.html")
+	holds 'before 1 of 4 (25.0%), after 2 of 2 (100.0%).' "$h"
+	rows=$(printf '%s\n' "$h" | grep -o '<tr><td>[a-z]*</td><td>[^<]*</td><td>[^<]*</td><td>[^<]*points</td>')
+	# equal changes: by name
+	expected='<tr><td>db</td><td>100.0%</td><td>-</td><td>-100.0 points</td>
+<tr><td>frontend</td><td>0.0%</td><td>100.0%</td><td>+100.0 points</td>'
+	diff <(echo "$expected") <(echo "$rows")
+}
+
 # A 40 s stream beside two requests.
 with_stream() {
 	fix st.tr <<-'EOF'

@@ -166,6 +166,7 @@ take_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 
 	cp_compare_add(r->compare, t, c, 1);
 	cp_flames_add(r->flames, t, c, 1);
+	report_take_baseline_failures(r, t);
 }
 
 /* --- reading --- */

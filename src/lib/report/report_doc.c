@@ -507,6 +507,45 @@ section_graph(doc *d, report *r)
 	sb_free(&svg);
 }
 
+/* "12.5%", or "-" for a side without the service. */
+static void
+rate_cell(doc *d, size_t col, double rate)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, rate < 0 ? "-" : "%.1f%%", rate);
+	cell(d, col, buf, NULL);
+}
+
+/* Error rates before and after, overall and per service, the largest
+ * change first. */
+static void
+baseline_failures(doc *d, report *r)
+{
+	static const char *const cols[] = {"service", "error rate before", "error rate after", "change"};
+	fail_change *rows;
+	size_t n = report_failure_changes(r, &rows);
+	char buf[200];
+
+	snprintf(buf, sizeof buf, "Failed spans (tr-format(5), FAILURES): before %zu of %zu (%.1f%%), "
+		 "after %zu of %zu (%.1f%%).", r->base_failed, r->base_spans,
+		 r->base_spans ? 100.0 * (double)r->base_failed / (double)r->base_spans : 0.0,
+		 r->nfailed, r->nspans, r->nspans ? 100.0 * (double)r->nfailed / (double)r->nspans : 0.0);
+	para(d, buf);
+	table_head(d, cols, 4);
+	for (size_t i = 0; i < n && i < MAX_OPS; i++) {
+		double b = rows[i].before < 0 ? 0 : rows[i].before, a = rows[i].after < 0 ? 0 : rows[i].after;
+
+		cell(d, 0, rows[i].service, NULL);
+		rate_cell(d, 1, rows[i].before);
+		rate_cell(d, 2, rows[i].after);
+		snprintf(buf, sizeof buf, "%+.1f points", a - b);
+		cell(d, 3, buf, NULL);
+	}
+	table_foot(d);
+	free(rows);
+}
+
 static void
 section_baseline(doc *d, report *r)
 {
@@ -540,6 +579,7 @@ section_baseline(doc *d, report *r)
 	}
 	table_foot(d);
 	sb_free(&v);
+	baseline_failures(d, r);
 }
 
 static const char style[] =

@@ -3,6 +3,7 @@
  * per message there, each with a trace to look at. */
 #include "report_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The row of key (its parts NUL-separated) in x, made on first sight. */
@@ -75,6 +76,73 @@ report_take_failures(report *r, const tr_trace *t)
 	sb_free(&msg);
 }
 
+void
+report_take_baseline_failures(report *r, const tr_trace *t)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		int failed = tr_span_error(t, (int32_t)i, NULL);
+
+		set_key(&r->key, &t->spans[i], 1, NULL);
+		fail_row *svc = row_of(r, &r->base_svc, &r->key, failed ? t : NULL);
+		svc->spans++;
+		svc->failed += (size_t)failed;
+		r->base_spans++;
+		r->base_failed += (size_t)failed;
+	}
+}
+
+static double
+rate(const fail_row *row)
+{
+	return row && row->spans ? 100.0 * (double)row->failed / (double)row->spans : -1;
+}
+
+static double
+change(const fail_change *c)
+{
+	double d = (c->after < 0 ? 0 : c->after) - (c->before < 0 ? 0 : c->before);
+
+	return d < 0 ? -d : d;
+}
+
+static int
+change_cmp(const void *pa, const void *pb)
+{
+	const fail_change *a = pa, *b = pb;
+
+	if (change(a) != change(b))
+		return change(a) > change(b) ? -1 : 1;
+	return strcmp(a->service, b->service);
+}
+
+/* The row of service name in x, or NULL. */
+static const fail_row *
+find_row(const fail_table *x, const char *name)
+{
+	strmap_slot *slot = strmap_get(&x->map, name, strlen(name));
+
+	return slot ? &x->v[slot->val] : NULL;
+}
+
+size_t
+report_failure_changes(report *r, fail_change **rows)
+{
+	size_t n = 0;
+	fail_change *v = xmalloc((r->fail_svc.n + r->base_svc.n + 1) * sizeof *v);
+
+	for (size_t i = 0; i < r->fail_svc.n; i++) {
+		const fail_row *a = &r->fail_svc.v[i];
+
+		v[n++] = (fail_change){a->service, rate(find_row(&r->base_svc, a->service)), rate(a)};
+	}
+	for (size_t i = 0; i < r->base_svc.n; i++)
+		if (!find_row(&r->fail_svc, r->base_svc.v[i].service))
+			v[n++] = (fail_change){r->base_svc.v[i].service, rate(&r->base_svc.v[i]), -1};
+	qsort(v, n, sizeof *v, change_cmp);
+	*rows = v;
+	return n;
+}
+
 const fail_row *
 report_fail_op(report *r, const char *service, const char *operation)
 {
@@ -87,9 +155,9 @@ report_fail_op(report *r, const char *service, const char *operation)
 void
 report_failures_free(report *r)
 {
-	fail_table *x[] = {&r->fail_svc, &r->fail_op, &r->fail_msg};
+	fail_table *x[] = {&r->fail_svc, &r->fail_op, &r->fail_msg, &r->base_svc};
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		strmap_free(&x[i]->map);
 		free(x[i]->v);
 	}

@@ -89,6 +89,8 @@ typedef struct report {
 	int temporal_ran;
 	/* failures: per service, per operation, per message */
 	fail_table fail_svc, fail_op, fail_msg;
+	fail_table base_svc;		/* the baseline's, per service */
+	size_t base_spans, base_failed;
 	size_t nfailed, trace_failed;	/* spans that failed; of the last trace */
 	size_t streams;			/* long-lived streams left out of the slowest */
 } report;
@@ -97,6 +99,17 @@ typedef struct report {
  * many); the row of (service, operation), NULL when none; free. */
 void report_take_failures(report *r, const tr_trace *t);
 const fail_row *report_fail_op(report *r, const char *service, const char *operation);
+/* The same per service for a baseline trace. */
+void report_take_baseline_failures(report *r, const tr_trace *t);
+/* A service's error rate before (the baseline) and after, in percent; a
+ * side without its spans has rate -1. */
+typedef struct fail_change {
+	const char *service;
+	double before, after;
+} fail_change;
+/* The services of either side, the largest change first; returns how many
+ * (*rows to be freed). */
+size_t report_failure_changes(report *r, fail_change **rows);
 void report_failures_free(report *r);
 
 /* report_doc.c: the document, HTML or Markdown, to out. */
