@@ -86,6 +86,22 @@ sources() {
 	same "$(printf 'a\tline one line two')" "$output"
 }
 
+@test "failure rule: an exception event counts for its own span only, wherever its L record is" {
+	f=$(fix il.tr <<-'EOF'
+	T|t1
+	L|t1|b|15|event=exception|exception.message=late
+	S|t1|a||0|100|a|op|server|
+	L|t1|a|5|event=log|message=fine
+	S|t1|b|a|10|10|a|op|internal|
+	S|t1|c|a|30|10|a|op|internal|
+	L|t1|c|35|event=log
+	L|t1|a|50|event=log
+	EOF
+	)
+	run failures "$f"
+	same "$(printf 'b\tlate')" "$output"
+}
+
 @test "s.error_message on logs is a query error" {
 	f=$(sources)
 	run tr-aggregate 'From l In logs Select l.error_message' "$f"

@@ -94,9 +94,11 @@ log_tag(const tr_log *l, const char *key)
 static int
 event_failure(const tr_trace *t, int32_t span, tr_failure *f)
 {
-	for (size_t i = 0; i < t->nlogs; i++) {
+	/* the span's own chain; next only grows, so a chain always ends */
+	for (int32_t i = t->spans[span].first_log; i >= 0 && (size_t)i < t->nlogs &&
+	     t->logs[i].span == span; i = t->logs[i].next > i ? t->logs[i].next : -1) {
 		const tr_log *l = &t->logs[i];
-		const char *ev = l->span == span ? log_tag(l, "event") : NULL;
+		const char *ev = log_tag(l, "event");
 		int otel = ev && strcmp(ev, "exception") == 0;
 
 		if (!otel && !(ev && strcmp(ev, "error") == 0))

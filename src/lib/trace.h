@@ -49,6 +49,7 @@ typedef struct tr_span {
 	int32_t first_child;	/* children in (start, span_id) order */
 	int32_t next_sibling;
 	uint32_t depth;		/* 0 for roots */
+	int32_t first_log;	/* its first log (record order), -1 when none */
 } tr_span;
 
 typedef struct tr_ref {
@@ -61,6 +62,7 @@ typedef struct tr_ref {
 
 typedef struct tr_log {
 	int32_t span;
+	int32_t next;		/* the span's next log, -1 after its last */
 	int64_t time;
 	uint32_t ntags;
 	tr_tag *tags;
