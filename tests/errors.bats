@@ -60,7 +60,7 @@ sources() {
 
 @test "failure rule: each source fails its span, with the message as recorded" {
 	f=$(sources)
-	expected=$(printf '%s\t%s\n' otel 'deadline exceeded' jtrue 'error' zipkin 'connection reset' \
+	expected=$(printf '%s\t%s\n' otel 'deadline exceeded' jtrue 'error tag' zipkin 'connection reset' \
 		h500 'HTTP 503 Service Unavailable' h404c 'HTTP 404' g14 'gRPC status 14' \
 		exc 'IOError: disk full' ot 'Timeout: no answer in 5 s')
 	run failures "$f"
@@ -162,7 +162,7 @@ sources() {
 	  "logs":[{"timestamp":1350,"fields":[{"key":"event","type":"string","value":"error"},{"key":"message","type":"string","value":"lock lost"}]}]}]}]}
 	EOF
 	)
-	expected=$(printf '0a\terror\n0b\tgRPC status 4\n0c\tlock lost')
+	expected=$(printf '0a\terror tag\n0b\tgRPC status 4\n0c\tlock lost')
 	run failures "$f"
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -203,6 +203,26 @@ failed_call() {
 	[ "$status" -eq 0 ]
 	node=$(printf '%s\n' "$output" | grep 'CartService/AddItem (client)\\n')
 	holds '\n✗ ERROR 14 UNAVAILABLE: Name resolution failed", peripheries=2, style=filled, fillcolor=mistyrose];' "$node"
+}
+
+@test "tr-cp --dot: failed spans are marked; a dashed (not analysed) one stays dashed" {
+	f=$(fix fd.tr <<-'EOF'
+	T|t1
+	S|t1|a||1000000|5000000|frontend|POST /cart|server|h1|http.status_code=500
+	S|t1|c|a|7000000|10|frontend|late|client|h1|error=true
+	EOF
+	)
+	run tr-cp --dot "$f"
+	[ "$status" -eq 0 ]
+	holds '"t1/a" [label="frontend\nPOST /cart\n5000000 us\ncp.self 5000000 us\n✗ ERROR HTTP 500", color=red, penwidth=2, peripheries=2, style=filled, fillcolor=mistyrose];' "$output"
+	holds '"t1/c" [label="frontend\nlate\n10 us\n✗ ERROR error tag", color=gray, peripheries=2, style="dashed,filled", fillcolor=mistyrose];' "$output"
+}
+
+@test "DOT: a long message is cut at 100 bytes with an ellipsis" {
+	long=$(printf 'x%.0s' $(seq 150))
+	f=$(printf 'T|t1\nS|t1|a||0|100|fe|GET|server|h1|otel.status_code=ERROR|otel.status_description=%s\n' "$long" | fix long.tr)
+	run tr-cp --dot "$f"
+	holds "✗ ERROR $(printf 'x%.0s' $(seq 100))…\"" "$output"
 }
 
 @test "tr-cp --svg: a failed span is outlined, its label starts with ✗, its tooltip has the message" {

@@ -193,8 +193,9 @@ tr_failure_text(const tr_failure *f, int where, strbuf *b)
 			sb_addc(b, ' ');
 			add_line(b, f->status_text, strlen(f->status_text));
 		}
-	} else if (!type)
-		sb_adds(b, f->source ? f->source : "error");
+	} else if (!type)	/* the evidence itself: "error tag", "otel.status_code=ERROR" */
+		sb_adds(b, !f->source || strcmp(f->source, "error") == 0 ? "error tag" :
+			   strcmp(f->source, "otel.status_code") == 0 ? "otel.status_code=ERROR" : f->source);
 	if (where && f->stack)
 		add_stack_line(b, f->stack, f->message);
 }

@@ -411,7 +411,7 @@ node_id(strbuf *b, const tr_trace *t, int32_t s)
 void
 cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 {
-	strbuf id = {0}, pid = {0}, label = {0};
+	strbuf id = {0}, pid = {0}, label = {0}, attrs = {0};
 
 	sb_addf(&label, "cluster_%s", t->trace_id);
 	sb_clear(&id);
@@ -431,8 +431,10 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 		if (st == CP_PATH)
 			sb_addf(&label, "\ncp.self %lld us", (long long)c->self[i]);
 		node_id(&id, t, (int32_t)i);
-		dot_node(b, id.s, label.s, st == CP_PATH ? "color=red, penwidth=2" :
-			 st == CP_OFF ? "style=dashed, color=gray" : NULL);
+		sb_clear(&attrs);
+		sb_adds(&attrs, st == CP_PATH ? "color=red, penwidth=2" : st == CP_OFF ? "style=dashed, color=gray" : "");
+		dot_mark_failure(&label, &attrs, t, (int32_t)i);
+		dot_node(b, id.s, label.s, attrs.len ? attrs.s : NULL);
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
@@ -449,4 +451,5 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 	sb_free(&id);
 	sb_free(&pid);
 	sb_free(&label);
+	sb_free(&attrs);
 }

@@ -892,23 +892,6 @@ role_attrs(int role)
 	return NULL;
 }
 
-#define FAILED_ATTRS "peripheries=2, style=filled, fillcolor=mistyrose"
-
-/* "\n✗ ERROR message" under a failed span's node; returns whether it
- * failed. */
-static int
-dot_failure(strbuf *label, const dnode *x)
-{
-	size_t at = label->len;
-
-	sb_adds(label, "\n✗");
-	if (add_failure(label, x->w, x->span, x->role, x->count))
-		return 1;
-	label->len = at;
-	label->s[at] = '\0';
-	return 0;
-}
-
 /* Which nodes are shown: its delay is at least --min-share of the whole,
  * and so is every node above it (a pruned node takes its subtree with it).
  * Parents come before their children in d (fold_tree), so one pass in
@@ -977,8 +960,9 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		add_dur(&label, x->self, tp->o.units);
 		sb_clear(&attrs);
 		sb_adds(&attrs, role_attrs(x->role) ? role_attrs(x->role) : "");
-		if (dot_failure(&label, x))	/* a double border reads in greyscale */
-			sb_adds(&attrs, attrs.len ? ", " FAILED_ATTRS : FAILED_ATTRS);
+		if (x->span >= 0 && x->count <= 1 && x->role != ROLE_TRANSIT &&
+		    x->role != ROLE_UNEXPLAINED)	/* one span's node */
+			dot_mark_failure(&label, &attrs, &x->w->t, x->span);
 		dot_node(b, id.s, label.s, attrs.len ? attrs.s : NULL);
 		if (x->parent >= 0) {	/* the wider, the more delay it carries */
 			double share = total > 0 ? (double)x->delay / (double)total : 0;
