@@ -279,11 +279,12 @@ main(int argc, char **argv)
 		query_run_explain(r, stderr);
 	if (status == TR_EXIT_OK && query_run_failed(r))
 		status = TR_EXIT_FINDING;
-	if (status == TR_EXIT_OK)
-		status = gate_empty(&o, r);
-	/* a misspelt name in a comparison: the closest one the spans have */
+	/* a misspelt name in a comparison: the closest one the spans have,
+	 * before the gate says that nothing matched */
 	if (!o.merge && !o.qo.quiet)
 		query_run_unmatched_names(r);
+	if (status == TR_EXIT_OK)
+		status = gate_empty(&o, r);
 	/* a GroupBy tag no span has makes one group of nulls: say so, fail */
 	if (!o.merge && query_run_unmatched_keys(r) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;

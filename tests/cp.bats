@@ -418,7 +418,7 @@ summary_fix() {
 	printf '# the slow one\n  s2  \n\n' > "$BATS_TEST_TMPDIR/ids"
 	run tr-cp --summary service --trace-file "$BATS_TEST_TMPDIR/ids" "$f"
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "$(printf 'db\t1\t160\t80.00\t160\t160\t160\t160\t80.00')" ]
+	[ "${lines[1]}" = "$(printf 'db\t1\t160\t80.00\t160\t160\t160\t160\t80.00\t1\t0')" ]
 	# line format: s1 is written as it came, without cp tags
 	run bash -c "tr-cp --trace s2 '$f' | awk -F'\t' '\$1 == \"S\" { print \$2, \$3, (NF > 10 ? \$NF : \"-\") }'"
 	[ "${lines[0]}" = "s1 F -" ]
