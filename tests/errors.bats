@@ -76,6 +76,16 @@ sources() {
 	diff <(echo "$expected") <(echo "$output" | tail -n +2)
 }
 
+@test "failure rule: a span with both an HTTP and a gRPC status shows the HTTP one" {
+	f=$(fix both.tr <<-'EOF'
+	T|t1
+	S|t1|a||0|10|a|op|client||rpc.grpc.status_code=2|http.status_code=502
+	EOF
+	)
+	run failures "$f"
+	same "$(printf 'a\tHTTP 502')" "$output"
+}
+
 @test "failure rule: a message with TAB and LF stays one line" {
 	f=$(fix ml.tr <<-'EOF'
 	T|t1

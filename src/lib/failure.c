@@ -43,8 +43,10 @@ status_failed(const tr_span *s, const char *const *keys, size_t n, int64_t min, 
 	if (!v || parse_i64(v, strlen(v), &c) < 0 || (min ? c < min : c == 0))
 		return 0;
 	f->source = f->source ? f->source : key;
-	f->code = v;
-	f->code_key = key;
+	if (!f->code) {	/* HTTP's, when a span has both */
+		f->code = v;
+		f->code_key = key;
+	}
 	return 1;
 }
 
