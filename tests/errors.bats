@@ -264,6 +264,15 @@ failed_call() {
 	holds '<td>frontend</td><td>POST /cart</td><td>HTTP 500</td><td>1</td><td>t1</td>' "$h"
 }
 
+@test "tr-report: the latency and critical-path tables count failed spans" {
+	f=$(failed_call)
+	tr-report -q -o "$BATS_TEST_TMPDIR/r.html" "$f"
+	lat=$(sed -n '/id="latency"/,/id="critical-path"/p' "$BATS_TEST_TMPDIR/r.html")
+	holds '<td>frontend</td><td>CartService/AddItem</td><td>1</td><td>5 s</td><td>5 s</td><td>5 s</td><td>5 s</td><td>1</td>' "$lat"
+	cp=$(sed -n '/id="critical-path"/,/id="causes"/p' "$BATS_TEST_TMPDIR/r.html")
+	holds '<td>frontend</td><td>5 s</td><td>100.0%</td><td>2</td>' "$cp"
+}
+
 @test "tr-report: a report with no failure says 0 and has no tables of them" {
 	f=$(fix ok.tr <<-'EOF'
 	T|t1

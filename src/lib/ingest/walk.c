@@ -577,13 +577,15 @@ api_errors(ingest *g, const jv *rest, uint64_t line, uint64_t col)
 		return 0;
 	jv_array_foreach(errs, i, e) {
 		const jv *m = jv_get(e, "msg"), *c = jv_get(e, "code"), *id = jv_get(e, "traceID");
-		char code[32] = "";
+		strbuf text = {0};
 
+		sb_adds(&text, jv_str(m) ? jv_str(m) : "(no message)");
 		if (jv_is_integer(c))
-			snprintf(code, sizeof code, " (code %lld)", (long long)jv_int(c));
-		scan_error_at(g, line, col, "the Jaeger query API answered with an error: %s%s%s%s",
-			      jv_str(m) ? jv_str(m) : "(no message)", code, jv_str(id) ? ", trace " : "",
-			      jv_str(id) ? jv_str(id) : "");
+			sb_addf(&text, " (code %lld)", (long long)jv_int(c));
+		if (jv_str(id))
+			sb_addf(&text, ", trace %s", jv_str(id));
+		scan_error_at(g, line, col, "the Jaeger query API answered with an error: %s", text.s);
+		sb_free(&text);
 		n++;
 	}
 	return n ? -1 : 0;

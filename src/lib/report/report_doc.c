@@ -399,7 +399,7 @@ section_latency(doc *d, report *r)
 static void
 section_critical_path(doc *d, report *r)
 {
-	static const char *const cols[] = {"service", "per request", "share"};
+	static const char *const cols[] = {"service", "per request", "share", "failed spans"};
 	const cp_diff *rows;
 	size_t n = cp_compare_rows(r->compare, &rows), k;
 	double total = 0;
@@ -413,7 +413,7 @@ section_critical_path(doc *d, report *r)
 		"for the requests around each latency percentile.");
 	for (size_t i = 0; i < n; i++)
 		total += rows[i].after;
-	table_head(d, cols, 3);
+	table_head(d, cols, 4);
 	/* with a baseline the rows come by difference: by time here */
 	size_t *ord = xmalloc((n ? n : 1) * sizeof *ord);
 
@@ -433,6 +433,9 @@ section_critical_path(doc *d, report *r)
 		cell_dur(d, 1, (int64_t)(row->after + 0.5));
 		snprintf(buf, sizeof buf, "%.1f%%", total > 0 ? 100 * row->after / total : 0);
 		cell(d, 2, buf, NULL);
+		const fail_row *f = report_fail_service(r, row->service);
+		snprintf(buf, sizeof buf, "%zu", f ? f->failed : 0);
+		cell(d, 3, buf, NULL);
 	}
 	free(ord);
 	table_foot(d);

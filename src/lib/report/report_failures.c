@@ -144,6 +144,12 @@ report_failure_changes(report *r, fail_change **rows)
 }
 
 const fail_row *
+report_fail_service(const report *r, const char *service)
+{
+	return find_row(&r->fail_svc, service);
+}
+
+const fail_row *
 report_fail_op(report *r, const char *service, const char *operation)
 {
 	sb_set_pair(&r->key, service, operation);

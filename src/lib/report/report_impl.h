@@ -99,6 +99,7 @@ typedef struct report {
  * many); the row of (service, operation), NULL when none; free. */
 void report_take_failures(report *r, const tr_trace *t);
 const fail_row *report_fail_op(report *r, const char *service, const char *operation);
+const fail_row *report_fail_service(const report *r, const char *service);
 /* The same per service for a baseline trace. */
 void report_take_baseline_failures(report *r, const tr_trace *t);
 /* A service's error rate before (the baseline) and after, in percent; a
