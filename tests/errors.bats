@@ -244,6 +244,17 @@ failed_call() {
 	holds 'ERROR 14 UNAVAILABLE: Name resolution failed</title>' "$output"
 }
 
+@test "tr-cp --svg: a failed span's message is written on its row, after the critical sections" {
+	f=$(failed_call)
+	run tr-cp --svg "$f"
+	[ "$status" -eq 0 ]
+	msg=$(printf '%s\n' "$output" | grep -n '>ERROR 14 UNAVAILABLE: Name resolution failed</text>')
+	[ -n "$msg" ] || { echo "$output"; false; }
+	# drawn after the critical sections (solid rects of class cp), so not hidden by them
+	section=$(printf '%s\n' "$output" | grep -n 'class="cp"' | head -n 1 | cut -d: -f1)
+	[ "${msg%%:*}" -gt "$section" ] || { echo "message at line ${msg%%:*}, first section at $section"; false; }
+}
+
 @test "tr-cp --summary: spans and errors columns" {
 	f=$(failed_call)
 	run tr-cp --summary operation "$f"
