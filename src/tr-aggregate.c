@@ -203,7 +203,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 			break;
 		case TR_OPT_UNITS: o->qo.units = tr_units_option(optarg); break;
 		case 'k': o->f.keep_going = 1; break;
-		case 'q': o->qo.quiet = 1; break;
+		case 'q': o->qo.quiet = o->f.quiet = 1; break;
 		case 'v': o->f.verbose = 1; break;
 		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
 		case TR_OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
@@ -311,6 +311,10 @@ main(int argc, char **argv)
 		status = TR_EXIT_INPUT;	/* the windows miss rows: said on stderr */
 	if (status == TR_EXIT_OK && query_run_failed(r))
 		status = TR_EXIT_FINDING;
+	/* a misspelt name in a comparison: the closest one the spans have,
+	 * before the gate says that nothing matched */
+	if (!o.merge && !o.qo.quiet)
+		query_run_unmatched_names(r);
 	if (status == TR_EXIT_OK)
 		status = gate_empty(&o, r);
 	/* a GroupBy tag no span has makes one group of nulls: say so, fail */

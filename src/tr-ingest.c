@@ -93,7 +93,7 @@ main(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case 'z': zstd = 1; break;
 		case TR_OPT_ALLOW_EMPTY: allow_empty = 1; break;
-		case 'q': quiet = 1; break;
+		case 'q': quiet = o.quiet = 1; break;
 		case 'v': o.verbose = 1; break;
 		case 'h': usage(stdout, TR_EXIT_OK); break;
 		case 'V': tr_print_version(); return TR_EXIT_OK;

@@ -328,42 +328,42 @@ summary_fix() {
 	f=$(summary_fix)
 	run tr-cp --summary service "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct\tspans\terrors')" ]
 	# db: 40 + 160 on the path; self time 40 + 20 + 160 (insert runs inside select)
-	[ "${lines[1]}" = "$(printf 'db\t2\t200\t66.67\t40\t160\t160\t220\t68.75')" ]
-	[ "${lines[2]}" = "$(printf 'fe\t2\t100\t33.33\t40\t60\t60\t100\t31.25')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t200\t66.67\t40\t160\t160\t220\t68.75\t3\t0')" ]
+	[ "${lines[2]}" = "$(printf 'fe\t2\t100\t33.33\t40\t60\t60\t100\t31.25\t2\t0')" ]
 	[ "${#lines[@]}" -eq 3 ]
 }
 
 @test "--summary operation and a tag key; -f csv and -f json" {
 	f=$(summary_fix)
 	run tr-cp --summary operation "$f"
-	[ "${lines[1]}" = "$(printf 'db\tselect\t2\t200\t66.67\t40\t160\t160\t200\t62.50')" ]
-	[ "${lines[2]}" = "$(printf 'fe\tGET\t2\t100\t33.33\t40\t60\t60\t100\t31.25')" ]
-	[ "${lines[3]}" = "$(printf 'db\tinsert\t1\t0\t0.00\t0\t0\t0\t20\t6.25')" ]
+	[ "${lines[1]}" = "$(printf 'db\tselect\t2\t200\t66.67\t40\t160\t160\t200\t62.50\t2\t0')" ]
+	[ "${lines[2]}" = "$(printf 'fe\tGET\t2\t100\t33.33\t40\t60\t60\t100\t31.25\t2\t0')" ]
+	[ "${lines[3]}" = "$(printf 'db\tinsert\t1\t0\t0.00\t0\t0\t0\t20\t6.25\t1\t0')" ]
 	# spans without the tag make the group with the empty value
 	run tr-cp --summary zone "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "$(printf 'zone\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
-	[ "${lines[1]}" = "$(printf 'b\t1\t160\t53.33\t160\t160\t160\t160\t50.00')" ]
-	[ "${lines[2]}" = "$(printf '\t2\t140\t46.67\t40\t100\t100\t160\t50.00')" ]
+	[ "${lines[0]}" = "$(printf 'zone\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct\tspans\terrors')" ]
+	[ "${lines[1]}" = "$(printf 'b\t1\t160\t53.33\t160\t160\t160\t160\t50.00\t1\t0')" ]
+	[ "${lines[2]}" = "$(printf '\t2\t140\t46.67\t40\t100\t100\t160\t50.00\t4\t0')" ]
 	run tr-cp --summary service -f csv "$f"
-	[ "${lines[0]}" = "service,traces,cp_us,cp_pct,cp_p50_us,cp_p95_us,cp_p99_us,self_us,self_pct" ]
-	[ "${lines[1]}" = "db,2,200,66.67,40,160,160,220,68.75" ]
+	[ "${lines[0]}" = "service,traces,cp_us,cp_pct,cp_p50_us,cp_p95_us,cp_p99_us,self_us,self_pct,spans,errors" ]
+	[ "${lines[1]}" = "db,2,200,66.67,40,160,160,220,68.75,3,0" ]
 	run bash -c "tr-cp --summary operation -f json '$f' | jq -c '.[0]'"
 	expect_eq 0 "$status" status
-	expect_output '{"service":"db","operation":"select","traces":2,"cp_us":200,"cp_pct":66.67,"cp_p50_us":40,"cp_p95_us":160,"cp_p99_us":160,"self_us":200,"self_pct":62.5}'
+	[ "$output" = '{"service":"db","operation":"select","traces":2,"cp_us":200,"cp_pct":66.67,"cp_p50_us":40,"cp_p95_us":160,"cp_p99_us":160,"self_us":200,"self_pct":62.5,"spans":2,"errors":0}' ]
 }
 
 @test "--summary --units: columns named for the unit, values in ms, s or a unit each" {
 	f=$(summary_fix)
 	run tr-cp --summary service --units ms "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_ms\tcp_pct\tcp_p50_ms\tcp_p95_ms\tcp_p99_ms\tself_ms\tself_pct')" ]
-	[ "${lines[1]}" = "$(printf 'db\t2\t0.2\t66.67\t0.04\t0.16\t0.16\t0.22\t68.75')" ]
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_ms\tcp_pct\tcp_p50_ms\tcp_p95_ms\tcp_p99_ms\tself_ms\tself_pct\tspans\terrors')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t0.2\t66.67\t0.04\t0.16\t0.16\t0.22\t68.75\t3\t0')" ]
 	run tr-cp --summary service --units auto "$f"
-	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp\tcp_pct\tcp_p50\tcp_p95\tcp_p99\tself\tself_pct')" ]
-	[ "${lines[1]}" = "$(printf 'db\t2\t200 µs\t66.67\t40 µs\t160 µs\t160 µs\t220 µs\t68.75')" ]
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp\tcp_pct\tcp_p50\tcp_p95\tcp_p99\tself\tself_pct\tspans\terrors')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t200 µs\t66.67\t40 µs\t160 µs\t160 µs\t220 µs\t68.75\t3\t0')" ]
 	run bash -c "tr-cp --summary service -f json --units s '$f' | jq -c '.[1] | [.cp_s, .self_s]'"
 	expect_output "[0.0001,0.0001]"
 	run tr-cp --summary service -f csv --units auto "$f"
@@ -421,7 +421,7 @@ summary_fix() {
 	printf '# the slow one\n  s2  \n\n' > "$BATS_TEST_TMPDIR/ids"
 	run tr-cp --summary service --trace-file "$BATS_TEST_TMPDIR/ids" "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = "$(printf 'db\t1\t160\t80.00\t160\t160\t160\t160\t80.00')" ]
+	[ "${lines[1]}" = "$(printf 'db\t1\t160\t80.00\t160\t160\t160\t160\t80.00\t1\t0')" ]
 	# line format: s1 is written as it came, without cp tags
 	run bash -c "tr-cp --trace s2 '$f' | awk -F'\t' '\$1 == \"S\" { print \$2, \$3, (NF > 10 ? \$NF : \"-\") }'"
 	[ "${lines[0]}" = "s1 F -" ]

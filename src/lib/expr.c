@@ -1346,6 +1346,29 @@ expr_slot(const expr *e)
 	return e && (e->op == OP_SLOT || e->op == OP_AGG) ? e->slot : -1;
 }
 
+size_t
+expr_string_equalities(const expr *e, int *slot, const char **text, size_t max)
+{
+	size_t n = 0;
+
+	if (!e || !max)
+		return 0;
+	if (e->op == OP_EQ) {
+		const expr *s = e->a->op == OP_SLOT ? e->a : e->b, *l = s == e->a ? e->b : e->a;
+
+		if (s->op == OP_SLOT && l->op == OP_LIT && l->lit.type == EV_STR) {
+			slot[0] = s->slot;
+			text[0] = l->lit.str;
+			return 1;
+		}
+	}
+	for (int i = 0; i < e->nargs && n < max; i++)
+		n += expr_string_equalities(e->args[i], slot + n, text + n, max - n);
+	n += expr_string_equalities(e->a, slot + n, text + n, max - n);
+	n += expr_string_equalities(e->b, slot + n, text + n, max - n);
+	return n;
+}
+
 int
 expr_has_call(const expr *e)
 {

@@ -121,7 +121,7 @@ tr_filter_run(const tr_filter *f)
 		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
 				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
 	tr_reader_set_flags(r, (f->verbose ? TR_READ_VERBOSE : 0) | (f->keep_going ? TR_READ_KEEP_GOING : 0) |
-			       (f->no_span_tags ? TR_READ_NO_SPAN_TAGS : 0));
+			       (f->no_span_tags ? TR_READ_NO_SPAN_TAGS : 0) | (f->quiet ? TR_READ_NO_NOTES : 0));
 	if (f->read_ahead)
 		in.ahead = tr_ahead_start(r);
 	for (;;) {

@@ -17,6 +17,7 @@ typedef struct tr_filter {
 	const char *out_path;	/* -o FILE, NULL for stdout */
 	int keep_going;		/* -k: skip bad traces instead of stopping */
 	int verbose;		/* -v: a summary line on stderr at the end */
+	int quiet;		/* -q: no notes about the input (TR_READ_NO_NOTES) */
 	int pass_through;	/* write the #tr/1 header and pass traceless lines */
 	int allow_empty;	/* --allow-empty: an input with nothing in it is fine */
 	size_t max_spans;	/* per trace; 0: the reader's default */

@@ -28,6 +28,7 @@ typedef struct ingest_opts {
 	int threads;		/* parse Jaeger traces on this many threads (1: none) */
 	int no_merge;		/* do not remember written traces (a trace met again is written again) */
 	int time_unit;		/* enum ingest_time_unit */
+	int quiet;		/* -q: no notes (OTLP documents of other signals skipped) */
 } ingest_opts;
 
 typedef struct ingest_stats {

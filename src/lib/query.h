@@ -83,6 +83,10 @@ size_t query_run_rows(const query_run *r);
 /* Warn about every tag a GroupBy key reads that no span of the rows had
  * (with the closest tag key met); returns how many. */
 size_t query_run_unmatched_keys(const query_run *r);
+/* Note every service or operation a Where or a source filter compares
+ * with ("= \"name\"") that no span had, with the closest name one had;
+ * returns how many. */
+size_t query_run_unmatched_names(const query_run *r);
 /* --explain: the query and the per-join row counts, on f. */
 void query_run_explain(const query_run *r, FILE *f);
 /* --partial: write the group table as mergeable states; --merge: read one. */

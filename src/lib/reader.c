@@ -284,6 +284,7 @@ export_lines(tr_reader *r, tr_input *in)
 			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes == TR_DEFAULT_MAX_BYTES ?
 				     INGEST_DEFAULT_MAX_BYTES : r->max_bytes,
 			.threads = 1,
+			.quiet = (r->flags & TR_READ_NO_NOTES) != 0,
 		};
 
 		r->exports = ingest_new(&o, NULL);

@@ -25,6 +25,9 @@ void svg_escape(strbuf *b, const char *s);
 void svg_rect(strbuf *b, double x, double y, double w, double h, const char *fill,
 	      const char *cls, const char *tip);
 /* Text at (x, y) (baseline), anchor "start", "middle" or "end". */
+/* A failed span's mark: a dark red outline around its bar (the label's ✗
+ * says it again without colour). */
+void svg_failed_outline(strbuf *b, double x, double y, double w, double h);
 void svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls,
 	      const char *text);
 void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char *cls);

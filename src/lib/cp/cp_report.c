@@ -31,6 +31,7 @@ typedef struct group {
 	size_t ntraces, cap;
 	int64_t cur;
 	uint64_t seen;				/* serial of the last trace it was in */
+	int64_t spans, errors;			/* its spans, and those that failed */
 } group;
 
 struct cp_summary {
@@ -131,6 +132,8 @@ cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c)
 		}
 		g->cur += c->self[i];
 		g->self += cp_conventional_self(t, (int32_t)i);
+		g->spans++;
+		g->errors += tr_span_error(t, (int32_t)i, NULL);
 	}
 	for (size_t i = 0; i < s->ntouched; i++) {
 		group *g = &s->g[s->touched[i]];
@@ -156,7 +159,8 @@ group_cmp(const void *pa, const void *pb)
 }
 
 static const char *const value_cols[] = {
-	"traces", "cp_us", "cp_pct", "cp_p50_us", "cp_p95_us", "cp_p99_us", "self_us", "self_pct"
+	"traces", "cp_us", "cp_pct", "cp_p50_us", "cp_p95_us", "cp_p99_us", "self_us", "self_pct",
+	"spans", "errors"
 };
 #define NVALUE_COLS (sizeof value_cols / sizeof value_cols[0])
 
@@ -207,6 +211,8 @@ write_row(table *t, const cp_summary *s, group *g, int64_t all_cp, int64_t all_s
 	table_dur(t, cp_percentile(g->per_trace, g->ntraces, 99));
 	table_dur(t, g->self);
 	table_pct(t, g->self, all_self);
+	table_int(t, g->spans);
+	table_int(t, g->errors);
 }
 
 void
@@ -405,7 +411,7 @@ node_id(strbuf *b, const tr_trace *t, int32_t s)
 void
 cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 {
-	strbuf id = {0}, pid = {0}, label = {0};
+	strbuf id = {0}, pid = {0}, label = {0}, attrs = {0};
 
 	sb_addf(&label, "cluster_%s", t->trace_id);
 	sb_clear(&id);
@@ -425,8 +431,10 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 		if (st == CP_PATH)
 			sb_addf(&label, "\ncp.self %lld us", (long long)c->self[i]);
 		node_id(&id, t, (int32_t)i);
-		dot_node(b, id.s, label.s, st == CP_PATH ? "color=red, penwidth=2" :
-			 st == CP_OFF ? "style=dashed, color=gray" : NULL);
+		sb_clear(&attrs);
+		sb_adds(&attrs, st == CP_PATH ? "color=red, penwidth=2" : st == CP_OFF ? "style=dashed, color=gray" : "");
+		dot_mark_failure(&label, &attrs, t, (int32_t)i);
+		dot_node(b, id.s, label.s, attrs.len ? attrs.s : NULL);
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
@@ -443,4 +451,5 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 	sb_free(&id);
 	sb_free(&pid);
 	sb_free(&label);
+	sb_free(&attrs);
 }

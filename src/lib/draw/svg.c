@@ -86,6 +86,13 @@ svg_rect(strbuf *b, double x, double y, double w, double h, const char *fill,
 }
 
 void
+svg_failed_outline(strbuf *b, double x, double y, double w, double h)
+{
+	sb_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"none\" "
+		"stroke=\"#b00000\" stroke-width=\"2\"/>\n", x - 1.5, y - 1.5, w + 3, h + 3);
+}
+
+void
 svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *text)
 {
 	sb_addf(b, "<text x=\"%.1f\" y=\"%.1f\"", x, y);

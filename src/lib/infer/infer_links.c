@@ -25,7 +25,7 @@
  * Jaeger's rule (its in-memory and Badger stores; Jaeger's UI builds its
  * dependency graph from them): one call parent service -> child service for
  * every span whose parent span is in the trace and in another service; the
- * error column counts those whose own span failed (tr_span_failed).
+ * error column counts those whose own span failed (tr_span_error: tr-format(5), FAILURES).
  * Without --links=RULE, Zipkin's rule applies unless it has nothing to go
  * by, no span of the input having a kind or naming its remote service
  * (peer.service), and then Jaeger's: both are counted as the traces go by. */
@@ -406,7 +406,7 @@ add_jaeger_links(infer_links *l, const tr_trace *t)
 			continue;
 		const char *p = t->spans[s->parent].service;
 		infer_links_put(l, INFER_LINKS_JAEGER, p, strlen(p), s->service, strlen(s->service), 1,
-				tr_span_failed(s));
+				tr_span_error(t, (int32_t)i, NULL));
 	}
 }
 

@@ -538,6 +538,33 @@ other_document(ingest *g, const jv *rest)
 	return r;
 }
 
+/* The "errors" of a Jaeger query API answer (a service or trace it did not
+ * find): each said with its message and code; bad input, whatever "data"
+ * held besides. */
+static int
+api_errors(ingest *g, const jv *rest, uint64_t line, uint64_t col)
+{
+	const jv *errs = jv_get(rest, "errors"), *e;
+	size_t i, n = 0;
+
+	if (!jv_is_array(errs))
+		return 0;
+	jv_array_foreach(errs, i, e) {
+		const jv *m = jv_get(e, "msg"), *c = jv_get(e, "code"), *id = jv_get(e, "traceID");
+		strbuf text = {0};
+
+		sb_adds(&text, jv_str(m) ? jv_str(m) : "(no message)");
+		if (jv_is_integer(c))
+			sb_addf(&text, " (code %lld)", (long long)jv_int(c));
+		if (jv_str(id))
+			sb_addf(&text, ", trace %s", jv_str(id));
+		scan_error_at(g, line, col, "the Jaeger query API answered with an error: %s", text.s);
+		sb_free(&text);
+		n++;
+	}
+	return n ? -1 : 0;
+}
+
 /* Keep a member of a top-level object that is not walked, for the document
  * read whole. */
 static int
@@ -605,6 +632,8 @@ walk_object(ingest *g, jscan *j)
 			goto malformed;
 		}
 	}
+	if (seen == INGEST_JAEGER && api_errors(g, rest, line, col) < 0)
+		failed = 1;
 	if (!seen) {
 		g->err[0] = '\0';
 		g->err_line = line;
@@ -736,8 +765,9 @@ report_other_signals(ingest *g)
 			g->other_signals);
 		return -1;
 	}
-	tr_warn("%s: skipped %zu OTLP metrics, logs or profiles documents (not traces)", g->file,
-		g->other_signals);
+	if (!g->opts.quiet)
+		tr_warn("%s: skipped %zu OTLP metrics, logs or profiles documents (not traces)",
+			g->file, g->other_signals);
 	return 0;
 }
 

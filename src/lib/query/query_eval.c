@@ -49,6 +49,7 @@ struct query_run {
 	size_t rows;			/* result rows made from input rows (query_run_rows) */
 	int started, json_rows;
 	tr_keywatch *keywatch;		/* per slot: a GroupBy tag key, did any span have it? */
+	q_names *names;			/* compared services and operations: seen? */
 	/* OrderBy and Limit over raw rows */
 	expr_value *held;		/* rows held for OrderBy, ncols values each */
 	size_t nheld, capheld;
@@ -91,6 +92,24 @@ tag_value(const tr_tag *tags, uint32_t n, const char *key)
 	return v ? expr_from_text(v, strlen(v)) : expr_null();
 }
 
+/* The failure of span i in one line (tr_failure_text), null when it did
+ * not fail; kept in the trace's memory. */
+static expr_value
+error_message(tr_trace *t, int32_t i)
+{
+	tr_failure f;
+	strbuf b = {0};
+
+	if (!tr_span_error(t, i, &f))
+		return expr_null();
+	tr_failure_text(&f, 0, &b);
+	const char *m = arena_strndup(&t->mem, b.s, b.len);
+	expr_value v = expr_str(m, b.len);
+
+	sb_free(&b);
+	return v;
+}
+
 static expr_value
 span_value(const tctx *c, int32_t i, const q_slot *sl)
 {
@@ -112,7 +131,8 @@ span_value(const tctx *c, int32_t i, const q_slot *sl)
 		return c->self[i] == INT64_MIN ? expr_null() : expr_num((double)c->self[i]);
 	case F_DEPTH: return expr_num(s->depth);
 	case F_ROOT: return expr_bool(s->parent < 0);
-	case F_ERROR: return expr_bool(tr_span_failed(s));
+	case F_ERROR: return expr_bool(tr_span_error(c->t, i, NULL));
+	case F_ERROR_MESSAGE: return error_message(c->t, i);
 	case F_TRACE_START: return c->has_ttime ? expr_num((double)c->tstart) : expr_null();
 	case F_TRACE_DURATION: return c->has_ttime ? expr_num((double)c->tdur) : expr_null();
 	case F_ROOT_DURATION: return c->rootdur >= 0 ? expr_num((double)c->rootdur) : expr_null();
@@ -174,6 +194,7 @@ query_run_new(const query *q, const query_opts *o)
 	for (size_t s = 0; s < q->slots.n; s++)
 		tr_keywatch_init(&r->keywatch[s], q->slots.v[s].key);
 	r->vals = xcalloc((size_t)q->ncols + 1, sizeof *r->vals);
+	r->names = q_names_new(q);
 	r->sub = xcalloc((size_t)q->nvars, sizeof *r->sub);
 	r->ncand = xcalloc((size_t)q->nvars, sizeof *r->ncand);
 	r->njoined = xcalloc((size_t)q->nvars, sizeof *r->njoined);
@@ -211,6 +232,7 @@ query_run_free(query_run *r)
 	for (size_t s = 0; s < r->q->slots.n; s++)
 		tr_keywatch_free(&r->keywatch[s]);
 	free(r->keywatch);
+	q_names_free(r->names);
 	free(r->held);
 	arena_free(&r->heldmem);
 	strmap_free(&r->written_per);
@@ -633,7 +655,7 @@ check_fail_if(query_run *r)
 	for (int i = 0; i < q->nshown; i++) {
 		char buf[32];
 		size_t len;
-		const char *s = expr_format(r->vals[i], buf, sizeof buf, &len);
+		const char *s = q_format_value(q, i, r->vals[i], r->o.units, buf, sizeof buf, &len);
 		sb_addf(&m, "%s%s=%.*s", i ? ", " : "", q->cols[i].name, (int)len, s);
 	}
 	tr_warn("fail-if %s: %s", r->o.fail_if_text, m.s ? m.s : "");
@@ -785,6 +807,12 @@ run_rows(query_run *r, tctx *c, strbuf *out)
 }
 
 size_t
+query_run_unmatched_names(const query_run *r)
+{
+	return r->ntraces ? q_names_missing(r->names) : 0;
+}
+
+size_t
 query_run_unmatched_keys(const query_run *r)
 {
 	size_t bad = 0;
@@ -827,6 +855,7 @@ query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 
 	arena_reset(&r->mem);
 	r->ntraces++;
+	q_names_note(r->names, t);
 	c.subrows = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subrows);
 	memset(c.subrows, 0, (size_t)q->nvars * sizeof *c.subrows);
 	c.subnodes = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subnodes);

@@ -8,7 +8,7 @@
 /* What a slot reads from the node (or subquery row) bound to a variable. */
 enum q_field {
 	F_TRACE, F_SPAN, F_PARENT, F_SERVICE, F_OPERATION, F_KIND, F_HOST,
-	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR,
+	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR, F_ERROR_MESSAGE,
 	F_TRACE_START, F_TRACE_DURATION, F_ROOT_DURATION, F_TIME, F_EVENT,
 	F_TAG,		/* tag["key"] */
 	F_COL,		/* a column of a subquery row */
@@ -127,6 +127,16 @@ typedef struct q_list {
 } q_list;
 void q_list_split(q_list *l, expr_value x);
 void q_list_free(q_list *l);
+
+/* query_names.c: the services and operations a Where or a source filter
+ * compares with ("= \"name\""), checked against those the spans have. */
+typedef struct q_names q_names;
+q_names *q_names_new(const query *q);
+void q_names_note(q_names *w, const tr_trace *t);
+/* Warn about each name no span had, with the closest that one had;
+ * returns how many. */
+size_t q_names_missing(const q_names *w);
+void q_names_free(q_names *w);
 
 /* The group table (query_agg.c), used by the run and by subqueries. */
 typedef struct q_table q_table;

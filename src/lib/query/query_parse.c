@@ -15,6 +15,7 @@ static const char *const field_names[] = {
 	[F_SERVICE] = "service", [F_OPERATION] = "operation", [F_KIND] = "kind",
 	[F_HOST] = "host", [F_START] = "start", [F_DURATION] = "duration", [F_END] = "end",
 	[F_SELF] = "self", [F_DEPTH] = "depth", [F_ROOT] = "root", [F_ERROR] = "error",
+	[F_ERROR_MESSAGE] = "error_message",
 	[F_TRACE_START] = "trace_start", [F_TRACE_DURATION] = "trace_duration",
 	[F_ROOT_DURATION] = "root_duration",
 	[F_TIME] = "time", [F_EVENT] = "event", [F_TAG] = "tag",
@@ -110,7 +111,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 
 	if (f < 0) {
 		snprintf(err, errlen, "unknown field '%.*s' (fields: trace span parent service "
-			 "operation kind host start duration end self depth root error time "
+			 "operation kind host start duration end self depth root error error_message time "
 			 "event trace_start trace_duration root_duration tag[\"key\"])", (int)len, name);
 		return -1;
 	}
@@ -120,7 +121,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 		return -1;
 	}
 	if (rel == REL_LOGS && (f == F_PARENT || f == F_KIND || f == F_SELF || f == F_DEPTH ||
-				f == F_ROOT || f == F_ERROR)) {
+				f == F_ROOT || f == F_ERROR || f == F_ERROR_MESSAGE)) {
 		snprintf(err, errlen, "logs have no field '%s'", field_names[f]);
 		return -1;
 	}
@@ -918,6 +919,17 @@ fail:
 	return NULL;
 }
 
+/* Tags the tools write in µs (cp.self; tr-temporal's tp.self and
+ * tp.delay) and any key that says so (queue.wait_us). */
+static int
+is_duration_tag(const char *key)
+{
+	size_t n = strlen(key);
+
+	return strcmp(key, "cp.self") == 0 || strcmp(key, "tp.self") == 0 ||
+	       strcmp(key, "tp.delay") == 0 || (n > 3 && strcmp(key + n - 3, "_us") == 0);
+}
+
 static int
 is_duration_field(const q_slots *s, const expr *e)
 {
@@ -928,6 +940,8 @@ is_duration_field(const q_slots *s, const expr *e)
 	switch (s->v[slot].field) {
 	case F_DURATION: case F_SELF: case F_TRACE_DURATION: case F_ROOT_DURATION:
 		return 1;
+	case F_TAG:
+		return is_duration_tag(s->v[slot].key);
 	default:
 		return 0;
 	}

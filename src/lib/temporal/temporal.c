@@ -314,9 +314,10 @@ open_inputs(tr_inputs *in, const tp_run_opts *r, int spool)
 }
 
 static int
-read_flags(const tp_run_opts *r, int verbose)
+read_flags(const tp_run_opts *r, const tp_opts *o, int verbose)
 {
-	return (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0);
+	return (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0) |
+	       (o->quiet ? TR_READ_NO_NOTES : 0);
 }
 
 /* -v: the offsets applied, host by host (hosts left as recorded are only
@@ -354,12 +355,12 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	open_inputs(&in, r, r->clock_offsets);
 	if (r->clock_offsets) {
 		clk = tr_clock_from_inputs(in.files, in.n, in.names, r->max_spans, r->max_bytes,
-					   read_flags(r, 0));
+					   read_flags(r, o, 0));
 		oc.clock = clk;
 	}
 	o = &oc;
 	tr_reader *rd = tr_reader_open(in.files, in.n, in.names, r->max_spans, r->max_bytes,
-				       read_flags(r, r->verbose));
+				       read_flags(r, o, r->verbose));
 	tr_output *out = r->no_output ? NULL : tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};
