@@ -512,7 +512,7 @@ cp_suspects_add(cp_suspects *k, const tr_trace *t, int baseline)
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
 
-		k->failed[i] = (uint8_t)tr_span_failed(s);
+		k->failed[i] = (uint8_t)tr_span_error(t, (int32_t)i, NULL);
 		k->sidx[i] = service_of(k, s->service);
 		k->name_hash[i] = hash_bytes(s->service, strlen(s->service)) * 0x9e3779b97f4a7c15ULL +
 				  hash_bytes(s->operation, strlen(s->operation));
