@@ -465,14 +465,14 @@ invariants() {
 	[[ "$output" == *"[depth 99999] svc:op on svc@h = 2 µs"* ]]
 }
 
-@test "the clock pass hides no fatal error: a directory as input is said in one line, exit 4" {
+@test "the clock pass hides no bad input: a directory as input is said in one line, exit 3" {
 	mkdir "$BATS_TEST_TMPDIR/dir"
-	run tr-temporal "$BATS_TEST_TMPDIR/dir"
-	[ "$status" -eq 4 ]
-	[[ "$output" == "tr-temporal: $BATS_TEST_TMPDIR/dir: read error: Is a directory" ]]
-	run tr-infer --reformat "$BATS_TEST_TMPDIR/dir"
-	[ "$status" -eq 4 ]
-	[[ "$output" == "tr-infer: $BATS_TEST_TMPDIR/dir: read error: Is a directory" ]]
+	run --separate-stderr tr-temporal "$BATS_TEST_TMPDIR/dir"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "tr-temporal: $BATS_TEST_TMPDIR/dir: is a directory, not a file" ]]
+	run --separate-stderr tr-infer --reformat "$BATS_TEST_TMPDIR/dir"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "tr-infer: $BATS_TEST_TMPDIR/dir: is a directory, not a file" ]]
 }
 
 @test "the clock pass is quiet: a bad trace is told once, by the main pass" {

@@ -1,5 +1,6 @@
 /* io.c - byte input with transparent zstd and gzip, line reading, and safe output. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700	/* realpath */
 #include "io.h"
 
 #include <errno.h>
@@ -118,6 +119,14 @@ tr_input_try_open(const char *path)
 	return in;
 }
 
+int
+tr_path_is_dir(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 tr_input *
 tr_input_open_range(const char *path, uint64_t off, uint64_t len)
 {
@@ -205,14 +214,15 @@ tr_inputs_twice(tr_inputs *in, char **files, int nfiles)
 		const char *again = is_stdin ? tr_input_stdin_again() : NULL;
 		struct stat st;
 
+		/* a missing, unreadable or directory input is read as it is: the
+		 * reader tells it, in input order, as bad input */
 		if (again)
 			in->files[i] = (char *)again;
-		else if (is_stdin || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
+		else if (is_stdin || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+				      access(files[i], R_OK) == 0))
 			in->files[i] = in->spooled[i] = tr_input_spool(files[i]);
-		else {
-			tr_input_close(tr_input_open(files[i]));
+		else
 			in->files[i] = files[i];
-		}
 		if (is_stdin)
 			in->names[i] = "<stdin>";
 		else if (in->spooled[i])
@@ -606,7 +616,7 @@ out_raw(tr_output *o, const char *p, size_t n)
 			tr_output_abort(o);
 			if (e == EPIPE)	/* SIGPIPE was ignored by the caller: stop quietly */
 				exit(TR_EXIT_SYSTEM);
-			tr_die(TR_EXIT_SYSTEM, "write error: %s", strerror(e));
+			tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", o->path ? o->path : "<stdout>", strerror(e));
 		}
 		p += w;
 		n -= (size_t)w;
@@ -651,6 +661,47 @@ widen_pipe(int fd)
 #endif
 }
 
+/* The file a path names: a symbolic link is followed (to its target, made
+ * if the link dangles), so that renaming into place keeps the link. */
+static char *
+link_target(const char *path)
+{
+	char *real = realpath(path, NULL), link[4096];
+	ssize_t n;
+
+	if (real)
+		return real;
+	if ((n = readlink(path, link, sizeof link - 1)) < 0 || n == (ssize_t)sizeof link - 1)
+		return xstrdup(path);
+	link[n] = '\0';
+	const char *slash = strrchr(path, '/');
+	if (link[0] == '/' || !slash)
+		return xstrdup(link);
+	strbuf b = {0};
+	sb_add(&b, path, (size_t)(slash - path + 1));
+	sb_adds(&b, link);
+	return b.s;
+}
+
+/* The temporary file takes the mode (and, when allowed, the owner) of the
+ * file it replaces; a new file gets 0666 less the umask, not mkstemp's 0600. */
+static void
+keep_mode(int fd, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0) {
+		if (fchown(fd, st.st_uid, st.st_gid) < 0)
+			(void)0;	/* not ours to give away: the owner is the writer */
+		fchmod(fd, st.st_mode & 07777);
+		return;
+	}
+	mode_t um = umask(0);
+
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+}
+
 tr_output *
 tr_output_open(const char *path, int zstd_level)
 {
@@ -664,19 +715,17 @@ tr_output_open(const char *path, int zstd_level)
 		o->fd = open(path, O_WRONLY | O_TRUNC);
 		if (o->fd < 0)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
-	} else if (path && strcmp(path, "-") != 0) {
-		size_t n = strlen(path) + 16;
 		o->path = xstrdup(path);
+	} else if (path && strcmp(path, "-") != 0) {
+		o->path = link_target(path);
+		size_t n = strlen(o->path) + 16;
 		o->tmp = xmalloc(n);
-		snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+		snprintf(o->tmp, n, "%s.tmpXXXXXX", o->path);
 		o->fd = mkstemp(o->tmp);
 		if (o->fd < 0)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
-		mode_t um = umask(0);
-
-		umask(um);
-		fchmod(o->fd, 0666 & ~um);	/* mkstemp's 0600 is not what a user expects */
 		tr_tmpfile_hold(o->tmp);
+		keep_mode(o->fd, o->path);
 	} else {
 		o->fd = 1;
 		widen_pipe(o->fd);
@@ -773,6 +822,15 @@ tr_output_close(tr_output *o)
 	} else if (o->fd > 2 && close(o->fd) < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path ? o->path : "output", strerror(errno));
 	output_free(o);
+}
+
+void
+tr_output_end(tr_output *o, int complete)
+{
+	if (complete || !o->tmp)
+		tr_output_close(o);
+	else
+		tr_output_discard(o);
 }
 
 void

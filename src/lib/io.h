@@ -15,6 +15,8 @@ typedef struct tr_input tr_input;
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
 /* The same, but NULL with errno set when the file cannot be opened. */
 tr_input *tr_input_try_open(const char *path);
+/* Is path (not "-") a directory? Such an input is bad input, not a read error. */
+int tr_path_is_dir(const char *path);
 /* Bytes [off, off + len) of the file at path, as they are (nothing is
  * decompressed); dies as tr_input_open does. */
 tr_input *tr_input_open_range(const char *path, uint64_t off, uint64_t len);
@@ -46,7 +48,8 @@ typedef struct tr_inputs {
 } tr_inputs;
 /* files (none: standard input) made readable twice: standard input
  * redirected from a file is opened again, a pipe or a device is copied, and
- * a missing file is told now (tr_die), before the first pass. */
+ * a missing, unreadable or directory input is left for the reader to tell
+ * (bad input, in input order). */
 void tr_inputs_twice(tr_inputs *in, char **files, int nfiles);
 void tr_inputs_free(tr_inputs *in);
 /* Read up to n bytes; returns the count, 0 at end. Dies on a read error. */
@@ -73,6 +76,10 @@ void tr_input_close(tr_input *in);
 typedef struct tr_output tr_output;
 
 tr_output *tr_output_open(const char *path, int zstd_level);
+/* Finish: a complete result is committed (tr_output_close); an incomplete
+ * one (an error stopped the run) leaves an existing FILE as it was, while
+ * standard output keeps what was written (whole traces). */
+void tr_output_end(tr_output *o, int complete);
 /* Output to a file descriptor the caller opened (name for messages); closed
  * by tr_output_close, nothing renamed. */
 tr_output *tr_output_fdopen(int fd, const char *name);

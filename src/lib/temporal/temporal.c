@@ -449,7 +449,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 				tp->res[i].name, n);
 	}
 	if (out)
-		tr_output_close(out);
+		tr_output_end(out, !stopped);
 	if (rd_free)
 		tr_reader_free(rd);
 	tp_free(tp);

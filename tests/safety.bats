@@ -1,0 +1,230 @@
+#!/usr/bin/env bats
+# Data safety (tr(7), DATA SAFETY): an output file is replaced only by a
+# complete result, bad inputs are skipped whole with -k and fatal without it
+# after every good trace before them is out, gates fail closed, partials are
+# validated, sums cannot wrap, near-miss records are reported.
+
+load helper
+bats_require_minimum_version 1.5.0
+
+setup() {
+	good="$BATS_TEST_TMPDIR/good.tr"
+	trsim --hints --seed 3 --traces 12 | tr-ingest > "$good"
+	printf 'a,b,c\n1,2,3\n' > "$BATS_TEST_TMPDIR/bad.csv"
+	bad="$BATS_TEST_TMPDIR/bad.csv"
+	missing="$BATS_TEST_TMPDIR/missing.tr"
+	out="$BATS_TEST_TMPDIR/out"
+	printf 'previous result\n' > "$out"
+}
+
+# The number of T records (traces) in a line-format stream.
+traces_in() {
+	grep -c '^T	' || true
+}
+
+# $out must still hold what setup put there.
+out_kept() {
+	local got
+	got=$(cat "$out")
+	if [ "$got" != "previous result" ]; then
+		echo "expected -o FILE kept as 'previous result', got:"
+		head -3 "$out"
+		return 1
+	fi
+}
+
+AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
+
+# --- row 1: an output file is replaced only by a complete result ---
+
+@test "tr-cp -o FILE on bad input leaves FILE as it was (exit 3)" {
+	run tr-cp -o "$out" "$bad"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	out_kept
+}
+
+@test "tr-pag -o FILE on bad input leaves FILE as it was (exit 3)" {
+	run tr-pag -o "$out" "$bad"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	out_kept
+}
+
+@test "tr-infer -o FILE on bad input leaves FILE as it was (exit 3)" {
+	run tr-infer -o "$out" "$bad"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	out_kept
+}
+
+@test "tr-aggregate -o FILE on bad input leaves FILE as it was (exit 3)" {
+	run tr-aggregate -o "$out" "$AGG_Q" "$bad"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	out_kept
+}
+
+@test "tr-temporal -o FILE on bad input leaves FILE as it was, not a header alone (exit 3)" {
+	run tr-temporal -o "$out" "$bad"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	out_kept
+}
+
+@test "tr-cp -o FILE stopped by bad input after good traces leaves FILE as it was" {
+	run tr-cp -o "$out" "$good" "$bad"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	out_kept
+}
+
+@test "tr-cp -k -o FILE skips the bad input and writes the good traces (exit 3)" {
+	run tr-cp -k -o "$out" "$bad" "$good"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	expected=$(traces_in < "$good")
+	actual=$(traces_in < "$out")
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+# --- row 2: a missing, unreadable or directory input is bad input, in order ---
+
+@test "tr-cp: a missing file after good input keeps the good traces on stdout (exit 3)" {
+	expected=$(traces_in < "$good")
+	run tr-cp "$good" "$missing"
+	[ "$status" -eq 3 ]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+	[[ "$output" == *"missing.tr: No such file or directory"* ]]
+}
+
+@test "tr-pag: a missing file after good input keeps the good traces on stdout (exit 3)" {
+	expected=$(traces_in < "$good")
+	run tr-pag "$good" "$missing"
+	[ "$status" -eq 3 ]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+@test "tr-temporal: a missing file after good input keeps the analysed traces (exit 3)" {
+	expected=$(tr-temporal "$good" | traces_in)
+	run tr-temporal "$good" "$missing"
+	[ "$status" -eq 3 ]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	echo "expected $expected traces, got $actual"
+	[ "$actual" -gt 0 ]
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+@test "tr-cp -k: a missing first file is skipped and the good one written (exit 3)" {
+	expected=$(traces_in < "$good")
+	run tr-cp -k "$missing" "$good"
+	[ "$status" -eq 3 ]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+	[[ "$output" == *"missing.tr: No such file or directory"* ]]
+}
+
+@test "tr-infer --reformat -k: a missing file is skipped, not fatal before the first pass" {
+	expected=$(traces_in < "$good")
+	run tr-infer --reformat -k "$missing" "$good"
+	[ "$status" -eq 3 ]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+@test "tr-cp: an unreadable file after good input is bad input (exit 3)" {
+	[ "$(id -u)" -ne 0 ] || skip "root reads any file"
+	cp "$good" "$BATS_TEST_TMPDIR/locked.tr"
+	chmod 000 "$BATS_TEST_TMPDIR/locked.tr"
+	run tr-cp "$good" "$BATS_TEST_TMPDIR/locked.tr"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"locked.tr: Permission denied"* ]]
+}
+
+# --- row 16: a directory as input is bad input, exit 3 ---
+
+@test "tr-cp: a directory as input is bad input (exit 3), after the good traces" {
+	mkdir "$BATS_TEST_TMPDIR/dir"
+	expected=$(traces_in < "$good")
+	run tr-cp "$good" "$BATS_TEST_TMPDIR/dir"
+	echo "$output" | tail -2
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"dir: is a directory, not a file"* ]]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+@test "tr-temporal: a directory as input is bad input (exit 3)" {
+	mkdir "$BATS_TEST_TMPDIR/dir"
+	run tr-temporal "$BATS_TEST_TMPDIR/dir"
+	echo "$output"
+	[ "$status" -eq 3 ]
+}
+
+# --- row 17: -o keeps the file's mode and a symbolic link ---
+
+@test "-o FILE keeps the mode of the file it replaces" {
+	chmod 640 "$out"
+	run tr-cp -o "$out" "$good"
+	[ "$status" -eq 0 ]
+	expected=640
+	actual=$(stat -c %a "$out")
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+@test "-o LINK writes the link's target and keeps the link" {
+	ln -s out "$BATS_TEST_TMPDIR/link"
+	run tr-cp -o "$BATS_TEST_TMPDIR/link" "$good"
+	[ "$status" -eq 0 ]
+	[ -L "$BATS_TEST_TMPDIR/link" ] || { echo "the link was replaced by a file"; false; }
+	expected=$(traces_in < "$good")
+	actual=$(traces_in < "$out")
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+# --- row 9: a span record whose TABs became spaces is reported ---
+
+@test "a span record with spaces for TABs is bad input, not a traceless line (exit 3)" {
+	awk 'NR == 3 { gsub(/\t/, " ") } { print }' "$good" > "$BATS_TEST_TMPDIR/sp.tr"
+	run --separate-stderr tr-cp "$BATS_TEST_TMPDIR/sp.tr"
+	echo "$stderr"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"sp.tr:3: a record with spaces for TABs (type S): fields are separated by TAB"* ]]
+	[[ "$output" != *"S "* ]] || { echo "the broken record was passed through"; false; }
+}
+
+@test "-k: the trace of a span record with spaces for TABs is skipped whole, with a warning" {
+	awk 'NR == 3 { gsub(/\t/, " ") } { print }' "$good" > "$BATS_TEST_TMPDIR/sp.tr"
+	expected=$(( $(traces_in < "$good") - 1 ))
+	run --separate-stderr tr-cp -k "$BATS_TEST_TMPDIR/sp.tr"
+	echo "$stderr"
+	[ "$status" -eq 3 ]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+	[[ "$stderr" == *"sp.tr:2: trace "*": a record of it is broken (told above): skipped"* ]]
+}
+
+# --- row 10: one trace id in two groups is reported, never two traces ---
+
+@test "a trace id met again after its group ended (cat a.tr a.tr) is bad input" {
+	cat "$good" "$good" > "$BATS_TEST_TMPDIR/twice.tr"
+	expected=$(traces_in < "$good")
+	run --separate-stderr tr-cp "$BATS_TEST_TMPDIR/twice.tr"
+	echo "$stderr"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"met again after its group at $BATS_TEST_TMPDIR/twice.tr:2 ended"* ]]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+}
+
+@test "-k: a trace id in two files is written once, the second group skipped with a warning" {
+	expected=$(traces_in < "$good")
+	run --separate-stderr tr-cp -k "$good" "$good"
+	[ "$status" -eq 3 ]
+	actual=$(printf '%s\n' "$output" | traces_in)
+	diff <(echo "$expected") <(echo "$actual")
+	n=$(grep -c 'met again after its group' <<<"$stderr")
+	diff <(echo "$expected") <(echo "$n")
+}
