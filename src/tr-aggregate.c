@@ -281,8 +281,9 @@ main(int argc, char **argv)
 		status = TR_EXIT_FINDING;
 	if (status == TR_EXIT_OK)
 		status = gate_empty(&o, r);
-	/* a GroupBy tag no span has makes one group of nulls: say so, fail */
-	if (!o.merge && query_run_unmatched_keys(r) && status == TR_EXIT_OK)
+	/* a GroupBy tag no span has makes one group of nulls, a tag no span
+	 * has under --fail-if only nulls: say so, fail, whatever the gate said */
+	if (!o.merge && query_run_unmatched_keys(r) && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 		status = TR_EXIT_USAGE;
 	query_run_free(r);
 	expr_free(fe);

@@ -228,3 +228,33 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	n=$(grep -c 'met again after its group' <<<"$stderr")
 	diff <(echo "$expected") <(echo "$n")
 }
+
+# --- row 4: gates fail closed on nulls ---
+
+@test "--fail-if: a misspelt tag inside an aggregate is exit 2 with the closest tag, not a pass" {
+	tr-cp "$good" > "$BATS_TEST_TMPDIR/cp.tr"
+	run --separate-stderr tr-aggregate --fail-if 'total > 5' \
+		'From s In spans Select SUM(s.tag["cp.slf"]) AS total' "$BATS_TEST_TMPDIR/cp.tr"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	expected='tr-aggregate: fail-if: tag cp.slf: no span has a tag cp.slf (did you mean cp.self?)'
+	diff <(echo "$expected") <(echo "$stderr")
+}
+
+@test "--fail-if: the same query with the tag spelt right is judged (exit 1)" {
+	tr-cp "$good" > "$BATS_TEST_TMPDIR/cp.tr"
+	run tr-aggregate --fail-if 'total > 5' \
+		'From s In spans Select SUM(s.tag["cp.self"]) AS total' "$BATS_TEST_TMPDIR/cp.tr"
+	echo "$output"
+	[ "$status" -eq 1 ]
+}
+
+# --- row 16: exit statuses ---
+
+@test "--fail-if: a GroupBy typo under a gate that holds is exit 2, not 1" {
+	run --separate-stderr tr-aggregate --fail-if 'n > 5' \
+		'From s In spans GroupBy s.tag["servce"] Select COUNT AS n' "$good"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"GroupBy servce: no span has a tag servce"* ]]
+}

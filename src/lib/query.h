@@ -70,8 +70,9 @@ size_t query_run_traces(const query_run *r);
 /* Result rows made from input rows (after query_run_finish): an aggregate
  * without GroupBy over no row writes its one row (COUNT 0), counted none. */
 size_t query_run_rows(const query_run *r);
-/* Warn about every tag a GroupBy key reads that no span of the rows had
- * (with the closest tag key met); returns how many. */
+/* Warn about every tag a GroupBy key reads (with --fail-if: every tag the
+ * query reads) that no span of the rows had, with the closest tag key met;
+ * returns how many. */
 size_t query_run_unmatched_keys(const query_run *r);
 /* --explain: the query and the per-join row counts, on f. */
 void query_run_explain(const query_run *r, FILE *f);

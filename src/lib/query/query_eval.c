@@ -466,7 +466,15 @@ write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size
 	free(idx);
 }
 
-/* A GroupBy key reading a tag: note whether the row's span had it. */
+/* Is slot s a tag to watch: a GroupBy key's, or under --fail-if any (a
+ * gate must not pass on a misspelt tag that makes every value null)? */
+static int
+watched(const query_run *r, const q_slot *sl)
+{
+	return sl->field == F_TAG && (sl->in_key || r->o.fail_if);
+}
+
+/* A watched tag: note whether the row's span had it. */
 static void
 watch_keys(query_run *r, const tctx *c, const int32_t *tuple)
 {
@@ -476,7 +484,7 @@ watch_keys(query_run *r, const tctx *c, const int32_t *tuple)
 		const q_slot *sl = &q->slots.v[s];
 		int32_t node;
 
-		if (!sl->in_key || sl->field != F_TAG)
+		if (!watched(r, sl))
 			continue;
 		node = node_of(c, sl->var, tuple[sl->var]);
 		if (node >= 0 && node < (int32_t)c->t->nspans)
@@ -704,8 +712,10 @@ query_run_unmatched_keys(const query_run *r)
 	size_t bad = 0;
 
 	for (size_t s = 0; r->nwhere && s < r->q->slots.n; s++)
-		if (r->q->slots.v[s].in_key && r->q->slots.v[s].field == F_TAG)
-			bad += (size_t)tr_keywatch_missing(&r->keywatch[s], "GroupBy", NULL, 0);
+		if (watched(r, &r->q->slots.v[s]))
+			bad += (size_t)tr_keywatch_missing(&r->keywatch[s],
+							   r->q->slots.v[s].in_key ? "GroupBy" : "fail-if: tag",
+							   NULL, 0);
 	return bad;
 }
 
