@@ -258,3 +258,24 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"GroupBy servce: no span has a tag servce"* ]]
 }
+
+@test "tr-temporal --check -t ID no trace has is exit 2 (usage), not 1" {
+	run --separate-stderr tr-temporal --check -t unknown "$good"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--trace unknown: no trace has this id"* ]]
+}
+
+@test "tr-temporal -c naming a resource no span uses is exit 2" {
+	run --separate-stderr tr-temporal -c unknown=2 "$good"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"-c unknown: no span uses a resource unknown"* ]]
+}
+
+@test "tr-temporal -c naming a resource a span uses is accepted" {
+	res=$(tr-temporal -f explain "$good" | grep -o 'mysql@[a-z0-9-]*' | head -1)
+	[ -n "$res" ]
+	run tr-temporal -c "$res=1" "$good"
+	[ "$status" -eq 0 ]
+}

@@ -344,6 +344,31 @@ report_clocks(const tr_clock *c)
 		tr_warn("clock offsets: %zu of the %zu hosts in RPCs moved", moved, hosts);
 }
 
+/* -c naming a resource no span uses limits nothing: warn, with the
+ * closest resource met; returns how many. */
+static size_t
+unknown_capacities(const temporal *tp)
+{
+	size_t bad = 0;
+	const char **names = xcalloc(tp->nres + 1, sizeof *names);
+
+	for (size_t i = 0; i < tp->nres; i++)
+		names[i] = tp->res[i].name;
+	for (size_t c = 0; c < tp->o.ncaps; c++) {
+		const char *name = tp->o.caps[c].resource, *near;
+
+		if (strmap_get(&tp->res_ids, name, strlen(name)))
+			continue;
+		bad++;
+		if ((near = closest_name(name, names, tp->nres)))
+			tr_warn("-c %s: no span uses a resource %s (did you mean %s?)", name, name, near);
+		else
+			tr_warn("-c %s: no span uses a resource %s", name, name);
+	}
+	free(names);
+	return bad;
+}
+
 int
 tp_run(const tp_run_opts *r, const tp_opts *o)
 {
@@ -431,6 +456,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	/* -r naming a tag no span has would refine no resource: say so, fail */
 	if (o->resource_key && st->analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0) &&
 	    status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	if (unknown_capacities(tp) && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 		status = TR_EXIT_USAGE;
 	if (r->verbose && clk)
 		report_clocks(clk);
