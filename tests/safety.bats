@@ -279,3 +279,66 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	run tr-temporal -c "$res=1" "$good"
 	[ "$status" -eq 0 ]
 }
+
+# --- row 5: partials are validated ---
+
+@test "tr-aggregate --merge: an empty partial is exit 3 at file:line" {
+	: > "$BATS_TEST_TMPDIR/empty.part"
+	tr-aggregate --partial "$AGG_Q" "$good" > "$BATS_TEST_TMPDIR/a.part"
+	run tr-aggregate --merge "$AGG_Q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/empty.part"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	expected="tr-aggregate: $BATS_TEST_TMPDIR/empty.part:1: an empty file, not a partial"
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "tr-aggregate --merge: a partial cut at a line boundary is exit 3, nothing written" {
+	tr-aggregate --partial "$AGG_Q" "$good" | head -n 3 > "$BATS_TEST_TMPDIR/cut.part"
+	run tr-aggregate --merge -o "$out" "$AGG_Q" "$BATS_TEST_TMPDIR/cut.part"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	expected="tr-aggregate: $BATS_TEST_TMPDIR/cut.part:4: the partial has no end mark: it was cut short"
+	diff <(echo "$expected") <(echo "$output")
+	out_kept
+}
+
+@test "tr-aggregate --merge: partials one after the other (cat) merge as two" {
+	tr-aggregate --partial "$AGG_Q" "$good" > "$BATS_TEST_TMPDIR/a.part"
+	expected=$(tr-aggregate --merge "$AGG_Q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/a.part")
+	[[ "$expected" == *"frontend	"* ]]
+	run sh -c "cat '$BATS_TEST_TMPDIR/a.part' '$BATS_TEST_TMPDIR/a.part' | tr-aggregate --merge '$AGG_Q' -"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "tr-aggregate --merge: a partial of format 1 is refused, make it again" {
+	printf '#tr-aggregate-partial/1\tFrom s In spans\nG\tsx\t1\n' > "$BATS_TEST_TMPDIR/old.part"
+	run tr-aggregate --merge "$AGG_Q" "$BATS_TEST_TMPDIR/old.part"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"old.part:1: a partial of format 1, this tr-aggregate merges format 2: make it again"* ]]
+}
+
+@test "tr-infer --merge: an empty partial is exit 3 at file:line" {
+	: > "$BATS_TEST_TMPDIR/empty.part"
+	tr-infer --partial "$good" > "$BATS_TEST_TMPDIR/a.part"
+	run tr-infer --merge "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/empty.part"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"empty.part:1: an empty file, not a partial"* ]]
+}
+
+@test "tr-infer --merge: a partial cut at a line boundary is exit 3" {
+	tr-infer --partial "$good" | head -n 5 > "$BATS_TEST_TMPDIR/cut.part"
+	run tr-infer --merge "$BATS_TEST_TMPDIR/cut.part"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"cut.part:6: the partial has no end mark: it was cut short"* ]]
+}
+
+@test "tr-infer -k --merge: a cut partial is refused too, not merged in part" {
+	tr-infer --partial "$good" | head -n 5 > "$BATS_TEST_TMPDIR/cut.part"
+	run tr-infer -k --merge "$BATS_TEST_TMPDIR/cut.part"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"nothing written"* ]]
+}

@@ -78,9 +78,10 @@ size_t query_run_unmatched_keys(const query_run *r);
 void query_run_explain(const query_run *r, FILE *f);
 /* --partial: write the group table as mergeable states; --merge: read one. */
 void query_run_write_partial(query_run *r, tr_output *out);
-/* Feed one line of a partial file; returns 0, or -1 after a message. */
-int query_run_merge_line(query_run *r, const char *line, size_t len, const char *file,
-			 uint64_t lineno);
+/* --merge: the partials files (none: stdin), each checked whole (its
+ * header, this query, its end mark: partial.h); 0 or TR_EXIT_INPUT after
+ * a message. */
+int query_run_merge_files(query_run *r, char **files, int nfiles);
 void query_run_free(query_run *r);
 
 /* Parse a --fail-if expression over the query's result columns: names are

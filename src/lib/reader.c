@@ -343,7 +343,10 @@ open_next(tr_reader *r)
 	r->in_export = 0;
 	if (!in) {
 		/* missing, unreadable or a directory: bad input, as a broken file is */
-		tr_warn("%s: %s", r->names[r->cur], dir ? "is a directory, not a file" : strerror(errno));
+		if (dir)
+			tr_warn("%s: is a directory, not a file", r->names[r->cur]);
+		else
+			tr_warn("%s: %s", r->names[r->cur], strerror(errno));
 		r->file_bad = 1;
 		return;
 	}

@@ -2,6 +2,7 @@
  * candidates of each variable, the happened-before joins, Where, and rows
  * to the group table or, for raw queries, straight to the output. */
 #include "query_impl.h"
+#include "partial.h"
 #include "pick.h"
 
 #include <stdlib.h>
@@ -860,15 +861,21 @@ query_run_write_partial(query_run *r, tr_output *out)
 	q_table_write_partial(r->table, out);
 }
 
-int
-query_run_merge_line(query_run *r, const char *line, size_t len, const char *file,
-		     uint64_t lineno)
+static int
+merge_record(void *ctx, const char *line, size_t len, char *what, size_t whatlen)
 {
-	char err[256];
+	query_run *r = ctx;
 
-	if (q_table_merge_line(r->table, line, len, err, sizeof err) < 0) {
-		tr_warn("%s:%llu: %s", file, (unsigned long long)lineno, err);
-		return -1;
-	}
-	return 0;
+	return q_table_merge_line(r->table, line, len, what, whatlen);
+}
+
+int
+query_run_merge_files(query_run *r, char **files, int nfiles)
+{
+	strbuf made_for = {0};
+
+	q_partial_for(r->q, &made_for);
+	int status = tr_partial_merge_files(files, nfiles, "aggregate", made_for.s, 0, merge_record, r);
+	sb_free(&made_for);
+	return status ? TR_EXIT_INPUT : TR_EXIT_OK;
 }
