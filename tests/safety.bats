@@ -342,3 +342,40 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"nothing written"* ]]
 }
+
+# --- row 6: sums of durations cannot wrap ---
+
+# Six traces of one span of 2^61 - 693 µs: their sum is past 2^63.
+huge_durations() {
+	{
+		printf '#tr/1\n'
+		for t in 1 2 3 4 5 6; do
+			printf 'T\tt%d\nS\tt%d\ta\t\t0\t2305843009213693000\tsvc\top\tserver\th\n' $t $t
+		done
+	} > "$BATS_TEST_TMPDIR/huge.tr"
+}
+
+@test "tr-cp --summary: durations summed past 2^63 are an error (exit 3), never negative" {
+	huge_durations
+	run tr-cp --summary service "$BATS_TEST_TMPDIR/huge.tr"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" != *"-4611686018427393616"* ]]
+	expected='tr-cp: --summary: durations add up past 2^63 us: absurd span durations'
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "tr-cp --flame: durations summed past 2^63 are an error (exit 3)" {
+	huge_durations
+	run tr-cp --flame "$BATS_TEST_TMPDIR/huge.tr"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"--flame: durations add up past 2^63 us"* ]]
+}
+
+@test "tr-aggregate --units s: a SUM past 2^63 us is written positive" {
+	huge_durations
+	run tr-aggregate --no-header --units s 'From s In spans Select SUM(s.duration) AS d' "$BATS_TEST_TMPDIR/huge.tr"
+	[ "$status" -eq 0 ]
+	expected=13835058055282.16
+	diff <(echo "$expected") <(echo "$output")
+}

@@ -682,3 +682,13 @@ tr_inputs_name(char *buf, size_t size, const char *first, int ninputs)
 			 ninputs > 2 ? "s" : "");
 	return buf;
 }
+
+int64_t
+tr_dur_add(int64_t a, int64_t b, const char *what)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		tr_die(TR_EXIT_INPUT, "%s: durations add up past 2^63 us: absurd span durations", what);
+	return sum;
+}

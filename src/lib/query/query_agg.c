@@ -840,7 +840,7 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 		const char *s;
 
 		if (units != TABLE_US && q->cols[i].dur && v.type == EV_NUM) {
-			table_duration(buf, sizeof buf, llround(v.num), units);
+			table_duration_num(buf, sizeof buf, v.num, units);
 			s = buf;
 			len = strlen(buf);
 		} else
