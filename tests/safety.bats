@@ -379,3 +379,65 @@ huge_durations() {
 	expected=13835058055282.16
 	diff <(echo "$expected") <(echo "$output")
 }
+
+# --- row 17: polish ---
+
+@test "-o FILE: a run killed with SIGKILL leaves no FILE.tmp* behind" {
+	rm -f "$out"
+	tr-cp -o "$out" < <(cat "$good"; sleep 3) &
+	pid=$!
+	sleep 1
+	kill -9 "$pid"
+	wait "$pid" || true
+	left=$(ls "$BATS_TEST_TMPDIR" | grep '^out' || true)
+	[ -z "$left" ] || { echo "left behind: $left"; false; }
+}
+
+@test "converting an export: a run killed with SIGKILL leaves no tr-export.* in TMPDIR" {
+	mkdir "$BATS_TEST_TMPDIR/tmp"
+	trsim --traces 3 > "$BATS_TEST_TMPDIR/ex.json"
+	TMPDIR="$BATS_TEST_TMPDIR/tmp" tr-cp > /dev/null < <(cat "$BATS_TEST_TMPDIR/ex.json"; sleep 3) &
+	pid=$!
+	sleep 1
+	kill -9 "$pid"
+	wait "$pid" || true
+	left=$(ls -A "$BATS_TEST_TMPDIR/tmp")
+	[ -z "$left" ] || { echo "left behind: $left"; false; }
+}
+
+@test "converting an export: a write error names the temporary file" {
+	trsim --traces 3 > "$BATS_TEST_TMPDIR/ex.json"
+	mkdir "$BATS_TEST_TMPDIR/tmp"
+	run --separate-stderr sh -c "trap '' XFSZ; ulimit -f 1; TMPDIR='$BATS_TEST_TMPDIR/tmp' tr-cp '$BATS_TEST_TMPDIR/ex.json' > /dev/null"
+	echo "$stderr"
+	[ "$status" -eq 4 ]
+	[[ "$stderr" == "tr-cp: $BATS_TEST_TMPDIR/tmp/tr-export."*": write error: File too large" ]]
+}
+
+@test "tr-ingest: an input with no span writes nothing on stdout, not even the header (exit 3)" {
+	echo '{"data":[]}' > "$BATS_TEST_TMPDIR/none.json"
+	run --separate-stderr tr-ingest "$BATS_TEST_TMPDIR/none.json"
+	[ "$status" -eq 3 ]
+	expected=''
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "--help > /dev/full is a write error, exit 4, in every tool" {
+	for tool in cp pag infer aggregate temporal ingest report; do
+		rc=0
+		"tr-$tool" --help > /dev/full 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+		[ "$rc" -eq 4 ] || { echo "tr-$tool: exit $rc"; false; }
+		grep -q "^tr-$tool: standard output: write error: " "$BATS_TEST_TMPDIR/err" ||
+			{ echo "tr-$tool: $(cat "$BATS_TEST_TMPDIR/err")"; false; }
+	done
+}
+
+@test "'N traces read, M bad' counts the bad traces in N" {
+	{ cat "$good"; printf 'T\tbad\nS\tbad\ta\t\tx\t1\ts\to\t\t\n'; } > "$BATS_TEST_TMPDIR/in.tr"
+	n=$(traces_in < "$good")
+	run --separate-stderr tr-cp -k "$BATS_TEST_TMPDIR/in.tr"
+	[ "$status" -eq 3 ]
+	expected="tr-cp: $((n + 1)) traces read, 1 bad"
+	actual=$(tail -1 <<<"$stderr")
+	diff <(echo "$expected") <(echo "$actual")
+}

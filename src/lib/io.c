@@ -1,6 +1,5 @@
 /* io.c - byte input with transparent zstd and gzip, line reading, and safe output. */
-#define _POSIX_C_SOURCE 200809L
-#define _XOPEN_SOURCE 700	/* realpath */
+#define _GNU_SOURCE	/* realpath; O_TMPFILE where the system has it */
 #include "io.h"
 
 #include <errno.h>
@@ -82,14 +81,21 @@ tr_input_open(const char *path)
 tr_input *
 tr_input_try_open(const char *path)
 {
-	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 	int fd = 0;
 
 	if (path && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0)
 		return NULL;
+	return tr_input_fdopen(fd, fd ? path : "<stdin>");
+}
+
+tr_input *
+tr_input_fdopen(int fd, const char *name)
+{
+	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 	tr_input *in = xcalloc(1, sizeof *in);
+
 	in->fd = fd;
-	in->name = xstrdup(fd ? path : "<stdin>");
+	in->name = xstrdup(name);
 	in->raw = xmalloc(IN_CHUNK);
 	in->left = UINT64_MAX;
 	/* Fill until the magic numbers can be told (a pipe may deliver less):
@@ -542,6 +548,7 @@ tr_input_close(tr_input *in)
 
 struct tr_output {
 	int fd;
+	int unnamed;		/* a file with no name yet (O_TMPFILE), named at the commit */
 	char *path, *tmp;
 	char *buf;
 	size_t len;
@@ -702,6 +709,50 @@ keep_mode(int fd, const char *path)
 	fchmod(fd, 0666 & ~um);
 }
 
+/* A file with no name in the directory of path, to be named at the commit
+ * (name_unnamed): a run killed before leaves nothing, not even with
+ * SIGKILL. -1 where the system cannot (no O_TMPFILE, no /proc to name it
+ * through, a file system without it): a named temporary file then. */
+static int
+open_unnamed(const char *path)
+{
+#if defined(__linux__) && defined(O_TMPFILE)
+	const char *slash = strrchr(path, '/');
+	char *dir = xstrdup(slash ? path : ".");
+
+	if (slash)
+		dir[slash == path ? 1 : slash - path] = '\0';
+	int fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_WRONLY, 0600) : -1;
+
+	free(dir);
+	return fd;
+#else
+	(void)path;
+	return -1;
+#endif
+}
+
+/* Give the unnamed file a temporary name beside path, to be renamed over
+ * it. */
+static void
+name_unnamed(tr_output *o)
+{
+	char proc[64];
+	size_t n = strlen(o->path) + 32;
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+	o->tmp = xmalloc(n);
+	for (unsigned i = 0;; i++) {
+		snprintf(o->tmp, n, "%s.tmp%ld.%u", o->path, (long)getpid(), i);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW) == 0)
+			break;
+		if (errno != EEXIST || i > 1000)
+			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
+	}
+	o->unnamed = 0;
+	tr_tmpfile_hold(o->tmp);
+}
+
 tr_output *
 tr_output_open(const char *path, int zstd_level)
 {
@@ -718,13 +769,17 @@ tr_output_open(const char *path, int zstd_level)
 		o->path = xstrdup(path);
 	} else if (path && strcmp(path, "-") != 0) {
 		o->path = link_target(path);
-		size_t n = strlen(o->path) + 16;
-		o->tmp = xmalloc(n);
-		snprintf(o->tmp, n, "%s.tmpXXXXXX", o->path);
-		o->fd = mkstemp(o->tmp);
-		if (o->fd < 0)
-			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
-		tr_tmpfile_hold(o->tmp);
+		if ((o->fd = open_unnamed(o->path)) >= 0)
+			o->unnamed = 1;
+		else {
+			size_t n = strlen(o->path) + 16;
+			o->tmp = xmalloc(n);
+			snprintf(o->tmp, n, "%s.tmpXXXXXX", o->path);
+			o->fd = mkstemp(o->tmp);
+			if (o->fd < 0)
+				tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
+			tr_tmpfile_hold(o->tmp);
+		}
 		keep_mode(o->fd, o->path);
 	} else {
 		o->fd = 1;
@@ -810,9 +865,11 @@ tr_output_close(tr_output *o)
 	tr_output_flush(o);
 	if (o->cctx)
 		out_compress(o, "", 0, ZSTD_e_end);
-	if (o->tmp) {
+	if (o->tmp || o->unnamed) {
 		if (fsync(o->fd) < 0 && errno != EINVAL)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
+		if (o->unnamed)
+			name_unnamed(o);
 		if (close(o->fd) < 0 || rename(o->tmp, o->path) < 0) {
 			int e = errno;
 
@@ -827,7 +884,7 @@ tr_output_close(tr_output *o)
 void
 tr_output_end(tr_output *o, int complete)
 {
-	if (complete || !o->tmp)
+	if (complete || !(o->tmp || o->unnamed))
 		tr_output_close(o);
 	else
 		tr_output_discard(o);
@@ -836,6 +893,10 @@ tr_output_end(tr_output *o, int complete)
 void
 tr_output_abort(tr_output *o)
 {
+	if (o->unnamed) {
+		close(o->fd);	/* the file goes with its last descriptor */
+		o->unnamed = 0;
+	}
 	if (o->tmp) {
 		close(o->fd);
 		unlink(o->tmp);
@@ -848,7 +909,7 @@ tr_output_abort(tr_output *o)
 void
 tr_output_discard(tr_output *o)
 {
-	int tmp = o->tmp != NULL;
+	int tmp = o->tmp || o->unnamed;
 
 	tr_output_abort(o);
 	if (!tmp && o->fd > 2)

@@ -15,6 +15,9 @@ typedef struct tr_input tr_input;
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
 /* The same, but NULL with errno set when the file cannot be opened. */
 tr_input *tr_input_try_open(const char *path);
+/* Read a descriptor the caller opened (closed by tr_input_close; 0 is
+ * standard input, left open); name is for messages. */
+tr_input *tr_input_fdopen(int fd, const char *name);
 /* Is path (not "-") a directory? Such an input is bad input, not a read error. */
 int tr_path_is_dir(const char *path);
 /* Bytes [off, off + len) of the file at path, as they are (nothing is

@@ -463,7 +463,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 		report_clocks(clk);
 	if (r->verbose || (bad && r->keep_going))
 		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
-			st->traces, st->analysed, st->skipped, bad, st->causes);
+			st->traces + bad, st->analysed, st->skipped, bad, st->causes);
 	if (r->verbose && stopped)
 		tr_warn("stopped at the first bad trace; -k goes on");
 	if (o->check && st->violations)
