@@ -258,9 +258,11 @@ invariants() {
 	run tr-temporal --check </dev/null
 	[ "$status" -eq 3 ]
 	f=$(case1)
+	# an id no trace has is a usage error (exit 2), whatever --check found
 	run tr-temporal --check -t nosuch "$f"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ "$output" == *"tr-temporal: --check: none of the 1 traces read was analysed"* ]]
+	[[ "$output" == *"tr-temporal: --trace nosuch: no trace has this id"* ]]
 	# --allow-empty lets nothing analysed pass, not an id no trace has
 	run tr-temporal --check --allow-empty -t nosuch "$f"
 	[ "$status" -eq 2 ]
