@@ -441,3 +441,34 @@ huge_durations() {
 	actual=$(tail -1 <<<"$stderr")
 	diff <(echo "$expected") <(echo "$actual")
 }
+
+# --- row 15: tr-report -f md replaces the report and its pictures together ---
+
+@test "tr-report -f md: a picture that cannot be written leaves the old report and its pictures as they were" {
+	d="$BATS_TEST_TMPDIR/rep"
+	mkdir "$d"
+	tr-report -f md --top 2 -o "$d/r.md" "$good"
+	rm "$d/r-timeline-1.svg"
+	mkdir "$d/r-timeline-1.svg"	# makes the third picture fail
+	expected=$(cd "$d" && md5sum r.md r-flame.svg r-services.svg)
+	trsim --hints --seed 9 --traces 12 | tr-ingest > "$BATS_TEST_TMPDIR/other.tr"
+	run tr-report -f md --top 2 -o "$d/r.md" "$BATS_TEST_TMPDIR/other.tr"
+	echo "$output"
+	[ "$status" -eq 4 ]
+	actual=$(cd "$d" && md5sum r.md r-flame.svg r-services.svg)
+	diff <(echo "$expected") <(echo "$actual")
+	left=$(ls -A "$d" | grep tmp || true)
+	[ -z "$left" ] || { echo "left behind: $left"; false; }
+}
+
+@test "tr-report -f md: the timelines of an earlier, larger --top are removed" {
+	d="$BATS_TEST_TMPDIR/rep"
+	mkdir "$d"
+	tr-report -f md --top 4 -o "$d/r.md" "$good"
+	[ -f "$d/r-timeline-4.svg" ]
+	run tr-report -f md --top 2 -o "$d/r.md" "$good"
+	[ "$status" -eq 0 ]
+	expected=$(printf '%s\n' r-flame.svg r-services.svg r-timeline-1.svg r-timeline-2.svg r.md)
+	actual=$(ls "$d")
+	diff <(echo "$expected") <(echo "$actual")
+}

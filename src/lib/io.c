@@ -560,7 +560,7 @@ struct tr_output {
 /* Temporary files not yet committed or removed (an output on its way, an
  * input spooled to be read twice): removed if the program dies first, so an
  * interrupted or failed run leaves nothing behind. */
-enum { MAX_PENDING = 8 };
+enum { MAX_PENDING = 64 };	/* tr-report's pictures, written before they are committed */
 static char *volatile pending[MAX_PENDING];	/* read by the signal handler */
 
 static void
