@@ -472,3 +472,14 @@ huge_durations() {
 	actual=$(ls "$d")
 	diff <(echo "$expected") <(echo "$actual")
 }
+
+@test "a pipe read twice (tr-infer --reformat): SIGKILL leaves no tr-spool.* in TMPDIR" {
+	mkdir "$BATS_TEST_TMPDIR/tmp"
+	TMPDIR="$BATS_TEST_TMPDIR/tmp" tr-infer --reformat > /dev/null < <(cat "$good"; sleep 3) &
+	pid=$!
+	sleep 1
+	kill -9 "$pid"
+	wait "$pid" || true
+	left=$(ls -A "$BATS_TEST_TMPDIR/tmp")
+	[ -z "$left" ] || { echo "left behind: $left"; false; }
+}

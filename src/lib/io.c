@@ -164,7 +164,12 @@ tr_input_spool(const char *path)
 	snprintf(tmp, n, "%s/tr-spool.XXXXXX", dir && *dir ? dir : "/tmp");
 	if ((fd = mkstemp(tmp)) < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
-	tr_tmpfile_hold(tmp);
+	/* Where the open file can be opened again through /proc, it is removed
+	 * at once: nothing is left however the run ends, SIGKILL included. */
+	int unnamed = access("/proc/self/fd", X_OK) == 0 && unlink(tmp) == 0;
+
+	if (!unnamed)
+		tr_tmpfile_hold(tmp);
 	while (raw_fill(in) > 0) {
 		for (const char *p = in->raw + in->raw_off, *end = in->raw + in->raw_len; p < end;) {
 			ssize_t w = write(fd, p, (size_t)(end - p));
@@ -175,8 +180,12 @@ tr_input_spool(const char *path)
 		}
 		in->raw_off = in->raw_len;
 	}
-	close(fd);
 	tr_input_close(in);
+	if (unnamed) {	/* kept open to the end of the run: each opening reads from the start */
+		snprintf(tmp, n, "/proc/self/fd/%d", fd);
+		return tmp;
+	}
+	close(fd);
 	return tmp;
 }
 

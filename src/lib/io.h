@@ -35,7 +35,9 @@ const char *tr_input_error(const tr_input *in);
 int tr_input_report(const tr_input *in, const char *name);
 /* Copy the input at path, bytes as they come (zstd stays zstd, a cut frame
  * stays cut), to a new temporary file in $TMPDIR that is removed however the
- * run ends; returns its path. For a second pass over a pipe. */
+ * run ends; returns its path (where the system allows, a /proc path to the
+ * open copy, removed at once: not even SIGKILL leaves it). For a second
+ * pass over a pipe. */
 char *tr_input_spool(const char *path);
 /* A path that reads standard input again from its start each time it is
  * opened, when standard input is a regular file read from its start (a
