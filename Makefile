@@ -4,6 +4,7 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/tr
 DESTDIR ?=
 
 CC      ?= cc
@@ -43,9 +44,9 @@ $(BUILD)/bin/%: src/%.c $(BUILD)/libtr.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
 
-$(BUILD)/bin/trsim: sim/trsim.c
+$(BUILD)/bin/trsim: $(wildcard sim/*.c sim/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ sim/trsim.c -lm
+	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $(wildcard sim/*.c) -lm
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(LIB_HDR) tests/unit/check.h
 	@mkdir -p $(@D)
@@ -87,12 +88,16 @@ install: all
 	for m in $(MANS); do s=$${m##*.}; cp $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	mkdir -p $(DESTDIR)$(COMPDIR)
 	for t in $(TOOLS); do cp completion/tr.bash $(DESTDIR)$(COMPDIR)/$$t; done
+	mkdir -p $(DESTDIR)$(DOCDIR)
+	cp LICENSE $(DESTDIR)$(DOCDIR)/
 
 # Removes exactly what install puts there, nothing else.
 uninstall:
 	for t in $(TOOLS) trsim; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	for m in $(MANS); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(COMPDIR)/$$t; done
+	rm -f $(DESTDIR)$(DOCDIR)/LICENSE
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build

@@ -8,6 +8,8 @@
 #                                               in time: each window as busy as in 1m.tr
 #   100k.jaeger.json 100k.zipkin.json 100k.otlp.json 100k.tr
 #                                               2400 requests, about 100k spans
+#   20k.base.tr 20k.incident.tr                 20,000 requests each, without and
+#                                               with the fault (tr-cp --suspects)
 #   100k.jaeger.d/NNNN/tNNNNN.json              100k.jaeger.json split into one
 #                                               file per trace, in 300-file subdirectories
 # Each file is made only when missing, through a temporary name, so an
@@ -19,7 +21,7 @@ mkdir -p "$data"
 # input is made again, so that no result is measured on another simulator's data.
 stamp=$(trsim --seed "$seed" --traces 20 | cksum)
 if [ "$(cat "$data/simulator.stamp" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$data"/1m.* "$data"/5m* "$data"/100k.*
+	rm -rf "$data"/1m.* "$data"/5m* "$data"/100k.* "$data"/20k.*
 	printf '%s\n' "$stamp" > "$data/simulator.stamp"
 fi
 gen() {	# gen FORMAT FILE [TRACES]
@@ -61,6 +63,15 @@ gen jaeger "$data/100k.jaeger.json" 2400
 gen zipkin "$data/100k.zipkin.json" 2400
 gen otlp "$data/100k.otlp.json" 2400
 [ -s "$data/100k.tr" ] || tr-ingest -o "$data/100k.tr" "$data/100k.jaeger.json"
+
+# tr-cp --suspects: a fault-free window and one with the fault, 20,000
+# requests each (batch ReportJob traces come on top).
+for w in base:off:8 incident:on:9; do
+	f="$data/20k.${w%%:*}.tr"
+	rest=${w#*:}
+	[ -s "$f" ] || { trsim --seed "${rest#*:}" --traces 20000 --fault "${rest%%:*}" | tr-ingest -o "$f.tmp" &&
+		mv "$f.tmp" "$f"; }
+done
 
 # trsim writes Jaeger as '{"data":[' on the first line, one trace per line
 # (each but the last ending in a comma) and the envelope's other keys on the

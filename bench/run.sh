@@ -180,6 +180,17 @@ for pipe in "tr-cp --summary service" "tr-infer" \
 	command -v "$name" > /dev/null || continue
 	measure "tr-ingest jaeger.json | $pipe" "$J" "$spans1" "$runs" "tr-ingest '$J' | $pipe"
 done
+# tr-cp --suspects: 20,000 incident against 20,000 baseline requests (target:
+# under 1 s and 200 MB), next to tr-cp --summary service reading the same two
+# files one after the other.
+if tr-cp --help | grep -q -- --suspects; then
+	B20=$data/20k.base.tr I20=$data/20k.incident.tr
+	s20=$(( $(grep -c '^S' "$B20") + $(grep -c '^S' "$I20") ))
+	measure "tr-cp --suspects --baseline 20k.base.tr 20k.incident.tr" "$I20" "$s20" "$runs" \
+		"tr-cp -q --suspects --baseline '$B20' '$I20'"
+	measure "tr-cp --summary service 20k.base.tr 20k.incident.tr (reading floor)" "$I20" "$s20" "$runs" \
+		"tr-cp --summary service '$B20' '$I20'"
+fi
 # tr-report: the whole report from the export, next to tr-ingest alone on
 # the same file (the report reads the export twice: its own pass, then
 # tr-temporal's over the slowest requests).

@@ -18,8 +18,9 @@ usage(FILE *f)
 		"       tr-aggregate --merge [options] QUERY PARTIAL...\n"
 		"Run a Pivot Tracing query (From, Join, Where, GroupBy, Select) over the\n"
 		"spans of all traces and write its table.\n"
-		"  -f, --format=tsv|csv|json\n"
-		"                          the table's format (tsv)\n"
+		"  -f, --format=tsv|csv|json|crosstab\n"
+		"                          the table's format (tsv); crosstab: Select row,\n"
+		"                          column, value as a table with totals\n"
 		"      --no-header         no header line (tsv, csv)\n"
 		TABLE_UNITS_USAGE
 		"  -o, --output FILE       write the table to FILE\n"
@@ -32,6 +33,9 @@ usage(FILE *f)
 		"                          the query matched no row\n"
 		"      --allow-empty       no trace in the input, or no row for --fail-if,\n"
 		"                          is not an error\n"
+		"      --emit-every=D      write the table of each window of D (by the\n"
+		"                          start of the rows' From spans) once it closes\n"
+		"      --lateness=L        a window closes L after its end, in input time (0)\n"
 		"      --explain           the parsed query and join counts on stderr\n"
 		"      --partial           write mergeable group states, not the table\n"
 		"      --merge             merge --partial files into the table\n"
@@ -44,7 +48,7 @@ usage(FILE *f)
 }
 
 enum { OPT_NO_HEADER = 256, OPT_HB, OPT_MAX_ROWS, OPT_FAIL_IF, OPT_EXPLAIN, OPT_PARTIAL,
-       OPT_MERGE };
+       OPT_MERGE, OPT_EMIT_EVERY, OPT_LATENESS };
 
 typedef struct cli {
 	query_run *run;
@@ -99,7 +103,7 @@ typedef struct options {
 	query_opts qo;
 	tr_filter f;
 	const char *query_file, *fail_if;
-	int explain, partial, merge;
+	int explain, partial, merge, lateness;
 } options;
 
 static int
@@ -111,7 +115,9 @@ parse_format(const char *s)
 		return QUERY_CSV;
 	if (strcmp(s, "json") == 0)
 		return QUERY_JSON;
-	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json)", s);
+	if (strcmp(s, "crosstab") == 0)
+		return QUERY_CROSSTAB;
+	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json, crosstab)", s);
 }
 
 /* Returns optind, or -1 when main should exit with *status. */
@@ -128,6 +134,8 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
+		{"emit-every", required_argument, NULL, OPT_EMIT_EVERY},
+		{"lateness", required_argument, NULL, OPT_LATENESS},
 		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -156,6 +164,16 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case OPT_EXPLAIN: o->explain = 1; break;
 		case OPT_PARTIAL: o->partial = 1; break;
 		case OPT_MERGE: o->merge = 1; break;
+		case OPT_EMIT_EVERY:
+			if (parse_duration(optarg, &o->qo.every) < 0 || o->qo.every == 0)
+				tr_die(TR_EXIT_USAGE, "--emit-every needs a duration over 0 (1s, 500ms): '%s'",
+				       optarg);
+			break;
+		case OPT_LATENESS:
+			if (parse_duration(optarg, &o->qo.lateness) < 0)
+				tr_die(TR_EXIT_USAGE, "--lateness needs a duration (0, 1s, 500ms): '%s'", optarg);
+			o->lateness = 1;
+			break;
 		case TR_OPT_UNITS: o->qo.units = tr_units_option(optarg); break;
 		case 'k': o->f.keep_going = 1; break;
 		case 'q': o->qo.quiet = 1; break;
@@ -170,7 +188,14 @@ parse_options(int argc, char **argv, options *o, int *status)
 	}
 	if (o->partial && o->merge)
 		tr_die(TR_EXIT_USAGE, "--partial and --merge do not go together");
-	tr_units_check(o->qo.units, o->qo.format != QUERY_TSV);
+	if (o->qo.every && (o->partial || o->merge))
+		tr_die(TR_EXIT_USAGE, "--emit-every does not go with --partial or --merge: "
+		       "GroupBy bucket(s.start, D) makes windows that merge");
+	if (o->lateness && !o->qo.every)
+		tr_die(TR_EXIT_USAGE, "--lateness is for --emit-every");
+	tr_units_check(o->qo.units, o->qo.format == QUERY_CSV || o->qo.format == QUERY_JSON);
+	if (o->qo.format == QUERY_CROSSTAB && !o->qo.header)
+		tr_die(TR_EXIT_USAGE, "-f crosstab has its header line: --no-header does not go with it");
 	return optind;
 }
 
@@ -238,6 +263,11 @@ main(int argc, char **argv)
 		syntax_error("query", src, pos, err);
 	if ((o.partial || o.merge) && !query_is_grouped(q))
 		tr_die(TR_EXIT_USAGE, "--partial and --merge need a query with GroupBy or an aggregate");
+	if (o.qo.format == QUERY_CROSSTAB && query_crosstab_check(q, err, sizeof err) < 0)
+		tr_die(TR_EXIT_USAGE, "%s", err);
+	if (o.qo.every && !query_is_grouped(q))
+		tr_die(TR_EXIT_USAGE, "--emit-every needs a query with GroupBy or an aggregate: "
+		       "raw rows are written as they are found");
 	expr *fe = NULL;
 	if (o.fail_if && !(fe = query_fail_if_parse(q, o.fail_if, err, sizeof err, &pos)))
 		syntax_error("fail-if", o.fail_if, pos, err);
@@ -250,6 +280,8 @@ main(int argc, char **argv)
 	status = run(&o, r, argv, argc);
 	if (o.explain)
 		query_run_explain(r, stderr);
+	if (status == TR_EXIT_OK && query_run_left_out(r))
+		status = TR_EXIT_INPUT;	/* the windows miss rows: said on stderr */
 	if (status == TR_EXIT_OK && query_run_failed(r))
 		status = TR_EXIT_FINDING;
 	if (status == TR_EXIT_OK)

@@ -10,6 +10,7 @@
 #include "baseline.h"
 #include "cp.h"
 #include "cp_flame.h"
+#include "cp/suspects.h"
 #include "dot.h"
 #include "filter.h"
 #include "pagcp.h"
@@ -17,7 +18,8 @@
 #include "table.h"
 #include "timeline.h"
 
-enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF, MODE_SVG, MODE_FLAME };
+enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF, MODE_SVG, MODE_FLAME,
+	    MODE_SUSPECTS };
 
 typedef struct cp_ctx {
 	cp_trace cp;
@@ -45,6 +47,7 @@ typedef struct cp_ctx {
 	int pct[16];		/* --percentile */
 	size_t npct;
 	cp_compare *compare;	/* --summary with --baseline */
+	cp_suspects *suspects;	/* --suspects */
 	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
 } cp_ctx;
 
@@ -58,6 +61,7 @@ usage(FILE *f)
 	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [FILE...]\n"
 	    "       tr-cp --flame [--percentile P,...] [--baseline FILE] [options] [FILE...]\n"
 	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
+	    "       tr-cp --suspects --baseline FILE [-f FMT] [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
 	    "             [options] [FILE...]\n"
 	    "Critical path of every trace: tags spans with cp.self=<us>.\n"
@@ -80,6 +84,8 @@ usage(FILE *f)
 	    "      --baseline FILE     compare with FILE's traces: --summary service or\n"
 	    "                          operation per request, with a test; --flame:\n"
 	    "                          differential graphs\n"
+	    "      --suspects          with --baseline: the services most likely to have\n"
+	    "                          caused the change, ranked, with their evidence\n"
 	    "      --trace ID          analyse only this trace (repeatable; with the\n"
 	    "                          line-format output the others pass unchanged)\n"
 	    "      --trace-file FILE   the same for the ids in FILE, one per line\n"
@@ -147,6 +153,11 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	x->pag_alone = 0;	/* what it writes at the end comes before the windows' rows */
 	records_begin(x, out);	/* on_trace never fails: the header stays */
 
+	if (x->mode == MODE_SUSPECTS) {	/* reads spans, not critical paths */
+		if (tr_pick_match(x->pick, t->trace_id))
+			cp_suspects_add(x->suspects, t, 0);
+		return 0;
+	}
 	if (!tr_pick_match(x->pick, t->trace_id)) {
 		if (x->mode == MODE_FILTER)
 			tr_write_trace(out, t, NULL);	/* not asked for: unchanged */
@@ -195,6 +206,8 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 			x->svg_latency = x->cp.root_duration;
 			x->has_slow = 1;
 		}
+		break;
+	case MODE_SUSPECTS:	/* handled above */
 		break;
 	}
 	return 0;
@@ -262,6 +275,14 @@ on_end(void *ctx, tr_output *out)
 		}
 		cp_flames_svg(x->flames, &b, x->pct, x->npct, x->timeline.width > 0 ? x->timeline.width : 1000);
 		break;
+	case MODE_SUSPECTS:
+		if (!cp_suspects_ntraces(x->suspects, 0))
+			x->empty = "--suspects: no trace in the incident";
+		else if (!cp_suspects_common(x->suspects))
+			x->empty = "--suspects: the baseline and the incident have no service in common";
+		else
+			cp_suspects_write(x->suspects, &b, x->format, x->units);
+		break;
 	case MODE_FILTER:
 		break;
 	}
@@ -295,17 +316,63 @@ add_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 		cp_compare_add(x->compare, t, c, 1);
 }
 
+static void
+add_suspects_baseline(void *ctx, tr_trace *t)
+{
+	cp_suspects_add(ctx, t, 1);
+}
+
 /* The baseline goes first: a baseline that cannot be read stops the run
  * before any output. */
 static int
 read_baseline(cp_ctx *x, const char *path, int keep_going, size_t max_spans)
 {
-	long n = cp_read_traces(path, &x->cp, keep_going, max_spans, add_baseline, x);
+	long n;
 
+	if (x->suspects) {
+		if ((n = tr_each_trace(path, keep_going, max_spans, 0, add_suspects_baseline,
+				       x->suspects)) < 0)
+			return -1;
+		if (n > 0)
+			return 0;
+		tr_warn("%s: --baseline: no trace", path);
+		return -1;
+	}
+	n = cp_read_traces(path, &x->cp, keep_going, max_spans, add_baseline, x);
 	if (n < 0)
 		return -1;
 	return cp_baseline_check(path, n, x->flames ? cp_flames_ntraces(x->flames, 1) :
 			 cp_compare_ntraces(x->compare, 1));
+}
+
+/* What the ranking rests on and what may mislead it, then the verdict. */
+static void
+suspects_notes(cp_ctx *x, int verbose)
+{
+	strbuf b = {0};
+	const cp_suspect *rows;
+	size_t n = cp_suspects_rank(x->suspects, &rows);
+	char ev[160];
+
+	if (verbose)
+		cp_suspects_assumptions(x->suspects, &b);
+	if (!x->quiet)
+		cp_suspects_warnings(x->suspects, &b);
+	for (char *line = b.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = 0;
+		tr_warn("--suspects: %s", line);
+	}
+	sb_free(&b);
+	if (x->quiet)
+		return;
+	if (!n) {
+		tr_warn("--suspects: nothing stands out: no service's latency or failures differ "
+			"beyond the baseline's spread");
+		return;
+	}
+	cp_suspects_evidence(rows[0].evidence, ev, sizeof ev);
+	tr_warn("--suspects: likely cause: %s (%s; confidence %s)", rows[0].service, ev,
+		rows[0].confidence);
 }
 
 static void
@@ -317,6 +384,7 @@ free_ctx(cp_ctx *x, const char **rules)
 	cp_whatif_free(x->whatif);
 	cp_flames_free(x->flames);
 	cp_compare_free(x->compare);
+	cp_suspects_free(x->suspects);
 	cp_trace_free(&x->cp);
 	tr_trace_free(&x->slow);
 	tr_pick_free(x->pick);
@@ -341,7 +409,8 @@ static void
 set_mode(cp_ctx *x, enum mode m)
 {
 	if (x->mode != MODE_FILTER && x->mode != m)
-		tr_die(TR_EXIT_USAGE, "--summary, --folded, --dot, --svg and --whatif exclude each other");
+		tr_die(TR_EXIT_USAGE, "--summary, --folded, --dot, --svg, --flame, --whatif and "
+		       "--suspects exclude each other");
 	x->mode = m;
 }
 
@@ -350,7 +419,7 @@ main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
 	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH,
-	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE };
+	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE, OPT_SUSPECTS };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -366,6 +435,7 @@ main(int argc, char **argv)
 		{"flame", no_argument, NULL, OPT_FLAME},
 		{"percentile", required_argument, NULL, OPT_PERCENTILE},
 		{"baseline", required_argument, NULL, OPT_BASELINE},
+		{"suspects", no_argument, NULL, OPT_SUSPECTS},
 		{"format", required_argument, NULL, 'f'},
 		TR_UNITS_LONGOPT,
 		{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
@@ -402,6 +472,7 @@ main(int argc, char **argv)
 			break;
 		}
 		case OPT_BASELINE: baseline = optarg; break;
+		case OPT_SUSPECTS: set_mode(&x, MODE_SUSPECTS); break;
 		case OPT_SECTIONS: x.sections = 1; break;
 		case OPT_SUMMARY: set_mode(&x, MODE_SUMMARY); summary_key = optarg; break;
 		case OPT_FOLDED: set_mode(&x, MODE_FOLDED); break;
@@ -439,19 +510,24 @@ main(int argc, char **argv)
 		tr_usage_error("--width goes with --svg and --flame");
 	if (x.npct && x.mode != MODE_FLAME)
 		tr_usage_error("--percentile goes with --flame");
-	if (baseline && x.mode != MODE_FLAME && x.mode != MODE_SUMMARY)
-		tr_usage_error("--baseline goes with --summary and --flame");
+	if (baseline && x.mode != MODE_FLAME && x.mode != MODE_SUMMARY && x.mode != MODE_SUSPECTS)
+		tr_usage_error("--baseline goes with --summary, --flame and --suspects");
+	if (!baseline && x.mode == MODE_SUSPECTS)
+		tr_usage_error("--suspects needs --baseline FILE: what the incident is compared with");
 	if (baseline && x.mode == MODE_SUMMARY && strcmp(summary_key, "service") != 0 &&
 	    strcmp(summary_key, "operation") != 0)
 		tr_usage_error("--baseline compares --summary service or operation, not a tag");
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
-	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER)
-		tr_usage_error("--units goes with --summary, --whatif and PAG records");
+	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER &&
+	    x.mode != MODE_SUSPECTS)
+		tr_usage_error("--units goes with --summary, --whatif, --suspects and PAG records");
 	tr_units_check(units, format != CP_TSV);
 	cp_trace_init(&x.cp, allowance);
 	x.format = format;
-	x.units = units < 0 ? TABLE_US : units;
+	x.units = units < 0 ? (x.mode == MODE_SUSPECTS ? TABLE_MS : TABLE_US) : units;
+	if (x.mode == MODE_SUSPECTS)
+		x.suspects = cp_suspects_new();
 	if (x.mode == MODE_FLAME)
 		x.flames = cp_flames_new();
 	if (baseline && x.mode == MODE_SUMMARY)
@@ -501,8 +577,14 @@ main(int argc, char **argv)
 
 		cp_compare_verdict(x.compare, &v);
 		tr_warn("--baseline: %s", v.s);
+		if (f.verbose)
+			tr_warn("--baseline: %zu span kinds inferred from process boundaries "
+				"(service and host), where the export records none",
+				cp_compare_inferred(x.compare));
 		sb_free(&v);
 	}
+	if (x.suspects && !x.empty && status == TR_EXIT_OK)
+		suspects_notes(&x, f.verbose);
 	if (tr_pick_missing(x.pick, "--trace") && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
 	if (x.empty && status == TR_EXIT_OK) {

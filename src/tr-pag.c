@@ -347,6 +347,9 @@ warn_graph(pag_ctx *c, const pag_graph *g)
 			"written and forgotten: --lateness): no message edge", st->nrefs_missing);
 	if (st->nspans_skipped)
 		tr_warn("%zu spans without time left out", st->nspans_skipped);
+	if (st->nwrappers)
+		tr_warn("%zu wrapper spans (childless, covering a sibling call of their process) "
+			"left out: they wait for that call, they do not process", st->nwrappers);
 	if (st->nlost)
 		tr_warn("%zu edges lost: they start before edges already written (a bug in tr-pag: "
 			"please report it)", st->nlost);

@@ -21,6 +21,7 @@ usage(FILE *f)
 		"                   [--span ID] [--end-to-end] [--no-infer-queues]\n"
 		"                   [--no-clock-offsets] [--min-share P]\n"
 		"                   [--units U] [--check [--allow-empty]] [-o FILE] [FILE...]\n"
+		"       tr-temporal --baseline FILE [--band P] [-f csv|json] [options] [FILE...]\n"
 		"Split each trace's root duration (from its recorded arrival, if any) among\n"
 		"its causes (Zeno temporal provenance), blockers in other traces of the\n"
 		"window included.\n"
@@ -43,6 +44,10 @@ usage(FILE *f)
 		"      --no-infer-queues   a late server or consumer without a recorded queue\n"
 		"                          wait started on arrival (no queueing inferred)\n"
 		"      --no-clock-offsets  take every host's clock as recorded (one pass)\n"
+		"      --baseline FILE     the slow requests' causes against FILE's requests\n"
+		"                          of the same operations: which are new or grew\n"
+		"      --band P            --baseline: the slow requests are those at or above\n"
+		"                          the P-th percentile of their operation (default 90)\n"
 		"      --min-share P       --dot: leave out nodes under P %% of the delay\n"
 		"                          (default 1)\n"
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
@@ -85,7 +90,8 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_TRACE_FILE,
-	       OPT_NO_INFER, OPT_NO_CLOCK, OPT_SPAN, OPT_END_TO_END, OPT_MIN_SHARE };
+	       OPT_NO_INFER, OPT_NO_CLOCK, OPT_SPAN, OPT_END_TO_END, OPT_MIN_SHARE, OPT_BASELINE,
+	       OPT_BAND };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
@@ -101,6 +107,8 @@ main(int argc, char **argv)
 		{"span", required_argument, NULL, OPT_SPAN},
 		{"end-to-end", no_argument, NULL, OPT_END_TO_END},
 		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+		{"baseline", required_argument, NULL, OPT_BASELINE},
+		{"band", required_argument, NULL, OPT_BAND},
 		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
@@ -110,7 +118,9 @@ main(int argc, char **argv)
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
 	tr_pick *pick = tr_pick_new();
 	char err[256];
-	int c, status = -1, units = -1;
+	int c, status = -1, units = -1, format_set = 0;
+	const char *baseline = NULL;
+	double band = -1;
 
 	tr_setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, ":f:w:r:c:t:o:kqvh", longopts, NULL)) != -1) {
@@ -128,9 +138,10 @@ main(int argc, char **argv)
 				o.format = TP_JSON;
 			else
 				tr_usage_error("%s: %s", "unknown format", optarg);
+			format_set = 1;
 			break;
-		case OPT_EXPLAIN: o.format = TP_EXPLAIN; break;
-		case OPT_DOT: o.format = TP_DOT; break;
+		case OPT_EXPLAIN: o.format = TP_EXPLAIN; format_set = 1; break;
+		case OPT_DOT: o.format = TP_DOT; format_set = 1; break;
 		case 'w': o.window = (size_t)parse_count(optarg, "bad window", 1); break;
 		case 'r': o.resource_key = optarg; break;
 		case 'c': {
@@ -154,6 +165,8 @@ main(int argc, char **argv)
 		case OPT_SPAN: o.span = optarg; break;
 		case OPT_END_TO_END: o.end_to_end = 1; break;
 		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
+		case OPT_BASELINE: baseline = optarg; break;
+		case OPT_BAND: band = parse_share(optarg); break;
 		case OPT_CHECK: o.check = 1; break;
 		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case 'o': r.out_path = optarg; break;
@@ -172,6 +185,14 @@ main(int argc, char **argv)
 	}
 	if (o.min_share >= 0 && o.format != TP_DOT && status < 0)
 		tr_usage_error("--min-share goes with --dot");
+	if (band >= 0 && !baseline && status < 0)
+		tr_usage_error("--band goes with --baseline");
+	if (baseline && status < 0 && ((format_set && o.format != TP_CSV && o.format != TP_JSON) ||
+				       o.check || o.span || o.end_to_end || !tr_pick_all(pick)))
+		tr_usage_error("--baseline writes a table (-f csv or json) of whole requests' causes: "
+			       "not with --check, --span, --end-to-end or -t");
+	if (baseline && !format_set)
+		o.format = TP_CSV;
 	if (o.min_share < 0)	/* a readable picture by default: causes of 1 % and more */
 		o.min_share = 1;
 	if (units < 0 && (o.format == TP_CSV || o.format == TP_JSON))
@@ -184,7 +205,9 @@ main(int argc, char **argv)
 	o.pick = pick;
 	r.files = argv + optind;
 	r.nfiles = argc - optind;
-	if (status < 0) {
+	if (status < 0 && baseline)
+		status = tp_diff_run(&r, &o, baseline, band < 0 ? 90 : band);
+	else if (status < 0) {
 		status = tp_run(&r, &o);
 		/* an id no trace has was answered nothing: say so, fail */
 		if (tr_pick_missing(pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))

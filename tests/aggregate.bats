@@ -464,6 +464,117 @@ block_reads() {
 	[ "${lines[1]}" = "$(printf 'dn1\tdn2\t1')" ]
 }
 
+@test "an each() key's As name in an aggregate's argument is the list value of the row's group" {
+	block_reads
+	# r1's client reads from dn2, r2's from dn3, r3's from dn3: per replica,
+	# how often it was hosted and how often the one read
+	awk -F'\t' -v OFS='\t' '{ print } $1 == "S" && $3 == "g" { print "S", $2, "d", "c", 40, 20, "datanode", "read", "server", $2 == "r1" ? "dn2" : "dn3" }' \
+		"$BATS_TEST_TMPDIR/r.tr" >"$BATS_TEST_TMPDIR/d.tr"
+	run tr-aggregate --no-header 'From d In spans[service = "datanode"]
+		Join g In spans[operation = "GetBlockLocations"] On g -> d
+		GroupBy each(g.tag["replicas"]) As replica
+		Select replica, COUNT, SUM(d.host = replica) As chosen, AVG(d.host = replica) As p' "$BATS_TEST_TMPDIR/d.tr"
+	[ "$status" -eq 0 ]
+	expected=$(printf '%s\n' 'dn1|2|0|0' 'dn2|2|1|0.5' 'dn3|3|2|0.6666666666666666' 'dn4|1|0|0' 'dn5|1|0|0' | tr '|' '\t')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "a plain GroupBy key's As name in an aggregate's argument; --partial then --merge equals one pass" {
+	two_requests
+	q='From s In spans GroupBy s.trace As t, s.service As svc
+		Select t, svc, SUM(s.service = svc and s.trace = t) As same, COUNT'
+	run tr-aggregate --no-header "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# every row is in its own group: same = COUNT
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$3 != $4')" = "" ]
+	[ "${#lines[@]}" -eq 7 ]
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/f.tr" >"$BATS_TEST_TMPDIR/p"
+	diff <(echo "$output") <(tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/p")
+}
+
+@test "a GroupBy key's name is no field in Where, in GroupBy, outside an aggregate over rows, nor when unnamed" {
+	run tr-aggregate 'From s In spans Where v = "x" GroupBy each(s.tag["l"]) As v Select v, COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'v' needs a variable: v.v"* ]] || { echo "$output"; false; }
+	run tr-aggregate 'From s In spans GroupBy s.service As a, a Select a, COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'a' needs a variable: v.a"* ]] || { echo "$output"; false; }
+	# a Select column over rows must be a key: a + 1 is computed over groups
+	run tr-aggregate --no-header 'From s In spans GroupBy s.depth As d Select d + 1, COUNT' /dev/null
+	[ "$status" -eq 3 ]	# parsed; no trace in /dev/null
+	run tr-aggregate 'From s In spans GroupBy each(s.tag["l"]) Select SUM(s.service = l)' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'l' needs a variable: v.l"* ]] || { echo "$output"; false; }
+}
+
+@test "-f crosstab: rows by the first column, columns by the second, empty cells empty, totals last" {
+	two_requests
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace
+		Select s.service, s.trace, SUM(s.duration) As busy' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	expected=$(printf '%s\n' 's.service|t1|t2|total' 'customer|200||200' 'frontend|1000|2000|3000' \
+		'mysql|100|500|600' 'redis|600|100|700' 'total|1900|2600|4500' | tr '|' '\t')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "-f crosstab: a total is the value over its rows (P50 of all their durations), not a sum of cells" {
+	two_requests
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace
+		Select s.service, s.trace, P50(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# redis: 300 300 100 -> 300; t1: 100 200 300 300 1000 -> 300; all
+	# eight durations: 100 100 200 300 300 500 1000 2000 -> 300
+	expected=$(printf '%s\n' 's.service|t1|t2|total' 'customer|200||200' 'frontend|1000|2000|1000' \
+		'mysql|100|500|100' 'redis|300|100|300' 'total|300|500|300' | tr '|' '\t')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "-f crosstab with --units ms, and after --merge of partials as in one pass" {
+	two_requests
+	q='From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT(DISTINCT s.host) As hosts'
+	run tr-aggregate -f crosstab "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "${lines[5]}" = "$(printf 'total\t3\t3\t3')" ]
+	awk -F'\t' -v d="$BATS_TEST_TMPDIR" '$1 == "T" { n++ } { print > (d "/part" (n % 2)) }' "$BATS_TEST_TMPDIR/f.tr"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/part0" >"$BATS_TEST_TMPDIR/p0"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/part1" >"$BATS_TEST_TMPDIR/p1"
+	diff <(echo "$output") <(tr-aggregate -f crosstab --merge "$q" "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1")
+	run tr-aggregate -f crosstab --units ms 'From s In spans GroupBy s.service, s.trace
+		Select s.service, s.trace, SUM(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "${lines[2]}" = "$(printf 'frontend\t1\t2\t3')" ] || { echo "$output"; false; }
+}
+
+@test "-f crosstab: --fail-if judges the cells, not the totals" {
+	two_requests
+	q='From s In spans GroupBy s.service, s.trace Select s.service, s.trace, SUM(s.duration) As busy'
+	run --separate-stderr tr-aggregate -f crosstab --fail-if 'busy > 1500' "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tr-aggregate: fail-if busy > 1500: s.service=frontend, s.trace=t2, busy=2000" ] || { echo "$stderr"; false; }
+	# frontend's total, 3000, is no cell
+	run tr-aggregate -f crosstab --fail-if 'busy > 2500' "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+}
+
+@test "-f crosstab needs two GroupBy keys, Select row, column, value, no OrderBy or Limit, a header" {
+	two_requests
+	f="$BATS_TEST_TMPDIR/f.tr"
+	for q in 'From s In spans GroupBy s.service Select s.service, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace Select s.service, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace, s.host Select s.service, s.trace, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace Select s.service, s.service, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace Select s.service, COUNT, s.trace'; do
+		run tr-aggregate -f crosstab "$q" "$f"
+		[ "$status" -eq 2 ] || { echo "$q: $status"; false; }
+		[ "$output" = "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value" ] || { echo "$output"; false; }
+	done
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT OrderBy COUNT' "$f"
+	[ "$status" -eq 2 ]
+	[ "$output" = "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit" ] || { echo "$output"; false; }
+	run tr-aggregate -f crosstab --no-header 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT' "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "tr-aggregate: -f crosstab has its header line: --no-header does not go with it"* ]] || { echo "$output"; false; }
+}
+
 @test "each() reads JSON arrays as tr-format writes them; another value is one value, [] and null none" {
 	fix e.tr <<-'EOF'
 	#tr/1

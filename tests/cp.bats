@@ -367,7 +367,7 @@ summary_fix() {
 	[ "$status" -eq 2 ]
 	run tr-cp --folded --units ms "$f"
 	[ "$status" -eq 2 ]
-	[[ "${lines[0]}" == "tr-cp: --units goes with --summary, --whatif and PAG records" ]]
+	[[ "${lines[0]}" == "tr-cp: --units goes with --summary, --whatif, --suspects and PAG records" ]]
 	run tr-cp --units ms "$f"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"tr-cp: --units: no table was written"* ]]

@@ -92,6 +92,48 @@ J
 	[ "$(tr-ingest "$f" | links)" = "pay>db=1/0 web>api=1/0 web>pay=1/0" ]
 }
 
+# Issue 33's five spans: payment's client (failing) calls frontend, a span of
+# no kind in frontend calls api, whose server half shares its id. Zipkin's
+# tree hangs the span of no kind under the server half of its own endpoint,
+# else under the client half.
+five_spans() {
+	mkfix "$1" <<J
+[{"traceId":"t1","id":"a","kind":"SERVER","name":"pay","timestamp":100,"duration":90,"localEndpoint":{"serviceName":"payment"}},
+ {"traceId":"t1","id":"b","parentId":"a","kind":"CLIENT","name":"call","timestamp":101,"duration":80,"localEndpoint":{"serviceName":"payment"},"remoteEndpoint":{"serviceName":"frontend"},"tags":{"error":"true"}},
+ {"traceId":"t1","id":"b","parentId":"a","kind":"SERVER","name":"get","timestamp":102,"duration":70,"shared":true,"localEndpoint":{"serviceName":"frontend"}},
+ {"traceId":"t1","id":"c","parentId":"b","name":"call api","timestamp":103,"duration":50,"localEndpoint":{"serviceName":"frontend"$2},"remoteEndpoint":{"serviceName":"api"}},
+ {"traceId":"t1","id":"c","parentId":"b","kind":"SERVER","name":"handle","timestamp":104,"duration":40,"shared":true,"localEndpoint":{"serviceName":"api"}}]
+J
+}
+
+@test "zipkin: a shared server half inherits the error of the client above its client half of no kind (payment>api 1 call, 1 error)" {
+	command -v tr-ingest >/dev/null || skip "no tr-ingest"
+	# c's endpoint is not the server half b's: c hangs under the client b;
+	# c:s's parent id is c's (b), the failing client: both inherit its error
+	f=$(five_spans five.json ',"ipv4":"10.0.0.9"')
+	expected="frontend>api=1/1 payment>api=1/1 payment>frontend=2/0"
+	diff <(echo "$expected") <(echo "$(tr-ingest "$f" | links)")
+}
+
+@test "zipkin: a client half of no kind under a server half passes no error on: its remote ancestor is that server" {
+	command -v tr-ingest >/dev/null || skip "no tr-ingest"
+	f=$(five_spans five.json '')
+	expected="frontend>api=2/0 payment>frontend=1/0"
+	diff <(echo "$expected") <(echo "$(tr-ingest "$f" | links)")
+}
+
+@test "zipkin: a shared server half does not inherit its own client half's error" {
+	f=$(fix own.tr <<-'EOF'
+	T|1
+	S|1|r||0|100|gw|GET|server|
+	S|1|x|r|10|50|gw|call|client||error=true|peer.service=api
+	S|1|x:s|x|11|40|api|handle|server|
+	EOF
+	)
+	expected="gw>api=1/0"
+	diff <(echo "$expected") <(echo "$(links "$f")")
+}
+
 @test "conformance: SmartThings: a part of no kind that reuses a client's id is not in Zipkin's tree; guardian, not execution, calls platformapi" {
 	f="$CONF/zipkin/smartthings-mobile-web-install.json"
 	[ -f "$f" ] || skip "no ../shared/conformance beside the project"

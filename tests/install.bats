@@ -54,6 +54,21 @@ tools() {
 	[ "$(ls "$dest")" = usr ]
 }
 
+@test "make install puts the MIT LICENSE in usr/share/doc/tr" {
+	install_tree
+	f=$dest/usr/share/doc/tr/LICENSE
+	[ -f "$f" ] || { echo "no usr/share/doc/tr/LICENSE; installed:"; find "$dest" -type f; false; }
+	cmp "$top/LICENSE" "$f" || { echo "usr/share/doc/tr/LICENSE differs from LICENSE"; false; }
+	head -1 "$f" | grep -qx 'MIT License'
+}
+
+@test "make uninstall removes the documentation directory it made" {
+	install_tree
+	make -s -C "$top" -o all uninstall BUILD="$build" DESTDIR="$dest" PREFIX=/usr > "$BATS_TEST_TMPDIR/make.log" 2>&1 ||
+		{ cat "$BATS_TEST_TMPDIR/make.log"; false; }
+	[ ! -e "$dest/usr/share/doc/tr" ] || { echo "left behind:"; find "$dest/usr/share/doc/tr"; false; }
+}
+
 @test "make uninstall removes every file make install put there, and nothing else" {
 	install_tree
 	touch "$dest/usr/bin/other-tool"
@@ -121,7 +136,7 @@ complete_words() {
 		in=$BATS_TEST_TMPDIR/t.tr
 		[ "$t" = tr-ingest ] && in=$SAMPLES/jaeger/hotrod.json
 		q=()
-		[ "$t" = tr-aggregate ] && q=('From s In spans Select COUNT')
+		[ "$t" = tr-aggregate ] && q=('From s In spans GroupBy s.service, s.host Select s.service, s.host, COUNT')	# crosstab's shape
 		[ "$t" = tr-report ] && q=(-o "$BATS_TEST_TMPDIR/report")	# md's pictures go beside it
 		for f in $(complete_words "$t" -f ''); do
 			st=0

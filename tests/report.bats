@@ -172,6 +172,22 @@ untagged_queue() {
 	[[ "$m" != *"| [tb](#trace-tb) | request front → db:SELECT | transit | 16 ms |"* ]]
 }
 
+@test "--baseline opens with the likely cause: tr-cp --suspects' first service, first section" {
+	trsim --traces 100 --seed 11 --fault off -o "$BATS_TEST_TMPDIR/base.json"
+	trsim --traces 100 --seed 12 -o "$BATS_TEST_TMPDIR/incident.json"
+	run tr-report -f md --baseline "$BATS_TEST_TMPDIR/base.json" -o "$BATS_TEST_TMPDIR/r.md" \
+		"$BATS_TEST_TMPDIR/incident.json"
+	[ "$status" -eq 0 ]
+	first=$(tr-cp -q --suspects --baseline "$BATS_TEST_TMPDIR/base.json" "$BATS_TEST_TMPDIR/incident.json" |
+		awk -F'\t' 'NR == 2 { print $2 }')
+	section=$(grep -m1 '^## ' "$BATS_TEST_TMPDIR/r.md")
+	said=$(grep -m1 '^Most likely' "$BATS_TEST_TMPDIR/r.md")
+	if [ "$section" != "## Likely cause" ] || [ -z "$first" ] || [[ "$said" != "Most likely $first ("* ]]; then
+		printf 'expected: ## Likely cause / Most likely %s (...\nactual:   %s / %s\n' "$first" "$section" "$said" >&2
+		return 1
+	fi
+}
+
 @test "--max-bytes holds for the baseline too: a larger baseline trace is bad input" {
 	f=$(small)
 	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/base.tr"

@@ -43,6 +43,8 @@ typedef struct cp_compare cp_compare;
 cp_compare *cp_compare_new(const char *key);
 void cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline);
 size_t cp_compare_ntraces(const cp_compare *k, int baseline);
+/* Span kinds inferred from process boundaries (kinds.h), both sides. */
+size_t cp_compare_inferred(const cp_compare *k);
 /* The groups, significant ones first, larger differences first; valid
  * until the next call or cp_compare_free. */
 size_t cp_compare_rows(cp_compare *k, const cp_diff **rows);

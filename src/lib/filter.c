@@ -141,11 +141,15 @@ tr_filter_run(const tr_filter *f)
 			}
 		} else if (n == TR_TRACE) {
 			size_t mark = b.len;
+			int rc = f->on_trace(f->ctx, t, &b);
 
-			if (f->on_trace(f->ctx, t, &b) < 0) {
+			if (rc < 0) {
 				b.len = mark;	/* nothing of a failed trace is written */
 				failed++;
 				n = TR_BAD;
+			} else if (rc > 0) {
+				emit(out, &b, &header_pending);
+				tr_output_flush(out);
 			}
 		}
 		if (n == TR_BAD && !f->keep_going) {
@@ -295,4 +299,36 @@ tr_option_error(int c, char **argv, const struct option *longopts)
 	if (optopt > ' ' && optopt < 0x7f)
 		tr_usage_error("unknown option -%c", optopt);
 	tr_usage_error("unknown option %s", arg);
+}
+
+long
+tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_bytes,
+	      void (*fn)(void *ctx, tr_trace *t), void *ctx)
+{
+	char *files[1] = {(char *)path};
+	tr_reader *r = tr_reader_open(files, 1, NULL, max_spans, max_bytes,
+				      keep_going ? TR_READ_KEEP_GOING : 0);
+	long n = 0;
+	int bad = 0;
+
+	for (;;) {
+		tr_trace *t;
+		const char *line;
+		size_t len;
+		enum tr_next next = tr_reader_next(r, &t, &line, &len);
+
+		if (next == TR_EOF)
+			break;
+		if (next == TR_BAD) {
+			bad = 1;	/* the reader said what */
+			if (!keep_going)
+				break;
+		}
+		if (next != TR_TRACE)
+			continue;
+		n++;
+		fn(ctx, t);
+	}
+	tr_reader_free(r);
+	return bad && !keep_going ? -1 : n;
 }

@@ -26,7 +26,9 @@ typedef struct tr_filter {
 	int no_span_tags;	/* spans' tags are checked, not kept
 				 * (TR_READ_NO_SPAN_TAGS): for tools that read none */
 	/* Analyse one trace and append its output to out (a filter calls
-	 * tr_write_trace first). Return -1 to count the trace as bad. */
+	 * tr_write_trace first). Return -1 to count the trace as bad, 1 to
+	 * have out written and flushed now (a report that comes in parts as
+	 * the input streams), else 0. */
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);
 	/* A traceless line; NULL means: pass it through when pass_through. */
 	void (*on_line)(void *ctx, const char *line, size_t len, const char *where, strbuf *out);
@@ -93,6 +95,13 @@ void tr_units_check(int units, int machine_format);
  * on_end is not called and -o FILE is not made). Output goes through a
  * temporary file when out_path is set. */
 int tr_filter_run(const tr_filter *f);
+
+/* Every trace of one file (the line format or an export) to fn, for a
+ * tool's second input (a baseline). Returns the traces read, or -1 when
+ * the file could not be read or held a bad trace, after the reader's
+ * message (keep_going: bad traces are skipped, as -k does). */
+long tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_bytes,
+		   void (*fn)(void *ctx, tr_trace *t), void *ctx);
 
 /* "tr-xxx (tr) 0.1.0" on stdout. */
 void tr_print_version(void);

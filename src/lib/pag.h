@@ -187,6 +187,7 @@ typedef struct pag_build_opts {
 } pag_build_opts;
 typedef struct pag_build_stats {
 	size_t nspans_skipped;	/* spans without time */
+	size_t nwrappers;	/* wrapper spans (kinds.h) left out: they wait, not work */
 	size_t nskew;		/* communication edges dropped: they go back in time */
 	size_t nclamped;	/* requests and responses clamped to leave when they arrive */
 	size_t nlate;		/* traces refused: they start before spans already placed */

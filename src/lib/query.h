@@ -40,7 +40,11 @@ void query_error_text(const char *src, size_t pos, const char *msg, strbuf *b);
 
 typedef struct query_run query_run;
 
-enum query_format { QUERY_TSV, QUERY_CSV, QUERY_JSON };
+enum query_format { QUERY_TSV, QUERY_CSV, QUERY_JSON, QUERY_CROSSTAB };
+
+/* Can the query's table be written as a crosstab (two GroupBy keys; Select
+ * row key, column key, value; no OrderBy or Limit)? 0, or -1 with err set. */
+int query_crosstab_check(const query *q, char *err, size_t errlen);
 
 typedef struct query_opts {
 	enum query_hb hb;
@@ -53,18 +57,24 @@ typedef struct query_opts {
 	const char *fail_if_text;
 	int quiet;			/* no message per failing row */
 	int units;			/* --units (table_units): duration columns */
+	int64_t every;			/* --emit-every: the windows' length in µs; 0: none */
+	int64_t lateness;		/* --lateness: how long a window waits, µs */
 } query_opts;
 
 query_run *query_run_new(const query *q, const query_opts *o);
 /* Run the query over one trace. Raw (ungrouped) rows are appended to out at
  * once; grouped rows accumulate. Returns 0, or -1 when the trace's join rows
- * exceed max_rows_per_trace (the trace then counts for nothing). */
+ * exceed max_rows_per_trace (the trace then counts for nothing). With
+ * every set, the windows the trace closed are appended to out: returns 1
+ * when it closed one. */
 int query_run_trace(query_run *r, tr_trace *t, strbuf *out);
 /* Write the table of grouped results (sorted by key) and the end of a JSON
  * array; returns how many rows matched --fail-if (their messages printed). */
 size_t query_run_finish(query_run *r, tr_output *out);
 /* Rows that matched --fail-if so far (raw rows are checked as written). */
 size_t query_run_failed(const query_run *r);
+/* --emit-every: rows left out of the windows (late, or without a time). */
+size_t query_run_left_out(const query_run *r);
 /* Traces the query ran over. */
 size_t query_run_traces(const query_run *r);
 /* Result rows made from input rows (after query_run_finish): an aggregate

@@ -28,6 +28,16 @@ typedef struct tp_capacity {
 	int workers;
 } tp_capacity;
 
+/* One cause of one queried trace, as the csv and json tables give it. */
+typedef struct tp_cause_row {
+	const char *trace_id, *root;	/* root: "service:operation" */
+	int64_t total;			/* the delay explained */
+	const char *cause, *role;
+	size_t count;
+	int64_t self;			/* its share of the delay */
+	const char *cause_trace;	/* "" when unexplained */
+} tp_cause_row;
+
 typedef struct tp_opts {
 	enum tp_format format;
 	const char *resource_key;	/* span tag refining the resource, or NULL */
@@ -46,6 +56,9 @@ typedef struct tp_opts {
 	const char *span;		/* --span: explain this span, not the root */
 	int end_to_end;			/* the root's start to the trace's last end */
 	double min_share;		/* --dot: leave out nodes below this share */
+	/* csv, json: each cause to this function instead of the table */
+	void (*on_cause)(void *ctx, const tp_cause_row *row);
+	void *cause_ctx;
 } tp_opts;
 
 typedef struct tp_stats {
@@ -76,7 +89,16 @@ typedef struct tp_run_opts {
 	int keep_going, verbose;
 	int clock_offsets;		/* a first pass estimates per-host offsets */
 	size_t max_spans, max_bytes;	/* per trace; 0: the reader's defaults */
+	int no_output;			/* the answer goes to o->on_cause alone */
 } tp_run_opts;
 int tp_run(const tp_run_opts *r, const tp_opts *o);
+
+/* --baseline: the causes of the incident's slow requests (each at or above
+ * the band-th percentile of its root operation's latency) against those of
+ * the baseline's requests of the same operations in the same band: per
+ * cause, its delay per request before and after, and where it appears.
+ * r->files are the incident; the table goes to r->out_path. Returns the
+ * exit status. */
+int tp_diff_run(const tp_run_opts *r, const tp_opts *o, const char *baseline, double band);
 
 #endif

@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
+#include "kinds.h"
 #include "table.h"
 
 #define MAX_BATCHES 64
@@ -44,38 +46,29 @@ cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
 	return cp_read_traces_limited(path, c, keep_going, max_spans, 0, fn, ctx);
 }
 
+typedef struct each_cp {
+	cp_trace *c;
+	void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c);
+	void *ctx;
+} each_cp;
+
+static void
+run_cp(void *ctx, tr_trace *t)
+{
+	each_cp *e = ctx;
+
+	if (cp_trace_run(e->c, t) == 0)
+		e->fn(e->ctx, t, e->c);
+}
+
 long
 cp_read_traces_limited(const char *path, cp_trace *c, int keep_going, size_t max_spans,
 		       size_t max_bytes,
 		       void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx)
 {
-	char *files[1] = {(char *)path};
-	tr_reader *r = tr_reader_open(files, 1, NULL, max_spans, max_bytes,
-				      keep_going ? TR_READ_KEEP_GOING : 0);
-	long n = 0;
-	int bad = 0;
+	each_cp e = {c, fn, ctx};
 
-	for (;;) {
-		tr_trace *t;
-		const char *line;
-		size_t len;
-		enum tr_next next = tr_reader_next(r, &t, &line, &len);
-
-		if (next == TR_EOF)
-			break;
-		if (next == TR_BAD) {
-			bad = 1;	/* the reader said what */
-			if (!keep_going)
-				break;
-		}
-		if (next != TR_TRACE)
-			continue;
-		n++;
-		if (cp_trace_run(c, t) == 0)
-			fn(ctx, t, c);
-	}
-	tr_reader_free(r);
-	return bad && !keep_going ? -1 : n;
+	return tr_each_trace(path, keep_going, max_spans, max_bytes, run_cp, &e);
 }
 
 int
@@ -111,6 +104,8 @@ struct cp_compare {
 	cp_diff *rows;
 	strbuf buf;
 	int64_t *wait, *self;	/* per span of the current trace */
+	uint8_t *kind;
+	size_t inferred;	/* span kinds inferred */
 	size_t capspans;
 };
 
@@ -135,8 +130,15 @@ cp_compare_free(cp_compare *k)
 	free(k->rows);
 	free(k->wait);
 	free(k->self);
+	free(k->kind);
 	sb_free(&k->buf);
 	free(k);
+}
+
+size_t
+cp_compare_inferred(const cp_compare *k)
+{
+	return k->inferred;
 }
 
 size_t
@@ -182,19 +184,18 @@ next_batch(cp_compare *k, int side)
 	k->batch_size[side] *= 2;
 }
 
-/* Is s the server side of client span p's call: p's only child, a server
- * span (or a span of no kind on another host: instrumentation that does not
- * mark servers), both timed? */
+/* Is s the server side of client span p's call: p's only child, a server,
+ * both timed? Kinds are the recorded ones or, where none is recorded,
+ * those process boundaries imply (kinds.h). */
 static int
-is_rpc(const tr_trace *t, int32_t s, int32_t p)
+is_rpc(const tr_trace *t, const uint8_t *kind, int32_t s, int32_t p)
 {
 	const tr_span *ss = &t->spans[s], *ps = &t->spans[p];
 
-	if (ps->kind != TR_KIND_CLIENT || (ss->flags & TR_SPAN_FOLLOWS) || !(ss->flags & TR_SPAN_HAS_TIME) ||
+	if (kind[p] != TR_KIND_CLIENT || (ss->flags & TR_SPAN_FOLLOWS) || !(ss->flags & TR_SPAN_HAS_TIME) ||
 	    !(ps->flags & TR_SPAN_HAS_TIME) || ps->first_child != s || ss->next_sibling >= 0)
 		return 0;
-	return ss->kind == TR_KIND_SERVER ||
-	       (ss->kind == TR_KIND_NONE && *ss->host && *ps->host && strcmp(ss->host, ps->host) != 0);
+	return kind[s] == TR_KIND_SERVER;
 }
 
 void
@@ -212,7 +213,9 @@ cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline
 		k->capspans = t->nspans;
 		k->wait = xrealloc(k->wait, k->capspans * sizeof *k->wait);
 		k->self = xrealloc(k->self, k->capspans * sizeof *k->self);
+		k->kind = xrealloc(k->kind, k->capspans);
 	}
+	k->inferred += tr_trace_kinds(t, k->kind);
 	tr_trace_queue_waits(t, k->wait);
 	for (size_t i = 0; i < c->npath; i++)
 		k->self[c->path[i]] = c->self[c->path[i]];
@@ -231,7 +234,7 @@ cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline
 		group *g;
 
 		/* a client's own time is waiting for its server */
-		if (only >= 0 && is_rpc(t, only, s))
+		if (only >= 0 && is_rpc(t, k->kind, only, s))
 			s = only;
 		g = find_group(k, &t->spans[s]);
 

@@ -29,6 +29,7 @@
  * holds, not the input. Until `hold` spans are read nothing is placed: a
  * small input may come in any order. */
 #include "pag_build_impl.h"
+#include "kinds.h"
 #include "pick.h"
 
 #include <stdlib.h>
@@ -490,9 +491,18 @@ read_trace(pag_builder *b, const tr_trace *t)
 	strbuf text = {0};
 
 	GROW(b->local, b->caplocal, t->nspans + 1);
+	if (t->nspans + 1 > b->capkind) {
+		b->capkind = t->nspans + 1;
+		b->kind = xrealloc(b->kind, b->capkind);
+		b->wrapper = xrealloc(b->wrapper, b->capkind);
+	}
+	tr_trace_kinds(t, b->kind);
+	b->st.nwrappers += tr_trace_wrappers(t, b->kind, b->wrapper);
 	for (size_t i = 0; i < t->nspans; i++) {
-		b->local[i] = pag_span_usable(&t->spans[i]) ? (int32_t)n++ : -1;
-		if (b->local[i] < 0)
+		/* a wrapper only waits for its sibling call: not an activity
+		 * (it has no child to lose) */
+		b->local[i] = pag_span_usable(&t->spans[i]) && !b->wrapper[i] ? (int32_t)n++ : -1;
+		if (b->local[i] < 0 && !b->wrapper[i])
 			b->st.nspans_skipped++;
 	}
 	if (!n)
@@ -1055,6 +1065,8 @@ pag_builder_free(pag_builder *b)
 	free(b->lanes);
 	free(b->workers);
 	free(b->local);
+	free(b->kind);
+	free(b->wrapper);
 	free(b->order);
 	free(b->todo);
 	free(b->placing);

@@ -157,6 +157,9 @@ struct pag_builder {
 	size_t capop_written;
 	int32_t *local;		/* trace span index -> builder index */
 	size_t caplocal;
+	uint8_t *kind, *wrapper;	/* per span of the trace read (kinds.h): a
+					 * wrapper is left out, as it only waits */
+	size_t capkind;
 	struct order_key *order;	/* scratch: a trace's spans in start order */
 	size_t caporder;
 	btrace *first, *last;	/* held traces, in read order */

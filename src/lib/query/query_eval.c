@@ -25,6 +25,12 @@ typedef struct cand {
 	size_t n, cap;			/* cap in the arena */
 } cand;
 
+/* --emit-every: a window [start, start + every) of the table. */
+typedef struct q_window {
+	int64_t start;
+	q_table *t;
+} q_window;
+
 struct query_run {
 	const query *q;
 	query_opts o;
@@ -51,6 +57,14 @@ struct query_run {
 	strmap written_per;		/* Limit n Per x, rows as found: rows written per x */
 	arena permem;
 	size_t written;			/* rows written */
+	/* --emit-every: the open windows, oldest first */
+	q_window *win;
+	size_t nwin, capwin;
+	int64_t now;			/* the input's time: the latest trace start */
+	int64_t closed;			/* windows starting before it are closed */
+	int has_now, wrote_window;
+	expr_value window;		/* the start of the window being written */
+	size_t late, untimed;		/* rows left out of the windows */
 };
 
 /* ---------- fields ---------- */
@@ -135,6 +149,8 @@ log_value(const tctx *c, int32_t i, const q_slot *sl)
 static expr_value
 slot_value(const query *q, const tctx *c, const q_slot *sl, int var, int32_t node)
 {
+	if (sl->field == F_KEY)
+		return expr_null();	/* set per group by q_table_add */
 	if (sl->field == F_COL)
 		return c->subrows[var][(size_t)node * q->vars[var].src[0].sub->ncols + sl->col];
 	if (node < (int32_t)c->t->nspans)
@@ -171,6 +187,7 @@ query_run_new(const query *q, const query_opts *o)
 				query_opts so = *o;
 				so.fail_if = NULL;
 				so.explain = 0;
+				so.every = 0;
 				r->sub[v] = query_run_new(src->sub, &so);
 				r->sub[v]->collect = 1;
 			}
@@ -188,6 +205,9 @@ query_run_free(query_run *r)
 		query_run_free(r->sub[v]);
 	if (r->table)
 		q_table_free(r->table);
+	for (size_t w = 0; w < r->nwin; w++)
+		q_table_free(r->win[w].t);
+	free(r->win);
 	arena_free(&r->mem);
 	for (size_t s = 0; s < r->q->slots.n; s++)
 		tr_keywatch_free(&r->keywatch[s]);
@@ -290,6 +310,7 @@ node_of(const tctx *c, int v, int32_t x)
 /* ---------- OrderBy and Limit ---------- */
 
 static void check_fail_if(query_run *r);
+static int close_windows(query_run *r, int64_t tstart, strbuf *b);
 
 /* Write one result row (ncols values; the shown ones are written). */
 static void
@@ -300,11 +321,12 @@ write_row(query_run *r, strbuf *out, const expr_value *vals)
 	if (!r->started) {
 		r->started = 1;
 		if (r->o.header || r->o.format == QUERY_JSON)
-			q_write_header(out, q, r->o.format);
+			q_write_header(out, q, r->o.format, r->o.every != 0);
 	}
 	if (vals != r->vals)
 		memcpy(r->vals, vals, (size_t)q->ncols * sizeof *r->vals);
-	q_write_row(out, q, r->vals, r->o.format, r->o.units, r->json_rows++ == 0);
+	q_write_row(out, q, r->vals, r->o.format, r->o.units, r->json_rows++ == 0,
+		    r->o.every ? &r->window : NULL);
 	r->written++;
 	check_fail_if(r);
 }
@@ -445,7 +467,7 @@ hold_row(query_run *r)
 }
 
 /* Write rows (n of them, ncols values each) in OrderBy's order, under
- * Limit n [Per x]. */
+ * Limit n [Per x]; into b, written out to out as it grows (out NULL: kept). */
 static void
 write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size_t n)
 {
@@ -459,7 +481,7 @@ write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size
 		if (q->per >= 0 && !under_limit(r, row))
 			continue;
 		write_row(r, b, row);
-		if (b->len > 65536) {
+		if (out && b->len > 65536) {
 			tr_output_sb(out, b);
 			sb_clear(b);
 		}
@@ -627,6 +649,60 @@ check_fail_if(query_run *r)
 	sb_free(&m);
 }
 
+/* ---------- --emit-every ---------- */
+
+static int64_t
+floor_to(int64_t t, int64_t every)
+{
+	int64_t w = t / every * every;
+
+	return w > t ? w - every : w;
+}
+
+/* The time of a row: the start of its From node (a log's time), else its
+ * trace's start; 0 when it has none. */
+static int
+row_time(const query_run *r, const tctx *c, const int32_t *tuple, int64_t *t)
+{
+	const tr_trace *tr = c->t;
+	int grouped_sub = r->q->vars[0].src[0].rel == REL_QUERY && !c->subnodes[0];
+	int32_t node = grouped_sub ? -1 : node_of(c, 0, tuple[0]);
+
+	if (node >= 0 && node < (int32_t)tr->nspans && (tr->spans[node].flags & TR_SPAN_HAS_TIME)) {
+		*t = tr->spans[node].start;
+		return 1;
+	}
+	if (node >= (int32_t)tr->nspans) {
+		*t = tr->logs[node - (int32_t)tr->nspans].time;
+		return 1;
+	}
+	*t = c->tstart;
+	return c->has_ttime;
+}
+
+/* The table of the window of time t, opened when new; NULL when that
+ * window is closed. */
+static q_table *
+window_table(query_run *r, int64_t t)
+{
+	int64_t w = floor_to(t, r->o.every);
+	size_t i = r->nwin;
+
+	if (r->has_now && w < r->closed) {
+		r->late++;
+		return NULL;
+	}
+	while (i > 0 && r->win[i - 1].start > w)
+		i--;
+	if (i > 0 && r->win[i - 1].start == w)
+		return r->win[i - 1].t;
+	GROW(r->win, r->capwin, r->nwin + 1);
+	memmove(r->win + i + 1, r->win + i, (r->nwin - i) * sizeof *r->win);
+	r->win[i] = (q_window){w, q_table_new(r->q, r->o.sketch)};
+	r->nwin++;
+	return r->win[i].t;
+}
+
 static void
 emit(query_run *r, strbuf *out, int32_t node)
 {
@@ -703,6 +779,16 @@ run_rows(query_run *r, tctx *c, strbuf *out)
 			continue;
 		r->nwhere++;
 		watch_keys(r, c, tuple);
+		if (r->o.every) {
+			int64_t tm;
+			q_table *wt;
+
+			if (!row_time(r, c, tuple, &tm))
+				r->untimed++;
+			else if ((wt = window_table(r, tm)))
+				q_table_add(wt, r->slots);
+			continue;
+		}
 		emit(r, out, node_of(c, 0, tuple[0]));
 	}
 }
@@ -780,13 +866,21 @@ query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 	if (needs_hb(q))
 		c.hb = query_hb_build(t, q->uses_logs, &r->mem);
 	run_rows(r, &c, out);
-	return r->nskipped > skipped ? -1 : 0;
+	if (r->nskipped > skipped)
+		return -1;
+	return r->o.every && c.has_ttime ? close_windows(r, c.tstart, out) : 0;
 }
 
 size_t
 query_run_failed(const query_run *r)
 {
 	return r->failed;
+}
+
+size_t
+query_run_left_out(const query_run *r)
+{
+	return r->late + r->untimed;
 }
 
 size_t
@@ -801,29 +895,100 @@ query_run_rows(const query_run *r)
 	return r->rows;
 }
 
+/* Write the grouped table t (the whole one, or a window's with
+ * r->o.every) into b; out as for write_rows. */
+static void
+write_table(query_run *r, q_table *t, tr_output *out, strbuf *b)
+{
+	const query *q = r->q;
+	const expr_value *window = r->o.every ? &r->window : NULL;
+	expr_value *rows;
+
+	/* before q_table_rows: it makes the row of an aggregate over none */
+	r->rows += q_table_groups(t);
+	size_t n = q_table_rows(t, &rows);
+	if (r->o.format == QUERY_CROSSTAB) {
+		for (size_t i = 0; i < n; i++) {	/* the gate judges the cells */
+			memcpy(r->vals, rows + i * (size_t)q->ncols, (size_t)q->ncols * sizeof *r->vals);
+			check_fail_if(r);
+		}
+		q_write_crosstab(b, q, t, r->o.units, window);
+		r->started = 1;
+		return;
+	}
+	if ((!r->started || (window && r->o.format == QUERY_JSON)) &&
+	    (r->o.header || r->o.format == QUERY_JSON))
+		q_write_header(b, q, r->o.format, window != NULL);
+	r->started = 1;
+	r->json_rows = 0;
+	r->written = 0;
+	strmap_clear(&r->written_per);
+	write_rows(r, out, b, rows, n);
+	if (window && r->o.format == QUERY_JSON)	/* an array a window */
+		sb_adds(b, r->json_rows ? "\n]\n" : "]\n");
+}
+
+/* Write and free the oldest window. */
+static void
+write_window(query_run *r, strbuf *b)
+{
+	q_window w = r->win[0];
+
+	r->window = expr_num((double)w.start);
+	write_table(r, w.t, NULL, b);
+	q_table_free(w.t);
+	memmove(r->win, r->win + 1, (r->nwin - 1) * sizeof *r->win);
+	r->nwin--;
+	r->wrote_window = 1;
+}
+
+/* After a trace that started at tstart: the input's time moves on, and the
+ * windows that ended --lateness or more before it are written into b.
+ * Returns 1 when it wrote one. */
+static int
+close_windows(query_run *r, int64_t tstart, strbuf *b)
+{
+	int64_t edge;
+	int wrote = 0;
+
+	if (r->has_now && tstart <= r->now)
+		return 0;
+	r->now = tstart;
+	r->has_now = 1;
+	/* window w is closed when w + every + lateness <= now */
+	if (__builtin_sub_overflow(r->now, r->o.lateness, &edge))
+		edge = INT64_MIN;
+	r->closed = floor_to(edge, r->o.every);
+	while (r->nwin && r->win[0].start < r->closed) {
+		write_window(r, b);
+		wrote = 1;
+	}
+	return wrote;
+}
+
 size_t
 query_run_finish(query_run *r, tr_output *out)
 {
 	const query *q = r->q;
 	strbuf b = {0};
 
-	if (r->table) {
-		expr_value *rows;
-
-		/* before q_table_rows: it makes the row of an aggregate over none */
-		r->rows = q_table_groups(r->table);
-		size_t n = q_table_rows(r->table, &rows);
-		if (r->o.header || r->o.format == QUERY_JSON)
-			q_write_header(&b, q, r->o.format);
-		r->started = 1;
-		write_rows(r, out, &b, rows, n);
+	if (r->o.every) {
+		while (r->nwin)
+			write_window(r, &b);
+		if (r->late || r->untimed)
+			tr_warn("rows left out of the windows: %zu after their window closed "
+				"(--lateness), %zu without a time", r->late, r->untimed);
+	} else if (r->table) {
+		r->rows = 0;
+		write_table(r, r->table, out, &b);
 	} else if (q->norder) {
 		write_rows(r, out, &b, r->held, r->nheld);
 	}
-	if (!r->started && (r->o.header || r->o.format == QUERY_JSON)) {
-		q_write_header(&b, q, r->o.format);
+	if (!r->started && (r->o.header || r->o.format == QUERY_JSON) &&
+	    r->o.format != QUERY_CROSSTAB) {
+		q_write_header(&b, q, r->o.format, r->o.every != 0);
 	}
-	if (r->o.format == QUERY_JSON)
+	if (r->o.format == QUERY_JSON && !r->wrote_window)
 		sb_adds(&b, r->json_rows ? "\n]\n" : "]\n");
 	if (b.len)
 		tr_output_sb(out, &b);

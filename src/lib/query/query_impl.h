@@ -12,7 +12,9 @@ enum q_field {
 	F_TRACE_START, F_TRACE_DURATION, F_ROOT_DURATION, F_TIME, F_EVENT,
 	F_TAG,		/* tag["key"] */
 	F_COL,		/* a column of a subquery row */
-	F_KEY,		/* select context: a group key */
+	F_KEY,		/* a group key: by its index in select context; in an
+			 * aggregate's argument, by its As name (col), its
+			 * value in the group the row is added to */
 	F_AGG		/* select context: an aggregate's result */
 };
 
@@ -130,8 +132,9 @@ void q_list_free(q_list *l);
 typedef struct q_table q_table;
 q_table *q_table_new(const query *q, int sketch);
 /* Add one row: slots hold the row context's values. With each() keys, one
- * row per combination of their values (none when a list is empty). */
-void q_table_add(q_table *t, const expr_value *slots);
+ * row per combination of their values (none when a list is empty); the
+ * slots of keys named in aggregates' arguments (F_KEY) get the row's keys. */
+void q_table_add(q_table *t, expr_value *slots);
 /* Final rows: ncols values each, sorted by key; valid until the next reset. */
 size_t q_table_rows(q_table *t, expr_value **rows);
 size_t q_table_groups(const q_table *t);
@@ -142,12 +145,27 @@ void q_table_write_partial(q_table *t, tr_output *out);
 void q_partial_for(const query *q, strbuf *b);
 int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t errlen);
 
+/* The Select column col of the groups groups[0..n) (indexes into the rows of
+ * q_table_rows) taken as one group: their states merged, the keys as given
+ * (null for a key they do not share). For a crosstab's totals. */
+expr_value q_table_merged(q_table *t, const uint32_t *groups, size_t n, int col,
+			  const expr_value *keys);
+/* Write the rows of t as a crosstab (query_crosstab.c): see tr-aggregate(1).
+ * window: the start of the window they are (--emit-every), first on each
+ * line; NULL: none. */
+void q_write_crosstab(strbuf *b, const query *q, q_table *t, int units,
+		      const expr_value *window);
+
+/* Value v of column col as text: in units when the column holds durations. */
+const char *q_format_value(const query *q, int col, expr_value v, int units, char *buf,
+			   size_t size, size_t *len);
 /* Values out as text in each output format. */
-void q_write_header(strbuf *b, const query *q, enum query_format f);
+void q_write_header(strbuf *b, const query *q, enum query_format f, int window);
 /* units: a table_units; the columns marked dur are written in them, except
  * TABLE_US, which leaves every value as computed (an average keeps its
- * fraction of a µs). */
+ * fraction of a µs). window: a window's start (--emit-every) as the first
+ * column, "window"; NULL, 0: none. */
 void q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
-		 int units, int first_json_row);
+		 int units, int first_json_row, const expr_value *window);
 
 #endif

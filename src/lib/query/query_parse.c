@@ -60,6 +60,7 @@ typedef struct pctx {
 	enum q_rel rel;		/* CTX_FILTER: the relation filtered */
 	int saw_agg;		/* an aggregate name met in row context */
 	const query *cq;	/* CTX_FAILIF */
+	int keys_ok;		/* an aggregate's argument: GroupBy keys by As name */
 } pctx;
 
 static const char *const agg_names[] = {
@@ -157,11 +158,28 @@ find_col(const query *q, const char *name, size_t len)
 	return -1;
 }
 
+/* In an aggregate's argument, a GroupBy key named by its As name: an each()
+ * key's value is the list element of the group the row goes to. -1: none. */
+static int
+key_ref(pctx *c, const char *name, size_t len, int *type)
+{
+	const query *q = c->q;
+
+	for (int k = 0; c->keys_ok && k < q->nkeys; k++)
+		if (q->keys[k].named && strlen(q->keys[k].name) == len &&
+		    memcmp(q->keys[k].name, name, len) == 0) {
+			*type = q->keys[k].each ? -1 : expr_static_type(q->keys[k].e);
+			return add_slot(c->slots, 0, F_KEY, NULL, 0, k);
+		}
+	return -1;
+}
+
 static int
 row_field(pctx *c, const char *name, size_t len, const char *key, size_t keylen, int *type,
 	  char *err, size_t errlen)
 {
 	const char *dot = memchr(name, '.', len);
+	int slot;
 
 	if (is_agg_name(name, len)) {
 		c->saw_agg = 1;
@@ -177,6 +195,8 @@ row_field(pctx *c, const char *name, size_t len, const char *key, size_t keylen,
 				snprintf(err, errlen, "expected an expression, not %.*s", (int)len, name);
 				return -1;
 			}
+		if (!key && (slot = key_ref(c, name, len, type)) >= 0)
+			return slot;
 		snprintf(err, errlen, "'%.*s' needs a variable: v.%.*s", (int)len, name, (int)len,
 			 name);
 		return -1;
@@ -404,9 +424,9 @@ expect_word(expr_lexer *lx, const char *word, const char *what)
 static expr *
 parse_in(expr_lexer *lx, query *q, enum ctx_mode mode, q_slots *slots, enum q_rel rel)
 {
-	pctx c = {q, mode, slots, rel, 0, NULL};
+	pctx c = {q, mode, slots, rel, 0, NULL, 0};
 	expr_hooks h = {any_field, mode == CTX_SELECT ? select_call : row_call, &c, NULL};
-	pctx rc = {q, CTX_ROW, &q->slots, rel, 0, NULL};
+	pctx rc = {q, CTX_ROW, &q->slots, rel, 0, NULL, 1};
 	expr_hooks rowh = {any_field, row_call, &rc, NULL};
 
 	if (mode == CTX_SELECT)
@@ -674,7 +694,7 @@ parse_groupby(expr_lexer *lx, query *q)
 static expr *
 try_parse(expr_lexer *lx, query *q, enum ctx_mode mode, int *saw_agg)
 {
-	pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL};
+	pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL, 0};
 	expr_hooks rowh = {any_field, row_call, &rc, NULL};
 	expr_lexer try = *lx;
 	expr *e;
@@ -714,7 +734,7 @@ parse_select_item(expr_lexer *lx, query *q, q_col *c)
 	if (!saw_agg && q->nkeys && (c->e = try_parse(lx, q, CTX_SELECT, NULL)))
 		return 0;
 	if (!saw_agg) {
-		pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL};
+		pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL, 0};
 		expr_hooks rowh = {any_field, row_call, &rc, NULL};
 		expr_free(expr_parse_lx(lx, &rowh));	/* the row error, reported */
 		return -1;
@@ -962,9 +982,9 @@ expr *
 query_fail_if_parse(const query *q, const char *src, char *err, size_t errlen, size_t *errpos)
 {
 	expr_lexer lx;
-	pctx any = {(query *)q, CTX_ANY, NULL, REL_SPANS, 0, q};
+	pctx any = {(query *)q, CTX_ANY, NULL, REL_SPANS, 0, q, 0};
 	expr_hooks anyh = {any_field, NULL, &any, NULL};
-	pctx c = {(query *)q, CTX_FAILIF, NULL, REL_SPANS, 0, q};
+	pctx c = {(query *)q, CTX_FAILIF, NULL, REL_SPANS, 0, q, 0};
 	expr_hooks h = {any_field, failif_call, &c, &anyh};
 
 	expr_lex_init(&lx, src, err, errlen);

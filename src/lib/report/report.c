@@ -145,6 +145,8 @@ take_trace(report *r, const tr_trace *t)
 	r->ntraces++;
 	r->nspans += t->nspans;
 	take_spans(r, t);
+	if (r->suspects)
+		cp_suspects_add(r->suspects, t, 0);
 	if (cp_trace_run(&r->cp, t) < 0)
 		return;
 	r->nanalysed++;
@@ -160,6 +162,7 @@ take_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 
 	cp_compare_add(r->compare, t, c, 1);
 	cp_flames_add(r->flames, t, c, 1);
+	cp_suspects_add(r->suspects, t, 1);
 }
 
 /* --- reading --- */
@@ -394,6 +397,7 @@ report_free(report *r)
 	strmap_free(&r->edge_map);
 	cp_compare_free(r->compare);
 	cp_flames_free(r->flames);
+	cp_suspects_free(r->suspects);
 	cp_trace_free(&r->cp);
 	arena_free(&r->mem);
 	sb_free(&r->key);
@@ -411,6 +415,8 @@ report_run(const report_opts *o)
 	r.slow = xcalloc(o->top ? o->top : 1, sizeof *r.slow);
 	r.compare = cp_compare_new("service");
 	r.flames = cp_flames_new();
+	if (o->baseline)
+		r.suspects = cp_suspects_new();
 	long nbase = 0;
 
 	if (o->baseline && (nbase = cp_read_traces_limited(o->baseline, &r.cp, o->keep_going,

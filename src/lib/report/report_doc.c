@@ -486,6 +486,55 @@ section_baseline(doc *d, report *r)
 	sb_free(&v);
 }
 
+/* "Likely cause": tr-cp --suspects' ranking, what it rests on and what
+ * may mislead it. */
+static void
+section_likely_cause(doc *d, report *r)
+{
+	static const char *const cols[] = {"rank", "service", "score", "evidence", "delay per request",
+					   "failures per request", "confidence"};
+	const cp_suspect *rows;
+	size_t n = cp_suspects_rank(r->suspects, &rows);
+	strbuf v = {0}, notes = {0};
+	char buf[160];
+
+	heading(d, "likely-cause", "Likely cause");
+	if (!n)
+		sb_adds(&v, "Nothing stands out: no service's latency or failures differ beyond the "
+			"baseline's spread.");
+	else {
+		cp_suspects_evidence(rows[0].evidence, buf, sizeof buf);
+		sb_addf(&v, "Most likely %s (%s; confidence %s).", rows[0].service, buf, rows[0].confidence);
+	}
+	para(d, v.s);
+	cp_suspects_warnings(r->suspects, &notes);
+	cp_suspects_assumptions(r->suspects, &notes);
+	for (char *line = notes.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = 0;
+		line[0] = (char)(line[0] >= 'a' && line[0] <= 'z' ? line[0] - 'a' + 'A' : line[0]);
+		para(d, line);
+	}
+	if (n) {
+		table_head(d, cols, 7);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(buf, sizeof buf, "%zu", i + 1);
+			cell(d, 0, buf, NULL);
+			cell(d, 1, rows[i].service, NULL);
+			snprintf(buf, sizeof buf, "%.3f", rows[i].score);
+			cell(d, 2, buf, NULL);
+			cp_suspects_evidence(rows[i].evidence, buf, sizeof buf);
+			cell(d, 3, buf, NULL);
+			cell_dur(d, 4, (int64_t)(rows[i].delay_us + 0.5));
+			snprintf(buf, sizeof buf, "%.3f to %.3f", rows[i].err_before, rows[i].err_after);
+			cell(d, 5, buf, NULL);
+			cell(d, 6, rows[i].confidence, NULL);
+		}
+		table_foot(d);
+	}
+	sb_free(&v);
+	sb_free(&notes);
+}
+
 static const char style[] =
 	"body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:1.5em auto;max-width:1040px;"
 	"color:#222;padding:0 1em}\n"
@@ -506,14 +555,18 @@ report_write(report *r, strbuf *out, report_pics *pics)
 		sb_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 			"<title>Trace report</title>\n<style>\n");
 		sb_adds(out, style);
-		sb_adds(out, "</style>\n</head>\n<body>\n<h1>Trace report</h1>\n<nav>"
-			"<a href=\"#inputs\">Inputs</a><a href=\"#slowest\">Slowest requests</a>"
+		sb_adds(out, "</style>\n</head>\n<body>\n<h1>Trace report</h1>\n<nav>");
+		if (r->o->baseline)
+			sb_adds(out, "<a href=\"#likely-cause\">Likely cause</a>");
+		sb_adds(out, "<a href=\"#inputs\">Inputs</a><a href=\"#slowest\">Slowest requests</a>"
 			"<a href=\"#latency\">Latency</a><a href=\"#critical-path\">Critical path</a>"
 			"<a href=\"#causes\">Causes</a><a href=\"#services\">Service graph</a>");
 		if (r->o->baseline)
 			sb_adds(out, "<a href=\"#baseline\">Baseline</a>");
 		sb_adds(out, "<a href=\"#timelines\">Timelines</a></nav>\n");
 	}
+	if (r->o->baseline)
+		section_likely_cause(&d, r);
 	section_inputs(&d, r);
 	section_slowest(&d, r);
 	section_latency(&d, r);

@@ -6,6 +6,7 @@
 #include "baseline.h"
 #include "cp.h"
 #include "cp_flame.h"
+#include "cp/suspects.h"
 #include "hash.h"
 #include "report.h"
 
@@ -62,6 +63,7 @@ typedef struct report {
 	/* critical path */
 	cp_compare *compare;		/* by service; the baseline's too */
 	cp_flames *flames;
+	cp_suspects *suspects;		/* with a baseline: the likely cause */
 	/* the service graph */
 	strmap svc_map, edge_map;
 	svc_node *svc;

@@ -385,7 +385,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	o = &oc;
 	tr_reader *rd = tr_reader_open(in.files, in.n, in.names, r->max_spans, r->max_bytes,
 				       read_flags(r, r->verbose));
-	tr_output *out = tr_output_open(r->out_path, 0);
+	tr_output *out = r->no_output ? NULL : tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};
 	int status = TR_EXIT_OK, stopped = 0;
@@ -411,7 +411,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 			break;	/* what was read before is still analysed and written */
 		}
 		if (b.len >= 64 * 1024 && o->format != TP_DOT) {
-			tr_output_sb(out, &b);
+			if (out)
+				tr_output_sb(out, &b);
 			sb_clear(&b);
 		}
 	}
@@ -423,7 +424,8 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 
 	if (!bad && !o->allow_empty && nothing) {
 		status = tr_reader_empty_error(rd);
-		tr_output_discard(out);
+		if (out)
+			tr_output_discard(out);
 		out = NULL;
 	} else
 		tp_finish(tp, &b);

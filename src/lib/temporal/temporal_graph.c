@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
+
 enum { AW_NONE, AW_LOCAL, AW_REMOTE };
 
 /* Per span facts used while building; in the trace's arena. */
@@ -735,6 +737,24 @@ causal_edges(wtrace *w, span_info *si, const int32_t *order, edge **e, size_t *n
 	}
 }
 
+/* A wrapper span (kinds.h) only waits for its sibling call: it gets no
+ * vertex, so it is never a cause; its parent waits for the call itself. */
+static void
+leave_out_wrappers(wtrace *w, span_info *si)
+{
+	const tr_trace *t = &w->t;
+	uint8_t *kind = arena_alloc(w->scratch, t->nspans + 1);
+	uint8_t *wrapper = arena_alloc(w->scratch, t->nspans + 1);
+
+	tr_trace_kinds(t, kind);
+	w->nwrappers = tr_trace_wrappers(t, kind, wrapper);
+	for (size_t i = 0; w->nwrappers && i < t->nspans; i++)
+		if (wrapper[i]) {
+			si[i].timed = 0;
+			si[i].aw = AW_NONE;	/* nor does its parent wait for it */
+		}
+}
+
 void
 tpg_build(temporal *tp, wtrace *w)
 {
@@ -758,6 +778,7 @@ tpg_build(temporal *tp, wtrace *w)
 	w->root = request_root(t);
 	mark_main(w);
 	int32_t *order = order_spans(tp, w, si);
+	leave_out_wrappers(w, si);
 	arrivals(tp, w, si);
 	message_sources(w, si);
 	for (size_t i = 0; i < ns; i++) {

@@ -73,6 +73,7 @@ struct wtrace {
 	int32_t *seg0;		/* per span: its first vertex (-1: no time) */
 	uint8_t *inferred;	/* per span: its queueing was inferred, not recorded */
 	int64_t *arrival;	/* per span: its recorded arrival, else its start */
+	size_t nwrappers;	/* wrapper spans left out: they wait, not work */
 	arena *scratch;		/* while it is built */
 };
 

@@ -712,7 +712,7 @@ add_once(strbuf *b, const char *name)
 /* What the answer rests on, for the postmortem: queues inferred rather than
  * recorded, clock offsets applied, resource capacities inferred. */
 static void
-explain_assumptions(temporal *tp, strbuf *b)
+explain_assumptions(temporal *tp, const wtrace *w, strbuf *b)
 {
 	strbuf queues = {0}, clocks = {0}, caps = {0}, one = {0};
 
@@ -751,6 +751,9 @@ explain_assumptions(temporal *tp, strbuf *b)
 	if (caps.len)
 		sb_addf(b, "    workers inferred from overlaps (no -c): %s\n", caps.s);
 	sb_addf(b, "    overlaps up to %d µs are clock noise\n", TP_EPSILON_US);
+	if (w->nwrappers)
+		sb_addf(b, "    %zu wrapper spans (childless, covering a sibling call of their process) "
+			"taken as waiting for that call, not as work\n", w->nwrappers);
 	sb_free(&queues);
 	sb_free(&clocks);
 	sb_free(&caps);
@@ -780,8 +783,10 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 	cause_groups g;
 	strbuf other = {0};
 
-	begin_causes(tp, out);
-	tp->causes_table.out = out;
+	if (!tp->o.on_cause) {
+		begin_causes(tp, out);
+		tp->causes_table.out = out;
+	}
 	ranked_causes(tp);
 	group_causes(tp, &g);
 	sb_clear(&tp->text);
@@ -790,6 +795,15 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 		const tp_cause *c = &tp->causes[g.g[i].first];
 		const tr_span *cr = c->role != ROLE_UNEXPLAINED ? trace_root(c->w) : NULL;
 		table *t = &tp->causes_table;
+
+		if (tp->o.on_cause) {
+			tp_cause_row row = {w->t.trace_id, tp->text.s, total, c->label, tp_role_name(c->role),
+					    g.g[i].count, g.g[i].self,
+					    c->role != ROLE_UNEXPLAINED ? c->w->t.trace_id : ""};
+
+			tp->o.on_cause(tp->o.cause_ctx, &row);
+			continue;
+		}
 
 		table_str(t, w->t.trace_id);
 		table_str(t, tp->text.s);
@@ -812,6 +826,8 @@ tpr_write_causes(temporal *tp, wtrace *w, strbuf *out)
 void
 tpr_end_causes(temporal *tp, strbuf *out)
 {
+	if (tp->o.on_cause)
+		return;
 	begin_causes(tp, out);
 	tp->causes_table.out = out;
 	table_end(&tp->causes_table);
@@ -853,7 +869,7 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 			stack[ns++] = kids[i];
 		}
 	}
-	explain_assumptions(tp, b);
+	explain_assumptions(tp, w, b);
 	if (tp->violations)
 		sb_addf(b, "  warning: %zu invariant violations\n", tp->violations);
 	sb_addc(b, '\n');
