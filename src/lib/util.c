@@ -583,6 +583,16 @@ closest_name(const char *name, const char *const *names, size_t n)
 	return pick;
 }
 
+int64_t
+tr_dur_add(int64_t a, int64_t b, const char *what)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		tr_die(TR_EXIT_INPUT, "%s: durations add up past 2^63 us: absurd span durations", what);
+	return sum;
+}
+
 void
 fmt_double(char *buf, size_t size, double v)
 {
@@ -696,14 +706,4 @@ tr_inputs_name(char *buf, size_t size, const char *first, int ninputs)
 		snprintf(buf, size, "%s and %d more input%s", first, ninputs - 1,
 			 ninputs > 2 ? "s" : "");
 	return buf;
-}
-
-int64_t
-tr_dur_add(int64_t a, int64_t b, const char *what)
-{
-	int64_t sum;
-
-	if (__builtin_add_overflow(a, b, &sum))
-		tr_die(TR_EXIT_INPUT, "%s: durations add up past 2^63 us: absurd span durations", what);
-	return sum;
 }
