@@ -707,8 +707,9 @@ keep_mode(int fd, const char *path)
 	struct stat st;
 
 	if (stat(path, &st) == 0) {
+		/* the owner too where allowed (root); elsewhere the writer owns it */
 		if (fchown(fd, st.st_uid, st.st_gid) < 0)
-			(void)0;	/* not ours to give away: the owner is the writer */
+			errno = 0;
 		fchmod(fd, st.st_mode & 07777);
 		return;
 	}

@@ -879,6 +879,8 @@ q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t e
 	size_t nf = (size_t)(q->nkeys + q->naggs) + 1;
 	tr_field f[256];
 
+	if (len == 0 || line[0] == '#')
+		return 0;	/* the frame's lines (partial.h): checked by the caller */
 	if (line[0] != 'G' || nf > 256 || tr_split(line, len, f, 256) != nf || f[0].len != 1) {
 		snprintf(err, errlen, "not a partial record of this query (want G and %zu fields)", nf - 1);
 		return -1;
