@@ -98,33 +98,6 @@ syntax_error(const char *what, const char *src, size_t pos, const char *msg)
 	exit(TR_EXIT_USAGE);
 }
 
-static int
-merge_files(query_run *run, char **files, int nfiles)
-{
-	int status = TR_EXIT_OK;
-
-	for (int i = 0; i < nfiles; i++) {
-		tr_input *in = tr_input_open(files[i]);
-		size_t len;
-		char *line;
-		while ((line = tr_input_line(in, &len))) {
-			if (len && line[len - 1] == '\r')
-				len--;
-			if (query_run_merge_line(run, line, len, tr_input_name(in),
-						 tr_input_lineno(in)) < 0) {
-				status = TR_EXIT_INPUT;
-				break;
-			}
-		}
-		if (!status && tr_input_report(in, NULL) < 0)	/* a cut zstd frame: records are missing */
-			status = TR_EXIT_INPUT;
-		tr_input_close(in);
-		if (status)
-			break;
-	}
-	return status;
-}
-
 /* Option flags, as parsed. */
 typedef struct options {
 	query_opts qo;
@@ -235,7 +208,7 @@ run(options *o, query_run *run, char **files, int nfiles)
 	if (o->merge) {
 		if (nfiles == 0)
 			tr_die(TR_EXIT_USAGE, "--merge needs the partial files");
-		int status = merge_files(run, files, nfiles);
+		int status = query_run_merge_files(run, files, nfiles);
 		if (status == TR_EXIT_OK) {
 			tr_output *out = tr_output_open(o->f.out_path, 0);
 			query_run_finish(run, out);
@@ -317,8 +290,9 @@ main(int argc, char **argv)
 		query_run_unmatched_names(r);
 	if (status == TR_EXIT_OK)
 		status = gate_empty(&o, r);
-	/* a GroupBy tag no span has makes one group of nulls: say so, fail */
-	if (!o.merge && query_run_unmatched_keys(r) && status == TR_EXIT_OK)
+	/* a GroupBy tag no span has makes one group of nulls, a tag no span
+	 * has under --fail-if only nulls: say so, fail, whatever the gate said */
+	if (!o.merge && query_run_unmatched_keys(r) && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 		status = TR_EXIT_USAGE;
 	query_run_free(r);
 	expr_free(fe);

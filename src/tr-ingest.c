@@ -134,8 +134,9 @@ main(int argc, char **argv)
 	if (!quiet && o.verbose && (st->merged || st->split))
 		tr_warn("%zu traces met again: %zu wholly written before, %zu with new spans written as a "
 			"second group", st->merged + st->split, st->merged, st->split);
-	/* A failed run that wrote no trace leaves no file behind -o. */
-	if (outpath && status != TR_EXIT_OK && !st->traces)
+	/* A failed run that wrote no trace leaves no file behind -o, and
+	 * writes nothing on stdout, not even the header. */
+	if (status != TR_EXIT_OK && !st->traces)
 		tr_output_discard(out);
 	else
 		tr_output_close(out);

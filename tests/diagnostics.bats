@@ -17,8 +17,8 @@ pages() {
 	printf '%s\n' \
 		"man/tr-format.5 src/lib/reader.c src/lib/trace.c src/lib/io.c src/lib/filter.c src/lib/pag/pag.c src/lib/pag/pagcp.c" \
 		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/io.c src/tr-ingest.c" \
-		"man/tr-infer.1 src/lib/infer/infer_partial.c src/tr-infer.c src/lib/io.c" \
-		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/lib/query/query_names.c src/tr-aggregate.c src/lib/io.c" \
+		"man/tr-infer.1 src/lib/infer/infer_partial.c src/lib/partial.c src/tr-infer.c src/lib/io.c" \
+		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/lib/query/query_names.c src/lib/partial.c src/tr-aggregate.c src/lib/io.c" \
 		"man/tr-temporal.1 src/lib/temporal/temporal.c src/lib/temporal/temporal_query.c"
 }
 

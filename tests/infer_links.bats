@@ -231,7 +231,7 @@ orders	frontend	1	0')" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/kindless.tr" "$f" | tr-infer --links)" ]
 	expect_output "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t0')"
 	[ -z "$stderr" ]
-	printf 'IK\t\tspans=1\tkinds=2\n' >"$BATS_TEST_TMPDIR/bad.p"
+	printf '#tr-infer-partial/2\tlinks\nIK\t\tspans=1\tkinds=2\n#end\t1\n' >"$BATS_TEST_TMPDIR/bad.p"
 	run tr-infer --links --merge "$BATS_TEST_TMPDIR/bad.p"
 	expect_eq 3 "$status" status
 	[[ "$output" == *"bad IK record"* ]]

@@ -258,9 +258,11 @@ invariants() {
 	run tr-temporal --check </dev/null
 	expect_eq 3 "$status" status
 	f=$(case1)
+	# an id no trace has is a usage error (exit 2), whatever --check found
 	run tr-temporal --check -t nosuch "$f"
-	expect_eq 1 "$status" status
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-temporal: --check: none of the 1 traces read was analysed"* ]]
+	[[ "$output" == *"tr-temporal: --trace nosuch: no trace has this id"* ]]
 	# --allow-empty lets nothing analysed pass, not an id no trace has
 	run tr-temporal --check --allow-empty -t nosuch "$f"
 	expect_eq 2 "$status" status
@@ -465,14 +467,14 @@ invariants() {
 	[[ "$output" == *"[depth 99999] svc:op on svc@h = 2 µs"* ]]
 }
 
-@test "the clock pass hides no fatal error: a directory as input is said in one line, exit 4" {
+@test "the clock pass hides no bad input: a directory as input is said in one line, exit 3" {
 	mkdir "$BATS_TEST_TMPDIR/dir"
-	run tr-temporal "$BATS_TEST_TMPDIR/dir"
-	expect_eq 4 "$status" status
-	[[ "$output" == "tr-temporal: $BATS_TEST_TMPDIR/dir: read error: Is a directory" ]]
-	run tr-infer --reformat "$BATS_TEST_TMPDIR/dir"
-	expect_eq 4 "$status" status
-	[[ "$output" == "tr-infer: $BATS_TEST_TMPDIR/dir: read error: Is a directory" ]]
+	run --separate-stderr tr-temporal "$BATS_TEST_TMPDIR/dir"
+	expect_eq 3 "$status" status
+	[[ "$stderr" == "tr-temporal: $BATS_TEST_TMPDIR/dir: is a directory, not a file" ]]
+	run --separate-stderr tr-infer --reformat "$BATS_TEST_TMPDIR/dir"
+	expect_eq 3 "$status" status
+	[[ "$stderr" == "tr-infer: $BATS_TEST_TMPDIR/dir: is a directory, not a file" ]]
 }
 
 @test "the clock pass is quiet: a bad trace is told once, by the main pass" {

@@ -183,10 +183,11 @@ tr_filter_run(const tr_filter *f)
 	if (bad)
 		status = TR_EXIT_INPUT;
 	if (f->verbose || (bad && f->keep_going))
-		tr_warn("%zu traces read, %zu bad", counts.traces - failed, bad);
+		tr_warn("%zu traces read, %zu bad", counts.traces + counts.bad, bad);	/* N: good and bad */
 	if (f->verbose && stopped)
 		tr_warn("stopped at the first bad trace; -k goes on");
-	tr_output_close(out);
+	/* stopped at bad input: -o FILE stays as it was, stdout has whole traces */
+	tr_output_end(out, !stopped);
 	if (r_free)
 		tr_reader_free(r);
 	return status;

@@ -1,5 +1,5 @@
 /* io.c - byte input with transparent zstd and gzip, line reading, and safe output. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE	/* realpath; O_TMPFILE where the system has it */
 #include "io.h"
 
 #include <errno.h>
@@ -120,14 +120,21 @@ static void tr_input_close_decoder(tr_input *in);
 tr_input *
 tr_input_try_open(const char *path)
 {
-	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 	int fd = 0;
 
 	if (path && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0)
 		return NULL;
+	return tr_input_fdopen(fd, fd ? path : "<stdin>");
+}
+
+tr_input *
+tr_input_fdopen(int fd, const char *name)
+{
+	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 	tr_input *in = xcalloc(1, sizeof *in);
+
 	in->fd = fd;
-	in->name = xstrdup(fd ? path : "<stdin>");
+	in->name = xstrdup(name);
 	in->raw = xmalloc(IN_CHUNK);
 	in->raw_cap = IN_CHUNK;
 	in->left = UINT64_MAX;
@@ -168,6 +175,14 @@ decoder_init(tr_input *in)
 	}
 }
 
+int
+tr_path_is_dir(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 tr_input *
 tr_input_open_range(const char *path, uint64_t off, uint64_t len)
 {
@@ -201,7 +216,12 @@ tr_input_spool(const char *path)
 	snprintf(tmp, n, "%s/tr-spool.XXXXXX", dir && *dir ? dir : "/tmp");
 	if ((fd = mkstemp(tmp)) < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
-	tr_tmpfile_hold(tmp);
+	/* Where the open file can be opened again through /proc, it is removed
+	 * at once: nothing is left however the run ends, SIGKILL included. */
+	int unnamed = access("/proc/self/fd", X_OK) == 0 && unlink(tmp) == 0;
+
+	if (!unnamed)
+		tr_tmpfile_hold(tmp);
 	while (raw_fill(in) > 0) {
 		for (const char *p = in->raw + in->raw_off, *end = in->raw + in->raw_len; p < end;) {
 			ssize_t w = write(fd, p, (size_t)(end - p));
@@ -212,8 +232,12 @@ tr_input_spool(const char *path)
 		}
 		in->raw_off = in->raw_len;
 	}
-	close(fd);
 	tr_input_close(in);
+	if (unnamed) {	/* kept open to the end of the run: each opening reads from the start */
+		snprintf(tmp, n, "/proc/self/fd/%d", fd);
+		return tmp;
+	}
+	close(fd);
 	return tmp;
 }
 
@@ -257,14 +281,15 @@ tr_inputs_twice(tr_inputs *in, char **files, int nfiles)
 		const char *again = is_stdin ? tr_input_stdin_again() : NULL;
 		struct stat st;
 
+		/* a missing, unreadable or directory input is read as it is: the
+		 * reader tells it, in input order, as bad input */
 		if (again)
 			in->files[i] = (char *)again;
-		else if (is_stdin || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
+		else if (is_stdin || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+				      access(files[i], R_OK) == 0))
 			in->files[i] = in->spooled[i] = tr_input_spool(files[i]);
-		else {
-			tr_input_close(tr_input_open(files[i]));
+		else
 			in->files[i] = files[i];
-		}
 		if (is_stdin)
 			in->names[i] = "<stdin>";
 		else if (in->spooled[i])
@@ -723,6 +748,7 @@ tr_input_close(tr_input *in)
 
 struct tr_output {
 	int fd;
+	int unnamed;		/* a file with no name yet (O_TMPFILE), named at the commit */
 	char *path, *tmp;
 	char *buf;
 	size_t len;
@@ -734,7 +760,7 @@ struct tr_output {
 /* Temporary files not yet committed or removed (an output on its way, an
  * input spooled to be read twice): removed if the program dies first, so an
  * interrupted or failed run leaves nothing behind. */
-enum { MAX_PENDING = 8 };
+enum { MAX_PENDING = 64 };	/* tr-report's pictures, written before they are committed */
 static char *volatile pending[MAX_PENDING];	/* read by the signal handler */
 
 static void
@@ -797,7 +823,7 @@ out_raw(tr_output *o, const char *p, size_t n)
 			tr_output_abort(o);
 			if (e == EPIPE)	/* SIGPIPE was ignored by the caller: stop quietly */
 				exit(TR_EXIT_SYSTEM);
-			tr_die(TR_EXIT_SYSTEM, "write error: %s", strerror(e));
+			tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", o->path ? o->path : "<stdout>", strerror(e));
 		}
 		p += w;
 		n -= (size_t)w;
@@ -842,6 +868,92 @@ widen_pipe(int fd)
 #endif
 }
 
+/* The file a path names: a symbolic link is followed (to its target, made
+ * if the link dangles), so that renaming into place keeps the link. */
+static char *
+link_target(const char *path)
+{
+	char *real = realpath(path, NULL), link[4096];
+	ssize_t n;
+
+	if (real)
+		return real;
+	if ((n = readlink(path, link, sizeof link - 1)) < 0 || n == (ssize_t)sizeof link - 1)
+		return xstrdup(path);
+	link[n] = '\0';
+	const char *slash = strrchr(path, '/');
+	if (link[0] == '/' || !slash)
+		return xstrdup(link);
+	strbuf b = {0};
+	sb_add(&b, path, (size_t)(slash - path + 1));
+	sb_adds(&b, link);
+	return b.s;
+}
+
+/* The temporary file takes the mode (and, when allowed, the owner) of the
+ * file it replaces; a new file gets 0666 less the umask, not mkstemp's 0600. */
+static void
+keep_mode(int fd, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0) {
+		/* the owner too where allowed (root); elsewhere the writer owns it */
+		if (fchown(fd, st.st_uid, st.st_gid) < 0)
+			errno = 0;
+		fchmod(fd, st.st_mode & 07777);
+		return;
+	}
+	mode_t um = umask(0);
+
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+}
+
+/* A file with no name in the directory of path, to be named at the commit
+ * (name_unnamed): a run killed before leaves nothing, not even with
+ * SIGKILL. -1 where the system cannot (no O_TMPFILE, no /proc to name it
+ * through, a file system without it): a named temporary file then. */
+static int
+open_unnamed(const char *path)
+{
+#if defined(__linux__) && defined(O_TMPFILE)
+	const char *slash = strrchr(path, '/');
+	char *dir = xstrdup(slash ? path : ".");
+
+	if (slash)
+		dir[slash == path ? 1 : slash - path] = '\0';
+	int fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_WRONLY, 0600) : -1;
+
+	free(dir);
+	return fd;
+#else
+	(void)path;
+	return -1;
+#endif
+}
+
+/* Give the unnamed file a temporary name beside path, to be renamed over
+ * it. */
+static void
+name_unnamed(tr_output *o)
+{
+	char proc[64];
+	size_t n = strlen(o->path) + 32;
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+	o->tmp = xmalloc(n);
+	for (unsigned i = 0;; i++) {
+		snprintf(o->tmp, n, "%s.tmp%ld.%u", o->path, (long)getpid(), i);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW) == 0)
+			break;
+		if (errno != EEXIST || i > 1000)
+			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
+	}
+	o->unnamed = 0;
+	tr_tmpfile_hold(o->tmp);
+}
+
 tr_output *
 tr_output_open(const char *path, int zstd_level)
 {
@@ -855,19 +967,21 @@ tr_output_open(const char *path, int zstd_level)
 		o->fd = open(path, O_WRONLY | O_TRUNC);
 		if (o->fd < 0)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
-	} else if (path && strcmp(path, "-") != 0) {
-		size_t n = strlen(path) + 16;
 		o->path = xstrdup(path);
-		o->tmp = xmalloc(n);
-		snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
-		o->fd = mkstemp(o->tmp);
-		if (o->fd < 0)
-			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
-		mode_t um = umask(0);
-
-		umask(um);
-		fchmod(o->fd, 0666 & ~um);	/* mkstemp's 0600 is not what a user expects */
-		tr_tmpfile_hold(o->tmp);
+	} else if (path && strcmp(path, "-") != 0) {
+		o->path = link_target(path);
+		if ((o->fd = open_unnamed(o->path)) >= 0)
+			o->unnamed = 1;
+		else {
+			size_t n = strlen(o->path) + 16;
+			o->tmp = xmalloc(n);
+			snprintf(o->tmp, n, "%s.tmpXXXXXX", o->path);
+			o->fd = mkstemp(o->tmp);
+			if (o->fd < 0)
+				tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
+			tr_tmpfile_hold(o->tmp);
+		}
+		keep_mode(o->fd, o->path);
 	} else {
 		o->fd = 1;
 		widen_pipe(o->fd);
@@ -952,9 +1066,11 @@ tr_output_close(tr_output *o)
 	tr_output_flush(o);
 	if (o->cctx)
 		out_compress(o, "", 0, ZSTD_e_end);
-	if (o->tmp) {
+	if (o->tmp || o->unnamed) {
 		if (fsync(o->fd) < 0 && errno != EINVAL)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
+		if (o->unnamed)
+			name_unnamed(o);
 		if (close(o->fd) < 0 || rename(o->tmp, o->path) < 0) {
 			int e = errno;
 
@@ -967,8 +1083,21 @@ tr_output_close(tr_output *o)
 }
 
 void
+tr_output_end(tr_output *o, int complete)
+{
+	if (complete || !(o->tmp || o->unnamed))
+		tr_output_close(o);
+	else
+		tr_output_discard(o);
+}
+
+void
 tr_output_abort(tr_output *o)
 {
+	if (o->unnamed) {
+		close(o->fd);	/* the file goes with its last descriptor */
+		o->unnamed = 0;
+	}
 	if (o->tmp) {
 		close(o->fd);
 		unlink(o->tmp);
@@ -981,7 +1110,7 @@ tr_output_abort(tr_output *o)
 void
 tr_output_discard(tr_output *o)
 {
-	int tmp = o->tmp != NULL;
+	int tmp = o->tmp || o->unnamed;
 
 	tr_output_abort(o);
 	if (!tmp && o->fd > 2)

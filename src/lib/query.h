@@ -80,8 +80,9 @@ size_t query_run_traces(const query_run *r);
 /* Result rows made from input rows (after query_run_finish): an aggregate
  * without GroupBy over no row writes its one row (COUNT 0), counted none. */
 size_t query_run_rows(const query_run *r);
-/* Warn about every tag a GroupBy key reads that no span of the rows had
- * (with the closest tag key met); returns how many. */
+/* Warn about every tag a GroupBy key reads (with --fail-if: every tag the
+ * query reads) that no span of the rows had, with the closest tag key met;
+ * returns how many. */
 size_t query_run_unmatched_keys(const query_run *r);
 /* Note every service or operation a Where or a source filter compares
  * with ("= \"name\"") that no span had, with the closest name one had;
@@ -91,9 +92,10 @@ size_t query_run_unmatched_names(const query_run *r);
 void query_run_explain(const query_run *r, FILE *f);
 /* --partial: write the group table as mergeable states; --merge: read one. */
 void query_run_write_partial(query_run *r, tr_output *out);
-/* Feed one line of a partial file; returns 0, or -1 after a message. */
-int query_run_merge_line(query_run *r, const char *line, size_t len, const char *file,
-			 uint64_t lineno);
+/* --merge: the partials files (none: stdin), each checked whole (its
+ * header, this query, its end mark: partial.h); 0 or TR_EXIT_INPUT after
+ * a message. */
+int query_run_merge_files(query_run *r, char **files, int nfiles);
 void query_run_free(query_run *r);
 
 /* Parse a --fail-if expression over the query's result columns: names are

@@ -125,6 +125,18 @@ table_duration(char *buf, size_t size, int64_t us, int u)
 }
 
 void
+table_duration_num(char *buf, size_t size, double us, int u)
+{
+	if (fabs(us) < 9.2e18) {
+		table_duration(buf, size, llround(us), u);
+		return;
+	}
+	double scale = u == TABLE_MS ? 1e3 : u == TABLE_US ? 1 : 1e6;
+
+	snprintf(buf, size, u == TABLE_AUTO ? "%.3g s" : "%.17g", us / scale);
+}
+
+void
 table_dur_col(char *buf, size_t size, const char *name, int u)
 {
 	static const char *const suffix[] = {"_us", "_ms", "_s", ""};

@@ -7,14 +7,29 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *tr_progname = "tr";
+
+/* At exit: what went to stdout through stdio (--help, --version, reports
+ * printed with printf) reached it, or the run fails (exit 4), as a write
+ * error through tr_output does. */
+static void
+stdout_written(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return;
+	if (errno != EPIPE)
+		fprintf(stderr, "%s: standard output: write error: %s\n", tr_progname, strerror(errno));
+	_exit(TR_EXIT_SYSTEM);
+}
 
 void
 tr_setprogname(const char *argv0)
 {
 	const char *slash = strrchr(argv0, '/');
 	tr_progname = slash ? slash + 1 : argv0;
+	atexit(stdout_written);
 }
 
 /* Line buffer of vwarn: one write for a message of usual size, so that the
@@ -566,6 +581,16 @@ closest_name(const char *name, const char *const *names, size_t n)
 		}
 	}
 	return pick;
+}
+
+int64_t
+tr_dur_add(int64_t a, int64_t b, const char *what)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		tr_die(TR_EXIT_INPUT, "%s: durations add up past 2^63 us: absurd span durations", what);
+	return sum;
 }
 
 void

@@ -160,7 +160,7 @@ sum_side(const side *s, int p, int64_t *value, size_t nnodes)
 		size_t tr = order ? order[k].trace : k;
 
 		for (size_t j = s->off[tr]; j < s->off[tr + 1]; j++)
-			value[s->c[j].node] += s->c[j].us;
+			value[s->c[j].node] = tr_dur_add(value[s->c[j].node], s->c[j].us, "--flame");
 	}
 	free(order);
 	return end - first;

@@ -130,8 +130,8 @@ cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c)
 			GROW(s->touched, s->captouched, s->ntouched + 1);
 			s->touched[s->ntouched++] = (size_t)(g - s->g);
 		}
-		g->cur += c->self[i];
-		g->self += cp_conventional_self(t, (int32_t)i);
+		g->cur = tr_dur_add(g->cur, c->self[i], "--summary");
+		g->self = tr_dur_add(g->self, cp_conventional_self(t, (int32_t)i), "--summary");
 		g->spans++;
 		g->errors += tr_span_error(t, (int32_t)i, NULL);
 	}
@@ -140,7 +140,7 @@ cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c)
 
 		GROW(g->per_trace, g->cap, g->ntraces + 1);
 		g->per_trace[g->ntraces++] = g->cur;
-		g->cp += g->cur;
+		g->cp = tr_dur_add(g->cp, g->cur, "--summary");
 	}
 }
 
@@ -226,8 +226,8 @@ cp_summary_write(cp_summary *s, tr_output *out)
 	table t;
 
 	for (size_t i = 0; i < s->ng; i++) {
-		all_cp += s->g[i].cp;
-		all_self += s->g[i].self;
+		all_cp = tr_dur_add(all_cp, s->g[i].cp, "--summary");
+		all_self = tr_dur_add(all_self, s->g[i].self, "--summary");
 	}
 	if (s->ng)	/* no group: g is NULL, which qsort may not be given */
 		qsort(s->g, s->ng, sizeof *s->g, group_cmp);
@@ -335,7 +335,7 @@ cp_folded_add(cp_folded *f, const tr_trace *t, const cp_trace *c)
 		uint32_t n = node_of(f, parent, frame_of(f, &t->spans[s]));
 
 		f->node_of[s] = n;
-		f->node[n].value += c->self[s];
+		f->node[n].value = tr_dur_add(f->node[n].value, c->self[s], "critical-path stacks");
 	}
 }
 

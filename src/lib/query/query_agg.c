@@ -2,6 +2,7 @@
  * sketch, mergeable partial states (--partial/--merge) and the output
  * formats. Memory is the groups' (plus the values of exact percentiles). */
 #include "query_impl.h"
+#include "partial.h"
 #include "table.h"
 
 #include <math.h>
@@ -617,7 +618,6 @@ q_table_merged(q_table *t, const uint32_t *groups, size_t n, int col, const expr
 
 /* ---------- partial states ---------- */
 
-#define PARTIAL_HEADER "#tr-aggregate-partial/1\t"
 
 /* Escape so that a field holds no TAB/LF/CR and a list no ','. */
 static void
@@ -686,10 +686,8 @@ q_table_write_partial(q_table *t, tr_output *out)
 	const query *q = t->q;
 	strbuf b = {0}, text = {0};
 
-	query_print(q, &text);
-	sb_adds(&b, PARTIAL_HEADER);
-	tr_escape(&b, text.s, text.len, 0);
-	sb_addc(&b, '\n');
+	q_partial_for(q, &text);
+	tr_partial_header(&b, "aggregate", text.s);
 	for (size_t g = 0; g < t->n; g++) {
 		q_group *gr = &t->groups[g];
 		sb_addc(&b, 'G');
@@ -708,8 +706,19 @@ q_table_write_partial(q_table *t, tr_output *out)
 			sb_clear(&b);
 		}
 	}
+	tr_partial_end(&b, t->n);
 	tr_output_sb(out, &b);
 	sb_free(&b);
+	sb_free(&text);
+}
+
+void
+q_partial_for(const query *q, strbuf *b)
+{
+	strbuf text = {0};
+
+	query_print(q, &text);
+	tr_escape(b, text.s, text.len, 0);
 	sb_free(&text);
 }
 
@@ -870,22 +879,8 @@ q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t e
 	size_t nf = (size_t)(q->nkeys + q->naggs) + 1;
 	tr_field f[256];
 
-	if (len >= strlen(PARTIAL_HEADER) && memcmp(line, PARTIAL_HEADER, strlen(PARTIAL_HEADER)) == 0) {
-		strbuf text = {0}, esc = {0};
-		query_print(q, &text);
-		tr_escape(&esc, text.s, text.len, 0);
-		size_t hl = strlen(PARTIAL_HEADER);
-		int same = len - hl == esc.len && memcmp(line + hl, esc.s, esc.len) == 0;
-		sb_free(&text);
-		sb_free(&esc);
-		if (!same) {
-			snprintf(err, errlen, "a partial of another query");
-			return -1;
-		}
-		return 0;
-	}
 	if (len == 0 || line[0] == '#')
-		return 0;
+		return 0;	/* the frame's lines (partial.h): checked by the caller */
 	if (line[0] != 'G' || nf > 256 || tr_split(line, len, f, 256) != nf || f[0].len != 1) {
 		snprintf(err, errlen, "not a partial record of this query (want G and %zu fields)", nf - 1);
 		return -1;
@@ -938,7 +933,7 @@ q_format_value(const query *q, int col, expr_value v, int units, char *buf, size
 	       size_t *len)
 {
 	if (units != TABLE_US && q->cols[col].dur && v.type == EV_NUM) {
-		table_duration(buf, size, llround(v.num), units);
+		table_duration_num(buf, size, v.num, units);
 		*len = strlen(buf);
 		return buf;
 	}

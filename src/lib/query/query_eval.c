@@ -2,6 +2,7 @@
  * candidates of each variable, the happened-before joins, Where, and rows
  * to the group table or, for raw queries, straight to the output. */
 #include "query_impl.h"
+#include "partial.h"
 #include "pick.h"
 
 #include <stdlib.h>
@@ -510,7 +511,15 @@ write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size
 	free(idx);
 }
 
-/* A GroupBy key reading a tag: note whether the row's span had it. */
+/* Is slot s a tag to watch: a GroupBy key's, or under --fail-if any (a
+ * gate must not pass on a misspelt tag that makes every value null)? */
+static int
+watched(const query_run *r, const q_slot *sl)
+{
+	return sl->field == F_TAG && (sl->in_key || r->o.fail_if);
+}
+
+/* A watched tag: note whether the row's span had it. */
 static void
 watch_keys(query_run *r, const tctx *c, const int32_t *tuple)
 {
@@ -520,7 +529,7 @@ watch_keys(query_run *r, const tctx *c, const int32_t *tuple)
 		const q_slot *sl = &q->slots.v[s];
 		int32_t node;
 
-		if (!sl->in_key || sl->field != F_TAG)
+		if (!watched(r, sl))
 			continue;
 		node = node_of(c, sl->var, tuple[sl->var]);
 		if (node >= 0 && node < (int32_t)c->t->nspans)
@@ -818,8 +827,10 @@ query_run_unmatched_keys(const query_run *r)
 	size_t bad = 0;
 
 	for (size_t s = 0; r->nwhere && s < r->q->slots.n; s++)
-		if (r->q->slots.v[s].in_key && r->q->slots.v[s].field == F_TAG)
-			bad += (size_t)tr_keywatch_missing(&r->keywatch[s], "GroupBy", NULL, 0);
+		if (watched(r, &r->q->slots.v[s]))
+			bad += (size_t)tr_keywatch_missing(&r->keywatch[s],
+							   r->q->slots.v[s].in_key ? "GroupBy" : "fail-if: tag",
+							   NULL, 0);
 	return bad;
 }
 
@@ -1044,15 +1055,21 @@ query_run_write_partial(query_run *r, tr_output *out)
 	q_table_write_partial(r->table, out);
 }
 
-int
-query_run_merge_line(query_run *r, const char *line, size_t len, const char *file,
-		     uint64_t lineno)
+static int
+merge_record(void *ctx, const char *line, size_t len, char *what, size_t whatlen)
 {
-	char err[256];
+	query_run *r = ctx;
 
-	if (q_table_merge_line(r->table, line, len, err, sizeof err) < 0) {
-		tr_warn("%s:%llu: %s", file, (unsigned long long)lineno, err);
-		return -1;
-	}
-	return 0;
+	return q_table_merge_line(r->table, line, len, what, whatlen);
+}
+
+int
+query_run_merge_files(query_run *r, char **files, int nfiles)
+{
+	strbuf made_for = {0};
+
+	q_partial_for(r->q, &made_for);
+	int status = tr_partial_merge_files(files, nfiles, "aggregate", made_for.s, 0, merge_record, r);
+	sb_free(&made_for);
+	return status ? TR_EXIT_INPUT : TR_EXIT_OK;
 }

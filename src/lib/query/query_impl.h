@@ -151,6 +151,8 @@ size_t q_table_groups(const q_table *t);
 void q_table_reset(q_table *t);
 void q_table_free(q_table *t);
 void q_table_write_partial(q_table *t, tr_output *out);
+/* What a partial of q is made for: its text, escaped. */
+void q_partial_for(const query *q, strbuf *b);
 int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t errlen);
 
 /* The Select column col of the groups groups[0..n) (indexes into the rows of

@@ -453,10 +453,15 @@ report_run(const report_opts *o)
 			"percentile flame graphs (--keep-streams keeps them)", r.streams);
 	qsort(r.slow, r.nslow, sizeof *r.slow, slow_cmp);
 	explain_slowest(&r);
-	report_write(&r, &doc);
+	report_pics pics = {0};
+
+	report_write(&r, &doc, &pics);
 	tr_output *out = tr_output_open(o->out_path, 0);
 
 	tr_output_sb(out, &doc);
+	tr_output_flush(out);
+	/* every byte is written: the pictures, then the report, go in place */
+	report_pics_commit(&r, &pics);
 	tr_output_close(out);
 	if (bad) {
 		status = TR_EXIT_INPUT;

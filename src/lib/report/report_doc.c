@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "io.h"
 #include "report_impl.h"
@@ -19,6 +20,7 @@ typedef struct doc {
 	int md;
 	const char *out_path;	/* Markdown: pictures go beside it */
 	size_t ncols;
+	report_pics *pics;	/* Markdown: the picture files, to commit */
 } doc;
 
 static void
@@ -140,6 +142,38 @@ md_link_dest(strbuf *b, const char *p)
 	sb_adds(b, pointy ? ">)" : ")");
 }
 
+/* The file of picture name beside the report: report.md -> report-name.svg. */
+static void
+pic_path(strbuf *path, const char *out_path, const char *name)
+{
+	const char *slash = strrchr(out_path, '/'), *dot;
+	size_t dir = slash ? (size_t)(slash - out_path) + 1 : 0;
+
+	dot = strrchr(out_path + dir, '.');
+	sb_add(path, out_path, dot ? (size_t)(dot - out_path) : strlen(out_path));
+	sb_addf(path, "-%s.svg", name);
+}
+
+void
+report_pics_commit(report *r, report_pics *pics)
+{
+	strbuf path = {0};
+
+	for (size_t i = 0; i < pics->n; i++)
+		tr_output_close(pics->o[i]);
+	free(pics->o);
+	for (size_t i = r->nslow + 1; r->o->markdown && r->o->out_path; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "timeline-%zu", i);
+		sb_clear(&path);
+		pic_path(&path, r->o->out_path, name);
+		if (unlink(path.s) < 0)
+			break;
+	}
+	sb_free(&path);
+}
+
 static void
 picture(doc *d, const strbuf *svg, const char *name, const char *id, const char *alt)
 {
@@ -151,16 +185,16 @@ picture(doc *d, const strbuf *svg, const char *name, const char *id, const char 
 		sb_adds(d->b, "</div>\n");
 		return;
 	}
-	const char *slash = strrchr(d->out_path, '/'), *dot;
+	const char *slash = strrchr(d->out_path, '/');
 	size_t dir = slash ? (size_t)(slash - d->out_path) + 1 : 0;
 	strbuf path = {0};
 
-	dot = strrchr(d->out_path + dir, '.');
-	sb_add(&path, d->out_path, dot ? (size_t)(dot - d->out_path) : strlen(d->out_path));
-	sb_addf(&path, "-%s.svg", name);
+	pic_path(&path, d->out_path, name);
 	tr_output *o = tr_output_open(path.s, 0);
 	tr_output_sb(o, svg);
-	tr_output_close(o);
+	tr_output_flush(o);	/* a full disk is told now, before anything is in place */
+	GROW(d->pics->o, d->pics->cap, d->pics->n + 1);
+	d->pics->o[d->pics->n++] = o;
 	sb_adds(d->b, "<a id=\"");
 	svg_escape(d->b, id);
 	sb_adds(d->b, "\"></a>\n\n![");
@@ -644,9 +678,9 @@ static const char style[] =
 	".pic{margin:1em 0;overflow-x:auto}nav a{margin-right:1em}\n";
 
 void
-report_write(report *r, strbuf *out)
+report_write(report *r, strbuf *out, report_pics *pics)
 {
-	doc d = {out, r->o->markdown, r->o->out_path, 0};
+	doc d = {out, r->o->markdown, r->o->out_path, 0, pics};
 
 	if (d.md)
 		sb_adds(out, "# Trace report\n\n");

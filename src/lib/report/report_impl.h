@@ -115,8 +115,19 @@ typedef struct fail_change {
 size_t report_failure_changes(report *r, fail_change **rows);
 void report_failures_free(report *r);
 
-/* report_doc.c: the document, HTML or Markdown, to out. */
-void report_write(report *r, strbuf *out);
+/* Markdown's pictures, written but not yet in place: they are committed
+ * with the report, after every byte of all of them was written. */
+typedef struct report_pics {
+	tr_output **o;
+	size_t n, cap;
+} report_pics;
+
+/* report_doc.c: the document, HTML or Markdown, to out; Markdown's
+ * pictures to pics. */
+void report_write(report *r, strbuf *out, report_pics *pics);
+/* Commit the pictures, then remove the timeline pictures an earlier run
+ * with more slow requests left beside the report (numbers past nslow). */
+void report_pics_commit(report *r, report_pics *pics);
 /* report_graph.c: the service graph as SVG. */
 void report_service_graph(report *r, strbuf *out);
 
