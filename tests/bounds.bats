@@ -44,7 +44,8 @@ J
 [{"traceId":"t","id":"a","name":"o","timestamp":2305843009213692952,"duration":1000}]
 J
 	)
-	run tr-ingest "$f"
+	# the year 75039 in µs looks like nanoseconds: --time-unit us says it is not
+	run tr-ingest --time-unit us "$f"
 	expect_eq 0 "$status" status
 	# (OTLP's unsigned nanoseconds stay below 2^64 ns, 1.8e16 us: always within.)
 	[[ "$output" == *$'\t2305843009213692952\t1000\t'* ]]

@@ -243,7 +243,8 @@ ig_check_time(ingest *g, const ispan *s, enum ingest_time_unit native)
 	if (s->has_time && (s->start < -TR_TIME_MAX || s->start > TR_TIME_MAX ||
 			    s->duration < 0 || s->duration > TR_TIME_MAX - s->start))
 		return ig_fail(g, "span %s: time beyond 2^61 microseconds", s->span_id);
-	if (s->has_time && (a = unit_looks_like(s->start, u)))
+	/* --time-unit names the unit: the user's word is not second-guessed */
+	if (s->has_time && !g->opts.time_unit && (a = unit_looks_like(s->start, u)))
 		return ig_fail(g, "span %s: starts in the year %.0f read in %s: the times look like %s "
 			       "(tr-ingest --time-unit %s converts them)", s->span_id,
 			       floor(1970 + (double)s->start / 1e6 / 31556952.0), unit_name[u], unit_name[a],
