@@ -44,18 +44,21 @@ $(BUILD)/bin/%: src/%.c $(BUILD)/libtr.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
 
-$(BUILD)/bin/trsim: sim/trsim.c
+$(BUILD)/bin/trsim: $(wildcard sim/*.c sim/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ sim/trsim.c -lm
+	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $(wildcard sim/*.c) -lm
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libtr.a $(LIB_HDR) tests/unit/check.h
 	@mkdir -p $(@D)
 	$(CC) $(STDFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtr.a $(LIBS)
 
-# The test suite: C unit tests, then the bats suites (tests/*.bats).
+# The test suite: C unit tests, then the bats suites (tests/*.bats), then the
+# fuzz corpus replay, whose sanitizer build runs silently, two jobs at a time
+# when make was given no -j.
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 check: all $(UNITS)
 	@sh scripts/check.sh $(CURDIR)/$(BUILD)/bin $(UNITS)
-	@if command -v clang >/dev/null 2>&1; then $(MAKE) --no-print-directory fuzz-regress; \
+	@if command -v clang >/dev/null 2>&1; then $(MAKE) -s --no-print-directory $(CHECK_J) fuzz-regress; \
 	else echo "check: no clang, fuzz regression corpus not replayed"; fi
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer (leaks are

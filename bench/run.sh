@@ -8,7 +8,8 @@
 #   BINDIR/../bench/parse-floor, where make bench builds it. Its rows are left
 #   out when it is missing.
 # Environment: RUNS (3), BENCH_JQ (1; 0 leaves out the jq peers, which take
-# about 7 GB and several minutes), BENCH_DATA, BENCH_TRACES.
+# about 7 GB and several minutes), BENCH_SIZES (1; 0 leaves out the size
+# tests at full size), BENCH_DATA, BENCH_TRACES.
 set -eu
 bin=$(cd "$1" && pwd)
 floor=${2:-$bin/../bench/parse-floor}
@@ -250,6 +251,23 @@ computed() {
 		}' "$values"
 }
 
+# The size tests of tests/reliability.bats at full size (make check runs them
+# smaller): chains of 1,000,000 spans, traces of 2,000,000, values of 100 MB.
+sizes="not run (BENCH_SIZES=0)"
+if [ "${BENCH_SIZES:-1}" = 1 ]; then
+	if command -v bats > /dev/null; then
+		echo "bench: size tests of tests/reliability.bats at full size (TR_BIG=1)" >&2
+		if TR_BIN=$bin TR_BIG=1 bats -f 'in make bench' "$here/../tests/reliability.bats" > "$tmp/sizes" 2>&1; then
+			sizes="$(grep -c '^ok' "$tmp/sizes") passed"
+		else
+			sizes="FAILED: $(grep '^not ok' "$tmp/sizes" | sed 's/^not ok [0-9]* //' | paste -sd';' -)"
+			cat "$tmp/sizes" >&2
+		fi
+	else
+		sizes="not run (no bats)"
+	fi
+fi
+
 mb() { echo $(($(size "$1") / 1000000)); }
 {
 	echo "# Benchmark results"
@@ -270,6 +288,7 @@ mb() { echo $(($(size "$1") / 1000000)); }
 	cat "$rows"
 	echo
 	computed
+	echo "- size tests of tests/reliability.bats at full size (TR_BIG=1): $sizes"
 	echo
 	if [ -f "$here/NOTES.md" ]; then cat "$here/NOTES.md"; fi
 } > "$results"

@@ -20,7 +20,8 @@ _tr_formats()
 {
 	case $1 in
 	tr-ingest)	echo auto jaeger otlp zipkin zipkin1 zipkin2 ;;
-	tr-cp|tr-aggregate) echo tsv csv json ;;
+	tr-cp)		echo tsv csv json ;;
+	tr-aggregate)	echo tsv csv json crosstab ;;
 	tr-infer)	# jaeger-json is the links' format only
 		case " ${COMP_WORDS[*]} " in
 		*" --links "*|*" -l "*) echo tsv csv json dot jaeger-json ;;

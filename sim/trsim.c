@@ -18,8 +18,10 @@
  *
  * The same simulated traces can be written as Jaeger query-API JSON, Zipkin
  * v2 JSON or OTLP/JSON.  Same seed and options => byte-identical output.
+ * With --system, topo.c simulates a system from a table instead, with an
+ * injected fault, and writes it through the same recorder and writers.
  *
- * Build: cc -std=c11 -O2 -Wall -Wextra -Werror -o build/trsim sim/trsim.c -lm
+ * Build: cc -std=c11 -O2 -Wall -Wextra -Werror -o build/trsim sim/trsim.c sim/topo.c -lm
  */
 #include <math.h>
 #include <stdarg.h>
@@ -29,22 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
+#include "sim.h"
+
 
 /* ------------------------------------------------------------------ */
 /* Model constants.  All times are microseconds.                       */
 /* ------------------------------------------------------------------ */
 
-/* Fixed epoch (2026-01-01T00:00:00Z) so output never depends on the clock. */
-#define EPOCH_US 1767225600000000LL
 
 #define ARRIVAL_MEAN_US 50000.0 /* exponential inter-arrival of requests */
-#define HOP_MIN 200             /* one-way network transit */
-#define HOP_MAX 1000
 
 /*
  * mysql has ONE connection shared by every trace.  At 20 requests/s a
@@ -77,16 +72,13 @@
 #define FE_DB_DELAY_MIN (300 + HOP_MIN + CUST_PRE_MIN + HOP_MIN)
 #define BATCH_DB_DELAY_MIN (500 + HOP_MIN)
 
-#define MAX_SPANS 96
-#define MAX_TAGS 10
-#define ARENA_BYTES 8192
 #define PENDING_MAX 1024
 
 /* ------------------------------------------------------------------ */
 /* PRNG: splitmix64, so results never depend on the C library.          */
 /* ------------------------------------------------------------------ */
 
-static uint64_t splitmix64(uint64_t *s)
+uint64_t splitmix64(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -96,7 +88,7 @@ static uint64_t splitmix64(uint64_t *s)
 
 /* Independent stream per (seed, stream, index): each trace draws from its
  * own generator, so the order in which traces are built cannot change them. */
-static uint64_t stream_seed(uint64_t seed, uint64_t stream, uint64_t index)
+uint64_t stream_seed(uint64_t seed, uint64_t stream, uint64_t index)
 {
 	uint64_t s = seed;
 	s = splitmix64(&s) ^ (stream << 56) ^ index;
@@ -104,33 +96,33 @@ static uint64_t stream_seed(uint64_t seed, uint64_t stream, uint64_t index)
 	return splitmix64(&s);
 }
 
-static double rng_unit(uint64_t *s)
+double rng_unit(uint64_t *s)
 {
 	return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
 }
 
 /* Uniform integer in [lo, hi]; the modulo bias is far below anything visible. */
-static int64_t rng_range(uint64_t *s, int64_t lo, int64_t hi)
+int64_t rng_range(uint64_t *s, int64_t lo, int64_t hi)
 {
 	return lo + (int64_t)(splitmix64(s) % (uint64_t)(hi - lo + 1));
 }
 
-static bool rng_chance(uint64_t *s, double p)
+bool rng_chance(uint64_t *s, double p)
 {
 	return rng_unit(s) < p;
 }
 
-static int64_t rng_exp(uint64_t *s, double mean)
+int64_t rng_exp(uint64_t *s, double mean)
 {
 	return (int64_t)llround(-mean * log1p(-rng_unit(s)));
 }
 
-static int64_t transit(uint64_t *rng)
+int64_t transit(uint64_t *rng)
 {
 	return rng_range(rng, HOP_MIN, HOP_MAX);
 }
 
-static void die(const char *msg)
+void die(const char *msg)
 {
 	fprintf(stderr, "trsim: %s\n", msg);
 	exit(1);
@@ -143,13 +135,6 @@ static void die(const char *msg)
 enum svc { S_FRONTEND, S_CUSTOMER, S_MYSQL, S_DRIVER, S_REDIS, S_ROUTE,
 	   S_ANALYTICS, S_KAFKA, S_BATCH, S_COUNT };
 
-struct service {
-	const char *name;
-	int nhosts;
-	const char *host[3];
-	const char *ip[3];
-	int port;
-};
 
 /* kafka emits no spans; it only appears as a remote endpoint. */
 static const struct service SERVICES[S_COUNT] = {
@@ -180,47 +165,9 @@ static const struct customer {
 /* In-memory trace: format-neutral, written out by one of the writers.  */
 /* ------------------------------------------------------------------ */
 
-/* K_NONE: the instrumentation set no kind (Jaeger: no span.kind tag). */
-enum kind { K_INTERNAL, K_SERVER, K_CLIENT, K_PRODUCER, K_CONSUMER, K_NONE };
-enum ttype { T_STR, T_BOOL, T_INT, T_FLOAT };
-
-struct tag {
-	const char *key;
-	enum ttype type;
-	const char *s;
-	int64_t i;
-	double f;
-	bool hint;           /* known only to the simulator (queue.wait_us) */
-};
-
-struct span {
-	uint64_t id;
-	int parent;          /* index in the trace, -1 for a root */
-	bool follows;        /* reference to parent is FOLLOWS_FROM */
-	int svc, host;
-	int peer_svc, peer_host; /* remote side of client/producer/consumer, -1 none */
-	enum kind kind;
-	const char *name;
-	int64_t start, dur;
-	bool error;
-	const char *event;   /* at most one log/event (a timeout) */
-	int64_t event_ts;
-	int ntags;
-	struct tag tags[MAX_TAGS];
-	bool lost;           /* never reached the collector: not written */
-};
-
-struct trace {
-	uint64_t id_hi, id_lo;
-	int n;
-	struct span s[MAX_SPANS];
-	size_t used;
-	char arena[ARENA_BYTES]; /* strings built for this trace's tags */
-};
 
 /* printf into the trace's arena; the string lives until the next trace. */
-PRINTF_LIKE(2, 3)
-static const char *strf(struct trace *t, const char *fmt, ...)
+const char *strf(struct trace *t, const char *fmt, ...)
 {
 	size_t room = sizeof t->arena - t->used;
 	char *dst = t->arena + t->used;
@@ -234,7 +181,7 @@ static const char *strf(struct trace *t, const char *fmt, ...)
 	return dst;
 }
 
-static struct tag *new_tag(struct span *sp, const char *key, enum ttype type)
+struct tag *new_tag(struct span *sp, const char *key, enum ttype type)
 {
 	if (sp->ntags == MAX_TAGS)
 		die("too many tags on one span");
@@ -243,12 +190,12 @@ static struct tag *new_tag(struct span *sp, const char *key, enum ttype type)
 	return g;
 }
 
-static void tag_s(struct span *sp, const char *key, const char *v)
+void tag_s(struct span *sp, const char *key, const char *v)
 {
 	new_tag(sp, key, T_STR)->s = v;
 }
 
-static void tag_i(struct span *sp, const char *key, int64_t v)
+void tag_i(struct span *sp, const char *key, int64_t v)
 {
 	new_tag(sp, key, T_INT)->i = v;
 }
@@ -271,7 +218,7 @@ static int pick_host(uint64_t *rng, int svc)
 	return (int)rng_range(rng, 0, SERVICES[svc].nhosts - 1);
 }
 
-static int add_span(struct trace *t, uint64_t *rng, int parent, int svc, int host,
+int add_span(struct trace *t, uint64_t *rng, int parent, int svc, int host,
 		    enum kind kind, const char *name, int64_t start)
 {
 	if (t->n == MAX_SPANS)
@@ -286,20 +233,21 @@ static int add_span(struct trace *t, uint64_t *rng, int parent, int svc, int hos
 	return t->n++;
 }
 
-static void finish(struct trace *t, int i, int64_t end)
+void finish(struct trace *t, int i, int64_t end)
 {
 	t->s[i].dur = end - t->s[i].start;
 }
 
-static void set_peer(struct span *sp, int svc, int host)
+void set_peer(struct trace *t, struct span *sp, int svc, int host)
 {
 	sp->peer_svc = svc;
 	sp->peer_host = host;
-	tag_s(sp, "peer.service", SERVICES[svc].name);
+	tag_s(sp, "peer.service", t->svcs[svc].name);
 }
 
-static void new_trace(struct trace *t, uint64_t *rng)
+void new_trace(struct trace *t, uint64_t *rng, const struct service *svcs)
 {
+	t->svcs = svcs;
 	t->n = 0;
 	t->used = 0;
 	t->id_hi = splitmix64(rng);
@@ -323,7 +271,7 @@ static struct call rpc_open(struct trace *t, uint64_t *rng, int parent, int call
 	int c = add_span(t, rng, parent, p->svc, p->host, K_CLIENT, cname, sent);
 	int h = pick_host(rng, callee);
 	int s = add_span(t, rng, c, callee, h, K_SERVER, sname, started);
-	set_peer(&t->s[c], callee, h);
+	set_peer(t, &t->s[c], callee, h);
 	return (struct call){ c, s };
 }
 
@@ -343,7 +291,7 @@ static void http_tags(struct span *sp, const char *url, bool with_status)
 	tag_s(sp, "http.method", "GET");
 	tag_s(sp, "http.url", url);
 	if (with_status)
-		tag_i(sp, "http.status_code", 200);
+		new_tag(sp, "http.status_code", T_INT)->i = 200, sp->tags[sp->ntags - 1].status = true;
 }
 
 static void grpc_tags(struct span *sp)
@@ -352,7 +300,7 @@ static void grpc_tags(struct span *sp)
 	tag_s(sp, "rpc.system", "grpc");
 	tag_s(sp, "rpc.service", "driver.DriverService");
 	tag_s(sp, "rpc.method", "FindNearest");
-	tag_i(sp, "rpc.grpc.status_code", 0);
+	new_tag(sp, "rpc.grpc.status_code", T_INT)->status = true;
 }
 
 static void db_tags(struct span *sp, const char *component, const char *system,
@@ -455,7 +403,7 @@ static int64_t get_driver(struct trace *t, uint64_t *rng, int parent,
 	for (int attempt = 1; attempt <= REDIS_TRIES; attempt++) {
 		int c = add_span(t, rng, parent, p->svc, p->host, K_CLIENT, "GetDriver", now);
 		struct span *sp = &t->s[c];
-		set_peer(sp, S_REDIS, 0);
+		set_peer(t, sp, S_REDIS, 0);
 		db_tags(sp, "redis", "redis", strf(t, "HGETALL driver:%s", driver_id));
 		tag_s(sp, "param.driverID", driver_id);
 		tag_i(sp, "retry.attempt", attempt);
@@ -467,6 +415,7 @@ static int64_t get_driver(struct trace *t, uint64_t *rng, int parent,
 		/* the timer fires a little late; the retry follows a short backoff */
 		int64_t end = now + REDIS_TIMEOUT + rng_range(rng, 50, 1500);
 		sp->error = true;
+		sp->status_msg = "timeout";
 		sp->event = "timeout";
 		sp->event_ts = now + REDIS_TIMEOUT;
 		finish(t, c, end);
@@ -547,7 +496,7 @@ static int64_t build_publish(struct trace *t, uint64_t *rng, int root, int64_t n
 	const struct span *r = &t->s[root];
 	int p = add_span(t, rng, root, r->svc, r->host, K_PRODUCER,
 			 "publish dispatch.events", now);
-	set_peer(&t->s[p], S_KAFKA, 0);
+	set_peer(t, &t->s[p], S_KAFKA, 0);
 	tag_s(&t->s[p], "component", "kafka");
 	tag_s(&t->s[p], "messaging.system", "kafka");
 	tag_s(&t->s[p], "messaging.destination", "dispatch.events");
@@ -575,7 +524,7 @@ static void build_request(struct trace *t, struct plan *p, int64_t db_start)
 {
 	uint64_t *rng = &p->rng;
 	const char *drivers[NUM_DRIVERS];
-	new_trace(t, rng);
+	new_trace(t, rng, SERVICES);
 	const struct customer *cu = &CUSTOMERS[rng_range(rng, 0, 3)];
 	int root = add_span(t, rng, -1, S_FRONTEND, pick_host(rng, S_FRONTEND), K_SERVER,
 			    "HTTP GET /dispatch", p->arrival);
@@ -596,7 +545,7 @@ static void build_request(struct trace *t, struct plan *p, int64_t db_start)
 static void build_batch(struct trace *t, struct plan *p, int64_t db_start)
 {
 	uint64_t *rng = &p->rng;
-	new_trace(t, rng);
+	new_trace(t, rng, SERVICES);
 	int root = add_span(t, rng, -1, S_BATCH, 0, K_INTERNAL, "ReportJob", p->arrival);
 	tag_s(&t->s[root], "component", "cron");
 	tag_s(&t->s[root], "job.name", "dispatch-report");
@@ -837,6 +786,14 @@ static void jaeger_span(struct out *o, const struct trace *t, int i, int proc)
 		out_i64(o, sp->event_ts);
 		out_s(o, ",\"fields\":[{\"key\":\"event\",\"type\":\"string\",\"value\":");
 		out_jstr(o, sp->event);
+		if (sp->ex_type) {
+			out_s(o, "},");
+			jaeger_kv(o, "exception.type", "string");
+			out_jstr(o, sp->ex_type);
+			out_s(o, "},");
+			jaeger_kv(o, "exception.message", "string");
+			out_jstr(o, sp->ex_msg);
+		}
 		out_s(o, "}]}");
 	}
 	out_s(o, "],\"processID\":\"p");
@@ -844,9 +801,9 @@ static void jaeger_span(struct out *o, const struct trace *t, int i, int proc)
 	out_s(o, "\",\"warnings\":null}");
 }
 
-static void jaeger_process(struct out *o, const struct span *sp, int proc)
+static void jaeger_process(struct out *o, const struct trace *t, const struct span *sp, int proc)
 {
-	const struct service *sv = &SERVICES[sp->svc];
+	const struct service *sv = &t->svcs[sp->svc];
 	out_s(o, "\"p");
 	out_i64(o, proc + 1);
 	out_s(o, "\":{\"serviceName\":");
@@ -882,7 +839,7 @@ static void jaeger_trace(struct out *o, const struct trace *t)
 	for (int j = 0; j < np; j++) {
 		if (j)
 			out_c(o, ',');
-		jaeger_process(o, &t->s[first[j]], j);
+		jaeger_process(o, t, &t->s[first[j]], j);
 	}
 	out_s(o, "},\"warnings\":null}");
 }
@@ -911,9 +868,10 @@ static int zipkin_parent(const struct trace *t, int i)
 	return zipkin_shared(t, sp) ? t->s[sp->parent].parent : sp->parent;
 }
 
-static void zipkin_endpoint(struct out *o, const char *key, int svc, int host, bool port)
+static void zipkin_endpoint(struct out *o, const struct trace *t, const char *key,
+			    int svc, int host, bool port)
 {
-	const struct service *sv = &SERVICES[svc];
+	const struct service *sv = &t->svcs[svc];
 	out_s(o, ",\"");
 	out_s(o, key);
 	out_s(o, "\":{\"serviceName\":");
@@ -965,11 +923,11 @@ static void zipkin_span(struct out *o, const struct trace *t, int i)
 	out_i64(o, sp->start);
 	out_s(o, ",\"duration\":");
 	out_i64(o, sp->dur);
-	zipkin_endpoint(o, "localEndpoint", sp->svc, sp->host, false);
+	zipkin_endpoint(o, t, "localEndpoint", sp->svc, sp->host, false);
 	if (sp->peer_svc >= 0)
-		zipkin_endpoint(o, "remoteEndpoint", sp->peer_svc, sp->peer_host, true);
+		zipkin_endpoint(o, t, "remoteEndpoint", sp->peer_svc, sp->peer_host, true);
 	else if (zipkin_shared(t, sp))
-		zipkin_endpoint(o, "remoteEndpoint", t->s[sp->parent].svc,
+		zipkin_endpoint(o, t, "remoteEndpoint", t->s[sp->parent].svc,
 				t->s[sp->parent].host, false);
 	if (sp->event) {
 		out_s(o, ",\"annotations\":[{\"timestamp\":");
@@ -1058,6 +1016,13 @@ static void otlp_span(struct out *o, const struct trace *t, int i)
 		out_i64(o, sp->event_ts);
 		out_s(o, "000\",\"name\":");
 		out_jstr(o, sp->event);
+		if (sp->ex_type) {
+			out_s(o, ",\"attributes\":[");
+			otlp_str_attr(o, "exception.type", sp->ex_type);
+			out_c(o, ',');
+			otlp_str_attr(o, "exception.message", sp->ex_msg);
+			out_c(o, ']');
+		}
 		out_s(o, "}]");
 	}
 	if (sp->follows) {
@@ -1067,14 +1032,19 @@ static void otlp_span(struct out *o, const struct trace *t, int i)
 		out_id_field(o, "spanId", t->s[sp->parent].id);
 		out_s(o, "}]");
 	}
-	out_s(o, sp->error ? ",\"status\":{\"code\":2,\"message\":\"timeout\"}}"
-			   : ",\"status\":{}}");
+	if (sp->error) {
+		out_s(o, ",\"status\":{\"code\":2,\"message\":");
+		out_jstr(o, sp->status_msg);
+		out_s(o, "}}");
+	} else {
+		out_s(o, ",\"status\":{}}");
+	}
 }
 
 static void otlp_resource(struct out *o, const struct trace *t, const int *proc, int j,
 			  const struct span *first)
 {
-	const struct service *sv = &SERVICES[first->svc];
+	const struct service *sv = &t->svcs[first->svc];
 	out_s(o, "{\"resource\":{\"attributes\":[");
 	otlp_str_attr(o, "service.name", sv->name);
 	out_c(o, ',');
@@ -1098,13 +1068,6 @@ static void otlp_resource(struct out *o, const struct trace *t, const int *proc,
 /* Emitter: document framing around the traces.                         */
 /* ------------------------------------------------------------------ */
 
-enum format { F_JAEGER, F_ZIPKIN, F_OTLP };
-
-struct emitter {
-	struct out *o;
-	enum format format;
-	bool first; /* nothing written inside the top-level array yet */
-};
 
 static void emit_sep(struct emitter *e)
 {
@@ -1113,14 +1076,14 @@ static void emit_sep(struct emitter *e)
 	e->first = false;
 }
 
-static void emit_begin(struct emitter *e)
+void emit_begin(struct emitter *e)
 {
 	static const char *const HEAD[] = { "{\"data\":[\n", "[\n", "{\"resourceSpans\":[\n" };
 	e->first = true;
 	out_s(e->o, HEAD[e->format]);
 }
 
-static void emit_end(struct emitter *e)
+void emit_end(struct emitter *e)
 {
 	static const char *const TAIL[] = {
 		"],\"total\":0,\"limit\":0,\"offset\":0,\"errors\":null}\n", "]\n", "]}\n" };
@@ -1129,7 +1092,7 @@ static void emit_end(struct emitter *e)
 	out_s(e->o, TAIL[e->format]);
 }
 
-static void emit_trace(struct emitter *e, const struct trace *t)
+void emit_trace(struct emitter *e, const struct trace *t)
 {
 	int proc[MAX_SPANS], first[MAX_SPANS], np;
 	switch (e->format) {
@@ -1161,33 +1124,25 @@ static void emit_trace(struct emitter *e, const struct trace *t)
 /* nothing else, and all of them off gives the bytes of the truth.      */
 /* ------------------------------------------------------------------ */
 
-struct recorder {
-	bool queue_tags;        /* write queue.wait_us (the simulator's hint) */
-	int64_t clock_skew;     /* each host's clock is off by [-this, this] µs */
-	int64_t overlap;        /* a span's end is taken 0..this µs late */
-	double span_loss;       /* chance that a span never reaches the collector */
-	int uninstrumented;     /* service that records no spans, -1 none */
-	int kindless;           /* service whose spans carry no kind, -1 none */
-	int64_t clock[S_COUNT][3]; /* offset of each host's clock, µs */
-};
 
 /* Host clocks are drawn once per run: a host keeps its offset across
  * traces, as an unsynchronised clock does over a few minutes. */
-static void recorder_init(struct recorder *r, uint64_t seed)
+void recorder_init(struct recorder *r, uint64_t seed, int nsvc)
 {
-	for (int svc = 0; svc < S_COUNT; svc++)
-		for (int h = 0; h < 3; h++) {
+	for (int svc = 0; svc < nsvc; svc++)
+		for (int h = 0; h < MAX_HOSTS; h++) {
 			uint64_t rng = stream_seed(seed, 5, (uint64_t)(svc * 3 + h));
 			r->clock[svc][h] = r->clock_skew
 				? rng_range(&rng, -r->clock_skew, r->clock_skew) : 0;
 		}
 }
 
-static void drop_hint_tags(struct span *sp)
+/* Drops the simulator's hints and, with no_status, the status codes. */
+static void drop_tags(struct span *sp, bool hints, bool status)
 {
 	int kept = 0;
 	for (int k = 0; k < sp->ntags; k++)
-		if (!sp->tags[k].hint)
+		if (!(hints && sp->tags[k].hint) && !(status && sp->tags[k].status))
 			sp->tags[kept++] = sp->tags[k];
 	sp->ntags = kept;
 }
@@ -1195,7 +1150,7 @@ static void drop_hint_tags(struct span *sp)
 /* Turns the simulated truth into what was recorded, span by span.  rng is
  * the trace's own recording stream; every span draws the same numbers
  * whatever the knobs, so one knob never moves another's draws. */
-static void record(const struct recorder *r, struct trace *t, uint64_t rng)
+void record(const struct recorder *r, struct trace *t, uint64_t rng)
 {
 	for (int i = 0; i < t->n; i++) {
 		struct span *sp = &t->s[i];
@@ -1206,10 +1161,12 @@ static void record(const struct recorder *r, struct trace *t, uint64_t rng)
 		int64_t off = r->clock[sp->svc][sp->host];
 		sp->start += off;
 		sp->event_ts += off;
-		if (sp->svc == r->kindless)
+		if (sp->svc == r->kindless || r->kindless == SVC_ALL)
 			sp->kind = K_NONE;
-		if (!r->queue_tags)
-			drop_hint_tags(sp);
+		if (!r->queue_tags || r->no_status)
+			drop_tags(sp, !r->queue_tags, r->no_status);
+		if (r->no_status)
+			sp->error = false, sp->event = NULL;
 	}
 }
 
@@ -1266,7 +1223,7 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t traces, bool fault,
 			   .arrivals = stream_seed(seed, 3, 0),
 			   .schedule = stream_seed(seed, 4, 0), .db_free = EPOCH_US,
 			   .rec = rec };
-	recorder_init(&s->rec, seed);
+	recorder_init(&s->rec, seed, S_COUNT);
 	s->next_req = plan_request(seed, 0, EPOCH_US + rng_exp(&s->arrivals, ARRIVAL_MEAN_US));
 	s->next_batch = plan_batch(seed, 0, EPOCH_US + rng_range(&s->schedule, 200000, BATCH_EVERY_US));
 }
@@ -1343,10 +1300,14 @@ static const char USAGE[] =
 	"usage: trsim [--seed N] [--traces N] [--format jaeger|zipkin|otlp]\n"
 	"             [--fault on|off] [--hints] [--queue-tags] [--clock-skew US]\n"
 	"             [--overlap US] [--span-loss P] [--uninstrumented SVC|none]\n"
-	"             [--kindless SVC|none] [-o FILE]\n"
+	"             [--kindless SVC|none|all] [--no-status] [-o FILE]\n"
+	"       trsim --system hotrod|shop [--inject FAULT:SVC] [--fault-start MS]\n"
+	"             [--window all|before|after] [--wrapper-spans] [options above]\n"
 	"\n"
 	"Simulates a HotROD-style microservice system and writes its traces as\n"
 	"real instrumentation records them (the realism options below).\n"
+	"With --system, simulates a system from trsim's table instead, with\n"
+	"a fault injected into one service.\n"
 	"  --seed N       PRNG seed (default 1); same options => same bytes\n"
 	"  --traces N     frontend requests to simulate (default 100);\n"
 	"                 batch ReportJob traces come on top\n"
@@ -1362,7 +1323,23 @@ static const char USAGE[] =
 	"  --overlap US   span ends are taken up to US µs late (default 5)\n"
 	"  --span-loss P  chance that a span is lost (default 0.01)\n"
 	"  --uninstrumented SVC  service that records no spans (default redis)\n"
-	"  --kindless SVC service whose spans have no kind (default route)\n"
+	"  --kindless SVC service whose spans have no kind (default route;\n"
+	"                 all: no span has a kind)\n"
+	"  --no-status    record no errors: no error tag or status, no status\n"
+	"                 code, no exception or timeout event\n"
+	"  --system S     hotrod (HotROD's calls, no batch job) or shop\n"
+	"                 (24 services, calls up to 6 deep); realism defaults\n"
+	"                 as above but --uninstrumented none --kindless none\n"
+	"  --inject F:SVC fault F on service SVC from --fault-start on: delay\n"
+	"                 (its messages), cpu (its work and messaging), slow\n"
+	"                 (its work), error, throw (half its requests fail),\n"
+	"                 down (connections refused)\n"
+	"  --fault-start MS  when the fault starts, in ms after the run's\n"
+	"                 start, its epoch (default 0)\n"
+	"  --window W     write all traces (default), those whose root starts\n"
+	"                 before the fault starts, or after\n"
+	"  --wrapper-spans  the gateway's handler writes a childless span\n"
+	"                 covering the request beside its forwarded call\n"
 	"  -o FILE        write to FILE instead of stdout\n"
 	"  --help         show this help\n";
 
@@ -1379,8 +1356,11 @@ struct options {
 	uint64_t seed;
 	uint64_t traces;
 	enum format format;
-	bool fault;
+	bool fault, fault_given;
 	struct recorder rec;
+	const char *uninstrumented, *kindless; /* NULL: the model's default */
+	const char *inject;                    /* FAULT:SVC */
+	struct topo_options topo;              /* with --system */
 	const char *path;
 };
 
@@ -1413,16 +1393,74 @@ static enum format parse_format(const char *s)
 	return F_JAEGER;
 }
 
-/* A service by name, or -1 for "none". */
-static int parse_service(const char *opt, const char *s)
+/* A service of the model by name (sys NULL: the HotROD model), -1 for
+ * "none", SVC_ALL for "all" where allowed. */
+static int parse_service(const char *opt, const char *s, const struct system *sys,
+			 bool all)
 {
 	if (s && !strcmp(s, "none"))
 		return -1;
-	for (int i = 0; s && i < S_COUNT; i++)
-		if (!strcmp(s, SERVICES[i].name))
-			return i;
-	usage_error(opt, s ? s : "(missing)");
-	return -1;
+	if (s && all && !strcmp(s, "all"))
+		return SVC_ALL;
+	int i = sys ? system_service(sys, s) : -1;
+	for (int k = 0; !sys && s && k < S_COUNT; k++)
+		if (!strcmp(s, SERVICES[k].name))
+			i = k;
+	if (i < 0)
+		usage_error(opt, s ? s : "(missing)");
+	return i;
+}
+
+static enum window parse_window(const char *s)
+{
+	static const char *const NAME[] = { "all", "before", "after" };
+	for (int i = 0; s && i < 3; i++)
+		if (!strcmp(s, NAME[i]))
+			return (enum window)i;
+	usage_error("--window takes all, before or after", s);
+	return W_ALL;
+}
+
+/* --inject FAULT:SVC, once the system is known. */
+static void parse_inject(struct topo_options *t, const char *s)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	char kind[16];
+	if (!colon || colon - s >= (long)sizeof kind)
+		usage_error("--inject takes FAULT:SERVICE", s);
+	memcpy(kind, s, (size_t)(colon - s));
+	kind[colon - s] = '\0';
+	t->fault = fault_by_name(kind);
+	if ((int)t->fault <= F_NONE)
+		usage_error("unknown fault (delay, cpu, slow, error, throw, down)", kind);
+	t->target = parse_service("unknown service for --inject", colon + 1, t->sys, false);
+	if (t->target < 0)
+		usage_error("--inject needs a service", s);
+}
+
+/* Resolves the options that name services, once the model is known. */
+static void resolve_services(struct options *op)
+{
+	const struct system *sys = op->topo.sys;
+	if (op->uninstrumented || sys)
+		op->rec.uninstrumented = parse_service("unknown service for --uninstrumented",
+						       op->uninstrumented ? op->uninstrumented : "none",
+						       sys, false);
+	if (op->kindless || sys)
+		op->rec.kindless = parse_service("unknown service for --kindless",
+						 op->kindless ? op->kindless : "none", sys, true);
+	if (!sys && (op->inject || op->topo.window != W_ALL || op->topo.wrapper ||
+		     op->topo.fault_start))
+		usage_error("--inject, --fault-start, --window and --wrapper-spans need --system",
+			    NULL);
+	if (sys && op->fault_given)
+		usage_error("--fault is the HotROD model's batch job; with --system use --inject",
+			    NULL);
+	if (op->inject)
+		parse_inject(&op->topo, op->inject);
+	op->topo.seed = op->seed;
+	op->topo.traces = op->traces;
+	op->topo.rec = op->rec;
 }
 
 /* µs of clock skew or overlap; an hour at most, so draws cannot overflow. */
@@ -1470,8 +1508,10 @@ static struct options parse_args(int argc, char **argv)
 			op.format = parse_format(v), i++;
 		} else if (!strcmp(a, "--fault")) {
 			op.fault = parse_onoff(v), i++;
+			op.fault_given = true;
 		} else if (!strcmp(a, "--hints")) {
 			op.rec = HINTS;
+			op.uninstrumented = op.kindless = "none";
 		} else if (!strcmp(a, "--queue-tags")) {
 			op.rec.queue_tags = true;
 		} else if (!strcmp(a, "--clock-skew")) {
@@ -1481,9 +1521,27 @@ static struct options parse_args(int argc, char **argv)
 		} else if (!strcmp(a, "--span-loss")) {
 			op.rec.span_loss = parse_chance(a, v), i++;
 		} else if (!strcmp(a, "--uninstrumented")) {
-			op.rec.uninstrumented = parse_service("unknown service for --uninstrumented", v), i++;
+			op.uninstrumented = v ? v : "(missing)", i++;
 		} else if (!strcmp(a, "--kindless")) {
-			op.rec.kindless = parse_service("unknown service for --kindless", v), i++;
+			op.kindless = v ? v : "(missing)", i++;
+		} else if (!strcmp(a, "--no-status")) {
+			op.rec.no_status = true;
+		} else if (!strcmp(a, "--system")) {
+			op.topo.sys = system_by_name(v);
+			if (!op.topo.sys)
+				usage_error("unknown system (hotrod, shop)", v ? v : "(missing)");
+			i++;
+		} else if (!strcmp(a, "--inject")) {
+			op.inject = v ? v : "", i++;
+		} else if (!strcmp(a, "--fault-start")) {
+			uint64_t ms = parse_u64(a, v);
+			if (ms > 3600000u * 24)
+				usage_error("more than a day (86400000 ms) after", a);
+			op.topo.fault_start = EPOCH_US + (int64_t)ms * 1000, i++;
+		} else if (!strcmp(a, "--window")) {
+			op.topo.window = parse_window(v), i++;
+		} else if (!strcmp(a, "--wrapper-spans")) {
+			op.topo.wrapper = true;
 		} else if (!strcmp(a, "-o")) {
 			if (!v)
 				usage_error("-o needs a file name", NULL);
@@ -1492,6 +1550,7 @@ static struct options parse_args(int argc, char **argv)
 			usage_error("unknown option", a);
 		}
 	}
+	resolve_services(&op);
 	return op;
 }
 
@@ -1515,8 +1574,12 @@ int main(int argc, char **argv)
 	q->n = 0;
 	struct emitter e = { .o = o, .format = op.format };
 
-	sim_init(s, op.seed, op.traces, op.fault, op.rec);
-	simulate(s, t, q, &e);
+	if (op.topo.sys) {
+		topo_simulate(&op.topo, t, &e);
+	} else {
+		sim_init(s, op.seed, op.traces, op.fault, op.rec);
+		simulate(s, t, q, &e);
+	}
 	out_flush(o);
 	if (fflush(f) != 0 || ferror(f) || (op.path && fclose(f) != 0))
 		die("write error");

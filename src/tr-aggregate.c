@@ -19,8 +19,9 @@ usage(FILE *f)
 		"       tr-aggregate --merge [--partial] [options] QUERY [PARTIAL...]\n"
 		"Run a Pivot Tracing query (From, Join, Where, GroupBy, Select) over the\n"
 		"spans of all traces and write its table.\n"
-		"  -f, --format=tsv|csv|json\n"
-		"                          the table's format (tsv)\n"
+		"  -f, --format=tsv|csv|json|crosstab\n"
+		"                          the table's format (tsv); crosstab: Select row,\n"
+		"                          column, value as a table with totals\n"
 		"      --no-header         no header line (tsv, csv)\n"
 		TABLE_UNITS_USAGE
 		"  -o, --output FILE       write the table to FILE\n"
@@ -34,6 +35,9 @@ usage(FILE *f)
 		TR_FILES_FROM_USAGE
 		"      --allow-empty       no trace in the input, or no row for --fail-if,\n"
 		"                          is not an error\n"
+		"      --emit-every=D      write the table of each window of D (by the\n"
+		"                          start of the rows' From spans) once it closes\n"
+		"      --lateness=L        a window closes L after its end, in input time (0)\n"
 		"      --explain           the parsed query and join counts on stderr\n"
 		"      --partial           write mergeable group states, not the table\n"
 		"      --exact-percentiles with --partial: percentiles as value counts, so\n"
@@ -49,7 +53,7 @@ usage(FILE *f)
 }
 
 enum { OPT_NO_HEADER = 256, OPT_HB, OPT_MAX_ROWS, OPT_FAIL_IF, OPT_EXPLAIN, OPT_PARTIAL,
-       OPT_MERGE, OPT_EXACT_PCT };
+       OPT_MERGE, OPT_EMIT_EVERY, OPT_LATENESS, OPT_EXACT_PCT };
 
 typedef struct cli {
 	query_run *run;
@@ -99,39 +103,12 @@ syntax_error(const char *what, const char *src, size_t pos, const char *msg)
 	exit(TR_EXIT_USAGE);
 }
 
-static int
-merge_files(query_run *run, char **files, int nfiles)
-{
-	int status = TR_EXIT_OK;
-
-	for (int i = 0; i < nfiles; i++) {
-		tr_input *in = tr_input_open(files[i]);
-		size_t len;
-		char *line;
-		while ((line = tr_input_line(in, &len))) {
-			if (len && line[len - 1] == '\r')
-				len--;
-			if (query_run_merge_line(run, line, len, tr_input_name(in),
-						 tr_input_lineno(in)) < 0) {
-				status = TR_EXIT_INPUT;
-				break;
-			}
-		}
-		if (!status && tr_input_report(in, NULL) < 0)	/* a cut zstd frame: records are missing */
-			status = TR_EXIT_INPUT;
-		tr_input_close(in);
-		if (status)
-			break;
-	}
-	return status;
-}
-
 /* Option flags, as parsed. */
 typedef struct options {
 	query_opts qo;
 	tr_filter f;
 	const char *query_file, *fail_if;
-	int explain, partial, merge;
+	int explain, partial, merge, lateness;
 	tr_filelist from;	/* --files-from */
 } options;
 
@@ -144,7 +121,9 @@ parse_format(const char *s)
 		return QUERY_CSV;
 	if (strcmp(s, "json") == 0)
 		return QUERY_JSON;
-	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json)", s);
+	if (strcmp(s, "crosstab") == 0)
+		return QUERY_CROSSTAB;
+	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json, crosstab)", s);
 }
 
 /* Returns optind, or -1 when main should exit with *status. */
@@ -161,6 +140,8 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{"explain", no_argument, NULL, OPT_EXPLAIN},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
+		{"emit-every", required_argument, NULL, OPT_EMIT_EVERY},
+		{"lateness", required_argument, NULL, OPT_LATENESS},
 		{"exact-percentiles", no_argument, NULL, OPT_EXACT_PCT},
 		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
@@ -192,9 +173,19 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case OPT_PARTIAL: o->partial = 1; break;
 		case OPT_MERGE: o->merge = 1; break;
 		case OPT_EXACT_PCT: o->qo.exact_pct = 1; break;
+		case OPT_EMIT_EVERY:
+			if (parse_duration(optarg, &o->qo.every) < 0 || o->qo.every == 0)
+				tr_die(TR_EXIT_USAGE, "--emit-every needs a duration over 0 (1s, 500ms): '%s'",
+				       optarg);
+			break;
+		case OPT_LATENESS:
+			if (parse_duration(optarg, &o->qo.lateness) < 0)
+				tr_die(TR_EXIT_USAGE, "--lateness needs a duration (0, 1s, 500ms): '%s'", optarg);
+			o->lateness = 1;
+			break;
 		case TR_OPT_UNITS: o->qo.units = tr_units_option(optarg); break;
 		case 'k': o->f.keep_going = 1; break;
-		case 'q': o->qo.quiet = 1; break;
+		case 'q': o->qo.quiet = o->f.quiet = 1; break;
 		case 'v': o->f.verbose = 1; break;
 		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
 		case TR_OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
@@ -206,7 +197,14 @@ parse_options(int argc, char **argv, options *o, int *status)
 	}
 	if (o->qo.exact_pct && !o->partial)
 		tr_usage_error("--exact-percentiles: only with --partial");
-	tr_units_check(o->qo.units, o->qo.format != QUERY_TSV);
+	if (o->qo.every && (o->partial || o->merge))
+		tr_die(TR_EXIT_USAGE, "--emit-every does not go with --partial or --merge: "
+		       "GroupBy bucket(s.start, D) makes windows that merge");
+	if (o->lateness && !o->qo.every)
+		tr_die(TR_EXIT_USAGE, "--lateness is for --emit-every");
+	tr_units_check(o->qo.units, o->qo.format == QUERY_CSV || o->qo.format == QUERY_JSON);
+	if (o->qo.format == QUERY_CROSSTAB && !o->qo.header)
+		tr_die(TR_EXIT_USAGE, "-f crosstab has its header line: --no-header does not go with it");
 	return optind;
 }
 
@@ -218,8 +216,8 @@ run(options *o, query_run *run, char **files, int nfiles)
 
 	if (o->merge) {
 		static char *std_in[] = {"-"};
-		int status = nfiles ? merge_files(run, files, nfiles) : merge_files(run, std_in, 1);
-
+		int status = nfiles ? query_run_merge_files(run, files, nfiles)
+				    : query_run_merge_files(run, std_in, 1);
 		if (status == TR_EXIT_OK) {
 			tr_output *out = tr_output_open(o->f.out_path, 0);
 			if (o->partial)
@@ -277,6 +275,11 @@ main(int argc, char **argv)
 		syntax_error("query", src, pos, err);
 	if ((o.partial || o.merge) && !query_is_grouped(q))
 		tr_die(TR_EXIT_USAGE, "--partial and --merge need a query with GroupBy or an aggregate");
+	if (o.qo.format == QUERY_CROSSTAB && query_crosstab_check(q, err, sizeof err) < 0)
+		tr_die(TR_EXIT_USAGE, "%s", err);
+	if (o.qo.every && !query_is_grouped(q))
+		tr_die(TR_EXIT_USAGE, "--emit-every needs a query with GroupBy or an aggregate: "
+		       "raw rows are written as they are found");
 	expr *fe = NULL;
 	if (o.fail_if && !(fe = query_fail_if_parse(q, o.fail_if, err, sizeof err, &pos)))
 		syntax_error("fail-if", o.fail_if, pos, err);
@@ -290,12 +293,19 @@ main(int argc, char **argv)
 	status = run(&o, r, argv, argc);
 	if (o.explain)
 		query_run_explain(r, stderr);
+	if (status == TR_EXIT_OK && query_run_left_out(r))
+		status = TR_EXIT_INPUT;	/* the windows miss rows: said on stderr */
 	if (status == TR_EXIT_OK && query_run_failed(r))
 		status = TR_EXIT_FINDING;
+	/* a misspelt name in a comparison: the closest one the spans have,
+	 * before the gate says that nothing matched */
+	if (!o.merge && !o.qo.quiet)
+		query_run_unmatched_names(r);
 	if (status == TR_EXIT_OK)
 		status = gate_empty(&o, r);
-	/* a GroupBy tag no span has makes one group of nulls: say so, fail */
-	if (!o.merge && query_run_unmatched_keys(r) && status == TR_EXIT_OK)
+	/* a GroupBy tag no span has makes one group of nulls, a tag no span
+	 * has under --fail-if only nulls: say so, fail, whatever the gate said */
+	if (!o.merge && query_run_unmatched_keys(r) && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 		status = TR_EXIT_USAGE;
 	query_run_free(r);
 	expr_free(fe);

@@ -44,6 +44,8 @@ typedef struct cp_ctx {
 	tr_trace slow;		/* --svg: the slowest picked trace, taken whole */
 	int has_slow;
 	int64_t svg_latency;
+	int keep_streams;	/* --keep-streams: --svg and --flame bands rank them */
+	size_t streams;		/* --svg: long-lived streams passed over */
 	cp_flames *flames;	/* --flame */
 	int pct[16];		/* --percentile */
 	size_t npct;
@@ -85,6 +87,8 @@ usage(FILE *f)
 	    "      --min-share F       --svg: fold subtrees holding at most F of the\n"
 	    "                          critical path into one row (default 0)\n"
 	    "      --width PX          --svg, --flame: picture width (default 1000)\n"
+	    "      --keep-streams      --svg, --flame: long-lived streams (a root operation\n"
+	    "                          naming a Stream) rank among the slowest too\n"
 	    "      --flame             flame graph (SVG) of critical-path time, all traces\n"
 	    "      --percentile P,...  --flame: one graph more for the traces around each\n"
 	    "                          percentile P of latency (e.g. 50,95,99)\n"
@@ -208,6 +212,11 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	case MODE_SVG:
 		/* kept (no copy: the reader gets the older one's memory) and
 		 * drawn once at the end; a slower one replaces it */
+		if (analysed && !x->keep_streams && tr_pick_all(x->pick) &&
+		    tr_span_is_stream(&t->spans[x->cp.root])) {
+			x->streams++;	/* a connection's lifetime, not a request's latency */
+			break;
+		}
 		if (analysed && (!x->has_slow || x->cp.root_duration > x->svg_latency)) {
 			x->slow.files = t->files;
 			tr_trace_swap(&x->slow, t);
@@ -460,7 +469,8 @@ main(int argc, char **argv)
 {
 	enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
 	       OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH,
-	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE, OPT_SUSPECTS, OPT_PARTIAL, OPT_MERGE };
+	       OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE, OPT_SUSPECTS, OPT_KEEP_STREAMS, OPT_PARTIAL,
+	       OPT_MERGE };
 	static const struct option longopts[] = {
 		{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
 		{"sections", no_argument, NULL, OPT_SECTIONS},
@@ -477,6 +487,7 @@ main(int argc, char **argv)
 		{"percentile", required_argument, NULL, OPT_PERCENTILE},
 		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"suspects", no_argument, NULL, OPT_SUSPECTS},
+		{"keep-streams", no_argument, NULL, OPT_KEEP_STREAMS},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"merge", no_argument, NULL, OPT_MERGE},
 		{"format", required_argument, NULL, 'f'},
@@ -517,6 +528,7 @@ main(int argc, char **argv)
 		}
 		case OPT_BASELINE: baseline = optarg; break;
 		case OPT_SUSPECTS: set_mode(&x, MODE_SUSPECTS); break;
+		case OPT_KEEP_STREAMS: x.keep_streams = 1; break;
 		case OPT_PARTIAL: x.partial = 1; break;
 		case OPT_MERGE: merge = 1; break;
 		case OPT_SECTIONS: x.sections = 1; break;
@@ -538,7 +550,7 @@ main(int argc, char **argv)
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
 		case 'o': f.out_path = optarg; break;
-		case 'q': x.quiet = 1; break;
+		case 'q': x.quiet = f.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
 		case 'h': usage(stdout); tr_pick_free(x.pick); free(rules); return TR_EXIT_OK;
 		case TR_OPT_VERSION: tr_print_version(); tr_pick_free(x.pick); free(rules); return TR_EXIT_OK;
@@ -555,6 +567,8 @@ main(int argc, char **argv)
 		tr_usage_error("--min-share goes with --svg");
 	if (x.timeline.width > 0 && x.mode != MODE_SVG && x.mode != MODE_FLAME)
 		tr_usage_error("--width goes with --svg and --flame");
+	if (x.keep_streams && x.mode != MODE_SVG && x.mode != MODE_FLAME)
+		tr_usage_error("--keep-streams goes with --svg and --flame");
 	if (x.npct && x.mode != MODE_FLAME)
 		tr_usage_error("--percentile goes with --flame");
 	if (baseline && x.mode != MODE_FLAME && x.mode != MODE_SUMMARY && x.mode != MODE_SUSPECTS)
@@ -577,8 +591,10 @@ main(int argc, char **argv)
 	x.units = units < 0 ? (x.mode == MODE_SUSPECTS ? TABLE_MS : TABLE_US) : units;
 	if (x.mode == MODE_SUSPECTS)
 		x.suspects = cp_suspects_new();
-	if (x.mode == MODE_FLAME)
+	if (x.mode == MODE_FLAME) {
 		x.flames = cp_flames_new();
+		cp_flames_keep_streams(x.flames, x.keep_streams);
+	}
 	if (baseline && x.mode == MODE_SUMMARY)
 		x.compare = cp_compare_new(summary_key);
 	if (baseline && read_baseline(&x, baseline, f.keep_going, f.max_spans) < 0)
@@ -611,6 +627,7 @@ main(int argc, char **argv)
 	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 	f.pass_through = 0;	/* on_line passes lines; records_begin writes the header */
 	x.header_pending = x.pag_alone = x.mode == MODE_FILTER;
+	f.read_ahead = x.mode == MODE_SUSPECTS;	/* the reading is most of its work */
 	f.on_trace = on_trace;
 	f.on_line = on_line;
 	f.on_end = on_end;
@@ -623,6 +640,11 @@ main(int argc, char **argv)
 		tr_warn("%zu spans in %zu traces lie wholly outside their parent (skewed clocks, or "
 			"work that outlives it): left off the critical path with their subtrees, as "
 			"Jaeger UI leaves them", x.noutside, x.ntr_outside);
+	if (x.flames && x.npct)
+		x.streams = cp_flames_streams(x.flames);
+	if (x.streams && !x.quiet)
+		tr_warn("left %zu long-lived streams out of the %s (--keep-streams keeps them)",
+			x.streams, x.mode == MODE_SVG ? "slowest trace" : "percentile flame graphs");
 	/* A selector that matched nothing answered nothing: say so, fail. */
 	if (x.whatif && cp_whatif_unmatched(x.whatif, f.verbose) && status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;

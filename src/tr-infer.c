@@ -127,32 +127,10 @@ on_end(void *ctx, tr_output *out)
 static int
 run_merge(infer_ctx *x, const tr_filter *f)
 {
-	char *dash = "-";
-	char **files = f->nfiles ? f->files : &dash;
-	int nfiles = f->nfiles ? f->nfiles : 1, status = TR_EXIT_OK;
-	char what[160];
+	int status = infer_merge_files(x->model, x->links, f->files, f->nfiles, f->keep_going);
 
-	for (int i = 0; i < nfiles; i++) {
-		tr_input *in = tr_input_open(files[i]);
-		size_t len;
-		char *line;
-
-		while ((line = tr_input_line(in, &len))) {
-			if (infer_merge_line(x->model, x->links, line, len, what, sizeof what) == 0)
-				continue;
-			tr_warn("%s:%llu: %s", tr_input_name(in),
-				(unsigned long long)tr_input_lineno(in), what);
-			if (!f->keep_going)
-				tr_die(TR_EXIT_INPUT, "nothing written");
-			status = TR_EXIT_INPUT;
-		}
-		if (tr_input_report(in, NULL) < 0) {	/* a cut zstd frame: records are missing */
-			if (!f->keep_going)
-				tr_die(TR_EXIT_INPUT, "nothing written");
-			status = TR_EXIT_INPUT;
-		}
-		tr_input_close(in);
-	}
+	if (status < 0)
+		tr_die(TR_EXIT_INPUT, "nothing written");
 	if (x->model && infer_check_counts(x->model) < 0)
 		tr_die(TR_EXIT_INPUT, "partial counts do not add up (an IT record is missing?)");
 	tr_output *out = tr_output_open(f->out_path, 0);
@@ -299,7 +277,7 @@ main(int argc, char **argv)
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
 		case 'o': f.out_path = optarg; break;
-		case 'q': x.quiet = 1; break;
+		case 'q': x.quiet = f.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
 		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;

@@ -13,8 +13,8 @@ usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N]\n"
-		"                 [--max-bytes N] [--no-merge] [--shard K/N | --split N]\n"
-		"                 [--files-from LIST] [FILE|DIR...]\n"
+		"                 [--max-bytes N] [--no-merge] [--time-unit UNIT]\n"
+		"                 [--shard K/N | --split N] [--files-from LIST] [FILE|DIR...]\n"
 		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to\n"
 		"the tr line format. A directory stands for the *.json, *.jsonl and *.ndjson\n"
 		"files under it (.gz, .zst too).\n"
@@ -25,6 +25,8 @@ usage(FILE *f, int status)
 		"                          the end\n"
 		"      --no-merge          do not remember written traces: one met again is\n"
 		"                          written again\n"
+		"      --time-unit UNIT    the input's times are in UNIT (ns, us, ms, s), not the\n"
+		"                          format's own (Jaeger, Zipkin: us; OTLP: ns)\n"
 		"  -o, --output FILE       write to FILE (through a temporary file) instead of\n"
 		"                          stdout\n"
 		"  -z, --zstd              compress the output with zstd\n"
@@ -34,7 +36,10 @@ usage(FILE *f, int status)
 		"      --split N           every trace to its shard's output, -o PREFIX:\n"
 		"                          PREFIX0.tr ... PREFIX<N-1>.tr (.tr.zst with -z)\n"
 		"      --files-from LIST   also read the files LIST names, one a line (-: stdin)\n"
-		TR_LIMIT_USAGE
+		"      --max-spans N       a trace with more spans is bad input, skipped as it is\n"
+		"                          read (default 1000000; 0: none)\n"
+		"      --max-bytes N       a JSON trace larger than N bytes is bad input, skipped\n"
+		"                          as it is read (default 128 MiB; 0: none)\n"
 		"  -q, --quiet             no summary, even with -k\n"
 		"  -v, --verbose           each file's shape, span-tree problems and a summary on\n"
 		"                          stderr\n"
@@ -111,12 +116,13 @@ main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{"threads", required_argument, NULL, 'j'}, {"no-merge", no_argument, NULL, 'M'},
 		{"allow-empty", no_argument, NULL, TR_OPT_ALLOW_EMPTY},
+		{"time-unit", required_argument, NULL, 'U'},
 		{"shard", required_argument, NULL, 'S'}, {"split", required_argument, NULL, 'P'},
 		{"files-from", required_argument, NULL, 'F'},
 		TR_LIMIT_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	ingest_opts o = {.max_spans = 10000000, .max_bytes = (size_t)4 << 30};
+	ingest_opts o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES};
 	const char *outpath = NULL;
 	int c, zstd = 0, quiet = 0, allow_empty = 0, status = TR_EXIT_OK;
 	tr_shard_opts so = {.n = 0};
@@ -138,10 +144,15 @@ main(int argc, char **argv)
 			break;
 		case 'k': o.keep_going = 1; break;
 		case 'M': o.no_merge = 1; break;
+		case 'U':
+			if ((c = ingest_time_unit_parse(optarg)) < 0)
+				tr_die(TR_EXIT_USAGE, "unknown time unit: %s (ns, us, ms, s)", optarg);
+			o.time_unit = c;
+			break;
 		case 'o': outpath = optarg; break;
 		case 'z': zstd = 1; break;
 		case TR_OPT_ALLOW_EMPTY: allow_empty = 1; break;
-		case 'q': quiet = 1; break;
+		case 'q': quiet = o.quiet = 1; break;
 		case 'v': o.verbose = 1; break;
 		case 'S': {
 			unsigned k, n;
@@ -209,8 +220,9 @@ main(int argc, char **argv)
 	if (!quiet && o.verbose && (st->merged || st->split))
 		tr_warn("%zu traces met again: %zu wholly written before, %zu with new spans written as a "
 			"second group", st->merged + st->split, st->merged, st->split);
-	/* A failed run that wrote no trace leaves no file behind -o. */
-	if (outpath && status != TR_EXIT_OK && !st->traces)
+	/* A failed run that wrote no trace leaves no file behind -o, and
+	 * writes nothing on stdout, not even the header. */
+	if (status != TR_EXIT_OK && !st->traces)
 		tr_output_discard(out);
 	else
 		tr_output_close(out);

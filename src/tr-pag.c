@@ -589,7 +589,7 @@ main(int argc, char **argv)
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
-		case 'q': c.quiet = 1; break;
+		case 'q': c.quiet = f.quiet = 1; break;
 		case 'v': c.verbose = f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;
 		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;

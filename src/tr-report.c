@@ -16,7 +16,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: tr-report [-kqv] [-f html|md] [-o FILE] [--baseline FILE] [--top N]\n"
-	    "                 [--percentile P,...] [--min-share F] [FILE...]\n"
+	    "                 [--percentile P,...] [--min-share F]\n"
+	    "                 [--keep-streams] [FILE...]\n"
 	    "A report of the traces: inputs, slowest requests with their timelines, latency\n"
 	    "per operation, critical-path time per service with flame graphs, tr-temporal's\n"
 	    "top causes, the service graph, and the comparison with a baseline.\n"
@@ -28,6 +29,8 @@ usage(FILE *f)
 	    "                          percentiles (default 50,95,99)\n"
 	    "      --min-share F       timelines fold subtrees holding at most F of the\n"
 	    "                          critical path into one row (default 0)\n"
+	    "      --keep-streams      rank long-lived streams (a root operation naming a\n"
+	    "                          Stream) among the slowest requests\n"
 	    "  -o, --output FILE       write to FILE (atomically); md needs it\n"
 	    "  -k, --keep-going        skip bad traces instead of stopping\n"
 	    "  -q, --quiet             no count of skipped traces on stderr\n"
@@ -68,13 +71,14 @@ parse_share(const char *s)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE };
+	enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"top", required_argument, NULL, OPT_TOP},
 		{"percentile", required_argument, NULL, OPT_PERCENTILE},
 		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+		{"keep-streams", no_argument, NULL, OPT_KEEP_STREAMS},
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
@@ -102,6 +106,7 @@ main(int argc, char **argv)
 			o.npct = (size_t)n;
 			break;
 		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
+		case OPT_KEEP_STREAMS: o.keep_streams = 1; break;
 		case 'k': o.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;

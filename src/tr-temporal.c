@@ -213,7 +213,7 @@ main(int argc, char **argv)
 	else if (status < 0) {
 		status = tp_run(&r, &o);
 		/* an id no trace has was answered nothing: say so, fail */
-		if (tr_pick_missing(pick, "--trace") && status == TR_EXIT_OK)
+		if (tr_pick_missing(pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 			status = TR_EXIT_USAGE;
 	}
 	free(caps);

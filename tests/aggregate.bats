@@ -35,7 +35,7 @@ two_requests() {
 	two_requests
 	run tr-aggregate 'From s In spans GroupBy s.service
 		Select s.service, COUNT, SUM(s.duration), AVG(s.duration), MIN(s.duration), MAX(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "$(printf 's.service\tCOUNT\tSUM(s.duration)\tAVG(s.duration)\tMIN(s.duration)\tMAX(s.duration)')" ]
 	[ "${lines[1]}" = "$(printf 'customer\t1\t200\t200\t200\t200')" ]
 	[ "${lines[2]}" = "$(printf 'frontend\t2\t3000\t1500\t1000\t2000')" ]
@@ -49,7 +49,7 @@ two_requests() {
 	# t1 a: 1000 - (200 + [1400,1800) = 400) = 400; t2 a: 2000 - 600 = 1400; b in t1: 100
 	run tr-aggregate 'From s In spans[service = "frontend" or service = "customer"]
 		Select s.trace, s.span, s.self' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 't1\ta\t400')" ]
 	[ "${lines[2]}" = "$(printf 't1\tb\t100')" ]
 	[ "${lines[3]}" = "$(printf 't2\ta\t1400')" ]
@@ -68,8 +68,8 @@ two_requests() {
 	EOF
 	run tr-aggregate --no-header 'From s In spans[operation = "op"]
 		Select P50(s.duration), P90(s.duration), P99(s.duration), PERCENTILE(s.duration, 20), PERCENTILE(s.duration, 21)' "$BATS_TEST_TMPDIR/p.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf '30\t50\t50\t10\t20')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf '30\t50\t50\t10\t20')"
 }
 
 @test "sums of integers stay exact beyond 2^53" {
@@ -81,18 +81,18 @@ two_requests() {
 	S|b|3||0|10|svc|op|||n=1
 	EOF
 	run tr-aggregate --no-header 'From s In spans Select SUM(s.tag["n"]), COUNT' "$BATS_TEST_TMPDIR/big.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf '18014398509481987\t3')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf '18014398509481987\t3')"
 }
 
 @test "a missing tag is null: comparisons false, aggregates skip it" {
 	two_requests
 	run tr-aggregate --no-header 'From s In spans Where s.tag["sql.rows"] > 0 or s.tag["nosuch"] == 1
 		Select COUNT, COUNT(s.tag["customer"]), SUM(s.tag["sql.rows"]), MAX(s.tag["nosuch"])' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf '1\t0\t3\t')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf '1\t0\t3\t')"
 	run tr-aggregate --no-header 'From s In spans[tag["customer"] == null] Select COUNT' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "6" ]
+	expect_output "6"
 }
 
 @test "First picks the request's root: redis time per customer (Q2 form)" {
@@ -101,19 +101,19 @@ two_requests() {
 		Join r In First(spans[parent = null]) On r -> s
 		GroupBy r.tag["customer"]
 		Select r.tag["customer"] As customer, COUNT, SUM(s.duration) As redis' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'customer\tCOUNT\tredis\nalice\t2\t600\nbob\t1\t100')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'customer\tCOUNT\tredis\nalice\t2\t600\nbob\t1\t100')"
 }
 
 @test "happened-before joins: every pair with --hb=seq, ancestry with --hb=tree" {
 	two_requests
 	run tr-aggregate --no-header 'From s In spans Join p In spans On p -> s Select s.trace, p.span, s.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# b ended (1300) before d (1400) and e started, so b and c precede them; d
 	# and e overlap; in t2 b ended (5600) before c (5700).
-	[ "$output" = "$(printf 't1\ta\tb\nt1\ta\tc\nt1\tb\tc\nt1\ta\td\nt1\tb\td\nt1\tc\td\nt1\ta\te\nt1\tb\te\nt1\tc\te\nt2\ta\tb\nt2\ta\tc\nt2\tb\tc')" ]
+	expect_output "$(printf 't1\ta\tb\nt1\ta\tc\nt1\tb\tc\nt1\ta\td\nt1\tb\td\nt1\tc\td\nt1\ta\te\nt1\tb\te\nt1\tc\te\nt2\ta\tb\nt2\ta\tc\nt2\tb\tc')"
 	run tr-aggregate --hb=tree --no-header 'From s In spans Join p In spans On p -> s Select s.trace, p.span, s.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 't1\ta\tb\nt1\ta\tc\nt1\tb\tc\nt1\ta\td\nt1\ta\te\nt2\ta\tb\nt2\ta\tc')" ]
+	expect_output "$(printf 't1\ta\tb\nt1\ta\tc\nt1\tb\tc\nt1\ta\td\nt1\ta\te\nt2\ta\tb\nt2\ta\tc')"
 }
 
 @test "MostRecent picks the latest preceding server: latency per request (Q8 form)" {
@@ -121,23 +121,23 @@ two_requests() {
 	run tr-aggregate 'From resp In spans[service = "mysql"]
 		Join req In MostRecent(spans[kind = "server"]) On req -> resp
 		Select resp.trace, req.span, resp.end - req.start As latency' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'resp.trace\treq.span\tlatency\nt1\tb\t150\nt2\ta\t600')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'resp.trace\treq.span\tlatency\nt1\tb\t150\nt2\ta\t600')"
 }
 
 @test "FirstN keeps the first N in pre-order, MostRecentN the N that ended last, oldest first; On can point either way" {
 	two_requests
 	run tr-aggregate --no-header 'From s In spans[span = "e" and trace = "t1"]
 		Join p In FirstN(2, spans) On p -> s Select p.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 'a\nb')" ]
+	expect_output "$(printf 'a\nb')"
 	run tr-aggregate --no-header 'From s In spans[span = "e" and trace = "t1"]
 		Join p In MostRecentN(2, spans) On p -> s Select p.span' "$BATS_TEST_TMPDIR/f.tr"
 	# c ended at 1250, b at 1300; a, an ancestor, counts from its start (1000)
-	[ "$output" = "$(printf 'c\nb')" ]
+	expect_output "$(printf 'c\nb')"
 	# the spans that come after b in t1
 	run tr-aggregate --no-header 'From s In spans[span = "b" and trace = "t1"]
 		Join n In spans On s -> n Select n.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 'c\nd\ne')" ]
+	expect_output "$(printf 'c\nd\ne')"
 }
 
 @test "a Where across two variables filters joined rows (Q7 form)" {
@@ -146,9 +146,9 @@ two_requests() {
 		Join r In First(spans[parent = null]) On r -> s
 		Where s.host != r.host and s.duration * 5 > r.duration
 		GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# t1: d, e (300 * 5 > 1000); c is 100 * 5; t2: b (500 * 5 > 2000)
-	[ "$output" = "$(printf 'mysql\t1\nredis\t2')" ]
+	expect_output "$(printf 'mysql\t1\nredis\t2')"
 }
 
 @test "a subquery as a source: two-level aggregation (Q9 form)" {
@@ -157,47 +157,47 @@ two_requests() {
 			GroupBy s.trace, s.service
 			Select s.trace As trace, s.service As service, SUM(s.duration) As busy)
 		GroupBy x.service Select x.service, COUNT, AVG(x.busy), MAX(x.busy)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'x.service\tCOUNT\tAVG(x.busy)\tMAX(x.busy)\nmysql\t2\t300\t500\nredis\t2\t350\t600')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'x.service\tCOUNT\tAVG(x.busy)\tMAX(x.busy)\nmysql\t2\t300\t500\nredis\t2\t350\t600')"
 }
 
 @test "bucket() makes a time series; a GroupBy As name is a Select column" {
 	two_requests
 	run tr-aggregate 'From s In spans GroupBy bucket(s.start, 2000) As t Select t, COUNT, SUM(s.duration) As busy' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 't\tCOUNT\tbusy\n0\t5\t1900\n4000\t3\t2600')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 't\tCOUNT\tbusy\n0\t5\t1900\n4000\t3\t2600')"
 }
 
 @test "logs are a relation: events joined to spans and ordered by ->" {
 	two_requests
 	run tr-aggregate --no-header 'From l In logs[event = "lock"] Join s In spans On l -> s Select l.span, l.service, s.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'c\tmysql\td\nc\tmysql\te')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'c\tmysql\td\nc\tmysql\te')"
 	run tr-aggregate --no-header 'From l In logs Join r In First(spans[root]) On r -> l Select l.time - r.start' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "160" ]
+	expect_output "160"
 }
 
 @test "glob, regex, duration literals, error and root fields, keywords in any case" {
 	two_requests
 	run tr-aggregate --no-header 'from s in spans where s.operation ~ "GET*" and s.service =~ "^(redis|front)" and s.duration >= 0.1ms groupby s.service select s.service, count, count(distinct s.error), count(distinct s.root)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# one redis span failed; frontend spans are all roots
-	[ "$output" = "$(printf 'frontend\t2\t1\t1\nredis\t3\t2\t1')" ]
+	expect_output "$(printf 'frontend\t2\t1\t1\nredis\t3\t2\t1')"
 	run tr-aggregate --no-header 'From s In spans[error] Select s.trace, s.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 't2\tc')" ]
+	expect_output "$(printf 't2\tc')"
 }
 
 @test "a GroupBy tag no span has fails (exit 2) with the closest tag key; a tag some spans have is fine" {
 	f=$(printf 'S\tt\ta\t\t0\t10\tweb\tGET\t\t\tzone=eu\nS\tt\tb\ta\t1\t5\tdb\tq\t\t\n' | mkfix z.tr)
 	run --separate-stderr tr-aggregate 'From s In spans GroupBy s.tag["zon"] Select s.tag["zon"], COUNT' "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[ "$stderr" = "tr-aggregate: GroupBy zon: no span has a tag zon (did you mean zone?)" ]
 	run tr-aggregate 'From s In spans GroupBy s.tag["zone"] Select s.tag["zone"], COUNT' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(printf 's.tag["zone"]\tCOUNT\n\t1\neu\t1')" ]
 	# a Where that keeps no row is the gate's business, not this check's
 	run tr-aggregate 'From s In spans Where s.service = "none" GroupBy s.tag["zon"] Select COUNT' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "--format csv and json, --no-header" {
@@ -207,10 +207,10 @@ two_requests() {
 	run --separate-stderr tr-aggregate -f csv 'From s In spans[service = "redis"] GroupBy s.tag["x"] Select s.tag["x"], COUNT As n, AVG(s.duration) As avg' "$BATS_TEST_TMPDIR/f.tr"
 	[ "$output" = "$(printf '"s.tag[""x""]",n,avg\n,3,233.33333333333334')" ]
 	# no span has the tag x: the one group of nulls answers nothing
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[ "$stderr" = "tr-aggregate: GroupBy x: no span has a tag x" ]
 	run tr-aggregate -f json 'From s In spans GroupBy s.service Select s.service As service, COUNT As n, MAX(s.tag["sql.rows"]) As rows' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "[" ]
 	[ "${lines[1]}" = '{"service":"customer", "n":1, "rows":null},' ]
 	[ "${lines[3]}" = '{"service":"mysql", "n":2, "rows":3},' ]
@@ -222,31 +222,31 @@ two_requests() {
 @test "an empty input is an error (exit 3, one line, no table); --allow-empty gives the header ([] in json), a global aggregate one row" {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	run --separate-stderr tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 3 ]
-	[ "$output" = "" ]
+	expect_eq 3 "$status" status
+	expect_output ""
 	[ "$stderr" = "tr-aggregate: $BATS_TEST_TMPDIR/e.tr: no trace in the input (--allow-empty accepts that)" ]
 	run tr-aggregate --allow-empty 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 's.service\tCOUNT')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 's.service\tCOUNT')"
 	run tr-aggregate --allow-empty -f json 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/e.tr"
-	[ "$output" = "[]" ]
+	expect_output "[]"
 	# aggregates without GroupBy: one row, also over no rows
 	run tr-aggregate --allow-empty 'From s In spans Select COUNT, SUM(s.duration)' "$BATS_TEST_TMPDIR/e.tr"
-	[ "$output" = "$(printf 'COUNT\tSUM(s.duration)\n0\t')" ]
+	expect_output "$(printf 'COUNT\tSUM(s.duration)\n0\t')"
 }
 
 @test "--fail-if: exit 1 and one line per failing row; 0 when no row fails" {
 	two_requests
 	run tr-aggregate --fail-if 'p99 > 250ms / 1000' 'From s In spans GroupBy s.service
 		Select s.service, P99(s.duration) As p99' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^tr-aggregate: fail-if')" -eq 3 ]
 	printf '%s\n' "$output" | grep -qx 'tr-aggregate: fail-if p99 > 250ms / 1000: s.service=mysql, p99=500'
 	run tr-aggregate --fail-if 'P99(s.duration) > 5s' 'From s In spans GroupBy s.service
 		Select s.service, P99(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	run tr-aggregate -q --fail-if 'COUNT >= 3' 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	! printf '%s\n' "$output" | grep -q fail-if
 }
 
@@ -254,11 +254,11 @@ two_requests() {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	q='From s In spans GroupBy s.service Select s.service, P99(s.duration) As p99'
 	run tr-aggregate --fail-if 'p99 > 1ms' "$q" "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-aggregate: $BATS_TEST_TMPDIR/e.tr: no trace in the input (--allow-empty accepts that)" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-aggregate: $BATS_TEST_TMPDIR/e.tr: no trace in the input (--allow-empty accepts that)"
 	run tr-aggregate -q --fail-if 'p99 > 1ms' "$q" </dev/null
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-aggregate: <stdin>: no trace in the input (--allow-empty accepts that)" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-aggregate: <stdin>: no trace in the input (--allow-empty accepts that)"
 }
 
 @test "--fail-if on a query that matches no row fails, saying so: grouped, raw, and COUNT 0 without GroupBy" {
@@ -266,20 +266,20 @@ two_requests() {
 	f="$BATS_TEST_TMPDIR/f.tr"
 	run tr-aggregate --fail-if 'p99 > 1ms' 'From s In spans[service = "mysqll"] GroupBy s.operation
 		Select s.operation, P99(s.duration) As p99' "$f"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[[ "$output" == *"tr-aggregate: fail-if p99 > 1ms: the query matched no row: the gate fails (--allow-empty lets it pass)"* ]]
 	run tr-aggregate --fail-if 'd > 1s' 'From s In spans Where s.duration > 1s Select s.span, s.duration As d' "$f"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[[ "$output" == *"the query matched no row"* ]]
 	# the one row of an aggregate over nothing is written, and judged as none
 	run tr-aggregate --fail-if 'COUNT > 100' 'From s In spans[service = "mysqll"] Select COUNT' "$f"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[ "${lines[1]}" = 0 ]
 	[[ "$output" == *"the query matched no row"* ]]
 	# the same gate over rows that exist holds
 	run tr-aggregate --fail-if 'COUNT > 100' 'From s In spans[service = "mysql"] Select COUNT' "$f"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'COUNT\n2')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'COUNT\n2')"
 }
 
 @test "--allow-empty: no trace or no row passes the gate; a failing row still fails" {
@@ -287,13 +287,13 @@ two_requests() {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	q='From s In spans[service = "mysqll"] GroupBy s.service Select s.service, P99(s.duration) As p99'
 	run tr-aggregate --allow-empty --fail-if 'p99 > 1ms' "$q" "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 's.service\tp99')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 's.service\tp99')"
 	run tr-aggregate --allow-empty --fail-if 'p99 > 1ms' "$q" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	run tr-aggregate --allow-empty --fail-if 'p99 > 100' 'From s In spans GroupBy s.service
 		Select s.service, P99(s.duration) As p99' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[[ "$output" == *"fail-if p99 > 100: s.service=frontend"* ]]
 }
 
@@ -302,32 +302,32 @@ two_requests() {
 	printf 'service,p99\nmysql,1\n' | mkfix t.csv >/dev/null
 	q='From s In spans GroupBy s.service Select s.service, P99(s.duration) As p99'
 	run tr-aggregate --allow-empty --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/t.csv"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	printf 'S|t9|x||1|-5|a|b|||\n' | tr '|' '\t' | mkfix bad.tr >/dev/null
 	run tr-aggregate -k --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/bad.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 }
 
 @test "--merge: a gate over partials with no group fails, --allow-empty passes it" {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	q='From s In spans GroupBy s.service Select s.service, COUNT'
 	run tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	tr-aggregate --partial --allow-empty "$q" "$BATS_TEST_TMPDIR/e.tr" > "$BATS_TEST_TMPDIR/e.part"
 	run tr-aggregate --merge --fail-if 'COUNT > 5' "$q" "$BATS_TEST_TMPDIR/e.part"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[[ "$output" == *"the query matched no row"* ]]
 	run tr-aggregate --merge --allow-empty --fail-if 'COUNT > 5' "$q" "$BATS_TEST_TMPDIR/e.part"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "--fail-if on raw rows and a bad --fail-if expression" {
 	two_requests
 	run tr-aggregate --fail-if 'd > 1500' 'From s In spans Select s.span, s.duration As d' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	printf '%s\n' "$output" | grep -qx 'tr-aggregate: fail-if d > 1500: s.span=a, d=2000'
 	run tr-aggregate --fail-if 'nosuch > 1' 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"fail-if:1:1: no result column 'nosuch'"* ]]
 }
 
@@ -336,18 +336,18 @@ two_requests() {
 	run tr-aggregate 'From s In spans
 GroupBy s.service
 Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == "tr-aggregate: query:3:30: unknown field 'duraton'"* ]]
 	[ "${lines[1]}" = "    Select s.service, COUNT, AVG(s.duraton)" ]
 	[ "${lines[2]}" = "                                 ^" ]
 	run tr-aggregate 'From s In spans Select' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == *"query:1:23: unexpected end of the expression" ]]
 	run tr-aggregate 'From s In spans Where (s.duration > 1 Select s.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == *"query:1:39: expected ')'" ]]
 	run tr-aggregate 'Select s.span' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == *"query:1:1: expected From" ]]
 }
 
@@ -356,15 +356,15 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	# A 100,000-term chain from a file: one level of syntax, a very tall tree.
 	awk 'BEGIN { printf "From s In spans Select s.duration"; for (i = 0; i < 100000; i++) printf " + 1"; print "" }' > "$BATS_TEST_TMPDIR/chain.q"
 	run tr-aggregate -Q "$BATS_TEST_TMPDIR/chain.q" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == *"nested too deeply"* ]]
 	awk 'BEGIN { printf "From s In spans Select "; for (i = 0; i < 100000; i++) printf "-"; print "s.duration" }' > "$BATS_TEST_TMPDIR/neg.q"
 	run tr-aggregate -Q "$BATS_TEST_TMPDIR/neg.q" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == *"nested too deeply"* ]]
 	# Up to the bound, it evaluates.
 	run tr-aggregate "From s In spans Select s.duration$(printf ' + 1%.0s' $(seq 150))" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "unknown names, type errors and misplaced aggregates are errors, never crashes" {
@@ -403,27 +403,27 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	two_requests
 	{ cat "$BATS_TEST_TMPDIR/f.tr"; printf 'T\tt3\nS\tt3\tx\t\tsoon\t5\tsvc\top\t\t\nT\tt4\nS\tt4\ty\t\t10\t5\tsvc\top\t\t\n'; } | mkfix bad.tr >/dev/null
 	run tr-aggregate 'From s In spans Select s.trace, s.span' "$BATS_TEST_TMPDIR/bad.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"bad.tr:14: start: not an integer"* ]]
 	[ "$(printf '%s\n' "$output" | grep -c "^t[12]	")" -eq 8 ]
 	run tr-aggregate -k 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/bad.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	printf '%s\n' "$output" | grep -qx "$(printf 'svc\t1')"
 	printf '%s\n' "$output" | grep -qx "$(printf 'redis\t3')"
 	run tr-aggregate 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/nosuch.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 }
 
 @test "--max-rows-per-trace skips a trace whose joins blow up (exit 3)" {
 	two_requests
 	run tr-aggregate --max-rows-per-trace 3 -k 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-aggregate: $BATS_TEST_TMPDIR/f.tr:"[0-9]*": trace t1: more than 3 join rows (--max-rows-per-trace): skipped"* ]]
 	printf '%s\n' "$output" | grep -qx "$(printf 't2\t3')"
 	! printf '%s\n' "$output" | grep -q "^t1	"
 	run tr-aggregate --max-rows-per-trace 0 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 's.trace\tCOUNT\nt1\t9\nt2\t3')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 's.trace\tCOUNT\nt1\t9\nt2\t3')"
 }
 
 # Block reads (Pivot Tracing's Q5): a client's DoNextOp, then the NameNode's
@@ -449,7 +449,7 @@ block_reads() {
 		Join st In spans[operation = "DoNextOp"] On st -> getloc
 		GroupBy st.host, each(getloc.tag["replicas"])
 		Select st.host, each(getloc.tag["replicas"]), COUNT' "$BATS_TEST_TMPDIR/r.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(printf '%s\n' 'st.host|each(getloc.tag["replicas"])|COUNT' \
 		'hostA|dn1|2' 'hostA|dn2|1' 'hostA|dn3|2' 'hostA|dn5|1' 'hostB|dn2|1' 'hostB|dn3|1' 'hostB|dn4|1' | tr '|' '\t')" ]
 	# As names the key; two lists give every pair of their values
@@ -464,6 +464,117 @@ block_reads() {
 	[ "${lines[1]}" = "$(printf 'dn1\tdn2\t1')" ]
 }
 
+@test "an each() key's As name in an aggregate's argument is the list value of the row's group" {
+	block_reads
+	# r1's client reads from dn2, r2's from dn3, r3's from dn3: per replica,
+	# how often it was hosted and how often the one read
+	awk -F'\t' -v OFS='\t' '{ print } $1 == "S" && $3 == "g" { print "S", $2, "d", "c", 40, 20, "datanode", "read", "server", $2 == "r1" ? "dn2" : "dn3" }' \
+		"$BATS_TEST_TMPDIR/r.tr" >"$BATS_TEST_TMPDIR/d.tr"
+	run tr-aggregate --no-header 'From d In spans[service = "datanode"]
+		Join g In spans[operation = "GetBlockLocations"] On g -> d
+		GroupBy each(g.tag["replicas"]) As replica
+		Select replica, COUNT, SUM(d.host = replica) As chosen, AVG(d.host = replica) As p' "$BATS_TEST_TMPDIR/d.tr"
+	[ "$status" -eq 0 ]
+	expected=$(printf '%s\n' 'dn1|2|0|0' 'dn2|2|1|0.5' 'dn3|3|2|0.6666666666666666' 'dn4|1|0|0' 'dn5|1|0|0' | tr '|' '\t')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "a plain GroupBy key's As name in an aggregate's argument; --partial then --merge equals one pass" {
+	two_requests
+	q='From s In spans GroupBy s.trace As t, s.service As svc
+		Select t, svc, SUM(s.service = svc and s.trace = t) As same, COUNT'
+	run tr-aggregate --no-header "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# every row is in its own group: same = COUNT
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$3 != $4')" = "" ]
+	[ "${#lines[@]}" -eq 7 ]
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/f.tr" >"$BATS_TEST_TMPDIR/p"
+	diff <(echo "$output") <(tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/p")
+}
+
+@test "a GroupBy key's name is no field in Where, in GroupBy, outside an aggregate over rows, nor when unnamed" {
+	run tr-aggregate 'From s In spans Where v = "x" GroupBy each(s.tag["l"]) As v Select v, COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'v' needs a variable: v.v"* ]] || { echo "$output"; false; }
+	run tr-aggregate 'From s In spans GroupBy s.service As a, a Select a, COUNT' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'a' needs a variable: v.a"* ]] || { echo "$output"; false; }
+	# a Select column over rows must be a key: a + 1 is computed over groups
+	run tr-aggregate --no-header 'From s In spans GroupBy s.depth As d Select d + 1, COUNT' /dev/null
+	[ "$status" -eq 3 ]	# parsed; no trace in /dev/null
+	run tr-aggregate 'From s In spans GroupBy each(s.tag["l"]) Select SUM(s.service = l)' /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'l' needs a variable: v.l"* ]] || { echo "$output"; false; }
+}
+
+@test "-f crosstab: rows by the first column, columns by the second, empty cells empty, totals last" {
+	two_requests
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace
+		Select s.service, s.trace, SUM(s.duration) As busy' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	expected=$(printf '%s\n' 's.service|t1|t2|total' 'customer|200||200' 'frontend|1000|2000|3000' \
+		'mysql|100|500|600' 'redis|600|100|700' 'total|1900|2600|4500' | tr '|' '\t')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "-f crosstab: a total is the value over its rows (P50 of all their durations), not a sum of cells" {
+	two_requests
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace
+		Select s.service, s.trace, P50(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	# redis: 300 300 100 -> 300; t1: 100 200 300 300 1000 -> 300; all
+	# eight durations: 100 100 200 300 300 500 1000 2000 -> 300
+	expected=$(printf '%s\n' 's.service|t1|t2|total' 'customer|200||200' 'frontend|1000|2000|1000' \
+		'mysql|100|500|100' 'redis|300|100|300' 'total|300|500|300' | tr '|' '\t')
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "-f crosstab with --units ms, and after --merge of partials as in one pass" {
+	two_requests
+	q='From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT(DISTINCT s.host) As hosts'
+	run tr-aggregate -f crosstab "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+	[ "${lines[5]}" = "$(printf 'total\t3\t3\t3')" ]
+	awk -F'\t' -v d="$BATS_TEST_TMPDIR" '$1 == "T" { n++ } { print > (d "/part" (n % 2)) }' "$BATS_TEST_TMPDIR/f.tr"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/part0" >"$BATS_TEST_TMPDIR/p0"
+	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/part1" >"$BATS_TEST_TMPDIR/p1"
+	diff <(echo "$output") <(tr-aggregate -f crosstab --merge "$q" "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1")
+	run tr-aggregate -f crosstab --units ms 'From s In spans GroupBy s.service, s.trace
+		Select s.service, s.trace, SUM(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
+	[ "${lines[2]}" = "$(printf 'frontend\t1\t2\t3')" ] || { echo "$output"; false; }
+}
+
+@test "-f crosstab: --fail-if judges the cells, not the totals" {
+	two_requests
+	q='From s In spans GroupBy s.service, s.trace Select s.service, s.trace, SUM(s.duration) As busy'
+	run --separate-stderr tr-aggregate -f crosstab --fail-if 'busy > 1500' "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tr-aggregate: fail-if busy > 1500: s.service=frontend, s.trace=t2, busy=2000" ] || { echo "$stderr"; false; }
+	# frontend's total, 3000, is no cell
+	run tr-aggregate -f crosstab --fail-if 'busy > 2500' "$q" "$BATS_TEST_TMPDIR/f.tr"
+	[ "$status" -eq 0 ]
+}
+
+@test "-f crosstab needs two GroupBy keys, Select row, column, value, no OrderBy or Limit, a header" {
+	two_requests
+	f="$BATS_TEST_TMPDIR/f.tr"
+	for q in 'From s In spans GroupBy s.service Select s.service, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace Select s.service, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace, s.host Select s.service, s.trace, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace Select s.service, s.service, COUNT' \
+		 'From s In spans GroupBy s.service, s.trace Select s.service, COUNT, s.trace'; do
+		run tr-aggregate -f crosstab "$q" "$f"
+		[ "$status" -eq 2 ] || { echo "$q: $status"; false; }
+		[ "$output" = "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value" ] || { echo "$output"; false; }
+	done
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT OrderBy COUNT' "$f"
+	[ "$status" -eq 2 ]
+	[ "$output" = "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit" ] || { echo "$output"; false; }
+	run tr-aggregate -f crosstab --no-header 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT' "$f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "tr-aggregate: -f crosstab has its header line: --no-header does not go with it"* ]] || { echo "$output"; false; }
+}
+
 @test "each() reads JSON arrays as tr-format writes them; another value is one value, [] and null none" {
 	fix e.tr <<-'EOF'
 	#tr/1
@@ -475,7 +586,7 @@ block_reads() {
 	S|e|f||0|10|svc|f|||l=["unclosed"
 	EOF
 	run tr-aggregate --no-header 'From s In spans GroupBy s.span, each(s.tag["l"]) As v Select s.span, v, COUNT' "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# a: a string unescaped, a number, a boolean, null, nested text as
 	# written; b and f: the text itself; c and d: no rows (sorted by key:
 	# null, numbers, strings, booleans)
@@ -485,13 +596,13 @@ block_reads() {
 
 @test "each() is a GroupBy key only" {
 	run tr-aggregate 'From s In spans Where each(s.tag["l"]) = "x" Select s.span' /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"each(list) is a GroupBy key"* ]]
 	run tr-aggregate 'From s In spans GroupBy s.service Select each(s.tag["l"]), COUNT' /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"each(list) is a GroupBy key"* ]]
 	run tr-aggregate 'From s In spans GroupBy each(s.tag["l"] Select COUNT' /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"expected ')' after each(list"* ]]
 }
 
@@ -499,7 +610,7 @@ block_reads() {
 	two_requests
 	run tr-aggregate --explain 'From s In spans[service = "redis"] Join r In First(spans[parent = null]) On r -> s
 		GroupBy r.tag["customer"] Select r.tag["customer"], SUM(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	printf '%s\n' "$output" | grep -qx 'From s In spans\[service == "redis"\]'
 	printf '%s\n' "$output" | grep -qx 'Join r In First(spans\[parent == null\]) On r -> s'
 	printf '%s\n' "$output" | grep -qx 'from s: 3 candidates'
@@ -511,29 +622,29 @@ block_reads() {
 	two_requests
 	printf 'From s In spans # every span\nGroupBy s.service\nSelect s.service, COUNT\n' | mkfix q.txt >/dev/null
 	run tr-aggregate -Q "$BATS_TEST_TMPDIR/q.txt" -o "$BATS_TEST_TMPDIR/out.tsv" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ -z "$output" ]
 	grep -qx "$(printf 'redis\t3')" "$BATS_TEST_TMPDIR/out.tsv"
 	run tr-aggregate -h
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "${lines[0]}" == "usage: tr-aggregate"* ]]
 	run tr-aggregate --version
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == "tr-aggregate (tr) "* ]]
 	run tr-aggregate --bogus
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-aggregate -f xml 'From s In spans Select s.span'
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-aggregate --hb=lamport 'From s In spans Select s.span'
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "reads stdin when no file is given or -" {
 	two_requests
 	run sh -c "tr-aggregate --no-header 'From s In spans Select COUNT' < '$BATS_TEST_TMPDIR/f.tr'"
-	[ "$output" = "8" ]
+	expect_output "8"
 	run sh -c "tr-aggregate --no-header 'From s In spans Select COUNT' - < '$BATS_TEST_TMPDIR/f.tr'"
-	[ "$output" = "8" ]
+	expect_output "8"
 }
 
 @test "--partial then --merge equals one pass (exact aggregates, sketch percentiles)" {
@@ -544,14 +655,14 @@ block_reads() {
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
 	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/f.tr")" ]
 	# a partial of another query is refused
 	run tr-aggregate --merge 'From s In spans GroupBy s.host Select s.host, COUNT' "$BATS_TEST_TMPDIR/a.part"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"a.part:1: a partial of another query"* ]]
+	expect_eq 3 "$status" status
+	[[ "$output" == *"a.part:1: a partial made for something else (another query, other options)"* ]]
 	run tr-aggregate --partial 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "merged percentiles are within the sketch's 1% relative error" {
@@ -564,9 +675,9 @@ block_reads() {
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
 	run tr-aggregate --no-header "$q" "$BATS_TEST_TMPDIR/n.tr"
-	[ "$output" = "$(printf 'svc\t500\t900\t990')" ]
+	expect_output "$(printf 'svc\t500\t900\t990')"
 	run --separate-stderr tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	echo "$output" | awk -F'\t' '{ e[1] = 500; e[2] = 900; e[3] = 990
 		for (i = 1; i <= 3; i++) { d = $(i + 1) - e[i]; if (d < 0) d = -d; if (d > 0.01 * e[i] || $(i + 1) == "") exit 1 } }'
 }
@@ -592,49 +703,49 @@ latency_traces() {
 @test "OrderBy ... Desc Limit N: the slowest requests, nulls last, ties in input order" {
 	latency_traces
 	run tr-aggregate 'From s In spans Where s.root Select s.trace, s.duration OrderBy s.duration Desc Limit 3' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 's.trace\ts.duration\nr1\t900\nr4\t500\nr2\t300')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 's.trace\ts.duration\nr1\t900\nr4\t500\nr2\t300')"
 	# ascending: the untimed root's null comes last either way
 	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace OrderBy s.duration' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$output" = "$(printf 'r2\nr4\nr1\nr3')" ]
+	expect_output "$(printf 'r2\nr4\nr1\nr3')"
 	# equal keys keep their input order; a second key breaks the tie
 	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace OrderBy s.operation' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$output" = "$(printf 'r1\nr4\nr2\nr3')" ]
+	expect_output "$(printf 'r1\nr4\nr2\nr3')"
 	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace OrderBy s.operation, s.duration Asc' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$output" = "$(printf 'r4\nr1\nr2\nr3')" ]
+	expect_output "$(printf 'r4\nr1\nr2\nr3')"
 }
 
 @test "a trace's latency: root_duration is its root span's, trace_duration first start to last end" {
 	latency_traces
 	run tr-aggregate --no-header 'From s In spans Where s.root Select s.trace, s.root_duration, s.trace_duration OrderBy s.trace_duration Desc' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# r2's root lasts 300 us, its producer's message 1000 us from the start
-	[ "$output" = "$(printf 'r2\t300\t1000\nr1\t900\t900\nr4\t500\t500\nr3\t\t')" ]
+	expect_output "$(printf 'r2\t300\t1000\nr1\t900\t900\nr4\t500\t500\nr3\t\t')"
 }
 
 @test "Limit N Per x: N rows for each value of x, raw and grouped" {
 	latency_traces
 	run tr-aggregate --no-header 'From s In spans Where s.root Select s.operation, s.trace OrderBy s.duration Desc Limit 1 Per s.operation' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$output" = "$(printf 'GET /a\tr1\nGET /b\tr2\nGET /c\tr3')" ]
+	expect_output "$(printf 'GET /a\tr1\nGET /b\tr2\nGET /c\tr3')"
 	# as found, without OrderBy
 	run tr-aggregate --no-header 'From s In spans Select s.service, s.trace Limit 1 Per s.service' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$output" = "$(printf 'web\tr1\ndb\tr1\nmail\tr2')" ]
+	expect_output "$(printf 'web\tr1\ndb\tr1\nmail\tr2')"
 	two_requests
 	run tr-aggregate --no-header 'From s In spans GroupBy s.service, s.operation Select s.service, s.operation, COUNT As n OrderBy n Desc Limit 1 Per s.service' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 'redis\tGET\t3\nfrontend\tGET /dispatch\t2\nmysql\tSELECT\t2\ncustomer\tGET /customer\t1')" ]
+	expect_output "$(printf 'redis\tGET\t3\nfrontend\tGET /dispatch\t2\nmysql\tSELECT\t2\ncustomer\tGET /customer\t1')"
 }
 
 @test "OrderBy an aggregate by its As name or by an expression not selected; Limit without OrderBy" {
 	two_requests
 	run tr-aggregate 'From s In spans GroupBy s.service Select s.service, P99(s.duration) As p99 OrderBy p99 Desc Limit 2' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 's.service\tp99\nfrontend\t2000\nmysql\t500')" ]
+	expect_output "$(printf 's.service\tp99\nfrontend\t2000\nmysql\t500')"
 	# ordered by a hidden column: COUNT is not written
 	run tr-aggregate --no-header 'From s In spans GroupBy s.service Select s.service OrderBy COUNT Desc, s.service' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 'redis\nfrontend\nmysql\ncustomer')" ]
+	expect_output "$(printf 'redis\nfrontend\nmysql\ncustomer')"
 	run tr-aggregate -f json 'From s In spans Where s.root Select s.trace OrderBy s.duration Desc Limit 1' "$BATS_TEST_TMPDIR/f.tr"
 	[ "$output" = "$(printf '[\n{"s.trace":"t2"}\n]')" ]
 	run tr-aggregate --no-header 'From s In spans Select s.span Limit 2' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf 'a\nb')" ]
+	expect_output "$(printf 'a\nb')"
 }
 
 @test "OrderBy with a plain Limit keeps the best N of many rows (memory bounded by N)" {
@@ -644,29 +755,29 @@ latency_traces() {
 	} > "$BATS_TEST_TMPDIR/many.tr"
 	want=$(awk -F'\t' '$1 == "S" { print $2 "\t" $6 }' "$BATS_TEST_TMPDIR/many.tr" | sort -t$'\t' -k2,2nr -k1,1 | head -5)
 	run tr-aggregate --no-header 'From s In spans Select s.trace, s.duration OrderBy s.duration Desc, s.trace Limit 5' "$BATS_TEST_TMPDIR/many.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$want" ]
+	expect_eq 0 "$status" status
+	expect_output "$want"
 }
 
 @test "OrderBy and Limit errors: Limit 0, in a subquery, a row column of a grouped query" {
 	two_requests
 	run tr-aggregate 'From s In spans Select s.trace Limit 0' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"Limit takes a whole number of rows, 1 or more"* ]]
 	run tr-aggregate 'From r In (From s In spans Select s.trace Limit 1) Select COUNT' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"OrderBy and Limit belong to the outermost query"* ]]
 	run tr-aggregate 'From s In spans GroupBy s.service Select s.service OrderBy s.duration' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"neither a GroupBy key nor inside an aggregate"* ]]
 }
 
 @test "--fail-if with Limit judges the rows written" {
 	latency_traces
 	run tr-aggregate --fail-if 'd > 600' 'From s In spans Where s.root Select s.trace, s.duration As d OrderBy d Limit 2' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	run tr-aggregate --fail-if 'd > 600' 'From s In spans Where s.root Select s.trace, s.duration As d OrderBy d Desc Limit 2' "$BATS_TEST_TMPDIR/lat.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 }
 
 @test "--units ms|s|auto: duration columns (fields, keys, SUM/MIN/MAX/AVG/percentiles of them) converted; counts, starts and other expressions as computed" {
@@ -690,19 +801,19 @@ latency_traces() {
 	run tr-aggregate --units ms 'From s In spans GroupBy s.duration Select s.duration, COUNT
 		OrderBy s.duration Desc Limit 1' "$f"
 	[ "${lines[1]}" = "$(printf '2\t1')" ]
-	# the gate compares µs whatever the units
+	# the gate compares µs whatever the units; its message writes them in the units
 	run tr-aggregate --units s --fail-if 'top > 1500' "$q" "$f"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"top=2000"* ]]
+	expect_eq 1 "$status" status
+	[[ "$output" == *"top=0.002"* ]]
 }
 
 @test "--units: auto is refused with csv and json; an unknown unit is a usage error" {
 	two_requests
 	run tr-aggregate --units auto -f csv 'From s In spans Select s.duration' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"--units auto writes text for people"* ]]
 	run tr-aggregate --units min 'From s In spans Select s.duration' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *'--units: us, ms, s or auto, not "min"'* ]]
 }
 
@@ -781,14 +892,15 @@ pq='From s In spans GroupBy s.service Select s.service, COUNT, P50(s.duration), 
 
 @test "bad exact percentile states are bad input naming file:line" {
 	q='From s In spans GroupBy s.service Select s.service, P50(s.duration)'
-	h=$(printf '#tr-aggregate-partial/1\tFrom s In spans%%0AGroupBy s.service%%0ASelect s.service, P50(s.duration)%%0A')
+	printf '#tr/1\nT\tt\nS\tt\ta\t\t0\t5\tsvc\top\t\t\n' > "$BATS_TEST_TMPDIR/one.tr"
+	h=$(tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/one.tr" | head -1)
 	for state in '2,=,5:1' '1,=,5:2' '1,=,x:1' '1,=,5:0' '1,=,5' '1,=,5:1,' '2,=,5:1,nan:1'; do
-		printf '%s\nG\tssvc\t%s\n' "$h" "$state" > "$BATS_TEST_TMPDIR/bad.part"
+		printf '%s\nG\tssvc\t%s\n#end\t1\n' "$h" "$state" > "$BATS_TEST_TMPDIR/bad.part"
 		run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/bad.part"
 		[ "$status" -eq 3 ] || { echo "state $state: status $status: $output"; false; }
 		[ "$output" = "tr-aggregate: $BATS_TEST_TMPDIR/bad.part:2: bad state of P50(s.duration) in field 3" ] || { echo "state $state: $output"; false; }
 	done
-	printf '%s\nG\tssvc\t%s\n' "$h" '3,=,5:2,7:1' > "$BATS_TEST_TMPDIR/good.part"
+	printf '%s\nG\tssvc\t%s\n#end\t1\n' "$h" '3,=,5:2,7:1' > "$BATS_TEST_TMPDIR/good.part"
 	run tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/good.part"
 	[ "$output" = "$(printf 'svc\t5')" ]
 }

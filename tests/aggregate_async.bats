@@ -46,22 +46,22 @@ before() {
 	# later: root (ancestor), p, sync and prod (returned with p at 20); not
 	# ff, ffkid (running to 90 and 80), nor cons, which ended at 25 but
 	# never returned
-	[ "$(before later)" = "p prod root sync " ]
-	[ "$(before next)" = "later p prod root sync " ]
+	expect_eq "p prod root sync " "$(before later)"
+	expect_eq "later p prod root sync " "$(before next)"
 	# inside the branch: p and sync came before it; prod ended at 18 but ff
 	# began at 15, so the two overlap
-	[ "$(before ffkid)" = "ff p root sync " ]
-	[ "$(before cons)" = "p prod root sync " ]
+	expect_eq "ff p root sync " "$(before ffkid)"
+	expect_eq "p prod root sync " "$(before cons)"
 	run tr-aggregate "$INVERTED" "$BATS_TEST_TMPDIR/a.tr"
-	[ "$output" = "$(printf 'COUNT\n0')" ]
+	expect_output "$(printf 'COUNT\n0')"
 }
 
 @test "the parent's later work does not precede the async branch either (concurrent both ways)" {
 	async_tree
 	run tr-aggregate --no-header 'From a In spans[span = "later" or span = "next"]
 		Join b In spans On a -> b Select a.span, b.span' "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'later\tnext')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'later\tnext')"
 }
 
 @test "a child that outlives its parent was not waited for: its work does not return with the parent" {
@@ -75,52 +75,52 @@ before() {
 	S|o|z|r|30|3|svc|z||
 	EOF
 	run tr-aggregate --no-header 'From b In spans Join a In spans On a -> b Where not (a.span == "r") Select a.span, b.span' "$BATS_TEST_TMPDIR/o.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# x returned at 10, before y and z began; bg, called by x, ran to 25,
 	# past x's end: nothing waited for it, so it precedes neither y nor z
 	# (though it ended before z began); y returned at 15, before z
-	[ "$output" = "$(printf 'x\tbg\nx\ty\nx\tz\ny\tz')" ]
+	expect_output "$(printf 'x\tbg\nx\ty\nx\tz\ny\tz')"
 }
 
 @test "--hb=tree is unchanged by async children: ancestry only" {
 	async_tree
 	run tr-aggregate --hb=tree "$PAIRS" "$BATS_TEST_TMPDIR/a.tr"
 	# root: 8 descendants; p: 5; ff: 1; prod: 1
-	[ "$output" = "$(printf 'COUNT\n15')" ]
+	expect_output "$(printf 'COUNT\n15')"
 }
 
 @test "Zipkin's kafka trace: no pair a -> b with a starting after b ended (10 before), 90 pairs" {
 	need_conformance
 	tr-ingest "$CONF/zipkin/messaging-kafka.json" > "$BATS_TEST_TMPDIR/k.tr"
 	run tr-aggregate "$INVERTED" "$BATS_TEST_TMPDIR/k.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'COUNT\n0')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'COUNT\n0')"
 	# the 90 pairs are the 72 ancestor pairs (the sum of the depths) and 18
 	# sequenced ones
 	run tr-aggregate --no-header "$PAIRS" "$BATS_TEST_TMPDIR/k.tr"
-	[ "$output" = 90 ]
+	expect_output 90
 	run tr-aggregate --no-header --hb=tree "$PAIRS" "$BATS_TEST_TMPDIR/k.tr"
-	[ "$output" = 72 ]
-	[ "$(tr-aggregate --no-header 'From s In spans Select SUM(s.depth)' "$BATS_TEST_TMPDIR/k.tr")" = 72 ]
+	expect_output 72
+	expect_eq 72 "$(tr-aggregate --no-header 'From s In spans Select SUM(s.depth)' "$BATS_TEST_TMPDIR/k.tr")"
 	# the consumer poll e0473dc3 (in the first on-message's branch, at
 	# 847007) no longer precedes the third on-message (from 675002)
 	run tr-aggregate --no-header 'From b In spans[span = "d1b4806e7e9eed25"] Join a In spans On a -> b Select COUNT' "$BATS_TEST_TMPDIR/k.tr"
-	[ "$output" = 1 ]
+	expect_output 1
 }
 
 @test "Jaeger UI's tracegraph trace: the FOLLOWS_FROM consumer no longer precedes span-12 (a 460 ms inversion)" {
 	need_conformance
 	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
 	run tr-aggregate "$INVERTED" "$BATS_TEST_TMPDIR/t.tr"
-	[ "$output" = "$(printf 'COUNT\n0')" ]
+	expect_output "$(printf 'COUNT\n0')"
 	run tr-aggregate --no-header "$PAIRS" "$BATS_TEST_TMPDIR/t.tr"
-	[ "$output" = 51 ]
+	expect_output 51
 	# what precedes span-12 [331,341) ms: span-1, its ancestor, and the
 	# children of span-1 that returned by 331 ms with their subtrees; span-6
 	# (the producer, returned at 321 ms) but not span-7 (its consumer, from
 	# 801 ms)
 	run tr-aggregate --no-header 'From b In spans[span = "span-12"] Join a In spans On a -> b Select a.span' "$BATS_TEST_TMPDIR/t.tr"
-	[ "$(printf '%s\n' "$output" | sort | tr '\n' ' ')" = "span-1 span-2 span-2_1 span-3 span-4 span-5 span-6 " ]
+	expect_eq "span-1 span-2 span-2_1 span-3 span-4 span-5 span-6 " "$(printf '%s\n' "$output" | sort | tr '\n' ' ')"
 }
 
 @test "MostRecent is the span that ended last; an ancestor counts from its start; ties go to the later in pre-order" {
@@ -144,16 +144,16 @@ before() {
 		Join s In MostRecent(spans) On s -> q
 		Join c In MostRecent(spans[kind = "client"]) On c -> q
 		Select q.trace, s.span, c.span' "$BATS_TEST_TMPDIR/m.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# n: x1 and x2 both ended at 10: the later in pre-order, x2
-	[ "$output" = "$(printf 'm\ty\tx1\nn\tx2\tx2')" ]
+	expect_output "$(printf 'm\ty\tx1\nn\tx2\tx2')"
 	run tr-aggregate --no-header 'From q In spans[span = "q" and trace = "m"]
 		Join c In MostRecentN(2, spans[kind = "client"]) On c -> q Select c.span' "$BATS_TEST_TMPDIR/m.tr"
-	[ "$output" = "$(printf 'x2\nx1')" ]
+	expect_output "$(printf 'x2\nx1')"
 	# First keeps pre-order: the first to begin
 	run tr-aggregate --no-header 'From q In spans[span = "q" and trace = "m"]
 		Join c In First(spans[kind = "client"]) On c -> q Select c.span' "$BATS_TEST_TMPDIR/m.tr"
-	[ "$output" = x1 ]
+	expect_output x1
 }
 
 # One request: root a [0,1000) logs "done" at 1000; two customer servers
@@ -181,10 +181,10 @@ Q8='From c In spans[service = "mysql"]
 @test "Q8 as a subquery: its rows, one per mysql call, from the most recent server" {
 	latencies
 	run tr-aggregate --no-header "$Q8" "$BATS_TEST_TMPDIR/q.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# c: b (began 100, after a) -> 150; e: d (began 400; b ended at 300) ->
 	# 250; f: d (returned to a at 700, before a started f at 800) -> 550
-	[ "$output" = "$(printf 'c\t150\ne\t250\nf\t550')" ]
+	expect_output "$(printf 'c\t150\ne\t250\nf\t550')"
 }
 
 @test "Q9: a happened-before join on a subquery's rows, each at the span its From bound" {
@@ -192,23 +192,23 @@ Q8='From c In spans[service = "mysql"]
 	run tr-aggregate "From j In logs[event = \"done\"]
 		Join m In ($Q8) On m -> j
 		GroupBy j.trace Select j.trace, COUNT, AVG(m.latency)" "$BATS_TEST_TMPDIR/q.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# c and e returned to a before "done"; f's branch never did
-	[ "$output" = "$(printf 'j.trace\tCOUNT\tAVG(m.latency)\nq\t2\t200')" ]
+	expect_output "$(printf 'j.trace\tCOUNT\tAVG(m.latency)\nq\t2\t200')"
 	# MostRecent over subquery rows: e's row (e ended at 650, c at 250)
 	run tr-aggregate --no-header "From j In logs Join m In MostRecent(($Q8)) On m -> j Select m.span, m.latency" "$BATS_TEST_TMPDIR/q.tr"
-	[ "$output" = "$(printf 'e\t250')" ]
+	expect_output "$(printf 'e\t250')"
 	# the other way: subquery rows in From, joined to what came before them
 	run tr-aggregate --no-header "From m In ($Q8) Join s In spans[service = \"customer\"] On s -> m
 		Select m.span, s.span" "$BATS_TEST_TMPDIR/q.tr"
-	[ "$output" = "$(printf 'c\tb\ne\tb\ne\td\nf\tb\nf\td')" ]
+	expect_output "$(printf 'c\tb\ne\tb\ne\td\nf\tb\nf\td')"
 }
 
 @test "a grouped subquery's rows have no place in the trace: -> on them is an error" {
 	run tr-aggregate 'From j In spans Join m In (From s In spans GroupBy s.service Select s.service As svc) On m -> j Select j.span'
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"no place in the trace"* ]]
 	run tr-aggregate 'From x In (From s In spans Select s.span As id) Join m In (From y In (From s In spans GroupBy s.trace Select s.trace As t) Select y.t As t) On m -> x Select x.id'
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"no place in the trace"* ]]
 }

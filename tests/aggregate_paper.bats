@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# tr-aggregate: Pivot Tracing's queries (Q1, Q2, Q6, Q7, Q8, Q9, Fig. 1a)
+# tr-aggregate: Pivot Tracing's queries (Q1, Q2, Q6, Q7, Q8, Q9, Fig. 1a,
+# Fig. 1c's crosstab, Fig. 8g's conditional probabilities)
 # adapted to spans, on the simulated HotROD sample; and Jaeger UI's trace
 # statistics reproduced by one query on conformance traces, against numbers
 # worked out by hand.
@@ -20,7 +21,7 @@ table() {
 	hotrod
 	run tr-aggregate 'From s In spans GroupBy s.service
 		Select s.service, COUNT, AVG(s.duration), MAX(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.service|COUNT|AVG(s.duration)|MAX(s.duration)
 	analytics|45|3086.5333333333333|4988
@@ -43,7 +44,7 @@ table() {
 		Join r In First(spans[service = "frontend" and kind = "server"]) On r -> s
 		GroupBy r.tag["customer.id"]
 		Select r.tag["customer.id"] As customer, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	customer|COUNT|mysql_us
 	123|11|110997
@@ -60,7 +61,7 @@ table() {
 		Join caller In MostRecent(spans[kind = "client"]) On caller -> callee
 		GroupBy caller.service, callee.service
 		Select caller.service, callee.service, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	caller.service|callee.service|COUNT
 	batch|mysql|1
@@ -80,7 +81,7 @@ table() {
 	run tr-aggregate 'From s In spans[service = "mysql"]
 		GroupBy bucket(s.start - 1767225600000000, 1s) As t
 		Select t, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	t|COUNT|mysql_us
 	0|15|148473
@@ -90,6 +91,100 @@ table() {
 	)" ]
 }
 
+@test "Fig. 1c: Q1 as a crosstab, service by host, with row and column totals" {
+	hotrod
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.host
+		Select s.service, s.host, SUM(s.duration) As busy' "$BATS_TEST_TMPDIR/hotrod.tr"
+	[ "$status" -eq 0 ]
+	expected=$(table <<-'EOF'
+	s.service|analytics-0|batch-0|customer-0|customer-1|driver-0|driver-1|frontend-0|frontend-1|mysql-0|route-0|route-1|route-2|total
+	analytics|138894||||||||||||138894
+	batch||1437749|||||||||||1437749
+	customer|||11707724|6376947|||||||||18084671
+	driver|||||6782050|7843954|||||||14626004
+	frontend|||||||25287500|36363201|||||61650701
+	mysql|||||||||1131921||||1131921
+	route||||||||||6238616|5871985|5434538|17545139
+	total|138894|1437749|11707724|6376947|6782050|7843954|25287500|36363201|1131921|6238616|5871985|5434538|114615079
+	EOF
+	)
+	diff <(echo "$expected") <(echo "$output")
+	# the row totals are Q1's sums per service, the corner the sum of all
+	# durations, recomputed with awk from the line format
+	diff <(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { print $1, $NF }') \
+	     <(awk -F'\t' '$1 == "S" { n[$7] += $6; all += $6 } END { for (s in n) print s, n[s] | "sort"; close("sort"); print "total", all }' "$BATS_TEST_TMPDIR/hotrod.tr")
+	# a total of averages is the average of its rows: Q1's AVG per service
+	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.host
+		Select s.service, s.host, AVG(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr"
+	diff <(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 && $1 != "total" { print $1 "\t" $NF }') \
+	     <(tr-aggregate --no-header 'From s In spans GroupBy s.service Select s.service, AVG(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr")
+}
+
+# HDFS reads (§6.1): a StressTest client's DoNextOp, the NameNode's
+# GetBlockLocations with the block's three replicas, and the
+# DataTransferProtocol of the DataNode read. Clients take the first of the
+# replicas in one static order, A D B C E F (HDFS-6268); the last read is
+# local (client B reads its own replica).
+hdfs() {
+	printf '%s\n' 'G B,A,C A' 'H D,C,E D' 'G C,B,E B' 'H E,D,A A' 'G C,E,B B' 'H E,C,D D' \
+		'G C,E,A A' 'H F,C,E C' 'B B,F,C B' | awk -v OFS='\t' 'BEGIN { print "#tr/1" }
+		{ t = "b" NR; split($2, r, ","); print "T", t
+		  print "S", t, "st", "", 1000, 900, "stress", "DoNextOp", "client", $1
+		  print "S", t, "gl", "st", 1100, 100, "namenode", "GetBlockLocations", "server", "nn",
+			"replicas=[\"" r[1] "\",\"" r[2] "\",\"" r[3] "\"]"
+		  print "S", t, "dn", "st", 1300, 400, "datanode", "DataTransferProtocol", "server", $3 }' \
+		>"$BATS_TEST_TMPDIR/hdfs.tr"
+}
+
+Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
+	Join getloc In spans[operation = "GetBlockLocations"] On getloc -> DNop
+	Join st In spans[operation = "DoNextOp"] On st -> getloc
+	Where st.host != DNop.host'
+
+@test "Fig. 8g: P(chosen | hosted) per DataNode as one query, local reads left out" {
+	hdfs
+	run tr-aggregate "$Q7_FROM
+		GroupBy each(getloc.tag[\"replicas\"]) As replica
+		Select replica, COUNT As hosted, SUM(DNop.host = replica) As chosen,
+		       AVG(DNop.host = replica) As p" "$BATS_TEST_TMPDIR/hdfs.tr"
+	[ "$status" -eq 0 ]
+	# A is read whenever it holds a replica; C only when none of A D B does
+	expected=$(table <<-'EOF'
+	replica|hosted|chosen|p
+	A|3|3|1
+	B|3|2|0.6666666666666666
+	C|7|1|0.14285714285714285
+	D|3|2|0.6666666666666666
+	E|7|0|0
+	F|1|0|0
+	EOF
+	)
+	diff <(echo "$expected") <(echo "$output")
+}
+
+@test "Fig. 8g: P(row host chosen | it and the column host hold replicas) as a crosstab" {
+	hdfs
+	run tr-aggregate -f crosstab "$Q7_FROM
+		GroupBy each(getloc.tag[\"replicas\"]) As hosted, each(getloc.tag[\"replicas\"]) As other
+		Select hosted, other, AVG(DNop.host = hosted) As p_chosen" "$BATS_TEST_TMPDIR/hdfs.tr"
+	[ "$status" -eq 0 ]
+	# row A: always chosen; row D: always, but never beside A (and beside E
+	# once with A too); the diagonal and the row totals are P(chosen |
+	# hosted); each column total is 1/3: one of a read's three replicas is read
+	expected=$(table <<-'EOF'
+	hosted|A|B|C|D|E|F|total
+	A|1|1|1|1|1||1
+	B|0|0.6666666666666666|0.6666666666666666||1||0.6666666666666666
+	C|0|0|0.14285714285714285|0|0.16666666666666666|1|0.14285714285714285
+	D|0||1|0.6666666666666666|0.6666666666666666||0.6666666666666666
+	E|0|0|0|0|0|0|0
+	F|||0||0|0|0
+	total|0.3333333333333333|0.3333333333333333|0.3333333333333333|0.3333333333333333|0.3333333333333333|0.3333333333333333|0.3333333333333333
+	EOF
+	)
+	diff <(echo "$expected") <(echo "$output")
+}
+
 @test "Q8: time from the request's server span to each mysql call (MostRecent)" {
 	hotrod
 	run tr-aggregate 'From c In spans[service = "mysql"]
@@ -97,7 +192,7 @@ table() {
 		GroupBy s.service, s.operation
 		Select s.service, s.operation, COUNT, AVG(c.start - s.start) As before_mysql,
 		       MAX(c.end - s.start) As until_mysql_done' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# MostRecent is the ancestor that started last: the customer's server span,
 	# unless its host's clock puts it before the root (19 requests); 2 queries
 	# lost their way to the root with a lost customer span
@@ -112,7 +207,7 @@ table() {
 		Join s In MostRecent(spans[kind = "server" and service != "mysql"]) On s -> c
 		Select c.trace, c.end - s.start' "$BATS_TEST_TMPDIR/hotrod.tr"
 	[ "${#lines[@]}" -eq 43 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')" = 714721 ]
+	expect_eq 714721 "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')"
 }
 
 @test "Q9: two-level aggregation through a subquery (busy time per trace, then per service)" {
@@ -121,7 +216,7 @@ table() {
 			GroupBy s.trace, s.service
 			Select s.trace As trace, s.service As service, SUM(s.duration) As busy)
 		GroupBy x.service Select x.service, COUNT, AVG(x.busy), MAX(x.busy)' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	x.service|COUNT|AVG(x.busy)|MAX(x.busy)
 	customer|43|243073.90697674418|731249
@@ -141,7 +236,7 @@ table() {
 		Where s.duration > r.duration
 		GroupBy s.host, r.host
 		Select s.host, r.host, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.host|r.host|COUNT
 	driver-0|driver-0|20
@@ -154,10 +249,10 @@ table() {
 	hotrod
 	q='From s In spans[service = "frontend" and kind = "server"] GroupBy s.operation Select s.operation, P99(s.duration) As p99'
 	run tr-aggregate --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	[[ "$output" == *"fail-if p99 > 1s: s.operation=HTTP GET /dispatch, p99=1183677"* ]]
 	run tr-aggregate --fail-if 'p99 > 1.5s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "sharded --partial/--merge on the sample equals one pass for exact aggregates" {
@@ -169,7 +264,7 @@ table() {
 		tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/shard$i.tr" > "$BATS_TEST_TMPDIR/p$i"
 	done
 	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1" "$BATS_TEST_TMPDIR/p2"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/hotrod.tr")" ]
 }
 
@@ -193,7 +288,7 @@ stats() {
 	# FOLLOWS_FROM span-6: not subtracted from span-6.
 	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
 	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/t.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	service1|8|573000|71625|8000|390000|378000|47250|1000|224000|37.8
@@ -206,7 +301,7 @@ stats() {
 	need_conformance
 	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
 	run tr-aggregate "$(stats s.operation)" "$BATS_TEST_TMPDIR/t.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.operation|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	op1|2|410000|205000|20000|390000|226000|113000|2000|224000|22.6
@@ -225,7 +320,7 @@ stats() {
 	# [85000,156355): self main 3171, info 173150-46460-71355 = 55335.
 	tr-ingest "$CONF/jaeger/otlp2jaeger-multi-out.json" > "$BATS_TEST_TMPDIR/m.tr"
 	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/m.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(table <<-'EOF'
 	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	example-trace|4|467286|116821.5|46460|176321|176321|44080.25|3171|71355|100

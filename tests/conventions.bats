@@ -352,7 +352,7 @@ try '$t --help'" ] || fail="$fail $t"
 	printf '#!/bin/sh\necho "tr-fake: bad option" >&2\nexit 1\n' > "$BATS_TEST_TMPDIR/bin/tr-fake"
 	chmod +x "$BATS_TEST_TMPDIR/bin/tr-fake"
 	TR_BIN=$BATS_TEST_TMPDIR/bin PATH=$BATS_TEST_TMPDIR/bin:$PATH
-	[ "$(tools)" = tr-fake ]
+	expect_eq tr-fake "$(tools)"
 	invoke tr-fake --no-such-option
 	! { [ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "tr-fake: "* ]]; }
 }

@@ -29,51 +29,54 @@ jaeger_test1() {
 	EOF
 }
 
-@test "--help prints usage on stdout and exits 0; --version names the tool" {
+@test "--help prints usage on stdout and exits 0" {
 	run tr-cp --help
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == usage:* ]]
 	[[ "$output" == *--overlap-allowance* ]]
+}
+
+@test "--version names the tool" {
 	run tr-cp --version
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == "tr-cp (tr) "* ]]
 }
 
 @test "usage errors exit 2: unknown option, bad allowance, bad format, bad rule, mixed modes" {
 	run tr-cp --no-such-option
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --sumary service /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[ "$output" = "tr-cp: unknown option --sumary (did you mean --summary?)
 try 'tr-cp --help'" ]
 	run tr-cp --overlap-allowance -1 /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"--overlap-allowance"* ]]
 	run tr-cp --overlap-allowance 0.1x /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --summary service -f xml /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --whatif 'operation=x:scale=2' /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --whatif 'service=x:scale=fast' /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --folded --dot /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --sections --summary service /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "cp.self: exclusive time on the path, summing to the root's duration" {
 	f=$(jaeger_test1)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "C 70 D 20 E 10 " ]
+	expect_eq 0 "$status" status
+	expect_eq "C 70 D 20 E 10 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 }
 
 @test "--sections writes C records in Jaeger UI's order, walking back in time" {
 	f=$(jaeger_test1)
 	run bash -c "tr-cp --overlap-allowance 0 --sections '$f' | awk -F'\t' '\$1==\"C\" { print \$3, \$4, \$5 }'"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "C 60 101" ]
 	[ "${lines[1]}" = "E 50 60" ]
 	[ "${lines[2]}" = "C 40 50" ]
@@ -121,7 +124,7 @@ try 'tr-cp --help'" ]
 	EOF
 	)
 	# Z ends last: A waits for it; B ended before Z started
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 30 B 20 Z 20 Y 30 " ]
+	expect_eq "A 30 B 20 Z 20 Y 30 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 }
 
 @test "a CONSUMER child of a PRODUCER does not block it; a CLIENT child does" {
@@ -133,7 +136,7 @@ try 'tr-cp --help'" ]
 	S|s|Q|P|10|80|svc|call|client|
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "P 100 Q 0 K 0 P 20 Q 80 " ]
+	expect_eq "P 100 Q 0 K 0 P 20 Q 80 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 }
 
 @test "a child outside its parent is dropped with its subtree; a longer child is clamped" {
@@ -146,7 +149,7 @@ try 'tr-cp --help'" ]
 	S|l|B|A|5|30|svc|b||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 20 B 0 C 0 D 0 A 0 B 20 " ]
+	expect_eq "A 20 B 0 C 0 D 0 A 0 B 20 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 	run bash -c "tr-cp --sections --overlap-allowance 0 '$f' 2>/dev/null | awk -F'\t' '\$1==\"C\" { print \$2, \$3, \$4, \$5 }'"
 	[ "${lines[0]}" = "o A 10 30" ]
 	[ "${lines[1]}" = "l B 10 30" ]
@@ -165,8 +168,8 @@ try 'tr-cp --help'" ]
 	S|m|c1|c|20|10|svc|c1||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | sort | tr '\n' ' ')" = "a 40 b 50 c 80 c1 10 " ]
-	[ "$(tr-cp --sections "$f" | sections | tr '\n' ' ')" = "a 0 40 b 0 50 c 30 100 c1 20 30 c 10 20 " ]
+	expect_eq "a 40 b 50 c 80 c1 10 " "$(tr-cp "$f" | selfs | sort | tr '\n' ' ')"
+	expect_eq "a 0 40 b 0 50 c 30 100 c1 20 30 c 10 20 " "$(tr-cp --sections "$f" | sections | tr '\n' ' ')"
 }
 
 @test "a missing parent makes an orphan root, analysed like any other root" {
@@ -178,7 +181,7 @@ try 'tr-cp --help'" ]
 	S|y|O|gone|5|20|svc|orphan||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "R 90 K 10 O 5 R 100 O 20 " ]
+	expect_eq "R 90 K 10 O 5 R 100 O 20 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 }
 
 @test "zero-duration spans: no empty sections, a zero root still gets tags" {
@@ -190,9 +193,9 @@ try 'tr-cp --help'" ]
 	S|e|Z||5|0|svc|z||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 80 B 0 C 0 D 20 Z 0 " ]
+	expect_eq "A 80 B 0 C 0 D 20 Z 0 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 	# B is on the path (after D, before A's start) but its section is empty
-	[ "$(tr-cp --sections --overlap-allowance 0 "$f" | sections | tr '\n' ' ')" = "A 60 100 D 40 60 A 30 40 A 0 30 " ]
+	expect_eq "A 60 100 D 40 60 A 30 40 A 0 30 " "$(tr-cp --sections --overlap-allowance 0 "$f" | sections | tr '\n' ' ')"
 }
 
 @test "equal end times: the earlier start wins, then the lower span id" {
@@ -205,7 +208,7 @@ try 'tr-cp --help'" ]
 	S|u|x|A|20|60|svc|x||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 40 L 60 S 0 A 40 y 0 x 60 " ]
+	expect_eq "A 40 L 60 S 0 A 40 y 0 x 60 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 }
 
 @test "--overlap-allowance: a 1 us overlap is sequential by default, parallel at 0" {
@@ -216,12 +219,12 @@ try 'tr-cp --help'" ]
 	S|v|D|A|308|300|S4|O4||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 400 B 200 C 100 D 300 " ]
+	expect_eq "A 400 B 200 C 100 D 300 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 	# at 0, C overlaps D and is skipped; B ended before D started
-	[ "$(tr-cp --overlap-allowance 0 "$f" | selfs | tr '\n' ' ')" = "A 500 B 200 C 0 D 300 " ]
+	expect_eq "A 500 B 200 C 0 D 300 " "$(tr-cp --overlap-allowance 0 "$f" | selfs | tr '\n' ' ')"
 	# 1 us is not below 0.0005 of 1000 us
-	[ "$(tr-cp --overlap-allowance 0.0005 "$f" | selfs | tr '\n' ' ')" = "A 500 B 200 C 0 D 300 " ]
-	[ "$(tr-cp --overlap-allowance 0.0011 "$f" | selfs | tr '\n' ' ')" = "A 400 B 200 C 100 D 300 " ]
+	expect_eq "A 500 B 200 C 0 D 300 " "$(tr-cp --overlap-allowance 0.0005 "$f" | selfs | tr '\n' ' ')"
+	expect_eq "A 400 B 200 C 100 D 300 " "$(tr-cp --overlap-allowance 0.0011 "$f" | selfs | tr '\n' ' ')"
 }
 
 @test "overlapping critical siblings longer than their parent: the overlap goes to the earlier one" {
@@ -235,8 +238,8 @@ try 'tr-cp --help'" ]
 	S|e|C|R|595|405|svc|c||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "R 2 A 98 B 495 C 405 " ]
-	[ "$(tr-cp --sections "$f" | sections | tr '\n' ' ')" = "C 595 1000 B 100 595 R 98 100 A 0 98 " ]
+	expect_eq "R 2 A 98 B 495 C 405 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
+	expect_eq "C 595 1000 B 100 595 R 98 100 A 0 98 " "$(tr-cp --sections "$f" | sections | tr '\n' ' ')"
 }
 
 @test "an allowed overlap never makes the sum exceed the root's duration" {
@@ -247,9 +250,9 @@ try 'tr-cp --help'" ]
 	S|w|C|A|500|500|svc|c||
 	EOF
 	)
-	[ "$(tr-cp "$f" | selfs | tr '\n' ' ')" = "A 0 B 500 C 500 " ]
+	expect_eq "A 0 B 500 C 500 " "$(tr-cp "$f" | selfs | tr '\n' ' ')"
 	# sections never overlap: B's is cut where C's starts
-	[ "$(tr-cp --sections "$f" | sections | tr '\n' ' ')" = "C 500 1000 B 0 500 " ]
+	expect_eq "C 500 1000 B 0 500 " "$(tr-cp --sections "$f" | sections | tr '\n' ' ')"
 }
 
 @test "a 100,000-deep chain works and sums to the root's duration" {
@@ -258,7 +261,7 @@ try 'tr-cp --help'" ]
 		for (i = 0; i < n; i++) print "S", "deep", "s" i, i ? "s" (i - 1) : "", 1000 + i, 2 * (n - i), "svc", "op", "", "" }' > "$f"
 	tr-cp "$f" > "$BATS_TEST_TMPDIR/deep.out"
 	# each span has 1 us before and 1 us after its child; the last is 2 us long
-	[ "$(selfs < "$BATS_TEST_TMPDIR/deep.out" | awk '{ s += $2; if ($2 == 2) twos++ } END { print NR, s, twos }')" = "100000 200000 100000" ]
+	expect_eq "100000 200000 100000" "$(selfs < "$BATS_TEST_TMPDIR/deep.out" | awk '{ s += $2; if ($2 == 2) twos++ } END { print NR, s, twos }')"
 }
 
 @test "a 1,000,000-span trace works and sums to the root's duration" {
@@ -270,7 +273,7 @@ try 'tr-cp --help'" ]
 			print "S", "wide", "s" i, p, int(rand() * 9000000), int(rand() * 3000000), "svc", "op" (i % 7), "", ""
 		} }' > "$f"
 	tr-cp "$f" > "$BATS_TEST_TMPDIR/wide.out"
-	[ "$(selfs < "$BATS_TEST_TMPDIR/wide.out" | awk '{ s += $2 } END { print NR, s }')" = "1000000 10000000" ]
+	expect_eq "1000000 10000000" "$(selfs < "$BATS_TEST_TMPDIR/wide.out" | awk '{ s += $2 } END { print NR, s }')"
 }
 
 @test "a trace with no timed root passes through without cp tags" {
@@ -279,7 +282,7 @@ try 'tr-cp --help'" ]
 	EOF
 	)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = "$(printf 'S\tn\tA\t\t\t\tsvc\ta\t\t\ttr.no_time=true')" ]
 }
 
@@ -294,14 +297,14 @@ try 'tr-cp --help'" ]
 	EOF
 	)
 	run tr-cp "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-cp: $f:4: start: not an integer"* ]]
 	[[ "$output" == *$'g1\tA\t\t0\t10\tsvc\ta\t\t\tcp.self=10'* ]]
 	run tr-cp -k "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *$'g2\tA\t\t0\t20\tsvc\ta\t\t\tcp.self=20'* ]]
 	run tr-cp /no/such/file
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 }
 
 @test "-o writes the output to a file" {
@@ -324,59 +327,59 @@ summary_fix() {
 @test "--summary service: totals, shares, nearest-rank percentiles, conventional self time" {
 	f=$(summary_fix)
 	run tr-cp --summary service "$f"
-	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
+	expect_eq 0 "$status" status
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct\tspans\terrors')" ]
 	# db: 40 + 160 on the path; self time 40 + 20 + 160 (insert runs inside select)
-	[ "${lines[1]}" = "$(printf 'db\t2\t200\t66.67\t40\t160\t160\t220\t68.75')" ]
-	[ "${lines[2]}" = "$(printf 'fe\t2\t100\t33.33\t40\t60\t60\t100\t31.25')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t200\t66.67\t40\t160\t160\t220\t68.75\t3\t0')" ]
+	[ "${lines[2]}" = "$(printf 'fe\t2\t100\t33.33\t40\t60\t60\t100\t31.25\t2\t0')" ]
 	[ "${#lines[@]}" -eq 3 ]
 }
 
 @test "--summary operation and a tag key; -f csv and -f json" {
 	f=$(summary_fix)
 	run tr-cp --summary operation "$f"
-	[ "${lines[1]}" = "$(printf 'db\tselect\t2\t200\t66.67\t40\t160\t160\t200\t62.50')" ]
-	[ "${lines[2]}" = "$(printf 'fe\tGET\t2\t100\t33.33\t40\t60\t60\t100\t31.25')" ]
-	[ "${lines[3]}" = "$(printf 'db\tinsert\t1\t0\t0.00\t0\t0\t0\t20\t6.25')" ]
+	[ "${lines[1]}" = "$(printf 'db\tselect\t2\t200\t66.67\t40\t160\t160\t200\t62.50\t2\t0')" ]
+	[ "${lines[2]}" = "$(printf 'fe\tGET\t2\t100\t33.33\t40\t60\t60\t100\t31.25\t2\t0')" ]
+	[ "${lines[3]}" = "$(printf 'db\tinsert\t1\t0\t0.00\t0\t0\t0\t20\t6.25\t1\t0')" ]
 	# spans without the tag make the group with the empty value
 	run tr-cp --summary zone "$f"
-	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "$(printf 'zone\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct')" ]
-	[ "${lines[1]}" = "$(printf 'b\t1\t160\t53.33\t160\t160\t160\t160\t50.00')" ]
-	[ "${lines[2]}" = "$(printf '\t2\t140\t46.67\t40\t100\t100\t160\t50.00')" ]
+	expect_eq 0 "$status" status
+	[ "${lines[0]}" = "$(printf 'zone\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct\tspans\terrors')" ]
+	[ "${lines[1]}" = "$(printf 'b\t1\t160\t53.33\t160\t160\t160\t160\t50.00\t1\t0')" ]
+	[ "${lines[2]}" = "$(printf '\t2\t140\t46.67\t40\t100\t100\t160\t50.00\t4\t0')" ]
 	run tr-cp --summary service -f csv "$f"
-	[ "${lines[0]}" = "service,traces,cp_us,cp_pct,cp_p50_us,cp_p95_us,cp_p99_us,self_us,self_pct" ]
-	[ "${lines[1]}" = "db,2,200,66.67,40,160,160,220,68.75" ]
+	[ "${lines[0]}" = "service,traces,cp_us,cp_pct,cp_p50_us,cp_p95_us,cp_p99_us,self_us,self_pct,spans,errors" ]
+	[ "${lines[1]}" = "db,2,200,66.67,40,160,160,220,68.75,3,0" ]
 	run bash -c "tr-cp --summary operation -f json '$f' | jq -c '.[0]'"
-	[ "$status" -eq 0 ]
-	[ "$output" = '{"service":"db","operation":"select","traces":2,"cp_us":200,"cp_pct":66.67,"cp_p50_us":40,"cp_p95_us":160,"cp_p99_us":160,"self_us":200,"self_pct":62.5}' ]
+	expect_eq 0 "$status" status
+	[ "$output" = '{"service":"db","operation":"select","traces":2,"cp_us":200,"cp_pct":66.67,"cp_p50_us":40,"cp_p95_us":160,"cp_p99_us":160,"self_us":200,"self_pct":62.5,"spans":2,"errors":0}' ]
 }
 
 @test "--summary --units: columns named for the unit, values in ms, s or a unit each" {
 	f=$(summary_fix)
 	run tr-cp --summary service --units ms "$f"
-	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_ms\tcp_pct\tcp_p50_ms\tcp_p95_ms\tcp_p99_ms\tself_ms\tself_pct')" ]
-	[ "${lines[1]}" = "$(printf 'db\t2\t0.2\t66.67\t0.04\t0.16\t0.16\t0.22\t68.75')" ]
+	expect_eq 0 "$status" status
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp_ms\tcp_pct\tcp_p50_ms\tcp_p95_ms\tcp_p99_ms\tself_ms\tself_pct\tspans\terrors')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t0.2\t66.67\t0.04\t0.16\t0.16\t0.22\t68.75\t3\t0')" ]
 	run tr-cp --summary service --units auto "$f"
-	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp\tcp_pct\tcp_p50\tcp_p95\tcp_p99\tself\tself_pct')" ]
-	[ "${lines[1]}" = "$(printf 'db\t2\t200 µs\t66.67\t40 µs\t160 µs\t160 µs\t220 µs\t68.75')" ]
+	[ "${lines[0]}" = "$(printf 'service\ttraces\tcp\tcp_pct\tcp_p50\tcp_p95\tcp_p99\tself\tself_pct\tspans\terrors')" ]
+	[ "${lines[1]}" = "$(printf 'db\t2\t200 µs\t66.67\t40 µs\t160 µs\t160 µs\t220 µs\t68.75\t3\t0')" ]
 	run bash -c "tr-cp --summary service -f json --units s '$f' | jq -c '.[1] | [.cp_s, .self_s]'"
-	[ "$output" = "[0.0001,0.0001]" ]
+	expect_output "[0.0001,0.0001]"
 	run tr-cp --summary service -f csv --units auto "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --folded --units ms "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == "tr-cp: --units goes with --summary, --whatif, --suspects and PAG records" ]]
 	run tr-cp --units ms "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-cp: --units: no table was written"* ]]
 }
 
 @test "--folded: critical-path time per call path, summed over traces" {
 	f=$(summary_fix)
 	run tr-cp --folded "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "fe:GET 100" ]
 	[ "${lines[1]}" = "fe:GET;db:select 200" ]
 	[ "${#lines[@]}" -eq 2 ]
@@ -385,7 +388,7 @@ summary_fix() {
 @test "--dot draws the span tree with the critical path in red; --trace picks" {
 	f=$(summary_fix)
 	run bash -c "tr-cp --dot --trace s1 '$f'"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "${lines[0]}" == 'digraph "tr-cp" {' ]]
 	[[ "$output" == *'"s1/F" -> "s1/D" [color=red, penwidth=2]'* ]]
 	[[ "$output" == *'"s1/F" -> "s1/E" []'* ]]
@@ -396,20 +399,20 @@ summary_fix() {
 @test "a selector that matches nothing fails: --summary key, --trace id, with the closest name" {
 	f=$(summary_fix)
 	run tr-cp --summary servcie "$f"
-	[ "$status" -eq 2 ]
-	[ "$output" = "tr-cp: --summary servcie: no span has a tag servcie (did you mean service?)" ]
+	expect_eq 2 "$status" status
+	expect_output "tr-cp: --summary servcie: no span has a tag servcie (did you mean service?)"
 	run tr-cp --summary zon "$f"
-	[ "$status" -eq 2 ]
-	[ "$output" = "tr-cp: --summary zon: no span has a tag zon (did you mean zone?)" ]
+	expect_eq 2 "$status" status
+	expect_output "tr-cp: --summary zon: no span has a tag zon (did you mean zone?)"
 	run tr-cp --dot --trace nosuch "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-cp: --trace nosuch: no trace has this id" ]]
 	# a truncated id: the one met that shares its start
 	fix long.tr <<-'EOF'
 	S|4bf92f3577b34da6a3ce929d0e0e4736|a||0|10|svc|op||
 	EOF
 	run tr-cp --summary service --trace 4bf92f3577b34da6a3ce929d0e0e47 "$BATS_TEST_TMPDIR/long.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"--trace 4bf92f3577b34da6a3ce929d0e0e47: no trace has this id (did you mean 4bf92f3577b34da6a3ce929d0e0e4736?)" ]]
 }
 
@@ -417,18 +420,18 @@ summary_fix() {
 	f=$(summary_fix)
 	printf '# the slow one\n  s2  \n\n' > "$BATS_TEST_TMPDIR/ids"
 	run tr-cp --summary service --trace-file "$BATS_TEST_TMPDIR/ids" "$f"
-	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "$(printf 'db\t1\t160\t80.00\t160\t160\t160\t160\t80.00')" ]
+	expect_eq 0 "$status" status
+	[ "${lines[1]}" = "$(printf 'db\t1\t160\t80.00\t160\t160\t160\t160\t80.00\t1\t0')" ]
 	# line format: s1 is written as it came, without cp tags
 	run bash -c "tr-cp --trace s2 '$f' | awk -F'\t' '\$1 == \"S\" { print \$2, \$3, (NF > 10 ? \$NF : \"-\") }'"
 	[ "${lines[0]}" = "s1 F -" ]
 	[ "${lines[3]}" = "s2 F cp.self=40" ]
 	printf 's1\tx\n' > "$BATS_TEST_TMPDIR/bad"
 	run tr-cp --trace-file "$BATS_TEST_TMPDIR/bad" "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"bad:1: a TAB inside a trace id" ]]
 	run tr-cp --trace-file "$BATS_TEST_TMPDIR/none" "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "--whatif: sequential children shorten the trace, a parallel one does not" {
@@ -442,7 +445,7 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=x:scale=0.5' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "$(printf 'trace_id\toriginal_us\tpredicted_us\tchange_us\tmatched')" ]
 	[ "${lines[1]}" = "$(printf 'seq\t100\t75\t-25\t1')" ]
 	[ "${lines[2]}" = "$(printf 'par\t100\t100\t0\t1')" ]
@@ -452,10 +455,10 @@ summary_fix() {
 	run tr-cp --whatif 'service=fe,operation=GET:scale=2' "$f"
 	[ "${lines[1]}" = "$(printf 'seq\t100\t120\t20\t1')" ]
 	run tr-cp --whatif 'service=x,operation=other:scale=0' "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[ "${lines[1]}" = "$(printf 'seq\t100\t100\t0\t0')" ]
 	run bash -c "tr-cp --whatif 'service=x:scale=0.5' -f json '$f' | jq -c '.quantiles[0]'"
-	[ "$output" = '{"quantile":"p50","original_us":100,"predicted_us":75}' ]
+	expect_output '{"quantile":"p50","original_us":100,"predicted_us":75}'
 	run tr-cp --whatif 'service=x:scale=0.5' --units ms "$f"
 	[ "${lines[0]}" = "$(printf 'trace_id\toriginal_ms\tpredicted_ms\tchange_ms\tmatched')" ]
 	[ "${lines[1]}" = "$(printf 'seq\t0.1\t0.075\t-0.025\t1')" ]
@@ -475,11 +478,11 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=a:scale=0.5' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 'j\t200\t195\t-5\t1')" ]
 	# both halved: B ends at 10 + 48 (47.5 rounded), A at 60, C at 70
 	run tr-cp --whatif 'service=a:scale=0.5' --whatif 'service=b:scale=0.5' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 'j\t200\t150\t-50\t2')" ]
 }
 
@@ -497,7 +500,7 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=front:scale=0.5' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 't\t100\t95\t-5\t1')" ]
 	[ "${lines[2]}" = "$(printf 'l\t100\t95\t-5\t1')" ]
 	[ "${lines[3]}" = "$(printf 'n\t100\t70\t-30\t1')" ]
@@ -510,7 +513,7 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=worker:scale=0.5' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 'r\t100\t100\t0\t1')" ]
 	[ "${lines[2]}" = "$(printf 'p\t100\t50\t-50\t1')" ]
 }
@@ -524,7 +527,7 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=p:minus=20' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 'm\t100\t80\t-20\t1')" ]
 	run tr-cp --whatif 'service=p:minus=1s' "$f"
 	[ "${lines[1]}" = "$(printf 'm\t100\t60\t-40\t1')" ]
@@ -533,7 +536,7 @@ summary_fix() {
 	[ "${lines[1]}" = "$(printf 'm\t100\t70\t-30\t1')" ]
 	[ "${lines[2]}" = "$(printf 'x\t100\t70\t-30\t1')" ]
 	run tr-cp --whatif 'service=p:minus=-5ms' "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"minus: not a duration"* ]]
 }
 
@@ -543,13 +546,13 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=mysqll:scale=0.5' "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-cp: --whatif 'service=mysqll:scale=0.5': no analysed span has service \"mysqll\" (did you mean \"mysql\"?)"* ]]
 	run tr-cp --whatif 'service=mysql,operation=qurey:scale=0.5' "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *'no analysed span of service "mysql" has operation "qurey" (did you mean "query"?)'* ]]
 	run tr-cp -v --whatif 'service=mysql:scale=0.5' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"--whatif 'service=mysql:scale=0.5': 1 spans"* ]]
 	# a consumer of a producer is not analysed: a rule for it matches nothing
 	fix async.tr <<-'EOF'
@@ -557,17 +560,17 @@ summary_fix() {
 	S|a|Q|P|10|80|analytics|process|consumer|
 	EOF
 	run tr-cp --whatif 'service=analytics:scale=0.5' "$BATS_TEST_TMPDIR/async.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *'no analysed span has service "analytics"'* ]]
 	[[ "$output" == *'its 1 spans lie outside the analysed trees'* ]]
 	run tr-cp --whatif 'service=analytics,operation=process:scale=0.5' "$BATS_TEST_TMPDIR/async.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	# a rule every span of which an earlier rule takes applies nowhere
 	run tr-cp --whatif 'service=web:scale=0.5' --whatif 'service=web,operation=send:scale=2' "$BATS_TEST_TMPDIR/async.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"--whatif 'service=web,operation=send:scale=2': an earlier rule takes every span it matches (1)"* ]]
 	run tr-cp --whatif 'service=web:scale=1e7' "$BATS_TEST_TMPDIR/async.tr"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"scale: not a number from 0 to 1e6"* ]]
 }
 
@@ -581,7 +584,7 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=fe:minus=20' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 'r\t120\t100\t-20\t1')" ]
 }
 
@@ -593,7 +596,7 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp --whatif 'service=db:scale=0.5' "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "$(printf 'm\t310\t210\t-100\t1')" ]
 }
 
@@ -614,7 +617,7 @@ summary_fix() {
 	EOF
 	)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c '^P[GWVE]' <<<"$output")" -eq 0 ]
 	grep -q $'^Z\t\tkept$' <<<"$output"
 	grep -q $'cp.self=5$' <<<"$output"

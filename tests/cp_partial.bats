@@ -46,7 +46,7 @@ shards() {
 	shards
 	run tr-cp --summary service --partial "$BATS_TEST_TMPDIR/s0.tr"
 	[ "$status" -eq 0 ]
-	expected=$(printf '#tr-cp-partial/1\tsummary\tservice\nG\tweb\t\t500\t500\t100:1,400:1\nG\tdb\t\t700\t700\t200:1,500:1')
+	expected=$(printf '#tr-cp-partial/1\tsummary\tservice\nG\tweb\t\t500\t500\t2\t0\t100:1,400:1\nG\tdb\t\t700\t700\t2\t0\t200:1,500:1')
 	diff <(echo "$expected") <(echo "$output")
 }
 
@@ -97,15 +97,17 @@ shards() {
 		[ -z "$output" ] || { echo "$rec wrote: $output"; false; }
 		[ "$stderr" = "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" ] || { echo "$rec: $stderr"; false; }
 	done <<-'EOF'
-	G~web~~1~1|not a tr-cp --summary partial record (want G and 5 fields)
-	X~web~~1~1~1:1|not a tr-cp --summary partial record (want G and 5 fields)
-	G~web~~x~1~1:1|bad critical-path or self time
-	G~web~~1~~1:1|bad critical-path or self time
-	G~web~~1~1~|bad list of per-trace critical-path times
-	G~web~~1~1~1:0|bad list of per-trace critical-path times
-	G~web~~1~1~1|bad list of per-trace critical-path times
-	G~web~~1~1~1:1,|bad list of per-trace critical-path times
-	G~web~~1~1~a:1|bad list of per-trace critical-path times
+	G~web~~1~1~1~0|not a tr-cp --summary partial record (want G and 7 fields)
+	X~web~~1~1~1~0~1:1|not a tr-cp --summary partial record (want G and 7 fields)
+	G~web~~x~1~1~0~1:1|bad critical-path or self time
+	G~web~~1~~1~0~1:1|bad critical-path or self time
+	G~web~~1~1~1~2~1:1|bad count of spans or errors
+	G~web~~1~1~-1~0~1:1|bad count of spans or errors
+	G~web~~1~1~1~0~|bad list of per-trace critical-path times
+	G~web~~1~1~1~0~1:0|bad list of per-trace critical-path times
+	G~web~~1~1~1~0~1|bad list of per-trace critical-path times
+	G~web~~1~1~1~0~1:1,|bad list of per-trace critical-path times
+	G~web~~1~1~1~0~a:1|bad list of per-trace critical-path times
 	EOF
 }
 

@@ -17,8 +17,8 @@ pages() {
 	printf '%s\n' \
 		"man/tr-format.5 src/lib/reader.c src/lib/trace.c src/lib/io.c src/lib/filter.c src/lib/pag/pag.c src/lib/pag/pagcp.c" \
 		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/io.c src/lib/shard.c src/tr-ingest.c" \
-		"man/tr-infer.1 src/lib/infer/infer_partial.c src/tr-infer.c src/lib/io.c" \
-		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/tr-aggregate.c src/lib/io.c" \
+		"man/tr-infer.1 src/lib/infer/infer_partial.c src/lib/partial.c src/tr-infer.c src/lib/io.c" \
+		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/lib/query/query_names.c src/lib/partial.c src/tr-aggregate.c src/lib/io.c" \
 		"man/tr-temporal.1 src/lib/temporal/temporal.c src/lib/temporal/temporal_query.c"
 }
 
@@ -161,12 +161,12 @@ $extra"
 	# A message the page lacks.
 	src=$(printf 'static int f(ingest *g)\n{\n\treturn ig_fail(g, "span %%zu: no such\\"thing\\"",\n\t\t1);\n}\n' |
 		mkfix fake.c)
-	[ "$(unlisted man/tr-ingest.1 "$src")" = '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' ]
+	expect_eq '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' "$(unlisted man/tr-ingest.1 "$src")"
 	# Listed lines nothing prints: every line of the page, against one message.
 	[ "$(unprintable_listed man/tr-infer.1 "$src" | wc -l)" -ge 8 ]
 	# A listed line with its place shown wrong matches nothing.
 	printf '.SH DIAGNOSTICS\n.nf\ntr-ingest: \\fIfile\\fP: span 3: no such"thing"\n.fi\n.SH SEE ALSO\n' > "$BATS_TEST_TMPDIR/t.1"
-	[ "$(unlisted "$BATS_TEST_TMPDIR/t.1" "$src")" = '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' ]
+	expect_eq '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' "$(unlisted "$BATS_TEST_TMPDIR/t.1" "$src")"
 	# A call whose statement never ends, also when another file follows.
 	printf 'void f(void)\n{\n\ttr_warn("never ends"\n' > "$BATS_TEST_TMPDIR/open.c"
 	run message_literals "$BATS_TEST_TMPDIR/open.c" "$src"

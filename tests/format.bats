@@ -25,12 +25,12 @@ results() {
 @test "filters compose: ingest | cp | temporal | aggregate sees every tool's tags" {
 	run sh -c "tr-ingest '$SAMPLES/jaeger/hotrod.json' | tr-cp | tr-temporal |
 		tr-aggregate 'From s In spans Where s.root Select COUNT, SUM(s.tag[\"cp.self\"]), SUM(s.tag[\"tp.self\"]), SUM(s.duration)'"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# one row: 65 roots (the 44 requests and the batch job whose root was
 	# kept, and 20 spans whose parent was lost, 13 of them in the request whose
 	# root was lost); the tags of both tools are on every root
 	[ "$(printf '%s\n' "$output" | wc -l)" -eq 2 ]
-	[ "$(printf '%s\n' "$output" | tail -1 | cut -f1)" = 65 ]
+	expect_eq 65 "$(printf '%s\n' "$output" | tail -1 | cut -f1)"
 	[ -n "$(printf '%s\n' "$output" | tail -1 | cut -f2)" ]
 	[ -n "$(printf '%s\n' "$output" | tail -1 | cut -f3)" ]
 }
@@ -44,7 +44,7 @@ results() {
 @test "records and tags a filter does not own pass through unchanged, in order" {
 	f=$(printf '#tr/1\n# a comment\nT\tt\tmine=1\nS\tt\ta\t\t0\t10\ts\to\t\t\tx=%%09y\nZ\tt\tfuture\trecord\nQ\t\ttraceless\n' | mkfix in.tr)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "# a comment" ]
 	[[ "$output" == *$'T\tt\tmine=1'* ]]
 	[[ "$output" == *$'S\tt\ta\t\t0\t10\ts\to\t\t\tx=%09y\tcp.self=10'* ]]

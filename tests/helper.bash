@@ -32,3 +32,18 @@ pag_named() {
 	awk -F'\t' -v OFS='\t' '$1 == "PO" { op[$3] = $4 OFS $5 }
 		$1 == "PE" && NF >= 10 { $10 = $10 == "" ? OFS : op[$10] } { print }'
 }
+
+# Compare an expected value with an actual one; on a difference, print both
+# as a diff (expected lines "-", actual "+") and fail. A third argument names
+# what was compared.  usage: expect_eq EXPECTED ACTUAL [WHAT]
+expect_eq() {
+	[ "$1" = "$2" ] && return 0
+	echo "${3:-value} differs (-expected +actual):"
+	diff -u <(printf '%s\n' "$1") <(printf '%s\n' "$2") | tail -n +3
+	return 1
+}
+
+# expect_eq on the output of the last 'run'.  usage: expect_output EXPECTED
+expect_output() {
+	expect_eq "$1" "$output" output
+}

@@ -85,67 +85,70 @@ random_traces() {
 	}' | mkfix "${2:-random.tr}"
 }
 
-@test "--help prints usage on stdout and exits 0; --version names the tool" {
+@test "--help prints usage on stdout and exits 0" {
 	run tr-infer --help
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == usage:* ]]
 	[[ "$output" == *--threshold* ]]
+}
+
+@test "--version names the tool" {
 	run tr-infer --version
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == "tr-infer (tr) "* ]]
 }
 
 @test "usage errors exit 2: unknown option, bad threshold, bad name field, bad count, bad format" {
 	run tr-infer --no-such-option /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-infer -t 's/T >=' /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"--threshold"* ]]
 	run tr-infer -t 'x > 1' /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-infer --name service,colour /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-infer --count spans /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-infer -f xml /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-infer -f jaeger-json /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-infer --backtrace-depth -1 /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-infer --reformat --partial /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "Mystery Machine example: B and C in both orders leave neither B->C nor C->B" {
 	mm_traces
 	run tr-infer "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "from	to	s	v	u	q	T" ]
 	[ -z "$(edge svc:B_E svc:C_S <<<"$output")" ]
 	[ -z "$(edge svc:C_E svc:B_S <<<"$output")" ]
 	[ -z "$(edge svc:B_S svc:C_S <<<"$output")" ]
 	[ -z "$(edge svc:C_S svc:B_S <<<"$output")" ]
 	# What always holds stays: A starts before B and C, they end before A ends.
-	[ "$(edge svc:A_S svc:B_S <<<"$output")" = "2 0 0 0 2" ]
-	[ "$(edge svc:C_E svc:A_E <<<"$output")" = "2 0 0 0 2" ]
+	expect_eq "2 0 0 0 2" "$(edge svc:A_S svc:B_S <<<"$output")"
+	expect_eq "2 0 0 0 2" "$(edge svc:C_E svc:A_E <<<"$output")"
 	# --all shows the dropped pair with its counts: s = 1, v = 1.
 	run tr-infer --all "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$(awk -F'\t' '$1 == "svc:B_E" && $2 == "svc:C_S" { print $3, $4, $5, $6, $7, $8 }' <<<"$output")" = "1 1 0 0 2 0" ]
+	expect_eq "1 1 0 0 2 0" "$(awk -F'\t' '$1 == "svc:B_E" && $2 == "svc:C_S" { print $3, $4, $5, $6, $7, $8 }' <<<"$output")"
 }
 
 @test "transitivity failure (Scooby Fig. 13): s/T >= 0.75 keeps A->B and B->C, not A->C" {
 	fig13_traces
 	run tr-infer -t 's/T >= 0.75' "$BATS_TEST_TMPDIR/fig13.tr"
-	[ "$status" -eq 0 ]
-	[ "$(edge s:A_E s:B_S <<<"$output")" = "3 1 0 0 4" ]
-	[ "$(edge s:B_E s:C_S <<<"$output")" = "3 1 0 0 4" ]
+	expect_eq 0 "$status" status
+	expect_eq "3 1 0 0 4" "$(edge s:A_E s:B_S <<<"$output")"
+	expect_eq "3 1 0 0 4" "$(edge s:B_E s:C_S <<<"$output")"
 	[ -z "$(edge s:A_E s:C_S <<<"$output")" ]
 	run tr-infer -t 's/T >= 0.75' --all "$BATS_TEST_TMPDIR/fig13.tr"
-	[ "$(edge s:A_E s:C_S <<<"$output")" = "2 2 0 0 4" ]
+	expect_eq "2 2 0 0 4" "$(edge s:A_E s:C_S <<<"$output")"
 	# The span view draws exactly the two edges, labelled s/T.
 	run tr-infer -t 's/T >= 0.75' --dot --spans "$BATS_TEST_TMPDIR/fig13.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *'"s:A" -> "s:B" [label="3/4"]'* ]]
 	[[ "$output" == *'"s:B" -> "s:C" [label="3/4"]'* ]]
 	[[ "$output" != *'"s:A" -> "s:C"'* ]]
@@ -154,15 +157,15 @@ random_traces() {
 @test "clock skew: 3 skewed of 100 traces drop B_E->C_S by default, s/T >= 0.95 keeps it" {
 	skew_traces 100 3
 	run tr-infer "$BATS_TEST_TMPDIR/skew.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ -z "$(edge back:B_E db:C_S <<<"$output")" ]
 	run tr-infer -t 's/T >= 0.95' "$BATS_TEST_TMPDIR/skew.tr"
-	[ "$(edge back:B_E db:C_S <<<"$output")" = "97 3 0 0 100" ]
+	expect_eq "97 3 0 0 100" "$(edge back:B_E db:C_S <<<"$output")"
 	run tr-infer -t 's/T >= 0.98' "$BATS_TEST_TMPDIR/skew.tr"
 	[ -z "$(edge back:B_E db:C_S <<<"$output")" ]
 	# The ratio form of the paper: s/(s+v) > 0.99 fails at 97/100.
 	run tr-infer -t 's/(s+v) > 0.96' "$BATS_TEST_TMPDIR/skew.tr"
-	[ "$(edge back:B_E db:C_S <<<"$output")" = "97 3 0 0 100" ]
+	expect_eq "97 3 0 0 100" "$(edge back:B_E db:C_S <<<"$output")"
 }
 
 @test "unknowns: a pair seen in fewer traces counts u, and s + v + u = T" {
@@ -181,13 +184,13 @@ random_traces() {
 	S|4|b||10|10|s|B||
 	EOF
 	run tr-infer --all "$BATS_TEST_TMPDIR/u.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# A_E -> B_S: success in 1, violation in 3 (B first) and 4 (same time, q), unknown in 2.
-	[ "$(edge s:A_E s:B_S <<<"$output")" = "1 2 1 1 4" ]
-	[ "$(edge s:B_S s:A_E <<<"$output")" = "1 2 1 1 4" ]
+	expect_eq "1 2 1 1 4" "$(edge s:A_E s:B_S <<<"$output")"
+	expect_eq "1 2 1 1 4" "$(edge s:B_S s:A_E <<<"$output")"
 	# (s+u)/T is the paper's tolerant form: unknowns do not count against.
 	run tr-infer -t '(s+u)/T >= 0.5' "$BATS_TEST_TMPDIR/u.tr"
-	[ "$(edge s:A_E s:B_S <<<"$output")" = "1 2 1 1 4" ]
+	expect_eq "1 2 1 1 4" "$(edge s:A_E s:B_S <<<"$output")"
 	run tr-infer -t 'q > 0' --all -f csv "$BATS_TEST_TMPDIR/u.tr"
 	[ "${lines[0]}" = "from,to,s,v,u,q,T,pass" ]
 	[[ "$output" == *"s:A_E,s:B_S,1,2,1,1,4,1"* ]]
@@ -203,12 +206,12 @@ random_traces() {
 	EOF
 	run tr-infer --all "$BATS_TEST_TMPDIR/rep.tr"
 	# A ends at 1 and at 5, B starts at 2: neither all before nor all after.
-	[ "$(edge s:A_E s:B_S <<<"$output")" = "0 1 0 1 1" ]
+	expect_eq "0 1 0 1 1" "$(edge s:A_E s:B_S <<<"$output")"
 	run tr-infer --all --count pairs "$BATS_TEST_TMPDIR/rep.tr"
-	[ "$(edge s:A_E s:B_S <<<"$output")" = "1 1 0 0 1" ]
+	expect_eq "1 1 0 0 1" "$(edge s:A_E s:B_S <<<"$output")"
 	# The two starts of A are one event: no pair of an event with itself.
 	[ -z "$(edge s:A_S s:A_S <<<"$output")" ]
-	[ "$(edge s:A_S s:A_E <<<"$output")" = "3 1 0 0 1" ]
+	expect_eq "3 1 0 0 1" "$(edge s:A_S s:A_E <<<"$output")"
 }
 
 @test "--backtrace-depth 1 separates db:query under a from db:query under b" {
@@ -225,10 +228,10 @@ random_traces() {
 	# One name for both: its end (25, 65) straddles b's start (50).
 	[ -z "$(edge db:query_E b:handle_S <<<"$output")" ]
 	run tr-infer --backtrace-depth 1 "$BATS_TEST_TMPDIR/bt.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# Every name gets its ancestors: a:handle is a:handle<gw:GET now.
-	[ "$(edge 'db:query<a:handle_E' 'b:handle<gw:GET_S' <<<"$output")" = "1 0 0 0 1" ]
-	[ "$(edge 'b:handle<gw:GET_S' 'db:query<b:handle_S' <<<"$output")" = "1 0 0 0 1" ]
+	expect_eq "1 0 0 0 1" "$(edge 'db:query<a:handle_E' 'b:handle<gw:GET_S' <<<"$output")"
+	expect_eq "1 0 0 0 1" "$(edge 'b:handle<gw:GET_S' 'db:query<b:handle_S' <<<"$output")"
 	[ -z "$(edge 'db:query<b:handle_E' 'b:handle<gw:GET_S' <<<"$output")" ]
 	[[ "$output" != *"	db:query_"* ]]
 	run tr-infer --backtrace-depth 2 "$BATS_TEST_TMPDIR/bt.tr"
@@ -238,10 +241,10 @@ random_traces() {
 @test "--name chooses the nameID fields" {
 	mm_traces
 	run tr-infer --name operation "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$(edge A_S B_S <<<"$output")" = "2 0 0 0 2" ]
+	expect_eq "2 0 0 0 2" "$(edge A_S B_S <<<"$output")"
 	run tr-infer --name kind,service "$BATS_TEST_TMPDIR/mm.tr"
 	# B and C are both internal:svc: their events merge into one name.
-	[ "$(edge server:svc_S internal:svc_S <<<"$output")" = "2 0 0 0 2" ]
+	expect_eq "2 0 0 0 2" "$(edge server:svc_S internal:svc_S <<<"$output")"
 }
 
 @test "spans without time have no events; traces over --max-events are left out of T" {
@@ -256,11 +259,11 @@ random_traces() {
 	S|2|c|a|3|2|s|C||
 	EOF
 	run tr-infer --all "$BATS_TEST_TMPDIR/nt.tr"
-	[ "$(edge s:A_S s:B_S <<<"$output")" = "1 0 1 0 2" ]
+	expect_eq "1 0 1 0 2" "$(edge s:A_S s:B_S <<<"$output")"
 	run tr-infer --all --max-events 4 "$BATS_TEST_TMPDIR/nt.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"1 traces over --max-events"* ]]
-	[ "$(edge s:A_S s:A_E <<<"$output")" = "1 0 0 0 1" ]
+	expect_eq "1 0 0 0 1" "$(edge s:A_S s:A_E <<<"$output")"
 	[ -z "$(edge s:A_S s:B_S <<<"$output")" ]
 	run tr-infer -q --max-events 4 "$BATS_TEST_TMPDIR/nt.tr"
 	[[ "$output" != *"max-events"* ]]
@@ -269,19 +272,19 @@ random_traces() {
 @test "json output holds T, the threshold and every edge" {
 	mm_traces
 	run tr-infer -f json "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$status" -eq 0 ]
-	[ "$(jq -r '.traces' <<<"$output")" = 2 ]
-	[ "$(jq -r '.threshold' <<<"$output")" = "v == 0" ]
-	[ "$(jq -r '.edges | length' <<<"$output")" = 11 ]
-	[ "$(jq -r '.edges[] | select(.from == "svc:A_S" and .to == "svc:B_S") | .s' <<<"$output")" = 2 ]
+	expect_eq 0 "$status" status
+	expect_eq 2 "$(jq -r '.traces' <<<"$output")"
+	expect_eq "v == 0" "$(jq -r '.threshold' <<<"$output")"
+	expect_eq 11 "$(jq -r '.edges | length' <<<"$output")"
+	expect_eq 2 "$(jq -r '.edges[] | select(.from == "svc:A_S" and .to == "svc:B_S") | .s' <<<"$output")"
 	run tr-infer -f json --all "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$(jq -r '[.edges[] | select(.pass == false)] | length' <<<"$output")" = 19 ]
+	expect_eq 19 "$(jq -r '[.edges[] | select(.pass == false)] | length' <<<"$output")"
 }
 
 @test "--dot draws events with s/T labels" {
 	mm_traces
 	run tr-infer --dot "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == 'digraph "causal model" {'* ]]
 	[[ "$output" == *'"svc:A_S" -> "svc:B_S" [label="2/2"]'* ]]
 	[[ "$output" != *'"svc:B_E" -> "svc:C_S"'* ]]
@@ -290,7 +293,7 @@ random_traces() {
 @test "--reformat --reduce adds per-trace edges, transitively reduced, and drops them on a re-run" {
 	fig13_traces
 	run tr-infer -t 's/T >= 0.75' --reformat --reduce "$BATS_TEST_TMPDIR/fig13.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "#tr/1" ]
 	# Trace t1: A_S -> A_E -> B_S -> B_E -> C_S -> C_E, nothing implied.
 	[ "$(awk -F'\t' '$1 == "IE" && $2 == "t1" { print $3 ">" $4 }' <<<"$output" | tr '\n' ' ')" = \
@@ -336,7 +339,7 @@ ie() {
 	[ "$(tr-infer -t 's/T >= 0.5' --reformat --reduce "$f" | ie t1)" = \
 	  "s:A_S>s:A_E s:A_E>s:B_S s:B_S>s:B_E s:B_E>s:C_S s:C_S>s:C_E" ]
 	run tr-infer --reduce "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "a span's own start -> end edge is always there: zero duration, a repeated name that interleaves, also under --reduce" {
@@ -352,11 +355,11 @@ ie() {
 	# X starts and ends at 10 (q = 1); Y's second start comes after its
 	# first end (interleaved): the counts say so, the edges stay
 	run tr-infer "$f"
-	[ "$(edge svc:X_S svc:X_E <<<"$output")" = "0 1 0 1 1" ]
-	[ "$(edge svc:Y_S svc:Y_E <<<"$output")" = "0 1 0 1 1" ]
+	expect_eq "0 1 0 1 1" "$(edge svc:X_S svc:X_E <<<"$output")"
+	expect_eq "0 1 0 1 1" "$(edge svc:Y_S svc:Y_E <<<"$output")"
 	[ -z "$(edge svc:X_E svc:X_S <<<"$output")" ]
 	run tr-infer --all "$f"
-	[ "$(awk -F'\t' '$1 == "svc:X_E" && $2 == "svc:X_S" { print $8 }' <<<"$output")" = 0 ]
+	expect_eq 0 "$(awk -F'\t' '$1 == "svc:X_E" && $2 == "svc:X_S" { print $8 }' <<<"$output")"
 	[ "$(tr-infer --reformat "$f" | ie 1)" = \
 	  "svc:R_S>svc:Y_S svc:R_S>svc:Y_E svc:R_S>svc:X_S svc:R_S>svc:X_E svc:R_S>svc:R_E svc:Y_S>svc:Y_E svc:Y_S>svc:X_S svc:Y_S>svc:X_E svc:Y_S>svc:R_E svc:Y_E>svc:X_S svc:Y_E>svc:X_E svc:Y_E>svc:R_E svc:X_S>svc:X_E svc:X_S>svc:R_E svc:X_E>svc:R_E" ]
 	# reduced: R_S -> R_E is implied through Y and X, and stays
@@ -372,7 +375,7 @@ ie() {
 	} >"$BATS_TEST_TMPDIR/never.tr"
 	# B comes before A in the one trace holding both: A -> B never held
 	run tr-infer -t '(s+u)/T >= 0.95' "$BATS_TEST_TMPDIR/never.tr"
-	[ "$(edge svc:A_E svc:B_S <<<"$output")" = "0 1 19 0 20" ]
+	expect_eq "0 1 19 0 20" "$(edge svc:A_E svc:B_S <<<"$output")"
 	run tr-infer -t 's/(s+v) >= 0.95' "$BATS_TEST_TMPDIR/never.tr"
 	[ "$output" = "from	to	s	v	u	q	T
 svc:A_S	svc:A_E	20	0	0	0	20
@@ -384,13 +387,13 @@ svc:B_E	svc:A_E	1	0	19	0	20" ]
 	# and it keeps a dependency 3 skewed traces in 100 contradict
 	skew_traces 100 3
 	run tr-infer -t 's/(s+v) >= 0.95' "$BATS_TEST_TMPDIR/skew.tr"
-	[ "$(edge back:B_E db:C_S <<<"$output")" = "97 3 0 0 100" ]
+	expect_eq "97 3 0 0 100" "$(edge back:B_E db:C_S <<<"$output")"
 }
 
 @test "4 shards: --partial on each, --merge gives the bytes of one pass" {
 	random_traces 400
 	run tr-infer -t 's/T >= 0.2' --all "$BATS_TEST_TMPDIR/random.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/one.tsv"
 	[ "$(wc -l < "$BATS_TEST_TMPDIR/one.tsv")" -gt 100 ]
 	for i in 0 1 2 3; do
@@ -399,7 +402,7 @@ svc:B_E	svc:A_E	1	0	19	0	20" ]
 	done
 	run tr-infer -t 's/T >= 0.2' --all --merge "$BATS_TEST_TMPDIR"/p0 "$BATS_TEST_TMPDIR"/p1 \
 		"$BATS_TEST_TMPDIR"/p2 "$BATS_TEST_TMPDIR"/p3
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/one.tsv")" ]
 	# Merging merges (a combiner), from stdin, gives the same again.
 	tr-infer --merge --partial "$BATS_TEST_TMPDIR"/p0 "$BATS_TEST_TMPDIR"/p1 > "$BATS_TEST_TMPDIR/p01"
@@ -420,19 +423,19 @@ svc:B_E	svc:A_E	1	0	19	0	20" ]
 	tr-infer --partial "$BATS_TEST_TMPDIR/mm.tr" > "$BATS_TEST_TMPDIR/a"
 	tr-infer --partial --name operation "$BATS_TEST_TMPDIR/mm.tr" > "$BATS_TEST_TMPDIR/b"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"b:2: partial counts made with other"* ]]
-	printf 'IP\t\tx_S\ty_Q\t1\t1\t0\t0\n' > "$BATS_TEST_TMPDIR/c"
+	printf '#tr-infer-partial/2\tmodel\nIP\t\tx_S\ty_Q\t1\t1\t0\t0\n#end\t1\n' > "$BATS_TEST_TMPDIR/c"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"c:1: bad IP record"* ]]
-	printf 'S\tt\ta\t\t0\t1\ts\tA\t\t\n' > "$BATS_TEST_TMPDIR/d"
+	expect_eq 3 "$status" status
+	[[ "$output" == *"c:2: bad IP record"* ]]
+	printf '#tr-infer-partial/2\tmodel\nS\tt\ta\t\t0\t1\ts\tA\t\t\n#end\t1\n' > "$BATS_TEST_TMPDIR/d"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/d"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"not a tr-infer --partial record"* ]]
-	grep -v '^IT' "$BATS_TEST_TMPDIR/a" > "$BATS_TEST_TMPDIR/e"
+	grep -v '^IT' "$BATS_TEST_TMPDIR/a" | awk -F'\t' -v OFS='\t' '$1 == "#end" { $2-- } { print }' > "$BATS_TEST_TMPDIR/e"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/e"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"do not add up"* ]]
 }
 
@@ -449,23 +452,23 @@ svc:B_E	svc:A_E	1	0	19	0	20" ]
 	S|3|b|a|2|3|s|B||
 	EOF
 	run tr-infer "$BATS_TEST_TMPDIR/bad.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"bad.tr:6:"* ]]
 	[[ "$output" != *"from	to"* ]]
 	run tr-infer -k "$BATS_TEST_TMPDIR/bad.tr"
-	[ "$status" -eq 3 ]
-	[ "$(edge s:A_S s:B_S <<<"$output")" = "2 0 0 0 2" ]
+	expect_eq 3 "$status" status
+	expect_eq "2 0 0 0 2" "$(edge s:A_S s:B_S <<<"$output")"
 }
 
 @test "a missing input file: message and exit 3, also with --reformat and --merge" {
 	run tr-infer "$BATS_TEST_TMPDIR/none.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"none.tr"* ]]
 	run tr-infer --reformat "$BATS_TEST_TMPDIR/none.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"none.tr"* ]]
 	run tr-infer --merge "$BATS_TEST_TMPDIR/none.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"none.tr"* ]]
 }
 
@@ -477,11 +480,11 @@ svc:B_E	svc:A_E	1	0	19	0	20" ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 	# a write error (exit 4) and a bad trace (exit 3) end the second pass early
 	run tr-infer --reformat -o /dev/full < "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$status" -eq 4 ]
+	expect_eq 4 "$status" status
 	[ -z "$(ls -A "$TMPDIR")" ]
 	{ cat "$BATS_TEST_TMPDIR/mm.tr"; printf 'S\tbad\tx\t\tnan\t1\ts\to\t\t\n'; } > "$BATS_TEST_TMPDIR/bad.tr"
 	run tr-infer --reformat < "$BATS_TEST_TMPDIR/bad.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
 
@@ -489,34 +492,35 @@ svc:B_E	svc:A_E	1	0	19	0	20" ]
 	mm_traces
 	f=$BATS_TEST_TMPDIR/mm.tr
 	want=$(tr-infer --reformat "$f")
-	[ "$(cat "$f" | tr-infer --reformat)" = "$want" ]
+	expect_eq "$want" "$(cat "$f" | tr-infer --reformat)"
 	# no copy: a temporary directory that does not exist is never needed
-	[ "$(TMPDIR=$BATS_TEST_TMPDIR/none tr-infer --reformat < "$f")" = "$want" ]
+	expect_eq "$want" "$(TMPDIR=$BATS_TEST_TMPDIR/none tr-infer --reformat < "$f")"
 	run sh -c "cat '$f' | TMPDIR='$BATS_TEST_TMPDIR/none' tr-infer --reformat"
-	[ "$status" -eq 4 ]
+	expect_eq 4 "$status" status
 	# what was read of it before stays read
 	{ printf 'X\tnot a record of a trace\n'; cat "$f"; } > "$BATS_TEST_TMPDIR/x.tr"
-	[ "$({ head -n 1 > /dev/null; tr-infer --reformat; } < "$BATS_TEST_TMPDIR/x.tr")" = "$want" ]
+	expect_eq "$want" "$({ head -n 1 > /dev/null; tr-infer --reformat; } < "$BATS_TEST_TMPDIR/x.tr")"
 	# and it is left at its end, as a copy would leave it
 	[ -z "$({ tr-infer --reformat > /dev/null; cat; } < "$f")" ]
 }
 
 @test "--merge -k skips a bad record, merges the rest and exits 3" {
 	mm_traces
-	tr-infer --partial "$BATS_TEST_TMPDIR/mm.tr" > "$BATS_TEST_TMPDIR/a"
-	printf 'IP\t\tsvc:A_S\tsvc:B_S\tmany\t1\t0\t0\n' >> "$BATS_TEST_TMPDIR/a"
+	tr-infer --partial "$BATS_TEST_TMPDIR/mm.tr" |
+		awk -F'\t' -v OFS='\t' '$1 == "#end" { print "IP", "", "svc:A_S", "svc:B_S", "many", 1, 0, 0; $2++ } { print }' \
+		> "$BATS_TEST_TMPDIR/a"
 	run tr-infer -k --merge "$BATS_TEST_TMPDIR/a"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"a:18: bad IP record"* ]]
-	[ "$(edge svc:A_S svc:B_S <<<"$output")" = "2 0 0 0 2" ]
+	expect_eq "2 0 0 0 2" "$(edge svc:A_S svc:B_S <<<"$output")"
 }
 
 @test "-o writes the model to a file" {
 	mm_traces
 	run tr-infer -o "$BATS_TEST_TMPDIR/model.tsv" "$BATS_TEST_TMPDIR/mm.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ -z "$output" ]
-	[ "$(edge svc:A_S svc:B_S < "$BATS_TEST_TMPDIR/model.tsv")" = "2 0 0 0 2" ]
+	expect_eq "2 0 0 0 2" "$(edge svc:A_S svc:B_S < "$BATS_TEST_TMPDIR/model.tsv")"
 }
 
 # Links: a gateway server calls auth (split client/server halves), a leaf
@@ -542,8 +546,8 @@ links_trace() {
 @test "--links: server spans link to their nearest remote ancestor, leaves to peer.service, messaging via the broker" {
 	links_trace
 	run tr-infer --links "$BATS_TEST_TMPDIR/links.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\nauth\tpostgres\t1\t0\ngateway\tauth\t2\t0\ngateway\tkafka\t1\t0\nkafka\tbilling\t1\t0')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'parent\tchild\tcalls\terrors\nauth\tpostgres\t1\t0\ngateway\tauth\t2\t0\ngateway\tkafka\t1\t0\nkafka\tbilling\t1\t0')"
 }
 
 @test "--links counts errors: a split server half inherits its client's error tag; error=false counts, as in Zipkin" {
@@ -561,7 +565,7 @@ links_trace() {
 	S|1|c4:s|c4|61|8|auth|check|server|
 	EOF
 	run tr-infer --links "$BATS_TEST_TMPDIR/err.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# c1 passes its error to s1; s2's error=false and s3's empty error tag
 	# count (Zipkin tests only that the key is there); c4:s is a shared
 	# Zipkin span's server half: in Zipkin's model its parent id is not the
@@ -572,12 +576,12 @@ links_trace() {
 @test "--links formats: jaeger-json, json, csv, dot; the root server without a caller links nothing" {
 	links_trace
 	run tr-infer --links -f jaeger-json "$BATS_TEST_TMPDIR/links.tr"
-	[ "$status" -eq 0 ]
-	[ "$(jq -c '.[0]' <<<"$output")" = '{"parent":"auth","child":"postgres","callCount":1}' ]
+	expect_eq 0 "$status" status
+	expect_eq '{"parent":"auth","child":"postgres","callCount":1}' "$(jq -c '.[0]' <<<"$output")"
 	[ "$(jq -r 'map(.parent + ">" + .child + "=" + (.callCount|tostring)) | join(" ")' <<<"$output")" = \
 	  "auth>postgres=1 gateway>auth=2 gateway>kafka=1 kafka>billing=1" ]
 	run tr-infer --links -f json "$BATS_TEST_TMPDIR/links.tr"
-	[ "$(jq -c '.[1]' <<<"$output")" = '{"parent":"gateway","child":"auth","callCount":2,"errorCount":0}' ]
+	expect_eq '{"parent":"gateway","child":"auth","callCount":2,"errorCount":0}' "$(jq -c '.[1]' <<<"$output")"
 	run tr-infer --links -f csv "$BATS_TEST_TMPDIR/links.tr"
 	[ "${lines[0]}" = "parent,child,calls,errors" ]
 	run tr-infer --links --dot "$BATS_TEST_TMPDIR/links.tr"
@@ -593,7 +597,7 @@ links_trace() {
 	S|1|o|r|30|10|other|get||
 	EOF
 	run tr-infer --links "$BATS_TEST_TMPDIR/bf.tr"
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\ncache\tredis\t1\t0\ngateway\tcache\t1\t0')" ]
+	expect_output "$(printf 'parent\tchild\tcalls\terrors\ncache\tredis\t1\t0\ngateway\tcache\t1\t0')"
 }
 
 @test "--links: under a shared span's server half, a child of another service hangs under the client half" {
@@ -607,7 +611,7 @@ links_trace() {
 	S|1|b|x:s|20|5|cache|get|client||peer.service=redis
 	EOF
 	run tr-infer --links "$BATS_TEST_TMPDIR/sh.tr"
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\napi\tdb\t1\t0\ncache\tredis\t1\t0\ngw\tapi\t1\t0\ngw\tcache\t1\t0')" ]
+	expect_output "$(printf 'parent\tchild\tcalls\terrors\napi\tdb\t1\t0\ncache\tredis\t1\t0\ngw\tapi\t1\t0\ngw\tcache\t1\t0')"
 }
 
 @test "--links: a messaging span without peer.service names its broker by messaging.system" {
@@ -619,7 +623,7 @@ links_trace() {
 	S|1|d||20|5|mailer|process|consumer|
 	EOF
 	run tr-infer --links "$BATS_TEST_TMPDIR/ms.tr"
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\nkafka\tmailer\t1\t0\nshop\tkafka\t1\t0')" ]
+	expect_output "$(printf 'parent\tchild\tcalls\terrors\nkafka\tmailer\t1\t0\nshop\tkafka\t1\t0')"
 }
 
 @test "--links --partial on shards and --merge give the links of one pass" {
@@ -639,8 +643,8 @@ links_trace() {
 	tr-infer --links --partial "$BATS_TEST_TMPDIR/two.tr" > "$BATS_TEST_TMPDIR/l2"
 	grep -q '^IL' "$BATS_TEST_TMPDIR/l1"
 	run tr-infer --links --merge "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l2"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$one" ]
+	expect_eq 0 "$status" status
+	expect_output "$one"
 }
 
 # --- conformance data (needs tr-ingest) ---
@@ -654,7 +658,7 @@ need_ingest() {
 	need_ingest
 	tr-ingest "$CONF/mystery-machine-threshold/json_test.json" > "$BATS_TEST_TMPDIR/j.tr"
 	run tr-infer --partial "$BATS_TEST_TMPDIR/j.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "IT		traces=2	skipped=0	name=service,operation	depth=0	count=traces" ]
 	# Trace 1: A [1,1001] B [10,210] C [300,900]; trace 2: B [700,1300]
 	# D [500,10500] C [503,703]. Columns: a b c s(a->b) s(b->a) q.
@@ -686,9 +690,9 @@ DoD_S DoD_E 1 1 0 0'
 	[ "$got" = "$expected" ]
 	# Default threshold: B_S -> C_E holds in both traces, B_S -> C_S in one only.
 	run tr-infer "$BATS_TEST_TMPDIR/j.tr"
-	[ "$(edge hello1:DoB_S hello1:DoC_E <<<"$output")" = "2 0 0 0 2" ]
+	expect_eq "2 0 0 0 2" "$(edge hello1:DoB_S hello1:DoC_E <<<"$output")"
 	[ -z "$(edge hello1:DoB_S hello1:DoC_S <<<"$output")" ]
-	[ "$(edge hello1:DoA_S hello1:DoB_S <<<"$output")" = "1 0 1 0 2" ]
+	expect_eq "1 0 1 0 2" "$(edge hello1:DoA_S hello1:DoB_S <<<"$output")"
 }
 
 # "parent>child=calls/errors" of every link, on one line.
@@ -698,14 +702,14 @@ zlinks() {
 
 @test "conformance: Zipkin links of messaging.json go frontend -> rabbitmq -> backend" {
 	need_ingest
-	[ "$(zlinks messaging.json)" = "frontend>rabbitmq=1/0 rabbitmq>backend=1/0" ]
+	expect_eq "frontend>rabbitmq=1/0 rabbitmq>backend=1/0" "$(zlinks messaging.json)"
 }
 
 @test "conformance: Zipkin links of simple-db-p6, skew, ascend (uninstrumented db, shared spans)" {
 	need_ingest
-	[ "$(zlinks simple-db-p6.json)" = "bootifulmeters>app_db=4/0" ]
-	[ "$(zlinks skew.json)" = "servicea>serviceb=1/0" ]
-	[ "$(zlinks ascend.json)" = "mobile-gateway>auth-service=1/0 mobile-gateway>content-service=1/0" ]
+	expect_eq "bootifulmeters>app_db=4/0" "$(zlinks simple-db-p6.json)"
+	expect_eq "servicea>serviceb=1/0" "$(zlinks skew.json)"
+	expect_eq "mobile-gateway>auth-service=1/0 mobile-gateway>content-service=1/0" "$(zlinks ascend.json)"
 }
 
 @test "conformance: Zipkin links of messaging2.json: headless spans hang under the root" {
@@ -716,8 +720,8 @@ zlinks() {
 
 @test "conformance: Zipkin links of messaging-kafka.json (errors on local spans are no link's) and a v1 batch" {
 	need_ingest
-	[ "$(zlinks messaging-kafka.json)" = "kafka>servicea=4/0 kafka>serviceb=3/0 servicea>kafka=9/0" ]
-	[ "$(zlinks zipkin_v1_single_batch.json)" = "front-proxy>service1=1/0 service1>service2=1/0" ]
+	expect_eq "kafka>servicea=4/0 kafka>serviceb=3/0 servicea>kafka=9/0" "$(zlinks messaging-kafka.json)"
+	expect_eq "front-proxy>service1=1/0 service1>service2=1/0" "$(zlinks zipkin_v1_single_batch.json)"
 }
 
 @test "conformance: Zipkin links of yelp.json: children of a shared span with another endpoint hang under its client" {
@@ -728,5 +732,5 @@ zlinks() {
 	# the 5 yelp-main client spans. Under f5f2 (server mobile_api, port
 	# 31049) the mobile_api client to blt names no port: it hangs under the
 	# yelp-main client half and backfills a second yelp-main -> mobile_api.
-	[ "$(zlinks yelp.json)" = "mobile_api>blt=1/0 mobile_api>memcache=2/0 mobile_api>spectre=1/0 unknown>yelp-main=5/0 unknown>yelp_main/api_proxy=1/0 yelp-main>memcache=3/0 yelp-main>mobile_api=2/0 yelp-main>mysql=2/0" ]
+	expect_eq "mobile_api>blt=1/0 mobile_api>memcache=2/0 mobile_api>spectre=1/0 unknown>yelp-main=5/0 unknown>yelp_main/api_proxy=1/0 yelp-main>memcache=3/0 yelp-main>mobile_api=2/0 yelp-main>mysql=2/0" "$(zlinks yelp.json)"
 }

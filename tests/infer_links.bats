@@ -27,7 +27,7 @@ links() {
 	EOF
 	)
 	# s hangs under c, whose service calls it; c names the link through s
-	[ "$(links "$f")" = "frontend>orders=1/0 orders>frontend=1/0" ]
+	expect_eq "frontend>orders=1/0 orders>frontend=1/0" "$(links "$f")"
 }
 
 @test "zipkin: tr.zipkin_parent moves a span in Zipkin's tree: empty to the root, else to the span named" {
@@ -39,16 +39,16 @@ links() {
 	S|1|x|s|12|30|api|call pay|client||peer.service=pay
 	S|1|x:s|x|13|20|pay|handle|server|
 	EOF
-	[ "$(links "$BATS_TEST_TMPDIR/base.tr")" = "api>pay=1/0" ]
+	expect_eq "api>pay=1/0" "$(links "$BATS_TEST_TMPDIR/base.tr")"
 	# a shared span of no kind without its client half: Zipkin hangs it
 	# under the root, and backfills the root's service -> its own
 	{ cat "$BATS_TEST_TMPDIR/base.tr"; printf 'S\t1\tk\ts\t20\t5\tapi\tcall db\t\t\tpeer.service=db\ttr.zipkin_parent=\n'; } >"$BATS_TEST_TMPDIR/root.tr"
-	[ "$(links "$BATS_TEST_TMPDIR/root.tr")" = "api>db=1/0 api>pay=1/0 mail>api=1/0" ]
+	expect_eq "api>db=1/0 api>pay=1/0 mail>api=1/0" "$(links "$BATS_TEST_TMPDIR/root.tr")"
 	# a child whose endpoint is not the server half's hangs under the client
 	# half x (api): x still has a child (x:s), and the hop api -> pay is
 	# backfilled
 	{ cat "$BATS_TEST_TMPDIR/base.tr"; printf 'S\t1\ta\tx:s\t14\t5\tpay\tget\tclient\t\tpeer.service=db\ttr.zipkin_parent=x\n'; } >"$BATS_TEST_TMPDIR/moved.tr"
-	[ "$(links "$BATS_TEST_TMPDIR/moved.tr")" = "api>pay=2/0 pay>db=1/0" ]
+	expect_eq "api>pay=2/0 pay>db=1/0" "$(links "$BATS_TEST_TMPDIR/moved.tr")"
 }
 
 @test "zipkin: a span marked tr.zipkin_hidden links nothing; a second server half (x:s~2) does not inherit the client's error" {
@@ -61,7 +61,7 @@ links() {
 	S|1|x:s~3|x|11|40|pay|handle|server||tr.renamed_from=x:s
 	EOF
 	)
-	[ "$(links "$f")" = "gw>api=1/0 gw>pay=1/0" ]
+	expect_eq "gw>api=1/0 gw>pay=1/0" "$(links "$f")"
 }
 
 @test "zipkin: ingest and links agree with Zipkin on the shapes it reads its own way" {
@@ -75,7 +75,7 @@ links() {
  {"traceId":"t1","id":"k","parentId":"s","name":"call db","timestamp":103,"duration":5,"shared":true,"localEndpoint":{"serviceName":"api"},"remoteEndpoint":{"serviceName":"db"}}]
 J
 )
-	[ "$(tr-ingest "$f" | links)" = "api>db=1/0 mail>api=1/0" ]
+	expect_eq "api>db=1/0 mail>api=1/0" "$(tr-ingest "$f" | links)"
 }
 
 @test "zipkin: two servers answer one client id: a child hangs under the half of its own service, which tr-ingest names x:s~2" {
@@ -89,7 +89,49 @@ J
 J
 )
 	# c's remote ancestor is the pay half: no hop web -> pay from c
-	[ "$(tr-ingest "$f" | links)" = "pay>db=1/0 web>api=1/0 web>pay=1/0" ]
+	expect_eq "pay>db=1/0 web>api=1/0 web>pay=1/0" "$(tr-ingest "$f" | links)"
+}
+
+# Issue 33's five spans: payment's client (failing) calls frontend, a span of
+# no kind in frontend calls api, whose server half shares its id. Zipkin's
+# tree hangs the span of no kind under the server half of its own endpoint,
+# else under the client half.
+five_spans() {
+	mkfix "$1" <<J
+[{"traceId":"t1","id":"a","kind":"SERVER","name":"pay","timestamp":100,"duration":90,"localEndpoint":{"serviceName":"payment"}},
+ {"traceId":"t1","id":"b","parentId":"a","kind":"CLIENT","name":"call","timestamp":101,"duration":80,"localEndpoint":{"serviceName":"payment"},"remoteEndpoint":{"serviceName":"frontend"},"tags":{"error":"true"}},
+ {"traceId":"t1","id":"b","parentId":"a","kind":"SERVER","name":"get","timestamp":102,"duration":70,"shared":true,"localEndpoint":{"serviceName":"frontend"}},
+ {"traceId":"t1","id":"c","parentId":"b","name":"call api","timestamp":103,"duration":50,"localEndpoint":{"serviceName":"frontend"$2},"remoteEndpoint":{"serviceName":"api"}},
+ {"traceId":"t1","id":"c","parentId":"b","kind":"SERVER","name":"handle","timestamp":104,"duration":40,"shared":true,"localEndpoint":{"serviceName":"api"}}]
+J
+}
+
+@test "zipkin: a shared server half inherits the error of the client above its client half of no kind (payment>api 1 call, 1 error)" {
+	command -v tr-ingest >/dev/null || skip "no tr-ingest"
+	# c's endpoint is not the server half b's: c hangs under the client b;
+	# c:s's parent id is c's (b), the failing client: both inherit its error
+	f=$(five_spans five.json ',"ipv4":"10.0.0.9"')
+	expected="frontend>api=1/1 payment>api=1/1 payment>frontend=2/0"
+	diff <(echo "$expected") <(echo "$(tr-ingest "$f" | links)")
+}
+
+@test "zipkin: a client half of no kind under a server half passes no error on: its remote ancestor is that server" {
+	command -v tr-ingest >/dev/null || skip "no tr-ingest"
+	f=$(five_spans five.json '')
+	expected="frontend>api=2/0 payment>frontend=1/0"
+	diff <(echo "$expected") <(echo "$(tr-ingest "$f" | links)")
+}
+
+@test "zipkin: a shared server half does not inherit its own client half's error" {
+	f=$(fix own.tr <<-'EOF'
+	T|1
+	S|1|r||0|100|gw|GET|server|
+	S|1|x|r|10|50|gw|call|client||error=true|peer.service=api
+	S|1|x:s|x|11|40|api|handle|server|
+	EOF
+	)
+	expected="gw>api=1/0"
+	diff <(echo "$expected") <(echo "$(links "$f")")
 }
 
 @test "conformance: SmartThings: a part of no kind that reuses a client's id is not in Zipkin's tree; guardian, not execution, calls platformapi" {
@@ -101,7 +143,7 @@ J
 	got=" $(tr-ingest "$f" | links) "
 	[[ "$got" == *" guardian>platformapi=1/0 "* ]]
 	[[ "$got" != *" execution>platformapi="* ]]
-	[ "$(tr-ingest "$f" | awk -F'\t' '$1 == "S" && $3 == "98ffd568af9b79a0" { print $9 "|" $NF }')" = "|tr.zipkin_hidden=true" ]
+	expect_eq "|tr.zipkin_hidden=true" "$(tr-ingest "$f" | awk -F'\t' '$1 == "S" && $3 == "98ffd568af9b79a0" { print $9 "|" $NF }')"
 }
 
 @test "conformance: every case of ../shared/peers/zipkin-links gives Zipkin's own links" {
@@ -109,7 +151,7 @@ J
 	command -v python3 >/dev/null || skip "no python3"
 	command -v tr-ingest >/dev/null || skip "no tr-ingest"
 	run python3 "$PEERS/compare_links.py" -j 2 --show 3 "$PEERS/zipkin-links"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	n=${lines[-1]%%/*}
 	[ "${lines[-1]}" = "$n/$n agree" ]
 }
@@ -131,14 +173,14 @@ kindless() {
 @test "jaeger: spans without a kind link parent service -> child service across services, with a note" {
 	kindless
 	run --separate-stderr tr-infer --links "$BATS_TEST_TMPDIR/kindless.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\nauth\tdb\t1\t0\ngateway\tauth\t2\t1')" ]
+	expect_eq 0 "$status" status
+	expect_output "$(printf 'parent\tchild\tcalls\terrors\nauth\tdb\t1\t0\ngateway\tauth\t2\t1')"
 	[ "$stderr" = "tr-infer: no span has a kind (or peer.service): links by Jaeger's rule, parent service -> child service (--links=zipkin for Zipkin's)" ]
 	run --separate-stderr tr-infer --links -q "$BATS_TEST_TMPDIR/kindless.tr"
 	[ -z "$stderr" ]
 	# Zipkin's rule asked for: no span is remote, no link, no note
 	run --separate-stderr tr-infer --links=zipkin "$BATS_TEST_TMPDIR/kindless.tr"
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors')" ]
+	expect_output "$(printf 'parent\tchild\tcalls\terrors')"
 	[ -z "$stderr" ]
 }
 
@@ -162,12 +204,12 @@ orders	frontend	1	0')" ]
 	S|1|c:s|c|2|40|api|handle|server||error=false
 	EOF
 	)
-	[ "$(links --links=jaeger "$f")" = "gw>api=1/0" ]
+	expect_eq "gw>api=1/0" "$(links --links=jaeger "$f")"
 	run --separate-stderr tr-infer --links "$f"
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t1')" ]
+	expect_output "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t1')"
 	[ -z "$stderr" ]
 	run tr-infer --links=otel "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "jaeger: --partial keeps both rules' counts and the kinds; --merge chooses as one pass would" {
@@ -180,18 +222,18 @@ orders	frontend	1	0')" ]
 	)
 	tr-infer --links --partial "$BATS_TEST_TMPDIR/kindless.tr" >"$BATS_TEST_TMPDIR/a.p"
 	[ "$(grep -c '^IJ' "$BATS_TEST_TMPDIR/a.p")" -eq 2 ]
-	[ "$(grep '^IK' "$BATS_TEST_TMPDIR/a.p")" = "$(printf 'IK\t\tspans=6\tkinds=0')" ]
+	expect_eq "$(printf 'IK\t\tspans=6\tkinds=0')" "$(grep '^IK' "$BATS_TEST_TMPDIR/a.p")"
 	tr-infer --links --partial "$f" >"$BATS_TEST_TMPDIR/b.p"
 	run --separate-stderr tr-infer --links --merge "$BATS_TEST_TMPDIR/a.p"
 	[ "$output" = "$(tr-infer --links -q "$BATS_TEST_TMPDIR/kindless.tr")" ]
 	[[ "$stderr" == *"no span has a kind"* ]]
 	run --separate-stderr tr-infer --links --merge "$BATS_TEST_TMPDIR/a.p" "$BATS_TEST_TMPDIR/b.p"
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/kindless.tr" "$f" | tr-infer --links)" ]
-	[ "$output" = "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t0')" ]
+	expect_output "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t0')"
 	[ -z "$stderr" ]
-	printf 'IK\t\tspans=1\tkinds=2\n' >"$BATS_TEST_TMPDIR/bad.p"
+	printf '#tr-infer-partial/2\tlinks\nIK\t\tspans=1\tkinds=2\n#end\t1\n' >"$BATS_TEST_TMPDIR/bad.p"
 	run tr-infer --links --merge "$BATS_TEST_TMPDIR/bad.p"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"bad IK record"* ]]
 }
 
@@ -201,7 +243,7 @@ orders	frontend	1	0')" ]
 	command -v tr-ingest >/dev/null || skip "no tr-ingest"
 	tr-ingest "$f" >"$BATS_TEST_TMPDIR/dsb.tr"
 	run --separate-stderr tr-infer --links "$BATS_TEST_TMPDIR/dsb.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "parent	child	calls	errors
 compose-post-service	home-timeline-service	20	0
 compose-post-service	media-service	20	0

@@ -17,7 +17,7 @@ J
 
 @test "jaeger envelope: spans sorted by start, parent from CHILD_OF, service and host from the process" {
 	run tr-ingest "$(jaeger_env)"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "#tr/1" ]
 	[ "${lines[1]}" = $'T\tt1' ]
 	[ "${lines[2]}" = $'S\tt1\ta\t\t1000\t1000\tfront\troot\t\th1\tprocess.hostname=h1' ]
@@ -42,7 +42,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\tT9\ts1\t\t5\t1\tsvc\top\t\tbox\tprocess.host.name=box' ]
 }
 
@@ -56,7 +56,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\tt\ts\t\t1\t2\tsvc\to\t\t\ts=x y\tb=true\ti=-42\tbig=9223372036854775807\tf=0.1\tbin=AAAwOQ==' ]
 }
 
@@ -69,7 +69,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "${lines[@]}" | spans | cut -f3,4,7 | tr '\n' ' ')" = $'a\t\t b\t\t c\t\t ' ]
 }
 
@@ -83,7 +83,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^S')" -eq 2 ]
 	[ "${lines[3]}" = $'S\tt\tb\ta\t2\t3\t\tkid\t\t' ]
 }
@@ -98,7 +98,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[3]}" = $'S\tt\tb\ta\t2\t30\t\tasync\t\t' ]
 	[ "${lines[4]}" = $'R\tt\tb\tfollows_from\tt\ta' ]
 	[ "${lines[5]}" = $'S\tt\tc\ta\t3\t1\t\tx\t\t' ]
@@ -109,7 +109,7 @@ J
 	env=$(jaeger_env)
 	{ jq -c '.data[0]' "$env"; jq -c '.data[0] | .traceID = "t2" | .spans[].traceID = "t2"' "$env"; } > "$BATS_TEST_TMPDIR/l.jsonl"
 	run tr-ingest "$BATS_TEST_TMPDIR/l.jsonl"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^T')" -eq 2 ]
 	[ "${lines[5]}" = $'T\tt2' ]
 }
@@ -133,7 +133,7 @@ J
 
 @test "otlp: ids lower-cased, nanoseconds to µs as Jaeger converts them, kind, status, resource attributes" {
 	run tr-ingest "$(otlp_doc)"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = $'T\t0af7651916cd43dd8448eb211c80319c' ]
 	[ "${lines[2]}" = $'S\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t\t1700000000000001\t250001\tapi\tGET /x\tserver\tnode7\totel.scope.name=lib\totel.scope.version=1.0\thttp.status_code=500\tok=false\tratio=0.25\tlist=["a"]\tspan.kind=server\totel.status_code=ERROR\terror=true\totel.status_description=boom\tprocess.host.name=node7\tprocess.pid=12' ]
 	[ "${lines[3]}" = $'R\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\tlink\t00000000000000000000000000000001\t0000000000000002\twhy=batch' ]
@@ -165,7 +165,7 @@ J
 
 @test "zipkin v2: a shared span id is split into a client span and its server child" {
 	run tr-ingest "$(zipkin2_doc)"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\tab\t1\t\t100\t200\tfrontend\tget /\tserver\t10.0.0.1\tspan.kind=server' ]
 	[ "${lines[3]}" = $'S\tab\t2\t1\t105\t100\tfrontend\tget\tclient\t10.0.0.1\tspan.kind=client\tpeer.service=backend\tpeer.port=8080' ]
 	[ "${lines[4]}" = $'S\tab\t2:s\t2\t110\t80\tbackend\tget\tserver\t10.0.0.2\tspan.kind=server\thttp.path=/api' ]
@@ -197,7 +197,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\ta1\ta1\t\t1000\t500\tweb\tcheckout\tclient\t10.1.1.1\tspan.kind=client\thttp.path=/buy\tpeer.service=shop\tpeer.ipv4=10.1.1.2\tpeer.port=80' ]
 	[ "${lines[3]}" = $'S\ta1\ta1:s\ta1\t1050\t400\tshop\tcheckout\tserver\t10.1.1.2\tspan.kind=server\thttp.path=/buy' ]
 	[ "${lines[4]}" = $'L\ta1\ta1:s\t1100\tevent=queued' ]
@@ -229,7 +229,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = $'T\tt\ttr.dropped_duplicates=1' ]
 	[ "${lines[2]}" = $'S\tt\ts\t\t1\t1\t\ta\t\t' ]
 	[ "${lines[3]}" = $'S\tt\ts~2\t\t2\t1\t\tb\t\t\ttr.renamed_from=s' ]

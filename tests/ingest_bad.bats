@@ -16,7 +16,7 @@ J
 
 @test "a wrong type stops at the broken trace: earlier traces whole, nothing of it, exit 3" {
 	run tr-ingest "$(two_traces)"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"two.json:3:1: \"startTime\" is not an integer"* ]]
 	[[ "$output" == *$'T\tgood'* ]]
 	[[ "$output" != *$'\tbad'* ]]
@@ -25,7 +25,7 @@ J
 
 @test "-k skips the broken trace, writes every good one and reports the count" {
 	run tr-ingest -k "$(two_traces)"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *$'T\tgood\n'* ]]
 	[[ "$output" == *$'T\tgood2'* ]]
 	[[ "$output" != *$'\tbad'* ]]
@@ -40,7 +40,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"bad.json:2:"*":"* ]]
 	[[ "$output" != *$'S\t'* ]]
 }
@@ -49,7 +49,7 @@ J
 	env=$(two_traces)
 	head -c 120 "$env" > "$BATS_TEST_TMPDIR/cut.json"
 	run tr-ingest -k "$BATS_TEST_TMPDIR/cut.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"unexpected end of input"* ]]
 	[[ "$output" == *$'S\tgood\ta'* ]]
 	[[ "$output" != *$'\tbad'* ]]
@@ -58,7 +58,7 @@ J
 @test "a truncated Zipkin file writes none of its traces: any of them may be incomplete" {
 	printf '[{"traceId":"a","id":"1","name":"x","timestamp":1,"duration":1},{"traceId":"a","id":"2"' > "$BATS_TEST_TMPDIR/z.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/z.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" != *$'S\t'* ]]
 }
 
@@ -66,65 +66,65 @@ J
 	env=$(two_traces)
 	zstd -q -c "$env" | head -c 60 > "$BATS_TEST_TMPDIR/cut.zst"
 	run tr-ingest "$BATS_TEST_TMPDIR/cut.zst"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"cut.zst"* ]]
 }
 
 @test "an unknown document, a JSON scalar and binary garbage are errors" {
 	echo '{"hello":"world"}' > "$BATS_TEST_TMPDIR/u.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/u.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"u.json:1:1: not a Jaeger, Zipkin or OTLP document"* ]]
 	echo 42 > "$BATS_TEST_TMPDIR/n.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/n.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	head -c 3000 /bin/sh > "$BATS_TEST_TMPDIR/bin"
 	run tr-ingest "$BATS_TEST_TMPDIR/bin"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"not JSON"* ]]
 }
 
 @test "empty input, or an export of no span, is an error (exit 3, one line); --allow-empty gives the header and nothing else" {
 	run --separate-stderr tr-ingest < /dev/null
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[ "$stderr" = "tr-ingest: <stdin>: no span in the input (--allow-empty accepts that)" ]
 	printf '{"data":[]}\n' > "$BATS_TEST_TMPDIR/none.json"
 	run --separate-stderr tr-ingest -o "$BATS_TEST_TMPDIR/none.tr" "$BATS_TEST_TMPDIR/none.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[ "$stderr" = "tr-ingest: $BATS_TEST_TMPDIR/none.json: no span in the input (--allow-empty accepts that)" ]
 	[ ! -e "$BATS_TEST_TMPDIR/none.tr" ]
 	run tr-ingest --allow-empty < /dev/null
-	[ "$status" -eq 0 ]
-	[ "$output" = "#tr/1" ]
+	expect_eq 0 "$status" status
+	expect_output "#tr/1"
 	run tr-ingest --allow-empty "$BATS_TEST_TMPDIR/none.json"
-	[ "$status" -eq 0 ]
-	[ "$output" = "#tr/1" ]
+	expect_eq 0 "$status" status
+	expect_output "#tr/1"
 }
 
 @test "invalid UTF-8 inside a string is an error in that trace" {
 	printf '{"traceID":"t","spans":[{"spanID":"a","operationName":"\xff\xfe","startTime":1,"duration":1}]}' > "$BATS_TEST_TMPDIR/u8.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/u8.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"u8.json:1:"* ]]
 }
 
 @test "-f forces the format: an OTLP reader refuses a Jaeger file" {
 	run tr-ingest -f otlp "$(two_traces)"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"not a Jaeger, Zipkin or OTLP document of the format given with -f"* ]]
 }
 
 @test "usage errors exit 2; --help exits 0 on stdout; a missing file exits 3" {
 	run tr-ingest --bogus
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-ingest -f yaml x
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"unknown format: yaml"* ]]
 	run tr-ingest --help
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == usage:* ]]
 	run tr-ingest /nonexistent.json
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-ingest: /nonexistent.json: No such file or directory"* ]]
 	[ "$(printf '%s\n' "$output" | grep -vc '^#tr/1$')" -eq 1 ]
 }
@@ -132,18 +132,18 @@ J
 @test "a write error (full disk) is reported with exit 4" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	run tr-ingest -k -o /dev/full "$(two_traces)"
-	[ "$status" -eq 4 ]
+	expect_eq 4 "$status" status
 	[ -c /dev/full ]
 	run sh -c "tr-ingest -k '$(two_traces)' > /dev/full"
-	[ "$status" -eq 4 ]
+	expect_eq 4 "$status" status
 	[[ "$output" == *"write error"* ]]
 }
 
 @test "-o leaves no partial file when the run fails" {
 	run tr-ingest -o "$BATS_TEST_TMPDIR/out.tr" "$(two_traces)"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	run tr-ingest -o "$BATS_TEST_TMPDIR/out2.tr" /nonexistent
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[ ! -e "$BATS_TEST_TMPDIR/out2.tr" ]
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep tmp)" ]
 }
@@ -151,7 +151,7 @@ J
 @test "a closed pipe ends the run quietly" {
 	for i in $(seq 1 3000); do printf '{"traceID":"t%d","spans":[{"spanID":"a","operationName":"o","startTime":1,"duration":2}]}\n' $i; done > "$BATS_TEST_TMPDIR/many.jsonl"
 	run sh -c "tr-ingest '$BATS_TEST_TMPDIR/many.jsonl' 2>&1 >/dev/null | head -1; tr-ingest '$BATS_TEST_TMPDIR/many.jsonl' 2>'$BATS_TEST_TMPDIR/err' | head -1"
-	[ "$output" = "#tr/1" ]
+	expect_output "#tr/1"
 	[ ! -s "$BATS_TEST_TMPDIR/err" ]
 }
 
@@ -165,7 +165,7 @@ J
 J
 )
 	run tr-ingest -v "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c $'^S\t')" -eq 4 ]
 	[[ "$output" == *"trace t: 4 spans, 3 roots, 1 with a missing parent, 1 self-parents, 1 parent cycles cut"* ]]
 }
@@ -176,21 +176,21 @@ J
 J
 )
 	run tr-ingest --max-spans 1 "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"trace t has 2 spans, more than --max-spans 1: skipped"* ]]
 	[[ "$output" != *$'S\t'* ]]
 }
 
 @test "--max-bytes turns an oversized JSON trace into an error" {
 	run tr-ingest --max-bytes 50 "$(two_traces)"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"larger than --max-bytes 50"* ]]
 }
 
 @test "CRLF line endings in JSON are fine" {
 	printf '{"traceID":"t",\r\n"spans":[{"spanID":"a","startTime":1,"duration":2}]}\r\n' > "$BATS_TEST_TMPDIR/crlf.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/crlf.json"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\tt\ta\t\t1\t2\t\t\t\t' ]
 }
 
@@ -211,11 +211,11 @@ J
 	[[ "$one" == *"status 3"* ]]
 	[[ "$one" == *$'T\tt2'* && "$one" != *$'T\tt4'* ]]
 	[[ "$one" == *"2 traces, 2 spans written; 1 broken traces skipped"* ]]
-	[ "$(tr-ingest -v -j 4 "$f" 2>&1; echo "status $?")" = "$one" ]
+	expect_eq "$one" "$(tr-ingest -v -j 4 "$f" 2>&1; echo "status $?")"
 	onek=$(tr-ingest -k -v "$f" 2>&1; echo "status $?")
 	[[ "$onek" == *$'T\tt4'* && "$onek" != *$'T\tt6'* ]]
 	[[ "$onek" == *"3 traces, 3 spans written; 2 broken traces skipped"* ]]
-	[ "$(tr-ingest -k -v -j 4 "$f" 2>&1; echo "status $?")" = "$onek" ]
+	expect_eq "$onek" "$(tr-ingest -k -v -j 4 "$f" 2>&1; echo "status $?")"
 }
 
 @test "-j N prints the same messages as one thread: a cut after a broken trace, a bad value after the data" {
@@ -245,19 +245,19 @@ J
 
 @test "-j takes 1 to 256 threads" {
 	run tr-ingest -j 0 /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-ingest -j x /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "a bare Jaeger trace that is cut off or over --max-bytes counts as one broken trace" {
 	f=$(printf '{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2},{"spanID":"b"' | mkfix cut.json)
 	run tr-ingest -v "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"0 traces, 0 spans written; 1 broken traces skipped"* ]]
 	f=$(printf '{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2}]}\n' | mkfix bare.json)
 	run tr-ingest -v --max-bytes 30 "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-ingest: $f:1:25: JSON value larger than --max-bytes 30"* ]]
 	[[ "$output" == *"0 traces, 0 spans written; 1 broken traces skipped"* ]]
 }

@@ -47,24 +47,24 @@ expected_counts() {
 @test "Tempo search result: rejected, naming it and /api/traces/<id>" {
 	need_ecosystem
 	run tr-ingest "$ECO/kiali/responseAmbient.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == "tr-ingest: $ECO/kiali/responseAmbient.json:1:1: looks like a Tempo search result"*"/api/traces/<id>"* ]]
 }
 
 @test "AWS X-Ray and Datadog payloads: rejected, naming them" {
 	need_ecosystem
 	run tr-ingest "$ECO/otelcol-contrib/serverSample.txt"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"looks like an AWS X-Ray"* ]]
 	run tr-ingest "$ECO/dd-trace-py/test_multi_trace.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"looks like a Datadog agent payload"* ]]
 }
 
 @test "Collector file exporter with metrics and logs: spans read, the rest counted in one note, exit 0" {
 	need_ecosystem
 	run tr-ingest "$ECO/otel-tui/test_data.json"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 547 ]
 	[ "$(printf '%s\n' "$output" | grep -c '^tr-ingest: .*skipped 56 OTLP metrics, logs or profiles documents (not traces)$')" -eq 1 ]
 }

@@ -26,15 +26,15 @@ jaeger_file() {
 	jaeger_file t9 > "$d/.hidden.json"
 	echo 'not a trace' > "$d/README.md"
 	run tr-ingest "$d"
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }' | tr '\n' ' ')" = "t1 t2 t3 " ]
+	expect_eq 0 "$status" status
+	expect_eq "t1 t2 t3 " "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }' | tr '\n' ' ')"
 }
 
 @test "a directory holding no trace file is an error naming it" {
 	mkdir -p "$BATS_TEST_TMPDIR/empty"
 	echo hello > "$BATS_TEST_TMPDIR/empty/notes.txt"
 	run tr-ingest "$BATS_TEST_TMPDIR/empty"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-ingest: $BATS_TEST_TMPDIR/empty: no trace files under it"* ]]
 }
 
@@ -68,7 +68,7 @@ jaeger_file() {
 	for i in 1 2 3 4 5 6; do jaeger_file "t$i" b c d e; done > "$BATS_TEST_TMPDIR/a.json"
 	gzip -c "$BATS_TEST_TMPDIR/a.json" | head -c 300 > "$BATS_TEST_TMPDIR/cut.json.gz"
 	run tr-ingest -k "$BATS_TEST_TMPDIR/cut.json.gz"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"cut.json.gz: truncated gzip stream"* ]]
 	# Every trace written is whole: five spans each.
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq $((5 * $(printf '%s\n' "$output" | grep -c '^T'))) ]
@@ -90,7 +90,7 @@ jaeger_file() {
 	tr-ingest -v "$f" 2>&1 >/dev/null | grep -q 'zstd, length-prefixed frames: ok'
 	head -c $(($(wc -c < "$f") - 5)) "$f" > "$BATS_TEST_TMPDIR/cut.zst"
 	run tr-ingest "$BATS_TEST_TMPDIR/cut.zst"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 2 ]
 }
 
@@ -98,7 +98,7 @@ jaeger_file() {
 	jaeger_file t1 b > "$BATS_TEST_TMPDIR/a.json"
 	cp "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/again.json"
 	run tr-ingest -v "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/again.json"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 1 ]
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 2 ]
 	[[ "$output" == *"2 files, 1 traces, 2 spans written; 0 broken traces skipped, 2 duplicate spans dropped"* ]]
@@ -109,7 +109,7 @@ jaeger_file() {
 	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
 	jaeger_file t1 b > "$BATS_TEST_TMPDIR/b.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 2 ]
 	[[ "$output" == *"b.json: trace t1: 1 spans more after the trace was written; written as a second group"* ]]
 	run tr-ingest --no-merge "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
@@ -134,8 +134,8 @@ jaeger_file() {
 JSON
 )
 	run tr-ingest "$in"
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 != "#tr/1" { print $1 $2 $3 }' | tr '\n' ' ')" = "Tt1 St1a St1b Tt2 St2x " ]
+	expect_eq 0 "$status" status
+	expect_eq "Tt1 St1a St1b Tt2 St2x " "$(printf '%s\n' "$output" | awk -F'\t' '$1 != "#tr/1" { print $1 $2 $3 }' | tr '\n' ' ')"
 }
 
 @test "Tempo's batches and its v2 trace wrapper read as OTLP" {
@@ -150,13 +150,13 @@ JSON
 
 @test "the line format given to tr-ingest is named, not taken for broken JSON" {
 	run tr-ingest < <(printf '#tr/1\nT\tt1\n')
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"looks like the tr line format already"* ]]
 }
 
 @test "OTLP metrics and logs alone: no traces, exit 3" {
 	run tr-ingest < <(printf '{"resourceMetrics":[]}\n{"resourceLogs":[]}\n')
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"holds 2 OTLP metrics, logs or profiles documents and no traces"* ]]
 }
 
@@ -181,8 +181,8 @@ JSON
 JSON
 )
 	run tr-ingest "$in"
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }' | tr '\n' ' ')" = "00000000000000a1 00000000000000b1 00000000000000c1 " ]
+	expect_eq 0 "$status" status
+	expect_eq "00000000000000a1 00000000000000b1 00000000000000c1 " "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }' | tr '\n' ' ')"
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $2 == "00000000000000a1"' | wc -l)" -eq 2 ]
 }
 
@@ -194,7 +194,7 @@ JSON
 JSON
 )
 	run tr-ingest -k "$in"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000a1')" -eq 0 ]
 	[ "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000b1')" -eq 1 ]
 }
@@ -207,7 +207,7 @@ JSON
 	ln -s .. "$d/a/up"
 	ln -s ../a/x.json "$d/a/y.json"
 	run timeout 20 tr-ingest -v "$d"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 1 ]
 	[[ "$output" == *"2 files, 1 traces"* ]]
 }
@@ -216,12 +216,12 @@ JSON
 	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
 	jaeger_file t2 > "$BATS_TEST_TMPDIR/c.json"
 	run tr-ingest -k "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/missing.json" "$BATS_TEST_TMPDIR/c.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-ingest: $BATS_TEST_TMPDIR/missing.json: No such file or directory"* ]]
 	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 2 ]
 	run tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/missing.json" "$BATS_TEST_TMPDIR/c.json"
-	[ "$status" -eq 3 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }')" = t1 ]
+	expect_eq 3 "$status" status
+	expect_eq t1 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }')"
 }
 
 @test "-j 2 prints the messages of -j 1, in their order, also with -v and --max-spans" {
@@ -246,7 +246,7 @@ JSON
 	jaeger_file t1 b c d | jq -c '.data[0]' > "$BATS_TEST_TMPDIR/bare.json"
 	size=$(wc -c < "$BATS_TEST_TMPDIR/bare.json")
 	run tr-ingest --max-bytes $((size - 20)) "$BATS_TEST_TMPDIR/bare.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"bare.json:1:1: JSON value larger than --max-bytes"* ]]
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 0 ]
 	[ "$(tr-ingest --max-bytes $((size + 20)) "$BATS_TEST_TMPDIR/bare.json" | grep -c '^S')" -eq 4 ]
@@ -258,6 +258,6 @@ JSON
 JSON
 )
 	run tr-ingest "$in"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"tr.no_time=true"* ]]
 }

@@ -30,7 +30,7 @@ tag() {
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = $'T\t3ba55609c3cde49649cd77d1f9dcd936' ]
 	[ "$(cut -f2,3 <<<"${lines[2]}")" = $'3ba55609c3cde49649cd77d1f9dcd936\t49cd77d1f9dcd936' ]
 }
@@ -43,8 +43,8 @@ J
 J
 	)
 	out=$(tr-ingest "$f")
-	[ "$(sfield 4 0000000000000002 <<<"$out")" = 0000000000000001 ]
-	[ "$(sfield 2 0000000000000002 <<<"$out")" = 00000000000000000000000000000001 ]
+	expect_eq 0000000000000001 "$(sfield 4 0000000000000002 <<<"$out")"
+	expect_eq 00000000000000000000000000000001 "$(sfield 2 0000000000000002 <<<"$out")"
 }
 
 @test "ids: base64 link trace and span ids are decoded" {
@@ -77,7 +77,7 @@ J
 {"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"ABCDEF012345","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f3)" = abcdef012345 ]
+	expect_eq abcdef012345 "$(tr-ingest "$f" | grep '^S' | cut -f3)"
 }
 
 @test "ids: base64 of a trace id's length given as a span id is not decoded" {
@@ -85,7 +85,7 @@ J
 {"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"O6VWCcPN5JZJzXfR+dzZNg==","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f3)" = 'o6vwccpn5jzjzxfr+dzzng==' ]
+	expect_eq 'o6vwccpn5jzjzxfr+dzzng==' "$(tr-ingest "$f" | grep '^S' | cut -f3)"
 }
 
 @test "ids: text that is not exactly base64 of 16 bytes is kept as text, lower-cased" {
@@ -116,7 +116,7 @@ J
 J
 	)
 	run tr-ingest -k -q "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^S')" -eq 1 ]
 	[[ "$output" == *$'S\t00000000000000000000000000000002\t0000000000000003\t'* ]]
 	[[ "$output" != *good* ]]
@@ -130,7 +130,7 @@ J
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(cut -f5,6 <<<"${lines[2]}")" = $'0\t0' ]
 }
 
@@ -148,7 +148,7 @@ J
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"span 0000000000000002: ends before it starts"* ]]
 }
 
@@ -167,7 +167,7 @@ J
 J
 	)
 	out=$(tr-ingest "$f" | grep '^S')
-	[ "$(cut -f9 <<<"$out")" = "" ]
+	expect_eq "" "$(cut -f9 <<<"$out")"
 	[[ "$out" != *span.kind* ]]
 }
 
@@ -178,7 +178,7 @@ J
  {"traceId":"00000000000000000000000000000001","spanId":"0000000000000003","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | awk -F'\t' '$1 == "S" { printf "[%s]", $4 }')" = '[][]' ]
+	expect_eq '[][]' "$(tr-ingest "$f" | awk -F'\t' '$1 == "S" { printf "[%s]", $4 }')"
 }
 
 @test "zero values: an attribute without a value is empty text, one without a key has an empty key" {
@@ -201,7 +201,7 @@ J
 @test "zero values: no status, an empty status and STATUS_CODE_UNSET tag nothing" {
 	for st in '' ',"status":{}' ',"status":{"code":"STATUS_CODE_UNSET"}' ',"status":{"code":0}'; do
 		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000"%s}]}]}]}\n' "$st" > "$BATS_TEST_TMPDIR/t.json"
-		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)" = "" ]
+		expect_eq "" "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)"
 	done
 }
 
@@ -215,7 +215,7 @@ J
 			printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","kind":%s,"startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}\n' "$v" > "$BATS_TEST_TMPDIR/t.json"
 			out=$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S')
 			[ "$(cut -f9 <<<"$out")" = "${want[$k]}" ] || { echo "kind $v: $out"; false; }
-			[ "$(tag span.kind <<<"$out")" = "${want[$k]}" ]
+			expect_eq "${want[$k]}" "$(tag span.kind <<<"$out")"
 		done
 	done
 }
@@ -230,7 +230,7 @@ J
 @test "enums: status OK by name and by number gives otel.status_code=OK" {
 	for c in 1 '"STATUS_CODE_OK"'; do
 		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000","status":{"code":%s}}]}]}]}\n' "$c" > "$BATS_TEST_TMPDIR/t.json"
-		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)" = 'otel.status_code=OK' ]
+		expect_eq 'otel.status_code=OK' "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)"
 	done
 }
 
@@ -240,7 +240,7 @@ J
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"unknown span kind"* ]]
 }
 
@@ -270,7 +270,7 @@ J
  "attributes":[{"key":"a","value":{"arrayValue":{"values":[{"stringValue":"x"},{"intValue":"7"},{"boolValue":true},{"doubleValue":0.5},{"bytesValue":"AAE="},{}]}}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | tag a)" = '["x",7,true,0.5,"AAE=",null]' ]
+	expect_eq '["x",7,true,0.5,"AAE=",null]' "$(tr-ingest "$f" | tag a)"
 }
 
 @test "values: kvlistValue is a JSON object, keys sorted, a repeated key keeping its last value" {
@@ -279,7 +279,7 @@ J
  "attributes":[{"key":"m","value":{"kvlistValue":{"values":[{"key":"b","value":{"intValue":1}},{"key":"a","value":{"stringValue":"x"}},{"key":"b","value":{"intValue":2}}]}}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | tag m)" = '{"a":"x","b":2}' ]
+	expect_eq '{"a":"x","b":2}' "$(tr-ingest "$f" | tag m)"
 }
 
 @test "values: arrays and key-value lists nest" {
@@ -288,7 +288,7 @@ J
  "attributes":[{"key":"n","value":{"arrayValue":{"values":[{"arrayValue":{"values":[{"intValue":"1"}]}},{"kvlistValue":{"values":[{"key":"k","value":{"arrayValue":{}}}]}}]}}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | tag n)" = '[[1],{"k":[]}]' ]
+	expect_eq '[[1],{"k":[]}]' "$(tr-ingest "$f" | tag n)"
 }
 
 @test "values: empty arrayValue and kvlistValue are [] and {}" {
@@ -318,7 +318,7 @@ J
  "attributes":[{"key":"a","value":{"arrayValue":{"values":[{"intValue":"9223372036854775807"},{"intValue":-9007199254740993}]}}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | tag a)" = '[9223372036854775807,-9007199254740993]' ]
+	expect_eq '[9223372036854775807,-9007199254740993]' "$(tr-ingest "$f" | tag a)"
 }
 
 @test "values: a double proto3 JSON writes as a string (NaN) stays that text, a JSON string in an array" {
@@ -336,7 +336,7 @@ J
  "attributes":[{"key":"blob","value":{"bytesValue":"AAAwOQ=="}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | tag blob)" = 'AAAwOQ==' ]
+	expect_eq 'AAAwOQ==' "$(tr-ingest "$f" | tag blob)"
 }
 
 @test "values: an intValue that is not an integer inside an array fails its trace" {
@@ -346,7 +346,7 @@ J
 J
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"intValue is not an integer"* ]]
 }
 
@@ -360,10 +360,10 @@ J
 J
 	)
 	out=$(tr-ingest "$f")
-	[ "$(tag process.r <<<"$out")" = '["x"]' ]
-	[ "$(tag otel.scope.c <<<"$out")" = '["x"]' ]
-	[ "$(tag e L <<<"$out")" = '["x"]' ]
-	[ "$(tag l R <<<"$out")" = '["x"]' ]
+	expect_eq '["x"]' "$(tag process.r <<<"$out")"
+	expect_eq '["x"]' "$(tag otel.scope.c <<<"$out")"
+	expect_eq '["x"]' "$(tag e L <<<"$out")"
+	expect_eq '["x"]' "$(tag l R <<<"$out")"
 }
 
 # ---- document shapes ----
@@ -374,7 +374,7 @@ J
 J
 	)
 	run tr-ingest -f otlp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(cut -f2,3,7 <<<"${lines[2]}")" = $'00000000000000000000000000000001\t0000000000000001\tsvc' ]
 }
 
@@ -394,16 +394,16 @@ J
 	[ "$(grep -c '^S' <<<"$out")" -eq 8 ]
 	[ "$(grep '^T' <<<"$out")" = $'T\t3ba55609c3cde49649cd77d1f9dcd936' ]
 	# O6VWCcPN5JZJzXfR+dzZNg== / Sc130fnc2TY=
-	[ "$(sfield 9 49cd77d1f9dcd936 <<<"$out")" = client ]
-	[ "$(sfield 7 49cd77d1f9dcd936 <<<"$out")" = istio-ingressgateway.istio-system ]
+	expect_eq client "$(sfield 9 49cd77d1f9dcd936 <<<"$out")"
+	expect_eq istio-ingressgateway.istio-system "$(sfield 7 49cd77d1f9dcd936 <<<"$out")"
 }
 
 @test "grafana-oats trace_by_id.json (Tempo): 3 spans, server, internal, producer; an array resource attribute" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/grafana-oats/trace_by_id.json")
 	[ "$(grep -c '^S' <<<"$out")" -eq 3 ]
-	[ "$(grep '^T' <<<"$out" | cut -f2)" = 077bd30f2f8154b5948dc04724f89ff5 ]
-	[ "$(awk -F'\t' '$1 == "S" { printf "%s ", $9 }' <<<"$out")" = 'server internal producer ' ]
+	expect_eq 077bd30f2f8154b5948dc04724f89ff5 "$(grep '^T' <<<"$out" | cut -f2)"
+	expect_eq 'server internal producer ' "$(awk -F'\t' '$1 == "S" { printf "%s ", $9 }' <<<"$out")"
 	[[ "$(tag process.process.command_args <<<"$out")" == '["'* ]]
 }
 
@@ -412,7 +412,7 @@ J
 	out=$(tr-ingest "$ECO/grafana-oats/tempo_trace_response.json")
 	[ "$(grep -c '^S' <<<"$out")" -eq 2 ]
 	[ "$(grep '^T' <<<"$out")" = $'T\t00000000000000000000000000000000' ]
-	[ "$(awk -F'\t' '$1 == "S" && $4 == "" { printf "%s ", $3 }' <<<"$out")" = '0000000000000000 0000000000000001 ' ]
+	expect_eq '0000000000000000 0000000000000001 ' "$(awk -F'\t' '$1 == "S" && $4 == "" { printf "%s ", $3 }' <<<"$out")"
 }
 
 @test "grafana-oats collector JSON Lines: 82 spans in 5 traces" {
@@ -433,7 +433,7 @@ J
 @test "jaeger GetTrace.json (api_v3, no times, empty resource): 1 span at 0, no service, status ERROR" {
 	need_ecosystem
 	run tr-ingest "$ECO/jaeger/GetTrace.json"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\t00000000000000000000000000000001\t0000000000000002\t\t0\t0\t\tfoobar\tserver\t\tspan.kind=server\totel.status_code=ERROR\terror=true' ]
 }
 
@@ -443,7 +443,7 @@ J
 	[ "$(grep -c '^S' <<<"$out")" -eq 2 ]
 	[ "$(grep -c '^R' <<<"$out")" -eq 4 ]
 	[ "$(grep -c '^L' <<<"$out")" -eq 4 ]
-	[ "$(grep '^T' <<<"$out" | cut -f2)" = 00000000000000010000000000000000 ]
+	expect_eq 00000000000000010000000000000000 "$(grep '^T' <<<"$out" | cut -f2)"
 }
 
 @test "jaeger-ui otlp2jaeger-in-error.json (resource without attributes): 1 span, empty service" {
@@ -460,18 +460,18 @@ J
 	done
 	out=$(tr-ingest "$ECO/perses/authenticate_error_otlp.json")
 	# HbsI5l8tlR19CSvMReI2Tw== / RDmSeSCV3dE=
-	[ "$(grep '^T' <<<"$out" | cut -f2)" = 1dbb08e65f2d951d7d092bcc45e2364f ]
-	[ "$(sfield 8 443992792095ddd1 <<<"$out")" = get-inventory ]
-	[ "$(grep '^T' <<<"$(tr-ingest "$ECO/perses/pushbytes_incomplete_otlp.json")" | cut -f2)" = 26dad4a0e2b0dd9a440dd5ff203a24a4 ]
+	expect_eq 1dbb08e65f2d951d7d092bcc45e2364f "$(grep '^T' <<<"$out" | cut -f2)"
+	expect_eq get-inventory "$(sfield 8 443992792095ddd1 <<<"$out")"
+	expect_eq 26dad4a0e2b0dd9a440dd5ff203a24a4 "$(grep '^T' <<<"$(tr-ingest "$ECO/perses/pushbytes_incomplete_otlp.json")" | cut -f2)"
 }
 
 @test "perses example_otlp.json: upper-case hex trace id lower-cased, span ids sid1… and link tid1 kept" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/perses/example_otlp.json")
 	[ "$(grep '^T' <<<"$out")" = $'T\t5b8efff798038103d269b633813fc60c' ]
-	[ "$(awk -F'\t' '$1 == "S" { printf "%s<%s ", $3, $4 }' <<<"$out")" = 'sid1< sid2<sid1 sid3<sid2 ' ]
+	expect_eq 'sid1< sid2<sid1 sid3<sid2 ' "$(awk -F'\t' '$1 == "S" { printf "%s<%s ", $3, $4 }' <<<"$out")"
 	[ "$(grep '^R' <<<"$out" | cut -f3-6)" = $'sid3\tlink\ttid1\tsid1' ]
-	[ "$(sfield 9 sid2 <<<"$out")" = client ]
+	expect_eq client "$(sfield 9 sid2 <<<"$out")"
 	[[ "$(grep $'^S\t[^\t]*\tsid2' <<<"$out")" == *$'otel.status_code=ERROR\terror=true\totel.status_description=Forbidden'* ]]
 }
 
@@ -484,7 +484,7 @@ J
 JSON
 )
 	run tr-ingest -k "$in"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *'"name" is not a string'* ]]
 	[[ "$output" == *"1 traces, 1 spans written; 1 broken traces skipped"* ]]
 	[ "$(printf '%s\n' "$output" | grep -c $'^S\t01020304')" -eq 0 ]
@@ -497,6 +497,6 @@ JSON
 JSON
 )
 	run tr-ingest "$in"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *'arr=["x",{"a":1}]'* ]]
 }

@@ -24,7 +24,7 @@ ids() {
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 1 ]
 	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\tk=1\tpeer.service=db\tlate=yes' ]
 	[ "${lines[3]}" = $'L\tt1\ta\t120\tevent=retry' ]
@@ -38,7 +38,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t40\tweb\tget\tserver\t\tspan.kind=server' ]
 	[ "${#lines[@]}" -eq 3 ]
 }
@@ -52,7 +52,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t5\tweb\tget /cart\tclient\nt1\tb\t\t200\t5\tweb\tput\tserver' ]
 }
 
@@ -66,7 +66,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# error: the later part's value; peer.service: the remote endpoint
 	# Zipkin fills only while unknown, so the first part's
 	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\terror=true\tk=1\tpeer.service=db' ]
@@ -96,7 +96,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# "Web" is web (Zipkin lower-cases service names); "other" and
 	# 10.0.0.2 are other hosts: two more spans, renamed as before
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 3 ]
@@ -124,7 +124,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = $'T\tt1\ttr.dropped_duplicates=2' ]
 	[ "$(tr-ingest "$f" | ids)" = $'t1\tb\t\t1\t2\t\tsame\t\nt1\ta\t\t100\t20\tweb\tget\tclient' ]
 }
@@ -139,7 +139,7 @@ J
 J
 )
 	run tr-ingest -f zipkin1 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\thttp.status=200' ]
 	[ "${#lines[@]}" -eq 3 ]
 }
@@ -153,7 +153,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = $'abcdef0123456789\n0000000000000001abcdef0123456789\n00000000000000000000000000000000' ]
 	[ "$(tr-ingest "$f" | ids | head -2 | cut -f1-3)" = $'abcdef0123456789\ta\t\nabcdef0123456789\tb\ta' ]
 }
@@ -166,8 +166,8 @@ J
 J
 )
 	run tr-ingest -k -q "$f"
-	[ "$status" -eq 3 ]
-	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = 1234 ]
+	expect_eq 3 "$status" status
+	expect_eq 1234 "$(printf '%s\n' "$output" | grep '^T' | cut -f2)"
 }
 
 @test "zipkin: \"shared\" on a CLIENT span is ignored: the shared SERVER is still its server half" {
@@ -177,7 +177,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t50\tweb\tcall\tclient\nt1\ta:s\ta\t110\t30\tapi\tcall\tserver' ]
 	[[ "$output" != *tr.renamed_from* ]]
 }
@@ -201,7 +201,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = $'0000000000000000abcdef0123456789\nabcdef0123456789' ]
 	[ "$(tr-ingest "$f" | ids | cut -f1,2)" = $'0000000000000000abcdef0123456789\t00000000000000aa\n0000000000000000abcdef0123456789\t00000000000000aa~2\nabcdef0123456789\tb' ]
 }
@@ -210,7 +210,7 @@ J
 	f="$ECO/zipkin/netflix.json"
 	[ -f "$f" ] || skip "no ../shared/ecosystem/zipkin/netflix.json beside the project"
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 6 ]
 	[[ "$output" != *'~'* ]]
 	# 6c59056709a0b1e4: the client span keeps its time and gains both
@@ -220,7 +220,7 @@ J
 	[[ "$c" == *$'\tsalp.niws.data.rest_client_name=session-logs-client'* ]]
 	[[ "$c" == *$'\tsalp.hystrix.data.hystrix.cmd_name=PDS_REPORT_LOG'* ]]
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "L" && $3 == "6c59056709a0b1e4" { print $5 }')" = $'event=salp.hystrix\nevent=salp.niws' ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $3 == "6c59056709a0b1e4:s" { print $4, $7 }')" = '6c59056709a0b1e4 session_logs' ]
+	expect_eq '6c59056709a0b1e4 session_logs' "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $3 == "6c59056709a0b1e4:s" { print $4, $7 }')"
 }
 
 # The S records' id and their tr.zipkin_* tags.
@@ -235,7 +235,7 @@ zmarks() {
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(printf '%s\n' "$output" | ids)" = $'t1\ta\t\t100\t50\tapi\tcall\tclient' ]
 	[[ "$output" == *$'\tx=1'* ]]
 }
@@ -273,7 +273,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# both halves are written; the part without time is the one Zipkin loses
 	[ "$(printf '%s\n' "$output" | zmarks)" = $'a\na:s~2\na:s tr.zipkin_hidden=true' ]
 	[[ "$(printf '%s\n' "$output" | grep $'\ta:s\t')" == *$'\terror=late'* ]]

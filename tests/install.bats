@@ -51,7 +51,7 @@ tools() {
 	# the simulator the docs use
 	[ -x "$dest/usr/bin/trsim" ]
 	# Nothing outside DESTDIR's PREFIX.
-	[ "$(ls "$dest")" = usr ]
+	expect_eq usr "$(ls "$dest")"
 }
 
 @test "make install puts the MIT LICENSE in usr/share/doc/tr" {
@@ -74,13 +74,13 @@ tools() {
 	touch "$dest/usr/bin/other-tool"
 	make -s -C "$top" -o all uninstall BUILD="$build" DESTDIR="$dest" PREFIX=/usr > "$BATS_TEST_TMPDIR/make.log" 2>&1 ||
 		{ cat "$BATS_TEST_TMPDIR/make.log"; false; }
-	[ "$(find "$dest" -type f | sed "s|^$dest/||")" = usr/bin/other-tool ]
+	expect_eq usr/bin/other-tool "$(find "$dest" -type f | sed "s|^$dest/||")"
 }
 
 @test "the installed tools run a pipeline on the samples" {
 	install_tree
 	run "$dest/usr/bin/tr-cp" --version
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "tr-cp (tr) $("$TR_BIN/tr-cp" --version | awk '{ print $3 }')" ]
 	"$dest/usr/bin/tr-ingest" -q "$SAMPLES/jaeger/hotrod.json" |
 		"$dest/usr/bin/tr-cp" --summary service > "$BATS_TEST_TMPDIR/summary"
@@ -126,7 +126,7 @@ complete_words() {
 			grep -qx -- "$o" <<<"$got" || { echo "$t: $o not completed"; false; }
 		done
 	done
-	[ "$(complete_words tr-cp --sum)" = --summary ]
+	expect_eq --summary "$(complete_words tr-cp --sum)"
 }
 
 @test "every -f value completion offers is a format the tool accepts" {
@@ -136,7 +136,7 @@ complete_words() {
 		in=$BATS_TEST_TMPDIR/t.tr
 		[ "$t" = tr-ingest ] && in=$SAMPLES/jaeger/hotrod.json
 		q=()
-		[ "$t" = tr-aggregate ] && q=('From s In spans Select COUNT')
+		[ "$t" = tr-aggregate ] && q=('From s In spans GroupBy s.service, s.host Select s.service, s.host, COUNT')	# crosstab's shape
 		[ "$t" = tr-report ] && q=(-o "$BATS_TEST_TMPDIR/report")	# md's pictures go beside it
 		for f in $(complete_words "$t" -f ''); do
 			st=0
@@ -146,7 +146,7 @@ complete_words() {
 		done
 	done
 	[ "$n" -ge 15 ]
-	[ "$(complete_words tr-infer --links -f jae)" = jaeger-json ]
+	expect_eq jaeger-json "$(complete_words tr-infer --links -f jae)"
 	tr-infer --links -f jaeger-json "$BATS_TEST_TMPDIR/t.tr" > /dev/null
 	[ -z "$(complete_words tr-infer -f jae)" ]
 }
@@ -154,9 +154,9 @@ complete_words() {
 @test "completion offers the trace ids of the files on the command line after -t and --trace" {
 	printf '#tr/1\nT\tabc1\nS\tabc1\ta\t\t1\t1\tx\ty\t\t\nT\tabd2\nS\tabd2\ta\t\t1\t1\tx\ty\t\t\nT\tzz3\n' > "$BATS_TEST_TMPDIR/t.tr"
 	cd "$BATS_TEST_TMPDIR"
-	[ "$(complete_words tr-temporal t.tr -t ab | sort | tr '\n' ' ')" = "abc1 abd2 " ]
-	[ "$(complete_words tr-cp --dot t.tr --trace z)" = zz3 ]
-	[ "$(complete_words tr-cp --summary o)" = operation ]
+	expect_eq "abc1 abd2 " "$(complete_words tr-temporal t.tr -t ab | sort | tr '\n' ' ')"
+	expect_eq zz3 "$(complete_words tr-cp --dot t.tr --trace z)"
+	expect_eq operation "$(complete_words tr-cp --summary o)"
 	# A file argument completes to files.
-	[ "$(complete_words tr-cp t.t)" = t.tr ]
+	expect_eq t.tr "$(complete_words tr-cp t.t)"
 }

@@ -45,26 +45,26 @@ cp_of() {
 
 @test "tr-pag -h prints usage on stdout and exits 0" {
 	run tr-pag -h
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == usage:* ]]
 }
 
 @test "tr-pag --version names the tool" {
 	run tr-pag --version
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == "tr-pag (tr) "* ]]
 }
 
 @test "tr-pag: unknown option, bad window, bad format are usage errors (2)" {
 	run tr-pag --bogus
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-pag --window 5parsecs /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"bad window"* ]]
 	run tr-pag --window 0 /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-pag -f png /dev/null
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"unknown format: png (line, dot, pag-dot or svg)"* ]]
 }
 
@@ -72,7 +72,7 @@ cp_of() {
 	f=$(example)
 	run tr-pag "$f"
 	output=$(pag_named <<<"$output")
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# the traces come out unchanged
 	diff <(grep -v '^P' <<<"$output") "$f"
 	# every PAG record has an empty trace field
@@ -95,7 +95,7 @@ cp_of() {
 @test "tr-pag --pag-only writes the header and the graph only; -n leaves out vertices" {
 	f=$(example)
 	run tr-pag -P "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -vc '^P' <<<"$output")" -eq 1 ]
 	[ "${lines[0]}" = "#tr/1" ]
 	run tr-pag -P -n "$f"
@@ -108,7 +108,7 @@ cp_of() {
 @test "tr-pag names each operation once, in a PO record before its first edge; PE records give its number" {
 	f=$(example)
 	run tr-pag -P "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# one PO record per operation and one for none (the unknown activity)
 	[ "$(grep -c '^PO' <<<"$output")" -eq 5 ]
 	[ "$(grep '^PO' <<<"$output" | cut -f3 | sort -u | wc -l)" -eq 5 ]
@@ -116,7 +116,7 @@ cp_of() {
 	grep -q $'^PO\t\t[0-9]*\t\t$' <<<"$output"
 	# every number an edge gives was named before it
 	run awk -F'\t' '$1 == "PO" { named[$3] = 1 } $1 == "PE" && !($10 in named) { n++ } END { print n + 0 }' <<<"$output"
-	[ "$output" = 0 ]
+	expect_output 0
 }
 
 @test "PAG records by number: an operation with no PO record before it, or named twice, is bad input; names in place still read" {
@@ -134,7 +134,7 @@ PE||1|2|processing|3|5|0|0
 EOF
 )
 	run tr-cp "$numbered"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$output" = "$(tr-cp "$named")" ]
 	grep -q $'\toperation\tsvc\top\t' <<<"$output"
 	# bad ones, and a bad edge in a numbered graph named as in any other
@@ -171,7 +171,7 @@ S|t3|r3||11|5|fe|GET|server|h
 EOF
 )
 	run tr-pag -P "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
 	# lane of each span's start vertex: r1, its child n1 and r3 on 0, r2 on
 	# fe's second lane, 2 (lane 1 is the clients')
@@ -182,7 +182,7 @@ EOF
 	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ && $8 != 1 {
 		if ($8 in end && $6 < end[$8]) bad++; end[$8] = $7; sum[$8] += $7 - $6 }
 		END { print sum[0] + 0, sum[2] + 0, bad + 0 }' <<<"$output"
-	[ "$output" = "16 10 0" ]
+	expect_output "16 10 0"
 }
 
 @test "tr-pag --worker-key adds a tag to what makes a worker" {
@@ -196,11 +196,11 @@ EOF
 	run tr-pag -P "$f"
 	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
 	run tr-pag -P --worker-key service,host,thread.id "$f"
-	[ "$status" -eq 0 ]
-	[ "$(grep '^PW' <<<"$output" | cut -f4 | grep -v clients | sort | tr '\n' ' ')" = "fe@h/1 fe@h/2 " ]
+	expect_eq 0 "$status" status
+	expect_eq "fe@h/1 fe@h/2 " "$(grep '^PW' <<<"$output" | cut -f4 | grep -v clients | sort | tr '\n' ' ')"
 	# a tag no span has would merge the threads unnoticed: an error
 	run tr-pag -P --worker-key service,host,thread_id "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-pag: --worker-key thread_id: no span has a tag thread_id (did you mean thread.id?)"* ]]
 }
 
@@ -226,47 +226,47 @@ EOF
 	need_cp
 	f=$(example)
 	run sh -c "tr-pag -P '$f' | tr-cp"
-	[ "$status" -eq 0 ]
-	[ "$(cp_of window paths 2 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation a a1 0 <<<"$output")" = 0.2 ]
-	[ "$(cp_of operation a a2 0 <<<"$output")" = 0.3 ]
-	[ "$(cp_of activity response '' 0 <<<"$output")" = 0.1 ]
-	[ "$(cp_of operation b handle 0 <<<"$output")" = 0.2 ]
-	[ "$(cp_of worker '(clients)' '' 0 <<<"$output")" = 0.2 ]
-	[ "$(cp_of activity waiting '' 0 <<<"$output")" = 0 ]
+	expect_eq 0 "$status" status
+	expect_eq 1 "$(cp_of window paths 2 0 <<<"$output")"
+	expect_eq 0.2 "$(cp_of operation a a1 0 <<<"$output")"
+	expect_eq 0.3 "$(cp_of operation a a2 0 <<<"$output")"
+	expect_eq 0.1 "$(cp_of activity response '' 0 <<<"$output")"
+	expect_eq 0.2 "$(cp_of operation b handle 0 <<<"$output")"
+	expect_eq 0.2 "$(cp_of worker '(clients)' '' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of activity waiting '' 0 <<<"$output")"
 }
 
 @test "tr-pag: the example from spans in the window [1,4]: N=2, a1 1/6, a2 1/3, response 1/6, handle 1/6, clients 1/6" {
 	need_cp
 	f=$(example)
 	run sh -c "tr-pag -P --window 3us --origin 1us '$f' | tr-cp"
-	[ "$status" -eq 0 ]
-	[ "$(cp_of window paths 2 1 <<<"$output")" = 1 ]
-	[ "$(cp_of operation a a1 1 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of operation a a2 1 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of activity response '' 1 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of operation b handle 1 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of worker '(clients)' '' 1 <<<"$output")" = 0.166667 ]
+	expect_eq 0 "$status" status
+	expect_eq 1 "$(cp_of window paths 2 1 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of operation a a1 1 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation a a2 1 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of activity response '' 1 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of operation b handle 1 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of worker '(clients)' '' 1 <<<"$output")"
 }
 
 @test "tr-cp over hand-written PAG records: the issue's example, windows [0,5] and [1,4]" {
 	need_cp
 	f=$(example_pag 5 0)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
-	[ "$(cp_of window paths 2 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation a a1 0 <<<"$output")" = 0.4 ]
-	[ "$(cp_of operation a a2 0 <<<"$output")" = 0.3 ]
-	[ "$(cp_of channel A B 0 <<<"$output")" = 0.1 ]
-	[ "$(cp_of operation b b1 0 <<<"$output")" = 0.2 ]
-	[ "$(cp_of worker A '' 0 <<<"$output")" = 0.7 ]
-	[ "$(cp_of activity waiting '' 0 <<<"$output")" = 0 ]
+	expect_eq 0 "$status" status
+	expect_eq 1 "$(cp_of window paths 2 0 <<<"$output")"
+	expect_eq 0.4 "$(cp_of operation a a1 0 <<<"$output")"
+	expect_eq 0.3 "$(cp_of operation a a2 0 <<<"$output")"
+	expect_eq 0.1 "$(cp_of channel A B 0 <<<"$output")"
+	expect_eq 0.2 "$(cp_of operation b b1 0 <<<"$output")"
+	expect_eq 0.7 "$(cp_of worker A '' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of activity waiting '' 0 <<<"$output")"
 	f=$(example_pag 3 1)
 	run tr-cp "$f"
-	[ "$(cp_of window paths 2 1 <<<"$output")" = 1 ]
-	[ "$(cp_of operation a a1 1 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of channel A B 1 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of operation b b1 1 <<<"$output")" = 0.166667 ]
+	expect_eq 1 "$(cp_of window paths 2 1 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation a a1 1 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of channel A B 1 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of operation b b1 1 <<<"$output")"
 }
 
 @test "tr-cp: an activity straddling window boundaries is cut into each window" {
@@ -280,19 +280,19 @@ S|t2|q||12|6|svc2|short|server|h2
 EOF
 )
 	run sh -c "tr-pag -P --window 10us '$f' | tr-cp"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# long runs [5,35]: 5 us in [0,10], 10 in [10,20] and [20,30], 5 in [30,40]
 	times=$(awk -F'\t' '$3 == "operation" && $5 == "long" { printf "%s:%s ", $1, $7 }' <<<"$output")
 	[ "$times" = "0:5 10:10 20:10 30:5 " ]
 	# every window's CP sums to 1
 	[ "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)" -eq 0 ]
 	# in [10,20] short [12,18] leads nowhere after 18: long is all of it
-	[ "$(cp_of operation svc long 10 <<<"$output")" = 1 ]
-	[ "$(cp_of operation svc2 short 10 <<<"$output")" = 0 ]
+	expect_eq 1 "$(cp_of operation svc long 10 <<<"$output")"
+	expect_eq 0 "$(cp_of operation svc2 short 10 <<<"$output")"
 	# in [0,10] the clients, idle until they send short at 12, are as
 	# likely to be on the path as long: the next request continues it
-	[ "$(cp_of operation svc long 0 <<<"$output")" = 0.5 ]
-	[ "$(cp_of worker '(clients)' '' 0 <<<"$output")" = 0.5 ]
+	expect_eq 0.5 "$(cp_of operation svc long 0 <<<"$output")"
+	expect_eq 0.5 "$(cp_of worker '(clients)' '' 0 <<<"$output")"
 }
 
 @test "tr-cp: a window with no span is the clients' unknown time; a window with no edge is left out" {
@@ -306,13 +306,13 @@ S|t2|r||30|10|svc|op|server|h
 EOF
 )
 	run sh -c "tr-pag -P --window 10us '$f' | tr-cp"
-	[ "$status" -eq 0 ]
-	[ "$(cp_of activity unknown '' 10 <<<"$output")" = 1 ]
-	[ "$(cp_of worker '(clients)' '' 20 <<<"$output")" = 1 ]
+	expect_eq 0 "$status" status
+	expect_eq 1 "$(cp_of activity unknown '' 10 <<<"$output")"
+	expect_eq 1 "$(cp_of worker '(clients)' '' 20 <<<"$output")"
 	# the worker waits for the request that comes at 30
-	[ "$(cp_of activity waiting '' 20 <<<"$output")" = 0 ]
+	expect_eq 0 "$(cp_of activity waiting '' 20 <<<"$output")"
 	[[ "$output" != *"property 1"* ]]
-	[ "$(cp_of operation svc op 30 <<<"$output")" = 1 ]
+	expect_eq 1 "$(cp_of operation svc op 30 <<<"$output")"
 	g=$(tsv <<'EOF' | mkfix gap.pag
 PG||10|0|0|40
 PE||0|1|processing|0|10|0|0|svc|op
@@ -320,8 +320,8 @@ PE||2|3|processing|30|40|0|0|svc|op
 EOF
 )
 	run tr-cp "$g"
-	[ "$status" -eq 0 ]
-	[ "$(awk -F'\t' '$3 == "window" { print $1 }' <<<"$output" | tr '\n' ' ')" = "0 30 " ]
+	expect_eq 0 "$status" status
+	expect_eq "0 30 " "$(awk -F'\t' '$3 == "window" { print $1 }' <<<"$output" | tr '\n' ' ')"
 }
 
 @test "tr-pag warns about property 1 (a vertex only a wait enters) with counts" {
@@ -333,7 +333,7 @@ PE||4|5|processing|0|6|1|1
 EOF
 )
 	run tr-pag -P "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"property 1: 1 vertices in 1 of 1 windows"*"; e.g. at 4 us on lane0"* ]]
 	[[ "$output" != *"property 2"* ]]
 	run tr-pag -q -P "$f"
@@ -352,7 +352,7 @@ S|t1|c|p|8|4|B|receive|consumer|b
 EOF
 )
 	run tr-pag -P "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"tr-pag: property 1: 1 vertices in 1 of 1 windows have no incoming edge a critical path can use (missing instrumentation?); e.g. at 8 us on B@b, trace t1 span c"* ]]
 	[[ "$output" == *"1 communication edges dropped: they arrive before they leave (clock skew)"* ]]
 }
@@ -378,7 +378,7 @@ EOF
 @test "tr-pag: a PAG without traces is read back, checked and written again" {
 	f=$(example_pag 5 0)
 	run tr-pag -P -n "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c '^PE' <<<"$output")" -eq 5 ]
 	grep -q $'^PG\t\t5\t0\t0\t5$' <<<"$output"
 }
@@ -393,7 +393,7 @@ EOF
 @test "tr-pag -o writes the file; nothing on stdout" {
 	f=$(example)
 	run tr-pag -P -o "$BATS_TEST_TMPDIR/out.tr" "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ -z "$output" ]
 	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")" -eq 11 ]
 }
@@ -401,7 +401,7 @@ EOF
 @test "tr-pag -f pag-dot draws every vertex and edge, one cluster per worker" {
 	f=$(example)
 	run tr-pag -f pag-dot "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "${lines[0]}" == "digraph "* ]]
 	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 3 ]	# a, b, (clients)
 	grep -q 'label="a@ha"' <<<"$output"
@@ -412,7 +412,7 @@ EOF
 	# --trace keeps t2's activities: a's zero wait for a2, a2, and the
 	# clients' request to it
 	run tr-pag -f pag-dot --trace t2 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 2 ]
 	[ "$(grep -c -- '->' <<<"$output")" -eq 3 ]
 	# --from/--to keep what overlaps [3,4]: a2 and b's handle after the call
@@ -425,7 +425,7 @@ EOF
 @test "tr-pag --dot draws workers and channels weighted by CP, --top N keeps the N most critical" {
 	f=$(example)
 	run tr-pag -q --dot "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "${lines[0]}" == 'digraph "critical participation" {' ]]
 	# a: a1 0.2 + a2 0.3; b: handle 0.2; a -> b carries the response, 0.1
 	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 us"' <<<"$output"
@@ -442,24 +442,24 @@ EOF
 @test "tr-pag --worker keeps the activities on, to or from one worker; a name nobody has is a usage error" {
 	f=$(example)
 	run tr-pag -q -f pag-dot --worker b@hb "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# b's three activities, the request and response with a, the clients' request
 	[ "$(grep -c -- '->' <<<"$output")" -eq 6 ]
 	run tr-pag -q --dot --worker b@h "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-pag: --worker b@h: no worker has this name (did you mean b@hb?)"* ]]
 	run tr-pag -q --dot --trace t9 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"--trace t9: no trace has this id"* ]]
 	run tr-pag -q --dot --from 100 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"no activity is within --from 100"* ]]
 }
 
 @test "tr-pag -f svg draws each summary's CP over the windows" {
 	f=$(example)
 	run tr-pag -q -f svg -w 1us "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "${lines[0]}" == '<?xml version="1.0" encoding="UTF-8"?>' ]]
 	[[ "$output" == *"(5 windows over 5 us from 0 us)"* ]]
 	for t in "activity type" "worker (stragglers)" "operation (per worker)" "communication"; do
@@ -479,7 +479,7 @@ EOF
 	printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t30\ts<v&"%%01x\th\x01op\tserver\th1\nS\tt1\tb\ta\t5\t20\ts<v&"%%01x\tcall\tclient\th1\nS\tt1\tc\tb\t10\t10\tdb\tq\tserver\th2\n' |
 		mkfix x.tr > /dev/null
 	run tr-pag -q -f svg "$BATS_TEST_TMPDIR/x.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' <<<"$output"
 	[[ "$output" == *"s&lt;v&amp;&quot;x@h1"* ]]
 }
@@ -488,8 +488,8 @@ EOF
 	printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\tA\th\tserver\ta\n' | mkfix notime.tr > /dev/null
 	for f in dot svg; do
 		run tr-pag -q -f $f "$BATS_TEST_TMPDIR/notime.tr"
-		[ "$status" -eq 3 ]
-		[ "$output" = "tr-pag: nothing to draw: no span has a start and a duration" ]
+		expect_eq 3 "$status" status
+		expect_output "tr-pag: nothing to draw: no span has a start and a duration"
 	done
 }
 
@@ -515,7 +515,7 @@ EOF
 )
 	run tr-pag -P "$f"
 	output=$(pag_named <<<"$output")
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"1 requests or responses clamped"*"clock skew"* ]]
 	[[ "$output" != *"dropped"* ]]
 	# the response leaves serve at 10, the client's end, and takes no time
@@ -536,7 +536,7 @@ EOF
 )
 	run tr-pag -P "$f"
 	output=$(pag_named <<<"$output")
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" != *"skew"* ]]
 	[ "$(grep -c $'\tresponse\t' <<<"$output")" -eq 0 ]
 	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
@@ -610,7 +610,7 @@ S|t3|c||20|10|svc|op|server|h
 EOF
 )
 	run tr-pag -k -P "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"bad.tr:5:"* ]]
 	grep -q $'\tt1\ta$' <<<"$output"
 	grep -q $'\tt3\tc$' <<<"$output"
@@ -629,7 +629,7 @@ EOF
 	printf 'T\tu3\nS\tu3\ts\t\t5020\t5\ta%%09b\top\tserver\tc\nT\tu4\nS\tu4\ts\t\t5030\t5\ta\tb%%09op\tserver\tc\n' \
 		>> "$BATS_TEST_TMPDIR/hosts.tr"
 	run tr-pag -P -q -w 1s "$BATS_TEST_TMPDIR/hosts.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	pw=$(grep '^PW' <<<"$output" | cut -f4 | sort -u)
 	[ "$(grep -c '^svc@h[0-9]*$' <<<"$pw")" -eq 300 ]
 	for i in 0 7 150 299; do grep -qx "svc@h$i" <<<"$pw"; done
@@ -647,16 +647,16 @@ S|t1|a||0|10|svc|op|server|h|ok=1|a very long tag that has no equals sign in it 
 EOF
 )
 	run tr-cp "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	want=$(grep 'field 12' <<<"$output")
 	[[ "$want" == *"badtag.tr:3: field 12: expected key=value, got \"a very long tag that has no equals sign \""* ]]
 	run tr-pag -P "$f"
-	[ "$status" -eq 3 ]
-	[ "$(grep 'field 12' <<<"$output" | sed 's/^tr-pag/tr-cp/')" = "$want" ]
+	expect_eq 3 "$status" status
+	expect_eq "$want" "$(grep 'field 12' <<<"$output" | sed 's/^tr-pag/tr-cp/')"
 	# the same with a worker key naming a tag: then tags are read
 	run tr-pag -P --worker-key service,ok "$f"
-	[ "$status" -eq 3 ]
-	[ "$(grep 'field 12' <<<"$output" | sed 's/^tr-pag/tr-cp/')" = "$want" ]
+	expect_eq 3 "$status" status
+	expect_eq "$want" "$(grep 'field 12' <<<"$output" | sed 's/^tr-pag/tr-cp/')"
 }
 
 @test "tr-pag: a bad PAG record is bad input (exit 3)" {
@@ -665,11 +665,11 @@ PE||0|1|processing|5|3|0|0
 EOF
 )
 	run tr-pag -P "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"PE record: edge goes back in time"* ]]
 	need_cp
 	run tr-cp "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 }
 
 @test "tr-pag: a lane number far beyond the records before it is bad input; vertex numbers are free" {
@@ -682,57 +682,57 @@ PE||1|1166666666|processing|3|5|0|0
 EOF
 )
 	run tr-pag -P "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c '^PE' <<<"$output")" -eq 2 ]
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	f=$(printf 'PW\t\t4000000000\tw\t0\n' | mkfix lane.pag)
 	run tr-pag -P "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"PW record: "*"lane"* ]]
 	f=$(printf 'PW\t\t4000\tw\t0\nPE\t\t0\t1\tprocessing\t0\t3\t4000\t4000\n' | mkfix sparse.pag)
 	run tr-pag -P "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "--max-windows: more windows is a usage error for tr-pag, bad input for tr-cp" {
 	need_cp
 	f=$(example_pag 1 0)	# 1 us windows over [0, 5]: 6 windows
 	run tr-cp --max-windows 5 "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"the graph has 6 windows of 1 us, more than --max-windows 5: no critical participation computed"* ]]
 	[[ "$output" != *window$'\t'paths* ]]
 	run tr-cp --max-windows 6 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	run tr-cp --max-windows 0 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	run tr-cp --max-windows x "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-pag -P --max-windows 5 -o "$BATS_TEST_TMPDIR/out.pag" "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"6 windows of 1 us, more than --max-windows 5: choose a longer --window"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/out.pag" ]
 	run tr-pag -P --max-windows 5 -w 2us "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# an origin no span time can have would make windows no record can hold
 	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t-2305843009213693952\t10\tsvc\top\tserver\th\n' | mkfix far.tr)
 	run tr-pag -P --max-windows 0 -w 1us --origin 9000000000000000000 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"--origin 9000000000000000000: beyond the times a span can have"* ]]
 	# a stream of spans (nothing held) stops at the limit, saying so
 	run tr-pag -P --hold 1 --max-windows 5 -o "$BATS_TEST_TMPDIR/out2.pag" "$(example)"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	f=$(awk 'BEGIN { OFS = "\t"; print "#tr/1"
 		for (i = 0; i < 20; i++) { print "T", "t" i; print "S", "t" i, "s", "", i * 1000000, 10, "svc", "op", "server", "h" } }' | mkfix many.tr)
 	run tr-pag -P --hold 1 --lateness 1s -w 1s --max-windows 5 -o "$BATS_TEST_TMPDIR/out3.pag" "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"more than --max-windows 5 windows of 1000000 us: choose a longer --window"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/out3.pag" ]
 	# an edge written past its header's end, across more windows than
 	# allowed, is refused at once, not computed window by window
 	f=$(printf 'PG\t\t10\t0\t0\t30\nPM\t\t0\nPE\t\t0\t1\tprocessing\t0\t20\t0\t0\nPE\t\t1\t2\tprocessing\t20\t100000000000\t0\t0\n' | mkfix past.pag)
 	run timeout 20 tr-cp --max-windows 1000 "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"the graph has more than 1000 windows of 10 us (--max-windows): no critical participation computed after them"* ]]
 }
 
@@ -742,16 +742,16 @@ EOF
 	want=$(tr-cp "$f")
 	printf 'PG\t\t7\n' >> "$f"	# a window but no origin: bad, the first header stays
 	run tr-cp "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-cp: $f:10: PG record: bad origin"* ]]
-	[ "$(tr-cp "$f" 2>/dev/null)" = "$want" ]
+	expect_eq "$want" "$(tr-cp "$f" 2>/dev/null)"
 	# An edge whose destination conflicts defines not even its source: vertex
 	# 7 stays free for the good edge after it.
 	f=$(example_pag 1 0)
 	printf 'PE\t\t7\t2\tmessage\t1\t4\t1\t1\n' >> "$f"
 	printf 'PE\t\t7\t8\tprocessing\t0\t1\t0\t0\n' >> "$f"
 	run tr-cp "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-cp: $f:10: PE record: inconsistent vertex 2 (lane 1, time 4 here; lane 0, time 2 before)"* ]]
 	[ "$(printf '%s\n' "$output" | grep -c 'record:')" -eq 1 ]
 	# line numbers past 9, 99, 109: every bad one named where it is
@@ -759,8 +759,8 @@ EOF
 		if (i == 20 || i == 100 || i == 109 || i == 110) print "PE", "", 1000 + 2 * i, 1001 + 2 * i, "processing", 9, 1, 0, 0
 		else print "PE", "", 2 * i, 2 * i + 1, "processing", i, i + 1, 0, 0 }' | mkfix lines.pag)
 	run tr-cp "$f"
-	[ "$status" -eq 3 ]
-	[ "$(grep -o 'lines.pag:[0-9]*' <<<"$output" | tr '\n' ' ')" = "lines.pag:20 lines.pag:100 lines.pag:109 lines.pag:110 " ]
+	expect_eq 3 "$status" status
+	expect_eq "lines.pag:20 lines.pag:100 lines.pag:109 lines.pag:110 " "$(grep -o 'lines.pag:[0-9]*' <<<"$output" | tr '\n' ' ')"
 }
 
 @test "every bad PAG record is named with what is wrong, also one that is too short" {
@@ -777,15 +777,15 @@ EOF
 	need_cp
 	f=$(printf 'PE\t\t0\t1\tprocessing\t0\t2305843009213693953\t0\t0\n' | mkfix far.pag)
 	run tr-cp "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"$f:1: PE record: out of range: end"* ]]
 	f=$(for l in 0 1 2; do
 		printf 'PE\t\t%d\t%d\tprocessing\t-2305843009213693952\t2305843009213693952\t%d\t%d\n' \
 			$((2 * l)) $((2 * l + 1)) $l $l
 	done | mkfix long.pag)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$3 == "activity" { print $7 }')" = 9223372036854775807 ]
+	expect_eq 0 "$status" status
+	expect_eq 9223372036854775807 "$(printf '%s\n' "$output" | awk -F'\t' '$3 == "activity" { print $7 }')"
 }
 
 @test "tr-cp over PAG records: csv and json formats" {
@@ -802,7 +802,7 @@ EOF
 	need_cp
 	f=$(example_pag 5 0)
 	run tr-cp -f csv --units ms "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	grep -q '^start_us,end_us,summary,key,detail,cp,time_ms,edges,workers$' <<<"$output"
 	grep -q '^0,5,operation,a,a1,0.4,0.002,1,1$' <<<"$output"
 	run tr-cp -f json --units s "$f"
@@ -814,7 +814,7 @@ EOF
 	need_cp
 	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
 	run sh -c "tr-ingest '$SAMPLES/jaeger/hotrod.json' | tr-pag -P -q --window 1s | tr-cp"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -ge 2 ]
 	[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
 	# the mysql queue behind the batch job shows as customer -> mysql requests
@@ -828,26 +828,29 @@ EOF
 	for f in "$CONF"/zipkin/messaging2.json "$CONF"/zipkin/smartthings-oauth-authorization.json \
 		 "$CONF"/jaeger/tracegraph-testTrace.json "$CONF"/crisp/11.json; do
 		run sh -c "tr-ingest '$f' | tr-pag -P -q | tr-cp"
-		[ "$status" -eq 0 ]
+		expect_eq 0 "$status" status
 		[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -eq 1 ]
 		[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
 	done
 }
 
-@test "tr-pag: a 100,000-deep trace stays on one lane; 100,000 concurrent spans take 100,000 lanes" {
+@test "tr-pag: a 100,000-deep trace stays on one lane" {
 	f=$(awk 'BEGIN { N = 100000; OFS = "\t"; print "#tr/1"; print "T", "deep"
 		for (i = 0; i < N; i++) print "S", "deep", "s" i, (i ? "s" (i - 1) : ""), i, 2 * (N - i), "svc", "op", "server", "h" }' |
 		mkfix deep.tr)
 	run tr-pag -v -P -n "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# and the clients' lane, one vertex and the root's request
 	[[ "$output" == *"2 workers, 2 lanes, 200001 vertices, 200000 edges"* ]]
+}
+
+@test "tr-pag: 100,000 concurrent spans take 100,000 lanes" {
 	f=$(awk 'BEGIN { N = 100000; OFS = "\t"; print "#tr/1"; print "T", "wide"
 		print "S", "wide", "root", "", 0, 2000, "fe", "root", "server", "h0"
 		for (i = 0; i < N; i++) print "S", "wide", "c" i, "root", i % 100, 1000, "svc", "op", "internal", "h" }' |
 		mkfix wide.tr)
 	run tr-pag -v -P -n "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"3 workers, 100002 lanes"* ]]
 }
 
@@ -860,10 +863,10 @@ S|t1|b||100000000|10|svc|op|server|h
 EOF2
 )
 	run tr-pag -P --window 1us "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"100000011 windows of 1 us, more than --max-windows 1000000"* ]]
 	run tr-pag -P --window 1ms "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "tr-pag: a span at the earliest time allowed, in windows that start before it, reads back into tr-cp" {
@@ -874,7 +877,7 @@ S|t1|a||-2305843009213693952|4604|svc|op|server|h
 EOF2
 )
 	run tr-pag -P --window 10us "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"PM		-2305843009213693952"* ]]
 	# every window, the first one too: as tr-cp computes it without marks
 	tr-pag -P -q --window 10us "$f" | tr-cp > "$BATS_TEST_TMPDIR/marked"
@@ -897,12 +900,12 @@ EOF2
 		done
 	} > "$BATS_TEST_TMPDIR/f.tr"
 	run tr-pag -P -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/missing.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"f.tr:43: start: not an integer"* ]]
 	[[ "$output" != *"missing.tr"* ]]
 	# with -k the bad trace is said first, then the missing file ends the run
 	run tr-pag -k -P -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/missing.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "${lines[0]}" == *"f.tr:43: start: not an integer"* ]]
 	[[ "${lines[1]}" == *"missing.tr"* ]]
 }
@@ -915,24 +918,24 @@ S|t1|a||1000|0|svc|op|server|h
 EOF2
 )
 	run sh -c "tr-pag -P -q -n '$f' | tr-cp"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"no window of the graph lasts any time (spans without durations?): no critical participation to share"* ]]
 	# records by hand: a window of one zero-length edge, then one that lasts
 	printf '#tr/1\nPG\t\t1000\t0\t1000\t5300\nPW\t\t0\tsvc@h\t0\nPO\t\t1\tsvc\top\nPE\t\t5\t6\tprocessing\t1000\t1000\t0\t0\t1\nPE\t\t7\t8\tprocessing\t5000\t5300\t0\t0\t1\n' > "$BATS_TEST_TMPDIR/some.pag"
 	run tr-cp "$BATS_TEST_TMPDIR/some.pag"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"1 of 2 windows last no time: their critical participation is 0"* ]]
 	# a graph without edges: nothing to compute
 	printf '#tr/1\nPG\t\t1000\t0\t0\t10\nPW\t\t0\tsvc@h\t0\n' > "$BATS_TEST_TMPDIR/none.pag"
 	run tr-cp "$BATS_TEST_TMPDIR/none.pag"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-cp: the graph has no edge: no critical participation to compute"* ]]
 }
 
 @test "PAG records: a refused PO record still numbers the PE records after it, which then name no operation" {
 	printf '#tr/1\nPG\t\t1000\t0\t0\t10\nPW\t\t0\tsvc@h\t0\nPO\t\t99999\ts\top\nPE\t\t0\t1\tprocessing\t0\t10\t0\t0\t99999\n' > "$BATS_TEST_TMPDIR/po.pag"
 	run tr-cp "$BATS_TEST_TMPDIR/po.pag"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"po.pag:4: PO record: too large for the records before it: operation"* ]]
 	[[ "$output" == *"po.pag:5: PE record: operation 99999 has no PO record before it"* ]]
 	[[ "$output" != *"99999	"* ]]

@@ -110,17 +110,17 @@ EOF
 	need_cp
 	f=$(fig2)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
-	[ "$(paths_of 100 <<<"$output")" = 6 ]
+	expect_eq 0 "$status" status
+	expect_eq 6 "$(paths_of 100 <<<"$output")"
 	# te - ts = 5 units
-	[ "$(awk -F'\t' '$1 == 100 && $3 == "window" { print $2 - $1, $7 }' <<<"$output")" = "50 50" ]
+	expect_eq "50 50" "$(awk -F'\t' '$1 == 100 && $3 == "window" { print $2 - $1, $7 }' <<<"$output")"
 	# (g',h'): c = 6, CP = 6 * 1 / (6 * 5) = 0.2
-	[ "$(cp_of operation w2 '(g,h)' 100 <<<"$output")" = 0.2 ]
-	[ "$(c_of operation w2 '(g,h)' 100 <<<"$output")" = 6 ]
+	expect_eq 0.2 "$(cp_of operation w2 '(g,h)' 100 <<<"$output")"
+	expect_eq 6 "$(c_of operation w2 '(g,h)' 100 <<<"$output")"
 	# (d',i'), the only message: c = 2, CP = 2 * 1 / 30 = 1/15 (the paper
 	# prints 0.066, cut after three digits)
-	[ "$(cp_of activity message '' 100 <<<"$output")" = 0.0666667 ]
-	[ "$(c_of activity message '' 100 <<<"$output")" = 2 ]
+	expect_eq 0.0666667 "$(cp_of activity message '' 100 <<<"$output")"
+	expect_eq 2 "$(c_of activity message '' 100 <<<"$output")"
 }
 
 # Every other activity of [100,150], by hand (c1 * c2, then c * w / 300 µs):
@@ -138,28 +138,28 @@ EOF
 	need_cp
 	f=$(fig2)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# Def. 5: (b,g) [90,110] keeps its 10 µs in the window, (f,g) [70,110] too
-	[ "$(awk -F'\t' '$1 == 100 && $3 == "activity" && $4 == "request" { print $7 }' <<<"$output")" = 10 ]
-	[ "$(cp_of activity request '' 100 <<<"$output")" = 0.1 ]
-	[ "$(awk -F'\t' '$1 == 100 && $5 == "(f,g)" { print $7 }' <<<"$output")" = 10 ]
-	[ "$(cp_of operation w2 '(f,g)' 100 <<<"$output")" = 0.1 ]
-	[ "$(cp_of operation w2 '(h,i)' 100 <<<"$output")" = 0.133333 ]
-	[ "$(cp_of activity response '' 100 <<<"$output")" = 0.0666667 ]
-	[ "$(cp_of operation w1 '(c,d)' 100 <<<"$output")" = 0.0666667 ]
-	[ "$(cp_of operation w1 '(d,e)' 100 <<<"$output")" = 0.133333 ]
-	[ "$(cp_of operation w2 '(i,j)' 100 <<<"$output")" = 0.133333 ]
-	[ "$(cp_of activity waiting '' 100 <<<"$output")" = 0 ]
-	[ "$(c_of operation w2 '(i,j)' 100 <<<"$output")" = 4 ]
-	[ "$(c_of activity response '' 100 <<<"$output")" = 4 ]
-	[ "$(c_of activity request '' 100 <<<"$output")" = 3 ]
-	[ "$(cp_of worker w1 '' 100 <<<"$output")" = 0.2 ]
-	[ "$(cp_of worker w2 '' 100 <<<"$output")" = 0.566667 ]
-	[ "$(cp_of channel w1 w2 100 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of channel w2 w1 100 <<<"$output")" = 0.0666667 ]
-	[ "$(cp_of window paths 6 100 <<<"$output")" = 1 ]
+	expect_eq 10 "$(awk -F'\t' '$1 == 100 && $3 == "activity" && $4 == "request" { print $7 }' <<<"$output")"
+	expect_eq 0.1 "$(cp_of activity request '' 100 <<<"$output")"
+	expect_eq 10 "$(awk -F'\t' '$1 == 100 && $5 == "(f,g)" { print $7 }' <<<"$output")"
+	expect_eq 0.1 "$(cp_of operation w2 '(f,g)' 100 <<<"$output")"
+	expect_eq 0.133333 "$(cp_of operation w2 '(h,i)' 100 <<<"$output")"
+	expect_eq 0.0666667 "$(cp_of activity response '' 100 <<<"$output")"
+	expect_eq 0.0666667 "$(cp_of operation w1 '(c,d)' 100 <<<"$output")"
+	expect_eq 0.133333 "$(cp_of operation w1 '(d,e)' 100 <<<"$output")"
+	expect_eq 0.133333 "$(cp_of operation w2 '(i,j)' 100 <<<"$output")"
+	expect_eq 0 "$(cp_of activity waiting '' 100 <<<"$output")"
+	expect_eq 4 "$(c_of operation w2 '(i,j)' 100 <<<"$output")"
+	expect_eq 4 "$(c_of activity response '' 100 <<<"$output")"
+	expect_eq 3 "$(c_of activity request '' 100 <<<"$output")"
+	expect_eq 0.2 "$(cp_of worker w1 '' 100 <<<"$output")"
+	expect_eq 0.566667 "$(cp_of worker w2 '' 100 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of channel w1 w2 100 <<<"$output")"
+	expect_eq 0.0666667 "$(cp_of channel w2 w1 100 <<<"$output")"
+	expect_eq 1 "$(cp_of window paths 6 100 <<<"$output")"
 	# the snapshot holds these nine activities and the wait, and no others
-	[ "$(awk -F'\t' '$1 == 100 && $3 == "window" { print $8 }' <<<"$output")" = 10 ]
+	expect_eq 10 "$(awk -F'\t' '$1 == 100 && $3 == "window" { print $8 }' <<<"$output")"
 }
 
 # Fig. 3: a snapshot with three workers; every path runs from a start s_i
@@ -236,19 +236,19 @@ EOF
 	need_cp
 	f=$(fig3)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
-	[ "$(paths_of 0 <<<"$output")" = 9 ]
-	[ "$(c_of operation w2 '(x,u)' 0 <<<"$output")" = 6 ]
-	[ "$(c_of operation w2 '(u,v)' 0 <<<"$output")" = 9 ]
-	[ "$(c_of operation w2 '(v,z)' 0 <<<"$output")" = 6 ]
-	[ "$(c_of operation w1 '(a,b)' 0 <<<"$output")" = 0 ]
-	[ "$(c_of operation w3 '(c,d)' 0 <<<"$output")" = 0 ]
+	expect_eq 0 "$status" status
+	expect_eq 9 "$(paths_of 0 <<<"$output")"
+	expect_eq 6 "$(c_of operation w2 '(x,u)' 0 <<<"$output")"
+	expect_eq 9 "$(c_of operation w2 '(u,v)' 0 <<<"$output")"
+	expect_eq 6 "$(c_of operation w2 '(v,z)' 0 <<<"$output")"
+	expect_eq 0 "$(c_of operation w1 '(a,b)' 0 <<<"$output")"
+	expect_eq 0 "$(c_of operation w3 '(c,d)' 0 <<<"$output")"
 	# the same as CP, c * 1 unit / (9 paths * 6 units)
-	[ "$(cp_of operation w2 '(x,u)' 0 <<<"$output")" = 0.111111 ]
-	[ "$(cp_of operation w2 '(u,v)' 0 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of operation w2 '(v,z)' 0 <<<"$output")" = 0.111111 ]
-	[ "$(cp_of operation w1 '(a,b)' 0 <<<"$output")" = 0 ]
-	[ "$(cp_of operation w3 '(c,d)' 0 <<<"$output")" = 0 ]
+	expect_eq 0.111111 "$(cp_of operation w2 '(x,u)' 0 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of operation w2 '(u,v)' 0 <<<"$output")"
+	expect_eq 0.111111 "$(cp_of operation w2 '(v,z)' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of operation w1 '(a,b)' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of operation w3 '(c,d)' 0 <<<"$output")"
 }
 
 # Every other activity, by hand: each is 1 unit on c1 * c2 = 3 paths
@@ -261,7 +261,7 @@ EOF
 	need_cp
 	f=$(fig3)
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# operation rows come by CP, highest first: (u,v), then (v,z) and (x,u)
 	top=$(awk -F'\t' '$3 == "operation" { print $5 }' <<<"$output" | head -3 | tr '\n' ' ')
 	[ "$top" = "(u,v) (v,z) (x,u) " ]
@@ -270,23 +270,23 @@ EOF
 	conv=$(awk -F'\t' '$3 == "operation" { print $7, $5 }' <<<"$output" | LC_ALL=C sort -k1,1nr -k2 | head -3 | tr '\n' ' ')
 	[ "$conv" = "30 (a,b) 30 (c,d) 10 (p,x) " ]
 	for op in '(s2,p)' '(p,x)' '(z,e2)'; do
-		[ "$(cp_of operation w2 "$op" 0 <<<"$output")" = 0.0555556 ]
+		expect_eq 0.0555556 "$(cp_of operation w2 "$op" 0 <<<"$output")"
 	done
 	for op in '(s1,a)' '(r1,e1)'; do
-		[ "$(cp_of operation w1 "$op" 0 <<<"$output")" = 0.0555556 ]
+		expect_eq 0.0555556 "$(cp_of operation w1 "$op" 0 <<<"$output")"
 	done
 	for op in '(s3,q)' '(q,c)'; do
-		[ "$(cp_of operation w3 "$op" 0 <<<"$output")" = 0.0555556 ]
+		expect_eq 0.0555556 "$(cp_of operation w3 "$op" 0 <<<"$output")"
 	done
-	[ "$(cp_of channel w1 w2 0 <<<"$output")" = 0.0555556 ]
-	[ "$(cp_of channel w3 w2 0 <<<"$output")" = 0.0555556 ]
-	[ "$(cp_of channel w2 w1 0 <<<"$output")" = 0.0555556 ]
-	[ "$(cp_of channel w2 w3 0 <<<"$output")" = 0.0555556 ]
-	[ "$(cp_of activity waiting '' 0 <<<"$output")" = 0 ]
-	[ "$(cp_of worker w2 '' 0 <<<"$output")" = 0.555556 ]
-	[ "$(cp_of worker w1 '' 0 <<<"$output")" = 0.111111 ]
-	[ "$(cp_of worker w3 '' 0 <<<"$output")" = 0.111111 ]
-	[ "$(cp_of window paths 9 0 <<<"$output")" = 1 ]
+	expect_eq 0.0555556 "$(cp_of channel w1 w2 0 <<<"$output")"
+	expect_eq 0.0555556 "$(cp_of channel w3 w2 0 <<<"$output")"
+	expect_eq 0.0555556 "$(cp_of channel w2 w1 0 <<<"$output")"
+	expect_eq 0.0555556 "$(cp_of channel w2 w3 0 <<<"$output")"
+	expect_eq 0 "$(cp_of activity waiting '' 0 <<<"$output")"
+	expect_eq 0.555556 "$(cp_of worker w2 '' 0 <<<"$output")"
+	expect_eq 0.111111 "$(cp_of worker w1 '' 0 <<<"$output")"
+	expect_eq 0.111111 "$(cp_of worker w3 '' 0 <<<"$output")"
+	expect_eq 1 "$(cp_of window paths 9 0 <<<"$output")"
 }
 
 # Appendix A.2: without Property 1 (every vertex after the start has an
@@ -296,7 +296,7 @@ EOF
 @test "Figs. 2 and 3 as written satisfy the paper's Properties 1 and 2: tr-pag reads them back without a warning" {
 	for f in "$(fig2)" "$(fig3)"; do
 		run tr-pag -P "$f"
-		[ "$status" -eq 0 ]
+		expect_eq 0 "$status" status
 		[[ "$output" != *property* ]]
 		[ "$(grep -c '^PE' <<<"$output")" -eq "$(grep -c '^PE' "$f")" ]
 	done

@@ -34,17 +34,17 @@ EOF
 	need_cp
 	f=$(sync_call)
 	run sh -c "tr-pag -P '$f' | tr-cp"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# one path: handle [0,5], request [5,10], serve [10,20], response [20,25], handle [25,30]
-	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation A handle 0 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of operation B serve 0 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of activity request '' 0 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of activity response '' 0 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of activity unknown '' 0 <<<"$output" | or0)" = 0 ]
-	[ "$(cp_of activity waiting '' 0 <<<"$output")" = 0 ]
+	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation A handle 0 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation B serve 0 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of activity request '' 0 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of activity response '' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of activity unknown '' 0 <<<"$output" | or0)"
+	expect_eq 0 "$(cp_of activity waiting '' 0 <<<"$output")"
 	# b exists from 10 to 20 only: no idle time before or after
-	[ "$(cp_of worker B@b '' 0 <<<"$output")" = 0.333333 ]
+	expect_eq 0.333333 "$(cp_of worker B@b '' 0 <<<"$output")"
 	[[ "$output" != *"property"* ]]
 }
 
@@ -52,15 +52,15 @@ EOF
 	need_cp
 	f=$(sync_call)
 	run sh -c "tr-pag -P -w 10us '$f' | tr-cp"
-	[ "$status" -eq 0 ]
-	[ "$(cp_of worker A@a '' 0 <<<"$output")" = 0.5 ]
-	[ "$(cp_of activity request '' 0 <<<"$output")" = 0.5 ]
-	[ "$(cp_of worker B@b '' 0 <<<"$output" | or0)" = 0 ]
-	[ "$(cp_of operation B serve 10 <<<"$output")" = 1 ]
-	[ "$(cp_of worker A@a '' 10 <<<"$output" | or0)" = 0 ]
-	[ "$(cp_of activity response '' 20 <<<"$output")" = 0.5 ]
-	[ "$(cp_of worker A@a '' 20 <<<"$output")" = 0.5 ]
-	[ "$(cp_of worker B@b '' 20 <<<"$output" | or0)" = 0 ]
+	expect_eq 0 "$status" status
+	expect_eq 0.5 "$(cp_of worker A@a '' 0 <<<"$output")"
+	expect_eq 0.5 "$(cp_of activity request '' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of worker B@b '' 0 <<<"$output" | or0)"
+	expect_eq 1 "$(cp_of operation B serve 10 <<<"$output")"
+	expect_eq 0 "$(cp_of worker A@a '' 10 <<<"$output" | or0)"
+	expect_eq 0.5 "$(cp_of activity response '' 20 <<<"$output")"
+	expect_eq 0.5 "$(cp_of worker A@a '' 20 <<<"$output")"
+	expect_eq 0 "$(cp_of worker B@b '' 20 <<<"$output" | or0)"
 	[ "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)" -eq 0 ]
 }
 
@@ -75,14 +75,14 @@ S|t1|s|c|10|10|B|serve|server|b
 EOF
 )
 	run sh -c "tr-pag -P '$f' | tr-cp"
-	[ "$status" -eq 0 ]
-	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
-	[ "$(cp_of worker A@a '' 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation A handle 0 <<<"$output")" = 0.933333 ]
-	[ "$(cp_of operation A fire 0 <<<"$output")" = 0.0666667 ]
-	[ "$(cp_of worker B@b '' 0 <<<"$output")" = 0 ]
-	[ "$(cp_of activity request '' 0 <<<"$output")" = 0 ]
-	[ "$(cp_of activity response '' 0 <<<"$output" | or0)" = 0 ]
+	expect_eq 0 "$status" status
+	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
+	expect_eq 1 "$(cp_of worker A@a '' 0 <<<"$output")"
+	expect_eq 0.933333 "$(cp_of operation A handle 0 <<<"$output")"
+	expect_eq 0.0666667 "$(cp_of operation A fire 0 <<<"$output")"
+	expect_eq 0 "$(cp_of worker B@b '' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of activity request '' 0 <<<"$output")"
+	expect_eq 0 "$(cp_of activity response '' 0 <<<"$output" | or0)"
 	[[ "$output" != *"skew"* ]]
 	[[ "$output" != *"clamped"* ]]
 }
@@ -102,11 +102,11 @@ EOF
 	grep -q $'\tspawn\t10\t10\t0\t2\t' <<<"$output"	# lane 1: the clients
 	grep -q $'\tjoin\t20\t20\t2\t0\t' <<<"$output"
 	run sh -c "tr-pag -P '$f' | tr-cp"
-	[ "$status" -eq 0 ]
-	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation A handle 0 <<<"$output")" = 0.666667 ]
-	[ "$(cp_of operation B serve 0 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of activity unknown '' 0 <<<"$output" | or0)" = 0 ]
+	expect_eq 0 "$status" status
+	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
+	expect_eq 0.666667 "$(cp_of operation A handle 0 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation B serve 0 <<<"$output")"
+	expect_eq 0 "$(cp_of activity unknown '' 0 <<<"$output" | or0)"
 }
 
 @test "a parent fanning out children on other lanes is busy while it hands them over, waits only until a join" {
@@ -122,7 +122,7 @@ EOF
 )
 	run tr-pag -P "$f"
 	output=$(pag_named <<<"$output")
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	grep -q $'\tprocessing\t10\t12\t0\t0\tA\thandle\t' <<<"$output"
 	grep -q $'\twaiting\t12\t20\t0\t0\tA\thandle\t' <<<"$output"
 	grep -q $'\twaiting\t20\t25\t0\t0\tA\thandle\t' <<<"$output"
@@ -144,12 +144,12 @@ PE||4|5|processing|22|25|2|2|r|R
 EOF
 )
 	run tr-cp "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# R's workers sum to 0.24; two workers ran it: 0.12
-	[ "$(cp_of worker r1 '' 0 <<<"$output")" = 0.12 ]
-	[ "$(cp_of worker r2 '' 0 <<<"$output")" = 0.12 ]
-	[ "$(cp_of operation r R 0 <<<"$output")" = 0.12 ]
-	[ "$(cp_of operation x X 0 <<<"$output")" = 0.76 ]
+	expect_eq 0.12 "$(cp_of worker r1 '' 0 <<<"$output")"
+	expect_eq 0.12 "$(cp_of worker r2 '' 0 <<<"$output")"
+	expect_eq 0.12 "$(cp_of operation r R 0 <<<"$output")"
+	expect_eq 0.76 "$(cp_of operation x X 0 <<<"$output")"
 }
 
 @test "a reference into another trace is a message: publish 1/3, message 1/3, consume 1/3" {
@@ -167,16 +167,16 @@ EOF
 	output=$(pag_named <<<"$output")
 	grep -q $'\tmessage\t5\t10\t0\t2\tB\tconsume\tt2\tc$' <<<"$output"
 	run sh -c "tr-pag -P '$f' | tr-cp"
-	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation A publish 0 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of activity message '' 0 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of operation B consume 0 <<<"$output")" = 0.333333 ]
+	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation A publish 0 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of activity message '' 0 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation B consume 0 <<<"$output")"
 }
 
 @test "--cp-part tags every span with its CP: handle 1/3, callB 0 (it waits), serve 1/3; in 10 us windows over its windows" {
 	f=$(sync_call)
 	run tr-pag -q --cp-part "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	grep -q $'^S\tt1\th\t\t0\t30\tA\thandle\tserver\ta\tcp.part=0.333333$' <<<"$output"
 	grep -q $'^S\tt1\tc\th\t5\t20\tA\tcallB\tclient\ta\tcp.part=0$' <<<"$output"
 	grep -q $'^S\tt1\ts\tc\t10\t10\tB\tserve\tserver\tb\tcp.part=0.333333$' <<<"$output"
@@ -195,7 +195,7 @@ EOF
 	f=$(sync_call)
 	{ printf '#tr/1\n# note\tcp.part=x\nX\t\tcp.part=y\n'; grep -v '^#tr' "$f"; } > "$BATS_TEST_TMPDIR/c.tr"
 	run tr-pag -q --cp-part "$BATS_TEST_TMPDIR/c.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	grep -qx $'# note\tcp.part=x' <<<"$output"
 	grep -qx $'X\t\tcp.part=y' <<<"$output"
 	grep -q $'^S\tt1\th\t\t0\t30\tA\thandle\tserver\ta\tcp.part=0.333333$' <<<"$output"
@@ -208,17 +208,17 @@ EOF
 	f=$(printf '#tr/1\nT|t1\nS|t1|p||1000|100|svc|parent|server|h1\nS|t1|c|p|1050|0|svc2|child||h2\n' | tsv |
 		mkfix z.tr)
 	run --separate-stderr sh -c "tr-pag -P -q -w 1s '$f' | tr-cp"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ -z "$stderr" ]
-	[ "$(cp_of window paths 1 0 <<<"$output")" = 1 ]
-	[ "$(cp_of operation svc parent 0 <<<"$output")" = 1 ]
+	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
+	expect_eq 1 "$(cp_of operation svc parent 0 <<<"$output")"
 }
 
 @test "--cp-part: tr-aggregate groups cp.part like any tag" {
 	command -v tr-aggregate >/dev/null || skip "tr-aggregate is not built"
 	f=$(sync_call)
 	run sh -c "tr-pag -q --cp-part '$f' | tr-aggregate 'From s In spans GroupBy s.service Select s.service, SUM(s.tag[\"cp.part\"])'"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	grep -q $'^A\t0.333333' <<<"$output"
 	grep -q $'^B\t0.333333' <<<"$output"
 }
@@ -227,13 +227,13 @@ EOF
 	need_cp
 	f=$(sync_call)
 	run sh -c "tr-pag -P -w 10us '$f' | tr-cp"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# three 10 us windows: A 0.5, 0, 0.5 -> 1/3; the totals come last
-	[ "$(cp_of total.worker A@a '' 0 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of total.operation B serve 0 <<<"$output")" = 0.333333 ]
-	[ "$(cp_of total.activity request '' 0 <<<"$output")" = 0.166667 ]
-	[ "$(cp_of total.window windows 3 0 <<<"$output")" = 1 ]
-	[ "$(awk -F'\t' '$3 == "total.worker" && $4 == "A@a" { print $2, $7 }' <<<"$output")" = "30 30" ]
+	expect_eq 0.333333 "$(cp_of total.worker A@a '' 0 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of total.operation B serve 0 <<<"$output")"
+	expect_eq 0.166667 "$(cp_of total.activity request '' 0 <<<"$output")"
+	expect_eq 1 "$(cp_of total.window windows 3 0 <<<"$output")"
+	expect_eq "30 30" "$(awk -F'\t' '$3 == "total.worker" && $4 == "A@a" { print $2, $7 }' <<<"$output")"
 	[[ "$(tail -1 <<<"$output")" == *total.channel* ]]
 	# one window: its rows are the totals, none written twice
 	run sh -c "tr-pag -P '$f' | tr-cp"
@@ -278,7 +278,7 @@ random_traces() {
 		f=$(random_traces $seed | mkfix "r$seed.tr")
 		[ "$(grep -c '^S' "$f")" -gt 100 ]
 		run sh -c "tr-pag -P -w 100us '$f' 2>'$f.err' | tr-cp"
-		[ "$status" -eq 0 ]
+		expect_eq 0 "$status" status
 		[ ! -s "$f.err" ] || { echo "seed $seed:"; cat "$f.err"; false; }
 		[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -gt 15 ]
 		[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ] ||
@@ -317,7 +317,7 @@ shuffle_traces() {
 @test "PM marks: tr-pag writes edges in start order, each window's mark before its first edge" {
 	f=$(random_traces 2 | mkfix r.tr)
 	run sh -c "tr-pag -P -q -w 100us '$f'"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# every mark is a window start; no edge after a mark starts before it
 	bad=$(awk -F'\t' '$1 == "PM" { if ($3 % 100 != 0 || $3 < m) print; m = $3 }
 		$1 == "PE" && $6 < m { print }' <<<"$output")
@@ -325,12 +325,12 @@ shuffle_traces() {
 	# an edge out of order after a mark is bad input for tr-cp, named
 	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t100\nPE\t\t0\t1\tprocessing\t150\t160\t0\t0\nPM\t\t200\nPE\t\t2\t3\tprocessing\t50\t60\t0\t0\n' | mkfix late.pag)
 	run tr-cp "$g"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"late.pag:5: PE record: starts at 50, before the PM mark 200 before it: its window is done"* ]]
 	# and so is a mark that goes back
 	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t200\nPM\t\t100\n' | mkfix back.pag)
 	run tr-cp "$g"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"back.pag:3: PM record: mark 100 before the mark 200 before it"* ]]
 }
 

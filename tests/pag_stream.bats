@@ -55,25 +55,25 @@ spaced() {
 	# waited for the end of its input would wait for ever (timeout: 124)
 	run timeout 60 sh -c "{ head -n $half '$f'; while ! grep -q '^PM' '$out' 2>/dev/null; do sleep 0.1; done; tail -n +$((half + 1)) '$f'; } |
 		tr-pag -P -q -w 1s --hold 1 --lateness 1s > '$out'"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c '^PM' "$out")" -ge 8 ]
 }
 
 @test "a trace that starts before spans already placed is left out of the graph, passed through, exit 3" {
 	f=$({ spaced 30; printf 'T\tlate\nS\tlate\tl\t\t500000\t100\tsvc\top\tserver\th\n'; } | mkfix late.tr)
 	run --separate-stderr tr-pag --hold 1 --lateness 1s -w 1s "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$stderr" == *"tr-pag: trace late: starts "*" us before spans already in the graph (the input is not in start order): left out of the graph; --lateness or --hold take it"* ]]
 	grep -q $'^T\tlate$' <<<"$output"
 	[ "$(grep -c $'^PE\t.*\tlate\tl$' <<<"$output")" -eq 0 ]
 	[ "$(grep -c $'^PE\t.*\tt29\ts$' <<<"$output")" -gt 0 ]
 	# held (an input smaller than --hold), any order will do
 	run --separate-stderr tr-pag --lateness 1s -w 1s "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c $'^PE\t.*\tlate\tl$' <<<"$output")" -gt 0 ]
 	# a lateness that covers it takes it too
 	run --separate-stderr tr-pag --hold 1 --lateness 40s -w 1s "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "an idle stretch longer than --max-gap is no part of a lane; the clients' time is cut at window starts" {
@@ -87,7 +87,7 @@ S|t2|b||3000000|10|svc|op|server|h
 EOF
 )
 	run tr-pag -P -w 1s "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# svc's lane ends after a and begins again with b: no gap of 3 s
 	[ "$(awk -F'\t' '$1 == "PE" && $8 == 0 && $9 == 0' <<<"$output" | wc -l)" -eq 2 ]
 	# the clients are there all along, cut where windows start
@@ -107,13 +107,13 @@ EOF
 @test "a reference to a span whose windows are written, or that no trace has, makes no edge, and says so" {
 	f=$({ spaced 12; printf 'T\tc\nS\tc\tc\t\t12000000\t100\tq\tconsume\tconsumer\thq\nR\tc\tc\tfollows_from\tt0\ts\n'; } | mkfix refs.tr)
 	run --separate-stderr tr-pag -P --hold 1 --lateness 1s -w 1s "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$stderr" == *"tr-pag: 1 references to spans the graph does not hold (not in the input, or written and forgotten: --lateness): no message edge"* ]]
 	[ "$(grep -c $'\tmessage\t' <<<"$output")" -eq 0 ]
 	# held whole, the message is there
 	run --separate-stderr tr-pag -P -w 1s "$f"
 	output=$(pag_named <<<"$output")
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$stderr" != *"references"* ]]
 	grep -q $'\tmessage\t100\t12000000\t0\t[0-9]*\tq\tconsume\tc\tc$' <<<"$output"
 	# and a reference within the lateness is one
@@ -124,7 +124,7 @@ EOF
 	# a span no trace has
 	f=$({ spaced 2; printf 'T\tc\nS\tc\tc\t\t3000000\t100\tq\tconsume\tconsumer\thq\nR\tc\tc\tfollows_from\tnone\ts\n'; } | mkfix none.tr)
 	run --separate-stderr tr-pag -P -w 1s "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$stderr" == *"tr-pag: 1 references to spans the graph does not hold"* ]]
 }
 
@@ -132,7 +132,7 @@ EOF
 	f=$(spaced 2 | mkfix two.tr)
 	for o in "--lateness 0" "--lateness x" "--max-gap -1s" "--hold x"; do
 		run --separate-stderr tr-pag $o "$f"
-		[ "$status" -eq 2 ]
+		expect_eq 2 "$status" status
 		[ -z "$output" ]
 	done
 }

@@ -239,8 +239,11 @@ interrupted() {
 		cat "$in" > "$BATS_TEST_TMPDIR/fifo.$tool" &
 		feeder=$!
 		run_tool_bounded $tool "$BATS_TEST_TMPDIR/fifo.$tool" > "$BATS_TEST_TMPDIR/got" 2>/dev/null || rc=$?
-		# Unblock and reap the feeder if the tool never opened the pipe again.
-		timeout 5 sh -c ": < '$BATS_TEST_TMPDIR/fifo.$tool'" 2>/dev/null || true
+		# Unblock and reap the feeder if the tool never opened the pipe again
+		# (when the feeder is done, opening the pipe would wait the 5 s out).
+		if kill -0 "$feeder" 2>/dev/null; then
+			timeout 5 sh -c ": < '$BATS_TEST_TMPDIR/fifo.$tool'" 2>/dev/null || true
+		fi
 		wait $feeder 2>/dev/null || true
 		if [ "$rc" -eq 124 ]; then
 			fails="$fails tr-$tool(hangs)"

@@ -22,7 +22,7 @@ small() {
 @test "the HTML report has every section filled, its slowest requests linked to their timelines" {
 	f=$(small)
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ -z "$output" ]
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
 	[[ "$h" == "<!DOCTYPE html>"* ]]
@@ -42,7 +42,7 @@ small() {
 	f=$(small)
 	tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
 	run grep -Eci '<script|<link|src=|@import|url\(http' "$BATS_TEST_TMPDIR/r.html"
-	[ "$output" = 0 ]
+	expect_output 0
 	# the only URLs are the SVG namespace's
 	run grep -Eo 'https?://[^"]*' "$BATS_TEST_TMPDIR/r.html"
 	[ -z "$(printf '%s\n' "$output" | grep -v '^http://www.w3.org/2000/svg$')" ]
@@ -61,7 +61,7 @@ small() {
 	S|t2|b|c|90000|10000|db|query|server|db-0|queue.wait_us=80000
 	EOF
 	run tr-report --top 1 -o "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/q.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
 	[[ "$h" == *"<td>batch:report on db@db-0</td><td>sequencing</td><td>80 ms</td><td>t1</td>"* ]]
 }
@@ -69,7 +69,7 @@ small() {
 @test "-f md writes Markdown with every picture as an SVG file beside it" {
 	f=$(small)
 	run tr-report -f md -o "$BATS_TEST_TMPDIR/r.md" "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	md=$(cat "$BATS_TEST_TMPDIR/r.md")
 	[[ "$md" == "# Trace report"* ]]
 	[[ "$md" == *"## Slowest requests"* ]]
@@ -86,7 +86,7 @@ small() {
 @test "-f md -o with a space in its name: the picture links still work (<...> destinations)" {
 	f=$(small)
 	run tr-report -f md -o "$BATS_TEST_TMPDIR/my report.md" "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	md=$(cat "$BATS_TEST_TMPDIR/my report.md")
 	[[ "$md" == *"![timeline of trace t1](<my report-timeline-1.svg>)"* ]]
 	[ -s "$BATS_TEST_TMPDIR/my report-timeline-1.svg" ]
@@ -95,19 +95,19 @@ small() {
 @test "-f md without -o, a bad -f and a bad --top are usage errors" {
 	f=$(small)
 	run tr-report -f md "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == "tr-report: -f md writes its pictures beside the report: give -o FILE" ]]
 	run tr-report -f pdf "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-report --top 0 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "no trace with a timed root is nothing to report: exit 3, one line, no report" {
 	f=$(printf '#tr/1\nT\tt1\n' | mkfix empty.tr)
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-report: 1 traces read, none with a timed root: nothing to report" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-report: 1 traces read, none with a timed root: nothing to report"
 	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
 }
 
@@ -116,7 +116,7 @@ small() {
 	trsim --traces 100 --seed 12 -o "$BATS_TEST_TMPDIR/incident.json"
 	run tr-report --baseline "$BATS_TEST_TMPDIR/base.json" -o "$BATS_TEST_TMPDIR/r.html" \
 		"$BATS_TEST_TMPDIR/incident.json"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
 	[[ "$h" == *'id="baseline"'* ]]
 	[[ "$h" == *"the largest: mysql, "* ]]
@@ -126,7 +126,7 @@ small() {
 @test "the samples' report has every section filled" {
 	[ -d "$SAMPLES/jaeger" ] || skip "no samples"
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$SAMPLES"/jaeger/*.json
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
 	[ "$(grep -c '<div class="pic" id="trace-' "$BATS_TEST_TMPDIR/r.html")" -eq 5 ]
 	[[ "$h" == *"<td>sequencing</td>"* || "$h" == *"<td>onpath</td>"* ]]
@@ -166,7 +166,7 @@ untagged_queue() {
 	run tr-temporal --explain --trace tb "$f"
 	[[ "$output" == *"= 14.5 ms (36.2%) [sequencing] in trace ta"* ]]
 	run tr-report -f md -o "$BATS_TEST_TMPDIR/r.md" "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	m=$(cat "$BATS_TEST_TMPDIR/r.md")
 	[[ "$m" == *"| [tb](#trace-tb) | front:SELECT on db@db1 | sequencing | 14.5 ms | [ta](#trace-ta) |"* ]]
 	[[ "$m" != *"| [tb](#trace-tb) | request front → db:SELECT | transit | 16 ms |"* ]]
@@ -198,17 +198,17 @@ untagged_queue() {
 	S|b2|a||1767225600000000|100000|front|GET /|server|h1
 	EOF
 	run tr-report --baseline "$BATS_TEST_TMPDIR/base.tr" --max-bytes 150 -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"base.tr:2: trace b1: more than --max-bytes (1 spans, 158 bytes read): skipped" ]]
 }
 
 @test "-k counts the skipped traces at the end; -q leaves the count out, the status still 3" {
 	f=$( { cat "$(small)"; printf 'T\tbad\nS\tbad\tx\t\t1x0\t5\ts\to\t\t\n'; } | mkfix bad.tr)
 	run tr-report -k -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"tr-report: 2 traces read, 1 bad (skipped)" ]]
 	run tr-report -k -q -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == *"start: not an integer"* ]]
 	[[ "$output" != *"bad (skipped)"* ]]
 }

@@ -104,7 +104,7 @@ mysql_overlaps() {
 	[ "$(grep -c 'queue.wait_us=' "$f")" -gt 0 ]
 	[ "$(awk -F'\t' '$1 == "S" && $7 == "mysql" && !/queue.wait_us=/' "$f" | wc -l)" -eq 0 ]
 	[ "$(servers_before_clients "$f")" -eq 0 ]
-	[ "$(mysql_overlaps "$f")" = "0 0" ]
+	expect_eq "0 0" "$(mysql_overlaps "$f")"
 	[ "$(orphans "$f")" -eq 0 ]
 	[ "$(awk -F'\t' '$1 == "S" && $9 == ""' "$f" | wc -l)" -eq 0 ]
 	[ "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)" -eq 60 ]
@@ -116,9 +116,9 @@ mysql_overlaps() {
 
 @test "--hints writes the bytes trsim wrote before it had a recorder" {
 	# sha256 of the samples trsim --seed 1 --traces 45 made before instrumentation was modelled
-	[ "$(trsim --hints --seed 1 --traces 45 | sha256sum | cut -c1-16)" = 7ccaee3901e8b3c5 ]
-	[ "$(trsim --hints --seed 1 --traces 45 --format zipkin | sha256sum | cut -c1-16)" = df0d7e10ec697046 ]
-	[ "$(trsim --hints --seed 1 --traces 45 --format otlp | sha256sum | cut -c1-16)" = b848914a44a51e94 ]
+	expect_eq 7ccaee3901e8b3c5 "$(trsim --hints --seed 1 --traces 45 | sha256sum | cut -c1-16)"
+	expect_eq df0d7e10ec697046 "$(trsim --hints --seed 1 --traces 45 --format zipkin | sha256sum | cut -c1-16)"
+	expect_eq b848914a44a51e94 "$(trsim --hints --seed 1 --traces 45 --format otlp | sha256sum | cut -c1-16)"
 }
 
 @test "each knob changes only what it models: no span lost moves, no clock changes a duration" {
@@ -157,14 +157,14 @@ mysql_overlaps() {
 
 @test "bad realism options are usage errors" {
 	run trsim --span-loss 1.5
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == "trsim: expected a probability from 0 to 1 after: --span-loss" ]]
 	run trsim --kindless nosuch
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == "trsim: unknown service for --kindless: nosuch" ]]
 	run trsim --uninstrumented
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run trsim --clock-skew 3600000001
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "${lines[0]}" == *"more than an hour"* ]]
 }

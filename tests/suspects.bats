@@ -339,3 +339,15 @@ wrapper_explain() {
 	run tr-temporal --check "$i"
 	expect_eq "status" 0 "$status"
 }
+
+@test "suspects: windows recorded with different clock skew are told apart, and the same skew is not" {
+	trsim --seed 1 --traces 100 --fault off --clock-skew 0 -o "$BATS_TEST_TMPDIR/s0.json"
+	trsim --seed 2 --traces 100 --fault off --clock-skew 20000 -o "$BATS_TEST_TMPDIR/s20.json"
+	trsim --seed 3 --traces 100 --fault off --clock-skew 0 -o "$BATS_TEST_TMPDIR/s0b.json"
+	run tr-cp --suspects --baseline "$BATS_TEST_TMPDIR/s0.json" "$BATS_TEST_TMPDIR/s20.json"
+	[ "$status" -eq 0 ]
+	grep -q 'the windows differ in clock skew' <<< "$output" || { echo "no warning: $output" >&2; return 1; }
+	run tr-cp --suspects --baseline "$BATS_TEST_TMPDIR/s0.json" "$BATS_TEST_TMPDIR/s0b.json"
+	[ "$status" -eq 0 ]
+	if grep -q 'clock skew' <<< "$output"; then echo "warned: $output" >&2; return 1; fi
+}

@@ -28,7 +28,7 @@ two_traces() {
 @test "--svg draws the slowest trace: title with id, root operation and latency; ticks; critical shares" {
 	f=$(two_traces)
 	run tr-cp --svg "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == "<svg "* ]]
 	[[ "$output" == *'width="1000"'* ]]
 	[[ "$output" == *"<title>trace t1 · front: GET / · 100 ms</title>"* ]]
@@ -40,9 +40,9 @@ two_traces() {
 @test "--svg rows follow the tree: parents before children, children by start" {
 	f=$(two_traces)
 	run tr-cp --svg --min-share 0 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	rows=$(printf '%s\n' "$output" | grep -o '>[a-z]*: [a-zA-Z /]*[^<]*</text>' | sed 's/^>//; s/<.*//' | grep -v '^trace')
-	[ "$(printf '%s\n' "$rows" | head -4 | tr '\n' ',')" = "front: GET /,cache: get,db: query,audit: log (+1)," ]
+	expect_eq "front: GET /,cache: get,db: query,audit: log (+1)," "$(printf '%s\n' "$rows" | head -4 | tr '\n' ',')"
 }
 
 @test "--svg folds a subtree with nothing on the critical path; --min-share folds more" {
@@ -52,59 +52,59 @@ two_traces() {
 	[[ "$output" != *">audit: write</text>"* ]]
 	[[ "$output" == *"1 folded"* ]]
 	run tr-cp --svg --min-share 0.9 "$f"	# everything under the root holds 62%
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *">front: GET / (+4)</text>"* ]]
 }
 
 @test "--svg --trace draws the trace asked for; an id no trace has exits 2" {
 	f=$(two_traces)
 	run tr-cp --svg --trace t2 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"<title>trace t2 · front: GET / · 50 ms</title>"* ]]
 	run tr-cp --svg --trace nope "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "--svg options: --min-share and --width are checked, and go with their modes" {
 	f=$(two_traces)
 	run tr-cp --svg --min-share -1 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --svg --width 100 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --summary service --min-share 0.1 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --svg --dot "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --svg --width 1600 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *'width="1600"'* ]]
 }
 
 @test "--svg with no trace that has a timed root exits 3 with one line" {
 	f=$(printf '#tr/1\nT\tt1\n' | mkfix empty.tr)
 	run tr-cp --svg "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	[[ "$output" == "tr-cp: --svg: no trace with a timed root to draw" ]]
 }
 
 @test "--flame, and --baseline with no incident trace that has a timed root, exit 3 with one line" {
 	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix untimed.tr)
 	run tr-cp --flame "$f"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-cp: --flame: no trace with a timed root to draw"
 	base=$(two_traces)
 	run tr-cp --summary service --baseline "$base" "$f"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-cp: --baseline: no trace with a timed root to compare" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-cp: --baseline: no trace with a timed root to compare"
 	run tr-cp --flame --baseline "$base" "$f"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-cp: --flame: no trace with a timed root to draw" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-cp: --flame: no trace with a timed root to draw"
 	# a --trace that picks nothing is a selector matching nothing: exit 2
 	run tr-cp --summary service --baseline "$base" --trace nosuch "$base"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" != *"no trace with a timed root"* ]]
 	run tr-cp --flame --trace nosuch "$base"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 # n traces of 31 spans, their latencies ascending (dir 1) or descending.
@@ -154,7 +154,7 @@ thousand() {
 @test "a 1,000-span trace is drawn 1,000 px wide, a row a span, labels cut to their column" {
 	f=$(thousand)
 	run tr-cp --svg "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *'width="1000"'* ]]
 	[ "$(printf '%s\n' "$output" | grep -c 'class="off"')" -eq 1001 ]
 	# every label ends in an ellipsis where its name is longer than the column
@@ -177,34 +177,34 @@ hundred() {
 @test "--flame draws critical-path time per trace: frames by service and operation, callers below" {
 	f=$(two_traces)
 	run tr-cp --flame "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == "<svg "* ]]
 	[[ "$output" == *">Critical path, all traces · 2 traces · 75 ms of critical path per trace</text>"* ]]
 	[[ "$output" == *"<title>db: query&#10;45 ms per trace on the critical path (60.0%)</title>"* ]]
 	# db's frame sits one row above front's
 	fy=$(printf '%s\n' "$output" | grep -B0 '<title>front: GET /' | sed 's/.* y="\([0-9.]*\)".*/\1/')
 	dy=$(printf '%s\n' "$output" | grep -B0 '<title>db: query' | sed 's/.* y="\([0-9.]*\)".*/\1/')
-	[ "$(awk -v a="$fy" -v b="$dy" 'BEGIN { print a - b }')" = 17 ]
+	expect_eq 17 "$(awk -v a="$fy" -v b="$dy" 'BEGIN { print a - b }')"
 }
 
 @test "--flame --percentile adds a graph for the traces around each percentile" {
 	f=$(hundred)
 	run tr-cp --flame --percentile 50,99 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *">Critical path, traces around p50 · 2 traces · 50.5 ms of critical path per trace</text>"* ]]
 	[[ "$output" == *">Critical path, traces around p99 · 2 traces · 99.5 ms of critical path per trace</text>"* ]]
 	for bad in 0 101 50, x 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17; do
 		run tr-cp --flame --percentile "$bad" "$f"
-		[ "$status" -eq 2 ]
+		expect_eq 2 "$status" status
 	done
 	run tr-cp --summary service --percentile 50 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "the folded stacks stay available beside the flame graph" {
 	f=$(two_traces)
 	run tr-cp --folded "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"front:GET /;db:query 90000"* ]]
 }
 
@@ -220,7 +220,7 @@ sim() {
 	base=$(sim base --seed 11 --fault off)
 	incident=$(sim incident --seed 12 --fault on)
 	run tr-cp --summary service --baseline "$base" "$incident"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[0]}" = "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant')" ]
 	[[ "${lines[1]}" == "mysql"$'\t'* ]]
 	[[ "${lines[1]}" == *$'\t'yes ]]
@@ -231,7 +231,7 @@ sim() {
 	base=$(sim base --seed 11 --fault off)
 	other=$(sim other --seed 12 --fault off)
 	run tr-cp --summary operation --baseline "$base" "$other"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" != *$'\t'yes* ]]
 	[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
 }
@@ -243,7 +243,7 @@ sim() {
 		other=$(sim "o$2" --seed "$2" --fault off)
 		for key in service operation; do
 			run tr-cp --summary "$key" --baseline "$base" "$other"
-			[ "$status" -eq 0 ]
+			expect_eq 0 "$status" status
 			[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
 		done
 	done
@@ -261,7 +261,7 @@ sim() {
 	S|t2|b|a|140000|10000|db|query|server|h2|queue.wait_us=30000
 	EOF
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/q.tr" -q "$BATS_TEST_TMPDIR/q.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
 	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
 }
@@ -281,7 +281,7 @@ sim() {
 	S|t2|d|c|120000|30000|db|query||h2
 	EOF
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
 	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
 	run tr-cp --summary operation --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
@@ -293,7 +293,7 @@ sim() {
 	base=$(sim base --seed 11 --fault off --hints)
 	incident=$(sim incident --seed 12 --fault on --hints)
 	run tr-cp --summary service --baseline "$base" "$incident"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "${lines[1]}" == "mysql"$'\t'* ]]
 	[[ "${lines[-1]}" == "tr-cp: --baseline: "*": 1 differ; the largest: mysql, "* ]]
 }
@@ -301,20 +301,20 @@ sim() {
 @test "--baseline: a tag key, a mode without a comparison, and a baseline without spread are refused" {
 	f=$(two_traces)
 	run tr-cp --summary http.method --baseline "$f" "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-cp --dot --baseline "$f" "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	one=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\n' | mkfix one.tr)
 	run tr-cp --summary service --baseline "$one" "$f"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-cp: $one: --baseline: 1 of 1 traces has a timed root; a baseline needs at least 2 to have a spread" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-cp: $one: --baseline: 1 of 1 traces has a timed root; a baseline needs at least 2 to have a spread"
 	# three traces read, one of them with a timed root: the message counts that one
 	three=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\nT\tt2\nS\tt2\ta\t\t\t\tfront\tGET /\tserver\th\nT\tt3\nS\tt3\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix three.tr)
 	run tr-cp --flame --baseline "$three" "$f"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-cp: $three: --baseline: 1 of 3 traces have a timed root; a baseline needs at least 2 to have a spread" ]
+	expect_eq 3 "$status" status
+	expect_output "tr-cp: $three: --baseline: 1 of 3 traces have a timed root; a baseline needs at least 2 to have a spread"
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/missing.tr" "$f"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 }
 
 @test "--flame --baseline is differential: red where a frame's own time grew, blue where it shrank" {
@@ -329,7 +329,7 @@ sim() {
 	S|t2|b|a|110000|10000|db|query|client|h1
 	EOF
 	run tr-cp --flame --baseline "$BATS_TEST_TMPDIR/before.tr" "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"against 2 baseline traces: red more, blue less"* ]]
 	# db's own time went from 10 to 45 ms per trace: the reddest frame
 	[[ "$(printf '%s\n' "$output" | grep '<title>db: query')" == *'fill="#ff2d2d"'* ]]

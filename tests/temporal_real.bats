@@ -113,7 +113,7 @@ sums_to_duration() {
 @test "Z1 with a queue tag: 11 maintenance writes, 11 ms (78.6%)" {
 	f=$(z1 queue.wait_us=11000 | mkfix z1tag.tr)
 	run tr-temporal --explain -t c "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"11 × maintenance:storage.write on storage@b = 11.0 ms (78.6%)"* ]]
 	sums_to_duration "$f"
 }
@@ -125,22 +125,22 @@ sums_to_duration() {
 @test "Z1 without a queue tag: queueing inferred, the maintenance writes named, not transit" {
 	f=$(z1 '' | mkfix z1.tr)
 	run tr-temporal --explain -t c "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"12 × maintenance:storage.write on storage@b = 11.5 ms (82.1%) [sequencing]"* ]]
 	[[ "$output" == *"request compute → storage:storage.read = 0.5 ms (3.6%) [transit]"* ]]
 	sums_to_duration "$f"
 	# --no-infer-queues: the server started work on arrival, the gap is transit
 	run tr-temporal --no-infer-queues -t c "$f"
-	[ "$(dsum c sequencing)" = "0 0" ]
-	[ "$(dself c sv transit)" = 12000 ]
+	expect_eq "0 0" "$(dsum c sequencing)"
+	expect_eq 12000 "$(dself c sv transit)"
 }
 
 @test "Z1 with storage's clock 0.6 ms ahead: the offset is found, the answer the same" {
 	f=$(z1 '' 600 | mkfix z1skew.tr)
 	run tr-temporal -t c "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dsum c sequencing maintenance)" = "12 11500" ]
-	[ "$(dsum c unexplained)" = "0 0" ]
+	expect_eq 0 "$status" status
+	expect_eq "12 11500" "$(dsum c sequencing maintenance)"
+	expect_eq "0 0" "$(dsum c unexplained)"
 	sums_to_duration "$f"
 	run tr-temporal -v -t c "$f"
 	[[ "$output" == *"tr-temporal: clock of b: +0.600 ms against m, from 12 RPCs"* ]]
@@ -149,12 +149,12 @@ sums_to_duration() {
 @test "the clock pass reads standard input twice: a pipe, a file, a file read partly" {
 	f=$(z1 '' 600 | mkfix z1stdin.tr)
 	want=$(tr-temporal -t c "$f")
-	[ "$(cat "$f" | tr-temporal -t c)" = "$want" ]
-	[ "$(tr-temporal -t c < "$f")" = "$want" ]
+	expect_eq "$want" "$(cat "$f" | tr-temporal -t c)"
+	expect_eq "$want" "$(tr-temporal -t c < "$f")"
 	# opened again from its start: what was read of it before stays read
-	[ "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$f")" = "$want" ]
+	expect_eq "$want" "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$f")"
 	{ printf 'X\tnot a record of a trace\n'; cat "$f"; } > "$BATS_TEST_TMPDIR/x.tr"
-	[ "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$BATS_TEST_TMPDIR/x.tr")" = "$want" ]
+	expect_eq "$want" "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$BATS_TEST_TMPDIR/x.tr")"
 	# and it is left at its end, as a copy would leave it
 	[ -z "$({ tr-temporal -t c > /dev/null; cat; } < "$f")" ]
 }
@@ -173,23 +173,23 @@ sums_to_duration() {
 		} }' > "$BATS_TEST_TMPDIR/big.tr"
 	[ "$(wc -c < "$BATS_TEST_TMPDIR/big.tr")" -gt $((8 << 20)) ]
 	run tr-temporal -v "$BATS_TEST_TMPDIR/big.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	one=$output
 	[[ "$one" == *"clock of api-4: "*" ms against web-1, from "*" RPCs"* ]]
 	[[ "$one" == *"clock of api-9: "* ]]
 	# an empty second input: the full pass (the scan takes the line format only)
 	: > "$BATS_TEST_TMPDIR/empty"
 	run tr-temporal -v "$BATS_TEST_TMPDIR/big.tr" "$BATS_TEST_TMPDIR/empty"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$one" ]
+	expect_eq 0 "$status" status
+	expect_output "$one"
 }
 
 @test "Z1 with the read starting 1 µs before the last write ends: no second worker" {
 	f=$(z1 queue.wait_us=10999 0 11999 | mkfix z1overlap.tr)
 	run tr-temporal -v -t c "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dsum c sequencing maintenance)" = "11 10999" ]
-	[ "$(dsum c unexplained)" = "0 0" ]
+	expect_eq 0 "$status" status
+	expect_eq "11 10999" "$(dsum c sequencing maintenance)"
+	expect_eq "0 0" "$(dsum c unexplained)"
 	[[ "$output" != *"capacity exceeded"* ]]
 	sums_to_duration "$f"
 }
@@ -204,19 +204,19 @@ sums_to_duration() {
 		s h hu '' 500 7500 db UPDATE internal d lock=row-1
 	} | mkfix lock.tr)
 	run tr-temporal -r lock -t r "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself r h/hu sequencing)" = 7000 ]
-	[ "$(dself r up onpath)" = 2000 ]
-	[ "$(dself r txn onpath)" = 3000 ]
+	expect_eq 0 "$status" status
+	expect_eq 7000 "$(dself r h/hu sequencing)"
+	expect_eq 2000 "$(dself r up onpath)"
+	expect_eq 3000 "$(dself r txn onpath)"
 	sums_to_duration "$f"
 }
 
 @test "an orphan fragment that starts before the request: the request is explained" {
 	f=$(z1 queue.wait_us=11000 0 12000 "$(s c frag gone -200 200 cache get server c)" | mkfix orphan.tr)
 	run tr-temporal -t c "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dsum c sequencing maintenance)" = "11 11000" ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "c" { s += $6 } END { print s }')" = 14000 ]
+	expect_eq 0 "$status" status
+	expect_eq "11 11000" "$(dsum c sequencing maintenance)"
+	expect_eq 14000 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "c" { s += $6 } END { print s }')"
 	sums_to_duration "$f"
 }
 
@@ -228,36 +228,36 @@ sums_to_duration() {
 		s k g c 2000 3000 app inner internal a
 	} | mkfix overshoot.tr)
 	run tr-temporal -t k "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself k c onpath)" = 6000 ]
-	[ "$(dself k g onpath)" = 3000 ]
-	[ "$(dself k p onpath)" = 1000 ]
+	expect_eq 0 "$status" status
+	expect_eq 6000 "$(dself k c onpath)"
+	expect_eq 3000 "$(dself k g onpath)"
+	expect_eq 1000 "$(dself k p onpath)"
 	sums_to_duration "$f"
 }
 
 @test "case A: the batch job on ranker@rk-1 is the cause, 11.2 ms (74.7%), not request transit" {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal --explain -t feed "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"8 × batch:POST /rank/batch on ranker@rk-1 = 11.2 ms (74.7%) [sequencing]"* ]]
 	[[ "$output" != *"request web → ranker:POST /rank = 11"* ]]
 	run tr-temporal -t feed "$f"
-	[ "$(dsum feed sequencing 'POST /rank/batch')" = "8 11200" ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $5 == "sequencing" { print $3 }' | sort -u)" = batch-rescore ]
-	[ "$(dsum feed unexplained)" = "1 100" ]
-	[ "$(dself feed r onpath)" = 2000 ]
-	[ "$(dsum feed transit)" = "2 600" ]
-	[ "$(dself feed w onpath)" = 1100 ]
+	expect_eq "8 11200" "$(dsum feed sequencing 'POST /rank/batch')"
+	expect_eq batch-rescore "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $5 == "sequencing" { print $3 }' | sort -u)"
+	expect_eq "1 100" "$(dsum feed unexplained)"
+	expect_eq 2000 "$(dself feed r onpath)"
+	expect_eq "2 600" "$(dsum feed transit)"
+	expect_eq 1100 "$(dself feed w onpath)"
 	sums_to_duration "$f"
 }
 
 @test "case A control: ranker idle before the call, no other trace is blamed" {
 	f=$(case_a 0 idle | mkfix aidle.tr)
 	run tr-temporal -t feed "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dsum feed sequencing)" = "0 0" ]
-	[ "$(dsum feed offpath)" = "0 0" ]
-	[ "$(dsum feed unexplained)" = "1 11300" ]
+	expect_eq 0 "$status" status
+	expect_eq "0 0" "$(dsum feed sequencing)"
+	expect_eq "0 0" "$(dsum feed offpath)"
+	expect_eq "1 11300" "$(dsum feed unexplained)"
 	sums_to_duration "$f"
 }
 
@@ -265,11 +265,11 @@ sums_to_duration() {
 	for skew in 5000 -300 25000; do
 		f=$(case_a "$skew" '' calls | mkfix "b$skew.tr")
 		run tr-temporal -t feed "$f"
-		[ "$status" -eq 0 ]
+		expect_eq 0 "$status" status
 		[ "$(dsum feed sequencing 'POST /rank/batch')" = "8 11200" ] || { echo "skew $skew"; false; }
-		[ "$(dsum feed unexplained)" = "1 100" ]
-		[ "$(dself feed r onpath)" = 2000 ]
-		[ "$(dsum feed transit)" = "2 600" ]
+		expect_eq "1 100" "$(dsum feed unexplained)"
+		expect_eq 2000 "$(dself feed r onpath)"
+		expect_eq "2 600" "$(dsum feed transit)"
 		sums_to_duration "$f"
 		run tr-temporal -v -t feed "$f"
 		[[ "$output" == *"clock of rk-1: $(awk -v s="$skew" 'BEGIN { printf "%+.3f", s / 1000 }') ms against "* ]]
@@ -279,11 +279,11 @@ sums_to_duration() {
 @test "case C: -r lock blames T2, the lock's holder, 6 ms (60%); T3 on another lock is absent" {
 	f=$(case_c | mkfix c.tr)
 	run tr-temporal -r lock -t put "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself put T2/h sequencing)" = 6000 ]
+	expect_eq 0 "$status" status
+	expect_eq 6000 "$(dself put T2/h sequencing)"
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "put" && $3 == "T3"' | wc -l)" -eq 0 ]
-	[ "$(dself put p onpath)" = 3000 ]
-	[ "$(dself put l onpath)" = 1000 ]
+	expect_eq 3000 "$(dself put p onpath)"
+	expect_eq 1000 "$(dself put l onpath)"
 	run tr-temporal --explain -r lock -t put "$f"
 	[[ "$output" == *"profile:advisory lock on profile@p-1/user-42 = 6.0 ms (60.0%) [sequencing]"* ]]
 	sums_to_duration "$f"
@@ -292,25 +292,25 @@ sums_to_duration() {
 @test "case C: a lost-parent redis GET at -0.4 ms leaves PUT the root; D records sum to 10 ms" {
 	f=$(case_c "$(s put rg lost -400 100 redis GET server r-1)" | mkfix corphan.tr)
 	run tr-temporal -r lock -t put "$f"
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "put" { s += $6 } END { print s }')" = 10000 ]
-	[ "$(dself put T2/h sequencing)" = 6000 ]
+	expect_eq 0 "$status" status
+	expect_eq 10000 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "put" { s += $6 } END { print s }')"
+	expect_eq 6000 "$(dself put T2/h sequencing)"
 	sums_to_duration "$f"
 }
 
 @test "case C: an internal child ending 3 µs after its parent is kept and clamped" {
 	f=$(case_c "$(s put rd p 9500 503 profile render internal p-1)" | mkfix cclamp.tr)
 	run tr-temporal -r lock -t put "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself put rd onpath)" = 500 ]
-	[ "$(dself put p onpath)" = 2500 ]
+	expect_eq 0 "$status" status
+	expect_eq 500 "$(dself put rd onpath)"
+	expect_eq 2500 "$(dself put p onpath)"
 	sums_to_duration "$f"
 }
 
 @test "case C: a -t id no trace has exits 2 with a message" {
 	f=$(case_c | mkfix c.tr)
 	run tr-temporal -r lock -t nosuch "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-temporal: --trace nosuch: no trace has this id"* ]]
 }
 
@@ -323,9 +323,9 @@ sums_to_duration() {
 		s other o '' 0 9000 web 'GET /other' server w-2
 	} | mkfix own.tr)
 	run tr-temporal -t self "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself self cpu onpath)" = 9000 ]
-	[ "$(dself self w onpath)" = 1000 ]
+	expect_eq 0 "$status" status
+	expect_eq 9000 "$(dself self cpu onpath)"
+	expect_eq 1000 "$(dself self w onpath)"
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $3 != "self"' | wc -l)" -eq 0 ]
 	sums_to_duration "$f"
 }
@@ -333,7 +333,7 @@ sums_to_duration() {
 @test "--explain for a postmortem: summary line, other trace's id and root, offsets, assumptions" {
 	f=$(case_a 5000 '' calls | mkfix b.tr)
 	run tr-temporal --explain -t feed "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "${lines[1]}" = "  summary: other traces 11.2 ms (74.7%), own work 3.1 ms (20.7%), network 0.6 ms (4.0%), unexplained 0.1 ms (0.7%)" ]
 	[[ "$output" == *"[sequencing] in trace batch-rescore (batch:rescore)"* ]]
 	[[ "$output" == *"8 × batch:POST /rank/batch on ranker@rk-1 = 11.2 ms (74.7%), self 11.2 ms, from +0.8 ms [sequencing]"* ]]
@@ -357,7 +357,7 @@ sums_to_duration() {
 		done
 	} | mkfix fan.tr)
 	run tr-temporal --explain "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *"      3 × front:GetDriver (client) = 6.0 ms (60.0%)"* ]]
 	sums_to_duration "$f"
 }
@@ -365,7 +365,7 @@ sums_to_duration() {
 @test "--dot: title names the top cause, edges as wide as their delay, --min-share prunes" {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal --dot -t feed "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" == *'top cause: 8 × batch:POST /rank/batch on ranker@rk-1, 11.2 ms (74.7%)'* ]]
 	[[ "$output" == *'penwidth=4.7, style=dashed'* ]]
 	# the 0.1 ms unexplained gap is under the default 1 %
@@ -376,23 +376,23 @@ sums_to_duration() {
 	run tr-temporal --dot --min-share 50 -t feed "$f"
 	[[ "$output" != *'request web'* ]]
 	run tr-temporal --min-share 5 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	run tr-temporal --dot --min-share 101 "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "--span explains one span: why did this call take 13.6 ms" {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal --explain --span r "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "${lines[0]}" == "trace feed: ranker:POST /rank, 2.0 ms" ]]
 	run tr-temporal --span wc "$f"
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')" = 13900 ]
-	[ "$(dsum feed sequencing 'POST /rank/batch')" = "8 11200" ]
+	expect_eq 0 "$status" status
+	expect_eq 13900 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')"
+	expect_eq "8 11200" "$(dsum feed sequencing 'POST /rank/batch')"
 	# a span no trace has answered nothing: an error that says so
 	run tr-temporal --span nosuch "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	[[ "$output" == *"tr-temporal: --span nosuch: no trace has this span"* ]]
 }
 
@@ -403,17 +403,17 @@ sums_to_duration() {
 		s async work poll 30 60000 app process internal q-1
 	} | mkfix async.tr)
 	run tr-temporal -t async "$f"
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')" = 26 ]
+	expect_eq 26 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')"
 	run tr-temporal --check --end-to-end -t async "$f"
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')" = 60030 ]
-	[ "$(dself async work onpath)" = 60000 ]
+	expect_eq 0 "$status" status
+	expect_eq 60030 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')"
+	expect_eq 60000 "$(dself async work onpath)"
 }
 
 @test "-v reports overruns of a given capacity beyond the 10 µs tolerance only" {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal -v -c ranker@rk-1=1 -t feed "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ "$output" != *"capacity exceeded"* ]]
 	f=$({ printf '#tr/1\nT\tx\n'; s x a '' 0 1000 db q server d-1; printf 'T\ty\n'; s y b '' 500 1000 db q server d-1; } | mkfix over.tr)
 	run tr-temporal -v -c db@d-1=1 "$f"
@@ -427,7 +427,7 @@ sums_to_duration() {
 	sums_to_duration "$BATS_TEST_TMPDIR/h.tr"
 	slow=$(awk -F'\t' '$1 == "S" && $4 == "" && $7 == "frontend" { print $6, $2 }' "$BATS_TEST_TMPDIR/h.tr" | sort -n | tail -1 | cut -d' ' -f2)
 	run tr-temporal -f json -t "$slow" "$BATS_TEST_TMPDIR/h.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	share=$(printf '%s\n' "$output" | jq '[.[] | select(.role == "sequencing" and (.cause | startswith("batch:"))) | .share] | add // 0')
 	awk -v s="$share" 'BEGIN { exit !(s + 0 >= 40) }'
 }
@@ -442,11 +442,11 @@ sums_to_duration() {
 		s big job '' 400 5600 billing reindex internal b-1
 	} | mkfix consumer.tr)
 	run tr-temporal --end-to-end -t ord "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	# the message was there at 0.5 ms; billing@b-1 ran the reindex until 6.0
-	[ "$(dself ord big/job sequencing)" = 5500 ]
-	[ "$(dself ord con onpath)" = 2000 ]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "ord" { s += $6 } END { print s }')" = 8000 ]
+	expect_eq 5500 "$(dself ord big/job sequencing)"
+	expect_eq 2000 "$(dself ord con onpath)"
+	expect_eq 8000 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "ord" { s += $6 } END { print s }')"
 	run tr-temporal --end-to-end --no-infer-queues -t ord "$f"
-	[ "$(dself ord big/job sequencing)" = "" ]
+	expect_eq "" "$(dself ord big/job sequencing)"
 }

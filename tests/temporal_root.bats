@@ -43,13 +43,13 @@ dtotal() {
 @test "a root's queue.wait_us: its wait is queueing behind the work on its resource" {
 	f=$(busy_api "$(s req r '' 5000 2000 api 'GET /x' server a queue.wait_us=4000)" | mkfix roottag.tr)
 	run tr-temporal -t req "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself req r onpath)" = 2000 ]
-	[ "$(dself req b2/j2 sequencing)" = 2000 ]
-	[ "$(dself req b1/j1 sequencing)" = 2000 ]
-	[ "$(dtotal req)" = 6000 ]
+	expect_eq 0 "$status" status
+	expect_eq 2000 "$(dself req r onpath)"
+	expect_eq 2000 "$(dself req b2/j2 sequencing)"
+	expect_eq 2000 "$(dself req b1/j1 sequencing)"
+	expect_eq 6000 "$(dtotal req)"
 	run tr-temporal --check -t req "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 # The same request called by web (client [0,8000] on host c; transit 0 by
@@ -59,20 +59,20 @@ dtotal() {
 		s req wc w 0 8000 web 'GET /x' client c
 		s req r wc 5000 2000 api 'GET /x' server a queue.wait_us=4000)" | mkfix childtag.tr)
 	run tr-temporal --no-clock-offsets -t req "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself req b2/j2 sequencing)" = 2000 ]
-	[ "$(dself req b1/j1 sequencing)" = 2000 ]
-	[ "$(dself req r onpath)" = 2000 ]
+	expect_eq 0 "$status" status
+	expect_eq 2000 "$(dself req b2/j2 sequencing)"
+	expect_eq 2000 "$(dself req b1/j1 sequencing)"
+	expect_eq 2000 "$(dself req r onpath)"
 }
 
 @test "a root's enqueue log before its start counts as its arrival" {
 	f=$(busy_api "$(s req r '' 5000 2000 api 'GET /x' server a
 		printf 'L\treq\tr\t1000\tevent=enqueue\n')" | mkfix rootenq.tr)
 	run tr-temporal -t req "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself req b2/j2 sequencing)" = 2000 ]
-	[ "$(dself req b1/j1 sequencing)" = 2000 ]
-	[ "$(dtotal req)" = 6000 ]
+	expect_eq 0 "$status" status
+	expect_eq 2000 "$(dself req b2/j2 sequencing)"
+	expect_eq 2000 "$(dself req b1/j1 sequencing)"
+	expect_eq 6000 "$(dtotal req)"
 }
 
 # Nothing recorded and no caller: nothing to infer an arrival from, the
@@ -80,9 +80,9 @@ dtotal() {
 @test "a root with no recorded wait is explained from its start (the control)" {
 	f=$(busy_api "$(s req r '' 5000 2000 api 'GET /x' server a)" | mkfix rootplain.tr)
 	run tr-temporal -t req "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself req r onpath)" = 2000 ]
-	[ "$(dtotal req)" = 2000 ]
+	expect_eq 0 "$status" status
+	expect_eq 2000 "$(dself req r onpath)"
+	expect_eq 2000 "$(dtotal req)"
 	[ -z "$(dself req b2/j2 sequencing)" ]
 }
 
@@ -92,14 +92,14 @@ dtotal() {
 	f=$(busy_api "$(s req r '' 1000 6000 api 'GET /x' server a
 		printf 'L\treq\tr\t5000\tevent=dequeue\n')" | mkfix rootdeq.tr)
 	run tr-temporal -v -t req "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself req r onpath)" = 2000 ]
-	[ "$(dself req b2/j2 sequencing)" = 2000 ]
-	[ "$(dself req b1/j1 sequencing)" = 2000 ]
-	[ "$(dtotal req)" = 6000 ]
+	expect_eq 0 "$status" status
+	expect_eq 2000 "$(dself req r onpath)"
+	expect_eq 2000 "$(dself req b2/j2 sequencing)"
+	expect_eq 2000 "$(dself req b1/j1 sequencing)"
+	expect_eq 6000 "$(dtotal req)"
 	[[ "$output" != *"capacity exceeded"* ]]
 	run tr-temporal --check -t req "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 # Own work [0,1000), an enqueue at 1000, queued behind b1 [1000,3000] and
@@ -116,11 +116,11 @@ dtotal() {
 		printf 'L\treq\tr\t5000\tevent=dequeue\n'
 	} | mkfix inspan.tr)
 	run tr-temporal -t req "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself req r onpath)" = 3000 ]
-	[ "$(dself req b2/j2 sequencing)" = 2000 ]
-	[ "$(dself req b1/j1 sequencing)" = 2000 ]
-	[ "$(dtotal req)" = 7000 ]
+	expect_eq 0 "$status" status
+	expect_eq 3000 "$(dself req r onpath)"
+	expect_eq 2000 "$(dself req b2/j2 sequencing)"
+	expect_eq 2000 "$(dself req b1/j1 sequencing)"
+	expect_eq 7000 "$(dtotal req)"
 }
 
 # A called server that logs a dequeue: recorded evidence, so nothing is
@@ -132,10 +132,10 @@ dtotal() {
 		printf 'L\treq\tr\t5000\tevent=dequeue\n')" | mkfix childdeq.tr)
 	for opt in --no-clock-offsets --no-infer-queues; do
 		run tr-temporal "$opt" --no-clock-offsets -t req "$f"
-		[ "$status" -eq 0 ]
-		[ "$(dself req b2/j2 sequencing)" = 2000 ]
-		[ "$(dself req b1/j1 sequencing)" = 2000 ]
-		[ "$(dself req r onpath)" = 2000 ]
+		expect_eq 0 "$status" status
+		expect_eq 2000 "$(dself req b2/j2 sequencing)"
+		expect_eq 2000 "$(dself req b1/j1 sequencing)"
+		expect_eq 2000 "$(dself req r onpath)"
 	done
 }
 
@@ -151,13 +151,13 @@ dtotal() {
 	} | mkfix receive.tr)
 	for opt in --no-clock-offsets --no-infer-queues; do
 		run tr-temporal "$opt" --span p2 "$f"
-		[ "$status" -eq 0 ]
-		[ "$(dself poll p2 onpath)" = 2000 ]
-		[ "$(dself poll p1 sequencing)" = 3000 ]
-		[ "$(dtotal poll)" = 5000 ]
+		expect_eq 0 "$status" status
+		expect_eq 2000 "$(dself poll p2 onpath)"
+		expect_eq 3000 "$(dself poll p1 sequencing)"
+		expect_eq 5000 "$(dtotal poll)"
 	done
 	run tr-temporal --check --span p2 "$f"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 }
 
 @test "a process span with its own queue.wait_us: the tag wins over the receive" {
@@ -168,9 +168,9 @@ dtotal() {
 		s poll p2 rc 4000 2000 orders 'process order' consumer k messaging.operation.type=process queue.wait_us=1000
 	} | mkfix receivetag.tr)
 	run tr-temporal --span p2 "$f"
-	[ "$status" -eq 0 ]
-	[ "$(dself poll p1 sequencing)" = 1000 ]
-	[ "$(dtotal poll)" = 3000 ]
+	expect_eq 0 "$status" status
+	expect_eq 1000 "$(dself poll p1 sequencing)"
+	expect_eq 3000 "$(dtotal poll)"
 }
 
 # OpenTelemetry's Java Kafka instrumentation records, on a consumer span,
@@ -180,10 +180,10 @@ dtotal() {
 	f=$(busy_api "$(s req r '' 5000 2000 api 'process order' consumer a kafka.record.queue_time_ms=4)" | mkfix kafka.tr)
 	for opt in --no-clock-offsets --no-infer-queues; do
 		run tr-temporal "$opt" -t req "$f"
-		[ "$status" -eq 0 ]
-		[ "$(dself req r onpath)" = 2000 ]
-		[ "$(dself req b2/j2 sequencing)" = 2000 ]
-		[ "$(dself req b1/j1 sequencing)" = 2000 ]
-		[ "$(dtotal req)" = 6000 ]
+		expect_eq 0 "$status" status
+		expect_eq 2000 "$(dself req r onpath)"
+		expect_eq 2000 "$(dself req b2/j2 sequencing)"
+		expect_eq 2000 "$(dself req b1/j1 sequencing)"
+		expect_eq 6000 "$(dtotal req)"
 	done
 }

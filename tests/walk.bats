@@ -69,7 +69,7 @@ one_line() {
 	x=$(export_json)
 	zstd -q -o "$x.zst" "$x"
 	run tr-ingest "$x"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[ "$(grep -c "^S$TAB" <<<"$output")" -eq 4 ]
 	tr-ingest "$x" > "$BATS_TEST_TMPDIR/x.tr"
 	while read -r t; do
@@ -88,7 +88,7 @@ one_line() {
 @test "an empty input: exit 3, one line naming it, nothing on stdout, in every tool; --allow-empty accepts it" {
 	: > "$BATS_TEST_TMPDIR/empty.tr"
 	run --separate-stderr tr-ingest "$BATS_TEST_TMPDIR/empty.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	one_line "^tr-ingest: .*/empty.tr: no span in the input \(--allow-empty accepts that\)$"
 	while read -r t; do
 		tool "$t" "$BATS_TEST_TMPDIR/empty.tr"
@@ -102,7 +102,7 @@ one_line() {
 	# an empty pipe too
 	while read -r t; do
 		tool "$t" - < /dev/null
-		[ "$status" -eq 3 ]
+		expect_eq 3 "$status" status
 		one_line "^${t%% *}: <stdin>: no trace in the input"
 	done < <(filters)
 }
@@ -124,12 +124,12 @@ one_line() {
 	# tr-ingest's input is an export: one cut off mid-document
 	head -c 900 "$x" > "$BATS_TEST_TMPDIR/cut.json"
 	run --separate-stderr tr-ingest "$BATS_TEST_TMPDIR/cut.json"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	one_line "^tr-ingest: .*/cut.json:[0-9]+:[0-9]+: "
 	# and a cut .tr given to tr-ingest (which reads the line format, to
 	# regroup and shard it) is refused as the filters refuse it
 	run --separate-stderr tr-ingest "$BATS_TEST_TMPDIR/cut.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	one_line "^tr-ingest: .*/cut.tr:[0-9]+: trace aaaa000000000002: the input broke off before its end, it may be incomplete: skipped$"
 }
 
@@ -138,31 +138,34 @@ one_line() {
 	tr-ingest "$x" > "$BATS_TEST_TMPDIR/x.tr"
 	f=$BATS_TEST_TMPDIR/x.tr
 	run --separate-stderr tr-cp --whatif 'service=mysqll:scale=0.5' "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	one_line 'mysqll.*did you mean "?mysql"?\?'
 	run --separate-stderr tr-cp --summary servcie "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	one_line "servcie.*did you mean service\?"
 	[ -z "$output" ]
 	run --separate-stderr tr-pag --worker-key service,zone "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	one_line "^tr-pag: --worker-key .*zone"
 	run --separate-stderr tr-temporal -r lokc "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	one_line "^tr-temporal: -r lokc"
 	run --separate-stderr tr-aggregate 'From s In spans GroupBy s.tag["db.sytem"] Select s.tag["db.sytem"], COUNT' "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 	one_line "db.sytem.*did you mean db.system\?"
 	run --separate-stderr tr-aggregate --fail-if 'COUNT > 1' 'From s In spans[service = "mysqll"] Select COUNT' "$f"
-	[ "$status" -eq 1 ]
-	one_line "^tr-aggregate: fail-if COUNT > 1: the query matched no row: the gate fails"
+	expect_eq 1 "$status" status
+	# the closest name, then the gate's verdict
+	[ "${#stderr_lines[@]}" -eq 2 ] || { echo "want two lines on stderr, got: $stderr"; false; }
+	[ "${stderr_lines[0]}" = 'tr-aggregate: no span has service "mysqll" (did you mean "mysql"?)' ] || { echo "$stderr"; false; }
+	[[ "${stderr_lines[1]}" == "tr-aggregate: fail-if COUNT > 1: the query matched no row: the gate fails"* ]] || { echo "$stderr"; false; }
 	# tr-ingest's one selector is the format it is told to read
 	run --separate-stderr tr-ingest -f zipkin "$x"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	one_line "not a Jaeger, Zipkin or OTLP document of the format given with -f"
 	# tr-infer has no selector: its names and thresholds are checked as syntax
 	run --separate-stderr tr-infer --name service,zone "$f"
-	[ "$status" -eq 2 ]
+	expect_eq 2 "$status" status
 }
 
 @test "an unknown trace id: exit 2, one line with the closest id, in every tool that takes one" {
@@ -177,7 +180,7 @@ one_line() {
 	# the other tools select traces through the query language
 	run --separate-stderr tr-aggregate --fail-if 'COUNT > 0' 'From s In spans Where s.trace = "aaaa000000000003"
 		Select COUNT' "$f"
-	[ "$status" -eq 1 ]
+	expect_eq 1 "$status" status
 	one_line "the query matched no row"
 }
 
@@ -186,21 +189,21 @@ one_line() {
 	zstd -q -o "$x.zst" "$x"
 	for f in "$x" "$x.zst"; do
 		run --separate-stderr tr-report "$f"
-		[ "$status" -eq 0 ]
+		expect_eq 0 "$status" status
 		[[ $output == *"<html"* && $output == *"GET /dispatch"* ]]
 		[[ $output != *'"traceID"'* ]]
 	done
 	: > "$BATS_TEST_TMPDIR/empty.tr"
 	run --separate-stderr tr-report -o "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/empty.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	one_line "^tr-report: .*/empty.tr: no trace in the input \(--allow-empty accepts that\)$"
 	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
 	run --separate-stderr tr-report --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
-	[ "$status" -eq 0 ]
+	expect_eq 0 "$status" status
 	[[ $output == *"none: no trace in the input"* ]]
 	tr-ingest "$x" | head -c -3 > "$BATS_TEST_TMPDIR/cut.tr"
 	run --separate-stderr tr-report "$BATS_TEST_TMPDIR/cut.tr"
-	[ "$status" -eq 3 ]
+	expect_eq 3 "$status" status
 	one_line "^tr-report: .*/cut.tr:[0-9]+: trace aaaa000000000002: the input broke off before its end"
 	[ -z "$output" ]
 }

@@ -685,8 +685,12 @@ static int
 scan_inputs_fit(char **files, int nfiles)
 {
 	for (int i = 0; i < nfiles; i++) {
-		tr_input *in = tr_input_open(files[i]);
+		/* one that cannot be read is the reader's to tell, as bad input */
+		tr_input *in = tr_path_is_dir(files[i]) ? NULL : tr_input_try_open(files[i]);
 		size_t n = 0;
+
+		if (!in)
+			return 0;
 		const char *p = tr_input_peek(in, 4, &n);
 		int fit = n >= 4 && memcmp(p, "#tr/", 4) == 0;
 

@@ -17,6 +17,10 @@ cp_flames *cp_flames_new(void);
 /* Take the critical path of t in; baseline: the trace is the baseline's. */
 void cp_flames_add(cp_flames *f, const tr_trace *t, const cp_trace *c, int baseline);
 size_t cp_flames_ntraces(const cp_flames *f, int baseline);
+/* Long-lived streams (tr_span_is_stream roots) are left out of the
+ * percentile bands unless kept (before the first add); how many were. */
+void cp_flames_keep_streams(cp_flames *f, int keep);
+size_t cp_flames_streams(const cp_flames *f);
 /* The graphs as one SVG, stacked: every trace's, then one per percentile
  * of pct[0..npct); each against the baseline's same traces when it has any. */
 void cp_flames_svg(cp_flames *f, strbuf *b, const int *pct, size_t npct, double width);

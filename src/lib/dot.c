@@ -1,6 +1,10 @@
 /* dot.c - Graphviz DOT output. */
 #include "dot.h"
 
+#include <string.h>
+
+#include "trace.h"
+
 void
 dot_quote(strbuf *b, const char *s)
 {
@@ -83,4 +87,39 @@ dot_edge(strbuf *b, const char *from, const char *to, const char *label, const c
 		sb_adds(b, attrs);
 	}
 	sb_adds(b, "];\n");
+}
+
+int
+dot_mark_failure(strbuf *label, strbuf *attrs, const tr_trace *t, int32_t span)
+{
+	tr_failure f;
+	strbuf m = {0};
+	size_t n;
+
+	if (!tr_span_error(t, span, &f))
+		return 0;
+	tr_failure_text(&f, 0, &m);
+	n = m.len;
+	if (n > DOT_MESSAGE_MAX) {	/* cut between UTF-8 characters */
+		n = DOT_MESSAGE_MAX;
+		while (n > 0 && ((unsigned char)m.s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	sb_adds(label, "\n\xe2\x9c\x97 ERROR ");
+	sb_add(label, m.s, n);
+	if (n < m.len)
+		sb_adds(label, "\xe2\x80\xa6");
+	/* a dashed node (not analysed) stays dashed */
+	char *dashed = attrs->len ? strstr(attrs->s, "style=dashed") : NULL;
+	if (dashed) {	/* cut it out ("style=dashed" and its ", "): one style below */
+		size_t at = (size_t)(dashed - attrs->s), cut = 12 + (strncmp(dashed + 12, ", ", 2) ? 0 : 2);
+
+		memmove(dashed, dashed + cut, attrs->len - at - cut + 1);
+		attrs->len -= cut;
+	}
+	sb_adds(attrs, attrs->len ? ", " : "");
+	sb_adds(attrs, dashed ? "peripheries=2, style=\"dashed,filled\", fillcolor=mistyrose"
+			      : "peripheries=2, style=filled, fillcolor=mistyrose");
+	sb_free(&m);
+	return 1;
 }

@@ -16,4 +16,12 @@ void dot_cluster_end(strbuf *b);
 void dot_node(strbuf *b, const char *id, const char *label, const char *attrs);
 void dot_edge(strbuf *b, const char *from, const char *to, const char *label, const char *attrs);
 
+struct tr_trace;
+/* A failed span's mark (tr-format(5), FAILURES): "\n✗ ERROR message" (cut
+ * at DOT_MESSAGE_MAX bytes, with an ellipsis) added to label, and a double
+ * border with a pale red fill added to attrs (after ", " when it holds
+ * some), legible in greyscale. Returns whether span failed. */
+#define DOT_MESSAGE_MAX 100
+int dot_mark_failure(strbuf *label, strbuf *attrs, const struct tr_trace *t, int32_t span);
+
 #endif

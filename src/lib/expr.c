@@ -765,6 +765,154 @@ is_null_lit(const expr *e)
 	return e->op == OP_LIT && e->lit.type == EV_NULL;
 }
 
+/* ---------- regular expressions: a bound before compiling ---------- */
+
+/* The C library compiles a repetition by copying what it repeats: x+ is xx*,
+ * x{2,9} nine copies, so "a++++..." doubles with each + and nested counts
+ * multiply, until memory runs out. A pattern is measured first in those
+ * copies and refused over these bounds; back-references (\1), which make
+ * matching exponential, are refused too. */
+#define REGEX_MAX_COST 20000.0
+#define REGEX_MAX_DEPTH 32
+
+typedef struct re_frame {
+	double total;	/* alternatives closed so far */
+	double seq;	/* the alternative being read */
+	double last;	/* the item a quantifier would repeat */
+} re_frame;
+
+/* The bound {n}, {n,} or {n,m} at p: the copies it makes (at least 1); its
+ * end in *end, or NULL when p starts no bound (then '{' is a character). */
+static double
+re_bound(const char *p, const char **end)
+{
+	char *e;
+	double n, m;
+
+	*end = NULL;
+	if (p[1] < '0' || p[1] > '9')
+		return 1;
+	n = strtod(p + 1, &e);
+	m = n;
+	if (*e == ',') {
+		m = n + 1;	/* unbounded: its last copy repeats */
+		if (e[1] >= '0' && e[1] <= '9')
+			m = strtod(e + 1, &e);
+		else
+			e++;
+	}
+	if (*e != '}')
+		return 1;
+	*end = e;
+	return m > n ? (m > 1 ? m : 1) : (n > 1 ? n : 1);
+}
+
+/* The end of the bracket expression that starts at p ('['), or NULL. */
+static const char *
+re_bracket_end(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++)
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *q = strchr(p + 2, p[1]);
+
+			while (q && q[1] != ']')
+				q = strchr(q + 1, p[1]);
+			if (!q)
+				return NULL;
+			p = q + 1;
+		}
+	return *p ? p : NULL;
+}
+
+/* NULL when pattern is within the bounds, else why not. A malformed
+ * pattern is left to regcomp to name. */
+static const char *
+regex_over_bounds(const char *p)
+{
+	re_frame st[REGEX_MAX_DEPTH + 1] = {{0, 0, 0}};
+	int depth = 0;
+	const char *end;
+
+	for (; *p; p++) {
+		re_frame *f = &st[depth];
+		double k;
+
+		end = NULL;
+		switch (*p) {
+		case '(':
+			if (depth == REGEX_MAX_DEPTH)
+				return "groups nested too deep";
+			st[++depth] = (re_frame){0, 0, 0};
+			continue;
+		case ')':
+			if (!depth)
+				break;	/* a character */
+			k = f->total + f->seq + 1;
+			f = &st[--depth];
+			f->seq += k;
+			f->last = k;
+			continue;
+		case '|':
+			f->total += f->seq;
+			f->seq = f->last = 0;
+			continue;
+		case '*':
+		case '?':
+			f->seq += 1;
+			f->last += 1;
+			continue;
+		case '+':
+			f->seq += f->last;
+			f->last *= 2;
+			break;
+		case '{':
+			k = re_bound(p, &end);
+			if (!end)
+				break;
+			f->seq += f->last * (k - 1);
+			f->last *= k;
+			p = end;
+			break;
+		case '[':
+			if (!(end = re_bracket_end(p)))
+				return NULL;
+			p = end;
+			f->seq += 1;
+			f->last = 1;
+			continue;
+		case '\\':
+			if (p[1] >= '1' && p[1] <= '9')
+				return "back-references (\\1 to \\9) are not supported";
+			if (p[1])
+				p++;
+			f->seq += 1;
+			f->last = 1;
+			continue;
+		default:
+			f->seq += 1;
+			f->last = 1;
+			continue;
+		}
+		if (*p == ')' || (*p == '{' && !end)) {	/* read as a character */
+			f->seq += 1;
+			f->last = 1;
+		}
+		if (f->total + f->seq > REGEX_MAX_COST)
+			return "too large once its repetitions are expanded (at most 20000 copies of its "
+			       "characters: fewer or smaller counts, no stacked + or {n})";
+	}
+	for (double sum = 0; depth >= 0; depth--)
+		if ((sum += st[depth].total + st[depth].seq) > REGEX_MAX_COST)
+			return "too large once its repetitions are expanded (at most 20000 copies of its "
+			       "characters: fewer or smaller counts, no stacked + or {n})";
+	return NULL;
+}
+
 /* Glob and regex: strings on both sides; a regex is a literal, compiled once. */
 static expr *
 check_match(expr_lexer *lx, expr *e, size_t pos)
@@ -782,6 +930,12 @@ check_match(expr_lexer *lx, expr *e, size_t pos)
 	if (b->op != OP_LIT) {
 		expr_free(e);
 		return expr_lex_error(lx, pos, "=~ needs a quoted regular expression");
+	}
+	const char *over = regex_over_bounds(b->lit.str);
+
+	if (over) {
+		expr_free(e);
+		return expr_lex_error(lx, pos, "regular expression %s", over);
 	}
 	e->re = xmalloc(sizeof *e->re);
 	if ((rc = regcomp(e->re, b->lit.str, REG_EXTENDED | REG_NOSUB)) != 0) {
@@ -1190,6 +1344,29 @@ int
 expr_slot(const expr *e)
 {
 	return e && (e->op == OP_SLOT || e->op == OP_AGG) ? e->slot : -1;
+}
+
+size_t
+expr_string_equalities(const expr *e, int *slot, const char **text, size_t max)
+{
+	size_t n = 0;
+
+	if (!e || !max)
+		return 0;
+	if (e->op == OP_EQ) {
+		const expr *s = e->a->op == OP_SLOT ? e->a : e->b, *l = s == e->a ? e->b : e->a;
+
+		if (s->op == OP_SLOT && l->op == OP_LIT && l->lit.type == EV_STR) {
+			slot[0] = s->slot;
+			text[0] = l->lit.str;
+			return 1;
+		}
+	}
+	for (int i = 0; i < e->nargs && n < max; i++)
+		n += expr_string_equalities(e->args[i], slot + n, text + n, max - n);
+	n += expr_string_equalities(e->a, slot + n, text + n, max - n);
+	n += expr_string_equalities(e->b, slot + n, text + n, max - n);
+	return n;
 }
 
 int

@@ -110,6 +110,9 @@ void expr_print(const expr *e, strbuf *b);
 /* The slot e reads when e is that alone (a name or an aggregate call),
  * else -1. */
 int expr_slot(const expr *e);
+/* The comparisons slot = "text" (either way round) in e, at most max:
+ * their slots and texts into slot[] and text[]; returns how many. */
+size_t expr_string_equalities(const expr *e, int *slot, const char **text, size_t max);
 /* Does e contain an aggregate call (a slot from hooks->call)? */
 int expr_has_call(const expr *e);
 /* Does e read no slot? Then *v is its value. */

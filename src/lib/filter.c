@@ -121,7 +121,7 @@ tr_filter_run(const tr_filter *f)
 		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
 				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
 	tr_reader_set_flags(r, (f->verbose ? TR_READ_VERBOSE : 0) | (f->keep_going ? TR_READ_KEEP_GOING : 0) |
-			       (f->no_span_tags ? TR_READ_NO_SPAN_TAGS : 0));
+			       (f->no_span_tags ? TR_READ_NO_SPAN_TAGS : 0) | (f->quiet ? TR_READ_NO_NOTES : 0));
 	if (f->read_ahead)
 		in.ahead = tr_ahead_start(r);
 	for (;;) {
@@ -141,11 +141,15 @@ tr_filter_run(const tr_filter *f)
 			}
 		} else if (n == TR_TRACE) {
 			size_t mark = b.len;
+			int rc = f->on_trace(f->ctx, t, &b);
 
-			if (f->on_trace(f->ctx, t, &b) < 0) {
+			if (rc < 0) {
 				b.len = mark;	/* nothing of a failed trace is written */
 				failed++;
 				n = TR_BAD;
+			} else if (rc > 0) {
+				emit(out, &b, &header_pending);
+				tr_output_flush(out);
 			}
 		}
 		if (n == TR_BAD && !f->keep_going) {
@@ -179,10 +183,11 @@ tr_filter_run(const tr_filter *f)
 	if (bad)
 		status = TR_EXIT_INPUT;
 	if (f->verbose || (bad && f->keep_going))
-		tr_warn("%zu traces read, %zu bad", counts.traces - failed, bad);
+		tr_warn("%zu traces read, %zu bad", counts.traces + counts.bad, bad);	/* N: good and bad */
 	if (f->verbose && stopped)
 		tr_warn("stopped at the first bad trace; -k goes on");
-	tr_output_close(out);
+	/* stopped at bad input: -o FILE stays as it was, stdout has whole traces */
+	tr_output_end(out, !stopped);
 	if (r_free)
 		tr_reader_free(r);
 	return status;
@@ -303,6 +308,7 @@ tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_byt
 	char *files[1] = {(char *)path};
 	tr_reader *r = tr_reader_open(files, 1, NULL, max_spans, max_bytes,
 				      keep_going ? TR_READ_KEEP_GOING : 0);
+	tr_ahead *ahead = tr_ahead_start(r);	/* parsing overlaps fn's work */
 	long n = 0;
 	int bad = 0;
 
@@ -310,7 +316,7 @@ tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_byt
 		tr_trace *t;
 		const char *line;
 		size_t len;
-		enum tr_next next = tr_reader_next(r, &t, &line, &len);
+		enum tr_next next = tr_ahead_next(ahead, &t, &line, &len);
 
 		if (next == TR_EOF)
 			break;
@@ -324,6 +330,7 @@ tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_byt
 		n++;
 		fn(ctx, t);
 	}
-	tr_reader_free(r);
+	if (tr_ahead_finish(ahead))
+		tr_reader_free(r);
 	return bad && !keep_going ? -1 : n;
 }

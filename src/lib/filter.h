@@ -17,6 +17,7 @@ typedef struct tr_filter {
 	const char *out_path;	/* -o FILE, NULL for stdout */
 	int keep_going;		/* -k: skip bad traces instead of stopping */
 	int verbose;		/* -v: a summary line on stderr at the end */
+	int quiet;		/* -q: no notes about the input (TR_READ_NO_NOTES) */
 	int pass_through;	/* write the #tr/1 header and pass traceless lines */
 	int allow_empty;	/* --allow-empty: an input with nothing in it is fine */
 	size_t max_spans;	/* per trace; 0: the reader's default */
@@ -26,7 +27,9 @@ typedef struct tr_filter {
 	int no_span_tags;	/* spans' tags are checked, not kept
 				 * (TR_READ_NO_SPAN_TAGS): for tools that read none */
 	/* Analyse one trace and append its output to out (a filter calls
-	 * tr_write_trace first). Return -1 to count the trace as bad. */
+	 * tr_write_trace first). Return -1 to count the trace as bad, 1 to
+	 * have out written and flushed now (a report that comes in parts as
+	 * the input streams), else 0. */
 	int (*on_trace)(void *ctx, tr_trace *t, strbuf *out);
 	/* A traceless line; NULL means: pass it through when pass_through. */
 	void (*on_line)(void *ctx, const char *line, size_t len, const char *where, strbuf *out);

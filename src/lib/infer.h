@@ -94,6 +94,9 @@ void infer_write_partial(infer *m, infer_links *l, tr_output *out);
  * Returns -1 after writing a message (what) on a bad line. */
 int infer_merge_line(infer *m, infer_links *l, const char *line, size_t len,
 		     char *what, size_t whatlen);
+/* --merge: every partial file (none: stdin), checked whole (partial.h);
+ * as tr_partial_merge_files returns. */
+int infer_merge_files(infer *m, infer_links *l, char **files, int nfiles, int keep_going);
 /* After merging: -1 when the counts cannot come from real traces (a pair
  * seen in more traces than were counted: an IT record is missing). */
 int infer_check_counts(const infer *m);

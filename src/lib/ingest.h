@@ -10,6 +10,15 @@ enum ingest_format {
 	INGEST_AUTO, INGEST_JAEGER, INGEST_OTLP, INGEST_ZIPKIN, INGEST_ZIPKIN1, INGEST_ZIPKIN2
 };
 
+/* The limits of one trace by default: about 1 GB of memory for the largest
+ * (a Jaeger trace of a million spans, 133 MB of JSON, peaks at 1.19 GB). */
+#define INGEST_DEFAULT_MAX_SPANS ((size_t)1000000)
+#define INGEST_DEFAULT_MAX_BYTES ((size_t)128 << 20)
+
+/* The unit of an input's time fields: the format's own (Jaeger and Zipkin
+ * microseconds, OTLP nanoseconds) unless --time-unit says otherwise. */
+enum ingest_time_unit { INGEST_TU_FORMAT, INGEST_TU_NS, INGEST_TU_US, INGEST_TU_MS, INGEST_TU_S };
+
 typedef struct ingest_opts {
 	enum ingest_format format;
 	int keep_going;		/* skip broken traces instead of stopping */
@@ -18,6 +27,8 @@ typedef struct ingest_opts {
 	size_t max_bytes;	/* bytes of one JSON trace or document; 0: no limit */
 	int threads;		/* parse Jaeger traces on this many threads (1: none) */
 	int no_merge;		/* do not remember written traces (a trace met again is written again) */
+	int time_unit;		/* enum ingest_time_unit */
+	int quiet;		/* -q: no notes (OTLP documents of other signals skipped) */
 } ingest_opts;
 
 typedef struct ingest_stats {
@@ -30,6 +41,7 @@ typedef struct ingest_stats {
 typedef struct ingest ingest;
 
 int ingest_format_parse(const char *name);	/* -1 when unknown */
+int ingest_time_unit_parse(const char *name);	/* ns, us, µs, ms, s; -1 when unknown */
 ingest *ingest_new(const ingest_opts *o, tr_output *out);
 /* Convert one file ("-": stdin). Returns 0, or -1 when it held a broken
  * trace or could not be read (the message is printed). Without keep_going

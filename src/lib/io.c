@@ -1,5 +1,5 @@
 /* io.c - byte input with transparent zstd and gzip, line reading, and safe output. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE	/* realpath; O_TMPFILE where the system has it */
 #include "io.h"
 
 #include <errno.h>
@@ -35,8 +35,24 @@ struct tr_input {
 	int line_cut;		/* the last line had no LF */
 	uint64_t lineno, consumed;
 	uint64_t left;		/* bytes of the file still to read (a range) */
-	char err[160];		/* why the input ended early, "" when it did not */
+	char err[320];		/* why the input ended early, "" when it did not */
+	/* Checking a compressed input whole before it is used (tr_input_check) */
+	size_t raw_cap;
+	int keep_raw;		/* a pipe: raw keeps every byte from the start */
+	int raw_dropped;	/* it kept too many: the start is gone */
+	int checked;
+	int pread_only;		/* the check's own reader: pread at pos, fd not ours */
+	uint64_t pos;
+	uint64_t decoded;	/* decoded bytes handed out */
+	uint64_t good;		/* decoded bytes that passed the check (UINT64_MAX: all) */
+	uint64_t member_good;	/* decoded bytes up to the last member that ended well */
+	uint64_t member_start;	/* compressed offset where the next member starts */
+	char bad[320];		/* why the rest did not, for err once good is reached */
 };
+
+/* A pipe's compressed bytes kept for its check at most: far more than
+ * telling a file's format by its start reads. */
+#define KEEP_RAW_MAX ((size_t)8 << 20)
 
 /* Up to n bytes of the file into buf; 0 at its end. */
 static size_t
@@ -47,11 +63,12 @@ read_raw(tr_input *in, char *buf, size_t n)
 	if (n > in->left)
 		n = (size_t)in->left;	/* the end of a range */
 	do
-		got = n ? read(in->fd, buf, n) : 0;
+		got = !n ? 0 : in->pread_only ? pread(in->fd, buf, n, (off_t)in->pos) : read(in->fd, buf, n);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: read error: %s", in->name, strerror(errno));
 	in->consumed += (size_t)got;
+	in->pos += (size_t)got;
 	in->left -= (size_t)got;
 	if (got == 0)
 		in->raw_eof = 1;
@@ -63,6 +80,17 @@ raw_fill(tr_input *in)
 {
 	if (in->raw_off < in->raw_len || in->raw_eof)
 		return in->raw_len - in->raw_off;
+	if (in->keep_raw && in->raw_len + IN_CHUNK > KEEP_RAW_MAX) {
+		in->keep_raw = 0;
+		in->raw_dropped = 1;
+	}
+	if (in->keep_raw) {	/* append: the bytes before are kept for the check */
+		GROW(in->raw, in->raw_cap, in->raw_len + IN_CHUNK);
+		size_t n = read_raw(in, in->raw + in->raw_len, IN_CHUNK);
+
+		in->raw_len += n;
+		return n;
+	}
 	in->raw_len = read_raw(in, in->raw, IN_CHUNK);
 	in->raw_off = 0;
 	return in->raw_len;
@@ -78,32 +106,63 @@ tr_input_open(const char *path)
 	return in;
 }
 
+static void decoder_init(tr_input *in);
+
+/* A zstd skippable frame's magic number (0x184D2A50 to 0x184D2A5F, little
+ * endian): pzstd writes one before each frame, zstd then skips them. */
+static int
+is_skippable(const char *p)
+{
+	return ((unsigned char)p[0] & 0xf0) == 0x50 && memcmp(p + 1, "\x2a\x4d\x18", 3) == 0;
+}
+static void tr_input_close_decoder(tr_input *in);
+
 tr_input *
 tr_input_try_open(const char *path)
 {
-	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 	int fd = 0;
 
 	if (path && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0)
 		return NULL;
+	return tr_input_fdopen(fd, fd ? path : "<stdin>");
+}
+
+tr_input *
+tr_input_fdopen(int fd, const char *name)
+{
+	static const unsigned char magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 	tr_input *in = xcalloc(1, sizeof *in);
+
 	in->fd = fd;
-	in->name = xstrdup(fd ? path : "<stdin>");
+	in->name = xstrdup(name);
 	in->raw = xmalloc(IN_CHUNK);
+	in->raw_cap = IN_CHUNK;
 	in->left = UINT64_MAX;
+	in->good = UINT64_MAX;
 	/* Fill until the magic numbers can be told (a pipe may deliver less):
 	 * eight bytes, for the framed zstd of the
 	 * OpenTelemetry Collector's file exporter: a 4-byte big-endian length,
 	 * then a frame. */
 	while (in->raw_len < 8 && !in->raw_eof)
 		in->raw_len += read_raw(in, in->raw + in->raw_len, IN_CHUNK - in->raw_len);
-	if (in->raw_len >= 4 && memcmp(in->raw, magic, 4) == 0)
+	if (in->raw_len >= 4 && (memcmp(in->raw, magic, 4) == 0 || is_skippable(in->raw)))
 		in->zstd = ZSTD;
 	else if (in->raw_len >= 8 && memcmp(in->raw + 4, magic, 4) == 0 && in->raw[0] == 0)
 		in->zstd = ZSTD_FRAMED;	/* a first frame under 16 MiB: no text starts with NUL */
 	else if (in->raw_len >= 2 && (unsigned char)in->raw[0] == 0x1f && (unsigned char)in->raw[1] == 0x8b)
 		in->zstd = GZIP;
 	in->zstd_done = in->zstd == ZSTD_FRAMED;	/* no frame is open before the first length */
+	struct stat st;
+
+	in->keep_raw = in->zstd && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode));
+	decoder_init(in);
+	in->lineno = 0;
+	return in;
+}
+
+static void
+decoder_init(tr_input *in)
+{
 	if (in->zstd == ZSTD || in->zstd == ZSTD_FRAMED) {
 		in->dctx = ZSTD_createDCtx();
 		if (!in->dctx)
@@ -114,8 +173,14 @@ tr_input_try_open(const char *path)
 		if (inflateInit2(in->gz, 16 + MAX_WBITS) != Z_OK)
 			tr_die(TR_EXIT_SYSTEM, "out of memory");
 	}
-	in->lineno = 0;
-	return in;
+}
+
+int
+tr_path_is_dir(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 tr_input *
@@ -127,7 +192,9 @@ tr_input_open_range(const char *path, uint64_t off, uint64_t len)
 		tr_die(TR_EXIT_INPUT, "%s: %s", path, strerror(errno));
 	in->name = xstrdup(path);
 	in->raw = xmalloc(IN_CHUNK);
+	in->raw_cap = IN_CHUNK;
 	in->left = len;
+	in->good = UINT64_MAX;
 	return in;
 }
 
@@ -149,7 +216,12 @@ tr_input_spool(const char *path)
 	snprintf(tmp, n, "%s/tr-spool.XXXXXX", dir && *dir ? dir : "/tmp");
 	if ((fd = mkstemp(tmp)) < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
-	tr_tmpfile_hold(tmp);
+	/* Where the open file can be opened again through /proc, it is removed
+	 * at once: nothing is left however the run ends, SIGKILL included. */
+	int unnamed = access("/proc/self/fd", X_OK) == 0 && unlink(tmp) == 0;
+
+	if (!unnamed)
+		tr_tmpfile_hold(tmp);
 	while (raw_fill(in) > 0) {
 		for (const char *p = in->raw + in->raw_off, *end = in->raw + in->raw_len; p < end;) {
 			ssize_t w = write(fd, p, (size_t)(end - p));
@@ -160,8 +232,12 @@ tr_input_spool(const char *path)
 		}
 		in->raw_off = in->raw_len;
 	}
-	close(fd);
 	tr_input_close(in);
+	if (unnamed) {	/* kept open to the end of the run: each opening reads from the start */
+		snprintf(tmp, n, "/proc/self/fd/%d", fd);
+		return tmp;
+	}
+	close(fd);
 	return tmp;
 }
 
@@ -205,14 +281,15 @@ tr_inputs_twice(tr_inputs *in, char **files, int nfiles)
 		const char *again = is_stdin ? tr_input_stdin_again() : NULL;
 		struct stat st;
 
+		/* a missing, unreadable or directory input is read as it is: the
+		 * reader tells it, in input order, as bad input */
 		if (again)
 			in->files[i] = (char *)again;
-		else if (is_stdin || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)))
+		else if (is_stdin || (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+				      access(files[i], R_OK) == 0))
 			in->files[i] = in->spooled[i] = tr_input_spool(files[i]);
-		else {
-			tr_input_close(tr_input_open(files[i]));
+		else
 			in->files[i] = files[i];
-		}
 		if (is_stdin)
 			in->names[i] = "<stdin>";
 		else if (in->spooled[i])
@@ -278,6 +355,22 @@ tr_input_bytes(const tr_input *in)
 
 static size_t plain_read(tr_input *in, void *buf, size_t n);
 
+/* Compressed bytes of the input used so far. */
+static uint64_t
+raw_used(const tr_input *in)
+{
+	return in->consumed - (in->raw_len - in->raw_off);
+}
+
+/* A member (gzip) or frame (zstd) ended and passed its checks, out bytes
+ * into the current read: what was decoded so far is good. */
+static void
+member_end(tr_input *in, size_t out)
+{
+	in->member_good = in->decoded + out;
+	in->member_start = raw_used(in);
+}
+
 /* ZSTD_FRAMED: read the length before the next frame. Returns 0 at a clean
  * end of input, -1 after setting err. */
 static int
@@ -339,6 +432,8 @@ zstd_read(tr_input *in, void *buf, size_t n)
 		if (in->zstd == ZSTD_FRAMED)
 			in->frame_left -= zin.pos;
 		in->zstd_done = r == 0;
+		if (in->zstd_done)
+			member_end(in, out.pos);
 		if (in->zstd == ZSTD_FRAMED && !in->frame_left && !in->zstd_done) {
 			snprintf(in->err, sizeof in->err, "a zstd frame is longer than its length prefix");
 			return 0;
@@ -372,8 +467,10 @@ gzip_read(tr_input *in, void *buf, size_t n)
 		int r = inflate(z, Z_NO_FLUSH);
 
 		in->raw_off = in->raw_len - z->avail_in;
-		if (r == Z_STREAM_END)
+		if (r == Z_STREAM_END) {
 			in->zstd_done = 1;
+			member_end(in, (size_t)((char *)z->next_out - (char *)buf));
+		}
 		else if (r != Z_OK && r != Z_BUF_ERROR) {
 			if (z->msg)
 				snprintf(in->err, sizeof in->err, "gzip: %s", z->msg);
@@ -388,9 +485,121 @@ gzip_read(tr_input *in, void *buf, size_t n)
 static size_t
 decoded_read(tr_input *in, void *buf, size_t n)
 {
+	size_t got;
+
+	if (in->decoded >= in->good) {
+		if (!in->err[0])
+			memcpy(in->err, in->bad, sizeof in->err);
+		return 0;
+	}
+	if (n > in->good - in->decoded)
+		n = (size_t)(in->good - in->decoded);
 	if (in->zstd == GZIP)
-		return gzip_read(in, buf, n);
-	return in->zstd ? zstd_read(in, buf, n) : plain_read(in, buf, n);
+		got = gzip_read(in, buf, n);
+	else
+		got = in->zstd ? zstd_read(in, buf, n) : plain_read(in, buf, n);
+	in->decoded += got;
+	return got;
+}
+
+/* A pipe's bytes, those kept and the rest, into an unlinked temporary file
+ * that the input reads on from where it was: -1 with err set when the
+ * start is gone. */
+static int
+spool_pipe(tr_input *in)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmp[4096];
+	int fd;
+
+	if (in->raw_dropped) {
+		snprintf(in->err, sizeof in->err, "too much read before its check");
+		return -1;
+	}
+	snprintf(tmp, sizeof tmp, "%s/tr-check.XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkstemp(tmp)) < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
+	unlink(tmp);
+	for (;;) {
+		for (const char *p = in->raw, *end = in->raw + in->raw_len; p < end;) {
+			ssize_t w = write(fd, p, (size_t)(end - p));
+
+			if (w < 0 && errno != EINTR)
+				tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", tmp, strerror(errno));
+			p += w > 0 ? w : 0;
+		}
+		if (in->raw_eof)
+			break;
+		in->raw_off = in->raw_len = 0;	/* the kept bytes are in the file now */
+		raw_fill(in);
+	}
+	return fd;
+}
+
+int
+tr_input_check(tr_input *in)
+{
+	char *scratch;
+	off_t start = 0;
+	int fd = in->fd;
+
+	if (!in->zstd || in->checked)
+		return 0;
+	in->checked = 1;
+	if (in->keep_raw || in->raw_dropped) {
+		size_t off = in->raw_off, len = in->raw_len;
+
+		in->keep_raw = 0;
+		if ((fd = spool_pipe(in)) < 0)
+			return -1;
+		if (in->fd > 0)
+			close(in->fd);
+		/* raw held the file's first len bytes, as it does again */
+		if (pread(fd, in->raw, len, 0) != (ssize_t)len || lseek(fd, (off_t)len, SEEK_SET) < 0)
+			tr_die(TR_EXIT_SYSTEM, "%s: cannot read its copy back: %s", in->name, strerror(errno));
+		in->fd = fd;
+		in->raw_off = off;
+		in->raw_len = len;
+		in->consumed = len;
+		in->raw_eof = 0;
+	} else if ((start = lseek(fd, 0, SEEK_CUR)) < 0 ||
+		   (start -= (off_t)in->consumed) < 0)
+		return 0;	/* not seekable after all: nothing to check against */
+	tr_input c = {.name = in->name, .fd = fd, .zstd = in->zstd, .pread_only = 1,
+		      .pos = (uint64_t)start, .left = UINT64_MAX, .good = UINT64_MAX,
+		      .zstd_done = in->zstd == ZSTD_FRAMED, .raw_cap = IN_CHUNK};
+
+	c.raw = xmalloc(IN_CHUNK);
+	scratch = xmalloc(IN_CHUNK);
+	decoder_init(&c);
+	while (decoded_read(&c, scratch, IN_CHUNK))
+		;
+	free(scratch);
+	if (c.err[0]) {
+		const char *part = in->zstd == GZIP ? "member" : "frame";
+
+		in->good = c.member_good;
+		snprintf(in->err, sizeof in->err, "%.160s: byte %llu, in the %s from byte %llu: nothing from "
+			 "there on is read", c.err, (unsigned long long)raw_used(&c),
+			 part, (unsigned long long)c.member_start);
+		memcpy(in->bad, in->err, sizeof in->bad);	/* told once reading gets there */
+		in->err[0] = '\0';
+	}
+	c.fd = -1;
+	tr_input_close_decoder(&c);
+	if (in->good == UINT64_MAX)
+		return 0;
+	/* Bytes peeked at past the good ones are dropped; the input's own
+	 * decoder may have failed there too: this message is the one told. */
+	if (in->decoded > in->good) {
+		uint64_t over = in->decoded - in->good;
+
+		in->buf_len -= over < in->buf_len - in->buf_off ? (size_t)over : in->buf_len - in->buf_off;
+		in->decoded = in->good;
+	}
+	if (in->err[0] || in->decoded == in->good)
+		memcpy(in->err, in->bad, sizeof in->err);
+	return -1;
 }
 
 static size_t
@@ -510,11 +719,10 @@ tr_input_line_cut(const tr_input *in)
 	return in->line_cut;
 }
 
-void
-tr_input_close(tr_input *in)
+/* What an input holds besides its name, the check's reader's too. */
+static void
+tr_input_close_decoder(tr_input *in)
 {
-	if (!in)
-		return;
 	if (in->fd > 0)
 		close(in->fd);
 	ZSTD_freeDCtx(in->dctx);
@@ -524,6 +732,14 @@ tr_input_close(tr_input *in)
 	}
 	free(in->raw);
 	free(in->buf);
+}
+
+void
+tr_input_close(tr_input *in)
+{
+	if (!in)
+		return;
+	tr_input_close_decoder(in);
 	free(in->name);
 	free(in);
 }
@@ -532,6 +748,7 @@ tr_input_close(tr_input *in)
 
 struct tr_output {
 	int fd;
+	int unnamed;		/* a file with no name yet (O_TMPFILE), named at the commit */
 	char *path, *tmp;
 	char *buf;
 	size_t len;
@@ -606,7 +823,7 @@ out_raw(tr_output *o, const char *p, size_t n)
 			tr_output_abort(o);
 			if (e == EPIPE)	/* SIGPIPE was ignored by the caller: stop quietly */
 				exit(TR_EXIT_SYSTEM);
-			tr_die(TR_EXIT_SYSTEM, "write error: %s", strerror(e));
+			tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", o->path ? o->path : "<stdout>", strerror(e));
 		}
 		p += w;
 		n -= (size_t)w;
@@ -651,6 +868,92 @@ widen_pipe(int fd)
 #endif
 }
 
+/* The file a path names: a symbolic link is followed (to its target, made
+ * if the link dangles), so that renaming into place keeps the link. */
+static char *
+link_target(const char *path)
+{
+	char *real = realpath(path, NULL), link[4096];
+	ssize_t n;
+
+	if (real)
+		return real;
+	if ((n = readlink(path, link, sizeof link - 1)) < 0 || n == (ssize_t)sizeof link - 1)
+		return xstrdup(path);
+	link[n] = '\0';
+	const char *slash = strrchr(path, '/');
+	if (link[0] == '/' || !slash)
+		return xstrdup(link);
+	strbuf b = {0};
+	sb_add(&b, path, (size_t)(slash - path + 1));
+	sb_adds(&b, link);
+	return b.s;
+}
+
+/* The temporary file takes the mode (and, when allowed, the owner) of the
+ * file it replaces; a new file gets 0666 less the umask, not mkstemp's 0600. */
+static void
+keep_mode(int fd, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0) {
+		/* the owner too where allowed (root); elsewhere the writer owns it */
+		if (fchown(fd, st.st_uid, st.st_gid) < 0)
+			errno = 0;
+		fchmod(fd, st.st_mode & 07777);
+		return;
+	}
+	mode_t um = umask(0);
+
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+}
+
+/* A file with no name in the directory of path, to be named at the commit
+ * (name_unnamed): a run killed before leaves nothing, not even with
+ * SIGKILL. -1 where the system cannot (no O_TMPFILE, no /proc to name it
+ * through, a file system without it): a named temporary file then. */
+static int
+open_unnamed(const char *path)
+{
+#if defined(__linux__) && defined(O_TMPFILE)
+	const char *slash = strrchr(path, '/');
+	char *dir = xstrdup(slash ? path : ".");
+
+	if (slash)
+		dir[slash == path ? 1 : slash - path] = '\0';
+	int fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_WRONLY, 0600) : -1;
+
+	free(dir);
+	return fd;
+#else
+	(void)path;
+	return -1;
+#endif
+}
+
+/* Give the unnamed file a temporary name beside path, to be renamed over
+ * it. */
+static void
+name_unnamed(tr_output *o)
+{
+	char proc[64];
+	size_t n = strlen(o->path) + 32;
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+	o->tmp = xmalloc(n);
+	for (unsigned i = 0;; i++) {
+		snprintf(o->tmp, n, "%s.tmp%ld.%u", o->path, (long)getpid(), i);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW) == 0)
+			break;
+		if (errno != EEXIST || i > 1000)
+			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
+	}
+	o->unnamed = 0;
+	tr_tmpfile_hold(o->tmp);
+}
+
 tr_output *
 tr_output_open(const char *path, int zstd_level)
 {
@@ -664,19 +967,21 @@ tr_output_open(const char *path, int zstd_level)
 		o->fd = open(path, O_WRONLY | O_TRUNC);
 		if (o->fd < 0)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
-	} else if (path && strcmp(path, "-") != 0) {
-		size_t n = strlen(path) + 16;
 		o->path = xstrdup(path);
-		o->tmp = xmalloc(n);
-		snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
-		o->fd = mkstemp(o->tmp);
-		if (o->fd < 0)
-			tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
-		mode_t um = umask(0);
-
-		umask(um);
-		fchmod(o->fd, 0666 & ~um);	/* mkstemp's 0600 is not what a user expects */
-		tr_tmpfile_hold(o->tmp);
+	} else if (path && strcmp(path, "-") != 0) {
+		o->path = link_target(path);
+		if ((o->fd = open_unnamed(o->path)) >= 0)
+			o->unnamed = 1;
+		else {
+			size_t n = strlen(o->path) + 16;
+			o->tmp = xmalloc(n);
+			snprintf(o->tmp, n, "%s.tmpXXXXXX", o->path);
+			o->fd = mkstemp(o->tmp);
+			if (o->fd < 0)
+				tr_die(TR_EXIT_SYSTEM, "%s: %s", path, strerror(errno));
+			tr_tmpfile_hold(o->tmp);
+		}
+		keep_mode(o->fd, o->path);
 	} else {
 		o->fd = 1;
 		widen_pipe(o->fd);
@@ -761,9 +1066,11 @@ tr_output_close(tr_output *o)
 	tr_output_flush(o);
 	if (o->cctx)
 		out_compress(o, "", 0, ZSTD_e_end);
-	if (o->tmp) {
+	if (o->tmp || o->unnamed) {
 		if (fsync(o->fd) < 0 && errno != EINVAL)
 			tr_die(TR_EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
+		if (o->unnamed)
+			name_unnamed(o);
 		if (close(o->fd) < 0 || rename(o->tmp, o->path) < 0) {
 			int e = errno;
 
@@ -776,8 +1083,21 @@ tr_output_close(tr_output *o)
 }
 
 void
+tr_output_end(tr_output *o, int complete)
+{
+	if (complete || !(o->tmp || o->unnamed))
+		tr_output_close(o);
+	else
+		tr_output_discard(o);
+}
+
+void
 tr_output_abort(tr_output *o)
 {
+	if (o->unnamed) {
+		close(o->fd);	/* the file goes with its last descriptor */
+		o->unnamed = 0;
+	}
 	if (o->tmp) {
 		close(o->fd);
 		unlink(o->tmp);
@@ -790,7 +1110,7 @@ tr_output_abort(tr_output *o)
 void
 tr_output_discard(tr_output *o)
 {
-	int tmp = o->tmp != NULL;
+	int tmp = o->tmp || o->unnamed;
 
 	tr_output_abort(o);
 	if (!tmp && o->fd > 2)

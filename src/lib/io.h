@@ -15,6 +15,11 @@ typedef struct tr_input tr_input;
 tr_input *tr_input_open(const char *path);	/* dies with exit 3 (no such file) */
 /* The same, but NULL with errno set when the file cannot be opened. */
 tr_input *tr_input_try_open(const char *path);
+/* Read a descriptor the caller opened (closed by tr_input_close; 0 is
+ * standard input, left open); name is for messages. */
+tr_input *tr_input_fdopen(int fd, const char *name);
+/* Is path (not "-") a directory? Such an input is bad input, not a read error. */
+int tr_path_is_dir(const char *path);
 /* Bytes [off, off + len) of the file at path, as they are (nothing is
  * decompressed); dies as tr_input_open does. */
 tr_input *tr_input_open_range(const char *path, uint64_t off, uint64_t len);
@@ -25,12 +30,23 @@ const char *tr_input_compression(const tr_input *in);
 /* Why the input ended early (a truncated or corrupt zstd stream), or NULL.
  * Reading then returns end of input; what was read before is whole. */
 const char *tr_input_error(const tr_input *in);
+/* Check a compressed input whole (every gzip member's CRC and length, every
+ * zstd frame's checksum where it has one) before any of it is used: a
+ * regular file is decoded once on its own, a pipe is copied to an unlinked
+ * temporary file first. Reading then stops at the end of the last member
+ * that passed, and the input reports the failure there (tr_input_error):
+ * "why: byte N, in the member from byte M: nothing from there on is read".
+ * Returns 0 when all passed (or the input is not compressed), else -1.
+ * Only bytes peeked at may have been read before. */
+int tr_input_check(tr_input *in);
 /* When the input ended early, say why ("name: why", name NULL for the
  * input's own) and return -1; else 0. */
 int tr_input_report(const tr_input *in, const char *name);
 /* Copy the input at path, bytes as they come (zstd stays zstd, a cut frame
  * stays cut), to a new temporary file in $TMPDIR that is removed however the
- * run ends; returns its path. For a second pass over a pipe. */
+ * run ends; returns its path (where the system allows, a /proc path to the
+ * open copy, removed at once: not even SIGKILL leaves it). For a second
+ * pass over a pipe. */
 char *tr_input_spool(const char *path);
 /* A path that reads standard input again from its start each time it is
  * opened, when standard input is a regular file read from its start (a
@@ -46,7 +62,8 @@ typedef struct tr_inputs {
 } tr_inputs;
 /* files (none: standard input) made readable twice: standard input
  * redirected from a file is opened again, a pipe or a device is copied, and
- * a missing file is told now (tr_die), before the first pass. */
+ * a missing, unreadable or directory input is left for the reader to tell
+ * (bad input, in input order). */
 void tr_inputs_twice(tr_inputs *in, char **files, int nfiles);
 void tr_inputs_free(tr_inputs *in);
 /* Read up to n bytes; returns the count, 0 at end. Dies on a read error. */
@@ -73,6 +90,10 @@ void tr_input_close(tr_input *in);
 typedef struct tr_output tr_output;
 
 tr_output *tr_output_open(const char *path, int zstd_level);
+/* Finish: a complete result is committed (tr_output_close); an incomplete
+ * one (an error stopped the run) leaves an existing FILE as it was, while
+ * standard output keeps what was written (whole traces). */
+void tr_output_end(tr_output *o, int complete);
 /* Output to a file descriptor the caller opened (name for messages); closed
  * by tr_output_close, nothing renamed. */
 tr_output *tr_output_fdopen(int fd, const char *name);

@@ -50,27 +50,49 @@ tr_trace_kinds(const tr_trace *t, uint8_t *kind)
 	return inferred;
 }
 
-static int64_t
-overlap(const tr_span *a, const tr_span *b)
+/* Does sibling c carry a call w could be waiting for: a client or producer
+ * of w's process with a child, timed? */
+static int
+is_call(const tr_span *w, const tr_span *c, int ckind)
 {
-	int64_t lo = a->start > b->start ? a->start : b->start;
-	int64_t hi = tr_span_end(a) < tr_span_end(b) ? tr_span_end(a) : tr_span_end(b);
-
-	return hi > lo ? hi - lo : 0;
+	return tr_kind_calls_out(ckind) && c->first_child >= 0 && (c->flags & TR_SPAN_HAS_TIME) &&
+	       tr_same_process(w, c);
 }
 
-/* Is sibling c the call that wrapper candidate w waits for? */
+/* Does w only wait for the calls beside it (those at least half within
+ * it): they cover 80% of it, lie 80% within it, and the last ends no
+ * earlier than it (1% allowed)? Siblings come by start, so their union is
+ * summed as they come. */
 static int
-waits_for(const tr_span *w, const tr_span *c, int ckind)
+waits_for_calls(const tr_trace *t, const uint8_t *kind, int32_t i)
 {
-	int64_t o;
+	const tr_span *w = &t->spans[i];
+	int64_t wend = tr_span_end(w), at = w->start, covered = 0, inside = 0, calls = 0, last = INT64_MIN;
 
-	if (!tr_kind_calls_out(ckind) || c->first_child < 0 || !(c->flags & TR_SPAN_HAS_TIME) ||
-	    !tr_same_process(w, c))
-		return 0;
-	o = overlap(w, c);
-	return 5 * o >= 4 * w->duration && 5 * o >= 4 * c->duration &&
-	       tr_span_end(c) >= tr_span_end(w) - w->duration / 100;
+	for (int32_t c = t->spans[w->parent].first_child; c >= 0 && t->spans[c].start < wend;
+	     c = t->spans[c].next_sibling) {
+		const tr_span *cs = &t->spans[c];
+		int64_t lo, hi;
+
+		if (c == i || !is_call(w, cs, kind[c]))
+			continue;
+		lo = cs->start > w->start ? cs->start : w->start;
+		hi = tr_span_end(cs) < wend ? tr_span_end(cs) : wend;
+		if (2 * (hi - lo) < cs->duration)	/* mostly outside w: not one it waits for */
+			continue;
+		calls += cs->duration;
+		inside += hi - lo;
+		if (lo < at)
+			lo = at;
+		if (hi > lo) {
+			covered += hi - lo;
+			at = hi;
+		}
+		if (tr_span_end(cs) > last)
+			last = tr_span_end(cs);
+	}
+	return calls > 0 && 5 * covered >= 4 * w->duration && 5 * inside >= 4 * calls &&
+	       last >= wend - w->duration / 100;
 }
 
 /* A handler's span beside its call is one of a few siblings; a wider fan-out
@@ -99,14 +121,10 @@ tr_trace_wrappers(const tr_trace *t, const uint8_t *kind, uint8_t *wrapper)
 		    !(w->flags & TR_SPAN_HAS_TIME) || w->duration <= 0 ||
 		    !narrow(t, w->parent))
 			continue;
-		/* siblings come by start: one that starts after w ends cannot cover it */
-		for (int32_t c = t->spans[w->parent].first_child; c >= 0 && t->spans[c].start < tr_span_end(w);
-		     c = t->spans[c].next_sibling)
-			if (c != (int32_t)i && waits_for(w, &t->spans[c], kind[c])) {
-				wrapper[i] = 1;
-				n++;
-				break;
-			}
+		if (waits_for_calls(t, kind, (int32_t)i)) {
+			wrapper[i] = 1;
+			n++;
+		}
 	}
 	return n;
 }

@@ -25,13 +25,14 @@ int tr_same_process(const tr_span *a, const tr_span *b);
 size_t tr_trace_kinds(const tr_trace *t, uint8_t *kind);
 
 /* wrapper[i] = 1 when span i is a wrapper: childless, not itself a client
- * or producer (kind[], as tr_trace_kinds gives), with a sibling in the
- * same process that is a client or producer with a child (it carries the
- * downstream call), overlaps at least 80% of the wrapper and of itself,
- * and ends no earlier than the wrapper (1% of the wrapper's duration
- * allowed for late span ends). Such a span is a request handler's record
- * of waiting for that call, not work of its own. Parents of more than
- * TR_WRAPPER_MAX_SIBLINGS children are not searched. Returns how many. */
+ * or producer (kind[], as tr_trace_kinds gives), beside calls of its own
+ * process (siblings that are clients or producers with a child: they carry
+ * the downstream work) at least half within it, that cover at least 80%
+ * of it, lie at least 80% within it, and the last of which ends no earlier than it (1%
+ * of its duration allowed for late span ends). Such a span is a request
+ * handler's record of waiting for those calls, not work of its own.
+ * Parents of more than TR_WRAPPER_MAX_SIBLINGS children are not searched.
+ * Returns how many. */
 #define TR_WRAPPER_MAX_SIBLINGS 64
 size_t tr_trace_wrappers(const tr_trace *t, const uint8_t *kind, uint8_t *wrapper);
 

@@ -40,7 +40,11 @@ void query_error_text(const char *src, size_t pos, const char *msg, strbuf *b);
 
 typedef struct query_run query_run;
 
-enum query_format { QUERY_TSV, QUERY_CSV, QUERY_JSON };
+enum query_format { QUERY_TSV, QUERY_CSV, QUERY_JSON, QUERY_CROSSTAB };
+
+/* Can the query's table be written as a crosstab (two GroupBy keys; Select
+ * row key, column key, value; no OrderBy or Limit)? 0, or -1 with err set. */
+int query_crosstab_check(const query *q, char *err, size_t errlen);
 
 typedef struct query_opts {
 	enum query_hb hb;
@@ -54,33 +58,45 @@ typedef struct query_opts {
 	const char *fail_if_text;
 	int quiet;			/* no message per failing row */
 	int units;			/* --units (table_units): duration columns */
+	int64_t every;			/* --emit-every: the windows' length in µs; 0: none */
+	int64_t lateness;		/* --lateness: how long a window waits, µs */
 } query_opts;
 
 query_run *query_run_new(const query *q, const query_opts *o);
 /* Run the query over one trace. Raw (ungrouped) rows are appended to out at
  * once; grouped rows accumulate. Returns 0, or -1 when the trace's join rows
- * exceed max_rows_per_trace (the trace then counts for nothing). */
+ * exceed max_rows_per_trace (the trace then counts for nothing). With
+ * every set, the windows the trace closed are appended to out: returns 1
+ * when it closed one. */
 int query_run_trace(query_run *r, tr_trace *t, strbuf *out);
 /* Write the table of grouped results (sorted by key) and the end of a JSON
  * array; returns how many rows matched --fail-if (their messages printed). */
 size_t query_run_finish(query_run *r, tr_output *out);
 /* Rows that matched --fail-if so far (raw rows are checked as written). */
 size_t query_run_failed(const query_run *r);
+/* --emit-every: rows left out of the windows (late, or without a time). */
+size_t query_run_left_out(const query_run *r);
 /* Traces the query ran over. */
 size_t query_run_traces(const query_run *r);
 /* Result rows made from input rows (after query_run_finish): an aggregate
  * without GroupBy over no row writes its one row (COUNT 0), counted none. */
 size_t query_run_rows(const query_run *r);
-/* Warn about every tag a GroupBy key reads that no span of the rows had
- * (with the closest tag key met); returns how many. */
+/* Warn about every tag a GroupBy key reads (with --fail-if: every tag the
+ * query reads) that no span of the rows had, with the closest tag key met;
+ * returns how many. */
 size_t query_run_unmatched_keys(const query_run *r);
+/* Note every service or operation a Where or a source filter compares
+ * with ("= \"name\"") that no span had, with the closest name one had;
+ * returns how many. */
+size_t query_run_unmatched_names(const query_run *r);
 /* --explain: the query and the per-join row counts, on f. */
 void query_run_explain(const query_run *r, FILE *f);
 /* --partial: write the group table as mergeable states; --merge: read one. */
 void query_run_write_partial(query_run *r, tr_output *out);
-/* Feed one line of a partial file; returns 0, or -1 after a message. */
-int query_run_merge_line(query_run *r, const char *line, size_t len, const char *file,
-			 uint64_t lineno);
+/* --merge: the partials files (none: stdin), each checked whole (its
+ * header, this query, its end mark: partial.h); 0 or TR_EXIT_INPUT after
+ * a message. */
+int query_run_merge_files(query_run *r, char **files, int nfiles);
 void query_run_free(query_run *r);
 
 /* Parse a --fail-if expression over the query's result columns: names are

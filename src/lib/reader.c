@@ -13,6 +13,7 @@
 #include "ingest.h"
 #include "trace.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,10 @@ typedef struct trace_tally {
 	uint64_t lineno;
 } trace_tally;
 
-enum { OVER_LIMIT = 1, OVER_CUT = 2 };
+/* Why a trace is dropped: over a limit, cut by the end of its input, a
+ * record of it broken (told when read), its id met again after an earlier
+ * group of it ended (the records are split: cat a.tr b.tr). */
+enum { OVER_LIMIT = 1, OVER_CUT = 2, OVER_BROKEN = 3, OVER_AGAIN = 4 };
 
 typedef struct loose_trace {
 	char *trace_id;		/* escaped, as in the input */
@@ -62,6 +66,7 @@ struct tr_reader {
 	int where_file;		/* the file it names (-2: none yet) */
 	uint64_t where_line;	/* the line it names (0: none yet) */
 	int flags;		/* TR_READ_* */
+	u64map groups;		/* hash of each group's trace id -> where it began */
 	ingest *exports;	/* converts the exports among the files, made at the first */
 	int in_export;		/* in is the conversion of an export */
 	size_t file_bad;	/* bad input of the file just read, handed out after its traces */
@@ -127,6 +132,34 @@ over_limit(const tr_reader *r, trace_tally *t, const char *line, size_t len)
 	return t->spans > r->max_spans || t->bytes > r->max_bytes;
 }
 
+/* Where a trace's group began, as the groups map keeps it. */
+static int64_t
+group_at(uint32_t file, uint64_t lineno)
+{
+	return (int64_t)((uint64_t)file << 40 | (lineno & ((1ull << 40) - 1)));
+}
+
+static uint64_t
+group_key(const char *id, size_t len)
+{
+	uint64_t h = hash_bytes(id, len);
+
+	return h == UINT64_MAX ? h - 1 : h;
+}
+
+static void
+warn_again(const tr_reader *r, const char *id, size_t idlen, const trace_tally *t)
+{
+	const int64_t *first = u64map_get(&r->groups, group_key(id, idlen));
+	uint64_t at = first ? (uint64_t)*first : 0;
+	int shown = (int)(idlen > 80 ? 80 : idlen);
+
+	tr_warn("%s:%llu: trace %.*s: met again after its group at %s:%llu ended "
+		"(inputs concatenated? each trace's records go together): skipped",
+		r->names[t->file], (unsigned long long)t->lineno, shown, id,
+		r->names[at >> 40], (unsigned long long)(at & ((1ull << 40) - 1)));
+}
+
 /* A dropped trace, named by the place of its first record. */
 static void
 warn_over(const tr_reader *r, const char *id, size_t idlen, const trace_tally *t)
@@ -138,6 +171,11 @@ warn_over(const tr_reader *r, const char *id, size_t idlen, const trace_tally *t
 	if (t->over == OVER_CUT)
 		tr_warn("%s:%llu: trace %.*s: the input broke off before its end, it may be incomplete: skipped",
 			file, line, shown, id);
+	else if (t->over == OVER_BROKEN)
+		tr_warn("%s:%llu: trace %.*s: a record of it is broken (told above): skipped",
+			file, line, shown, id);
+	else if (t->over == OVER_AGAIN)
+		warn_again(r, id, idlen, t);
 	else if (t->spans > r->max_spans)
 		tr_warn("%s:%llu: trace %.*s: more than --max-spans (%zu spans, %zu bytes read): skipped",
 			file, line, shown, id, t->spans, t->bytes);
@@ -190,8 +228,13 @@ static enum shape
 shape_of(const char *p, size_t n, int eof, uint64_t *line, size_t *start)
 {
 	size_t i = 0, ls = 0;
+	int bom = n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0;
 
 	*line = 1;
+	if (n < 3 && !eof && memcmp(p, "\xef\xbb\xbf", n) == 0)
+		return SHAPE_UNKNOWN;
+	if (bom)
+		i = ls = 3;	/* a UTF-8 byte-order mark: an export may follow (ingest skips it) */
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
 		if (p[i++] == '\n') {
 			++*line;
@@ -202,7 +245,7 @@ shape_of(const char *p, size_t n, int eof, uint64_t *line, size_t *start)
 		return eof ? SHAPE_LINES : SHAPE_UNKNOWN;
 	if (p[i] == '{' || p[i] == '[')
 		return SHAPE_EXPORT;
-	if (i > ls)
+	if (i > ls || bom)
 		return SHAPE_OTHER;	/* space before the first field */
 	if (p[i] == '#' || is_record_start(p + i, n - i))
 		return SHAPE_LINES;
@@ -272,9 +315,14 @@ export_lines(tr_reader *r, tr_input *in)
 	if (!r->exports) {
 		ingest_opts o = {
 			.keep_going = (r->flags & TR_READ_KEEP_GOING) != 0,
-			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans,
-			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes,
+			/* converting a JSON trace takes more memory than reading
+			 * its lines: the reader's defaults are tr-ingest's there */
+			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans == TR_DEFAULT_MAX_SPANS ?
+				     INGEST_DEFAULT_MAX_SPANS : r->max_spans,
+			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes == TR_DEFAULT_MAX_BYTES ?
+				     INGEST_DEFAULT_MAX_BYTES : r->max_bytes,
 			.threads = 1,
+			.quiet = (r->flags & TR_READ_NO_NOTES) != 0,
 		};
 
 		r->exports = ingest_new(&o, NULL);
@@ -298,9 +346,20 @@ export_lines(tr_reader *r, tr_input *in)
 static void
 open_next(tr_reader *r)
 {
-	tr_input *in = tr_input_open(r->files[++r->cur]);
+	const char *path = r->files[++r->cur];
+	int dir = tr_path_is_dir(path);
+	tr_input *in = dir ? NULL : tr_input_try_open(path);
 
 	r->in_export = 0;
+	if (!in) {
+		/* missing, unreadable or a directory: bad input, as a broken file is */
+		if (dir)
+			tr_warn("%s: is a directory, not a file", r->names[r->cur]);
+		else
+			tr_warn("%s: %s", r->names[r->cur], strerror(errno));
+		r->file_bad = 1;
+		return;
+	}
 	if (r->flags & TR_READ_LINES_ONLY) {
 		r->in = in;
 		return;
@@ -427,18 +486,6 @@ tr_trace_swap(tr_trace *a, tr_trace *b)
 	b->files = bfiles;
 }
 
-void
-tr_trace_free(tr_trace *t)
-{
-	arena_free(&t->mem);
-	free(t->recs);
-	free(t->spans);
-	free(t->refs);
-	free(t->logs);
-	free(t->roots);
-	strmap_free(&t->ids);
-}
-
 static void
 set_trace_id(tr_trace *t, const char *id, size_t len)
 {
@@ -537,6 +584,44 @@ owned_type(const char *line, size_t len)
 	return len >= 1 && (len == 1 || line[1] == '\t') && strchr("SRLT", line[0]);
 }
 
+/* A record whose TABs became spaces ("S 4bf9 ..."): its type, then a
+ * space. Told; the trace it names is dropped when it is the open group's
+ * (returns 0), else the line is bad input of its own (returns 1). */
+static int
+near_miss(tr_reader *r, const char *line, size_t len, uint64_t lineno)
+{
+	const char *id = line + 2, *end = memchr(id, ' ', len - 2);
+	size_t idlen = (size_t)((end ? end : line + len) - id);
+
+	tr_warn("%s:%llu: a record with spaces for TABs (type %c): fields are separated by TAB",
+		r->names[r->cur], (unsigned long long)lineno, line[0]);
+	if (r->in_group && idlen == r->group_id.len && memcmp(id, r->group_id.s, idlen) == 0) {
+		r->group.over = OVER_BROKEN;
+		return 0;
+	}
+	r->nbad++;
+	return 1;
+}
+
+static int
+is_near_miss(const char *line, size_t len)
+{
+	return len > 2 && line[1] == ' ' && strchr("SRLT", line[0]);
+}
+
+/* A group begins: its id met in an earlier group makes it bad input. */
+static void
+group_begins(tr_reader *r, const char *tid, size_t tidlen, uint32_t file, uint64_t lineno)
+{
+	int added;
+	int64_t *at = u64map_put(&r->groups, group_key(tid, tidlen), &added);
+
+	if (added)
+		*at = group_at(file, lineno);
+	else if (!(r->flags & TR_READ_PIECES))
+		r->group.over = OVER_AGAIN;
+}
+
 static enum tr_next reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen);
 
 /* TR_READ_QUIET: the messages of this call go to a buffer that is dropped
@@ -595,6 +680,11 @@ reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			r->line_lineno = lineno;
 			return TR_LINE;
 		}
+		if (is_near_miss(line, len)) {
+			if (near_miss(r, line, len, lineno))
+				return TR_BAD;
+			continue;
+		}
 		const char *tab = memchr(line, '\t', len);
 		const char *tid = tab ? tab + 1 : line + len;
 		const char *tend = tab ? memchr(tid, '\t', len - (size_t)(tid - line)) : NULL;
@@ -651,6 +741,7 @@ reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 			sb_add(&r->group_id, tid, tidlen);
 			set_trace_id(&r->trace, tid, tidlen);
 			trace_add(&r->trace, line, len, file, lineno);
+			group_begins(r, tid, tidlen, file, lineno);
 			if (r->line_cut)
 				r->group.over = OVER_CUT;
 		} else {
@@ -742,6 +833,7 @@ tr_reader_free(tr_reader *r)
 		free(r->loose[i].recs);
 	free(r->loose);
 	strmap_free(&r->loose_ids);
+	u64map_free(&r->groups);
 	arena_free(&r->loose_mem);
 	sb_free(&r->group_id);
 	sb_free(&r->held);

@@ -20,6 +20,7 @@ typedef struct report_opts {
 	size_t top;		/* slowest requests drawn */
 	double min_share;	/* timelines' --min-share */
 	int keep_going, quiet, verbose;
+	int keep_streams;	/* --keep-streams: long-lived streams rank too */
 	int allow_empty;	/* --allow-empty: no trace gives a report that says so */
 	size_t max_spans, max_bytes;
 } report_opts;

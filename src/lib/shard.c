@@ -239,7 +239,8 @@ int
 tr_shard_run(const tr_shard_opts *o)
 {
 	int nout = o->split ? (int)o->n : 1;
-	int flags = (o->keep_going ? TR_READ_KEEP_GOING : 0) | (o->verbose ? TR_READ_VERBOSE : 0);
+	int flags = TR_READ_PIECES | (o->keep_going ? TR_READ_KEEP_GOING : 0) |
+		    (o->verbose ? TR_READ_VERBOSE : 0);
 	tr_reader *rd = tr_reader_open(o->files, o->nfiles, NULL, o->max_spans, o->max_bytes, flags);
 	tr_regroup **rg = xcalloc((size_t)nout, sizeof *rg);
 	size_t written = 0;

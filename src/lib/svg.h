@@ -17,13 +17,17 @@
  * becomes the document's <title> (what a browser tab shows). */
 void svg_begin(strbuf *b, double width, double height, const char *title);
 void svg_end(strbuf *b);
-/* Text with &, <, >, " and ' escaped; control characters dropped. */
+/* Text with &, <, >, " and ' escaped; control characters dropped; a byte
+ * that is not well-formed UTF-8 (or U+FFFE, U+FFFF) becomes U+FFFD. */
 void svg_escape(strbuf *b, const char *s);
 /* A rectangle; cls (a class of the shared style) and fill may be NULL.
  * tip, when not NULL, is the tooltip (<title>). */
 void svg_rect(strbuf *b, double x, double y, double w, double h, const char *fill,
 	      const char *cls, const char *tip);
 /* Text at (x, y) (baseline), anchor "start", "middle" or "end". */
+/* A failed span's mark: a dark red outline around its bar (the label's ✗
+ * says it again without colour). */
+void svg_failed_outline(strbuf *b, double x, double y, double w, double h);
 void svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls,
 	      const char *text);
 void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char *cls);

@@ -40,8 +40,17 @@ table_json_string(strbuf *b, const char *s, size_t n)
 			sb_addc(b, (char)c);
 		} else if (c < 0x20)
 			sb_addf(b, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			sb_addc(b, (char)c);
+		else {
+			size_t k = utf8_char_len(s + i, n - i);
+
+			if (k) {
+				sb_add(b, s + i, k);
+				i += k - 1;
+			} else
+				sb_adds(b, "\\ufffd");	/* a byte that is no UTF-8: JSON must be */
+		}
 	}
 	sb_addc(b, '"');
 }
@@ -113,6 +122,18 @@ table_duration(char *buf, size_t size, int64_t us, int u)
 	default:
 		snprintf(buf, size, "%lld", (long long)us);
 	}
+}
+
+void
+table_duration_num(char *buf, size_t size, double us, int u)
+{
+	if (fabs(us) < 9.2e18) {
+		table_duration(buf, size, llround(us), u);
+		return;
+	}
+	double scale = u == TABLE_MS ? 1e3 : u == TABLE_US ? 1 : 1e6;
+
+	snprintf(buf, size, u == TABLE_AUTO ? "%.3g s" : "%.17g", us / scale);
 }
 
 void

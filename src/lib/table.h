@@ -24,6 +24,9 @@ int table_units_parse(const char *s);
 /* Text of a duration of us µs in units u, NUL-terminated in buf (32 bytes
  * are always enough). */
 void table_duration(char *buf, size_t size, int64_t us, int u);
+/* The same for a number that may be past an int64_t (a SUM beyond 2^63
+ * µs, summed as a double): never converted to a wrapped integer. */
+void table_duration_num(char *buf, size_t size, double us, int units);
 /* The name of a column of durations, NAME_us, for the units: NAME_ms,
  * NAME_s, or NAME alone with auto (each value says its unit); any other
  * name as it is. */

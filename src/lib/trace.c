@@ -222,7 +222,7 @@ parse_span(parse_ctx *c, fields fs, size_t nf)
 	} else if (parse_tags(c, fs, TR_SPAN_FIELDS, nf, &s->tags, &s->ntags) < 0)
 		return -1;
 	s->rec = (uint32_t)(c->rec - t->recs);
-	s->parent = s->first_child = s->next_sibling = -1;
+	s->parent = s->first_child = s->next_sibling = s->first_log = -1;
 	t->nspans++;
 	return 0;
 }
@@ -432,6 +432,18 @@ resolve_owners(parse_ctx *c)
 	return 0;
 }
 
+/* Each span's logs in a chain, in record order: first_log, then next. */
+static void
+link_logs(tr_trace *t)
+{
+	for (size_t i = t->nlogs; i-- > 0;) {
+		tr_span *s = &t->spans[t->logs[i].span];
+
+		t->logs[i].next = s->first_log;
+		s->first_log = (int32_t)i;
+	}
+}
+
 static void
 link_parents(tr_trace *t)
 {
@@ -549,6 +561,7 @@ tr_trace_parse(tr_trace *t)
 	sort_spans(t);
 	if (index_ids(&c) < 0 || resolve_owners(&c) < 0)
 		goto fail;
+	link_logs(t);
 	link_parents(t);
 	break_cycles(t);
 	build_tree(t);
@@ -565,15 +578,6 @@ tr_span_tag(const tr_span *s, const char *key)
 		if (s->tags[i].key[0] == key[0] && strcmp(s->tags[i].key, key) == 0)
 			return s->tags[i].val;
 	return NULL;
-}
-
-int
-tr_span_failed(const tr_span *s)
-{
-	const char *e = tr_span_tag(s, "error");
-	const char *o = tr_span_tag(s, "otel.status_code");
-
-	return (e && strcmp(e, "true") == 0) || (o && strcmp(o, "ERROR") == 0);
 }
 
 int
@@ -693,4 +697,16 @@ tr_write_trace(strbuf *out, const tr_trace *t, const tr_write_opts *o)
 			sb_addc(out, '\n');
 		}
 	}
+}
+
+void
+tr_trace_free(tr_trace *t)
+{
+	arena_free(&t->mem);
+	free(t->recs);
+	free(t->spans);
+	free(t->refs);
+	free(t->logs);
+	free(t->roots);
+	strmap_free(&t->ids);
 }

@@ -49,6 +49,7 @@ typedef struct tr_span {
 	int32_t first_child;	/* children in (start, span_id) order */
 	int32_t next_sibling;
 	uint32_t depth;		/* 0 for roots */
+	int32_t first_log;	/* its first log (record order), -1 when none */
 } tr_span;
 
 typedef struct tr_ref {
@@ -61,6 +62,7 @@ typedef struct tr_ref {
 
 typedef struct tr_log {
 	int32_t span;
+	int32_t next;		/* the span's next log, -1 after its last */
 	int64_t time;
 	uint32_t ntags;
 	tr_tag *tags;
@@ -96,9 +98,31 @@ int32_t tr_trace_find(const tr_trace *t, const char *span_id);
 /* Value of a span tag, NULL when absent. */
 const char *tr_span_tag(const tr_span *s, const char *key);
 static inline int64_t tr_span_end(const tr_span *s) { return s->start + s->duration; }
-/* Did the span fail? error=true, or OpenTelemetry's otel.status_code=ERROR
- * (Zipkin's links count any error tag: infer_links.c). */
+/* A span's failure as recorded (tr-format(5), FAILURES): which evidence
+ * says so and the message, type, code and stack of the export, pointing
+ * into the trace's tags; a field the export does not give is NULL. */
+typedef struct tr_failure {
+	const char *source;	/* the tag key read, or "event=exception" ... */
+	const char *code;	/* HTTP or gRPC status, as written */
+	const char *code_key;	/* its tag key */
+	const char *status_text;	/* http.status_text */
+	const char *type;	/* exception.type, error.kind */
+	const char *message;
+	const char *stack;	/* exception.stacktrace, stack */
+} tr_failure;
+/* Did span i of t fail? Reads its tags, then its logs (exception events);
+ * fills *f (when not NULL) and returns 1, else returns 0. */
+int tr_span_error(const tr_trace *t, int32_t i, tr_failure *f);
+/* The failure of a span by its tags alone (no exception events). */
 int tr_span_failed(const tr_span *s);
+/* The failure in one line: "type: message", or the status ("HTTP 500
+ * Internal Server Error", "gRPC status 14") when the export gives no
+ * message; with where, " (first stack line)" after it. TAB, CR and LF
+ * become spaces. */
+void tr_failure_text(const tr_failure *f, int where, strbuf *b);
+/* A long-lived stream, not a request: its operation's method (the text
+ * after the last '/' or '.') names a stream ("EventStream", "StreamX"). */
+int tr_span_is_stream(const tr_span *s);
 /* A consumer that waits for its message (messaging.operation.type, or the
  * older messaging.operation, is "receive"): its time is waiting. */
 int tr_span_is_blocking_receive(const tr_span *s);
@@ -175,9 +199,16 @@ enum {
 				   pass over the same input reports it); fatal
 				   errors (tr_die) are still said. The caller's
 				   messages are on stderr (no tr_warn_to sink) */
-	TR_READ_NO_SPAN_TAGS = 16	/* spans' tags are checked, not kept: for a
+	TR_READ_NO_SPAN_TAGS = 16,	/* spans' tags are checked, not kept: for a
 					   tool that reads none (tr-pag), less work
 					   per span. Records are written as read */
+	TR_READ_NO_NOTES = 32,	/* -q: no notes about the input (an export's
+				   documents of other signals skipped); its
+				   errors are still said */
+	TR_READ_PIECES = 64	/* a trace met again after its group ended is
+				   handed out as one more trace, not refused:
+				   for a caller that regroups the pieces
+				   (tr-ingest --shard) */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
 /* A reader as every pass of a tool opens it: names (NULL: the files' own),

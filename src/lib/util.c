@@ -7,14 +7,29 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *tr_progname = "tr";
+
+/* At exit: what went to stdout through stdio (--help, --version, reports
+ * printed with printf) reached it, or the run fails (exit 4), as a write
+ * error through tr_output does. */
+static void
+stdout_written(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return;
+	if (errno != EPIPE)
+		fprintf(stderr, "%s: standard output: write error: %s\n", tr_progname, strerror(errno));
+	_exit(TR_EXIT_SYSTEM);
+}
 
 void
 tr_setprogname(const char *argv0)
 {
 	const char *slash = strrchr(argv0, '/');
 	tr_progname = slash ? slash + 1 : argv0;
+	atexit(stdout_written);
 }
 
 /* Line buffer of vwarn: one write for a message of usual size, so that the
@@ -568,6 +583,16 @@ closest_name(const char *name, const char *const *names, size_t n)
 	return pick;
 }
 
+int64_t
+tr_dur_add(int64_t a, int64_t b, const char *what)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		tr_die(TR_EXIT_INPUT, "%s: durations add up past 2^63 us: absurd span durations", what);
+	return sum;
+}
+
 void
 fmt_double(char *buf, size_t size, double v)
 {
@@ -681,4 +706,32 @@ tr_inputs_name(char *buf, size_t size, const char *first, int ninputs)
 		snprintf(buf, size, "%s and %d more input%s", first, ninputs - 1,
 			 ninputs > 2 ? "s" : "");
 	return buf;
+}
+
+size_t
+utf8_char_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len;
+	unsigned lo = 0x80, hi = 0xbf;	/* the second byte's range */
+
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] < 0xc2 || u[0] > 0xf4)
+		return 0;	/* a continuation byte, an overlong lead, or beyond U+10FFFF */
+	len = u[0] < 0xe0 ? 2 : u[0] < 0xf0 ? 3 : 4;
+	if (u[0] == 0xe0)
+		lo = 0xa0;	/* overlong */
+	else if (u[0] == 0xed)
+		hi = 0x9f;	/* surrogates */
+	else if (u[0] == 0xf0)
+		lo = 0x90;	/* overlong */
+	else if (u[0] == 0xf4)
+		hi = 0x8f;	/* beyond U+10FFFF */
+	if (len > n || u[1] < lo || u[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
 }

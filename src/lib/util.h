@@ -197,6 +197,10 @@ int parse_duration(const char *s, int64_t *us);
 /* Of the n names, the one closest to name by edit distance, or NULL when
  * none is within a third of name's length (at least 2): for "did you mean". */
 const char *closest_name(const char *name, const char *const *names, size_t n);
+/* a + b for a sum of durations (µs): a sum past 2^63 µs (292,000 years:
+ * absurd durations) is bad input, exit 3 naming what, never a wrapped,
+ * negative number. */
+int64_t tr_dur_add(int64_t a, int64_t b, const char *what);
 /* Shortest "%.*g" text that reads back as the same double. */
 void fmt_double(char *buf, size_t size, double v);
 /* Decode base64 s[0,n), padded, in the standard or the URL-safe alphabet,
@@ -207,5 +211,12 @@ void fmt_double(char *buf, size_t size, double v);
 int b64_decode(const char *s, size_t n, unsigned char *out, size_t *outlen);
 
 uint64_t hash_bytes(const void *p, size_t n);
+
+/* The length (1 to 4) of the well-formed UTF-8 character s[0,n) starts
+ * with, or 0 when its first byte starts none (a stray byte, an overlong
+ * form, a surrogate, beyond U+10FFFF, or cut by n). Writers of JSON and XML
+ * put U+FFFD (UTF8_REPLACEMENT) in place of each such byte. */
+size_t utf8_char_len(const char *s, size_t n);
+#define UTF8_REPLACEMENT "\xef\xbf\xbd"
 
 #endif

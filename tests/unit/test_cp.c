@@ -8,10 +8,8 @@
 
 #include "cp.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_NO_RNG
+#include "check.h"
 
 /* Read the single trace in text (line format) into a reader. */
 static tr_reader *
@@ -154,7 +152,7 @@ test_against_jaeger(void)
 		tr_reader *r = read_text(b.s, &t);
 		static oracle o;
 
-		CHECK(cp_trace_run(&c, t) == 0);
+		CHECK_EQ(cp_trace_run(&c, t), 0);
 		o.t = t;
 		o.c = &c;
 		o.nsec = 0;
@@ -262,8 +260,8 @@ test_third_event(void)
 		      "S\tx\tB\tA\t10\t200\ts\tb\t\t\n"
 		      "S\tx\tC\tA\t209\t100\ts\tc\t\t\n", &t);
 	cp_trace_run(&c, t);
-	CHECK(c.self[tr_trace_find(t, "B")] == 200);
-	CHECK(c.self[tr_trace_find(t, "A")] == 700);
+	CHECK_EQ(c.self[tr_trace_find(t, "B")], 200);
+	CHECK_EQ(c.self[tr_trace_find(t, "A")], 700);
 	tr_reader_free(r);
 	/* a sibling E ending at 209 inside the overlap window: B is parallel */
 	r = read_text("S\tx\tA\t\t0\t1000\ts\ta\t\t\n"
@@ -271,8 +269,8 @@ test_third_event(void)
 		      "S\tx\tC\tA\t209\t100\ts\tc\t\t\n"
 		      "S\tx\tE\tA\t100\t109\ts\te\t\t\n", &t);
 	cp_trace_run(&c, t);
-	CHECK(c.self[tr_trace_find(t, "B")] == 0);
-	CHECK(c.self[tr_trace_find(t, "E")] == 109);
+	CHECK_EQ(c.self[tr_trace_find(t, "B")], 0);
+	CHECK_EQ(c.self[tr_trace_find(t, "E")], 109);
 	tr_reader_free(r);
 	cp_trace_free(&c);
 }
@@ -286,19 +284,19 @@ test_percentile_and_self(void)
 
 	for (int i = 0; i < 20; i++)
 		v[i] = i + 1;
-	CHECK(cp_percentile(v, 10, 50) == 5);
-	CHECK(cp_percentile(v, 10, 95) == 10);
-	CHECK(cp_percentile(v, 20, 95) == 19);
-	CHECK(cp_percentile(v, 20, 99) == 20);
-	CHECK(cp_percentile(v, 1, 50) == 1);
-	CHECK(cp_percentile(v, 0, 50) == 0);
+	CHECK_EQ(cp_percentile(v, 10, 50), 5);
+	CHECK_EQ(cp_percentile(v, 10, 95), 10);
+	CHECK_EQ(cp_percentile(v, 20, 95), 19);
+	CHECK_EQ(cp_percentile(v, 20, 99), 20);
+	CHECK_EQ(cp_percentile(v, 1, 50), 1);
+	CHECK_EQ(cp_percentile(v, 0, 50), 0);
 	/* children [10,40] and [30,60] overlap; [90,120] sticks out: covered 50 + 10 */
 	r = read_text("S\tx\tA\t\t0\t100\ts\ta\t\t\n"
 		      "S\tx\tB\tA\t10\t30\ts\tb\t\t\n"
 		      "S\tx\tC\tA\t30\t30\ts\tc\t\t\n"
 		      "S\tx\tD\tA\t90\t30\ts\td\t\t\n", &t);
-	CHECK(cp_conventional_self(t, tr_trace_find(t, "A")) == 40);
-	CHECK(cp_conventional_self(t, tr_trace_find(t, "D")) == 30);
+	CHECK_EQ(cp_conventional_self(t, tr_trace_find(t, "A")), 40);
+	CHECK_EQ(cp_conventional_self(t, tr_trace_find(t, "D")), 30);
 	tr_reader_free(r);
 }
 

@@ -11,10 +11,7 @@
 #include "cp_flame.h"
 #include "svg.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#include "check.h"
 
 static void
 test_ticks(void)
@@ -22,10 +19,10 @@ test_ticks(void)
 	char buf[40];
 
 	/* 1.18 s over 580 px, 70 px apart at least: 200 ms */
-	CHECK(svg_tick_step(1183676, 580, 70) == 200000);
-	CHECK(svg_tick_step(100000, 580, 70) == 20000);
-	CHECK(svg_tick_step(1, 580, 70) == 1);
-	CHECK(svg_tick_step(0, 580, 70) == 1);
+	CHECK_EQ(svg_tick_step(1183676, 580, 70), 200000);
+	CHECK_EQ(svg_tick_step(100000, 580, 70), 20000);
+	CHECK_EQ(svg_tick_step(1, 580, 70), 1);
+	CHECK_EQ(svg_tick_step(0, 580, 70), 1);
 	/* every step is 1, 2 or 5 times a power of ten, at least 70 px apart,
 	 * and the least such: the next smaller one is closer than 70 px */
 	for (int64_t span = 1; span < INT64_C(100000000000); span = span * 3 + 7) {
@@ -39,15 +36,15 @@ test_ticks(void)
 		CHECK(s == 1 || (double)smaller / (double)span * 600 < 70);
 	}
 	svg_tick_label(buf, sizeof buf, 0, 200000);
-	CHECK(strcmp(buf, "0") == 0);
+	CHECK_STR(buf, "0");
 	svg_tick_label(buf, sizeof buf, 400000, 200000);
-	CHECK(strcmp(buf, "400 ms") == 0);
+	CHECK_STR(buf, "400 ms");
 	svg_tick_label(buf, sizeof buf, 1000000, 200000);
-	CHECK(strcmp(buf, "1 s") == 0);
+	CHECK_STR(buf, "1 s");
 	svg_tick_label(buf, sizeof buf, 1500000, 500000);
-	CHECK(strcmp(buf, "1.5 s") == 0);
+	CHECK_STR(buf, "1.5 s");
 	svg_tick_label(buf, sizeof buf, 40, 20);
-	CHECK(strcmp(buf, "40 \xc2\xb5s") == 0);
+	CHECK_STR(buf, "40 \xc2\xb5s");
 }
 
 static void
@@ -65,12 +62,12 @@ test_text(void)
 	/* a cut never splits a multibyte character */
 	CHECK(svg_fit(&b, "\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5", 30, 11));
 	CHECK(b.len >= 3 && memcmp(b.s + b.len - 3, "\xe2\x80\xa6", 3) == 0);
-	CHECK((b.len - 3) % 2 == 0);
+	CHECK_EQ((b.len - 3) % 2, 0);
 	sb_clear(&b);
 	svg_escape(&b, "<a & \"b\">\x01\n");
-	CHECK(strcmp(b.s, "&lt;a &amp; &quot;b&quot;&gt;&#10;") == 0);
+	CHECK_STR(b.s, "&lt;a &amp; &quot;b&quot;&gt;&#10;");
 	/* the two-part keys of the flame graphs' frames and the baseline's groups */
-	CHECK(sb_set_pair(&b, "mysql", "SQL SELECT") == 6);
+	CHECK_EQ(sb_set_pair(&b, "mysql", "SQL SELECT"), 6);
 	CHECK(b.len == 16 && memcmp(b.s, "mysql\0SQL SELECT", 17) == 0);
 	CHECK(sb_set_pair(&b, "", "") == 1 && b.len == 1 && b.s[0] == '\0' && b.s[1] == '\0');
 	sb_free(&b);
@@ -168,10 +165,10 @@ test_compare(void)
 		for (int i = 0; i < 400; i++)
 			add(k, &c, ((i + 20) / 10) % 5 == 0 ? 50000 + shift : 10000 + shift, 0);
 		n = cp_compare_rows(k, &rows);
-		CHECK(n == 2);
-		CHECK(strcmp(rows[0].service, "db") == 0);
+		CHECK_EQ(n, 2);
+		CHECK_STR(rows[0].service, "db");
 		CHECK(fabs(rows[0].before - 18000) < 1);
-		CHECK(rows[0].significant == (shift > 0));
+		CHECK_EQ(rows[0].significant, (shift > 0));
 		cp_compare_free(k);
 	}
 	cp_trace_free(&c);

@@ -6,10 +6,7 @@
 
 #include "expr.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#include "check.h"
 
 /* Slots: s v u q T as tr-infer names them, plus name and tag (a string). */
 static const char *const names[] = {"s", "v", "u", "q", "T", "name", "missing", "a.b"};
@@ -196,12 +193,12 @@ main(void)
 	CHECK(is_num("round(v)", 3));
 	CHECK(is_num("coalesce(missing, s)", 10));
 	/* text values as tags carry them */
-	CHECK(expr_from_text("500", 3).type == EV_NUM);
-	CHECK(expr_from_text("-1.5e3", 6).num == -1500);
-	CHECK(expr_from_text("true", 4).type == EV_BOOL);
-	CHECK(expr_from_text("0x10", 4).type == EV_STR);
-	CHECK(expr_from_text("inf", 3).type == EV_STR);
-	CHECK(expr_from_text("", 0).type == EV_STR);
+	CHECK_EQ(expr_from_text("500", 3).type, EV_NUM);
+	CHECK_EQ(expr_from_text("-1.5e3", 6).num, -1500);
+	CHECK_EQ(expr_from_text("true", 4).type, EV_BOOL);
+	CHECK_EQ(expr_from_text("0x10", 4).type, EV_STR);
+	CHECK_EQ(expr_from_text("inf", 3).type, EV_STR);
+	CHECK_EQ(expr_from_text("", 0).type, EV_STR);
 	{
 		expr_value big = expr_from_text("12345678901234567891", 20);
 		char buf[32];
@@ -209,9 +206,9 @@ main(void)
 		const char *s = expr_format(big, buf, sizeof buf, &len);
 		CHECK(len == 20 && memcmp(s, "12345678901234567891", 20) == 0);
 		s = expr_format(expr_num(1767225600000001.0), buf, sizeof buf, &len);
-		CHECK(strcmp(s, "1767225600000001") == 0);
+		CHECK_STR(s, "1767225600000001");
 		s = expr_format(expr_num(0.1), buf, sizeof buf, &len);
-		CHECK(strcmp(s, "0.1") == 0);
+		CHECK_STR(s, "0.1");
 	}
 	/* a string that reads as a number compares as one */
 	slots[5] = expr_str("200", 3);

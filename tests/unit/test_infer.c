@@ -11,10 +11,8 @@
 #include "infer.h"
 #include "infer/infer_impl.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_NO_RNG
+#include "check.h"
 
 #define NTRACES 60
 #define MAXSPANS 9
@@ -154,7 +152,7 @@ test_counts(int pairs)
 	infer *m = infer_new(&o);
 	feed(m, path);
 	unlink(path);
-	CHECK(infer_traces(m) == NTRACES);
+	CHECK_EQ(infer_traces(m), NTRACES);
 
 	for (int a = 0; a < NNAMES; a++)
 	for (int x = 0; x < 2; x++)
@@ -166,7 +164,7 @@ test_counts(int pairs)
 		oracle(g, NTRACES, pairs, a, x, b, y, &c, &s, &sr, &q);
 		int ia = lookup_name(m, a, 0), ib = lookup_name(m, b, 0);
 		if (ia < 0 || ib < 0) {
-			CHECK(c == 0);
+			CHECK_EQ(c, 0);
 			continue;
 		}
 		uint32_t ea = 2 * (uint32_t)ia + (uint32_t)x, eb = 2 * (uint32_t)ib + (uint32_t)y;
@@ -174,7 +172,7 @@ test_counts(int pairs)
 		unsigned long ms = ea < eb ? r->s_ab : r->s_ba, mr = ea < eb ? r->s_ba : r->s_ab;
 		CHECK(r->c == c && ms == s && mr == sr && r->q == q);
 		if (!pairs)
-			CHECK(r->s_ab + r->s_ba + r->q == r->c);	/* s + v + u = T */
+			CHECK_EQ(r->s_ab + r->s_ba + r->q, r->c);	/* s + v + u = T */
 	}
 	infer_free(m);
 }
@@ -193,7 +191,7 @@ test_reformat(int reduce)
 	generate(g, NTRACES);
 	char *path = write_file(g, NTRACES);
 	infer *m = infer_new(&o);
-	CHECK(infer_set_threshold(m, "s/T >= 0.1", err, sizeof err, &errpos) == 0);
+	CHECK_EQ(infer_set_threshold(m, "s/T >= 0.1", err, sizeof err, &errpos), 0);
 	feed(m, path);
 	infer_apply_threshold(m);
 
@@ -268,11 +266,11 @@ test_reformat(int reduce)
 		int ngot = 0;
 		for (size_t k = 0; k < out.len; k++)
 			ngot += out.s[k] == '\n';
-		CHECK(ngot == nwant);
+		CHECK_EQ(ngot, nwant);
 		sb_free(&want);
 		i++;
 	}
-	CHECK(i == NTRACES);
+	CHECK_EQ(i, NTRACES);
 	sb_free(&out);
 	tr_reader_free(rd);
 	unlink(path);
@@ -288,7 +286,7 @@ test_fields(void)
 	CHECK(infer_parse_fields("service,operation", &o) == 0 && o.nfields == 2);
 	CHECK(infer_parse_fields("host,kind,service,operation", &o) == 0 && o.nfields == 4);
 	infer_fields_text(&o, &b);
-	CHECK(strcmp(b.s, "host,kind,service,operation") == 0);
+	CHECK_STR(b.s, "host,kind,service,operation");
 	CHECK(infer_parse_fields("service,", &o) < 0);
 	CHECK(infer_parse_fields("", &o) < 0);
 	CHECK(infer_parse_fields("colour", &o) < 0);

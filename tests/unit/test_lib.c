@@ -10,9 +10,7 @@
 #include "trace.h"
 #include "table.h"
 
-static int passed, failed;
-
-#define CHECK(c) do { if (c) passed++; else { failed++; fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "check.h"
 
 /* The tests' random numbers: a linear congruential step, so that every run
  * draws the same cases. */
@@ -36,13 +34,13 @@ test_escape_roundtrip(void)
 			CHECK(!memchr(b.s ? b.s : "", '\t', b.len) && !memchr(b.s ? b.s : "", '\n', b.len));
 			CHECK(!key || !memchr(b.s ? b.s : "", '=', b.len));
 			tr_unescape(out, b.s ? b.s : "", b.len);
-			CHECK(strcmp(out, vals[i]) == 0);
+			CHECK_STR(out, vals[i]);
 			sb_free(&b);
 		}
 	}
 	char out[16];
 	tr_unescape(out, "50%-%zz%4", 9);	/* bad escapes stay as written */
-	CHECK(strcmp(out, "50%-%zz%4") == 0);
+	CHECK_STR(out, "50%-%zz%4");
 }
 
 static const char *names[] = {"test"};
@@ -78,17 +76,17 @@ test_tree(void)
 		 "S\tt\te\td\t31\t1\ts\to\t\t\n"
 		 "R\tt\tb\tfollows_from\tt\ta\n"
 		 "L\tt\tb\t12\tevent=x\n");
-	CHECK(tr_trace_parse(&t) == 0);
-	CHECK(t.nspans == 5);
+	CHECK_EQ(tr_trace_parse(&t), 0);
+	CHECK_EQ(t.nspans, 5);
 	CHECK(strcmp(t.spans[0].span_id, "a") == 0 && strcmp(t.spans[1].span_id, "b") == 0);
 	CHECK(t.spans[1].parent == 0 && t.spans[0].first_child == 1);
 	CHECK(t.spans[1].flags & TR_SPAN_FOLLOWS);
-	CHECK(t.spans[1].depth == 1);
+	CHECK_EQ(t.spans[1].depth, 1);
 	CHECK(t.nroots == 3 && t.roots[0] == 0);
 	CHECK(t.norphans == 1 && t.ncycles == 1);
 	CHECK(t.spans[3].parent == -1 && t.spans[4].parent == 3);	/* d sorts first: it becomes the root */
 	CHECK(t.nlogs == 1 && t.logs[0].span == 1 && t.logs[0].time == 12);
-	CHECK(strcmp(tr_span_tag(&t.spans[1], "k"), "v") == 0);
+	CHECK_STR(tr_span_tag(&t.spans[1], "k"), "v");
 	tr_trace_free(&t);
 }
 
@@ -107,7 +105,7 @@ test_deep_chain(void)
 		sb_addf(&b, "S\tt\ts%d\t%s\t%d\t%d\tsvc\top\t\t\n", i, parent, i, 2 * n - 2 * i);
 	}
 	load(&t, b.s);
-	CHECK(tr_trace_parse(&t) == 0);
+	CHECK_EQ(tr_trace_parse(&t), 0);
 	CHECK(t.nroots == 1 && t.spans[n - 1].depth == (uint32_t)n - 1);
 	tr_trace_free(&t);
 	sb_free(&b);
@@ -144,10 +142,10 @@ test_rewrite(void)
 	strbuf out = {0};
 
 	load(&t, "S\tt\ta\t\t0\t9\tcp.svc\top\t\t\tcp.self=3\tx=1\tcp.old=2\n");
-	CHECK(tr_trace_parse(&t) == 0);
+	CHECK_EQ(tr_trace_parse(&t), 0);
 	tr_write_record(&out, &t, 0, "cp.", "\tcp.self=9", 10);
 	/* positional fields that happen to start with the prefix are kept */
-	CHECK(strcmp(out.s, "S\tt\ta\t\t0\t9\tcp.svc\top\t\t\tx=1\tcp.self=9\n") == 0);
+	CHECK_STR(out.s, "S\tt\ta\t\t0\t9\tcp.svc\top\t\t\tx=1\tcp.self=9\n");
 	sb_free(&out);
 	tr_trace_free(&t);
 }
@@ -191,24 +189,24 @@ test_reader(void)
 	/* Groups are handed out as soon as they end; comments pass at once. */
 	read_all("#tr/1\nT\tx\nS\tx\ta\t\t1\t1\ts\to\t\t\n# hi\nS\tx\tb\ta\t2\t1\ts\to\t\t\n"
 		 "T\ty\nS\ty\ta\t\t1\t1\ts\to\t\t\n", &d);
-	CHECK(strcmp(d.s, "L(# hi) x:2 y:1 ") == 0);
+	CHECK_STR(d.s, "L(# hi) x:2 y:1 ");
 	sb_clear(&d);
 	/* After sort: T records last, S records interleaved: collected until the end. */
 	read_all("S\tx\ta\t\t1\t1\ts\to\t\t\nS\ty\ta\t\t1\t1\ts\to\t\t\nS\tx\tb\ta\t2\t1\ts\to\t\t\n"
 		 "T\tx\nT\ty\n", &d);
-	CHECK(strcmp(d.s, "x:2 y:1 ") == 0);
+	CHECK_STR(d.s, "x:2 y:1 ");
 	sb_clear(&d);
 	/* Loose records of a trace, then its group: merged into one trace. */
 	read_all("S\tx\tb\ta\t2\t1\ts\to\t\t\nT\tx\nS\tx\ta\t\t1\t1\ts\to\t\t\n", &d);
-	CHECK(strcmp(d.s, "x:2 ") == 0);
+	CHECK_STR(d.s, "x:2 ");
 	sb_clear(&d);
 	/* A future record type with no trace passes through; CRLF is accepted. */
 	read_all("Z\t\tfuture\r\nT\tx\r\nS\tx\ta\t\t1\t1\ts\to\t\t\r\n", &d);
-	CHECK(strcmp(d.s, "L(Z\t\tfuture) x:1 ") == 0);
+	CHECK_STR(d.s, "L(Z\t\tfuture) x:1 ");
 	sb_clear(&d);
 	/* An S record without a trace id is bad; the reader goes on. */
 	read_all("S\nT\tx\nS\tx\ta\t\t1\t1\ts\to\t\t\n", &d);
-	CHECK(strcmp(d.s, "BAD x:1 ") == 0);
+	CHECK_STR(d.s, "BAD x:1 ");
 	sb_free(&d);
 }
 
@@ -303,7 +301,7 @@ test_durations(void)
 
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		table_duration(buf, sizeof buf, cases[i].us, cases[i].units);
-		CHECK(strcmp(buf, cases[i].text) == 0);
+		CHECK_STR(buf, cases[i].text);
 	}
 	CHECK(table_units_parse("auto") == TABLE_AUTO && table_units_parse("ms") == TABLE_MS);
 	CHECK(table_units_parse("sec") < 0 && table_units_parse("") < 0);
@@ -531,7 +529,7 @@ test_u64map(void)
 		*u64map_put(&m, i << 32 | (i * 7 % 13), &added) = (int64_t)(i * 7 % 13);
 		CHECK(added);
 	}
-	CHECK(m.count == 5000);
+	CHECK_EQ(m.count, 5000);
 	for (uint64_t i = 0; i < 5000; i += 3) {
 		int64_t *v = u64map_put(&m, i << 32 | (i * 7 % 13), &added);
 
@@ -583,6 +581,53 @@ test_parse_i64(void)
 	CHECK(ok);
 }
 
+/* utf8_char_len against the definition: a lead byte's length, continuation
+ * bytes, and a code point that is neither overlong, a surrogate nor beyond
+ * U+10FFFF; every first and second byte, with a few third and fourth. */
+static size_t
+utf8_reference(const unsigned char *u, size_t n)
+{
+	static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+	size_t len = u[0] < 0x80 ? 1 : u[0] >= 0xc0 && u[0] < 0xe0 ? 2 : u[0] >= 0xe0 && u[0] < 0xf0 ? 3 :
+		     u[0] >= 0xf0 && u[0] < 0xf8 ? 4 : 0;
+	uint32_t cp = len == 1 ? u[0] : len == 2 ? u[0] & 0x1f : len == 3 ? u[0] & 0x0f : u[0] & 0x07;
+
+	if (len <= 1 || len > n)
+		return len <= n ? len : 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	if (cp < least[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+static void
+test_utf8(void)
+{
+	static const unsigned char tails[] = {0x00, 0x41, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff};
+	int ok = 1;
+
+	for (unsigned a = 0; a < 256; a++)
+		for (unsigned b = 0; b < 256; b++)
+			for (size_t t = 0; t < sizeof tails; t++)
+				for (size_t n = 1; n <= 4; n++) {
+					unsigned char u[4] = {(unsigned char)a, (unsigned char)b, tails[t], 0x80};
+					size_t got = utf8_char_len((const char *)u, n), want = utf8_reference(u, n);
+
+					if (got != want && ok) {
+						fprintf(stderr, "utf8_char_len(%02x %02x %02x 80, %zu): %zu, want %zu\n",
+							a, b, tails[t], n, got, want);
+						ok = 0;
+					}
+				}
+	CHECK(ok);
+	CHECK(utf8_char_len("\xf0\x9f\x98\x80", 4) == 4);	/* U+1F600 */
+	CHECK(utf8_char_len("\xf4\x90\x80\x80", 4) == 0);	/* U+110000 */
+}
+
 int
 main(void)
 {
@@ -602,6 +647,7 @@ main(void)
 	test_scan_digits();
 	test_hash_bytes();
 	test_unread_span_tags();
+	test_utf8();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

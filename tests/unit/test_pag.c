@@ -7,21 +7,9 @@
 
 #include "pag.h"
 
-static int passed, failed;
+#include "check.h"
 
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-#define NEAR(a, b) check(fabs((a) - (b)) < 1e-9, #a " == " #b, __FILE__, __LINE__)
-
-static void
-check(int ok, const char *what, const char *file, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
-	}
-}
+#define NEAR(a, b) check_near((a), (b), 1e-9, #a, #b, __FILE__, __LINE__)
 
 static void
 feed(pag_graph *g, const char *line)
@@ -92,7 +80,7 @@ test_example_whole_window(void)
 
 	example_graph(&g, 5, 0);
 	pag_windows(&g, collect, &x);
-	CHECK(x.nwin == 1);
+	CHECK_EQ(x.nwin, 1);
 	CHECK(x.ts[0] == 0 && x.te[0] == 5);
 	NEAR(x.log2n[0], 1);	/* N = 2 */
 	NEAR(x.cp[0][0], 0.4);
@@ -113,7 +101,7 @@ test_example_projected_window(void)
 
 	example_graph(&g, 3, 1);	/* windows [-2,1], [1,4], [4,7] */
 	pag_windows(&g, collect, &x);
-	CHECK(x.nwin == 3);
+	CHECK_EQ(x.nwin, 3);
 	CHECK(x.ts[1] == 1 && x.te[1] == 4);
 	NEAR(x.log2n[1], 1);
 	NEAR(x.cp[1][0], 1.0 / 3);
@@ -185,7 +173,7 @@ test_more_paths_than_64_bits(void)
 		diamond_chain(&g, sizes[i]);
 		pag_windows(&g, big_window, &b);
 		NEAR(b.log2n, sizes[i]);
-		check(fabs(b.sum - 1) < 1e-9, "CP of a diamond chain sums to 1", __FILE__, __LINE__);
+		CHECK_NEAR(b.sum, 1, 1e-9);	/* CP of a diamond chain sums to 1 */
 		pag_graph_free(&g);
 	}
 }
@@ -199,12 +187,12 @@ test_counts(void)
 	NEAR(pag_count_ratio(pag_count_add(a, b), pag_count_of(8)), 1);
 	NEAR(pag_count_ratio(pag_count_mul(a, b), pag_count_of(15)), 1);
 	pag_count_format(buf, sizeof buf, pag_count_of(6));
-	CHECK(strcmp(buf, "6") == 0);
+	CHECK_STR(buf, "6");
 	pag_count p = pag_count_of(1);
 	for (int i = 0; i < 3000; i++)
 		p = pag_count_mul(p, pag_count_of(2));
 	pag_count_format(buf, sizeof buf, p);	/* 2^3000 = 1.23023e+903 */
-	CHECK(strncmp(buf, "1.23023e+903", 12) == 0);
+	CHECK_EQ(strncmp(buf, "1.23023e+903", 12), 0);
 	CHECK(pag_count_of(0).m == 0 && pag_count_ratio(pag_count_of(0), a) == 0);
 }
 
@@ -225,11 +213,11 @@ test_properties(void)
 	feed(&g, "PE\t\t6\t7\tprocessing\t5\t6\t1\t1");
 	pag_read_finish(&g);
 	pag_windows(&g, collect, &x);
-	CHECK(x.nwin == 1);
-	CHECK(x.v[0].no_input == 2);	/* vertices 2 and 6: out of the blue */
-	CHECK(x.v[0].all_waiting == 1);
-	CHECK(x.v[0].all_waiting_us == 2);
-	CHECK(x.log2n[0] == -HUGE_VAL);	/* no transient critical path at all */
+	CHECK_EQ(x.nwin, 1);
+	CHECK_EQ(x.v[0].no_input, 2);	/* vertices 2 and 6: out of the blue */
+	CHECK_EQ(x.v[0].all_waiting, 1);
+	CHECK_EQ(x.v[0].all_waiting_us, 2);
+	CHECK_EQ(x.log2n[0], -HUGE_VAL);	/* no transient critical path at all */
 	pag_graph_free(&g);
 
 	/* a message in flight over [2,4] keeps property 2 */
@@ -244,8 +232,8 @@ test_properties(void)
 	pag_read_finish(&g);
 	memset(&x, 0, sizeof x);
 	pag_windows(&g, collect, &x);
-	CHECK(x.v[0].all_waiting == 0);
-	CHECK(x.v[0].no_input == 1);	/* only vertex 6 */
+	CHECK_EQ(x.v[0].all_waiting, 0);
+	CHECK_EQ(x.v[0].no_input, 1);	/* only vertex 6 */
 	pag_graph_free(&g);
 
 	/* a wait that goes on past the window's end is no violation there */
@@ -258,7 +246,7 @@ test_properties(void)
 	pag_read_finish(&g);
 	memset(&x, 0, sizeof x);
 	pag_windows(&g, collect, &x);
-	CHECK(x.nwin == 2);
+	CHECK_EQ(x.nwin, 2);
 	CHECK(x.v[0].no_input == 0 && x.v[1].no_input == 0);
 	NEAR(x.sum[0], 1);
 	NEAR(x.sum[1], 1);
@@ -278,7 +266,7 @@ test_empty_window(void)
 	feed(&g, "PE\t\t2\t3\tprocessing\t30\t40\t0\t0");
 	pag_read_finish(&g);
 	pag_windows(&g, collect, &x);
-	CHECK(x.nwin == 2);
+	CHECK_EQ(x.nwin, 2);
 	CHECK(x.ts[0] == 0 && x.ts[1] == 30);
 	NEAR(x.sum[0], 1);
 	NEAR(x.sum[1], 1);
@@ -299,7 +287,7 @@ test_projection(void)
 	feed(&g, "PE\t\t3\t4\tprocessing\t20\t20\t1\t1");	/* zero length: window [20,30] */
 	pag_read_finish(&g);
 	pag_windows(&g, collect, &x);
-	CHECK(x.nwin == 4);
+	CHECK_EQ(x.nwin, 4);
 	CHECK(x.ts[0] == 0 && x.ts[3] == 30);
 	NEAR(x.cp[0][0], 1);	/* [5,10]: the only activity */
 	NEAR(x.cp[1][0], 0.5);	/* [10,20]: two parallel lanes, one path each */
@@ -326,8 +314,7 @@ test_bad_records(void)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		pag_graph_init(&g);
-		check(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0, bad[i],
-		      __FILE__, __LINE__);
+		CHECK(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0, "read: %s", bad[i]);
 		pag_graph_free(&g);
 	}
 	pag_graph_init(&g);
@@ -370,7 +357,7 @@ test_edge_numbers(void)
 			snprintf(want, sizeof want,
 				 "PE\t\t%u\t%u\tprocessing\t%lld\t%lld\t%zu\t%zu\t%u\n", src, dst,
 				 (long long)t0, (long long)t1, i, i, op);
-			check(strcmp(out.s, want) == 0, want, __FILE__, __LINE__);
+			CHECK_STR(out.s, want);
 		}
 	for (size_t i = 0; i < n; i++) {
 		pag_graph g;
@@ -382,7 +369,7 @@ test_edge_numbers(void)
 			 (long long)times[i], (long long)times[i] + 5);
 		feed(&g, line);
 		CHECK(g.nedges == 1 && g.edges[0].t0 == times[i] && g.edges[0].t1 == times[i] + 5);
-		CHECK(strcmp(g.ops[g.edges[0].op].operation, "op") == 0);
+		CHECK_STR(g.ops[g.edges[0].op].operation, "op");
 		pag_graph_free(&g);
 	}
 	static const char *const bad[] = {
@@ -396,8 +383,8 @@ test_edge_numbers(void)
 
 		pag_graph_init(&g);
 		feed(&g, "PO\t\t3\tsvc\top");
-		check(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0 && g.nedges == 0, bad[i],
-		      __FILE__, __LINE__);
+		CHECK(pag_read_record(&g, bad[i], strlen(bad[i]), "test") < 0 && g.nedges == 0, "read: %s",
+		      bad[i]);
 		pag_graph_free(&g);
 	}
 	/* span ids after the number, kept: plain, escaped (the general path), none */
@@ -465,11 +452,11 @@ build(pag_graph *g, const char *const *t1, size_t n1, const char *const *t2, siz
 	strbuf out = {0};
 
 	trace_of(&t, "t1", t1, n1);
-	CHECK(pag_builder_add(b, &t, &out) == 0);
+	CHECK_EQ(pag_builder_add(b, &t, &out), 0);
 	tr_trace_free(&t);
 	if (t2) {
 		trace_of(&t, "t2", t2, n2);
-		CHECK(pag_builder_add(b, &t, &out) == 0);
+		CHECK_EQ(pag_builder_add(b, &t, &out), 0);
 		tr_trace_free(&t);
 	}
 	pag_builder_finish(b, &out);
@@ -479,7 +466,7 @@ build(pag_graph *g, const char *const *t1, size_t n1, const char *const *t2, siz
 	for (size_t at = 0; at < out.len;) {
 		const char *line = out.s + at, *nl = memchr(line, '\n', out.len - at);
 
-		CHECK(pag_read_record(g, line, (size_t)(nl - line), "built") == 0);
+		CHECK_EQ(pag_read_record(g, line, (size_t)(nl - line), "built"), 0);
 		at = (size_t)(nl - out.s) + 1;
 	}
 	pag_read_finish(g);
@@ -503,7 +490,7 @@ test_example_from_spans(void)
 	double a1 = 0, a2 = 0, msg = 0, b1 = 0;
 
 	build(&g, t1, 3, t2, 1);
-	CHECK(g.nlanes == 3);	/* a, b, the clients */
+	CHECK_EQ(g.nlanes, 3);	/* a, b, the clients */
 	g.window = 3;
 	g.origin = 1;
 	pag_windows(&g, collect, &x);
@@ -561,17 +548,17 @@ test_lanes(void)
 	pag_graph g;
 
 	build(&g, t1, 5, NULL, 0);
-	CHECK(g.nworkers == 3);
-	CHECK(g.nlanes == 4);	/* fe#0, fe#1, db#0, the clients */
+	CHECK_EQ(g.nworkers, 3);
+	CHECK_EQ(g.nlanes, 4);	/* fe#0, fe#1, db#0, the clients */
 	for (size_t v = 0; v < g.nvertices; v++) {
 		const pag_spanref *r = g.vspan[v] == PAG_NONE ? NULL : &g.spans[g.vspan[v]];
 
 		if (!r || strcmp(g.workers[g.lanes[g.vlane[v]].worker], PAG_CLIENTS) == 0)
 			continue;
 		if (!strcmp(r->span_id, "r1") || !strcmp(r->span_id, "n1") || !strcmp(r->span_id, "r3"))
-			CHECK(g.lanes[g.vlane[v]].index == 0);
+			CHECK_EQ(g.lanes[g.vlane[v]].index, 0);
 		if (!strcmp(r->span_id, "r2"))
-			CHECK(g.lanes[g.vlane[v]].index == 1);
+			CHECK_EQ(g.lanes[g.vlane[v]].index, 1);
 	}
 	/* every lane runs from its first to its last activity without a hole;
 	 * lanes are numbered as first needed: fe#0 [0,16], the clients [0,11]
@@ -583,7 +570,7 @@ test_lanes(void)
 		for (size_t i = 0; i < g.nedges; i++)
 			if (!pag_type_is_comm(g.edges[i].type) && g.edges[i].src_lane == l)
 				sum += g.edges[i].t1 - g.edges[i].t0;
-		CHECK(sum == want[l]);
+		CHECK_EQ(sum, want[l]);
 	}
 	pag_graph_free(&g);
 }
@@ -662,7 +649,7 @@ test_span_cp(void)
 	double part[3];
 
 	build(&g, t1, 3, NULL, 0);
-	CHECK(g.nspans == 3);
+	CHECK_EQ(g.nspans, 3);
 	pag_span_cp(&g, part);
 	NEAR(part[0], 1.0 / 3);	/* spans in start order: h, c, s */
 	NEAR(part[1], 0);	/* it only waits */
@@ -718,7 +705,7 @@ test_window_by_window(void)
 		NEAR(part.log2n[w], all.log2n[w]);
 		NEAR(part.sum[w], all.sum[w]);
 	}
-	CHECK(most == 3);	/* at mark 3: wait, a2 and msg (a1 went at mark 2) */
+	CHECK_EQ(most, 3);	/* at mark 3: wait, a2 and msg (a1 went at mark 2) */
 	CHECK(g.nedges == 2 && g.nvertices == 4);	/* a2 (reaching on) and b1 */
 	pag_graph_free(&whole);
 	pag_graph_free(&g);
@@ -732,7 +719,7 @@ test_type_names(void)
 	for (int i = 0; i < PAG_NTYPES; i++) {
 		const char *name = pag_type_name(i);
 
-		CHECK(pag_type_parse(name, strlen(name)) == i);
+		CHECK_EQ(pag_type_parse(name, strlen(name)), i);
 		CHECK(pag_type_parse(name, strlen(name) - 1) != i);
 	}
 	/* each written as its name, and read back as itself */
@@ -744,7 +731,7 @@ test_type_names(void)
 		pag_put_edge(&out, 1, 2, i, 1767225600051203, 1767225600051300, 0, 0, 0, "", 0);
 		snprintf(want, sizeof want, "PE\t\t1\t2\t%s\t1767225600051203\t1767225600051300\t0\t0\t0\n",
 			 pag_type_name(i));
-		CHECK(strcmp(out.s, want) == 0);
+		CHECK_STR(out.s, want);
 		pag_graph_init(&g);
 		feed(&g, "PO\t\t0\tsvc\top");
 		out.s[out.len - 1] = '\0';
@@ -767,15 +754,15 @@ test_type_names(void)
 
 		pag_graph_init(&g);
 		feed(&g, "PO\t\t0\tsvc\top");
-		check(pag_read_record(&g, line, (size_t)n, "test") < 0 && g.nedges == 0, near[i],
-		      __FILE__, __LINE__);
+		CHECK(pag_read_record(&g, line, (size_t)n, "test") < 0 && g.nedges == 0, "read: %s",
+		      near[i]);
 		pag_graph_free(&g);
 	}
-	CHECK(pag_type_parse("io\0", 3) == -1);
-	CHECK(pag_type_parse("waiting\0", 8) == -1);
-	CHECK(pag_type_parse("processingx", 11) == -1);
-	CHECK(pag_type_parse("processing\0\0", 12) == -1);
-	CHECK(pag_type_parse("", 0) == -1);
+	CHECK_EQ(pag_type_parse("io\0", 3), -1);
+	CHECK_EQ(pag_type_parse("waiting\0", 8), -1);
+	CHECK_EQ(pag_type_parse("processingx", 11), -1);
+	CHECK_EQ(pag_type_parse("processing\0\0", 12), -1);
+	CHECK_EQ(pag_type_parse("", 0), -1);
 }
 
 int

@@ -9,10 +9,7 @@
 
 #include "query/query_impl.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#include "check.h"
 
 static int
 prints_as(const char *src, const char *want)
@@ -105,16 +102,16 @@ check_percentiles(void)
 		char line[1 << 16];
 		while (fgets(line, sizeof line, f)) {
 			line[strcspn(line, "\n")] = '\0';
-			CHECK(q_table_merge_line(merged, line, strlen(line), err, sizeof err) == 0);
+			CHECK_EQ(q_table_merge_line(merged, line, strlen(line), err, sizeof err), 0);
 		}
 		fclose(f);
 	}
 	unlink(path);
 
 	expr_value *re, *rs, *rm;
-	CHECK(q_table_rows(exact, &re) == 1);
-	CHECK(q_table_rows(sketch, &rs) == 1);
-	CHECK(q_table_rows(merged, &rm) == 1);
+	CHECK_EQ(q_table_rows(exact, &re), 1);
+	CHECK_EQ(q_table_rows(sketch, &rs), 1);
+	CHECK_EQ(q_table_rows(merged, &rm), 1);
 	/* exact: nearest rank over the sorted values */
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && vals[j - 1] > vals[j]; j--) {
@@ -122,11 +119,11 @@ check_percentiles(void)
 			vals[j] = vals[j - 1];
 			vals[j - 1] = t;
 		}
-	CHECK(re[0].num == vals[n / 2 - 1]);		/* rank 10000 */
-	CHECK(re[1].num == vals[18000 - 1]);
-	CHECK(re[2].num == vals[19800 - 1]);
-	CHECK(re[3].num == vals[2500 - 1]);
-	CHECK(re[4].num == vals[0]);
+	CHECK_EQ(re[0].num, vals[n / 2 - 1]);		/* rank 10000 */
+	CHECK_EQ(re[1].num, vals[18000 - 1]);
+	CHECK_EQ(re[2].num, vals[19800 - 1]);
+	CHECK_EQ(re[3].num, vals[2500 - 1]);
+	CHECK_EQ(re[4].num, vals[0]);
 	for (int c = 0; c < 4; c++) {
 		double rel = fabs(rs[c].num - re[c].num) / re[c].num;
 		double relm = fabs(rm[c].num - re[c].num) / re[c].num;
@@ -136,13 +133,78 @@ check_percentiles(void)
 		CHECK(rel <= 0.01);
 		CHECK(relm <= 0.01);
 	}
-	CHECK(rm[4].num == re[4].num);	/* MIN merges exactly */
+	CHECK_EQ(rm[4].num, re[4].num);	/* MIN merges exactly */
 	free(vals);
 	q_table_free(exact);
 	q_table_free(sketch);
 	q_table_free(half[0]);
 	q_table_free(half[1]);
 	q_table_free(merged);
+	query_free(q);
+}
+
+/* A crosstab's totals: the groups' states merged (q_table_merged) give what
+ * one group of all their rows gives, for every aggregate; a key read in an
+ * aggregate's argument is the group's. */
+static void
+check_merged_groups(void)
+{
+	const char *src = "From s In spans GroupBy s.tag[\"g\"] As g Select g, COUNT, SUM(s.duration), "
+			  "AVG(s.duration), MIN(s.duration), MAX(s.duration), P50(s.duration), "
+			  "COUNT(DISTINCT s.span), SUM(s.tag[\"g\"] = g)";
+	char err[300];
+	size_t pos;
+	query *q = query_parse(src, err, sizeof err, &pos);
+
+	CHECK(q != NULL);
+	if (!q) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	q_table *parts = q_table_new(q, 0), *one = q_table_new(q, 0);
+	int sg = -1, sd = -1, ss = -1;
+
+	for (size_t i = 0; i < q->slots.n; i++) {
+		const q_slot *sl = &q->slots.v[i];
+
+		if (sl->field == F_TAG)
+			sg = (int)i;
+		else if (sl->field == F_DURATION)
+			sd = (int)i;
+		else if (sl->field == F_SPAN)
+			ss = (int)i;
+	}
+	CHECK(sg >= 0 && sd >= 0 && ss >= 0 && q->slots.n == 4);
+	expr_value *slots = calloc(q->slots.n, sizeof *slots);
+	char span[8][4] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+	for (int i = 0; i < 5000; i++) {
+		slots[sg] = expr_num((double)(int)(uniform() * 5));
+		slots[sd] = expr_num(floor(uniform() * 1e6));
+		slots[ss] = expr_str(span[(int)(uniform() * 8)], 1);
+		q_table_add(parts, slots);
+		slots[sg] = expr_num(0);	/* all in one group */
+		q_table_add(one, slots);
+	}
+	expr_value *rp, *ro;
+	size_t n = q_table_rows(parts, &rp);
+	CHECK(n == 5 && q_table_rows(one, &ro) == 1);
+	uint32_t all[5] = {0, 1, 2, 3, 4};
+	expr_value nokey[1] = {expr_null()};
+	for (int c = 1; c < 8; c++) {
+		expr_value m = q_table_merged(parts, all, n, c, nokey);
+
+		if (m.num != ro[c].num)
+			fprintf(stderr, "column %d: merged %.17g, one group %.17g\n", c, m.num, ro[c].num);
+		CHECK(m.type == EV_NUM && m.num == ro[c].num);
+	}
+	/* every row's g is its group's (a key the table did not fill would be
+	 * null, and the comparison false): the last column counts them all */
+	for (size_t g = 0; g < n; g++)
+		CHECK(rp[g * (size_t)q->ncols + 8].num == rp[g * (size_t)q->ncols + 1].num &&
+		      rp[g * (size_t)q->ncols + 1].num > 0);
+	free(slots);
+	q_table_free(parts);
+	q_table_free(one);
 	query_free(q);
 }
 
@@ -184,10 +246,11 @@ main(void)
 		strbuf b = {0};
 		/* columns count characters: the UTF-8 a-umlaut is one */
 		query_error_text("From s\nIn  sp\xc3\xa4ns x", 15, "boom", &b);
-		CHECK(strcmp(b.s, "query:2:8: boom\n    In  sp\xc3\xa4ns x\n           ^\n") == 0);
+		CHECK_STR(b.s, "query:2:8: boom\n    In  sp\xc3\xa4ns x\n           ^\n");
 		sb_free(&b);
 	}
 	check_percentiles();
+	check_merged_groups();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

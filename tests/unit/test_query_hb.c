@@ -10,10 +10,8 @@
 
 #include "query.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { if (cond) passed++; else { failed++; \
-	fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_NO_RNG
+#include "check.h"
 
 static unsigned long long rng = 88172645463325252ULL;
 
@@ -139,11 +137,11 @@ check_trace(tr_trace *t)
 					bad_trans++;
 		}
 	}
-	CHECK(bad_irr == 0);
-	CHECK(bad_trans == 0);
-	CHECK(bad_def == 0);
-	CHECK(bad_tree == 0);
-	CHECK(bad_order == 0);
+	CHECK_EQ(bad_irr, 0);
+	CHECK_EQ(bad_trans, 0);
+	CHECK_EQ(bad_def, 0);
+	CHECK_EQ(bad_tree, 0);
+	CHECK_EQ(bad_order, 0);
 	nrelated += nrel;	/* over all traces: the relation is not empty */
 	free(nd);
 	arena_free(&mem);
@@ -201,7 +199,7 @@ main(void)
 		CHECK(!query_hb_before(h, mid, late, QUERY_HB_TREE));
 		arena_free(&mem);
 	}
-	CHECK(seen == ntraces + 1);
+	CHECK_EQ(seen, ntraces + 1);
 	CHECK(nrelated > 0);
 	tr_reader_free(r);
 	unlink(path);

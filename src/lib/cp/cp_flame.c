@@ -20,6 +20,8 @@ typedef struct contrib {
 /* The traces of one side (incident or baseline). */
 typedef struct side {
 	int64_t *latency;	/* per trace: its analysed roots' durations */
+	uint8_t *stream;	/* per trace: a long-lived stream, out of the bands */
+	size_t capstream, nstreams;
 	size_t *off;		/* per trace: its first contribution; off[n] the end */
 	size_t ntraces, cap, capoff;
 	contrib *c;
@@ -29,6 +31,7 @@ typedef struct side {
 struct cp_flames {
 	flame *tree;
 	side side[2];		/* 0: incident, 1: baseline */
+	int keep_streams;	/* streams rank in the percentile bands too */
 	uint32_t *node_of;	/* per span of the current trace */
 	size_t capspans;
 };
@@ -49,6 +52,7 @@ cp_flames_free(cp_flames *f)
 		return;
 	for (int i = 0; i < 2; i++) {
 		free(f->side[i].latency);
+		free(f->side[i].stream);
 		free(f->side[i].off);
 		free(f->side[i].c);
 	}
@@ -64,6 +68,18 @@ cp_flames_ntraces(const cp_flames *f, int baseline)
 }
 
 void
+cp_flames_keep_streams(cp_flames *f, int keep)
+{
+	f->keep_streams = keep;
+}
+
+size_t
+cp_flames_streams(const cp_flames *f)
+{
+	return f->side[0].nstreams;
+}
+
+void
 cp_flames_add(cp_flames *f, const tr_trace *t, const cp_trace *c, int baseline)
 {
 	side *s = &f->side[baseline != 0];
@@ -72,8 +88,11 @@ cp_flames_add(cp_flames *f, const tr_trace *t, const cp_trace *c, int baseline)
 		return;
 	GROW(f->node_of, f->capspans, t->nspans);
 	GROW(s->latency, s->cap, s->ntraces + 1);
+	GROW(s->stream, s->capstream, s->ntraces + 1);
 	GROW(s->off, s->capoff, s->ntraces + 2);
 	s->off[s->ntraces] = s->nc;
+	s->stream[s->ntraces] = !f->keep_streams && tr_span_is_stream(&t->spans[c->root]);
+	s->nstreams += s->stream[s->ntraces];
 	s->latency[s->ntraces++] = c->path_length;
 	/* parents first on the path, and a critical span's parent is critical */
 	for (size_t i = 0; i < c->npath; i++) {
@@ -120,26 +139,28 @@ latency_cmp(const void *pa, const void *pb)
 }
 
 /* Sum into value[] (zeroed) what the traces of s around percentile p (0:
- * every trace) put in each node; returns how many traces that is. */
+ * every trace) put in each node; returns how many traces that is. A band
+ * ranks requests: long-lived streams are not among them. */
 static size_t
 sum_side(const side *s, int p, int64_t *value, size_t nnodes)
 {
-	size_t first = 0, end = s->ntraces;
+	size_t first = 0, end = s->ntraces, n = 0;
 	by_latency *order = NULL;
 
 	memset(value, 0, nnodes * sizeof *value);
 	if (p > 0) {
 		order = xmalloc((s->ntraces ? s->ntraces : 1) * sizeof *order);
 		for (size_t i = 0; i < s->ntraces; i++)
-			order[i] = (by_latency){s->latency[i], i};
-		qsort(order, s->ntraces, sizeof *order, latency_cmp);
-		cp_percentile_band(s->ntraces, p, &first, &end);
+			if (!s->stream[i])
+				order[n++] = (by_latency){s->latency[i], i};
+		qsort(order, n, sizeof *order, latency_cmp);
+		cp_percentile_band(n, p, &first, &end);
 	}
 	for (size_t k = first; k < end; k++) {
 		size_t tr = order ? order[k].trace : k;
 
 		for (size_t j = s->off[tr]; j < s->off[tr + 1]; j++)
-			value[s->c[j].node] += s->c[j].us;
+			value[s->c[j].node] = tr_dur_add(value[s->c[j].node], s->c[j].us, "--flame");
 	}
 	free(order);
 	return end - first;

@@ -32,6 +32,7 @@ typedef struct group {
 	size_t ntraces, cap;
 	int64_t cur;
 	uint64_t seen;				/* serial of the last trace it was in */
+	int64_t spans, errors;			/* its spans, and those that failed */
 } group;
 
 struct cp_summary {
@@ -139,15 +140,17 @@ cp_summary_add(cp_summary *s, const tr_trace *t, const cp_trace *c)
 			GROW(s->touched, s->captouched, s->ntouched + 1);
 			s->touched[s->ntouched++] = (size_t)(g - s->g);
 		}
-		g->cur += c->self[i];
-		g->self += cp_conventional_self(t, (int32_t)i);
+		g->cur = tr_dur_add(g->cur, c->self[i], "--summary");
+		g->self = tr_dur_add(g->self, cp_conventional_self(t, (int32_t)i), "--summary");
+		g->spans++;
+		g->errors += tr_span_error(t, (int32_t)i, NULL);
 	}
 	for (size_t i = 0; i < s->ntouched; i++) {
 		group *g = &s->g[s->touched[i]];
 
 		GROW(g->per_trace, g->cap, g->ntraces + 1);
 		g->per_trace[g->ntraces++] = g->cur;
-		g->cp += g->cur;
+		g->cp = tr_dur_add(g->cp, g->cur, "--summary");
 	}
 }
 
@@ -166,7 +169,8 @@ group_cmp(const void *pa, const void *pb)
 }
 
 static const char *const value_cols[] = {
-	"traces", "cp_us", "cp_pct", "cp_p50_us", "cp_p95_us", "cp_p99_us", "self_us", "self_pct"
+	"traces", "cp_us", "cp_pct", "cp_p50_us", "cp_p95_us", "cp_p99_us", "self_us", "self_pct",
+	"spans", "errors"
 };
 #define NVALUE_COLS (sizeof value_cols / sizeof value_cols[0])
 
@@ -217,6 +221,8 @@ write_row(table *t, const cp_summary *s, group *g, int64_t all_cp, int64_t all_s
 	table_dur(t, cp_percentile(g->per_trace, g->ntraces, 99));
 	table_dur(t, g->self);
 	table_pct(t, g->self, all_self);
+	table_int(t, g->spans);
+	table_int(t, g->errors);
 }
 
 void
@@ -230,8 +236,8 @@ cp_summary_write(cp_summary *s, tr_output *out)
 	table t;
 
 	for (size_t i = 0; i < s->ng; i++) {
-		all_cp += s->g[i].cp;
-		all_self += s->g[i].self;
+		all_cp = tr_dur_add(all_cp, s->g[i].cp, "--summary");
+		all_self = tr_dur_add(all_self, s->g[i].self, "--summary");
 	}
 	if (s->ng)	/* no group: g is NULL, which qsort may not be given */
 		qsort(s->g, s->ng, sizeof *s->g, group_cmp);
@@ -267,7 +273,8 @@ cp_summary_free(cp_summary *s)
 /* --- the summary's partial state (--partial, --merge) ---
  *
  * "#tr-cp-partial/1<TAB>summary<TAB>KEY", then a G record per group:
- * G, its key's two parts (escaped), critical-path and self µs, then the
+ * G, its key's two parts (escaped), critical-path and self µs, its spans
+ * and the failed ones among them, then the
  * critical-path µs of each trace it was in, as "v:count" items in
  * increasing order, separated by ','. A merge adds them: the table is
  * that of one pass over all the traces. */
@@ -296,7 +303,8 @@ cp_summary_write_partial(cp_summary *s, tr_output *out)
 		tr_escapes(&b, g->service, 0);
 		sb_addc(&b, '\t');
 		tr_escapes(&b, g->operation, 0);
-		sb_addf(&b, "\t%lld\t%lld\t", (long long)g->cp, (long long)g->self);
+		sb_addf(&b, "\t%lld\t%lld\t%lld\t%lld\t", (long long)g->cp, (long long)g->self,
+			(long long)g->spans, (long long)g->errors);
 		for (size_t j = 0, k; j < g->ntraces; j = k) {
 			for (k = j + 1; k < g->ntraces && g->per_trace[k] == g->per_trace[j]; k++)
 				;
@@ -351,8 +359,8 @@ merge_per_trace(group *g, const char *p, const char *end)
 int
 cp_summary_merge_line(cp_summary *s, char *line, size_t len, char *err, size_t errlen)
 {
-	tr_field f[8];
-	long long cp, self;
+	tr_field f[10];
+	long long cp, self, spans, errors;
 
 	if (len >= strlen(SUMMARY_PARTIAL) && !memcmp(line, SUMMARY_PARTIAL, strlen(SUMMARY_PARTIAL))) {
 		size_t hl = strlen(SUMMARY_PARTIAL);
@@ -368,13 +376,18 @@ cp_summary_merge_line(cp_summary *s, char *line, size_t len, char *err, size_t e
 	}
 	if (!len || line[0] == '#')
 		return 0;
-	if (tr_split(line, len, f, 8) != 6 || f[0].len != 1 || line[0] != 'G') {
-		snprintf(err, errlen, "not a tr-cp --summary partial record (want G and 5 fields)");
+	if (tr_split(line, len, f, 10) != 8 || f[0].len != 1 || line[0] != 'G') {
+		snprintf(err, errlen, "not a tr-cp --summary partial record (want G and 7 fields)");
 		return -1;
 	}
 	if (parse_i64_field(f[3].s, f[3].s + f[3].len, &cp) < 0 ||
 	    parse_i64_field(f[4].s, f[4].s + f[4].len, &self) < 0) {
 		snprintf(err, errlen, "bad critical-path or self time");
+		return -1;
+	}
+	if (parse_i64_field(f[5].s, f[5].s + f[5].len, &spans) < 0 || spans < 0 ||
+	    parse_i64_field(f[6].s, f[6].s + f[6].len, &errors) < 0 || errors < 0 || errors > spans) {
+		snprintf(err, errlen, "bad count of spans or errors");
 		return -1;
 	}
 	/* unescape the key in place: it is never longer than its text */
@@ -385,12 +398,14 @@ cp_summary_merge_line(cp_summary *s, char *line, size_t len, char *err, size_t e
 	group *g = group_by_key(s, f[1].s, s->key == KEY_OPERATION ? f[2].s : "");
 	size_t before = g->ntraces;
 
-	if (merge_per_trace(g, f[5].s, f[5].s + f[5].len) < 0 || g->ntraces == before) {
+	if (merge_per_trace(g, f[7].s, f[7].s + f[7].len) < 0 || g->ntraces == before) {
 		snprintf(err, errlen, "bad list of per-trace critical-path times");
 		return -1;
 	}
 	g->cp += cp;
 	g->self += self;
+	g->spans += spans;
+	g->errors += errors;
 	return 0;
 }
 
@@ -469,7 +484,7 @@ cp_folded_add(cp_folded *f, const tr_trace *t, const cp_trace *c)
 		uint32_t n = node_of(f, parent, frame_of(f, &t->spans[s]));
 
 		f->node_of[s] = n;
-		f->node[n].value += c->self[s];
+		f->node[n].value = tr_dur_add(f->node[n].value, c->self[s], "critical-path stacks");
 	}
 }
 
@@ -545,7 +560,7 @@ node_id(strbuf *b, const tr_trace *t, int32_t s)
 void
 cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 {
-	strbuf id = {0}, pid = {0}, label = {0};
+	strbuf id = {0}, pid = {0}, label = {0}, attrs = {0};
 
 	sb_addf(&label, "cluster_%s", t->trace_id);
 	sb_clear(&id);
@@ -565,8 +580,10 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 		if (st == CP_PATH)
 			sb_addf(&label, "\ncp.self %lld us", (long long)c->self[i]);
 		node_id(&id, t, (int32_t)i);
-		dot_node(b, id.s, label.s, st == CP_PATH ? "color=red, penwidth=2" :
-			 st == CP_OFF ? "style=dashed, color=gray" : NULL);
+		sb_clear(&attrs);
+		sb_adds(&attrs, st == CP_PATH ? "color=red, penwidth=2" : st == CP_OFF ? "style=dashed, color=gray" : "");
+		dot_mark_failure(&label, &attrs, t, (int32_t)i);
+		dot_node(b, id.s, label.s, attrs.len ? attrs.s : NULL);
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
@@ -583,4 +600,5 @@ cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
 	sb_free(&id);
 	sb_free(&pid);
 	sb_free(&label);
+	sb_free(&attrs);
 }

@@ -20,8 +20,9 @@
  * sampling or to a crash is not compared with one that did not; span loss
  * does not look like slowness). A group grew when the incident's mean
  * exceeds the baseline's by SUS_MIN_Z standard errors and by SUS_MIN_REL of
- * the baseline's mean; its growth per incident request is the difference
- * times the group's spans per request.
+ * the baseline's mean, and its mean without its largest SUS_TRIM values
+ * does too (a few outliers are no growth); its growth per incident request
+ * is the difference of the means times the group's spans per request.
  *
  * Attribution:
  * - own work that grew is the service's ("callee slower");
@@ -35,6 +36,9 @@
  *   it slower"); gaps that grow on calls from A to several callees,
  *   together with A's own work, point at A (a starved caller: "caller
  *   starved").
+ * - an outage without status: most calls into a callee that had a server
+ *   span in the baseline have none (SUS_GONE), far more than other calls
+ *   lost ("unreachable");
  * - failures: a failed span none of whose children failed is where a
  *   failure started; for a failed client span that is its callee (with no
  *   server span under it: "unreachable"). The rate per request of
@@ -55,6 +59,7 @@
 #define SUS_MIN_Z 3.0		/* standard errors a difference must exceed */
 #define SUS_MIN_REL 0.1		/* ...and this share of the baseline's mean */
 #define SUS_MIN_N 3		/* spans a group needs on each side */
+#define SUS_GONE 0.8		/* calls into a callee that lost their server span: unreachable */
 #define SUS_TRIM 0.02		/* the largest values a trimmed mean leaves out */
 #define SUS_MIN_ERR 0.01	/* failures per request a rise must reach */
 #define SUS_MIN_SCORE 0.01	/* a service named: 1% of the latency, or 0.01 failures per request */
@@ -68,17 +73,18 @@ typedef struct sus_group {
 	int32_t a, b;		/* own: the service, b -1; calls: caller a, callee b */
 	int32_t edge;		/* calls: the (a, b) pair */
 	double n[2], sum[2], sq[2];
-	float *v[2];		/* the values, for the rank test */
+	float *v[2];		/* the values, for the trimmed mean */
 	size_t capv[2];
 } sus_group;
-
-
 
 typedef struct sus_service {
 	const char *name;
 	double spans[2], origin[2], unreach[2];
+	double answered[2], unanswered[2];	/* calls into it learned with a server
+						 * span: with one, and without */
 	/* filled when ranking */
-	double own, delay, involve;
+	double own, delay;
+	int own_grew;
 	uint32_t edges, grown;
 	unsigned evidence;
 } sus_service;
@@ -99,7 +105,9 @@ struct cp_suspects {
 	size_t nsvc, capsvc;
 	sus_edge *e;
 	size_t ne, cape;
-	double ntraces[2], latency[2], nspans[2], norphans[2], nremote[2], nskewed[2], nstatus[2];
+	double ntraces[2], latency[2], nspans[2], norphans[2], nstatus[2];
+	float *skew[2];		/* per call with one server span: |its middle - the client's| */
+	size_t nskew[2], capskew[2];
 	size_t inferred, wrappers;
 	/* per span of the current trace */
 	uint8_t *kind, *wrap, *failed;
@@ -131,6 +139,8 @@ cp_suspects_free(cp_suspects *k)
 	for (size_t i = 0; i < k->ng; i++)
 		free(k->g[i].v[0]), free(k->g[i].v[1]);
 	free(k->g);
+	free(k->skew[0]);
+	free(k->skew[1]);
 	free(k->svc);
 	free(k->e);
 	free(k->kind);
@@ -338,14 +348,30 @@ add_leaf_call(cp_suspects *k, const tr_trace *t, int32_t i, int side, uint64_t s
 	strmap_slot *known = strmap_get(&k->callees, key, len);
 	const char *peer;
 
-	if (known)	/* its server span is lost, or the callee never answered */
+	if (known) {	/* its server span is lost, or the callee never answered */
+		k->svc[known->val].unanswered[side]++;
 		return;
+	}
 	if ((peer = peer_name(s)))
 		group_add(group_of(k, G_LEAF, k->sidx[i], s->operation, service_of(k, peer), shape),
 			  side, (double)s->duration);
 	else		/* waiting for something unnamed: the caller's own */
 		group_add(group_of(k, G_OWN, k->sidx[i], s->operation, -1, shape), side,
 			  (double)s->duration);
+}
+
+/* The gaps of client span i around its server span r: with r its only
+ * child, the difference of their durations, which no clock skew between
+ * the two hosts changes (clipping r to i's interval would); else i's self
+ * time. */
+static double
+call_gaps(const tr_trace *t, int32_t i, int32_t r, int64_t self)
+{
+	const tr_span *c = &t->spans[i], *sv = &t->spans[r];
+
+	if (c->first_child != r || sv->next_sibling >= 0 || !(sv->flags & TR_SPAN_HAS_TIME))
+		return (double)self;
+	return c->duration > sv->duration ? (double)(c->duration - sv->duration) : 0;
 }
 
 static void
@@ -373,8 +399,9 @@ add_span_time(cp_suspects *k, const tr_trace *t, int32_t i, int side)
 			  (double)k->self[i]);
 		return;
 	}
-	group_add(group_of(k, G_GAP, k->sidx[i], s->operation,
-			   k->sidx[r], shape), side, (double)k->self[i]);
+	k->svc[k->sidx[r]].answered[side]++;
+	group_add(group_of(k, G_GAP, k->sidx[i], s->operation, k->sidx[r], shape), side,
+		  call_gaps(t, i, r, k->self[i]));
 }
 
 /* The service a failure of span i started in, or -1 when a child failed
@@ -461,10 +488,15 @@ count_window(cp_suspects *k, const tr_trace *t, int side)
 		const tr_span *s = &t->spans[i], *p;
 
 		k->nstatus[side] += records_status(s) || k->failed[i];
-		if (s->parent < 0 || tr_same_process(s, (p = &t->spans[s->parent])))
+		if (s->parent < 0 || tr_same_process(s, (p = &t->spans[s->parent])) ||
+		    p->first_child != (int32_t)i || s->next_sibling >= 0 ||
+		    !(s->flags & p->flags & TR_SPAN_HAS_TIME))
 			continue;
-		k->nremote[side]++;
-		k->nskewed[side] += s->start < p->start || tr_span_end(s) > tr_span_end(p);
+		/* with symmetric transit the server's middle is the client's:
+		 * what is left is skew between the hosts' clocks */
+		GROW(k->skew[side], k->capskew[side], k->nskew[side] + 1);
+		k->skew[side][k->nskew[side]++] = (float)fabs((double)(s->start - p->start) +
+							    (double)(tr_span_end(s) - tr_span_end(p))) / 2;
 	}
 }
 
@@ -480,7 +512,7 @@ cp_suspects_add(cp_suspects *k, const tr_trace *t, int baseline)
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
 
-		k->failed[i] = (uint8_t)tr_span_failed(s);
+		k->failed[i] = (uint8_t)tr_span_error(t, (int32_t)i, NULL);
 		k->sidx[i] = service_of(k, s->service);
 		k->name_hash[i] = hash_bytes(s->service, strlen(s->service)) * 0x9e3779b97f4a7c15ULL +
 				  hash_bytes(s->operation, strlen(s->operation));
@@ -573,7 +605,8 @@ collect_growth(cp_suspects *k)
 	for (size_t i = 0; i < k->nsvc; i++) {
 		sus_service *s = &k->svc[i];
 
-		s->own = s->delay = s->involve = 0;
+		s->own = s->delay = 0;
+		s->own_grew = 0;
 		s->edges = s->grown = 0;
 		s->evidence = 0;
 	}
@@ -617,7 +650,7 @@ involvement(cp_suspects *k, double min_delay)
 
 		if (s->own >= min_delay)
 			s->evidence |= k->svc[i].spans[BASE] > 0 ? SUS_OWN : SUS_NEW;
-		s->involve = s->own >= min_delay;
+		s->own_grew = s->own >= min_delay;
 		s->delay = s->own;
 	}
 }
@@ -629,7 +662,7 @@ involvement(cp_suspects *k, double min_delay)
 static double
 other_evidence(const sus_service *s)
 {
-	return (s->edges > 1 ? (double)(s->grown - 1) / (s->edges - 1) : 0.5) + s->involve;
+	return (s->edges > 1 ? (double)(s->grown - 1) / (s->edges - 1) : 0.5) + s->own_grew;
 }
 
 /* Share every grown call's gaps between its caller and its callee, by the
@@ -673,6 +706,26 @@ error_rise(const cp_suspects *k, double before, double after)
 	return ri - rb;
 }
 
+/* Calls into s that lost their server span, per request, beyond the
+ * baseline's: the callee is unreachable when most calls into it that had
+ * a server span in the baseline have none now (SUS_GONE), far more than
+ * the calls into other services lost (span loss takes some of every
+ * callee's, an outage all of one's). Needs no error status. */
+static double
+calls_unanswered(const cp_suspects *k, const sus_service *s, double all_answered, double all_unanswered)
+{
+	double ni = s->answered[INC] + s->unanswered[INC], nb = s->answered[BASE] + s->unanswered[BASE];
+	double others = all_answered + all_unanswered - ni, lost_elsewhere;
+
+	if (ni < SUS_MIN_N || nb < SUS_MIN_N)
+		return 0;
+	lost_elsewhere = others > 0 ? (all_unanswered - s->unanswered[INC]) / others : 0;
+	if (s->unanswered[INC] / ni < SUS_GONE || s->unanswered[INC] / ni - s->unanswered[BASE] / nb < 0.5 ||
+	    s->unanswered[INC] / ni - lost_elsewhere < 0.5)
+		return 0;
+	return s->unanswered[INC] / k->ntraces[INC] - s->unanswered[BASE] / k->ntraces[BASE];
+}
+
 static int
 suspect_cmp(const void *pa, const void *pb)
 {
@@ -695,7 +748,7 @@ size_t
 cp_suspects_rank(cp_suspects *k, const cp_suspect **rows)
 {
 	double base_latency = k->ntraces[BASE] > 0 ? k->latency[BASE] / k->ntraces[BASE] : 0;
-	double min_delay = SUS_MIN_SCORE * base_latency, total = 0;
+	double min_delay = SUS_MIN_SCORE * base_latency, total = 0, answered = 0, unanswered = 0;
 
 	k->nrows = 0;
 	*rows = NULL;
@@ -706,16 +759,22 @@ cp_suspects_rank(cp_suspects *k, const cp_suspect **rows)
 	share_calls(k);
 	k->rows = xrealloc(k->rows, (k->nsvc ? k->nsvc : 1) * sizeof *k->rows);
 	for (size_t i = 0; i < k->nsvc; i++) {
+		answered += k->svc[i].answered[INC];
+		unanswered += k->svc[i].unanswered[INC];
+	}
+	for (size_t i = 0; i < k->nsvc; i++) {
 		sus_service *s = &k->svc[i];
 		double lat = base_latency > 0 && s->delay >= min_delay ? s->delay / base_latency : 0;
 		double err = error_rise(k, s->origin[BASE], s->origin[INC]);
 		double unr = error_rise(k, s->unreach[BASE], s->unreach[INC]);
+		double gone = calls_unanswered(k, s, answered, unanswered);
 		cp_suspect *r;
 
 		if (err > 0)
 			s->evidence |= SUS_ERRORS;
-		if (unr > 0)
+		if (unr > 0 || gone > 0)
 			s->evidence |= SUS_UNREACHABLE;
+		err = fmax(err, gone);
 		if (lat + err < SUS_MIN_SCORE)
 			continue;
 		r = &k->rows[k->nrows++];
@@ -779,6 +838,15 @@ cp_suspects_write(cp_suspects *k, strbuf *out, int format, int units)
 }
 
 static double
+median(float *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, float_cmp);
+	return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double
 per(double a, double b)
 {
 	return b > 0 ? a / b : 0;
@@ -789,17 +857,17 @@ cp_suspects_warnings(cp_suspects *k, strbuf *out)
 {
 	double spi = per(k->nspans[INC], k->ntraces[INC]), spb = per(k->nspans[BASE], k->ntraces[BASE]);
 	double oi = per(k->norphans[INC], k->nspans[INC]), ob = per(k->norphans[BASE], k->nspans[BASE]);
-	double si = per(k->nskewed[INC], k->nremote[INC]), sb = per(k->nskewed[BASE], k->nremote[BASE]);
+	double si = median(k->skew[INC], k->nskew[INC]), sb = median(k->skew[BASE], k->nskew[BASE]);
 
 	if (fabs(spi - spb) > 0.1 * spb || fabs(oi - ob) > 0.02)
 		sb_addf(out, "the windows differ in span completeness: %.1f spans a trace, %.1f%% orphans, "
 			"against %.1f and %.1f%% in the baseline (span loss is not a latency regression: "
 			"spans that lost a child are compared only with their like)\n",
 			spi, 100 * oi, spb, 100 * ob);
-	if (fabs(si - sb) > 0.05)
-		sb_addf(out, "the windows differ in clock skew: %.1f%% of calls have a server span "
-			"outside its client span, against %.1f%% in the baseline (call gaps are "
-			"differences of durations, which skew does not change)\n", 100 * si, 100 * sb);
+	if (fabs(si - sb) > 1000 && fmax(si, sb) > 2 * fmin(si, sb))
+		sb_addf(out, "the windows differ in clock skew: a server span's middle lies %.1f ms "
+			"from its client's (median), against %.1f ms in the baseline (call gaps are "
+			"differences of durations, which skew does not change)\n", si / 1000, sb / 1000);
 	if (k->ntraces[INC] < SUS_FEW_TRACES || k->ntraces[BASE] < SUS_FEW_TRACES)
 		sb_addf(out, "few traces: %.0f in the incident, %.0f in the baseline; differences "
 			"smaller than the spread of so few are not named\n", k->ntraces[INC],

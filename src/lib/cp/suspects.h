@@ -49,8 +49,7 @@ void cp_suspects_evidence(unsigned evidence, char *buf, size_t size);
  * confidence (enum table_format, enum table_units). */
 void cp_suspects_write(cp_suspects *k, strbuf *out, int format, int units);
 /* Warnings about the two windows (span completeness, orphans, clock skew,
- * sample size, no error status), one line each, NUL-separated... as
- * lines ending in '\n'. */
+ * sample size, no error status), lines ending in '\n'. */
 void cp_suspects_warnings(cp_suspects *k, strbuf *out);
 /* The assumptions and counts (-v): kinds inferred, wrapper spans, the
  * tests' thresholds; lines ending in '\n'. */

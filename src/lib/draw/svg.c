@@ -41,6 +41,18 @@ void
 svg_escape(strbuf *b, const char *s)
 {
 	for (; *s; s++) {
+		if ((unsigned char)*s >= 0x80) {	/* XML is well-formed UTF-8 only */
+			size_t k = utf8_char_len(s, strnlen(s, 4));
+
+			if (k == 3 && memcmp(s, "\xef\xbf", 2) == 0 && (unsigned char)s[2] >= 0xbe)
+				k = 0;	/* U+FFFE and U+FFFF: not XML characters either */
+			if (k) {
+				sb_add(b, s, k);
+				s += k - 1;
+			} else
+				sb_adds(b, UTF8_REPLACEMENT);
+			continue;
+		}
 		switch (*s) {
 		case '&': sb_adds(b, "&amp;"); break;
 		case '<': sb_adds(b, "&lt;"); break;
@@ -71,6 +83,13 @@ svg_rect(strbuf *b, double x, double y, double w, double h, const char *fill,
 	sb_adds(b, "><title>");
 	svg_escape(b, tip);
 	sb_adds(b, "</title></rect>\n");
+}
+
+void
+svg_failed_outline(strbuf *b, double x, double y, double w, double h)
+{
+	sb_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"none\" "
+		"stroke=\"#b00000\" stroke-width=\"2\"/>\n", x - 1.5, y - 1.5, w + 3, h + 3);
 }
 
 void

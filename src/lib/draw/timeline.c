@@ -125,13 +125,14 @@ draw_axis(strbuf *b, const frame *F, double bottom)
 }
 
 static void
-draw_label(strbuf *b, strbuf *tmp, const frame *F, const tr_span *s, size_t folded, double y)
+draw_label(strbuf *b, strbuf *tmp, const frame *F, const tr_span *s, size_t folded, double y,
+	   int failed)
 {
 	uint32_t depth = s->depth < MAX_INDENT_LEVELS ? s->depth : MAX_INDENT_LEVELS;
 	double x = 6 + depth * INDENT;
 	strbuf text = {0};
 
-	sb_addf(&text, "%s: %s", s->service, s->operation);
+	sb_addf(&text, "%s%s: %s", failed ? "\xe2\x9c\x97 " : "", s->service, s->operation);
 	if (folded)
 		sb_addf(&text, " (+%zu)", folded);
 	if (svg_fit(tmp, text.s, F->label_w - x, SVG_FONT_PX))
@@ -140,8 +141,9 @@ draw_label(strbuf *b, strbuf *tmp, const frame *F, const tr_span *s, size_t fold
 }
 
 /* The share of the critical path a span holds, right of its bar, or left
- * of it when the right has no room. */
-static void
+ * of it when the right has no room. Returns where the row is free again
+ * right of the bar (and of the share, when written there). */
+static double
 draw_share(strbuf *b, const frame *F, const cp_trace *c, int32_t s, double bx0, double bx1,
 	   double y, double width)
 {
@@ -150,16 +152,46 @@ draw_share(strbuf *b, const frame *F, const cp_trace *c, int32_t s, double bx0, 
 
 	svg_duration(dur, sizeof dur, c->self[s]);
 	snprintf(text, sizeof text, pct >= 9.95 ? "%.0f%% \xc2\xb7 %s" : "%.1f%% \xc2\xb7 %s", pct, dur);
-	if (bx1 + 4 + svg_text_width(text, SVG_FONT_PX) <= width)
+	if (bx1 + 4 + svg_text_width(text, SVG_FONT_PX) <= width) {
 		svg_text(b, bx1 + 4, y + BAR_H - 1.5, "start", "share", text);
-	else if (bx0 - 4 - svg_text_width(text, SVG_FONT_PX) >= F->x0)
+		return bx1 + 4 + svg_text_width(text, SVG_FONT_PX);
+	}
+	if (bx0 - 4 - svg_text_width(text, SVG_FONT_PX) >= F->x0)
 		svg_text(b, bx0 - 4, y + BAR_H - 1.5, "end", "share", text);
-	else
+	else {	/* inside the bar, at its end: the row is taken up to there */
 		svg_text(b, bx1 - 2, y + BAR_H - 1.5, "end", "share", text);
+		return width;
+	}
+	return bx1;
 }
 
+#define MIN_MESSAGE_PX 80	/* less room than this: the message goes in the bar */
+#define SHARE_PX 100		/* room kept for a share written at a bar's end */
+
+/* A failed span's message right of its bar (and share) from x, or at the
+ * start of a bar that fills the row, cut to the room there; none when
+ * there is too little. */
 static void
-draw_row(strbuf *b, strbuf *tmp, const frame *F, const tr_trace *t, const cp_trace *c,
+draw_failure(strbuf *b, strbuf *tmp, const tr_failure *f, double x, double bx0, double bx1,
+	     double y, double width)
+{
+	strbuf text = {0};
+	double room = width - x - 6;
+
+	if (room < MIN_MESSAGE_PX) {	/* in the bar, left of a share drawn at its end */
+		room = bx1 - bx0 - 8 - (x >= width ? SHARE_PX : 0);
+		x = bx0 - 2;
+	}
+	sb_adds(&text, "ERROR ");
+	tr_failure_text(f, 0, &text);
+	if (room >= MIN_MESSAGE_PX && svg_fit(tmp, text.s, room, SVG_FONT_PX))
+		svg_text(b, x + 6, y + BAR_H - 1.5, "start", NULL, tmp->s);
+	sb_free(&text);
+}
+
+/* over: what is drawn over the critical sections (a failed span's message). */
+static void
+draw_row(strbuf *b, strbuf *over, strbuf *tmp, const frame *F, const tr_trace *t, const cp_trace *c,
 	 const layout *L, size_t row, double width)
 {
 	int32_t s = L->rows[row];
@@ -167,10 +199,12 @@ draw_row(strbuf *b, strbuf *tmp, const frame *F, const tr_trace *t, const cp_tra
 	double y = TOP + (double)row * ROW_H + (ROW_H - BAR_H) / 2;
 	char colour[8], dur[40];
 	strbuf tip = {0};
+	tr_failure f;
+	int failed = tr_span_error(t, s, &f);
 
 	if (row % 2)
 		svg_rect(b, 0, TOP + (double)row * ROW_H, width, ROW_H, "#f7f7f7", NULL, NULL);
-	draw_label(b, tmp, F, sp, L->folded[row], y);
+	draw_label(b, tmp, F, sp, L->folded[row], y, failed);
 	if (!(sp->flags & TR_SPAN_HAS_TIME))
 		return;
 	double bx0 = xpos(F, sp->start), bx1 = xpos(F, tr_span_end(sp));
@@ -188,10 +222,19 @@ draw_row(strbuf *b, strbuf *tmp, const frame *F, const tr_trace *t, const cp_tra
 	if (L->folded[row])
 		sb_addf(&tip, "\n%zu spans below, off the critical path or under --min-share, folded",
 			L->folded[row]);
+	if (failed) {
+		sb_adds(&tip, "\nERROR ");
+		tr_failure_text(&f, 1, &tip);
+		svg_failed_outline(b, bx0, y, bx1 - bx0, BAR_H);
+	}
 	svg_rect(b, bx0, y, bx1 - bx0, BAR_H, c->state[s] == CP_OFF ? NULL : colour,
 		 c->state[s] == CP_OFF ? "na" : "off", tip.s);
+	double free_x = bx1;
+
 	if (c->state[s] == CP_PATH && c->self[s] > 0)
-		draw_share(b, F, c, s, bx0, bx1, y, width);
+		free_x = draw_share(b, F, c, s, bx0, bx1, y, width);
+	if (failed)
+		draw_failure(over, tmp, &f, free_x, bx0, bx1, y, width);
 	sb_free(&tip);
 }
 
@@ -254,7 +297,7 @@ timeline_svg(strbuf *b, const tr_trace *t, const cp_trace *c, const timeline_opt
 	size_t n = t->nspans ? t->nspans : 1;
 	layout L = {0};
 	frame F;
-	strbuf tmp = {0}, title = {0};
+	strbuf tmp = {0}, title = {0}, over = {0};
 	char dur[40];
 
 	L.rows = xmalloc(n * sizeof *L.rows);
@@ -287,8 +330,9 @@ timeline_svg(strbuf *b, const tr_trace *t, const cp_trace *c, const timeline_opt
 	svg_text(b, 6, 38, "start", "sub", tmp.s);
 	draw_axis(b, &F, rows_end);
 	for (size_t r = 0; r < L.nrows; r++)
-		draw_row(b, &tmp, &F, t, c, &L, r, width);
+		draw_row(b, &over, &tmp, &F, t, c, &L, r, width);
 	draw_sections(b, &F, t, c, &L);
+	sb_add(b, over.s, over.len);
 	draw_legend(b, t, &L, rows_end + 10, width, 1);
 	svg_end(b);
 
@@ -300,5 +344,6 @@ timeline_svg(strbuf *b, const tr_trace *t, const cp_trace *c, const timeline_opt
 	free(L.below);
 	sb_free(&tmp);
 	sb_free(&title);
+	sb_free(&over);
 	return nfolded;
 }

@@ -10,9 +10,11 @@
  *   - producer/consumer link only through the broker (both names known);
  *     the broker is peer.service, else OpenTelemetry's messaging.system;
  *   - error: the span has an error tag, whatever its value ("false"
- *     included: Zipkin tests only that the key is there); a server whose
- *     parent is its client inherits the client's error, a server half split
- *     from its client (own span id, parent = the client) does not.
+ *     included: Zipkin tests only that the key is there), or its nearest
+ *     ancestor with a kind is a client with one and its parent id is that
+ *     client's. A shared span's server half carries its client half's
+ *     parent id there (Zipkin's merge gives it that when it has none): it
+ *     inherits across a client half of no kind, never from its own client.
  * Children and ancestors are those of Zipkin's tree: spans whose parent is
  * missing hang under the first parentless span (the root); tr-ingest marks
  * where else Zipkin's tree differs from tr's (tr.zipkin_parent, and
@@ -23,7 +25,7 @@
  * Jaeger's rule (its in-memory and Badger stores; Jaeger's UI builds its
  * dependency graph from them): one call parent service -> child service for
  * every span whose parent span is in the trace and in another service; the
- * error column counts those whose own span failed (tr_span_failed).
+ * error column counts those whose own span failed (tr_span_error: tr-format(5), FAILURES).
  * Without --links=RULE, Zipkin's rule applies unless it has nothing to go
  * by, no span of the input having a kind or naming its remote service
  * (peer.service), and then Jaeger's: both are counted as the traces go by. */
@@ -187,9 +189,7 @@ read_id(const infer_links *l, const tr_trace *t, int32_t i)
 }
 
 /* A server half that tr-ingest split from a Zipkin shared span: id "X:s"
- * (renamed "X:s~2" when two servers answered), parent "X". In Zipkin's model
- * it carries the client's parent id instead, so it does not inherit the
- * client's error. */
+ * (renamed "X:s~2" when two servers answered), parent "X". */
 static int
 is_shared_server_half(const infer_links *l, const tr_trace *t, int32_t i)
 {
@@ -303,6 +303,18 @@ zipkin_tree(infer_links *l, const tr_trace *t, int32_t root)
 	}
 }
 
+/* The span whose parent id Zipkin reads as span i's: a shared span's server
+ * half has its client half's. tr-ingest keeps no other parent id a server
+ * half was written with; Zipkin's merge fills in the client's when it has
+ * none. */
+static const tr_span *
+parent_id_of(const infer_links *l, const tr_trace *t, int32_t i)
+{
+	const tr_span *s = &t->spans[i];
+
+	return s->parent >= 0 && is_shared_server_half(l, t, i) ? &t->spans[s->parent] : s;
+}
+
 static int32_t
 first_remote_ancestor(const infer_links *l, const tr_trace *t, int32_t i)
 {
@@ -363,8 +375,7 @@ link_span(infer_links *l, const tr_trace *t, int32_t i, int32_t root)
 		if (kind == TR_KIND_SERVER || !parent)
 			parent = ran;
 		const tr_span *a = &t->spans[ra];
-		if (!error && a->kind == TR_KIND_CLIENT && names_as_parent(s, a) &&
-		    !is_shared_server_half(l, t, i))
+		if (!error && a->kind == TR_KIND_CLIENT && names_as_parent(parent_id_of(l, t, i), a))
 			error = l->tags[ra].error != NULL;
 	}
 	if (parent && child)
@@ -395,7 +406,7 @@ add_jaeger_links(infer_links *l, const tr_trace *t)
 			continue;
 		const char *p = t->spans[s->parent].service;
 		infer_links_put(l, INFER_LINKS_JAEGER, p, strlen(p), s->service, strlen(s->service), 1,
-				tr_span_failed(s));
+				tr_span_error(t, (int32_t)i, NULL));
 	}
 }
 

@@ -5,6 +5,7 @@
  * traces gives the same bytes as one pass. */
 #include "infer.h"
 #include "infer_impl.h"
+#include "partial.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +67,30 @@ write_pairs(infer *m, strbuf *b)
 	free(p);
 }
 
+/* What a partial holds, as its header says: a merge wants the same. */
+static const char *
+made_for(const infer *m, const infer_links *l)
+{
+	return m && l ? "model+links" : m ? "model" : "links";
+}
+
+/* The records of a partial: its lines less the header and the end mark. */
+static uint64_t
+records_in(const strbuf *b)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < b->len; i++)
+		n += b->s[i] == '\n';
+	return n - 1;
+}
+
 void
 infer_write_partial(infer *m, infer_links *l, tr_output *out)
 {
 	strbuf b = {0};
 
-	sb_adds(&b, TR_FORMAT_HEADER "\n");
+	tr_partial_header(&b, "infer", made_for(m, l));
 	if (m) {
 		sb_addf(&b, "IT\t\ttraces=%llu\tskipped=%llu\tname=",
 			(unsigned long long)m->traces, (unsigned long long)m->skipped);
@@ -81,6 +100,7 @@ infer_write_partial(infer *m, infer_links *l, tr_output *out)
 	}
 	if (l)
 		infer_links_write_partial(l, &b);
+	tr_partial_end(&b, records_in(&b));
 	tr_output_sb(out, &b);
 	sb_free(&b);
 }
@@ -274,6 +294,27 @@ infer_merge_line(infer *m, infer_links *l, const char *line, size_t len,
 	}
 	snprintf(what, whatlen, "not a tr-infer --partial record");
 	return -1;
+}
+
+typedef struct merge_ctx {
+	infer *m;
+	infer_links *l;
+} merge_ctx;
+
+static int
+merge_record(void *ctx, const char *line, size_t len, char *what, size_t whatlen)
+{
+	merge_ctx *c = ctx;
+
+	return infer_merge_line(c->m, c->l, line, len, what, whatlen);
+}
+
+int
+infer_merge_files(infer *m, infer_links *l, char **files, int nfiles, int keep_going)
+{
+	merge_ctx c = {m, l};
+
+	return tr_partial_merge_files(files, nfiles, "infer", made_for(m, l), keep_going, merge_record, &c);
 }
 
 int

@@ -2,34 +2,11 @@
  * be written, and writing a trace: shared ids, duplicates, order. */
 #include "ingest_impl.h"
 
-#include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *
-ig_strn(ingest *g, const char *s, size_t n)
-{
-	return arena_strndup(&g->batch.mem, s, n);
-}
-
-const char *
-ig_str(ingest *g, const char *s)
-{
-	return s ? ig_strn(g, s, strlen(s)) : "";
-}
-
-const char *
-ig_lower(ingest *g, const char *s)
-{
-	size_t n = strlen(s);
-	char *p = arena_strndup(&g->batch.mem, s, n);
-
-	for (size_t i = 0; i < n; i++)
-		p[i] = (char)tolower((unsigned char)p[i]);
-	return p;
-}
 
 void
 ig_tag(ingest *g, const char *key, const char *val)
@@ -195,12 +172,83 @@ ig_span_commit(ingest *g, const ispan *proto)
 	return s;
 }
 
+/* Nanoseconds in one of each unit, and the unit's names. */
+static const int64_t unit_ns[] = {0, 1, 1000, 1000000, 1000000000};
+static const char *const unit_name[] = {"", "nanoseconds", "microseconds", "milliseconds", "seconds"};
+static const char *const unit_opt[] = {"", "ns", "us", "ms", "s"};
+
+/* Times that can be right: 1990-01-01 to 2100-01-01, in microseconds. */
+#define PLAUSIBLE_FROM 631152000000000.0
+#define PLAUSIBLE_TO 4102444800000000.0
+
 int
-ig_check_time(ingest *g, const ispan *s)
+ingest_time_unit_parse(const char *name)
 {
+	for (int u = INGEST_TU_NS; u <= INGEST_TU_S; u++)
+		if (strcmp(name, unit_opt[u]) == 0)
+			return u;
+	return strcmp(name, "µs") == 0 ? INGEST_TU_US : -1;
+}
+
+int64_t
+ig_time_us(const ingest *g, int64_t v, enum ingest_time_unit native)
+{
+	int u = g->opts.time_unit ? g->opts.time_unit : (int)native;
+	int64_t r;
+
+	if (u == INGEST_TU_US)
+		return v;
+	if (u == INGEST_TU_NS)
+		return v / 1000;
+	if (__builtin_mul_overflow(v, unit_ns[u] / 1000, &r))
+		return v < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+int64_t
+ig_time_us_u(const ingest *g, uint64_t v, enum ingest_time_unit native)
+{
+	int u = g->opts.time_unit ? g->opts.time_unit : (int)native;
+
+	if (u == INGEST_TU_NS)
+		return (int64_t)(v / 1000);
+	return v > INT64_MAX ? INT64_MAX : ig_time_us(g, (int64_t)v, native);
+}
+
+/* The unit next to u (a thousand times finer or coarser) that a start
+ * which cannot be right read in u looks like it is in, or 0 when none:
+ * then it is taken as it is. Units further off are not guessed at: example
+ * exports put small made-up numbers in nanosecond fields. */
+static int
+unit_looks_like(int64_t start, int u)
+{
+	double us = (double)start;
+
+	if (us >= PLAUSIBLE_FROM && us < PLAUSIBLE_TO)
+		return 0;
+	for (int a = u - 1; a <= u + 1; a += 2) {
+		double alt = a >= INGEST_TU_NS && a <= INGEST_TU_S ? us / (double)unit_ns[u] * (double)unit_ns[a] : 0;
+
+		if (alt >= PLAUSIBLE_FROM && alt < PLAUSIBLE_TO)
+			return a;
+	}
+	return 0;
+}
+
+int
+ig_check_time(ingest *g, const ispan *s, enum ingest_time_unit native)
+{
+	int u = g->opts.time_unit ? g->opts.time_unit : (int)native, a;
+
 	if (s->has_time && (s->start < -TR_TIME_MAX || s->start > TR_TIME_MAX ||
 			    s->duration < 0 || s->duration > TR_TIME_MAX - s->start))
 		return ig_fail(g, "span %s: time beyond 2^61 microseconds", s->span_id);
+	/* --time-unit names the unit: the user's word is not second-guessed */
+	if (s->has_time && !g->opts.time_unit && (a = unit_looks_like(s->start, u)))
+		return ig_fail(g, "span %s: starts in the year %.0f read in %s: the times look like %s "
+			       "(tr-ingest --time-unit %s converts them)", s->span_id,
+			       floor(1970 + (double)s->start / 1e6 / 31556952.0), unit_name[u], unit_name[a],
+			       unit_opt[a]);
 	return 0;
 }
 
@@ -213,6 +261,15 @@ ig_fail(ingest *g, const char *fmt, ...)
 	vsnprintf(g->err, sizeof g->err, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
+ * trace of the file is sure to be whole (counted as one broken trace more). */
+void
+ig_lost_element(ingest *g)
+{
+	g->batch_broken = 1;
+	g->stats.broken++;
 }
 
 void
@@ -270,6 +327,16 @@ ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *out, 
 		return ig_fail(g, "\"%s\" is not an integer", key);
 	if (present)
 		*present = 1;
+	return 0;
+}
+
+int
+ig_get_time(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present,
+	    enum ingest_time_unit native)
+{
+	if (ig_get_i64(g, o, key, required, out, present) < 0)
+		return -1;
+	*out = ig_time_us(g, *out, native);
 	return 0;
 }
 

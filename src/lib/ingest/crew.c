@@ -65,7 +65,7 @@ ig_crew_start(ig_crew *c, const ingest *g, int threads, size_t njobs, ig_crew_fn
 	for (int i = 0; i < threads; i++) {
 		crew_arg *a = xmalloc(sizeof *a);
 
-		c->ctx[i] = ingest_new(&wo, NULL);
+		c->ctx[i] = ig_context_new(&wo, NULL);
 		c->ctx[i]->progress.on = 0;	/* the main thread shows progress */
 		a->c = c;
 		a->index = i;
@@ -83,7 +83,7 @@ ig_crew_stop(ig_crew *c)
 	pthread_mutex_unlock(&c->mu);
 	for (int i = 0; i < c->n; i++) {
 		pthread_join(c->threads[i], NULL);
-		ingest_free(c->ctx[i]);
+		ig_context_free(c->ctx[i]);
 	}
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->work);

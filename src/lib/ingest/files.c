@@ -67,10 +67,20 @@ join(const char *dir, const char *name)
 	return p;
 }
 
+/* What a file that is not a regular one is, for the note that skips it. */
+static const char *
+file_kind(mode_t mode)
+{
+	return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
+	       S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "a special file";
+}
+
 /* The trace files under top, subdirectories included, sorted by path as
  * `find top | sort` lists them (LC_ALL=C). A stack of directories still to
  * read stands for recursion. As find does, a symbolic link to a directory
- * is not followed (a link back up would loop); one to a file is read. */
+ * is not followed (a link back up would loop); one to a file is read.
+ * Only regular files are read: a FIFO or a device among them could block
+ * the run or never end, so it is skipped with a note. */
 static void
 expand_dir(ingest_list *l, const char *top)
 {
@@ -93,11 +103,13 @@ expand_dir(ingest_list *l, const char *top)
 
 			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 				push(&stack, p);
-			else if (is_trace_file(e->d_name) && (!S_ISLNK(st.st_mode) || stat(p, &st) != 0 ||
-							      !S_ISDIR(st.st_mode)))
+			else if (is_trace_file(e->d_name) && (stat(p, &st) != 0 || S_ISREG(st.st_mode)))
 				push(l, p);	/* a dangling link too: opening it says why */
-			else
+			else {
+				if (is_trace_file(e->d_name) && !S_ISDIR(st.st_mode))
+					tr_warn("%s: %s, not a regular file: skipped", p, file_kind(st.st_mode));
 				free(p);
+			}
 		}
 		closedir(d);
 		free(dir);
@@ -243,14 +255,6 @@ file_pool_free(file_pool *p)
 	}
 	free(p->jobs);
 	free(p);
-}
-
-int
-ig_regular_file(const char *path)
-{
-	struct stat st;
-
-	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static int

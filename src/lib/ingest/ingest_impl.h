@@ -168,7 +168,12 @@ struct ingest {
 	size_t capord;
 };
 
-/* Arena copies. */
+/* A converter context without worker threads, and freeing one (context.c);
+ * ingest_new adds the threads when asked for. */
+ingest *ig_context_new(const ingest_opts *o, tr_output *out);
+void ig_context_free(ingest *g);
+
+/* Arena copies (copies.c). */
 const char *ig_str(ingest *g, const char *s);
 const char *ig_strn(ingest *g, const char *s, size_t n);
 const char *ig_lower(ingest *g, const char *s);	/* hex ids in any case */
@@ -192,9 +197,20 @@ void ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_
 void ig_ref_tag(ingest *g, const char *key, const char *val);
 /* Move the built vectors into a new batch span; returns it for the caller to fill. */
 ispan *ig_span_commit(ingest *g, const ispan *proto);
-/* 0 when s has no time or its start and end lie within ±TR_TIME_MAX, as the
- * line format requires; else -1 via ig_fail. */
-int ig_check_time(ingest *g, const ispan *s);
+/* 0 when s has no time, or its start and end lie within ±TR_TIME_MAX, as the
+ * line format requires, and its start is not one that lies outside 1990 to
+ * 2100 read in the unit its fields were read in (native: the format's own,
+ * unless --time-unit) but inside it read in the unit next to it (times in
+ * nanoseconds where microseconds are due): else -1 via ig_fail, naming the
+ * unit the times look like. Small times (0, test data) are not refused. */
+int ig_check_time(ingest *g, const ispan *s, enum ingest_time_unit native);
+/* A time field's value v in microseconds, v read in the unit --time-unit
+ * gives or else native; saturated beyond int64 (ig_check_time refuses it). */
+int64_t ig_time_us(const ingest *g, int64_t v, enum ingest_time_unit native);
+int64_t ig_time_us_u(const ingest *g, uint64_t v, enum ingest_time_unit native);
+/* ig_get_i64 of a time field, in microseconds (ig_time_us). */
+int ig_get_time(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present,
+		enum ingest_time_unit native);
 void ig_build_reset(ingest *g);
 
 /* Record an error for the current element: returns -1. */
@@ -224,12 +240,15 @@ int ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *o
 /* An array field: NULL, missing and [] are all empty; -1 when of another type. */
 int ig_get_array(ingest *g, const jv *o, const char *key, const jv **out);
 
-/* Parse and convert one JSON element p[0,n) that starts at line:col of the
+/* element.c: parse and convert one JSON element p[0,n) that starts at line:col of the
  * file. Returns 0, -1 (the element is broken) or -2 (malformed JSON); on
  * failure msg holds "file:line:col: what". A Jaeger trace is written at once. */
 int ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
 	       strbuf *msg);
 int ig_elem_jaeger(ingest *g, const jv *v);
+/* Where a parse error at byte pos of p is: lines and columns counted on from
+ * *line:*col. */
+void ig_error_place(const char *p, size_t pos, uint64_t *line, uint64_t *col);
 
 /* Write trace groups p[0,n) (T line and records each), read from file, to
  * the output: the spans of a trace already written are dropped, new ones of
@@ -243,8 +262,9 @@ ingest_pool *ig_pool_new(ingest *g, int threads);
 /* Queue an element; returns 0, or the status (-1, -2) of an earlier element
  * that stops the file. */
 int ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint64_t col);
-/* Queue an element that failed before parsing (over --max-bytes). */
-int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes);
+/* Queue an element that failed before parsing (over --max-bytes or
+ * --max-spans): what is the message after its place. */
+int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, const char *what);
 /* Write every queued element; returns 0 or the status that stopped the file. */
 int ig_pool_drain(ingest_pool *p);
 void ig_pool_free(ingest_pool *p);
@@ -274,15 +294,15 @@ int jaeger_span(ingest *g, const jv *span);	/* a span of a Jaeger span list */
 int otlp_resource_spans(ingest *g, const jv *rs);
 int otlp_document(ingest *g, const jv *doc);
 int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */
-void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
-/* After zipkin_pair_shared: tr.zipkin_parent and tr.zipkin_hidden where
- * Zipkin's span tree differs from the one written. */
-void zipkin_note_tree(ingest *g);
 enum { ZIPKIN_FLAGGED = 1, ZIPKIN_BACKFILLED = 2 };	/* ispan.zipkin_shared */
 
 /* zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
 void zipkin_mark_parts(ingest *g, size_t first);	/* batch spans [first, n) are Zipkin's */
 void zipkin_normalise_ids(ingest *g);	/* zero-high 128-bit trace ids to 64-bit */
 void zipkin_merge(ingest *g);		/* normalise, then merge spans reported in parts */
+void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
+/* After zipkin_pair_shared: tr.zipkin_parent and tr.zipkin_hidden where
+ * Zipkin's span tree differs from the one written. */
+void zipkin_note_tree(ingest *g);
 
 #endif

@@ -185,7 +185,7 @@ logs_of(ingest *g, const jv *span)
 
 		if (!jv_is_object(log))
 			return ig_fail(g, "log %zu is not an object", i);
-		if (ig_get_i64(g, log, "timestamp", 1, &ts, NULL) < 0 ||
+		if (ig_get_time(g, log, "timestamp", 1, &ts, NULL, INGEST_TU_US) < 0 ||
 		    ig_get_array(g, log, "fields", &fields) < 0)
 			return -1;
 		ig_log_begin(g, ts);
@@ -222,8 +222,8 @@ one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, s
 	if (ig_get_str(g, span, "traceID", 0, &s.trace_id) < 0 ||
 	    ig_get_str(g, span, "spanID", 1, &s.span_id) < 0 ||
 	    ig_get_str(g, span, "operationName", 0, &s.operation) < 0 ||
-	    ig_get_i64(g, span, "startTime", 0, &s.start, &has_start) < 0 ||
-	    ig_get_i64(g, span, "duration", 0, &s.duration, &has_dur) < 0 ||
+	    ig_get_time(g, span, "startTime", 0, &s.start, &has_start, INGEST_TU_US) < 0 ||
+	    ig_get_time(g, span, "duration", 0, &s.duration, &has_dur, INGEST_TU_US) < 0 ||
 	    tags_of(g, span, "tags", &tags) < 0)
 		return -1;
 	if (!*s.trace_id)
@@ -264,7 +264,7 @@ one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, s
 		memcpy(b->ptags + b->nptags, proc->tags, proc->ntags * sizeof *proc->tags);
 		b->nptags += proc->ntags;
 	}
-	if (ig_check_time(g, &s) < 0)
+	if (ig_check_time(g, &s, INGEST_TU_US) < 0)
 		return -1;
 	ig_span_commit(g, &s);
 	return 0;

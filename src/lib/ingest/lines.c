@@ -9,12 +9,16 @@
 #include "ingest_impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* A temporary file, open for writing (*fd) and for reading (*rfd) and
+ * already removed: nothing is left behind however the run ends, SIGKILL
+ * included. */
 static char *
-temp_path(int *fd)
+temp_path(int *fd, int *rfd)
 {
 	const char *dir = getenv("TMPDIR");
 	size_t n = (dir && *dir ? strlen(dir) : 4) + 32;
@@ -23,15 +27,19 @@ temp_path(int *fd)
 	snprintf(tmp, n, "%s/tr-export.XXXXXX", dir && *dir ? dir : "/tmp");
 	if ((*fd = mkstemp(tmp)) < 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
-	tr_tmpfile_hold(tmp);	/* removed if the run dies before it is open */
+	*rfd = open(tmp, O_RDONLY);
+	int e = errno;
+	unlink(tmp);
+	if (*rfd < 0)
+		tr_die(TR_EXIT_SYSTEM, "%s: %s", tmp, strerror(e));
 	return tmp;
 }
 
 tr_input *
 ingest_lines(ingest *g, tr_input *in, const char *path, const char *name, size_t *bad)
 {
-	int fd;
-	char *tmp = temp_path(&fd);
+	int fd, rfd;
+	char *tmp = temp_path(&fd, &rfd);
 	tr_output *out = tr_output_fdopen(fd, tmp);
 	size_t broken = g->stats.broken;
 
@@ -46,12 +54,8 @@ ingest_lines(ingest *g, tr_input *in, const char *path, const char *name, size_t
 	broken = g->stats.broken - broken;
 	*bad = r < 0 ? (broken ? broken : 1) : 0;
 
-	tr_input *lines = tr_input_try_open(tmp);
+	tr_input *lines = tr_input_fdopen(rfd, tmp);
 
-	if (!lines)
-		tr_die(TR_EXIT_SYSTEM, "%s: %s", tmp, strerror(errno));
-	unlink(tmp);	/* read through the open descriptor from now on */
-	tr_tmpfile_release(tmp);
 	free(tmp);
 	return lines;
 }

@@ -341,7 +341,7 @@ events_of(ingest *g, const jv *span)
 			return ig_fail(g, "event %zu is not an object", i);
 		if (get_ns(g, e, "timeUnixNano", &ns) < 0 || ig_get_str(g, e, "name", 0, &name) < 0)
 			return -1;
-		ig_log_begin(g, (int64_t)(ns / 1000));
+		ig_log_begin(g, ig_time_us_u(g, ns, INGEST_TU_NS));
 		if (*name)
 			ig_log_tag(g, "event", name);
 		if (attributes(g, e, ig_put_log_tag, NULL, NULL) < 0)
@@ -398,10 +398,8 @@ one_span(ingest *g, const jv *span, const oscope *sc, size_t idx)
 	s.trace_id = otlp_id(g, s.trace_id, TRACE_ID_BYTES);
 	s.span_id = otlp_id(g, s.span_id, SPAN_ID_BYTES);
 	s.parent_id = otlp_id(g, s.parent_id, SPAN_ID_BYTES);	/* "" is a root */
-	if (t0 / 1000 > INT64_MAX)
-		return ig_fail(g, "span %s: start time out of range", s.span_id);
-	s.start = (int64_t)(t0 / 1000);
-	s.duration = t1 >= t0 ? (int64_t)((t1 - t0) / 1000) : -(int64_t)((t0 - t1) / 1000);
+	s.start = ig_time_us_u(g, t0, INGEST_TU_NS);
+	s.duration = t1 >= t0 ? ig_time_us_u(g, t1 - t0, INGEST_TU_NS) : -ig_time_us_u(g, t0 - t1, INGEST_TU_NS);
 	if (s.duration < 0)
 		return ig_fail(g, "span %s: ends before it starts", s.span_id);
 	s.has_time = 1;
@@ -425,7 +423,7 @@ one_span(ingest *g, const jv *span, const oscope *sc, size_t idx)
 		return -1;
 	if (attributes(g, sc->resource, ig_ptag, "process.", "service.name") < 0)
 		return -1;
-	if (ig_check_time(g, &s) < 0)
+	if (ig_check_time(g, &s, INGEST_TU_NS) < 0)
 		return -1;
 	ig_span_commit(g, &s);
 	return 0;

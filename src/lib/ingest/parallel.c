@@ -100,7 +100,7 @@ ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint6
 }
 
 int
-ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes)
+ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, const char *what)
 {
 	ig_crew *c = &p->crew;
 
@@ -113,8 +113,8 @@ ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, size_t max_bytes)
 		sb_clear(&s->out);
 		sb_clear(&s->msg);
 		sb_clear(&s->warns);
-		sb_addf(&s->msg, "%s:%llu:%llu: JSON value larger than --max-bytes %zu", p->main->file,
-			(unsigned long long)line, (unsigned long long)col, max_bytes);
+		sb_addf(&s->msg, "%s:%llu:%llu: %s", p->main->file, (unsigned long long)line,
+			(unsigned long long)col, what);
 		memset(&s->delta, 0, sizeof s->delta);
 		s->delta.broken = 1;
 		s->status = -1;

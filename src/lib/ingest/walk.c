@@ -22,7 +22,24 @@ typedef struct jscan {
 	uint64_t base;		/* file offset of buf[0] */
 	uint64_t line, line_start;	/* line of pos, file offset where it starts */
 	int eof;
+	int count_spans;	/* the value is a Jaeger trace: --max-spans counts its spans */
 } jscan;
+
+enum { SCAN_OVER_BYTES = 1, SCAN_OVER_SPANS = 2 };
+
+/* Does the array opened at b[p] belong to the key "spans"? b[0,p) holds
+ * the value being scanned, key included. */
+static int
+spans_key_before(const char *b, size_t p)
+{
+	while (p && (b[p - 1] == ' ' || b[p - 1] == '\t' || b[p - 1] == '\n' || b[p - 1] == '\r'))
+		p--;
+	if (!p || b[--p] != ':')
+		return 0;
+	while (p && (b[p - 1] == ' ' || b[p - 1] == '\t' || b[p - 1] == '\n' || b[p - 1] == '\r'))
+		p--;
+	return p >= 7 && memcmp(b + p - 7, "\"spans\"", 7) == 0;
+}
 
 
 static size_t
@@ -136,14 +153,17 @@ static const unsigned char nested_special[256] = {
  * takes to find the value's end: yajl checks the rest, and whatever it
  * finds wrong inside is that value's problem alone. Works on the buffer
  * directly: this loop sees every byte of the input.
- * Returns 0; 1 when the value is larger than --max-bytes (it is skipped, its
- * bytes not kept); -1 after a message when the file is malformed. */
+ * Returns 0; SCAN_OVER_BYTES when the value is larger than --max-bytes, or
+ * SCAN_OVER_SPANS when it is a Jaeger trace (j->count_spans) whose "spans"
+ * array holds more than --max-spans objects (it is skipped, its bytes not
+ * kept from there on: refusing it costs no more memory than the limit); -1
+ * after a message when the file is malformed. */
 static int
 scan_value(ingest *g, jscan *j, size_t *start)
 {
-	int in_str = 0, done = 0, need_more = 0, skipping = 0;
+	int in_str = 0, done = 0, need_more = 0, skipping = 0, in_spans = 0;
 	strbuf *open = &g->brackets;	/* the brackets not yet closed */
-	size_t size = 0;
+	size_t size = 0, spans = 0, max_spans = j->count_spans ? g->opts.max_spans : 0;
 
 	sb_clear(open);
 	j->keep = j->pos;	/* compaction keeps the value's first byte at buf[keep] */
@@ -194,9 +214,14 @@ scan_value(ingest *g, jscan *j, size_t *start)
 			}
 			if (c == '"')
 				in_str = 1;
-			else if (c == '{' || c == '[')
+			else if (c == '{' || c == '[') {
+				/* the trace object's "spans" array, and each span in it */
+				if (max_spans && c == '[' && open->len == 1 && !skipping)
+					in_spans = spans_key_before(b, p);
+				else if (in_spans && c == '{' && open->len == 2 && ++spans > max_spans)
+					skipping = SCAN_OVER_SPANS;
 				sb_addc(open, c);
-			else if (c == '}' || c == ']') {
+			} else if (c == '}' || c == ']') {
 				if (!open->len) {
 					done = 1;	/* a scalar ends at its container's end */
 					break;
@@ -206,6 +231,8 @@ scan_value(ingest *g, jscan *j, size_t *start)
 					return scan_error(g, j, "'%c' closes '%c'", c, open->s[open->len - 1]);
 				}
 				open->len--;
+				if (open->len == 1)
+					in_spans = 0;
 				if (!open->len) {
 					p++;
 					done = 1;
@@ -225,26 +252,13 @@ scan_value(ingest *g, jscan *j, size_t *start)
 		}
 		size += p - j->pos;
 		j->pos = p;
-		if (g->opts.max_bytes && size > g->opts.max_bytes)
-			skipping = 1;
+		if (g->opts.max_bytes && size > g->opts.max_bytes && !skipping)
+			skipping = SCAN_OVER_BYTES;
 		if (skipping)
 			j->keep = j->pos;	/* drop what was read: only the end is wanted */
 	}
 	*start = j->keep;
 	return skipping;
-}
-
-/* Where a parse error is: count lines up to byte pos of p[0,n). */
-static void
-error_place(const char *p, size_t pos, uint64_t *line, uint64_t *col)
-{
-	for (size_t i = 0; i < pos; i++) {
-		if (p[i] == '\n') {
-			++*line;
-			*col = 1;
-		} else
-			++*col;
-	}
 }
 
 /* Parse buf[start, pos) into mem; errors point into the file. */
@@ -256,7 +270,7 @@ scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col, arena
 	jv *v = jv_parse(g->parser, j->buf + start, j->pos - start, mem, &err, &pos);
 
 	if (!v) {
-		error_place(j->buf + start, pos, &line, &col);
+		ig_error_place(j->buf + start, pos, &line, &col);
 		scan_error_at(g, line, col, "%s", err);
 	}
 	return v;
@@ -277,50 +291,6 @@ read_value(ingest *g, jscan *j, arena *mem)
 	return scan_parse(g, j, start, line, col, mem);
 }
 
-/* A Zipkin or OTLP element lost unread: its trace ids are unknown, so no
- * trace of the file is sure to be whole (counted as one broken trace more). */
-void
-ig_lost_element(ingest *g)
-{
-	g->batch_broken = 1;
-	g->stats.broken++;
-}
-
-int
-ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
-	   strbuf *msg)
-{
-	const char *err;
-	size_t pos;
-	jv *v;
-	int r;
-
-	g->err_line = line;
-	g->err_col = col;
-	v = jv_parse(g->parser, p, n, &g->json_mem, &err, &pos);
-	if (!v) {
-		error_place(p, pos, &line, &col);
-		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, err);
-		/* The scanner found the element's end, so the file goes on; a
-		 * Zipkin or OTLP element takes the file's traces with it. */
-		r = -1;
-		if (!jaeger)
-			ig_lost_element(g);
-	} else {
-		g->err[0] = '\0';
-		r = fn(g, v);
-		if (r < 0)
-			sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line,
-				(unsigned long long)col, g->err);
-	}
-	arena_reset(&g->json_mem);
-	if (jaeger && r == 0)
-		ig_flush(g);	/* a Jaeger trace object is a whole trace */
-	if (jaeger && r == -1)
-		g->stats.broken++;
-	return r;
-}
-
 static int elem_otlp(ingest *g, const jv *v);
 
 /* Give one element to its converter, or to the worker threads. */
@@ -329,8 +299,11 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 {
 	uint64_t line = j->line, col = scan_col(j);
 	size_t start = 0;
-	int r = scan_value(g, j, &start);
+	int r;
 
+	j->count_spans = jaeger;
+	r = scan_value(g, j, &start);
+	j->count_spans = 0;
 	if (r < 0) {
 		/* A Jaeger element is one trace: cut off or malformed, it is one
 		 * broken trace, so that -v accounts for it. Not when a trace queued
@@ -341,10 +314,17 @@ convert(ingest *g, jscan *j, elem_fn fn, int jaeger)
 	}
 	if (r > 0) {
 		/* Too big to keep: a broken element, and the file goes on. */
+		char what[96];
+
+		if (r == SCAN_OVER_SPANS)
+			snprintf(what, sizeof what, "trace with more than --max-spans %zu spans: skipped",
+				 g->opts.max_spans);
+		else
+			snprintf(what, sizeof what, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
 		if (g->pool)
-			r = ig_pool_fail(g->pool, line, col, g->opts.max_bytes);
+			r = ig_pool_fail(g->pool, line, col, what);
 		else {
-			scan_error_at(g, line, col, "JSON value larger than --max-bytes %zu", g->opts.max_bytes);
+			scan_error_at(g, line, col, "%s", what);
 			if (jaeger)
 				g->stats.broken++;
 			else
@@ -409,12 +389,6 @@ walk_array(ingest *g, jscan *j, elem_fn fn, int jaeger)
 			return scan_error(g, j, c < 0 ? "unexpected end of input in an array"
 						      : "expected ',' or ']'"), -2;
 	}
-}
-
-int
-ig_elem_jaeger(ingest *g, const jv *v)
-{
-	return jaeger_trace(g, v);
 }
 
 static int
@@ -564,6 +538,33 @@ other_document(ingest *g, const jv *rest)
 	return r;
 }
 
+/* The "errors" of a Jaeger query API answer (a service or trace it did not
+ * find): each said with its message and code; bad input, whatever "data"
+ * held besides. */
+static int
+api_errors(ingest *g, const jv *rest, uint64_t line, uint64_t col)
+{
+	const jv *errs = jv_get(rest, "errors"), *e;
+	size_t i, n = 0;
+
+	if (!jv_is_array(errs))
+		return 0;
+	jv_array_foreach(errs, i, e) {
+		const jv *m = jv_get(e, "msg"), *c = jv_get(e, "code"), *id = jv_get(e, "traceID");
+		strbuf text = {0};
+
+		sb_adds(&text, jv_str(m) ? jv_str(m) : "(no message)");
+		if (jv_is_integer(c))
+			sb_addf(&text, " (code %lld)", (long long)jv_int(c));
+		if (jv_str(id))
+			sb_addf(&text, ", trace %s", jv_str(id));
+		scan_error_at(g, line, col, "the Jaeger query API answered with an error: %s", text.s);
+		sb_free(&text);
+		n++;
+	}
+	return n ? -1 : 0;
+}
+
 /* Keep a member of a top-level object that is not walked, for the document
  * read whole. */
 static int
@@ -631,6 +632,8 @@ walk_object(ingest *g, jscan *j)
 			goto malformed;
 		}
 	}
+	if (seen == INGEST_JAEGER && api_errors(g, rest, line, col) < 0)
+		failed = 1;
 	if (!seen) {
 		g->err[0] = '\0';
 		g->err_line = line;
@@ -654,11 +657,23 @@ malformed:
 	return -2;
 }
 
+/* A UTF-8 byte-order mark that some Windows tools write first is no JSON:
+ * skipped, the first line's columns counted after it. */
+static void
+skip_bom(jscan *j)
+{
+	while (j->len < 3 && scan_fill(j))
+		;
+	if (j->len >= 3 && memcmp(j->buf, "\xef\xbb\xbf", 3) == 0)
+		j->pos = j->line_start = 3;
+}
+
 static int
 walk_documents(ingest *g, jscan *j)
 {
 	int c, failed = 0, r;
 
+	skip_bom(j);
 	while ((c = scan_ws(j)) >= 0) {
 		g->documents++;
 		if (c == '{')
@@ -700,12 +715,8 @@ ingest_format_parse(const char *name)
 ingest *
 ingest_new(const ingest_opts *o, tr_output *out)
 {
-	ingest *g = xcalloc(1, sizeof *g);
+	ingest *g = ig_context_new(o, out);
 
-	g->opts = *o;
-	g->out = out;
-	g->parser = jv_parser_new();
-	tr_progress_init(&g->progress);
 	if (o->threads > 1)
 		g->pool = ig_pool_new(g, o->threads);
 	return g;
@@ -754,8 +765,9 @@ report_other_signals(ingest *g)
 			g->other_signals);
 		return -1;
 	}
-	tr_warn("%s: skipped %zu OTLP metrics, logs or profiles documents (not traces)", g->file,
-		g->other_signals);
+	if (!g->opts.quiet)
+		tr_warn("%s: skipped %zu OTLP metrics, logs or profiles documents (not traces)",
+			g->file, g->other_signals);
 	return 0;
 }
 
@@ -784,6 +796,9 @@ ingest_input(ingest *g, tr_input *in, const char *path, const char *name)
 	int r;
 
 	ig_prescan_reset(g, path);
+	/* Nothing of a gzip member or zstd frame that fails its check is
+	 * converted: the input ends before it, and says why at the end. */
+	tr_input_check(in);
 	j.line = 1;
 	g->file = name;
 	g->file_failed = 0;
@@ -847,29 +862,5 @@ void
 ingest_free(ingest *g)
 {
 	ig_pool_free(g->pool);
-	ig_seen_free(g->seen);
-	sb_free(&g->msg);
-	sb_free(&g->brackets);
-	ig_discard(g);
-	arena_free(&g->batch.mem);
-	arena_free(&g->json_mem);
-	arena_free(&g->doc_mem);
-	arena_free(&g->prescan_mem);
-	arena_free(&g->sweep_mem);
-	strmap_free(&g->last_key);
-	jv_parser_free(g->parser);
-	free(g->batch.spans);
-	strmap_free(&g->batch.bad_traces);
-	strmap_free(&g->ids);
-	ibuild *b = &g->build;
-	free(b->tags);
-	free(b->refs);
-	free(b->logs);
-	free(b->ptags);
-	free(g->procs);
-	sb_free(&g->text);
-	sb_free(&g->scratch);
-	sb_free(&g->value);
-	free(g->order);
-	free(g);
+	ig_context_free(g);
 }

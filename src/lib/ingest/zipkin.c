@@ -93,8 +93,8 @@ times_of(ingest *g, const jv *span, ispan *s)
 {
 	int has_ts, has_dur;
 
-	if (ig_get_i64(g, span, "timestamp", 0, &s->start, &has_ts) < 0 ||
-	    ig_get_i64(g, span, "duration", 0, &s->duration, &has_dur) < 0)
+	if (ig_get_time(g, span, "timestamp", 0, &s->start, &has_ts, INGEST_TU_US) < 0 ||
+	    ig_get_time(g, span, "duration", 0, &s->duration, &has_dur, INGEST_TU_US) < 0)
 		return -1;
 	if (has_dur && s->duration < 0)
 		return ig_fail(g, "negative duration");
@@ -136,13 +136,14 @@ v2_span(ingest *g, const jv *span)
 
 		if (!jv_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
-		if (ig_get_i64(g, a, "timestamp", 1, &ts, NULL) < 0 || ig_get_str(g, a, "value", 0, &val) < 0)
+		if (ig_get_time(g, a, "timestamp", 1, &ts, NULL, INGEST_TU_US) < 0 ||
+		    ig_get_str(g, a, "value", 0, &val) < 0)
 			return -1;
 		ig_log_begin(g, ts);
 		ig_log_tag(g, "event", val);
 	}
 	s.shared = jv_is_true(jv_get(span, "shared"));
-	if (ig_check_time(g, &s) < 0)
+	if (ig_check_time(g, &s, INGEST_TU_US) < 0)
 		return -1;
 	ig_span_commit(g, &s);
 	return 0;
@@ -237,7 +238,7 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 		ig_log_begin(g, n->ts);
 		ig_log_tag(g, "event", n->value);
 	}
-	if (ig_check_time(g, &s) < 0)
+	if (ig_check_time(g, &s, INGEST_TU_US) < 0)
 		return -1;
 	ig_span_commit(g, &s);
 	return 0;
@@ -270,15 +271,15 @@ v1_span(ingest *g, const jv *span)
 
 	if (ids_of(g, span, &base) < 0 || ig_get_array(g, span, "annotations", &annots) < 0 ||
 	    ig_get_array(g, span, "binaryAnnotations", &bin) < 0 ||
-	    ig_get_i64(g, span, "timestamp", 0, &ts, &has_ts) < 0 ||
-	    ig_get_i64(g, span, "duration", 0, &dur, &has_dur) < 0)
+	    ig_get_time(g, span, "timestamp", 0, &ts, &has_ts, INGEST_TU_US) < 0 ||
+	    ig_get_time(g, span, "duration", 0, &dur, &has_dur, INGEST_TU_US) < 0)
 		return -1;
 	jv_array_foreach(annots, i, a) {
 		if (!jv_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
 		if (nn == sizeof notes / sizeof *notes)
 			return ig_fail(g, "more than %zu annotations", nn);
-		if (ig_get_i64(g, a, "timestamp", 1, &notes[nn].ts, NULL) < 0 ||
+		if (ig_get_time(g, a, "timestamp", 1, &notes[nn].ts, NULL, INGEST_TU_US) < 0 ||
 		    ig_get_str(g, a, "value", 1, &notes[nn].value) < 0)
 			return -1;
 		notes[nn++].ep = jv_get(a, "endpoint");
@@ -361,86 +362,4 @@ zipkin_span(ingest *g, const jv *span, int version)
 		ig_bad_span(g, span);
 	zipkin_mark_parts(g, first);
 	return r;
-}
-
-/* Zipkin instruments an RPC as a client span and a server span with the same
- * id. The server half becomes "<id>:s", a child of the client half; spans that
- * name the shared id as parent hang under the half in their own service. */
-void
-zipkin_pair_shared(ingest *g)
-{
-	ibatch *bt = &g->batch;
-	strmap client = {0}, server = {0};
-	strbuf key = {0};
-
-	/* A server span sharing its id with a client span is the shared half,
-	 * whether or not the instrumentation set "shared". */
-	for (size_t i = 0; i < bt->n; i++) {
-		ispan *s = &bt->spans[i];
-		int added;
-
-		s->zipkin_shared = s->zipkin && s->shared ? ZIPKIN_FLAGGED : 0;
-		s->shared = s->shared || s->kind == TR_KIND_SERVER;
-		sb_clear(&key);
-		sb_adds(&key, s->trace_id);
-		sb_addc(&key, '\t');
-		sb_adds(&key, s->span_id);
-		const char *k = ig_strn(g, key.s, key.len);
-		strmap_put(s->shared ? &server : &client, k, key.len, &added)->val = (int64_t)i;
-	}
-	if (!server.count)
-		goto done;
-	for (size_t i = 0; i < bt->n; i++) {
-		ispan *s = &bt->spans[i];
-		strmap_slot *srv, *cli;
-
-		sb_clear(&key);
-		sb_adds(&key, s->trace_id);
-		sb_addc(&key, '\t');
-		if (s->shared) {
-			sb_adds(&key, s->span_id);
-			if (!strmap_get(&client, key.s, key.len)) {
-				/* No client half: nothing to split, but as a
-				 * child it hangs where the rule below says. */
-				sb_clear(&key);
-				sb_adds(&key, s->trace_id);
-				sb_addc(&key, '\t');
-				goto child;
-			}
-			/* Zipkin, too, takes a SERVER of a client's id for the
-			 * server half, "shared" or not. */
-			if (s->zipkin && !s->zipkin_shared &&
-			    bt->spans[strmap_get(&client, key.s, key.len)->val].kind == TR_KIND_CLIENT)
-				s->zipkin_shared = ZIPKIN_BACKFILLED;
-			s->parent_id = s->span_id;
-			size_t n = strlen(s->span_id);
-			char *id = arena_alloc(&bt->mem, n + 3);
-			memcpy(id, s->span_id, n);
-			memcpy(id + n, ":s", 3);
-			s->span_id = id;
-			continue;
-		}
-child:
-		if (!*s->parent_id)
-			continue;
-		sb_adds(&key, s->parent_id);
-		srv = strmap_get(&server, key.s, key.len);
-		cli = strmap_get(&client, key.s, key.len);
-		if (!srv || !cli)
-			continue;
-		/* Children of the client's own service stay with the client half. */
-		if (strcmp(bt->spans[cli->val].service, s->service) == 0 &&
-		    strcmp(bt->spans[srv->val].service, s->service) != 0)
-			continue;
-		size_t n = strlen(s->parent_id);
-		char *id = arena_alloc(&bt->mem, n + 3);
-		memcpy(id, s->parent_id, n);
-		memcpy(id + n, ":s", 3);
-		s->parent_id = id;
-	}
-done:
-	zipkin_note_tree(g);
-	sb_free(&key);
-	strmap_free(&client);
-	strmap_free(&server);
 }

@@ -3,7 +3,7 @@
  * mergeV2ById): a 128-bit trace id whose high half is zero is the 64-bit id
  * it pads, "shared" on a client span means nothing, and a span reported in
  * parts is merged into one. It works on the batch's ispans, after the JSON is
- * read and before zipkin_pair_shared splits the shared ids. */
+ * read and before zipkin_pair_shared (at the end) splits the shared ids. */
 #include "ingest_impl.h"
 
 #include <stdlib.h>
@@ -802,4 +802,86 @@ zipkin_note_tree(ingest *g)
 	strmap_free(&shared);
 	strmap_free(&plain);
 	sb_free(&key);
+}
+
+/* Zipkin instruments an RPC as a client span and a server span with the same
+ * id. The server half becomes "<id>:s", a child of the client half; spans that
+ * name the shared id as parent hang under the half in their own service. */
+void
+zipkin_pair_shared(ingest *g)
+{
+	ibatch *bt = &g->batch;
+	strmap client = {0}, server = {0};
+	strbuf key = {0};
+
+	/* A server span sharing its id with a client span is the shared half,
+	 * whether or not the instrumentation set "shared". */
+	for (size_t i = 0; i < bt->n; i++) {
+		ispan *s = &bt->spans[i];
+		int added;
+
+		s->zipkin_shared = s->zipkin && s->shared ? ZIPKIN_FLAGGED : 0;
+		s->shared = s->shared || s->kind == TR_KIND_SERVER;
+		sb_clear(&key);
+		sb_adds(&key, s->trace_id);
+		sb_addc(&key, '\t');
+		sb_adds(&key, s->span_id);
+		const char *k = ig_strn(g, key.s, key.len);
+		strmap_put(s->shared ? &server : &client, k, key.len, &added)->val = (int64_t)i;
+	}
+	if (!server.count)
+		goto done;
+	for (size_t i = 0; i < bt->n; i++) {
+		ispan *s = &bt->spans[i];
+		strmap_slot *srv, *cli;
+
+		sb_clear(&key);
+		sb_adds(&key, s->trace_id);
+		sb_addc(&key, '\t');
+		if (s->shared) {
+			sb_adds(&key, s->span_id);
+			if (!strmap_get(&client, key.s, key.len)) {
+				/* No client half: nothing to split, but as a
+				 * child it hangs where the rule below says. */
+				sb_clear(&key);
+				sb_adds(&key, s->trace_id);
+				sb_addc(&key, '\t');
+				goto child;
+			}
+			/* Zipkin, too, takes a SERVER of a client's id for the
+			 * server half, "shared" or not. */
+			if (s->zipkin && !s->zipkin_shared &&
+			    bt->spans[strmap_get(&client, key.s, key.len)->val].kind == TR_KIND_CLIENT)
+				s->zipkin_shared = ZIPKIN_BACKFILLED;
+			s->parent_id = s->span_id;
+			size_t n = strlen(s->span_id);
+			char *id = arena_alloc(&bt->mem, n + 3);
+			memcpy(id, s->span_id, n);
+			memcpy(id + n, ":s", 3);
+			s->span_id = id;
+			continue;
+		}
+child:
+		if (!*s->parent_id)
+			continue;
+		sb_adds(&key, s->parent_id);
+		srv = strmap_get(&server, key.s, key.len);
+		cli = strmap_get(&client, key.s, key.len);
+		if (!srv || !cli)
+			continue;
+		/* Children of the client's own service stay with the client half. */
+		if (strcmp(bt->spans[cli->val].service, s->service) == 0 &&
+		    strcmp(bt->spans[srv->val].service, s->service) != 0)
+			continue;
+		size_t n = strlen(s->parent_id);
+		char *id = arena_alloc(&bt->mem, n + 3);
+		memcpy(id, s->parent_id, n);
+		memcpy(id + n, ":s", 3);
+		s->parent_id = id;
+	}
+done:
+	zipkin_note_tree(g);
+	sb_free(&key);
+	strmap_free(&client);
+	strmap_free(&server);
 }

@@ -1084,3 +1084,30 @@ pag_builder_free(pag_builder *b)
 	pag_graph_free(&b->names);
 	free(b);
 }
+
+/* ---- the step ---- */
+
+/* Sweep the lanes up to sweep_to, make the communication edges whose
+ * vertices are there, write what the frontier has passed, and forget the
+ * traces written. */
+void
+pag_build_sweep(pag_builder *b, int64_t sweep_to, strbuf *out)
+{
+	pag_sweep_write(b, sweep_to, out);
+	pag_build_retire(b);
+}
+
+/* Place every span read that starts before `upto`, sweep the lanes
+ * `lateness` behind, and write what the frontier has passed. */
+void
+pag_build_process(pag_builder *b, int64_t upto, strbuf *out)
+{
+	size_t n = pag_build_take_due(b, upto);
+
+	for (size_t i = 0; i < n; i++)
+		pag_build_place(b, b->placing[i].span, out);
+	if (upto > b->placed_to)
+		b->placed_to = upto;
+	pag_build_split_clients(b, upto);
+	pag_build_sweep(b, upto == INT64_MAX ? INT64_MAX : upto - b->o.lateness, out);
+}

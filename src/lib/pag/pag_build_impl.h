@@ -1,6 +1,7 @@
 /* pag_build_impl.h - the PAG builder's state, shared by pag_build.c
  * (reading traces, placing spans on lanes, forgetting them) and
- * pag_sweep.c (sweeping lanes into edges, writing them window by window). */
+ * pag_sweep.c (sweeping lanes into edges, writing them window by window;
+ * it calls nothing of pag_build.c), and pag_finish.c (the end of the input). */
 #ifndef TR_PAG_BUILD_IMPL_H
 #define TR_PAG_BUILD_IMPL_H
 
@@ -260,6 +261,10 @@ void pag_build_header(pag_builder *b, strbuf *out, int final);
 void pag_build_split_clients(pag_builder *b, int64_t upto);
 void pag_build_retire(pag_builder *b);
 void pag_build_sort_held(pag_builder *b);
+/* Sweep and write up to sweep_to (pag_sweep_write), then forget the traces
+ * written. */
+void pag_build_sweep(pag_builder *b, int64_t sweep_to, strbuf *out);
+void pag_build_process(pag_builder *b, int64_t upto, strbuf *out);
 
 /* The lowest free slot of the communication edges is taken, so that those
  * waiting (a few thousand) stay together at the front however many the
@@ -293,6 +298,8 @@ comm_free_slot(pag_builder *b, uint32_t i)
 /* pag_sweep.c */
 void pag_build_edge(pag_builder *b, const bvert *src, const bvert *dst, int type, uint32_t op,
 		    const bspan *about);
-void pag_build_process(pag_builder *b, int64_t upto, strbuf *out);
+void pag_sweep_write(pag_builder *b, int64_t sweep_to, strbuf *out);
+/* Sort the communication edges waiting, for the finishing steps. */
+void pag_sweep_sort_comm(pag_builder *b);
 
 #endif

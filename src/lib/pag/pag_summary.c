@@ -16,21 +16,6 @@ static const char *const summary_titles[PAG_NSUMMARIES] = {
 	"activity type", "worker (stragglers)", "operation (per worker)", "communication"
 };
 
-int
-pag_edge_passes(const pag_graph *g, const pag_filter *f, const pag_edge *e)
-{
-	if (!f)
-		return 1;
-	if (e->t1 > e->t0 ? e->t0 >= f->to || e->t1 <= f->from : e->t0 < f->from || e->t0 > f->to)
-		return 0;	/* it must overlap [from, to] by some time, or lie in it */
-	if (f->trace && (e->span == PAG_NONE || strcmp(g->spans[e->span].trace_id, f->trace) != 0))
-		return 0;
-	if (f->worker && strcmp(g->workers[g->lanes[e->src_lane].worker], f->worker) != 0 &&
-	    strcmp(g->workers[g->lanes[e->dst_lane].worker], f->worker) != 0)
-		return 0;
-	return 1;
-}
-
 /* ---- accumulating ---- */
 
 typedef struct acc {

@@ -2,6 +2,7 @@
  * sketch, mergeable partial states (--partial/--merge) and the output
  * formats. Memory is the groups' (plus the values of exact percentiles). */
 #include "query_impl.h"
+#include "partial.h"
 #include "table.h"
 
 #include <math.h>
@@ -178,6 +179,8 @@ struct q_table {
 	strbuf kb;
 	q_list *lists;		/* per GroupBy key: the values of an each() key */
 	size_t *at;		/* the value of each list in the current row */
+	int *keyslots;		/* the F_KEY slots: keys named in aggregates' arguments */
+	int nkeyslots;
 };
 
 q_table *
@@ -190,6 +193,10 @@ q_table_new(const query *q, int sketch)
 	t->sel = xcalloc((size_t)(q->nkeys + q->naggs) + 1, sizeof *t->sel);
 	t->lists = xcalloc((size_t)q->nkeys + 1, sizeof *t->lists);
 	t->at = xcalloc((size_t)q->nkeys + 1, sizeof *t->at);
+	t->keyslots = xcalloc(q->slots.n + 1, sizeof *t->keyslots);
+	for (size_t s = 0; s < q->slots.n; s++)
+		if (q->slots.v[s].field == F_KEY)
+			t->keyslots[t->nkeyslots++] = (int)s;
 	return t;
 }
 
@@ -270,6 +277,7 @@ q_table_free(q_table *t)
 		q_list_free(&t->lists[k]);
 	free(t->lists);
 	free(t->at);
+	free(t->keyslots);
 	free(t);
 }
 
@@ -417,7 +425,7 @@ add_to_group(q_table *t, const expr_value *slots)
 }
 
 void
-q_table_add(q_table *t, const expr_value *slots)
+q_table_add(q_table *t, expr_value *slots)
 {
 	const query *q = t->q;
 	int nk = q->nkeys;
@@ -437,6 +445,8 @@ q_table_add(q_table *t, const expr_value *slots)
 		for (int k = 0; k < nk; k++)
 			if (q->keys[k].each)
 				t->keyvals[k] = t->lists[k].v[t->at[k]];
+		for (int i = 0; i < t->nkeyslots; i++)
+			slots[t->keyslots[i]] = t->keyvals[q->slots.v[t->keyslots[i]].col];
 		add_to_group(t, slots);
 		/* the next combination: an odometer over the lists */
 		int k = nk;
@@ -556,9 +566,97 @@ q_table_rows(q_table *t, expr_value **rows)
 	return t->n;
 }
 
+/* ---------- merged states: the margins of a crosstab ---------- */
+
+/* Add the state s of one group into d, as if d had taken s's rows too. */
+static void
+agg_merge(q_table *t, const q_agg *ag, agg_state *d, const agg_state *s)
+{
+	int64_t sum;
+
+	if (ag->kind == A_COUNT_DISTINCT) {
+		for (size_t i = 0; s->seen && i < s->seen->cap; i++) {
+			const strmap_slot *sl = &s->seen->slots[i];
+			int added;
+
+			if (!sl->used)
+				continue;
+			if (!d->seen)
+				d->seen = xcalloc(1, sizeof *d->seen);
+			strmap_slot *ds = strmap_put(d->seen, sl->key, sl->len, &added);
+			if (added) {
+				ds->key = arena_strndup(&t->mem, sl->key, sl->len);
+				d->n++;
+			}
+		}
+		return;
+	}
+	if (!s->n)
+		return;
+	if (!d->n || s->min < d->min)
+		d->min = s->min;
+	if (!d->n || s->max > d->max)
+		d->max = s->max;
+	d->n += s->n;
+	if (__builtin_add_overflow(d->isum, s->isum, &sum)) {
+		d->fsum += (double)s->isum;
+		d->frac = 1;
+	} else
+		d->isum = sum;
+	d->fsum += s->fsum;
+	d->frac |= s->frac;
+	if (ag->kind != A_PCT)
+		return;
+	if (s->sk || d->sk) {	/* a merged table's percentiles: one sketch */
+		if (!d->sk) {
+			d->sk = xcalloc(1, sizeof *d->sk);
+			for (size_t i = 0; i < d->nvals; i++)
+				sk_add(d->sk, d->vals[i]);
+			d->nvals = 0;
+		}
+		for (size_t i = 0; i < s->nvals; i++)
+			sk_add(d->sk, s->vals[i]);
+		if (s->sk)
+			sk_merge(d->sk, s->sk);
+		return;
+	}
+	if (d->nvals + s->nvals > d->cap) {
+		d->cap = d->nvals + s->nvals;
+		d->vals = xrealloc(d->vals, d->cap * sizeof *d->vals);
+	}
+	memcpy(d->vals + d->nvals, s->vals, s->nvals * sizeof *s->vals);
+	d->nvals += s->nvals;
+}
+
+expr_value
+q_table_merged(q_table *t, const uint32_t *groups, size_t n, int col, const expr_value *keys)
+{
+	const query *q = t->q;
+	agg_state *st = xcalloc((size_t)q->naggs + 1, sizeof *st);
+	expr_value v;
+
+	for (size_t i = 0; i < n; i++)
+		for (int a = 0; a < q->naggs; a++)
+			agg_merge(t, &q->aggs[a], &st[a], &t->groups[groups[i]].st[a]);
+	for (int k = 0; k < q->nkeys; k++)
+		t->sel[k] = keys[k];
+	for (int a = 0; a < q->naggs; a++)
+		t->sel[q->nkeys + a] = agg_result(t, &q->aggs[a], &st[a]);
+	v = expr_eval(q->cols[col].e, t->sel);
+	for (int a = 0; a < q->naggs; a++) {
+		free(st[a].vals);
+		sk_free(st[a].sk);
+		if (st[a].seen) {
+			strmap_free(st[a].seen);
+			free(st[a].seen);
+		}
+	}
+	free(st);
+	return v;
+}
+
 /* ---------- partial states ---------- */
 
-#define PARTIAL_HEADER "#tr-aggregate-partial/1\t"
 
 /* Escape so that a field holds no TAB/LF/CR and a list no ','. */
 static void
@@ -645,10 +743,8 @@ q_table_write_partial(q_table *t, tr_output *out)
 	const query *q = t->q;
 	strbuf b = {0}, text = {0};
 
-	query_print(q, &text);
-	sb_adds(&b, PARTIAL_HEADER);
-	tr_escape(&b, text.s, text.len, 0);
-	sb_addc(&b, '\n');
+	q_partial_for(q, &text);
+	tr_partial_header(&b, "aggregate", text.s);
 	for (size_t g = 0; g < t->n; g++) {
 		q_group *gr = &t->groups[g];
 		sb_addc(&b, 'G');
@@ -667,8 +763,19 @@ q_table_write_partial(q_table *t, tr_output *out)
 			sb_clear(&b);
 		}
 	}
+	tr_partial_end(&b, t->n);
 	tr_output_sb(out, &b);
 	sb_free(&b);
+	sb_free(&text);
+}
+
+void
+q_partial_for(const query *q, strbuf *b)
+{
+	strbuf text = {0};
+
+	query_print(q, &text);
+	tr_escape(b, text.s, text.len, 0);
 	sb_free(&text);
 }
 
@@ -867,22 +974,8 @@ q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t e
 	size_t nf = (size_t)(q->nkeys + q->naggs) + 1;
 	tr_field f[256];
 
-	if (len >= strlen(PARTIAL_HEADER) && memcmp(line, PARTIAL_HEADER, strlen(PARTIAL_HEADER)) == 0) {
-		strbuf text = {0}, esc = {0};
-		query_print(q, &text);
-		tr_escape(&esc, text.s, text.len, 0);
-		size_t hl = strlen(PARTIAL_HEADER);
-		int same = len - hl == esc.len && memcmp(line + hl, esc.s, esc.len) == 0;
-		sb_free(&text);
-		sb_free(&esc);
-		if (!same) {
-			snprintf(err, errlen, "a partial of another query");
-			return -1;
-		}
-		return 0;
-	}
 	if (len == 0 || line[0] == '#')
-		return 0;
+		return 0;	/* the frame's lines (partial.h): checked by the caller */
 	if (line[0] != 'G' || nf > 256 || tr_split(line, len, f, 256) != nf || f[0].len != 1) {
 		snprintf(err, errlen, "not a partial record of this query (want G and %zu fields)", nf - 1);
 		return -1;
@@ -911,12 +1004,14 @@ q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t e
 /* ---------- output formats ---------- */
 
 void
-q_write_header(strbuf *b, const query *q, enum query_format f)
+q_write_header(strbuf *b, const query *q, enum query_format f, int window)
 {
 	if (f == QUERY_JSON) {
 		sb_adds(b, "[");
 		return;
 	}
+	if (window)
+		sb_adds(b, f == QUERY_CSV ? "window," : "window\t");
 	for (int i = 0; i < q->nshown; i++) {
 		if (i)
 			sb_addc(b, f == QUERY_CSV ? ',' : '\t');
@@ -928,25 +1023,38 @@ q_write_header(strbuf *b, const query *q, enum query_format f)
 	sb_addc(b, '\n');
 }
 
+const char *
+q_format_value(const query *q, int col, expr_value v, int units, char *buf, size_t size,
+	       size_t *len)
+{
+	if (units != TABLE_US && q->cols[col].dur && v.type == EV_NUM) {
+		table_duration_num(buf, size, v.num, units);
+		*len = strlen(buf);
+		return buf;
+	}
+	return expr_format(v, buf, size, len);
+}
+
 void
 q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
-	    int units, int first_json_row)
+	    int units, int first_json_row, const expr_value *window)
 {
 	char buf[32];
 	size_t len;
 
 	if (f == QUERY_JSON)
 		sb_adds(b, first_json_row ? "\n{" : ",\n{");
+	if (window) {
+		const char *s = expr_format(*window, buf, sizeof buf, &len);
+
+		if (f == QUERY_JSON)
+			sb_adds(b, "\"window\":");
+		sb_add(b, s, len);
+		sb_adds(b, f == QUERY_JSON ? ", " : f == QUERY_CSV ? "," : "\t");
+	}
 	for (int i = 0; i < q->nshown; i++) {
 		expr_value v = vals[i];
-		const char *s;
-
-		if (units != TABLE_US && q->cols[i].dur && v.type == EV_NUM) {
-			table_duration(buf, sizeof buf, llround(v.num), units);
-			s = buf;
-			len = strlen(buf);
-		} else
-			s = expr_format(v, buf, sizeof buf, &len);
+		const char *s = q_format_value(q, i, v, units, buf, sizeof buf, &len);
 		if (f == QUERY_JSON) {
 			if (i)
 				sb_adds(b, ", ");

@@ -2,6 +2,7 @@
  * candidates of each variable, the happened-before joins, Where, and rows
  * to the group table or, for raw queries, straight to the output. */
 #include "query_impl.h"
+#include "partial.h"
 #include "pick.h"
 
 #include <stdlib.h>
@@ -24,6 +25,12 @@ typedef struct cand {
 	size_t n, cap;			/* cap in the arena */
 } cand;
 
+/* --emit-every: a window [start, start + every) of the table. */
+typedef struct q_window {
+	int64_t start;
+	q_table *t;
+} q_window;
+
 struct query_run {
 	const query *q;
 	query_opts o;
@@ -43,6 +50,7 @@ struct query_run {
 	size_t rows;			/* result rows made from input rows (query_run_rows) */
 	int started, json_rows;
 	tr_keywatch *keywatch;		/* per slot: a GroupBy tag key, did any span have it? */
+	q_names *names;			/* compared services and operations: seen? */
 	/* OrderBy and Limit over raw rows */
 	expr_value *held;		/* rows held for OrderBy, ncols values each */
 	size_t nheld, capheld;
@@ -50,6 +58,14 @@ struct query_run {
 	strmap written_per;		/* Limit n Per x, rows as found: rows written per x */
 	arena permem;
 	size_t written;			/* rows written */
+	/* --emit-every: the open windows, oldest first */
+	q_window *win;
+	size_t nwin, capwin;
+	int64_t now;			/* the input's time: the latest trace start */
+	int64_t closed;			/* windows starting before it are closed */
+	int has_now, wrote_window;
+	expr_value window;		/* the start of the window being written */
+	size_t late, untimed;		/* rows left out of the windows */
 };
 
 /* ---------- fields ---------- */
@@ -77,6 +93,24 @@ tag_value(const tr_tag *tags, uint32_t n, const char *key)
 	return v ? expr_from_text(v, strlen(v)) : expr_null();
 }
 
+/* The failure of span i in one line (tr_failure_text), null when it did
+ * not fail; kept in the trace's memory. */
+static expr_value
+error_message(tr_trace *t, int32_t i)
+{
+	tr_failure f;
+	strbuf b = {0};
+
+	if (!tr_span_error(t, i, &f))
+		return expr_null();
+	tr_failure_text(&f, 0, &b);
+	const char *m = arena_strndup(&t->mem, b.s, b.len);
+	expr_value v = expr_str(m, b.len);
+
+	sb_free(&b);
+	return v;
+}
+
 static expr_value
 span_value(const tctx *c, int32_t i, const q_slot *sl)
 {
@@ -98,7 +132,8 @@ span_value(const tctx *c, int32_t i, const q_slot *sl)
 		return c->self[i] == INT64_MIN ? expr_null() : expr_num((double)c->self[i]);
 	case F_DEPTH: return expr_num(s->depth);
 	case F_ROOT: return expr_bool(s->parent < 0);
-	case F_ERROR: return expr_bool(tr_span_failed(s));
+	case F_ERROR: return expr_bool(tr_span_error(c->t, i, NULL));
+	case F_ERROR_MESSAGE: return error_message(c->t, i);
 	case F_TRACE_START: return c->has_ttime ? expr_num((double)c->tstart) : expr_null();
 	case F_TRACE_DURATION: return c->has_ttime ? expr_num((double)c->tdur) : expr_null();
 	case F_ROOT_DURATION: return c->rootdur >= 0 ? expr_num((double)c->rootdur) : expr_null();
@@ -134,6 +169,8 @@ log_value(const tctx *c, int32_t i, const q_slot *sl)
 static expr_value
 slot_value(const query *q, const tctx *c, const q_slot *sl, int var, int32_t node)
 {
+	if (sl->field == F_KEY)
+		return expr_null();	/* set per group by q_table_add */
 	if (sl->field == F_COL)
 		return c->subrows[var][(size_t)node * q->vars[var].src[0].sub->ncols + sl->col];
 	if (node < (int32_t)c->t->nspans)
@@ -160,6 +197,7 @@ query_run_new(const query *q, const query_opts *o)
 	for (size_t s = 0; s < q->slots.n; s++)
 		tr_keywatch_init(&r->keywatch[s], q->slots.v[s].key);
 	r->vals = xcalloc((size_t)q->ncols + 1, sizeof *r->vals);
+	r->names = q_names_new(q);
 	r->sub = xcalloc((size_t)q->nvars, sizeof *r->sub);
 	r->ncand = xcalloc((size_t)q->nvars, sizeof *r->ncand);
 	r->njoined = xcalloc((size_t)q->nvars, sizeof *r->njoined);
@@ -172,6 +210,7 @@ query_run_new(const query *q, const query_opts *o)
 				query_opts so = *o;
 				so.fail_if = NULL;
 				so.explain = 0;
+				so.every = 0;
 				r->sub[v] = query_run_new(src->sub, &so);
 				r->sub[v]->collect = 1;
 			}
@@ -189,10 +228,14 @@ query_run_free(query_run *r)
 		query_run_free(r->sub[v]);
 	if (r->table)
 		q_table_free(r->table);
+	for (size_t w = 0; w < r->nwin; w++)
+		q_table_free(r->win[w].t);
+	free(r->win);
 	arena_free(&r->mem);
 	for (size_t s = 0; s < r->q->slots.n; s++)
 		tr_keywatch_free(&r->keywatch[s]);
 	free(r->keywatch);
+	q_names_free(r->names);
 	free(r->held);
 	arena_free(&r->heldmem);
 	strmap_free(&r->written_per);
@@ -291,6 +334,7 @@ node_of(const tctx *c, int v, int32_t x)
 /* ---------- OrderBy and Limit ---------- */
 
 static void check_fail_if(query_run *r);
+static int close_windows(query_run *r, int64_t tstart, strbuf *b);
 
 /* Write one result row (ncols values; the shown ones are written). */
 static void
@@ -301,11 +345,12 @@ write_row(query_run *r, strbuf *out, const expr_value *vals)
 	if (!r->started) {
 		r->started = 1;
 		if (r->o.header || r->o.format == QUERY_JSON)
-			q_write_header(out, q, r->o.format);
+			q_write_header(out, q, r->o.format, r->o.every != 0);
 	}
 	if (vals != r->vals)
 		memcpy(r->vals, vals, (size_t)q->ncols * sizeof *r->vals);
-	q_write_row(out, q, r->vals, r->o.format, r->o.units, r->json_rows++ == 0);
+	q_write_row(out, q, r->vals, r->o.format, r->o.units, r->json_rows++ == 0,
+		    r->o.every ? &r->window : NULL);
 	r->written++;
 	check_fail_if(r);
 }
@@ -446,7 +491,7 @@ hold_row(query_run *r)
 }
 
 /* Write rows (n of them, ncols values each) in OrderBy's order, under
- * Limit n [Per x]. */
+ * Limit n [Per x]; into b, written out to out as it grows (out NULL: kept). */
 static void
 write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size_t n)
 {
@@ -460,7 +505,7 @@ write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size
 		if (q->per >= 0 && !under_limit(r, row))
 			continue;
 		write_row(r, b, row);
-		if (b->len > 65536) {
+		if (out && b->len > 65536) {
 			tr_output_sb(out, b);
 			sb_clear(b);
 		}
@@ -468,7 +513,15 @@ write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size
 	free(idx);
 }
 
-/* A GroupBy key reading a tag: note whether the row's span had it. */
+/* Is slot s a tag to watch: a GroupBy key's, or under --fail-if any (a
+ * gate must not pass on a misspelt tag that makes every value null)? */
+static int
+watched(const query_run *r, const q_slot *sl)
+{
+	return sl->field == F_TAG && (sl->in_key || r->o.fail_if);
+}
+
+/* A watched tag: note whether the row's span had it. */
 static void
 watch_keys(query_run *r, const tctx *c, const int32_t *tuple)
 {
@@ -478,7 +531,7 @@ watch_keys(query_run *r, const tctx *c, const int32_t *tuple)
 		const q_slot *sl = &q->slots.v[s];
 		int32_t node;
 
-		if (!sl->in_key || sl->field != F_TAG)
+		if (!watched(r, sl))
 			continue;
 		node = node_of(c, sl->var, tuple[sl->var]);
 		if (node >= 0 && node < (int32_t)c->t->nspans)
@@ -613,11 +666,65 @@ check_fail_if(query_run *r)
 	for (int i = 0; i < q->nshown; i++) {
 		char buf[32];
 		size_t len;
-		const char *s = expr_format(r->vals[i], buf, sizeof buf, &len);
+		const char *s = q_format_value(q, i, r->vals[i], r->o.units, buf, sizeof buf, &len);
 		sb_addf(&m, "%s%s=%.*s", i ? ", " : "", q->cols[i].name, (int)len, s);
 	}
 	tr_warn("fail-if %s: %s", r->o.fail_if_text, m.s ? m.s : "");
 	sb_free(&m);
+}
+
+/* ---------- --emit-every ---------- */
+
+static int64_t
+floor_to(int64_t t, int64_t every)
+{
+	int64_t w = t / every * every;
+
+	return w > t ? w - every : w;
+}
+
+/* The time of a row: the start of its From node (a log's time), else its
+ * trace's start; 0 when it has none. */
+static int
+row_time(const query_run *r, const tctx *c, const int32_t *tuple, int64_t *t)
+{
+	const tr_trace *tr = c->t;
+	int grouped_sub = r->q->vars[0].src[0].rel == REL_QUERY && !c->subnodes[0];
+	int32_t node = grouped_sub ? -1 : node_of(c, 0, tuple[0]);
+
+	if (node >= 0 && node < (int32_t)tr->nspans && (tr->spans[node].flags & TR_SPAN_HAS_TIME)) {
+		*t = tr->spans[node].start;
+		return 1;
+	}
+	if (node >= (int32_t)tr->nspans) {
+		*t = tr->logs[node - (int32_t)tr->nspans].time;
+		return 1;
+	}
+	*t = c->tstart;
+	return c->has_ttime;
+}
+
+/* The table of the window of time t, opened when new; NULL when that
+ * window is closed. */
+static q_table *
+window_table(query_run *r, int64_t t)
+{
+	int64_t w = floor_to(t, r->o.every);
+	size_t i = r->nwin;
+
+	if (r->has_now && w < r->closed) {
+		r->late++;
+		return NULL;
+	}
+	while (i > 0 && r->win[i - 1].start > w)
+		i--;
+	if (i > 0 && r->win[i - 1].start == w)
+		return r->win[i - 1].t;
+	GROW(r->win, r->capwin, r->nwin + 1);
+	memmove(r->win + i + 1, r->win + i, (r->nwin - i) * sizeof *r->win);
+	r->win[i] = (q_window){w, q_table_new(r->q, r->o.sketch)};
+	r->nwin++;
+	return r->win[i].t;
 }
 
 static void
@@ -696,8 +803,24 @@ run_rows(query_run *r, tctx *c, strbuf *out)
 			continue;
 		r->nwhere++;
 		watch_keys(r, c, tuple);
+		if (r->o.every) {
+			int64_t tm;
+			q_table *wt;
+
+			if (!row_time(r, c, tuple, &tm))
+				r->untimed++;
+			else if ((wt = window_table(r, tm)))
+				q_table_add(wt, r->slots);
+			continue;
+		}
 		emit(r, out, node_of(c, 0, tuple[0]));
 	}
+}
+
+size_t
+query_run_unmatched_names(const query_run *r)
+{
+	return r->ntraces ? q_names_missing(r->names) : 0;
 }
 
 size_t
@@ -706,8 +829,10 @@ query_run_unmatched_keys(const query_run *r)
 	size_t bad = 0;
 
 	for (size_t s = 0; r->nwhere && s < r->q->slots.n; s++)
-		if (r->q->slots.v[s].in_key && r->q->slots.v[s].field == F_TAG)
-			bad += (size_t)tr_keywatch_missing(&r->keywatch[s], "GroupBy", NULL, 0);
+		if (watched(r, &r->q->slots.v[s]))
+			bad += (size_t)tr_keywatch_missing(&r->keywatch[s],
+							   r->q->slots.v[s].in_key ? "GroupBy" : "fail-if: tag",
+							   NULL, 0);
 	return bad;
 }
 
@@ -743,6 +868,7 @@ query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 
 	arena_reset(&r->mem);
 	r->ntraces++;
+	q_names_note(r->names, t);
 	c.subrows = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subrows);
 	memset(c.subrows, 0, (size_t)q->nvars * sizeof *c.subrows);
 	c.subnodes = arena_alloc(&r->mem, (size_t)q->nvars * sizeof *c.subnodes);
@@ -771,13 +897,21 @@ query_run_trace(query_run *r, tr_trace *t, strbuf *out)
 	if (needs_hb(q))
 		c.hb = query_hb_build(t, q->uses_logs, &r->mem);
 	run_rows(r, &c, out);
-	return r->nskipped > skipped ? -1 : 0;
+	if (r->nskipped > skipped)
+		return -1;
+	return r->o.every && c.has_ttime ? close_windows(r, c.tstart, out) : 0;
 }
 
 size_t
 query_run_failed(const query_run *r)
 {
 	return r->failed;
+}
+
+size_t
+query_run_left_out(const query_run *r)
+{
+	return r->late + r->untimed;
 }
 
 size_t
@@ -792,31 +926,102 @@ query_run_rows(const query_run *r)
 	return r->rows;
 }
 
+/* Write the grouped table t (the whole one, or a window's with
+ * r->o.every) into b; out as for write_rows. */
+static void
+write_table(query_run *r, q_table *t, tr_output *out, strbuf *b)
+{
+	const query *q = r->q;
+	const expr_value *window = r->o.every ? &r->window : NULL;
+	expr_value *rows;
+
+	/* before q_table_rows: it makes the row of an aggregate over none */
+	r->rows += q_table_groups(t);
+	size_t n = q_table_rows(t, &rows);
+	/* the query is the caller's to mark: its names are the header's */
+	q_table_mark_approx(t, (query *)q);
+	if (r->o.format == QUERY_CROSSTAB) {
+		for (size_t i = 0; i < n; i++) {	/* the gate judges the cells */
+			memcpy(r->vals, rows + i * (size_t)q->ncols, (size_t)q->ncols * sizeof *r->vals);
+			check_fail_if(r);
+		}
+		q_write_crosstab(b, q, t, r->o.units, window);
+		r->started = 1;
+		return;
+	}
+	if ((!r->started || (window && r->o.format == QUERY_JSON)) &&
+	    (r->o.header || r->o.format == QUERY_JSON))
+		q_write_header(b, q, r->o.format, window != NULL);
+	r->started = 1;
+	r->json_rows = 0;
+	r->written = 0;
+	strmap_clear(&r->written_per);
+	write_rows(r, out, b, rows, n);
+	if (window && r->o.format == QUERY_JSON)	/* an array a window */
+		sb_adds(b, r->json_rows ? "\n]\n" : "]\n");
+}
+
+/* Write and free the oldest window. */
+static void
+write_window(query_run *r, strbuf *b)
+{
+	q_window w = r->win[0];
+
+	r->window = expr_num((double)w.start);
+	write_table(r, w.t, NULL, b);
+	q_table_free(w.t);
+	memmove(r->win, r->win + 1, (r->nwin - 1) * sizeof *r->win);
+	r->nwin--;
+	r->wrote_window = 1;
+}
+
+/* After a trace that started at tstart: the input's time moves on, and the
+ * windows that ended --lateness or more before it are written into b.
+ * Returns 1 when it wrote one. */
+static int
+close_windows(query_run *r, int64_t tstart, strbuf *b)
+{
+	int64_t edge;
+	int wrote = 0;
+
+	if (r->has_now && tstart <= r->now)
+		return 0;
+	r->now = tstart;
+	r->has_now = 1;
+	/* window w is closed when w + every + lateness <= now */
+	if (__builtin_sub_overflow(r->now, r->o.lateness, &edge))
+		edge = INT64_MIN;
+	r->closed = floor_to(edge, r->o.every);
+	while (r->nwin && r->win[0].start < r->closed) {
+		write_window(r, b);
+		wrote = 1;
+	}
+	return wrote;
+}
+
 size_t
 query_run_finish(query_run *r, tr_output *out)
 {
 	const query *q = r->q;
 	strbuf b = {0};
 
-	if (r->table) {
-		expr_value *rows;
-
-		/* before q_table_rows: it makes the row of an aggregate over none */
-		r->rows = q_table_groups(r->table);
-		size_t n = q_table_rows(r->table, &rows);
-		/* the query is the caller's to mark: its names are the header's */
-		q_table_mark_approx(r->table, (query *)q);
-		if (r->o.header || r->o.format == QUERY_JSON)
-			q_write_header(&b, q, r->o.format);
-		r->started = 1;
-		write_rows(r, out, &b, rows, n);
+	if (r->o.every) {
+		while (r->nwin)
+			write_window(r, &b);
+		if (r->late || r->untimed)
+			tr_warn("rows left out of the windows: %zu after their window closed "
+				"(--lateness), %zu without a time", r->late, r->untimed);
+	} else if (r->table) {
+		r->rows = 0;
+		write_table(r, r->table, out, &b);
 	} else if (q->norder) {
 		write_rows(r, out, &b, r->held, r->nheld);
 	}
-	if (!r->started && (r->o.header || r->o.format == QUERY_JSON)) {
-		q_write_header(&b, q, r->o.format);
+	if (!r->started && (r->o.header || r->o.format == QUERY_JSON) &&
+	    r->o.format != QUERY_CROSSTAB) {
+		q_write_header(&b, q, r->o.format, r->o.every != 0);
 	}
-	if (r->o.format == QUERY_JSON)
+	if (r->o.format == QUERY_JSON && !r->wrote_window)
 		sb_adds(&b, r->json_rows ? "\n]\n" : "]\n");
 	if (b.len)
 		tr_output_sb(out, &b);
@@ -854,15 +1059,21 @@ query_run_write_partial(query_run *r, tr_output *out)
 	q_table_write_partial(r->table, out);
 }
 
-int
-query_run_merge_line(query_run *r, const char *line, size_t len, const char *file,
-		     uint64_t lineno)
+static int
+merge_record(void *ctx, const char *line, size_t len, char *what, size_t whatlen)
 {
-	char err[256];
+	query_run *r = ctx;
 
-	if (q_table_merge_line(r->table, line, len, err, sizeof err) < 0) {
-		tr_warn("%s:%llu: %s", file, (unsigned long long)lineno, err);
-		return -1;
-	}
-	return 0;
+	return q_table_merge_line(r->table, line, len, what, whatlen);
+}
+
+int
+query_run_merge_files(query_run *r, char **files, int nfiles)
+{
+	strbuf made_for = {0};
+
+	q_partial_for(r->q, &made_for);
+	int status = tr_partial_merge_files(files, nfiles, "aggregate", made_for.s, 0, merge_record, r);
+	sb_free(&made_for);
+	return status ? TR_EXIT_INPUT : TR_EXIT_OK;
 }

@@ -8,11 +8,13 @@
 /* What a slot reads from the node (or subquery row) bound to a variable. */
 enum q_field {
 	F_TRACE, F_SPAN, F_PARENT, F_SERVICE, F_OPERATION, F_KIND, F_HOST,
-	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR,
+	F_START, F_DURATION, F_END, F_SELF, F_DEPTH, F_ROOT, F_ERROR, F_ERROR_MESSAGE,
 	F_TRACE_START, F_TRACE_DURATION, F_ROOT_DURATION, F_TIME, F_EVENT,
 	F_TAG,		/* tag["key"] */
 	F_COL,		/* a column of a subquery row */
-	F_KEY,		/* select context: a group key */
+	F_KEY,		/* a group key: by its index in select context; in an
+			 * aggregate's argument, by its As name (col), its
+			 * value in the group the row is added to */
 	F_AGG		/* select context: an aggregate's result */
 };
 
@@ -126,12 +128,23 @@ typedef struct q_list {
 void q_list_split(q_list *l, expr_value x);
 void q_list_free(q_list *l);
 
+/* query_names.c: the services and operations a Where or a source filter
+ * compares with ("= \"name\""), checked against those the spans have. */
+typedef struct q_names q_names;
+q_names *q_names_new(const query *q);
+void q_names_note(q_names *w, const tr_trace *t);
+/* Warn about each name no span had, with the closest that one had;
+ * returns how many. */
+size_t q_names_missing(const q_names *w);
+void q_names_free(q_names *w);
+
 /* The group table (query_agg.c), used by the run and by subqueries. */
 typedef struct q_table q_table;
 q_table *q_table_new(const query *q, int sketch);
 /* Add one row: slots hold the row context's values. With each() keys, one
- * row per combination of their values (none when a list is empty). */
-void q_table_add(q_table *t, const expr_value *slots);
+ * row per combination of their values (none when a list is empty); the
+ * slots of keys named in aggregates' arguments (F_KEY) get the row's keys. */
+void q_table_add(q_table *t, expr_value *slots);
 /* Final rows: ncols values each, sorted by key; valid until the next reset. */
 size_t q_table_rows(q_table *t, expr_value **rows);
 size_t q_table_groups(const q_table *t);
@@ -144,14 +157,31 @@ void q_table_exact_partials(q_table *t);
 /* After q_table_rows: a shown column with a percentile taken from a sketch
  * (after --merge) gets " (approx)" after its name, and a message says so. */
 void q_table_mark_approx(const q_table *t, query *q);
+/* What a partial of q is made for: its text, escaped. */
+void q_partial_for(const query *q, strbuf *b);
 int q_table_merge_line(q_table *t, const char *line, size_t len, char *err, size_t errlen);
 
+/* The Select column col of the groups groups[0..n) (indexes into the rows of
+ * q_table_rows) taken as one group: their states merged, the keys as given
+ * (null for a key they do not share). For a crosstab's totals. */
+expr_value q_table_merged(q_table *t, const uint32_t *groups, size_t n, int col,
+			  const expr_value *keys);
+/* Write the rows of t as a crosstab (query_crosstab.c): see tr-aggregate(1).
+ * window: the start of the window they are (--emit-every), first on each
+ * line; NULL: none. */
+void q_write_crosstab(strbuf *b, const query *q, q_table *t, int units,
+		      const expr_value *window);
+
+/* Value v of column col as text: in units when the column holds durations. */
+const char *q_format_value(const query *q, int col, expr_value v, int units, char *buf,
+			   size_t size, size_t *len);
 /* Values out as text in each output format. */
-void q_write_header(strbuf *b, const query *q, enum query_format f);
+void q_write_header(strbuf *b, const query *q, enum query_format f, int window);
 /* units: a table_units; the columns marked dur are written in them, except
  * TABLE_US, which leaves every value as computed (an average keeps its
- * fraction of a µs). */
+ * fraction of a µs). window: a window's start (--emit-every) as the first
+ * column, "window"; NULL, 0: none. */
 void q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format f,
-		 int units, int first_json_row);
+		 int units, int first_json_row, const expr_value *window);
 
 #endif

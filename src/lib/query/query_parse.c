@@ -15,6 +15,7 @@ static const char *const field_names[] = {
 	[F_SERVICE] = "service", [F_OPERATION] = "operation", [F_KIND] = "kind",
 	[F_HOST] = "host", [F_START] = "start", [F_DURATION] = "duration", [F_END] = "end",
 	[F_SELF] = "self", [F_DEPTH] = "depth", [F_ROOT] = "root", [F_ERROR] = "error",
+	[F_ERROR_MESSAGE] = "error_message",
 	[F_TRACE_START] = "trace_start", [F_TRACE_DURATION] = "trace_duration",
 	[F_ROOT_DURATION] = "root_duration",
 	[F_TIME] = "time", [F_EVENT] = "event", [F_TAG] = "tag",
@@ -60,6 +61,7 @@ typedef struct pctx {
 	enum q_rel rel;		/* CTX_FILTER: the relation filtered */
 	int saw_agg;		/* an aggregate name met in row context */
 	const query *cq;	/* CTX_FAILIF */
+	int keys_ok;		/* an aggregate's argument: GroupBy keys by As name */
 } pctx;
 
 static const char *const agg_names[] = {
@@ -109,7 +111,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 
 	if (f < 0) {
 		snprintf(err, errlen, "unknown field '%.*s' (fields: trace span parent service "
-			 "operation kind host start duration end self depth root error time "
+			 "operation kind host start duration end self depth root error error_message time "
 			 "event trace_start trace_duration root_duration tag[\"key\"])", (int)len, name);
 		return -1;
 	}
@@ -119,7 +121,7 @@ node_field(pctx *c, int var, enum q_rel rel, const char *name, size_t len, const
 		return -1;
 	}
 	if (rel == REL_LOGS && (f == F_PARENT || f == F_KIND || f == F_SELF || f == F_DEPTH ||
-				f == F_ROOT || f == F_ERROR)) {
+				f == F_ROOT || f == F_ERROR || f == F_ERROR_MESSAGE)) {
 		snprintf(err, errlen, "logs have no field '%s'", field_names[f]);
 		return -1;
 	}
@@ -157,11 +159,28 @@ find_col(const query *q, const char *name, size_t len)
 	return -1;
 }
 
+/* In an aggregate's argument, a GroupBy key named by its As name: an each()
+ * key's value is the list element of the group the row goes to. -1: none. */
+static int
+key_ref(pctx *c, const char *name, size_t len, int *type)
+{
+	const query *q = c->q;
+
+	for (int k = 0; c->keys_ok && k < q->nkeys; k++)
+		if (q->keys[k].named && strlen(q->keys[k].name) == len &&
+		    memcmp(q->keys[k].name, name, len) == 0) {
+			*type = q->keys[k].each ? -1 : expr_static_type(q->keys[k].e);
+			return add_slot(c->slots, 0, F_KEY, NULL, 0, k);
+		}
+	return -1;
+}
+
 static int
 row_field(pctx *c, const char *name, size_t len, const char *key, size_t keylen, int *type,
 	  char *err, size_t errlen)
 {
 	const char *dot = memchr(name, '.', len);
+	int slot;
 
 	if (is_agg_name(name, len)) {
 		c->saw_agg = 1;
@@ -177,6 +196,8 @@ row_field(pctx *c, const char *name, size_t len, const char *key, size_t keylen,
 				snprintf(err, errlen, "expected an expression, not %.*s", (int)len, name);
 				return -1;
 			}
+		if (!key && (slot = key_ref(c, name, len, type)) >= 0)
+			return slot;
 		snprintf(err, errlen, "'%.*s' needs a variable: v.%.*s", (int)len, name, (int)len,
 			 name);
 		return -1;
@@ -404,9 +425,9 @@ expect_word(expr_lexer *lx, const char *word, const char *what)
 static expr *
 parse_in(expr_lexer *lx, query *q, enum ctx_mode mode, q_slots *slots, enum q_rel rel)
 {
-	pctx c = {q, mode, slots, rel, 0, NULL};
+	pctx c = {q, mode, slots, rel, 0, NULL, 0};
 	expr_hooks h = {any_field, mode == CTX_SELECT ? select_call : row_call, &c, NULL};
-	pctx rc = {q, CTX_ROW, &q->slots, rel, 0, NULL};
+	pctx rc = {q, CTX_ROW, &q->slots, rel, 0, NULL, 1};
 	expr_hooks rowh = {any_field, row_call, &rc, NULL};
 
 	if (mode == CTX_SELECT)
@@ -674,7 +695,7 @@ parse_groupby(expr_lexer *lx, query *q)
 static expr *
 try_parse(expr_lexer *lx, query *q, enum ctx_mode mode, int *saw_agg)
 {
-	pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL};
+	pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL, 0};
 	expr_hooks rowh = {any_field, row_call, &rc, NULL};
 	expr_lexer try = *lx;
 	expr *e;
@@ -714,7 +735,7 @@ parse_select_item(expr_lexer *lx, query *q, q_col *c)
 	if (!saw_agg && q->nkeys && (c->e = try_parse(lx, q, CTX_SELECT, NULL)))
 		return 0;
 	if (!saw_agg) {
-		pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL};
+		pctx rc = {q, CTX_ROW, &q->slots, REL_SPANS, 0, NULL, 0};
 		expr_hooks rowh = {any_field, row_call, &rc, NULL};
 		expr_free(expr_parse_lx(lx, &rowh));	/* the row error, reported */
 		return -1;
@@ -898,6 +919,17 @@ fail:
 	return NULL;
 }
 
+/* Tags the tools write in µs (cp.self; tr-temporal's tp.self and
+ * tp.delay) and any key that says so (queue.wait_us). */
+static int
+is_duration_tag(const char *key)
+{
+	size_t n = strlen(key);
+
+	return strcmp(key, "cp.self") == 0 || strcmp(key, "tp.self") == 0 ||
+	       strcmp(key, "tp.delay") == 0 || (n > 3 && strcmp(key + n - 3, "_us") == 0);
+}
+
 static int
 is_duration_field(const q_slots *s, const expr *e)
 {
@@ -908,6 +940,8 @@ is_duration_field(const q_slots *s, const expr *e)
 	switch (s->v[slot].field) {
 	case F_DURATION: case F_SELF: case F_TRACE_DURATION: case F_ROOT_DURATION:
 		return 1;
+	case F_TAG:
+		return is_duration_tag(s->v[slot].key);
 	default:
 		return 0;
 	}
@@ -962,9 +996,9 @@ expr *
 query_fail_if_parse(const query *q, const char *src, char *err, size_t errlen, size_t *errpos)
 {
 	expr_lexer lx;
-	pctx any = {(query *)q, CTX_ANY, NULL, REL_SPANS, 0, q};
+	pctx any = {(query *)q, CTX_ANY, NULL, REL_SPANS, 0, q, 0};
 	expr_hooks anyh = {any_field, NULL, &any, NULL};
-	pctx c = {(query *)q, CTX_FAILIF, NULL, REL_SPANS, 0, q};
+	pctx c = {(query *)q, CTX_FAILIF, NULL, REL_SPANS, 0, q, 0};
 	expr_hooks h = {any_field, failif_call, &c, &anyh};
 
 	expr_lex_init(&lx, src, err, errlen);

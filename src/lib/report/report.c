@@ -28,6 +28,10 @@ keep_if_slow(report *r, const tr_trace *t)
 {
 	size_t k = r->nslow;
 
+	if (!r->o->keep_streams && tr_span_is_stream(&t->spans[r->cp.root])) {
+		r->streams++;	/* a connection's lifetime, not a request's latency */
+		return;
+	}
 	if (r->nslow == r->o->top) {	/* full: replace the fastest kept */
 		k = 0;
 		for (size_t i = 1; i < r->nslow; i++)
@@ -44,6 +48,7 @@ keep_if_slow(report *r, const tr_trace *t)
 
 	s->latency = r->cp.root_duration;
 	s->ordinal = r->ntraces;
+	s->failed = r->trace_failed;
 	s->trace_id = xstrdup(t->trace_id);
 	s->root = xmalloc(strlen(root->service) + strlen(root->operation) + 3);
 	sprintf(s->root, "%s: %s", root->service, root->operation);
@@ -147,6 +152,7 @@ take_trace(report *r, const tr_trace *t)
 	take_spans(r, t);
 	if (r->suspects)
 		cp_suspects_add(r->suspects, t, 0);
+	report_take_failures(r, t);
 	if (cp_trace_run(&r->cp, t) < 0)
 		return;
 	r->nanalysed++;
@@ -163,6 +169,7 @@ take_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 	cp_compare_add(r->compare, t, c, 1);
 	cp_flames_add(r->flames, t, c, 1);
 	cp_suspects_add(r->suspects, t, 1);
+	report_take_baseline_failures(r, t);
 }
 
 /* --- reading --- */
@@ -205,7 +212,7 @@ open_inputs(report *r)
 	const report_opts *o = r->o;
 
 	return tr_reader_open(o->files, o->nfiles, NULL, o->max_spans, o->max_bytes,
-			      o->keep_going ? TR_READ_KEEP_GOING : 0);
+			      (o->keep_going ? TR_READ_KEEP_GOING : 0) | (o->quiet ? TR_READ_NO_NOTES : 0));
 }
 
 /* The pass over the inputs; returns the number of bad traces, or -1 when
@@ -401,6 +408,7 @@ report_free(report *r)
 	cp_trace_free(&r->cp);
 	arena_free(&r->mem);
 	sb_free(&r->key);
+	report_failures_free(r);
 }
 
 int
@@ -417,6 +425,7 @@ report_run(const report_opts *o)
 	r.flames = cp_flames_new();
 	if (o->baseline)
 		r.suspects = cp_suspects_new();
+	cp_flames_keep_streams(r.flames, o->keep_streams);
 	long nbase = 0;
 
 	if (o->baseline && (nbase = cp_read_traces_limited(o->baseline, &r.cp, o->keep_going,
@@ -439,12 +448,20 @@ report_run(const report_opts *o)
 		report_free(&r);
 		return TR_EXIT_INPUT;
 	}
+	if (r.streams && !o->quiet)
+		tr_warn("left %zu long-lived streams out of the slowest requests and the "
+			"percentile flame graphs (--keep-streams keeps them)", r.streams);
 	qsort(r.slow, r.nslow, sizeof *r.slow, slow_cmp);
 	explain_slowest(&r);
-	report_write(&r, &doc);
+	report_pics pics = {0};
+
+	report_write(&r, &doc, &pics);
 	tr_output *out = tr_output_open(o->out_path, 0);
 
 	tr_output_sb(out, &doc);
+	tr_output_flush(out);
+	/* every byte is written: the pictures, then the report, go in place */
+	report_pics_commit(&r, &pics);
 	tr_output_close(out);
 	if (bad) {
 		status = TR_EXIT_INPUT;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "io.h"
 #include "report_impl.h"
@@ -19,6 +20,7 @@ typedef struct doc {
 	int md;
 	const char *out_path;	/* Markdown: pictures go beside it */
 	size_t ncols;
+	report_pics *pics;	/* Markdown: the picture files, to commit */
 } doc;
 
 static void
@@ -140,6 +142,38 @@ md_link_dest(strbuf *b, const char *p)
 	sb_adds(b, pointy ? ">)" : ")");
 }
 
+/* The file of picture name beside the report: report.md -> report-name.svg. */
+static void
+pic_path(strbuf *path, const char *out_path, const char *name)
+{
+	const char *slash = strrchr(out_path, '/'), *dot;
+	size_t dir = slash ? (size_t)(slash - out_path) + 1 : 0;
+
+	dot = strrchr(out_path + dir, '.');
+	sb_add(path, out_path, dot ? (size_t)(dot - out_path) : strlen(out_path));
+	sb_addf(path, "-%s.svg", name);
+}
+
+void
+report_pics_commit(report *r, report_pics *pics)
+{
+	strbuf path = {0};
+
+	for (size_t i = 0; i < pics->n; i++)
+		tr_output_close(pics->o[i]);
+	free(pics->o);
+	for (size_t i = r->nslow + 1; r->o->markdown && r->o->out_path; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "timeline-%zu", i);
+		sb_clear(&path);
+		pic_path(&path, r->o->out_path, name);
+		if (unlink(path.s) < 0)
+			break;
+	}
+	sb_free(&path);
+}
+
 static void
 picture(doc *d, const strbuf *svg, const char *name, const char *id, const char *alt)
 {
@@ -151,16 +185,16 @@ picture(doc *d, const strbuf *svg, const char *name, const char *id, const char 
 		sb_adds(d->b, "</div>\n");
 		return;
 	}
-	const char *slash = strrchr(d->out_path, '/'), *dot;
+	const char *slash = strrchr(d->out_path, '/');
 	size_t dir = slash ? (size_t)(slash - d->out_path) + 1 : 0;
 	strbuf path = {0};
 
-	dot = strrchr(d->out_path + dir, '.');
-	sb_add(&path, d->out_path, dot ? (size_t)(dot - d->out_path) : strlen(d->out_path));
-	sb_addf(&path, "-%s.svg", name);
+	pic_path(&path, d->out_path, name);
 	tr_output *o = tr_output_open(path.s, 0);
 	tr_output_sb(o, svg);
-	tr_output_close(o);
+	tr_output_flush(o);	/* a full disk is told now, before anything is in place */
+	GROW(d->pics->o, d->pics->cap, d->pics->n + 1);
+	d->pics->o[d->pics->n++] = o;
 	sb_adds(d->b, "<a id=\"");
 	svg_escape(d->b, id);
 	sb_adds(d->b, "\"></a>\n\n![");
@@ -224,22 +258,108 @@ section_inputs(doc *d, report *r)
 static void
 section_slowest(doc *d, report *r)
 {
-	static const char *const cols[] = {"trace", "request", "latency"};
+	static const char *const cols[] = {"trace", "request", "latency", "failed spans"};
 	strbuf id = {0};
+	char buf[32];
 
 	heading(d, "slowest", "Slowest requests");
 	para(d, "Each links to its timeline at the end: spans in tree order, the critical path "
 		"solid, each critical span's share of it written beside it.");
-	table_head(d, cols, 3);
+	if (r->streams) {
+		snprintf(buf, sizeof buf, "%zu", r->streams);
+		sb_clear(&id);
+		sb_addf(&id, "%s long-lived streams (a root operation naming a Stream: a connection's "
+			"lifetime, not a request's latency) are left out; --keep-streams ranks them.", buf);
+		para(d, id.s);
+	}
+	table_head(d, cols, 4);
 	for (size_t i = 0; i < r->nslow; i++) {
 		sb_clear(&id);
 		sb_addf(&id, "trace-%s", r->slow[i].trace_id);
 		cell(d, 0, r->slow[i].trace_id, id.s);
 		cell(d, 1, r->slow[i].root, NULL);
 		cell_dur(d, 2, r->slow[i].latency);
+		snprintf(buf, sizeof buf, "%zu", r->slow[i].failed);
+		cell(d, 3, buf, NULL);
 	}
 	table_foot(d);
 	sb_free(&id);
+}
+
+static int
+fail_cmp(const void *pa, const void *pb)
+{
+	const fail_row *a = pa, *b = pb;
+	int c;
+
+	if (a->failed != b->failed)
+		return a->failed > b->failed ? -1 : 1;
+	if ((c = strcmp(a->service, b->service)))
+		return c;
+	if (a->operation && (c = strcmp(a->operation, b->operation)))
+		return c;
+	return a->message ? strcmp(a->message, b->message) : 0;
+}
+
+/* One table of x's rows that failed, most failures first: ncols of
+ * service, operation, message, then spans and rate unless messages. */
+static void
+fail_table_rows(doc *d, fail_table *x, const char *const *cols, size_t ncols)
+{
+	char buf[48];
+	size_t c, shown = 0;
+	fail_row *v = xmalloc((x->n + 1) * sizeof *v);	/* x->map indexes x->v */
+
+	if (x->n)
+		memcpy(v, x->v, x->n * sizeof *v);
+	qsort(v, x->n, sizeof *v, fail_cmp);
+	table_head(d, cols, ncols);
+	for (size_t i = 0; i < x->n && v[i].failed && shown++ < MAX_OPS; i++) {
+		const fail_row *row = &v[i];
+
+		c = 0;
+		cell(d, c++, row->service, NULL);
+		if (row->operation)
+			cell(d, c++, row->operation, NULL);
+		if (row->message)
+			cell(d, c++, row->message, NULL);
+		snprintf(buf, sizeof buf, "%zu", row->failed);
+		cell(d, c++, buf, NULL);
+		if (!row->message) {
+			snprintf(buf, sizeof buf, "%zu", row->spans);
+			cell(d, c++, buf, NULL);
+			snprintf(buf, sizeof buf, "%.1f%%", 100.0 * (double)row->failed / (double)row->spans);
+			cell(d, c++, buf, NULL);
+		}
+		cell(d, c, row->example, NULL);
+	}
+	table_foot(d);
+	free(v);
+}
+
+static void
+section_failures(doc *d, report *r)
+{
+	static const char *const svc_cols[] = {"service", "failed", "spans", "error rate", "e.g. trace"};
+	static const char *const op_cols[] = {"service", "operation", "failed", "spans", "error rate",
+					      "e.g. trace"};
+	static const char *const msg_cols[] = {"service", "operation", "message", "failed", "e.g. trace"};
+	strbuf b = {0};
+
+	heading(d, "failures", "Failures");
+	sb_addf(&b, "%zu failed spans of %zu (%.1f%%), by the rule of tr-format(5): OpenTelemetry "
+		"status, an error tag, an HTTP or gRPC status, an exception event.", r->nfailed,
+		r->nspans, r->nspans ? 100.0 * (double)r->nfailed / (double)r->nspans : 0.0);
+	para(d, b.s);
+	if (r->nfailed) {
+		para(d, "Per service:");
+		fail_table_rows(d, &r->fail_svc, svc_cols, 5);
+		para(d, "Per operation:");
+		fail_table_rows(d, &r->fail_op, op_cols, 6);
+		para(d, "Messages, as recorded:");
+		fail_table_rows(d, &r->fail_msg, msg_cols, 5);
+	}
+	sb_free(&b);
 }
 
 /* Last: the tables above link down to them. */
@@ -279,7 +399,8 @@ ops_cmp(const void *pa, const void *pb)
 static void
 section_latency(doc *d, report *r)
 {
-	static const char *const cols[] = {"service", "operation", "spans", "p50", "p95", "p99", "max"};
+	static const char *const cols[] = {"service", "operation", "spans", "p50", "p95", "p99", "max",
+					   "failed"};
 	char buf[80];
 
 	heading(d, "latency", "Latency per operation");
@@ -289,7 +410,7 @@ section_latency(doc *d, report *r)
 		snprintf(buf, sizeof buf, "The %d operations with most spans of %zu.", MAX_OPS, r->nops);
 		para(d, buf);
 	}
-	table_head(d, cols, 7);
+	table_head(d, cols, 8);
 	for (size_t i = 0; i < r->nops && i < MAX_OPS; i++) {
 		op_stats *op = &r->ops[i];
 
@@ -302,6 +423,9 @@ section_latency(doc *d, report *r)
 		cell_dur(d, 4, cp_percentile(op->dur, op->n, 95));
 		cell_dur(d, 5, cp_percentile(op->dur, op->n, 99));
 		cell_dur(d, 6, op->dur[op->n - 1]);
+		const fail_row *f = report_fail_op(r, op->service, op->operation);
+		snprintf(buf, sizeof buf, "%zu", f ? f->failed : 0);
+		cell(d, 7, buf, NULL);
 	}
 	table_foot(d);
 }
@@ -309,7 +433,7 @@ section_latency(doc *d, report *r)
 static void
 section_critical_path(doc *d, report *r)
 {
-	static const char *const cols[] = {"service", "per request", "share"};
+	static const char *const cols[] = {"service", "per request", "share", "failed spans"};
 	const cp_diff *rows;
 	size_t n = cp_compare_rows(r->compare, &rows), k;
 	double total = 0;
@@ -323,7 +447,7 @@ section_critical_path(doc *d, report *r)
 		"for the requests around each latency percentile.");
 	for (size_t i = 0; i < n; i++)
 		total += rows[i].after;
-	table_head(d, cols, 3);
+	table_head(d, cols, 4);
 	/* with a baseline the rows come by difference: by time here */
 	size_t *ord = xmalloc((n ? n : 1) * sizeof *ord);
 
@@ -343,6 +467,9 @@ section_critical_path(doc *d, report *r)
 		cell_dur(d, 1, (int64_t)(row->after + 0.5));
 		snprintf(buf, sizeof buf, "%.1f%%", total > 0 ? 100 * row->after / total : 0);
 		cell(d, 2, buf, NULL);
+		const fail_row *f = report_fail_service(r, row->service);
+		snprintf(buf, sizeof buf, "%zu", f ? f->failed : 0);
+		cell(d, 3, buf, NULL);
 	}
 	free(ord);
 	table_foot(d);
@@ -417,6 +544,45 @@ section_graph(doc *d, report *r)
 	sb_free(&svg);
 }
 
+/* "12.5%", or "-" for a side without the service. */
+static void
+rate_cell(doc *d, size_t col, double rate)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, rate < 0 ? "-" : "%.1f%%", rate);
+	cell(d, col, buf, NULL);
+}
+
+/* Error rates before and after, overall and per service, the largest
+ * change first. */
+static void
+baseline_failures(doc *d, report *r)
+{
+	static const char *const cols[] = {"service", "error rate before", "error rate after", "change"};
+	fail_change *rows;
+	size_t n = report_failure_changes(r, &rows);
+	char buf[200];
+
+	snprintf(buf, sizeof buf, "Failed spans (tr-format(5), FAILURES): before %zu of %zu (%.1f%%), "
+		 "after %zu of %zu (%.1f%%).", r->base_failed, r->base_spans,
+		 r->base_spans ? 100.0 * (double)r->base_failed / (double)r->base_spans : 0.0,
+		 r->nfailed, r->nspans, r->nspans ? 100.0 * (double)r->nfailed / (double)r->nspans : 0.0);
+	para(d, buf);
+	table_head(d, cols, 4);
+	for (size_t i = 0; i < n && i < MAX_OPS; i++) {
+		double b = rows[i].before < 0 ? 0 : rows[i].before, a = rows[i].after < 0 ? 0 : rows[i].after;
+
+		cell(d, 0, rows[i].service, NULL);
+		rate_cell(d, 1, rows[i].before);
+		rate_cell(d, 2, rows[i].after);
+		snprintf(buf, sizeof buf, "%+.1f points", a - b);
+		cell(d, 3, buf, NULL);
+	}
+	table_foot(d);
+	free(rows);
+}
+
 static void
 section_baseline(doc *d, report *r)
 {
@@ -450,6 +616,7 @@ section_baseline(doc *d, report *r)
 	}
 	table_foot(d);
 	sb_free(&v);
+	baseline_failures(d, r);
 }
 
 /* "Likely cause": tr-cp --suspects' ranking, what it rests on and what
@@ -511,9 +678,9 @@ static const char style[] =
 	".pic{margin:1em 0;overflow-x:auto}nav a{margin-right:1em}\n";
 
 void
-report_write(report *r, strbuf *out)
+report_write(report *r, strbuf *out, report_pics *pics)
 {
-	doc d = {out, r->o->markdown, r->o->out_path, 0};
+	doc d = {out, r->o->markdown, r->o->out_path, 0, pics};
 
 	if (d.md)
 		sb_adds(out, "# Trace report\n\n");
@@ -525,6 +692,7 @@ report_write(report *r, strbuf *out)
 		if (r->o->baseline)
 			sb_adds(out, "<a href=\"#likely-cause\">Likely cause</a>");
 		sb_adds(out, "<a href=\"#inputs\">Inputs</a><a href=\"#slowest\">Slowest requests</a>"
+			"<a href=\"#failures\">Failures</a>"
 			"<a href=\"#latency\">Latency</a><a href=\"#critical-path\">Critical path</a>"
 			"<a href=\"#causes\">Causes</a><a href=\"#services\">Service graph</a>");
 		if (r->o->baseline)
@@ -535,6 +703,7 @@ report_write(report *r, strbuf *out)
 		section_likely_cause(&d, r);
 	section_inputs(&d, r);
 	section_slowest(&d, r);
+	section_failures(&d, r);
 	section_latency(&d, r);
 	section_critical_path(&d, r);
 	section_causes(&d, r);

@@ -14,6 +14,7 @@
 typedef struct slow_trace {
 	int64_t latency;
 	size_t ordinal;			/* its place in the input, from 1 */
+	size_t failed;			/* its spans that failed */
 	char *trace_id, *root;		/* root: "service: operation" */
 	strbuf svg;
 } slow_trace;
@@ -42,6 +43,20 @@ typedef struct cause {
 	char *trace_id, *cause_trace, *role, *label;
 	int64_t self;
 } cause;
+
+/* Failures (tr-format(5), FAILURES) of a service, of a (service,
+ * operation), or of one message there: its spans, those that failed, and
+ * a trace where one did. */
+typedef struct fail_row {
+	const char *service, *operation, *message;	/* operation, message: NULL */
+	const char *example;
+	size_t spans, failed;
+} fail_row;
+typedef struct fail_table {
+	strmap map;
+	fail_row *v;
+	size_t n, cap;
+} fail_table;
 
 typedef struct report {
 	const report_opts *o;
@@ -74,10 +89,45 @@ typedef struct report {
 	cause *causes;
 	size_t ncauses, capcauses;
 	int temporal_ran;
+	/* failures: per service, per operation, per message */
+	fail_table fail_svc, fail_op, fail_msg;
+	fail_table base_svc;		/* the baseline's, per service */
+	size_t base_spans, base_failed;
+	size_t nfailed, trace_failed;	/* spans that failed; of the last trace */
+	size_t streams;			/* long-lived streams left out of the slowest */
 } report;
 
-/* report_doc.c: the document, HTML or Markdown, to out. */
-void report_write(report *r, strbuf *out);
+/* report_failures.c: count the failures of t's spans (trace_failed: how
+ * many); the row of (service, operation), NULL when none; free. */
+void report_take_failures(report *r, const tr_trace *t);
+const fail_row *report_fail_op(report *r, const char *service, const char *operation);
+const fail_row *report_fail_service(const report *r, const char *service);
+/* The same per service for a baseline trace. */
+void report_take_baseline_failures(report *r, const tr_trace *t);
+/* A service's error rate before (the baseline) and after, in percent; a
+ * side without its spans has rate -1. */
+typedef struct fail_change {
+	const char *service;
+	double before, after;
+} fail_change;
+/* The services of either side, the largest change first; returns how many
+ * (*rows to be freed). */
+size_t report_failure_changes(report *r, fail_change **rows);
+void report_failures_free(report *r);
+
+/* Markdown's pictures, written but not yet in place: they are committed
+ * with the report, after every byte of all of them was written. */
+typedef struct report_pics {
+	tr_output **o;
+	size_t n, cap;
+} report_pics;
+
+/* report_doc.c: the document, HTML or Markdown, to out; Markdown's
+ * pictures to pics. */
+void report_write(report *r, strbuf *out, report_pics *pics);
+/* Commit the pictures, then remove the timeline pictures an earlier run
+ * with more slow requests left beside the report (numbers past nslow). */
+void report_pics_commit(report *r, report_pics *pics);
 /* report_graph.c: the service graph as SVG. */
 void report_service_graph(report *r, strbuf *out);
 

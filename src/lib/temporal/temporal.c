@@ -314,9 +314,10 @@ open_inputs(tr_inputs *in, const tp_run_opts *r, int spool)
 }
 
 static int
-read_flags(const tp_run_opts *r, int verbose)
+read_flags(const tp_run_opts *r, const tp_opts *o, int verbose)
 {
-	return (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0);
+	return (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0) |
+	       (o->quiet ? TR_READ_NO_NOTES : 0);
 }
 
 /* -v: the offsets applied, host by host (hosts left as recorded are only
@@ -344,6 +345,31 @@ report_clocks(const tr_clock *c)
 		tr_warn("clock offsets: %zu of the %zu hosts in RPCs moved", moved, hosts);
 }
 
+/* -c naming a resource no span uses limits nothing: warn, with the
+ * closest resource met; returns how many. */
+static size_t
+unknown_capacities(const temporal *tp)
+{
+	size_t bad = 0;
+	const char **names = xcalloc(tp->nres + 1, sizeof *names);
+
+	for (size_t i = 0; i < tp->nres; i++)
+		names[i] = tp->res[i].name;
+	for (size_t c = 0; c < tp->o.ncaps; c++) {
+		const char *name = tp->o.caps[c].resource, *near;
+
+		if (strmap_get(&tp->res_ids, name, strlen(name)))
+			continue;
+		bad++;
+		if ((near = closest_name(name, names, tp->nres)))
+			tr_warn("-c %s: no span uses a resource %s (did you mean %s?)", name, name, near);
+		else
+			tr_warn("-c %s: no span uses a resource %s", name, name);
+	}
+	free(names);
+	return bad;
+}
+
 int
 tp_run(const tp_run_opts *r, const tp_opts *o)
 {
@@ -354,12 +380,12 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	open_inputs(&in, r, r->clock_offsets);
 	if (r->clock_offsets) {
 		clk = tr_clock_from_inputs(in.files, in.n, in.names, r->max_spans, r->max_bytes,
-					   read_flags(r, 0));
+					   read_flags(r, o, 0));
 		oc.clock = clk;
 	}
 	o = &oc;
 	tr_reader *rd = tr_reader_open(in.files, in.n, in.names, r->max_spans, r->max_bytes,
-				       read_flags(r, r->verbose));
+				       read_flags(r, o, r->verbose));
 	tr_output *out = r->no_output ? NULL : tr_output_open(r->out_path, 0);
 	temporal *tp = tp_new(o);
 	strbuf b = {0};
@@ -434,11 +460,13 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 	if (o->resource_key && st->analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0) &&
 	    status == TR_EXIT_OK)
 		status = TR_EXIT_USAGE;
+	if (unknown_capacities(tp) && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
+		status = TR_EXIT_USAGE;
 	if (r->verbose && clk)
 		report_clocks(clk);
 	if (r->verbose || (bad && r->keep_going))
 		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
-			st->traces, st->analysed, st->skipped, bad, st->causes);
+			st->traces + bad, st->analysed, st->skipped, bad, st->causes);
 	if (r->verbose && stopped)
 		tr_warn("stopped at the first bad trace; -k goes on");
 	if (o->check && st->violations)
@@ -451,7 +479,7 @@ tp_run(const tp_run_opts *r, const tp_opts *o)
 				tp->res[i].name, n);
 	}
 	if (out)
-		tr_output_close(out);
+		tr_output_end(out, !stopped);
 	if (rd_free)
 		tr_reader_free(rd);
 	tp_free(tp);

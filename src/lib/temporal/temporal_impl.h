@@ -171,9 +171,6 @@ typedef struct tp_pending {
 /* temporal_graph.c */
 void tpg_build(temporal *tp, wtrace *w);
 int32_t tpg_resource(temporal *tp, const char *name);
-/* A span's resource: service@host[/value of the -r tag] into b; returns
- * whether the span had that tag. */
-int tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b);
 void tpg_insert(temporal *tp, wtrace *w);
 /* The worker predecessor of vertex v of w on its resource; 0 when none. */
 int tpg_pred(temporal *tp, wtrace *w, int32_t v, wtrace **pw, int32_t *pv);
@@ -199,6 +196,11 @@ void tpr_write_causes(temporal *tp, wtrace *w, strbuf *out);
 /* The end of the causes table, begun if no trace was analysed. */
 void tpr_end_causes(temporal *tp, strbuf *out);
 void tpr_label(temporal *tp, const tp_cause *c, strbuf *b);
+
+/* temporal_label.c */
+/* A span's resource: service@host[/value of the -r tag] into b; returns
+ * whether the span had that tag. */
+int tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b);
 /* The label of span of w, which occupies resource res (-1: none), in w's
  * memory. */
 const tp_label *tpr_span_label(temporal *tp, wtrace *w, int32_t span, int32_t res);

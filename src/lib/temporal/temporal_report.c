@@ -22,58 +22,6 @@ tp_role_name(int role)
 	return role_names[role];
 }
 
-static int
-occupying_kind(int kind)
-{
-	return kind != TR_KIND_CLIENT && kind != TR_KIND_PRODUCER;
-}
-
-int
-tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b)
-{
-	const char *k = tp->o.resource_key ? tr_span_tag(s, tp->o.resource_key) : NULL;
-
-	sb_adds(b, s->service);
-	if (*s->host) {
-		sb_addc(b, '@');
-		sb_adds(b, s->host);
-	}
-	if (k) {
-		sb_addc(b, '/');
-		sb_adds(b, k);
-	}
-	return k != NULL;
-}
-
-const tp_label *
-tpr_span_label(temporal *tp, wtrace *w, int32_t span, int32_t res)
-{
-	const tr_span *s = &w->t.spans[span];
-	strbuf *b = &tp->text;
-	size_t svclen;
-
-	sb_clear(b);
-	sb_adds(b, s->service);
-	svclen = b->len;
-	sb_addc(b, ':');
-	sb_adds(b, s->operation);
-	if (occupying_kind(s->kind)) {
-		sb_adds(b, " on ");
-		sb_adds(b, tp->res[res].name);
-	} else if (s->kind) {
-		sb_adds(b, " (");
-		sb_adds(b, tr_kind_name(s->kind));
-		sb_addc(b, ')');
-	}
-	size_t idlen = strlen(s->span_id);
-	tp_label *l = arena_alloc(&w->t.mem, sizeof *l + b->len + idlen + 2);
-	l->len = (uint32_t)b->len;
-	l->svclen = (uint32_t)svclen;
-	memcpy(l->text, b->s, b->len + 1);
-	memcpy(l->text + b->len + 1, s->span_id, idlen + 1);
-	return l;
-}
-
 /* "service:operation on resource"; off the path, the service is the one
  * that started the cause's trace: who sent the work that got in the way. */
 static void
@@ -533,6 +481,21 @@ sorted_children(const dtree *d, int32_t p, int32_t **out, size_t *cap)
 
 #define MAX_INDENT 40
 
+/* " ERROR message" when the one span a line names failed (tr-format(5),
+ * FAILURES); a transit or a gap names no span, a folded node many. */
+static int
+add_failure(strbuf *b, const wtrace *w, int32_t span, int role, size_t count)
+{
+	tr_failure f;
+
+	if (span < 0 || count > 1 || role == ROLE_TRANSIT || role == ROLE_UNEXPLAINED ||
+	    !tr_span_error(&w->t, span, &f))
+		return 0;
+	sb_adds(b, " ERROR ");
+	tr_failure_text(&f, 0, b);
+	return 1;
+}
+
 static void
 explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int64_t t0, int units)
 {
@@ -552,6 +515,7 @@ explain_node(strbuf *b, const dnode *x, size_t depth, int64_t total, int64_t t0,
 	add_dur(b, x->ts - t0, units);
 	if (x->role != ROLE_ONPATH)
 		sb_addf(b, " [%s]", tp_role_name(x->role));
+	add_failure(b, x->w, x->span, x->role, x->count);
 	sb_addc(b, '\n');
 }
 
@@ -666,6 +630,7 @@ explain_causes(temporal *tp, const wtrace *q, strbuf *b, int64_t total)
 		add_pct(b, x->self, total);
 		sb_addf(b, ") [%s]", tp_role_name(c->role));
 		other_trace(tp, q, c, x, b);
+		add_failure(b, c->w, c->span, c->role, x->count);
 		sb_addc(b, '\n');
 	}
 	cause_groups_free(&g);
@@ -957,7 +922,12 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 		add_dur(&label, x->delay, tp->o.units);
 		sb_adds(&label, ", self ");
 		add_dur(&label, x->self, tp->o.units);
-		dot_node(b, id.s, label.s, role_attrs(x->role));
+		sb_clear(&attrs);
+		sb_adds(&attrs, role_attrs(x->role) ? role_attrs(x->role) : "");
+		if (x->span >= 0 && x->count <= 1 && x->role != ROLE_TRANSIT &&
+		    x->role != ROLE_UNEXPLAINED)	/* one span's node */
+			dot_mark_failure(&label, &attrs, &x->w->t, x->span);
+		dot_node(b, id.s, label.s, attrs.len ? attrs.s : NULL);
 		if (x->parent >= 0) {	/* the wider, the more delay it carries */
 			double share = total > 0 ? (double)x->delay / (double)total : 0;
 

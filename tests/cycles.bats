@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# No call cycle between the files of the library: scripts/cycles.sh computes
+# the file-level call graph from the symbols each object defines and uses
+# (nm), and every cycle it finds must be one of scripts/cycles.known.
+
+load helper
+
+top="$BATS_TEST_DIRNAME/.."
+objs="$TR_BIN/../lib"
+
+# Compile C source from stdin into DIR/NAME.o.  usage: obj DIR NAME
+obj() {
+	mkdir -p "$1"
+	cat > "$1/$2.c"
+	cc -c -o "$1/$2.o" "$1/$2.c"
+}
+
+@test "the library has no call cycle between files beyond the known ones" {
+	[ -d "$objs" ] || skip "no objects in $objs (build the library first)"
+	run sh "$top/scripts/cycles.sh" "$objs"
+	known=$(grep -v '^#' "$top/scripts/cycles.known" | grep -v '^$' || true)
+	new=$(printf '%s\n' "$output" | grep -vxF -e "$known" | grep -v '^$' || true)
+	expect_eq "" "$new" "cycles not in scripts/cycles.known"
+}
+
+@test "every cycle scripts/cycles.known lists is still there (untied ones leave the list)" {
+	[ -d "$objs" ] || skip "no objects in $objs (build the library first)"
+	run sh "$top/scripts/cycles.sh" "$objs"
+	known=$(grep -v '^#' "$top/scripts/cycles.known" | grep -v '^$' || true)
+	[ -z "$known" ] && return 0
+	gone=$(printf '%s\n' "$known" | grep -vxF -e "$output" || true)
+	expect_eq "" "$gone" "listed cycles that no longer exist"
+}
+
+@test "cycles.sh prints a two-file cycle and exits 1" {
+	d=$BATS_TEST_TMPDIR/o
+	echo 'int b(int); int a(int x) { return x ? b(x - 1) : 0; }' | obj "$d" a
+	echo 'int a(int); int b(int x) { return a(x); }' | obj "$d" b
+	echo 'int a(int); int c(int x) { return a(x); }' | obj "$d" c
+	run sh "$top/scripts/cycles.sh" "$d"
+	[ "$status" -eq 1 ] || { echo "status $status, expected 1"; false; }
+	expect_output "a.c b.c"
+}
+
+@test "cycles.sh finds a cycle through three files and one in a subfolder" {
+	d=$BATS_TEST_TMPDIR/o
+	echo 'int b(int); int a(int x) { return b(x); }' | obj "$d" a
+	echo 'int c(int); int b(int x) { return c(x); }' | obj "$d/sub" b
+	echo 'int a(int); int c(int x) { return a(x); }' | obj "$d" c
+	echo 'int e(int); int d(int x) { return e(x); }' | obj "$d" d
+	echo 'int d(int); int e(int x) { return d(x); }' | obj "$d/sub" e
+	run sh "$top/scripts/cycles.sh" "$d"
+	[ "$status" -eq 1 ] || { echo "status $status, expected 1"; false; }
+	expect_output "a.c c.c sub/b.c
+d.c sub/e.c"
+}
+
+@test "cycles.sh prints nothing and exits 0 for calls in one direction" {
+	d=$BATS_TEST_TMPDIR/o
+	echo 'int b(int); int a(int x) { return b(x); }' | obj "$d" a
+	echo 'int b(int x) { return x; }' | obj "$d" b
+	run sh "$top/scripts/cycles.sh" "$d"
+	[ "$status" -eq 0 ] || { echo "status $status, expected 0"; false; }
+	expect_output ""
+}
+
+@test "cycles.sh on a missing directory says so in one line and exits 4" {
+	run sh "$top/scripts/cycles.sh" "$BATS_TEST_TMPDIR/none"
+	[ "$status" -eq 4 ] || { echo "status $status, expected 4"; false; }
+	expect_output "cycles.sh: $BATS_TEST_TMPDIR/none: no such directory"
+}
