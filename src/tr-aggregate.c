@@ -287,11 +287,11 @@ main(int argc, char **argv)
 	/* a misspelt name in a comparison: the closest one the spans have,
 	 * before the gate says that nothing matched; under a gate it is an
 	 * error whatever the gate said (it judged rows of a name no span
-	 * has), told even with -q */
+	 * has), told even with -q, unless --allow-empty accepts no match */
 	size_t misnamed = !o.merge && (!o.qo.quiet || o.fail_if) ? query_run_unmatched_names(r) : 0;
 	if (status == TR_EXIT_OK)
 		status = gate_empty(&o, r);
-	if (misnamed && o.fail_if && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
+	if (misnamed && o.fail_if && !o.f.allow_empty && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 		status = TR_EXIT_USAGE;
 	/* a GroupBy tag no span has makes one group of nulls, a tag no span
 	 * has under --fail-if only nulls: say so, fail, whatever the gate said */
