@@ -298,11 +298,14 @@ main(int argc, char **argv)
 	if (status == TR_EXIT_OK && query_run_failed(r))
 		status = TR_EXIT_FINDING;
 	/* a misspelt name in a comparison: the closest one the spans have,
-	 * before the gate says that nothing matched */
-	if (!o.merge && !o.qo.quiet)
-		query_run_unmatched_names(r);
+	 * before the gate says that nothing matched; under a gate it is an
+	 * error whatever the gate said (it judged rows of a name no span
+	 * has), told even with -q, unless --allow-empty accepts no match */
+	size_t misnamed = !o.merge && (!o.qo.quiet || o.fail_if) ? query_run_unmatched_names(r) : 0;
 	if (status == TR_EXIT_OK)
 		status = gate_empty(&o, r);
+	if (misnamed && o.fail_if && !o.f.allow_empty && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
+		status = TR_EXIT_USAGE;
 	/* a GroupBy tag no span has makes one group of nulls, a tag no span
 	 * has under --fail-if only nulls: say so, fail, whatever the gate said */
 	if (!o.merge && query_run_unmatched_keys(r) && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))

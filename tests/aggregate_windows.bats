@@ -83,7 +83,7 @@ Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	[[ "$stderr" == "tr-aggregate: fail-if COUNT > 1: s.service=front, COUNT=2"* ]] || { echo "$stderr"; false; }
 	run --separate-stderr tr-aggregate --emit-every 1s --fail-if 'COUNT > 1' \
 		'From s In spans[service = "nosuch"] GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/w.tr"
-	[ "$status" -eq 1 ]
+	expect_eq 2 "$status" status	# no row, and a service no span has
 	[ "$output" = "$(printf 'window\ts.service\tCOUNT')" ]
 	[[ "$stderr" == *"the query matched no row: the gate fails"* ]] || { echo "$stderr"; false; }
 }

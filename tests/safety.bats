@@ -483,3 +483,11 @@ huge_durations() {
 	left=$(ls -A "$BATS_TEST_TMPDIR/tmp")
 	[ -z "$left" ] || { echo "left behind: $left"; false; }
 }
+
+@test "--fail-if: a Where comparing with a service no span has is exit 2 with the closest name, also when rows matched and the gate holds" {
+	f=$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | mkfix h.tr)
+	run --separate-stderr tr-aggregate -q --fail-if 'n > 100000' \
+		'From s In spans Where s.service = "mysqll" Or s.service = "redis" Select COUNT As n' "$f"
+	expect_eq 2 "$status" status
+	[[ "$stderr" == *'no span has service "mysqll" (did you mean "mysql"?)'* ]] || { echo "$stderr"; false; }
+}
