@@ -491,3 +491,13 @@ huge_durations() {
 	expect_eq 2 "$status" status
 	[[ "$stderr" == *'no span has service "mysqll" (did you mean "mysql"?)'* ]] || { echo "$stderr"; false; }
 }
+
+@test "a trace's records after its group ended, with no T record of their own, are met again too, and what is written reads back" {
+	f=$(printf '#tr/1\nT\ta\nS\ta\tx\t\t1\t1\ts\to\t\t\nS\tb\ty\t\t1\t1\ts\to\t\t\nS\ta\tz\t\t1\t1\ts\to\t\t\n' | mkfix again.tr)
+	run --separate-stderr tr-cp -k "$f"
+	expect_eq 3 "$status" status
+	[[ "$stderr" == *"again.tr:5: trace a: met again after its group at $f:2 ended"* ]] || { echo "$stderr"; false; }
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/out.tr"
+	run tr-cp "$BATS_TEST_TMPDIR/out.tr"
+	expect_eq 0 "$status" status
+}

@@ -747,6 +747,12 @@ reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 		} else {
 			loose_trace *lt = loose_get(r, tid, tidlen);
 
+			/* a record of no group whose id had a group that ended:
+			 * met again, as a group of it would be (its writing back
+			 * would make one) */
+			if (!lt->tally.lineno && !(r->flags & TR_READ_PIECES) &&
+			    u64map_get(&r->groups, group_key(tid, tidlen)))
+				lt->tally.over = OVER_AGAIN;
 			loose_add(lt, r, line, len, file, lineno);
 			if (r->line_cut)
 				lt->tally.over = OVER_CUT;
