@@ -351,3 +351,47 @@ wrapper_explain() {
 	[ "$status" -eq 0 ]
 	if grep -q 'clock skew' <<< "$output"; then echo "warned: $output" >&2; return 1; fi
 }
+
+# calls NAME SEED DOWN PEERS: A's two calls "HTTP GET" into B and into C;
+# DOWN: C does not answer (no server span, the client fails fast);
+# PEERS: the clients name their peer (server.address).
+calls() {
+	awk -v seed="$2" -v down="$3" -v peers="$4" 'BEGIN {
+		srand(seed); print "#tr/1"
+		for (i = 0; i < 200; i++) {
+			id = sprintf("c%04d", i); t = 1767225600000000 + i * 100000
+			print "T\t" id
+			printf "S\t%s\troot\t\t%.0f\t%.0f\tA\tserve A\tserver\ta-host\n", id, t, 30000
+			n = split("B C", callee, " ")
+			at = t + 1000
+			for (k = 1; k <= n; k++) {
+				c = callee[k]; w = int(4000 * (0.9 + 0.2 * rand())); tag = peers ? "\tserver.address=" tolower(c) : ""
+				if (c == "C" && down) {
+					printf "S\t%s\tcl%s\troot\t%.0f\t%.0f\tA\tHTTP GET\tclient\ta-host%s\terror=true\n", id, c, at, 300, tag
+					continue
+				}
+				printf "S\t%s\tcl%s\troot\t%.0f\t%.0f\tA\tHTTP GET\tclient\ta-host%s\n", id, c, at, w + 600, tag
+				printf "S\t%s\tsv%s\tcl%s\t%.0f\t%.0f\t%s\tserve\tserver\t%s-host\n", id, c, c, at + 300, w, c, tolower(c)
+				at += w + 1000
+			}
+		}
+	}' > "$BATS_TEST_TMPDIR/$1"
+	printf '%s\n' "$BATS_TEST_TMPDIR/$1"
+}
+
+@test "suspects: a down callee among calls of one generic operation is named by the peer the clients name" {
+	b=$(calls base.tr 1 0 1)
+	i=$(calls inc.tr 2 1 1)
+	run tr-cp -q --suspects --baseline "$b" "$i"
+	[ "$status" -eq 0 ]
+	expect_eq "first suspect" C "$(cell 1 service <<< "$output")"
+	expect_eq "its evidence" "errors rose, unreachable" "$(cell 1 evidence <<< "$output")"
+}
+
+@test "suspects: with no peer named, a generic operation's failed calls are not pinned on a callee it also calls" {
+	b=$(calls base.tr 1 0 0)
+	i=$(calls inc.tr 2 1 0)
+	run tr-cp -q --suspects --baseline "$b" "$i"
+	[ "$status" -eq 0 ]
+	if grep -q "^[0-9]*	B	" <<< "$output"; then echo "B named: $output" >&2; return 1; fi
+}

@@ -11,8 +11,9 @@
  *   Their sum is free of clock skew (a difference of two durations).
  * - a client span with no server span under it, to a peer it names
  *   (peer.service, db.system, ...): the call to an untraced callee.
- *   A childless span of no kind whose service and operation are a call
- *   seen elsewhere with its server span is that call's client side.
+ *   A childless span of no kind whose service, operation and named peer
+ *   are a call seen elsewhere with its server span is that call's client
+ *   side, and names its callee (unless the call went to several).
  * - any other span: the service's own work. A wrapper span (kinds.h) is
  *   waiting, not work: it counts for nothing.
  * Each is grouped with its like: the same service and operation, and the
@@ -224,27 +225,54 @@ group_add(sus_group *g, int side, double v)
 	g->sq[side] += v * v;
 }
 
-/* The callee a call names without a server span under it, or NULL. */
+/* The callee a call names, or NULL: the first of these keys it has, in
+ * this order, found in one pass over its tags (most keys are none of
+ * them: their first letter tells). */
 static const char *
 peer_name(const tr_span *s)
 {
 	static const char *const keys[] = {"peer.service", "server.address", "net.peer.name",
 					   "db.name", "db.system", "messaging.destination.name"};
-	const char *v;
+	size_t nkeys = sizeof keys / sizeof keys[0], best = nkeys;
+	const char *v = NULL;
 
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if ((v = tr_span_tag(s, keys[i])) && *v)
-			return v;
-	return NULL;
+	for (uint32_t j = 0; j < s->ntags && best > 0; j++) {
+		const char *key = s->tags[j].key;
+
+		if (!strchr("psndm", key[0]) || !*s->tags[j].val)
+			continue;
+		for (size_t i = 0; i < best; i++)
+			if (strcmp(key, keys[i]) == 0) {
+				best = i;
+				v = s->tags[j].val;
+				break;
+			}
+	}
+	return v;
 }
 
-/* "caller\0operation": the key of calls learned from server spans. */
+/* "caller\0operation\0peer": the key of calls learned from server spans.
+ * The peer the client names (empty when none) tells apart the calls of
+ * an operation named for its protocol alone ("HTTP GET"). */
 static const char *
 call_key(cp_suspects *k, const tr_span *s, size_t *len)
 {
+	const char *peer = peer_name(s);
+
 	sb_set_pair(&k->key, s->service, s->operation);
+	sb_addc(&k->key, '\0');
+	if (peer)
+		sb_adds(&k->key, peer);
 	*len = k->key.len;
 	return k->key.s;
+}
+
+/* The callee learned for a call: its service, or -1 when the call is not
+ * known or went to more than one service (the key does not tell which). */
+static int32_t
+learned_callee(const strmap_slot *known)
+{
+	return known && known->val >= 0 ? (int32_t)known->val : -1;
 }
 
 /* The first child of s in another process, or -1; -2 when children in
@@ -348,10 +376,12 @@ add_leaf_call(cp_suspects *k, const tr_trace *t, int32_t i, int side, uint64_t s
 	strmap_slot *known = strmap_get(&k->callees, key, len);
 	const char *peer;
 
-	if (known) {	/* its server span is lost, or the callee never answered */
+	if (learned_callee(known) >= 0) {	/* its server span is lost, or the callee never answered */
 		k->svc[known->val].unanswered[side]++;
 		return;
 	}
+	if (known)	/* a call with server spans elsewhere, to whom is not known */
+		return;
 	if ((peer = peer_name(s)))
 		group_add(group_of(k, G_LEAF, k->sidx[i], s->operation, service_of(k, peer), shape),
 			  side, (double)s->duration);
@@ -427,7 +457,7 @@ failure_origin(cp_suspects *k, const tr_trace *t, int32_t i, int *unreachable)
 		strmap_slot *known = strmap_get(&k->callees, key, len);
 		const char *peer = peer_name(s);
 
-		if (known) {	/* its callee has server spans, none here */
+		if (learned_callee(known) >= 0) {	/* its callee has server spans, none here */
 			*unreachable = 1;
 			return (int32_t)known->val;
 		}
@@ -454,6 +484,8 @@ learn_callees(cp_suspects *k, const tr_trace *t)
 		strmap_slot *s = strmap_put_copy(&k->callees, &k->mem, key, len, &added);
 		if (added)
 			s->val = k->sidx[r];
+		else if (s->val != k->sidx[r])
+			s->val = -2;	/* more than one callee: none can be named */
 	}
 }
 
