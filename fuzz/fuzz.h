@@ -137,11 +137,19 @@ fuzz_same(const strbuf *a, const strbuf *b)
 	return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
 }
 
-/* Does [p, p+n) start with the zstd magic number (so it reads as zstd)? */
+/* Does [p, p+n) start as compressed input does (so it reads as such)? */
 static inline int
 fuzz_is_zstd(const void *p, size_t n)
 {
-	return n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0;
+	const unsigned char *b = p;
+
+	/* what the readers take for compressed input (io.c): a zstd frame's
+	 * magic, a skippable frame's (0x184D2A50 to 0x184D2A5F,
+	 * little-endian), the Collector's length-prefixed frames, gzip's */
+	return (n >= 4 && (memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0 ||
+			   ((b[0] & 0xf0) == 0x50 && b[1] == 0x2a && b[2] == 0x4d && b[3] == 0x18))) ||
+	       (n >= 8 && b[0] == 0 && memcmp(b + 4, "\x28\xb5\x2f\xfd", 4) == 0) ||
+	       (n >= 2 && b[0] == 0x1f && b[1] == 0x8b);
 }
 
 /* The next trace of line-format text s[0,n) at or after *off: from a line

@@ -98,8 +98,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pass_through(input.path, &out[0], &traces[0], &lines[0]);
 	if (size && size % 8 == 0 && !fuzz_is_zstd(data, size))
 		check_zstd(data, size, &out[0], &traces[0]);
-	/* A passed-through line that starts with the zstd magic makes the
-	 * output read as zstd: a known limit of the format, not checked here. */
+	/* A passed-through line that starts with a compressed stream's magic makes the
+	 * output read as compressed: a known limit of the format, not checked here. */
 	if (!fuzz_is_zstd(out[0].s, out[0].len)) {
 		fuzz_file_set(&again, out[0].s, out[0].len);
 		FUZZ_CHECK(pass_through(again.path, &out[1], &traces[1], &lines[1]) == 0,
