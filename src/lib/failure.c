@@ -50,9 +50,10 @@ status_failed(const tr_span *s, const char *const *keys, size_t n, int64_t min, 
 	return 1;
 }
 
-/* The evidence of the span's tags; f is zeroed by the caller. */
+/* The evidence of the span's tags; f is zeroed by the caller; details:
+ * fill the message and the rest, not only the verdict. */
 static int
-tag_failure(const tr_span *s, tr_failure *f)
+tag_failure(const tr_span *s, tr_failure *f, int details)
 {
 	const char *o = tr_span_tag(s, "otel.status_code");
 	const char *e = tr_span_tag(s, "error");
@@ -74,6 +75,8 @@ tag_failure(const tr_span *s, tr_failure *f)
 	}
 	failed |= status_failed(s, http_keys, 2, s->kind == TR_KIND_CLIENT ? 400 : 500, f);
 	failed |= status_failed(s, grpc_keys, 2, 0, f);
+	if (!details)	/* the verdict alone: most spans did not fail */
+		return failed;
 	if (!f->message)
 		f->message = first_tag(s, message_keys, 3, &key);
 	f->status_text = tr_span_tag(s, "http.status_text");
@@ -123,12 +126,13 @@ tr_span_error(const tr_trace *t, int32_t i, tr_failure *f)
 	tr_failure mine;
 	const tr_span *s = &t->spans[i];
 	const char *o = tr_span_tag(s, "otel.status_code");
+	int details = f != NULL;
 
 	f = f ? f : &mine;
 	memset(f, 0, sizeof *f);
 	if (o && strcmp(o, "OK") == 0)
 		return 0;
-	return tag_failure(s, f) | event_failure(t, i, f);
+	return tag_failure(s, f, details) | event_failure(t, i, f);
 }
 
 int
@@ -136,7 +140,7 @@ tr_span_failed(const tr_span *s)
 {
 	tr_failure f = {0};
 
-	return tag_failure(s, &f);
+	return tag_failure(s, &f, 0);
 }
 
 /* Text of n bytes of p, TAB, CR and LF as spaces: the line stays one. */
