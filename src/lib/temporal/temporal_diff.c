@@ -92,56 +92,64 @@ take_baseline(void *ctx, tr_trace *t)
 	take_request(ctx, BASE, t);
 }
 
+/* Requests by operation, then latency: each operation's run is sorted. */
 static int
-i64_cmp(const void *a, const void *b)
+request_cmp(const void *pa, const void *pb)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	const request *a = pa, *b = pb;
 
-	return (x > y) - (x < y);
+	if (a->op != b->op)
+		return a->op < b->op ? -1 : 1;
+	return (a->duration > b->duration) - (a->duration < b->duration);
+}
+
+/* Where each operation's run of requests begins on a side sorted by
+ * request_cmp: from[op] .. from[op + 1]. */
+static void
+runs(const tp_diff *d, int side, size_t *from)
+{
+	size_t i = 0;
+
+	for (size_t op = 0; op <= d->nops; op++) {
+		while (i < d->nreq[side] && (size_t)d->req[side][i].op < op)
+			i++;
+		from[op] = i;
+	}
 }
 
 /* Pick each side's requests at or above the band-th percentile (nearest
  * rank) of their operation's latencies on that side, for the operations
- * both sides served. */
+ * both sides served: one sort a side, then one walk. */
 static void
 select_bands(tp_diff *d, double band)
 {
-	int64_t *buf = xcalloc(1, sizeof *buf);
-	size_t cap = 1;
+	size_t *from[2];
 
-	for (int side = 0; side < 2; side++)
+	for (int side = 0; side < 2; side++) {
 		d->pick[side] = tr_pick_new();
+		qsort(d->req[side], d->nreq[side], sizeof *d->req[side], request_cmp);
+		from[side] = xcalloc(d->nops + 1, sizeof *from[side]);
+		runs(d, side, from[side]);
+	}
 	for (size_t op = 0; op < d->nops; op++) {
-		int64_t cut[2] = {0, 0};
-		int both = 1;
+		size_t n[2] = {from[0][op + 1] - from[0][op], from[1][op + 1] - from[1][op]};
 
+		if (!n[0] || !n[1])
+			continue;
 		for (int side = 0; side < 2; side++) {
-			size_t n = 0, rank;
+			size_t rank = (size_t)ceil(band / 100 * (double)n[side]);
+			const request *q = d->req[side] + from[side][op];
+			int64_t cut = q[rank ? rank - 1 : 0].duration;
 
-			for (size_t i = 0; i < d->nreq[side]; i++)
-				if (d->req[side][i].op == (int32_t)op) {
-					GROW(buf, cap, n + 1);
-					buf[n++] = d->req[side][i].duration;
-				}
-			if (!n) {
-				both = 0;
-				break;
-			}
-			qsort(buf, n, sizeof *buf, i64_cmp);
-			rank = (size_t)ceil(band / 100 * (double)n);
-			cut[side] = buf[rank ? rank - 1 : 0];
-		}
-		for (int side = 0; both && side < 2; side++)
-			for (size_t i = 0; i < d->nreq[side]; i++) {
-				const request *q = &d->req[side][i];
-
-				if (q->op == (int32_t)op && q->duration >= cut[side]) {
-					tr_pick_add(d->pick[side], q->id);
+			for (size_t i = 0; i < n[side]; i++)
+				if (q[i].duration >= cut) {
+					tr_pick_add(d->pick[side], q[i].id);
 					d->selected[side]++;
 				}
-			}
+		}
 	}
-	free(buf);
+	free(from[0]);
+	free(from[1]);
 }
 
 static void
