@@ -347,7 +347,7 @@ read_baseline(cp_ctx *x, const char *path, int keep_going, size_t max_spans)
 	long n;
 
 	if (x->suspects) {
-		if ((n = tr_each_trace(path, keep_going, max_spans, 0, add_suspects_baseline,
+		if ((n = tr_each_trace((char **)&path, NULL, 1, keep_going, max_spans, 0, add_suspects_baseline,
 				       x->suspects)) < 0)
 			return -1;
 		if (n > 0)

@@ -302,11 +302,10 @@ tr_option_error(int c, char **argv, const struct option *longopts)
 }
 
 long
-tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_bytes,
-	      void (*fn)(void *ctx, tr_trace *t), void *ctx)
+tr_each_trace(char **files, char *const *names, int nfiles, int keep_going, size_t max_spans,
+	      size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx)
 {
-	char *files[1] = {(char *)path};
-	tr_reader *r = tr_reader_open(files, 1, NULL, max_spans, max_bytes,
+	tr_reader *r = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
 				      keep_going ? TR_READ_KEEP_GOING : 0);
 	tr_ahead *ahead = tr_ahead_start(r);	/* parsing overlaps fn's work */
 	long n = 0;

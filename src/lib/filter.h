@@ -102,12 +102,13 @@ void tr_units_check(int units, int machine_format);
  * temporary file when out_path is set. */
 int tr_filter_run(const tr_filter *f);
 
-/* Every trace of one file (the line format or an export) to fn, for a
- * tool's second input (a baseline). Returns the traces read, or -1 when
- * the file could not be read or held a bad trace, after the reader's
- * message (keep_going: bad traces are skipped, as -k does). */
-long tr_each_trace(const char *path, int keep_going, size_t max_spans, size_t max_bytes,
-		   void (*fn)(void *ctx, tr_trace *t), void *ctx);
+/* Every trace of files (the line format or exports; names for messages,
+ * NULL: the files') to fn, for a tool's second input (a baseline) or a
+ * pass of its own. Returns the traces read, or -1 when a file could not
+ * be read or held a bad trace, after the reader's message (keep_going:
+ * bad traces are skipped, as -k does). */
+long tr_each_trace(char **files, char *const *names, int nfiles, int keep_going, size_t max_spans,
+		   size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx);
 
 /* "tr-xxx (tr) 0.1.0" on stdout. */
 void tr_print_version(void);

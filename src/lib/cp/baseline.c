@@ -68,7 +68,7 @@ cp_read_traces_limited(const char *path, cp_trace *c, int keep_going, size_t max
 {
 	each_cp e = {c, fn, ctx};
 
-	return tr_each_trace(path, keep_going, max_spans, max_bytes, run_cp, &e);
+	return tr_each_trace((char **)&path, NULL, 1, keep_going, max_spans, max_bytes, run_cp, &e);
 }
 
 int

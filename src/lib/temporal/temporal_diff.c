@@ -353,18 +353,12 @@ tp_diff_run(const tp_run_opts *r, const tp_opts *o, const char *baseline, double
 	tr_inputs in = {0};
 	char *base_files[1] = {(char *)baseline};
 	int status;
-	long n;
 
 	tr_inputs_twice(&in, r->files, r->nfiles);
-	if (tr_each_trace(baseline, r->keep_going, r->max_spans, r->max_bytes, take_baseline, &d) < 0)
-		status = TR_EXIT_INPUT;
-	else {
-		status = TR_EXIT_OK;
-		for (int i = 0; i < in.n && status == TR_EXIT_OK; i++)
-			if ((n = tr_each_trace(in.files[i], r->keep_going, r->max_spans, r->max_bytes,
-					       take_incident, &d)) < 0)
-				status = TR_EXIT_INPUT;
-	}
+	status = tr_each_trace(base_files, NULL, 1, r->keep_going, r->max_spans, r->max_bytes,
+			       take_baseline, &d) < 0 ||
+		 tr_each_trace(in.files, in.names, in.n, r->keep_going, r->max_spans, r->max_bytes,
+			       take_incident, &d) < 0 ? TR_EXIT_INPUT : TR_EXIT_OK;
 	if (status == TR_EXIT_OK) {
 		select_bands(&d, band);
 		status = check_sides(&d, baseline);
