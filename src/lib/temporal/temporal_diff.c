@@ -127,7 +127,8 @@ select_bands(tp_diff *d, double band)
 
 	for (int side = 0; side < 2; side++) {
 		d->pick[side] = tr_pick_new();
-		qsort(d->req[side], d->nreq[side], sizeof *d->req[side], request_cmp);
+		if (d->nreq[side])	/* qsort takes no NULL, even for nothing */
+			qsort(d->req[side], d->nreq[side], sizeof *d->req[side], request_cmp);
 		from[side] = xcalloc(d->nops + 1, sizeof *from[side]);
 		runs(d, side, from[side]);
 	}
