@@ -19,7 +19,7 @@
 
 #include <zstd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 typedef struct fuzz_file {
 	int fd;

@@ -6,7 +6,7 @@
  * tr-aggregate matches Select items against GroupBy items by it). */
 #include "fuzz.h"
 
-#include "expr.h"
+#include "core/expr.h"
 
 /* Slots as tr-infer names them, plus a string, a null and a boolean. */
 static const char *const names[] = {"s", "v", "u", "q", "T", "name", "missing", "ok"};

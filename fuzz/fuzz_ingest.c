@@ -10,9 +10,9 @@
  * such, so damaged frames are fuzzed too. */
 #include "fuzz.h"
 
-#include "ingest.h"
-#include "io.h"
-#include "trace.h"
+#include "ingest/ingest.h"
+#include "core/io.h"
+#include "core/trace.h"
 
 #ifndef FUZZ_FORMAT
 #define FUZZ_FORMAT INGEST_AUTO

@@ -3,8 +3,8 @@
  * report in the three table formats. */
 #include "fuzz.h"
 
-#include "pagcp.h"
-#include "trace.h"
+#include "pag/pagcp.h"
+#include "core/trace.h"
 
 static fuzz_file input, output;
 

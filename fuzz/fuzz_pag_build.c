@@ -6,8 +6,8 @@
  * a bug: abort. */
 #include "fuzz.h"
 
-#include "pag.h"
-#include "trace.h"
+#include "pag/pag.h"
+#include "core/trace.h"
 
 static fuzz_file input;
 

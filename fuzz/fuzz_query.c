@@ -6,8 +6,8 @@
  * parses again and prints the same. */
 #include "fuzz.h"
 
-#include "query.h"
-#include "trace.h"
+#include "query/query.h"
+#include "core/trace.h"
 
 /* Two services, a client/server pair, a log, a tag with a TAB in it, a span
  * without time and an orphan: enough for every join and field to find rows. */

@@ -14,8 +14,8 @@
 #include "fuzz.h"
 
 #include "filter.h"
-#include "format.h"
-#include "trace.h"
+#include "core/format.h"
+#include "core/trace.h"
 
 static fuzz_file input, again;
 

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "filter.h"
-#include "shard.h"
-#include "query.h"
-#include "table.h"
+#include "core/shard.h"
+#include "query/query.h"
+#include "core/table.h"
 
 static void
 usage(FILE *f)

@@ -7,17 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "cp.h"
-#include "cp_flame.h"
+#include "cp/baseline.h"
+#include "cp/cp.h"
+#include "cp/cp_flame.h"
 #include "cp/suspects.h"
-#include "dot.h"
+#include "draw/dot.h"
 #include "filter.h"
-#include "pagcp.h"
-#include "pick.h"
-#include "shard.h"
-#include "table.h"
-#include "timeline.h"
+#include "pag/pagcp.h"
+#include "core/pick.h"
+#include "core/shard.h"
+#include "core/table.h"
+#include "draw/timeline.h"
 
 enum mode { MODE_FILTER, MODE_SUMMARY, MODE_FOLDED, MODE_DOT, MODE_WHATIF, MODE_SVG, MODE_FLAME,
 	    MODE_SUSPECTS };

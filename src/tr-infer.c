@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "filter.h"
-#include "shard.h"
-#include "infer.h"
+#include "core/shard.h"
+#include "infer/infer.h"
 
 typedef struct infer_ctx {
 	infer *model;		/* NULL with --links */

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "filter.h"
-#include "format.h"
-#include "ingest.h"
-#include "shard.h"
+#include "core/format.h"
+#include "ingest/ingest.h"
+#include "core/shard.h"
 
 static void
 usage(FILE *f, int status)

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "filter.h"
-#include "shard.h"
-#include "pag.h"
-#include "pick.h"
+#include "core/shard.h"
+#include "pag/pag.h"
+#include "core/pick.h"
 
 static void
 usage(FILE *fp)

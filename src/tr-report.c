@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_flame.h"
+#include "cp/cp_flame.h"
 #include "filter.h"
-#include "shard.h"
-#include "report.h"
+#include "core/shard.h"
+#include "report/report.h"
 
 static void
 usage(FILE *f)

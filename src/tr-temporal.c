@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "filter.h"
-#include "shard.h"
-#include "pick.h"
-#include "table.h"
-#include "temporal.h"
-#include "util.h"
+#include "core/shard.h"
+#include "core/pick.h"
+#include "core/table.h"
+#include "temporal/temporal.h"
+#include "core/util.h"
 
 static void
 usage(FILE *f)

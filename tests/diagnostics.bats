@@ -15,10 +15,10 @@ top="$BATS_TEST_DIRNAME/.."
 pages() {
 	cd "$top" || return
 	printf '%s\n' \
-		"man/tr-format.5 src/lib/reader.c src/lib/trace.c src/lib/io.c src/lib/filter.c src/lib/pag/pag.c src/lib/pag/pagcp.c" \
-		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/io.c src/lib/shard.c src/tr-ingest.c" \
-		"man/tr-infer.1 src/lib/infer/infer_partial.c src/lib/partial.c src/tr-infer.c src/lib/io.c" \
-		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/lib/query/query_names.c src/lib/partial.c src/tr-aggregate.c src/lib/io.c" \
+		"man/tr-format.5 src/lib/core/reader.c src/lib/core/trace.c src/lib/core/io.c src/lib/filter.c src/lib/pag/pag.c src/lib/pag/pagcp.c" \
+		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/core/io.c src/lib/core/shard.c src/tr-ingest.c" \
+		"man/tr-infer.1 src/lib/infer/infer_partial.c src/lib/core/partial.c src/tr-infer.c src/lib/core/io.c" \
+		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/lib/query/query_names.c src/lib/core/partial.c src/tr-aggregate.c src/lib/core/io.c" \
 		"man/tr-temporal.1 src/lib/temporal/temporal.c src/lib/temporal/temporal_query.c"
 }
 
@@ -151,10 +151,10 @@ $extra"
 	cd "$top"
 	# It must see the messages it checks: dozens of them.
 	[ "$(printable x src/lib/ingest/*.c | wc -l)" -ge 50 ]
-	[ "$(printable x src/lib/trace.c | wc -l)" -ge 12 ]
+	[ "$(printable x src/lib/core/trace.c | wc -l)" -ge 12 ]
 	# The place comes from the function that prints the literal.
-	printable x src/lib/trace.c | grep -qxF '^[a-z-]+: [^ ]+:[^ ]+: empty span id$'
-	printable x src/lib/io.c | grep -qxF '^[a-z-]+: [^ ]+: truncated zstd stream$'
+	printable x src/lib/core/trace.c | grep -qxF '^[a-z-]+: [^ ]+:[^ ]+: empty span id$'
+	printable x src/lib/core/io.c | grep -qxF '^[a-z-]+: [^ ]+: truncated zstd stream$'
 	printable x src/lib/pag/pag.c | grep -qxF '^[a-z-]+: [^ ]+: [^ ]+ record: edge is a loop$'
 	# Adjacent literals are one message.
 	printable x src/lib/pag/pagcp.c | grep -qF 'than can be counted: no critical participation computed$'

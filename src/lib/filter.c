@@ -1,7 +1,7 @@
 /* filter.c - the main loop every line-format tool shares. */
 #include "filter.h"
-#include "progress.h"
-#include "table.h"
+#include "core/progress.h"
+#include "core/table.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -5,8 +5,8 @@
 
 #include <getopt.h>
 
-#include "io.h"
-#include "trace.h"
+#include "core/io.h"
+#include "core/trace.h"
 
 #define TR_VERSION "0.1.0"
 

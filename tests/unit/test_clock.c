@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "trace.h"
-#include "util.h"
+#include "temporal/clock.h"
+#include "core/trace.h"
+#include "core/util.h"
 
 #include "check.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp.h"
+#include "cp/cp.h"
 
 #define CHECK_NO_RNG
 #include "check.h"

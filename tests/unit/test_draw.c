@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "cp_flame.h"
-#include "svg.h"
+#include "cp/baseline.h"
+#include "cp/cp_flame.h"
+#include "draw/svg.h"
 
 #include "check.h"
 

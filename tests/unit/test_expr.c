@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "core/expr.h"
 
 #include "check.h"
 

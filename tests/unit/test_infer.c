@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "infer.h"
+#include "infer/infer.h"
 #include "infer/infer_impl.h"
 
 #define CHECK_NO_RNG

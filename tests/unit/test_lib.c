@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format.h"
-#include "hash.h"
-#include "trace.h"
-#include "table.h"
+#include "core/format.h"
+#include "core/hash.h"
+#include "core/trace.h"
+#include "core/table.h"
 
 #include "check.h"
 

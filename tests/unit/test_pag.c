@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pag.h"
+#include "pag/pag.h"
 
 #include "check.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "partial.h"
+#include "core/partial.h"
 
 static int passed, failed;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "query.h"
+#include "query/query.h"
 
 #define CHECK_NO_RNG
 #include "check.h"

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shard.h"
-#include "util.h"
+#include "core/shard.h"
+#include "core/util.h"
 
 static int passed, failed;
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "temporal.h"
-#include "trace.h"
-#include "util.h"
+#include "temporal/temporal.h"
+#include "core/trace.h"
+#include "core/util.h"
 
 #include "check.h"
 

@@ -27,15 +27,15 @@
  * in the difference; queueing that grows (a connection held by other work)
  * shows in the service waited for; skew, which differs from run to run,
  * does not move time between services. */
-#include "baseline.h"
+#include "cp/baseline.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "filter.h"
-#include "kinds.h"
-#include "table.h"
+#include "core/kinds.h"
+#include "core/table.h"
 
 #define MAX_BATCHES 64
 

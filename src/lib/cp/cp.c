@@ -9,7 +9,7 @@
  * clamped to it, a child entirely outside it goes with its subtree. Every
  * root is analysed, earliest first, and its sections follow the previous
  * root's. Everything uses explicit stacks: traces can be deep. */
-#include "cp.h"
+#include "cp/cp.h"
 
 #include <stdlib.h>
 #include <string.h>

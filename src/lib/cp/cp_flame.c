@@ -3,14 +3,14 @@
  * baseline, so that the two compare node by node); what each trace put in
  * each node is kept, a few bytes per critical span, so that the traces
  * around a percentile can be summed once every latency is known. */
-#include "cp_flame.h"
+#include "cp/cp_flame.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "flame.h"
-#include "svg.h"
+#include "draw/flame.h"
+#include "draw/svg.h"
 
 typedef struct contrib {
 	uint32_t node;

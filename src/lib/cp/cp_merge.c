@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp.h"
+#include "cp/cp.h"
 
 struct cp_folded_sum {
 	arena mem;

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp.h"
-#include "table.h"
-#include "dot.h"
-#include "pick.h"
+#include "cp/cp.h"
+#include "core/table.h"
+#include "draw/dot.h"
+#include "core/pick.h"
 
 int
 cp_format_parse(const char *s)

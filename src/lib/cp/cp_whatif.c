@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp.h"
-#include "table.h"
+#include "cp/cp.h"
+#include "core/table.h"
 
 typedef struct whatif_rule {
 	char *text;			/* as given, for messages */

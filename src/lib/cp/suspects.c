@@ -54,8 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kinds.h"
-#include "table.h"
+#include "core/kinds.h"
+#include "core/table.h"
 
 #define SUS_MIN_Z 3.0		/* standard errors a difference must exceed */
 #define SUS_MIN_REL 0.1		/* ...and this share of the baseline's mean */

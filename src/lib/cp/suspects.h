@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "trace.h"
-#include "util.h"
+#include "core/trace.h"
+#include "core/util.h"
 
 /* What points at a service (bits of cp_suspect.evidence). */
 enum {

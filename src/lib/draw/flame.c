@@ -2,16 +2,16 @@
  * order (as flamegraph.pl does), each as wide as the time spent in it and
  * in everything it called; with a baseline, red where the incident spends
  * more per trace than the baseline did, blue where less. */
-#include "flame.h"
+#include "draw/flame.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "svg.h"
-#include "table.h"
+#include "core/hash.h"
+#include "draw/svg.h"
+#include "core/table.h"
 
 #define FRAME_H 17.0
 #define HEAD_H 40.0

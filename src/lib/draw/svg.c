@@ -1,11 +1,11 @@
 /* svg.c - the SVG writer, service colours, axis ticks and text widths the
  * timeline, flame graphs and the report share. */
-#include "svg.h"
+#include "draw/svg.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "table.h"
+#include "core/table.h"
 
 void
 svg_begin(strbuf *b, double width, double height, const char *title)

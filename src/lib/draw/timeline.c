@@ -3,12 +3,12 @@
  * start order; a subtree holding no more than min_share of the critical
  * path folds into its top span's row ("+N"), so that a trace of a thousand
  * spans stays a picture of what mattered. Explicit stacks: traces are deep. */
-#include "timeline.h"
+#include "draw/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "svg.h"
+#include "draw/svg.h"
 
 #define ROW_H 16.0
 #define BAR_H 11.0

@@ -6,15 +6,15 @@
  * we keep c (traces where both occur), s(a->b), s(b->a) and q (simultaneous).
  * Then v(a->b) = s(b->a) + q and u = T - c. Pairs that never co-occur are not
  * stored, so memory grows with the pairs seen, not with (2n)^2. */
-#include "infer.h"
+#include "infer/infer.h"
 #include "infer_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot.h"
-#include "expr.h"
-#include "format.h"
+#include "draw/dot.h"
+#include "core/expr.h"
+#include "core/format.h"
 
 static const char *const FIELD_NAMES[] = { "service", "operation", "kind", "host" };
 

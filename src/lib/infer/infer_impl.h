@@ -3,11 +3,11 @@
 #ifndef TR_INFER_IMPL_H
 #define TR_INFER_IMPL_H
 
-#include "table.h"
+#include "core/table.h"
 
-#include "expr.h"
-#include "hash.h"
-#include "infer.h"
+#include "core/expr.h"
+#include "core/hash.h"
+#include "infer/infer.h"
 
 typedef struct name_rec {
 	const char *s;		/* arena copy, NUL-terminated */

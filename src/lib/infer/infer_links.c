@@ -29,14 +29,14 @@
  * Without --links=RULE, Zipkin's rule applies unless it has nothing to go
  * by, no span of the input having a kind or naming its remote service
  * (peer.service), and then Jaeger's: both are counted as the traces go by. */
-#include "infer.h"
+#include "infer/infer.h"
 #include "infer_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot.h"
-#include "format.h"
+#include "draw/dot.h"
+#include "core/format.h"
 
 typedef struct link_rec {
 	const char *parent, *child;	/* arena copies */

@@ -3,14 +3,14 @@
  * parallel) and the threshold once on the sum. Every record is written in a
  * canonical order with names, not ids, so a merge of any split of the
  * traces gives the same bytes as one pass. */
-#include "infer.h"
+#include "infer/infer.h"
 #include "infer_impl.h"
-#include "partial.h"
+#include "core/partial.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "core/format.h"
 
 static const char *const COUNT_NAMES[] = { "traces", "pairs" };
 

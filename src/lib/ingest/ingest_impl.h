@@ -7,12 +7,12 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "format.h"
-#include "hash.h"
-#include "ingest.h"
-#include "progress.h"
-#include "trace.h"
-#include "util.h"
+#include "core/format.h"
+#include "core/hash.h"
+#include "ingest/ingest.h"
+#include "core/progress.h"
+#include "core/trace.h"
+#include "core/util.h"
 
 typedef struct itag {
 	const char *key, *val;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 typedef enum jv_type {
 	JV_NULL, JV_FALSE, JV_TRUE, JV_INT, JV_REAL, JV_STRING, JV_ARRAY, JV_OBJECT

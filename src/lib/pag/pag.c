@@ -1,6 +1,6 @@
 /* pag.c - the program activity graph: its vertices, lanes and edges, its
  * line-format records (PG, PW, PO, PV, PE, PM), DOT output and durations. */
-#include "pag.h"
+#include "pag/pag.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot.h"
-#include "format.h"
+#include "draw/dot.h"
+#include "core/format.h"
 
 /* The activity types' names, with their lengths; each padded with NULs
  * to 12 bytes, so that a reader may compare the first 8 as a word and a

@@ -29,8 +29,8 @@
  * holds, not the input. Until `hold` spans are read nothing is placed: a
  * small input may come in any order. */
 #include "pag_build_impl.h"
-#include "kinds.h"
-#include "pick.h"
+#include "core/kinds.h"
+#include "core/pick.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
 #ifndef TR_PAG_BUILD_IMPL_H
 #define TR_PAG_BUILD_IMPL_H
 
-#include "pag.h"
-#include "pick.h"
+#include "pag/pag.h"
+#include "core/pick.h"
 
 typedef struct btrace btrace;
 typedef struct bspan bspan;

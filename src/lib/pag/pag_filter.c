@@ -1,6 +1,6 @@
 /* pag_filter.c - whether an edge passes a filter (time range, trace,
  * worker): the DOT output and the summaries keep only those that do. */
-#include "pag.h"
+#include "pag/pag.h"
 
 #include <string.h>
 

@@ -3,14 +3,14 @@
  * in every window and over the whole input, restricted to the activities
  * a filter keeps; drawn as a DOT graph of workers and channels weighted by
  * CP, or as SVG time series of each summary over the windows. */
-#include "pag.h"
-#include "svg.h"
+#include "pag/pag.h"
+#include "draw/svg.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot.h"
+#include "draw/dot.h"
 
 static const char *const summary_titles[PAG_NSUMMARIES] = {
 	"activity type", "worker (stragglers)", "operation (per worker)", "communication"

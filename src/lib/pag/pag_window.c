@@ -1,7 +1,7 @@
 /* pag_window.c - the PAG cut into windows (SnailTrail's snapshots), path
  * counts that do not overflow, transient path centrality and critical
  * participation (Algorithm 2), and the instrumentation properties. */
-#include "pag.h"
+#include "pag/pag.h"
 
 #include <math.h>
 #include <stdlib.h>

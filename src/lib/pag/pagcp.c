@@ -2,14 +2,14 @@
  * per window, CP of every activity (pag_snap_cp) summed into SnailTrail's
  * four summaries: by activity type, by worker (stragglers), by service and
  * operation, by worker pair (communication). */
-#include "pagcp.h"
-#include "table.h"
+#include "pag/pagcp.h"
+#include "core/table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "pag.h"
+#include "core/format.h"
+#include "pag/pag.h"
 
 
 /* Summaries in the order they are written. */

@@ -2,8 +2,8 @@
  * sketch, mergeable partial states (--partial/--merge) and the output
  * formats. Memory is the groups' (plus the values of exact percentiles). */
 #include "query_impl.h"
-#include "partial.h"
-#include "table.h"
+#include "core/partial.h"
+#include "core/table.h"
 
 #include <math.h>
 #include <stdlib.h>

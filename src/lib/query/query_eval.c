@@ -2,8 +2,8 @@
  * candidates of each variable, the happened-before joins, Where, and rows
  * to the group table or, for raw queries, straight to the output. */
 #include "query_impl.h"
-#include "partial.h"
-#include "pick.h"
+#include "core/partial.h"
+#include "core/pick.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,9 +20,9 @@
  * linear extension of it (First picks by pre-order), and when no span
  * starts before its parent, a -> b implies start(a) <= end(b).
  * Log events are leaves of their span at their time. */
-#include "query.h"
+#include "query/query.h"
 
-#include "cp.h"
+#include "cp/cp.h"
 
 #include <stdlib.h>
 #include <string.h>

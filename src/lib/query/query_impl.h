@@ -3,7 +3,7 @@
 #ifndef TR_QUERY_IMPL_H
 #define TR_QUERY_IMPL_H
 
-#include "query.h"
+#include "query/query.h"
 
 /* What a slot reads from the node (or subquery row) bound to a variable. */
 enum q_field {

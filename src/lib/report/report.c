@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "io.h"
-#include "pick.h"
-#include "temporal.h"
-#include "timeline.h"
+#include "temporal/clock.h"
+#include "core/io.h"
+#include "core/pick.h"
+#include "temporal/temporal.h"
+#include "draw/timeline.h"
 
 /* --- the slowest requests --- */
 

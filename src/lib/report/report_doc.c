@@ -7,10 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "core/io.h"
 #include "report_impl.h"
-#include "svg.h"
-#include "table.h"
+#include "draw/svg.h"
+#include "core/table.h"
 
 #define MAX_OPS 40		/* operations listed, most spans first */
 #define MAX_CAUSES 5		/* causes listed per slow request */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "report_impl.h"
-#include "svg.h"
+#include "draw/svg.h"
 
 #define BOX_H 24.0
 #define ROW_GAP 22.0

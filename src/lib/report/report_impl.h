@@ -3,12 +3,12 @@
 #ifndef TR_REPORT_IMPL_H
 #define TR_REPORT_IMPL_H
 
-#include "baseline.h"
-#include "cp.h"
-#include "cp_flame.h"
+#include "cp/baseline.h"
+#include "cp/cp.h"
+#include "cp/cp_flame.h"
 #include "cp/suspects.h"
-#include "hash.h"
-#include "report.h"
+#include "core/hash.h"
+#include "report/report.h"
 
 /* One of the slowest requests, drawn when it came. */
 typedef struct slow_trace {

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dot.h"
-#include "pick.h"
+#include "draw/dot.h"
+#include "core/pick.h"
 
 static size_t
 half_window(const temporal *tp)

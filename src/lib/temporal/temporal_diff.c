@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "filter.h"
-#include "pick.h"
-#include "table.h"
+#include "core/pick.h"
+#include "core/table.h"
 
 enum { INC = 0, BASE = 1 };
 

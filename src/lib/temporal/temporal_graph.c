@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kinds.h"
+#include "core/kinds.h"
 
 enum { AW_NONE, AW_LOCAL, AW_REMOTE };
 

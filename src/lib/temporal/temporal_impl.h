@@ -2,9 +2,9 @@
 #ifndef TR_TEMPORAL_IMPL_H
 #define TR_TEMPORAL_IMPL_H
 
-#include "pick.h"
-#include "table.h"
-#include "temporal.h"
+#include "core/pick.h"
+#include "core/table.h"
+#include "temporal/temporal.h"
 
 enum tv_kind { TV_SEG, TV_TRANSIT };
 enum tt_kind { TT_REQUEST, TT_RESPONSE, TT_MESSAGE };

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "format.h"
+#include "core/format.h"
 
 static int
 occupying_kind(int kind)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot.h"
-#include "format.h"
+#include "draw/dot.h"
+#include "core/format.h"
 
 static const char *const role_names[] = {
 	"onpath", "offpath", "sequencing", "transit", "unexplained"

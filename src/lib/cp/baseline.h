@@ -1,0 +1,57 @@
+/* baseline.h - "what changed": critical-path time per request, per service
+ * or operation, of an incident's traces against a baseline's (tr-cp
+ * --baseline, tr-report --baseline). See tr-cp(1) for the test. */
+#ifndef TR_BASELINE_H
+#define TR_BASELINE_H
+
+#include "cp/cp.h"
+
+/* Read every trace of path (the line format or an export), run c over it
+ * and hand each analysed trace to fn. Returns the traces read, or -1 after
+ * a message when path could not be read or held a bad trace (keep_going:
+ * bad traces are skipped, as -k does for the inputs). */
+long cp_read_traces(const char *path, cp_trace *c, int keep_going, size_t max_spans,
+		    void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx);
+/* The same with the user's --max-bytes as well (0: the default). */
+long cp_read_traces_limited(const char *path, cp_trace *c, int keep_going, size_t max_spans,
+			    size_t max_bytes,
+			    void (*fn)(void *ctx, const tr_trace *t, const cp_trace *c), void *ctx);
+
+/* A baseline needs a spread: at least 2 of the traces read from path
+ * (nread) with a timed root (ntimed: cp_compare_ntraces or
+ * cp_flames_ntraces of the baseline). Returns 0, or -1 after the one
+ * message tr-cp and tr-report share: "path: --baseline: N of M traces
+ * have a timed root; a baseline needs at least 2 to have a spread". */
+int cp_baseline_check(const char *path, long nread, size_t ntimed);
+
+/* A difference counts when it is at least this many standard errors of
+ * the baseline's spread (z)... */
+#define BASELINE_MIN_Z 4.0
+/* ...and it is at least this fraction of the baseline's mean latency. */
+#define BASELINE_MIN_SHARE 0.01
+
+typedef struct cp_diff {
+	const char *service, *operation;	/* operation "" when keyed by service */
+	double before, after;			/* mean critical-path µs per request */
+	double t;				/* z of after - before */
+	int significant;
+} cp_diff;
+
+typedef struct cp_compare cp_compare;
+
+/* key: "service" or "operation" (service and operation). */
+cp_compare *cp_compare_new(const char *key);
+void cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline);
+size_t cp_compare_ntraces(const cp_compare *k, int baseline);
+/* Span kinds inferred from process boundaries (kinds.h), both sides. */
+size_t cp_compare_inferred(const cp_compare *k);
+/* The groups, significant ones first, larger differences first; valid
+ * until the next call or cp_compare_free. */
+size_t cp_compare_rows(cp_compare *k, const cp_diff **rows);
+/* The table (enum cp_format, enum table_units). */
+void cp_compare_write(cp_compare *k, strbuf *out, int format, int units);
+/* One line for people: what differs, or that nothing does, and the test. */
+void cp_compare_verdict(cp_compare *k, strbuf *out);
+void cp_compare_free(cp_compare *k);
+
+#endif

@@ -1,0 +1,125 @@
+/* dot.c - Graphviz DOT output. */
+#include "draw/dot.h"
+
+#include <string.h>
+
+#include "core/trace.h"
+
+void
+dot_quote(strbuf *b, const char *s)
+{
+	sb_addc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_addc(b, '\\');
+		if (*s == '\n') {
+			sb_adds(b, "\\n");
+			continue;
+		}
+		sb_addc(b, *s);
+	}
+	sb_addc(b, '"');
+}
+
+void
+dot_begin(strbuf *b, const char *name, const char *rankdir)
+{
+	sb_adds(b, "digraph ");
+	dot_quote(b, name);
+	sb_adds(b, " {\n");
+	if (rankdir)
+		sb_addf(b, "  rankdir=%s;\n", rankdir);
+	sb_adds(b, "  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
+		   "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+}
+
+void
+dot_end(strbuf *b)
+{
+	sb_adds(b, "}\n");
+}
+
+void
+dot_cluster_begin(strbuf *b, const char *id, const char *label)
+{
+	sb_adds(b, "  subgraph ");
+	dot_quote(b, id);
+	sb_adds(b, " {\n    label=");
+	dot_quote(b, label);
+	sb_adds(b, ";\n");
+}
+
+void
+dot_cluster_end(strbuf *b)
+{
+	sb_adds(b, "  }\n");
+}
+
+void
+dot_node(strbuf *b, const char *id, const char *label, const char *attrs)
+{
+	sb_adds(b, "  ");
+	dot_quote(b, id);
+	sb_adds(b, " [label=");
+	dot_quote(b, label);
+	if (attrs && *attrs) {
+		sb_adds(b, ", ");
+		sb_adds(b, attrs);
+	}
+	sb_adds(b, "];\n");
+}
+
+void
+dot_edge(strbuf *b, const char *from, const char *to, const char *label, const char *attrs)
+{
+	sb_adds(b, "  ");
+	dot_quote(b, from);
+	sb_adds(b, " -> ");
+	dot_quote(b, to);
+	sb_adds(b, " [");
+	if (label) {
+		sb_adds(b, "label=");
+		dot_quote(b, label);
+	}
+	if (attrs && *attrs) {
+		if (label)
+			sb_adds(b, ", ");
+		sb_adds(b, attrs);
+	}
+	sb_adds(b, "];\n");
+}
+
+int
+dot_mark_failure(strbuf *label, strbuf *attrs, const tr_trace *t, int32_t span)
+{
+	tr_failure f;
+	strbuf m = {0};
+	size_t n;
+
+	if (!tr_span_error(t, span, &f))
+		return 0;
+	tr_failure_text(&f, 0, &m);
+	n = m.len;
+	if (n > DOT_MESSAGE_MAX) {	/* cut between UTF-8 characters */
+		n = DOT_MESSAGE_MAX;
+		while (n > 0 && ((unsigned char)m.s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	sb_adds(label, "\n\xe2\x9c\x97 ERROR ");
+	sb_add(label, m.s, n);
+	if (n < m.len)
+		sb_adds(label, "\xe2\x80\xa6");
+	/* a dashed node (not analysed) stays dashed */
+	char *dashed = attrs->len ? strstr(attrs->s, "style=dashed") : NULL;
+	if (dashed) {	/* cut it out ("style=dashed" and its ", "): one style below */
+		size_t at = (size_t)(dashed - attrs->s), cut = 12 + (strncmp(dashed + 12, ", ", 2) ? 0 : 2);
+
+		memmove(dashed, dashed + cut, attrs->len - at - cut + 1);
+		attrs->len -= cut;
+	}
+	sb_adds(attrs, attrs->len ? ", " : "");
+	sb_adds(attrs, dashed ? "peripheries=2, style=\"dashed,filled\", fillcolor=mistyrose"
+			      : "peripheries=2, style=filled, fillcolor=mistyrose");
+	sb_free(&m);
+	return 1;
+}

@@ -1,0 +1,104 @@
+/* temporal.h - temporal provenance (Zeno, Wu et al.) over spans: why did a
+ * request take as long as it did, causes in other traces included.
+ *
+ * A span becomes a chain of self segments; RPCs and messages become
+ * send/receive pairs with transit vertices; segments that occupy a resource
+ * (service@host) are ordered on its workers across every trace of a window,
+ * which gives the sequencing edges. Each queried trace's root interval is
+ * split among the vertices that caused it (ANNOTATE, Zeno Fig. 6). */
+#ifndef TR_TEMPORAL_H
+#define TR_TEMPORAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "temporal/clock.h"
+#include "core/trace.h"
+
+/* Overlaps and overshoots up to this many µs are clock noise: a segment that
+ * starts this close to the end of the one before it on a worker follows it
+ * (no second worker is invented), and a child that ends this close after its
+ * parent is clamped into it (not taken for work the parent did not wait for). */
+#define TP_EPSILON_US 10
+
+enum tp_format { TP_LINE, TP_EXPLAIN, TP_DOT, TP_CSV, TP_JSON };
+
+typedef struct tp_capacity {
+	const char *resource;	/* exact resource name, e.g. "mysql@db-1" */
+	int workers;
+} tp_capacity;
+
+/* One cause of one queried trace, as the csv and json tables give it. */
+typedef struct tp_cause_row {
+	const char *trace_id, *root;	/* root: "service:operation" */
+	int64_t total;			/* the delay explained */
+	const char *cause, *role;
+	size_t count;
+	int64_t self;			/* its share of the delay */
+	const char *cause_trace;	/* "" when unexplained */
+} tp_cause_row;
+
+typedef struct tp_opts {
+	enum tp_format format;
+	const char *resource_key;	/* span tag refining the resource, or NULL */
+	const tp_capacity *caps;
+	size_t ncaps;
+	size_t window;			/* traces buffered around the queried one */
+	struct tr_pick *pick;		/* --trace ids; NULL or none: every trace */
+	int check;			/* report broken invariants as findings */
+	int allow_empty;		/* --check passes when no trace was analysed */
+	int quiet;
+	int units;			/* enum table_units of the report's durations;
+					 * < 0: explain's and dot's own (ms, 1 decimal) */
+	int infer_queues;		/* a late server or consumer queued behind the
+					 * work on its resource (Zeno §6) */
+	const tr_clock *clock;		/* per-host offsets, or NULL: clocks as recorded */
+	const char *span;		/* --span: explain this span, not the root */
+	int end_to_end;			/* the root's start to the trace's last end */
+	double min_share;		/* --dot: leave out nodes below this share */
+	/* csv, json: each cause to this function instead of the table */
+	void (*on_cause)(void *ctx, const tp_cause_row *row);
+	void *cause_ctx;
+} tp_opts;
+
+typedef struct tp_stats {
+	size_t traces, analysed, skipped, causes, violations;
+	size_t queried;		/* traces asked about (-t, or every one) */
+	size_t span_found;	/* --span: traces that have the span */
+} tp_stats;
+
+typedef struct temporal temporal;
+
+temporal *tp_new(const tp_opts *o);
+/* Buffer t, taking its contents (tr_trace_swap: t is left holding memory
+ * to reuse, as a reader's trace may); writes to out every trace (and
+ * earlier line) that now has enough traces after it in the window. */
+void tp_add_trace(temporal *tp, tr_trace *t, strbuf *out);
+/* A traceless line, written in its place in the stream (line format only). */
+void tp_add_line(temporal *tp, const char *line, size_t len, strbuf *out);
+/* End of input: analyse and write everything still buffered. */
+void tp_finish(temporal *tp, strbuf *out);
+const tp_stats *tp_stats_get(const temporal *tp);
+void tp_free(temporal *tp);
+
+/* The whole tool: read files, write the result; returns the exit status. */
+typedef struct tp_run_opts {
+	char **files;
+	int nfiles;
+	const char *out_path;
+	int keep_going, verbose;
+	int clock_offsets;		/* a first pass estimates per-host offsets */
+	size_t max_spans, max_bytes;	/* per trace; 0: the reader's defaults */
+	int no_output;			/* the answer goes to o->on_cause alone */
+} tp_run_opts;
+int tp_run(const tp_run_opts *r, const tp_opts *o);
+
+/* --baseline: the causes of the incident's slow requests (each at or above
+ * the band-th percentile of its root operation's latency) against those of
+ * the baseline's requests of the same operations in the same band: per
+ * cause, its delay per request before and after, and where it appears.
+ * r->files are the incident; the table goes to r->out_path. Returns the
+ * exit status. */
+int tp_diff_run(const tp_run_opts *r, const tp_opts *o, const char *baseline, double band);
+
+#endif
