@@ -200,6 +200,13 @@ if command -v tr-report > /dev/null; then
 	measure "tr-report jaeger.json -o report.html" "$J" "$spans1" "$runs" "tr-report -o '$tmp/report.html' '$J'"
 fi
 
+# The sharded pipeline against one pass, in CPU seconds (bench/sharded.sh).
+shrows=$tmp/shrows
+if tr-ingest --help | grep -q -- --split; then
+	echo "bench: the sharded pipeline on 5m.tr, 4 shards" >&2
+	. "$here/sharded.sh"
+fi
+
 # computed: the lines under the table, from the rows' values; "n/a" where a
 # row is missing or failed.
 computed() {
@@ -288,6 +295,18 @@ mb() { echo $(($(size "$1") / 1000000)); }
 	cat "$rows"
 	echo
 	computed
+	if [ -s "$shrows" ]; then
+		echo
+		echo "The sharded pipeline of docs/scale-out.md on 5m.tr ($spans5 spans) with 4 local"
+		echo "shards, in CPU seconds (user + system): one pass over the file; the 4 mappers"
+		echo "(each on its shard, writing a partial) and the merge of their partials; the"
+		echo "mappers and the merge over one pass (wanted: ≤ 1.15); the same with the shuffle"
+		echo "(\`tr-ingest --split 4\`, made once and shared by every analysis) added."
+		echo
+		echo "| analysis | one pass CPU s | 4 mappers CPU s | merge CPU s | (mappers + merge) / one pass | with the shuffle |"
+		echo "|---|---:|---:|---:|---:|---:|"
+		cat "$shrows"
+	fi
 	echo "- size tests of tests/reliability.bats at full size (TR_BIG=1): $sizes"
 	echo
 	if [ -f "$here/NOTES.md" ]; then cat "$here/NOTES.md"; fi
