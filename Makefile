@@ -11,7 +11,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isrc/lib
 LDLIBS  ?=
-LIBS     = -lyajl -lzstd -lz -lm -lpthread $(LDLIBS)
+LIBS     = -lyajl -ljansson -lzstd -lz -lm -lpthread $(LDLIBS)
 
 # Every build output goes under BUILD, so a sanitizer build can sit beside the normal one.
 BUILD   ?= build

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Make sure the build and test dependencies are present: libyajl (tr-ingest's
-# JSON parser), libzstd and zlib (compressed input; headers), bats, jq and
+# streaming JSON parser), libjansson (builds the JSON the tools write), libzstd and zlib (compressed input; headers), bats, jq and
 # zstd (tests compare against them), graphviz, mandoc,
 # groff and column (tests render DOT, lint and format the man pages, align the
 # walkthrough's tables), clang and its libFuzzer runtime (fuzz corpus replay);
@@ -11,6 +11,7 @@
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
 have_header yajl/yajl_parse.h || missing="$missing libyajl-dev"
+have_header jansson.h || missing="$missing libjansson-dev"
 have_header zstd.h    || missing="$missing libzstd-dev"
 have_header zlib.h    || missing="$missing zlib1g-dev"
 command -v bats >/dev/null 2>&1 || missing="$missing bats"

@@ -1,7 +1,11 @@
-/* table.c - the tools' reports: fields quoted for CSV and JSON, durations in
- * the units asked for, and tables written row by row. */
+/* table.c - the tools' reports: fields quoted for CSV, durations in the
+ * units asked for, and tables written row by row. A JSON table is streamed:
+ * its layout (a row a line) is written here, each string encoded by
+ * jansson (core/json.h), and each number keeps the text it has in TSV
+ * (fixed decimals such as 12.50 are no form jansson writes). */
 #include "core/table.h"
 #include "core/format.h"
+#include "core/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,33 +28,6 @@ table_csv_field(strbuf *b, const char *s, size_t n)
 		if (s[i] == '"')
 			sb_addc(b, '"');
 		sb_addc(b, s[i]);
-	}
-	sb_addc(b, '"');
-}
-
-void
-table_json_string(strbuf *b, const char *s, size_t n)
-{
-	sb_addc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			sb_addc(b, '\\');
-			sb_addc(b, (char)c);
-		} else if (c < 0x20)
-			sb_addf(b, "\\u%04x", c);
-		else if (c < 0x80)
-			sb_addc(b, (char)c);
-		else {
-			size_t k = utf8_char_len(s + i, n - i);
-
-			if (k) {
-				sb_add(b, s + i, k);
-				i += k - 1;
-			} else
-				sb_adds(b, "\\ufffd");	/* a byte that is no UTF-8: JSON must be */
-		}
 	}
 	sb_addc(b, '"');
 }
@@ -169,7 +146,7 @@ field_start(table *t)
 			sb_adds(t->out, t->rows ? ",\n  {" : "\n  {");
 		else
 			sb_adds(t->out, ", ");
-		table_json_string(t->out, t->cols[t->col], strlen(t->cols[t->col]));
+		tr_json_string(t->out, t->cols[t->col], strlen(t->cols[t->col]));
 		sb_adds(t->out, ": ");
 	} else if (t->col)
 		sb_addc(t->out, t->format == TABLE_CSV ? ',' : '\t');
@@ -200,7 +177,7 @@ table_str(table *t, const char *s)
 
 	field_start(t);
 	if (t->format == TABLE_JSON)
-		table_json_string(t->out, s, n);
+		tr_json_string(t->out, s, n);
 	else if (t->format == TABLE_CSV)
 		table_csv_field(t->out, s, n);
 	else

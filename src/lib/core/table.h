@@ -12,8 +12,6 @@
 
 /* RFC 4180: quoted only when it holds a comma, a quote, CR or LF. */
 void table_csv_field(strbuf *b, const char *s, size_t n);
-/* A JSON string: quotes, backslashes and control characters escaped. */
-void table_json_string(strbuf *b, const char *s, size_t n);
 
 /* --units: us (the default, whole numbers for scripts), ms, s (decimals,
  * exact to the µs), or auto: a readable unit per value, written with it

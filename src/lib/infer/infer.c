@@ -15,6 +15,7 @@
 #include "draw/dot.h"
 #include "core/expr.h"
 #include "core/format.h"
+#include "core/json.h"
 
 static const char *const FIELD_NAMES[] = { "service", "operation", "kind", "host" };
 
@@ -543,8 +544,6 @@ add_event_field(infer *m, strbuf *b, const name_rec *n, int ev, int format)
 	infer_event_text(&m->tmp, n, ev);
 	if (format == INFER_CSV)
 		table_csv_field(b, m->tmp.s, m->tmp.len);
-	else if (format == INFER_JSON)
-		table_json_string(b, m->tmp.s, m->tmp.len);
 	else
 		tr_escape(b, m->tmp.s, m->tmp.len, 0);
 }
@@ -569,23 +568,36 @@ write_table(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
 	}
 }
 
+/* An event's text as a JSON string. */
+static json_t *
+event_json(infer *m, const name_rec *n, int ev)
+{
+	sb_clear(&m->tmp);
+	infer_event_text(&m->tmp, n, ev);
+	return tr_json_text(m->tmp.s, m->tmp.len);
+}
+
+/* One object a line in the array of edges: each edge is built and dumped
+ * by jansson, the lines between them are this document's layout. */
 static void
 write_json(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
 {
 	sb_addf(b, "{\"traces\":%llu,\"threshold\":", (unsigned long long)m->traces);
-	table_json_string(b, m->cond_text, strlen(m->cond_text));
+	tr_json_string(b, m->cond_text, strlen(m->cond_text));
 	sb_adds(b, ",\"edges\":[");
 	for (size_t i = 0; i < n; i++) {
-		sb_adds(b, i ? ",\n{\"from\":" : "\n{\"from\":");
-		add_event_field(m, b, e[i].fn, e[i].fev, INFER_JSON);
-		sb_adds(b, ",\"to\":");
-		add_event_field(m, b, e[i].tn, e[i].tev, INFER_JSON);
-		sb_addf(b, ",\"s\":%llu,\"v\":%llu,\"u\":%llu,\"q\":%llu",
-			(unsigned long long)e[i].s, (unsigned long long)e[i].v,
-			(unsigned long long)e[i].u, (unsigned long long)e[i].q);
+		json_t *j = json_object();
+
+		tr_json_set(j, "from", event_json(m, e[i].fn, e[i].fev));
+		tr_json_set(j, "to", event_json(m, e[i].tn, e[i].tev));
+		tr_json_set(j, "s", json_integer((json_int_t)e[i].s));
+		tr_json_set(j, "v", json_integer((json_int_t)e[i].v));
+		tr_json_set(j, "u", json_integer((json_int_t)e[i].u));
+		tr_json_set(j, "q", json_integer((json_int_t)e[i].q));
 		if (o->all)
-			sb_adds(b, e[i].pass ? ",\"pass\":true" : ",\"pass\":false");
-		sb_addc(b, '}');
+			tr_json_set(j, "pass", json_boolean(e[i].pass));
+		sb_adds(b, i ? ",\n" : "\n");
+		tr_json_put(b, j, JSON_COMPACT);
 	}
 	sb_adds(b, "\n]}\n");
 }

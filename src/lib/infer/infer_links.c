@@ -37,6 +37,7 @@
 
 #include "draw/dot.h"
 #include "core/format.h"
+#include "core/json.h"
 
 typedef struct link_rec {
 	const char *parent, *child;	/* arena copies */
@@ -457,10 +458,23 @@ add_field(strbuf *b, const char *s, size_t n, int format)
 {
 	if (format == INFER_CSV)
 		table_csv_field(b, s, n);
-	else if (format == INFER_JSON || format == INFER_JAEGER_JSON)
-		table_json_string(b, s, n);
 	else
 		tr_escape(b, s, n, 0);
+}
+
+/* A link as Zipkin's dependency object (json) or Jaeger's (jaeger-json:
+ * no error count). */
+static json_t *
+link_json(const link_rec *k, int format)
+{
+	json_t *j = json_object();
+
+	tr_json_set(j, "parent", tr_json_text(k->parent, k->plen));
+	tr_json_set(j, "child", tr_json_text(k->child, k->clen));
+	tr_json_set(j, "callCount", json_integer((json_int_t)k->calls));
+	if (format == INFER_JSON)
+		tr_json_set(j, "errorCount", json_integer((json_int_t)k->errors));
+	return j;
 }
 
 static void
@@ -497,14 +511,8 @@ infer_links_write(infer_links *links, int format, tr_output *out)
 		for (size_t i = 0; i < l->nlinks; i++) {
 			const link_rec *k = &l->link[i];
 
-			sb_adds(&b, i ? ",\n{\"parent\":" : "\n{\"parent\":");
-			add_field(&b, k->parent, k->plen, format);
-			sb_adds(&b, ",\"child\":");
-			add_field(&b, k->child, k->clen, format);
-			sb_addf(&b, ",\"callCount\":%llu", (unsigned long long)k->calls);
-			if (format == INFER_JSON)
-				sb_addf(&b, ",\"errorCount\":%llu", (unsigned long long)k->errors);
-			sb_addc(&b, '}');
+			sb_adds(&b, i ? ",\n" : "\n");
+			tr_json_put(&b, link_json(k, format), JSON_COMPACT);
 		}
 		sb_adds(&b, l->nlinks ? "\n]\n" : "]\n");
 	} else {

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "core/json.h"
+
 struct jv_parser {
 	yajl_handle h;
 	arena *mem;
@@ -354,110 +356,67 @@ jv_getn(const jv *o, const char *key, size_t n)
 void
 jv_dump_string(strbuf *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789ABCDEF";
-
-	sb_addc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[7] = {'\\', 'u', '0', '0', 0, 0, 0};
-
-		if (c == '"' || c == '\\') {
-			esc[1] = (char)c;
-			sb_add(b, esc, 2);
-		} else if (c >= 0x20) {
-			sb_addc(b, (char)c);
-		} else {
-			const char *named = c == '\b' ? "\\b" : c == '\f' ? "\\f" : c == '\n' ? "\\n"
-					  : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
-
-			if (named) {
-				sb_add(b, named, 2);
-			} else {
-				esc[4] = hex[c >> 4];
-				esc[5] = hex[c & 15];
-				sb_add(b, esc, 6);
-			}
-		}
-	}
-	sb_addc(b, '"');
+	tr_json_string(b, s, n);
 }
 
-/* jansson's text for a real: %.17g, the exponent without '+' or leading
- * zeros, and ".0" when it would otherwise read back as an integer. */
-static void
-dump_real(strbuf *b, double r)
-{
-	char buf[40], out[40];
-	size_t o = 0;
-
-	snprintf(buf, sizeof buf, "%.17g", r);
-	for (size_t i = 0; buf[i]; i++) {
-		out[o++] = buf[i];
-		if (buf[i] == 'e') {
-			i++;
-			if (buf[i] == '-')
-				out[o++] = buf[i++];
-			else if (buf[i] == '+')
-				i++;
-			while (buf[i] == '0' && buf[i + 1])
-				i++;
-			while (buf[i])
-				out[o++] = buf[i++];
-			break;
-		}
-	}
-	out[o] = '\0';
-	sb_adds(b, out);
-	if (!strpbrk(out, ".e"))
-		sb_add(b, ".0", 2);
-}
-
-static void
-dump_scalar(strbuf *b, const jv *v)
+/* A scalar of the tree as a jansson value. yajl refuses a number out of a
+ * double's range, so a real is finite here. */
+static json_t *
+scalar_json(const jv *v)
 {
 	switch (v->type) {
-	case JV_NULL: sb_add(b, "null", 4); break;
-	case JV_FALSE: sb_add(b, "false", 5); break;
-	case JV_TRUE: sb_add(b, "true", 4); break;
-	case JV_INT: sb_addi(b, v->u.i); break;
-	case JV_REAL: dump_real(b, v->u.r); break;
-	default: jv_dump_string(b, v->u.s, v->len); break;
+	case JV_NULL: return json_null();
+	case JV_FALSE: return json_false();
+	case JV_TRUE: return json_true();
+	case JV_INT: return json_integer(v->u.i);
+	case JV_REAL: return json_real(v->u.r);
+	default: return tr_json_text(v->u.s, v->len);
 	}
+}
+
+/* Puts x in the container c: under x's name in an object (a repeated name
+ * keeps its first place and its last value, as jansson does). */
+static void
+add_member(json_t *c, const jv *v, json_t *x)
+{
+	if (!x || (json_is_array(c) ? json_array_append_new(c, x)
+				   : json_object_setn_new_nocheck(c, v->key, v->keylen, x)) < 0)
+		tr_die(TR_EXIT_SYSTEM, "out of memory");
 }
 
 void
 jv_dump(strbuf *b, const jv *v)
 {
-	/* An explicit stack of the containers being written: values nest as
-	 * deep as the input does. */
+	/* The tree rebuilt as jansson's, then dumped: an explicit stack of the
+	 * containers being filled, as values nest as deep as the input does. */
 	const jv **stack = NULL;
-	size_t depth = 0, cap = 0;
+	json_t **built = NULL, *root = NULL;
+	size_t depth = 0, cap = 0, bcap = 0;
 
 	for (;;) {
-		if (v->key && depth) {
-			jv_dump_string(b, v->key, v->keylen);
-			sb_addc(b, ':');
-		}
-		if ((v->type == JV_ARRAY || v->type == JV_OBJECT) && v->u.first) {
-			sb_addc(b, v->type == JV_ARRAY ? '[' : '{');
+		int box = v->type == JV_ARRAY || v->type == JV_OBJECT;
+		json_t *x = box ? (v->type == JV_ARRAY ? json_array() : json_object()) : scalar_json(v);
+
+		if (depth)
+			add_member(built[depth - 1], v, x);
+		else
+			root = x;
+		if (box && v->u.first) {
 			GROW(stack, cap, depth + 1);
-			stack[depth++] = v;
+			GROW(built, bcap, depth + 1);
+			stack[depth] = v;
+			built[depth++] = x;
 			v = v->u.first;
 			continue;
 		}
-		if (v->type == JV_ARRAY || v->type == JV_OBJECT)
-			sb_add(b, v->type == JV_ARRAY ? "[]" : "{}", 2);
-		else
-			dump_scalar(b, v);
-		/* Close every container whose last element this was. */
-		while (depth && !v->next) {
+		/* Leave every container whose last element this was. */
+		while (depth && !v->next)
 			v = stack[--depth];
-			sb_addc(b, v->type == JV_ARRAY ? ']' : '}');
-		}
 		if (!depth)
 			break;
-		sb_addc(b, ',');
 		v = v->next;
 	}
 	free(stack);
+	free(built);
+	tr_json_put(b, root, JSON_COMPACT);
 }

@@ -73,10 +73,10 @@ jv_first(const jv *v)
 /* Each member of object o in input order, with its name k. */
 #define jv_object_foreach(o, k, v) for ((v) = jv_first(o); (v) && ((k) = (v)->key, 1); (v) = (v)->next)
 
-/* Append v as compact JSON (jansson's JSON_COMPACT text: members in input
- * order, reals as %.17g, non-ASCII as is). */
+/* Append v as compact JSON, written by jansson (JSON_COMPACT: members in
+ * input order, reals as %.17g, non-ASCII as is). */
 void jv_dump(strbuf *b, const jv *v);
-/* Append s[0,n) as a JSON string, escaped as jv_dump does. */
+/* Append s[0,n) as a JSON string, escaped by jansson. */
 void jv_dump_string(strbuf *b, const char *s, size_t n);
 
 #endif

@@ -121,7 +121,10 @@ kvlist_json(ingest *g, strbuf *b, const jv *kvl, int depth)
 }
 
 /* An AnyValue inside an array or key-value list as JSON: strings quoted,
- * integers exactly, bytes as their base64 text, an empty value null. */
+ * integers exactly, bytes as their base64 text, an empty value null.
+ * Strings are encoded by jansson (jv_dump_string); the numbers keep the
+ * text a scalar tag has (0.1, 1e+21), which jansson's %.17g does not
+ * write, so this text is assembled here rather than dumped from a tree. */
 static int
 any_json(ingest *g, strbuf *b, const jv *v, int depth)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/json.h"
 #include "pag/pag.h"
 
 
@@ -335,7 +336,7 @@ static void
 add_text(strbuf *b, const char *fmt, const char *s)
 {
 	if (strcmp(fmt, "json") == 0)
-		table_json_string(b, s, strlen(s));
+		tr_json_string(b, s, strlen(s));
 	else if (strcmp(fmt, "csv") == 0)
 		table_csv_field(b, s, strlen(s));
 	else if (strcmp(fmt, "tsv") == 0)
@@ -386,6 +387,9 @@ write_row(report *r, int64_t ts, int64_t te, const row *w)
 	snprintf(num, sizeof num, "%.6g", w->cp < 1e-12 && w->cp > -1e-12 ? 0 : w->cp);
 	table_duration(time, sizeof time, w->time, r->p->o.units);
 	if (json) {
+		/* A row a line; strings encoded by jansson, cp and the time
+		 * keep their TSV text (%.6g's 1e+06, 1.5 ms), which jansson's
+		 * reals do not write. */
 		sb_addf(b, "{\"start_us\":%lld,\"end_us\":%lld,\"summary\":", (long long)ts, (long long)te);
 		add_text(b, fmt, summary_names[w->summary]);
 		sb_adds(b, ",\"key\":");

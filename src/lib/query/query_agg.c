@@ -4,6 +4,7 @@
 #include "query_impl.h"
 #include "core/partial.h"
 #include "core/table.h"
+#include "core/json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1042,6 +1043,9 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 	char buf[32];
 	size_t len;
 
+	/* JSON: a row a line, strings encoded by jansson, numbers as the
+	 * TSV writes them (fmt_double's shortest text, which jansson's
+	 * %.17g reals are not). */
 	if (f == QUERY_JSON)
 		sb_adds(b, first_json_row ? "\n{" : ",\n{");
 	if (window) {
@@ -1058,10 +1062,10 @@ q_write_row(strbuf *b, const query *q, const expr_value *vals, enum query_format
 		if (f == QUERY_JSON) {
 			if (i)
 				sb_adds(b, ", ");
-			table_json_string(b, q->cols[i].name, strlen(q->cols[i].name));
+			tr_json_string(b, q->cols[i].name, strlen(q->cols[i].name));
 			sb_addc(b, ':');
 			if (v.type == EV_STR)
-				table_json_string(b, s, len);
+				tr_json_string(b, s, len);
 			else if (v.type == EV_NULL || len == 0)
 				sb_adds(b, "null");
 			else
