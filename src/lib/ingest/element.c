@@ -21,12 +21,12 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 {
 	const char *err;
 	size_t pos;
-	jv *v;
+	jtree *v;
 	int r;
 
 	g->err_line = line;
 	g->err_col = col;
-	v = jv_parse(g->parser, p, n, &g->json_mem, &err, &pos);
+	v = jtree_parse(g->parser, p, n, &g->json_mem, &err, &pos);
 	if (!v) {
 		ig_error_place(p, pos, &line, &col);
 		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, err);
@@ -51,7 +51,7 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 }
 
 int
-ig_elem_jaeger(ingest *g, const jv *v)
+ig_elem_jaeger(ingest *g, const jtree *v)
 {
 	return jaeger_trace(g, v);
 }

@@ -3,7 +3,7 @@
 #ifndef TR_INGEST_IMPL_H
 #define TR_INGEST_IMPL_H
 
-#include "jv.h"
+#include "jtree.h"
 #include <pthread.h>
 #include <stdint.h>
 
@@ -118,7 +118,7 @@ typedef struct ig_marks {
 	size_t n, cap;
 } ig_marks;
 typedef struct ingest_seen ingest_seen;
-typedef int (*elem_fn)(ingest *g, const jv *v);
+typedef int (*elem_fn)(ingest *g, const jtree *v);
 
 struct ingest {
 	ingest_opts opts;
@@ -134,7 +134,7 @@ struct ingest {
 	ibatch batch;
 	tr_progress progress;
 	uint64_t bytes_before;	/* input bytes of the files already read */
-	jv_parser *parser;	/* reads one element at a time */
+	jtree_parser *parser;	/* reads one element at a time */
 	arena json_mem;		/* the nodes of the element being converted */
 	arena doc_mem;		/* a top-level object's members read whole */
 	ibuild build;
@@ -190,7 +190,7 @@ void ig_tag(ingest *g, const char *key, const char *val);
 void ig_ptag(ingest *g, const char *prefix, const char *key, const char *val);
 /* A JSON scalar as tag text: strings as is, numbers exactly, bools true/false;
  * arrays and objects as compact JSON. */
-const char *ig_json_text(ingest *g, const jv *v);
+const char *ig_json_text(ingest *g, const jtree *v);
 void ig_log_begin(ingest *g, int64_t time);
 void ig_log_tag(ingest *g, const char *key, const char *val);
 void ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_id);
@@ -209,7 +209,7 @@ int ig_check_time(ingest *g, const ispan *s, enum ingest_time_unit native);
 int64_t ig_time_us(const ingest *g, int64_t v, enum ingest_time_unit native);
 int64_t ig_time_us_u(const ingest *g, uint64_t v, enum ingest_time_unit native);
 /* ig_get_i64 of a time field, in microseconds (ig_time_us). */
-int ig_get_time(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present,
+int ig_get_time(ingest *g, const jtree *o, const char *key, int required, int64_t *out, int *present,
 		enum ingest_time_unit native);
 void ig_build_reset(ingest *g);
 
@@ -222,7 +222,7 @@ void ig_lost_element(ingest *g);
 void ig_bad_trace(ingest *g, const char *trace_id);
 /* A Zipkin or OTLP span that did not convert: its trace is bad, or, when its
  * trace id is unreadable, counted as one broken trace of its own. */
-void ig_bad_span(ingest *g, const jv *span);
+void ig_bad_span(ingest *g, const jtree *span);
 /* Write every trace of the batch whose spans are complete, then empty it. */
 void ig_flush(ingest *g);
 /* Count the batch's traces as broken (before discarding it). */
@@ -235,17 +235,17 @@ void ig_stats_add(ingest_stats *s, const ingest_stats *d);
 void ig_discard(ingest *g);
 
 /* JSON field helpers: each returns 0 or -1 via ig_fail with the field named. */
-int ig_get_str(ingest *g, const jv *o, const char *key, int required, const char **out);
-int ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present);
+int ig_get_str(ingest *g, const jtree *o, const char *key, int required, const char **out);
+int ig_get_i64(ingest *g, const jtree *o, const char *key, int required, int64_t *out, int *present);
 /* An array field: NULL, missing and [] are all empty; -1 when of another type. */
-int ig_get_array(ingest *g, const jv *o, const char *key, const jv **out);
+int ig_get_array(ingest *g, const jtree *o, const char *key, const jtree **out);
 
 /* element.c: parse and convert one JSON element p[0,n) that starts at line:col of the
  * file. Returns 0, -1 (the element is broken) or -2 (malformed JSON); on
  * failure msg holds "file:line:col: what". A Jaeger trace is written at once. */
 int ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
 	       strbuf *msg);
-int ig_elem_jaeger(ingest *g, const jv *v);
+int ig_elem_jaeger(ingest *g, const jtree *v);
 /* Where a parse error at byte pos of p is: lines and columns counted on from
  * *line:*col. */
 void ig_error_place(const char *p, size_t pos, uint64_t *line, uint64_t *col);
@@ -284,16 +284,16 @@ const char *zipkin_trace_key(const char *lower_id);
 void ig_set_format(ingest *g, const char *name);
 /* A message for a document or array element of a format tr-ingest does not
  * read ("looks like a Tempo search result; ..."), or NULL. */
-const char *ig_foreign_document(const jv *doc);
-const char *ig_foreign_element(const jv *elem);
-int ig_is_jaeger_span(const jv *elem);
+const char *ig_foreign_document(const jtree *doc);
+const char *ig_foreign_element(const jtree *elem);
+int ig_is_jaeger_span(const jtree *elem);
 
 /* The converters: one JSON element each. */
-int jaeger_trace(ingest *g, const jv *trace);
-int jaeger_span(ingest *g, const jv *span);	/* a span of a Jaeger span list */
-int otlp_resource_spans(ingest *g, const jv *rs);
-int otlp_document(ingest *g, const jv *doc);
-int zipkin_span(ingest *g, const jv *span, int version);	/* 1, 2, or 0: detect */
+int jaeger_trace(ingest *g, const jtree *trace);
+int jaeger_span(ingest *g, const jtree *span);	/* a span of a Jaeger span list */
+int otlp_resource_spans(ingest *g, const jtree *rs);
+int otlp_document(ingest *g, const jtree *doc);
+int zipkin_span(ingest *g, const jtree *span, int version);	/* 1, 2, or 0: detect */
 enum { ZIPKIN_FLAGGED = 1, ZIPKIN_BACKFILLED = 2 };	/* ispan.zipkin_shared */
 
 /* zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */

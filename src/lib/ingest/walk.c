@@ -3,7 +3,7 @@
  *
  * A small scanner finds where each element of the top-level array, or of a
  * top-level object's "data", "resourceSpans" or "batches" array, begins and
- * ends; yajl parses one element at a time into an arena tree (jv.h). So a
+ * ends; yajl parses one element at a time into an arena tree (jtree.h). So a
  * Jaeger export of any size needs memory for its largest trace only, and an
  * error points at a line and column of the file. Files that are several JSON
  * documents (JSON Lines) are read the same way. */
@@ -262,12 +262,12 @@ scan_value(ingest *g, jscan *j, size_t *start)
 }
 
 /* Parse buf[start, pos) into mem; errors point into the file. */
-static jv *
+static jtree *
 scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col, arena *mem)
 {
 	const char *err;
 	size_t pos;
-	jv *v = jv_parse(g->parser, j->buf + start, j->pos - start, mem, &err, &pos);
+	jtree *v = jtree_parse(g->parser, j->buf + start, j->pos - start, mem, &err, &pos);
 
 	if (!v) {
 		ig_error_place(j->buf + start, pos, &line, &col);
@@ -277,7 +277,7 @@ scan_parse(ingest *g, jscan *j, size_t start, uint64_t line, uint64_t col, arena
 }
 
 /* Read the value at pos into nodes from mem. */
-static jv *
+static jtree *
 read_value(ingest *g, jscan *j, arena *mem)
 {
 	uint64_t line = j->line, col = scan_col(j);
@@ -291,7 +291,7 @@ read_value(ingest *g, jscan *j, arena *mem)
 	return scan_parse(g, j, start, line, col, mem);
 }
 
-static int elem_otlp(ingest *g, const jv *v);
+static int elem_otlp(ingest *g, const jtree *v);
 
 /* Give one element to its converter, or to the worker threads. */
 static int
@@ -392,7 +392,7 @@ walk_array(ingest *g, jscan *j, elem_fn fn, int jaeger)
 }
 
 static int
-elem_otlp(ingest *g, const jv *v)
+elem_otlp(ingest *g, const jtree *v)
 {
 	return otlp_resource_spans(g, v);
 }
@@ -416,10 +416,10 @@ zipkin_version(const ingest *g)
 /* A top-level array element: a Zipkin span, a Zipkin trace given as an array
  * of spans, or a span of a Jaeger span list (jaeger-anonymizer). */
 static int
-elem_array(ingest *g, const jv *v)
+elem_array(ingest *g, const jtree *v)
 {
 	size_t i;
-	const jv *span;
+	const jtree *span;
 	int failed = 0;
 	const char *foreign;
 
@@ -434,9 +434,9 @@ elem_array(ingest *g, const jv *v)
 	if (!allows(g, INGEST_ZIPKIN))
 		return ig_fail(g, "not a Jaeger span: \"spanID\" or \"operationName\" is missing");
 	ig_set_format(g, "Zipkin");
-	if (!jv_is_array(v))
+	if (!jtree_is_array(v))
 		return zipkin_span(g, v, zipkin_version(g));
-	jv_array_foreach(v, i, span)
+	jtree_array_foreach(v, i, span)
 		if (zipkin_span(g, span, zipkin_version(g)) < 0) {
 			failed = 1;
 			if (!g->opts.keep_going)
@@ -448,7 +448,7 @@ elem_array(ingest *g, const jv *v)
 static int
 read_key(ingest *g, jscan *j, strbuf *key)
 {
-	jv *k;
+	jtree *k;
 
 	if (scan_ws(j) != '"')
 		return scan_error(g, j, "expected a key string");
@@ -472,7 +472,7 @@ data_value(ingest *g, jscan *j, const char *key, int *seen)
 		if (c == '[')
 			return walk_array(g, j, ig_elem_jaeger, 1);
 		if (c == 'n') {		/* "data": null */
-			jv *v = read_value(g, j, &g->json_mem);
+			jtree *v = read_value(g, j, &g->json_mem);
 
 			arena_reset(&g->json_mem);
 			return v ? 0 : -2;
@@ -505,7 +505,7 @@ data_value(ingest *g, jscan *j, const char *key, int *seen)
 }
 
 static int
-other_document(ingest *g, const jv *rest)
+other_document(ingest *g, const jtree *rest)
 {
 	int r;
 
@@ -516,18 +516,18 @@ other_document(ingest *g, const jv *rest)
 		g->foreign = 1;
 		return ig_fail(g, "%s", foreign);
 	}
-	if ((jv_get(rest, "result") || jv_get(rest, "trace")) && allows(g, INGEST_OTLP)) {
-		ig_set_format(g, jv_get(rest, "result") ? "Jaeger api_v3 (OTLP)" : "Tempo trace (v2)");
+	if ((jtree_get(rest, "result") || jtree_get(rest, "trace")) && allows(g, INGEST_OTLP)) {
+		ig_set_format(g, jtree_get(rest, "result") ? "Jaeger api_v3 (OTLP)" : "Tempo trace (v2)");
 		g->trace_documents++;
 		r = otlp_document(g, rest);
-	} else if (jv_get(rest, "spans") && allows(g, INGEST_JAEGER)) {
+	} else if (jtree_get(rest, "spans") && allows(g, INGEST_JAEGER)) {
 		ig_set_format(g, "Jaeger trace");
 		r = jaeger_trace(g, rest);
 		if (r < 0)
 			g->stats.broken++;
 		else
 			ig_flush(g);
-	} else if (jv_get(rest, "traceId") && allows(g, INGEST_ZIPKIN)) {
+	} else if (jtree_get(rest, "traceId") && allows(g, INGEST_ZIPKIN)) {
 		ig_set_format(g, "Zipkin span");
 		r = zipkin_span(g, rest, zipkin_version(g));
 	}
@@ -542,22 +542,22 @@ other_document(ingest *g, const jv *rest)
  * find): each said with its message and code; bad input, whatever "data"
  * held besides. */
 static int
-api_errors(ingest *g, const jv *rest, uint64_t line, uint64_t col)
+api_errors(ingest *g, const jtree *rest, uint64_t line, uint64_t col)
 {
-	const jv *errs = jv_get(rest, "errors"), *e;
+	const jtree *errs = jtree_get(rest, "errors"), *e;
 	size_t i, n = 0;
 
-	if (!jv_is_array(errs))
+	if (!jtree_is_array(errs))
 		return 0;
-	jv_array_foreach(errs, i, e) {
-		const jv *m = jv_get(e, "msg"), *c = jv_get(e, "code"), *id = jv_get(e, "traceID");
+	jtree_array_foreach(errs, i, e) {
+		const jtree *m = jtree_get(e, "msg"), *c = jtree_get(e, "code"), *id = jtree_get(e, "traceID");
 		strbuf text = {0};
 
-		sb_adds(&text, jv_str(m) ? jv_str(m) : "(no message)");
-		if (jv_is_integer(c))
-			sb_addf(&text, " (code %lld)", (long long)jv_int(c));
-		if (jv_str(id))
-			sb_addf(&text, ", trace %s", jv_str(id));
+		sb_adds(&text, jtree_str(m) ? jtree_str(m) : "(no message)");
+		if (jtree_is_integer(c))
+			sb_addf(&text, " (code %lld)", (long long)jtree_int(c));
+		if (jtree_str(id))
+			sb_addf(&text, ", trace %s", jtree_str(id));
 		scan_error_at(g, line, col, "the Jaeger query API answered with an error: %s", text.s);
 		sb_free(&text);
 		n++;
@@ -568,11 +568,11 @@ api_errors(ingest *g, const jv *rest, uint64_t line, uint64_t col)
 /* Keep a member of a top-level object that is not walked, for the document
  * read whole. */
 static int
-rest_member(ingest *g, jscan *j, jv *rest, jv **last, const strbuf *key, uint64_t *kept,
+rest_member(ingest *g, jscan *j, jtree *rest, jtree **last, const strbuf *key, uint64_t *kept,
 	    uint64_t line, uint64_t col)
 {
 	uint64_t at = j->base + j->pos;
-	jv *v = read_value(g, j, &g->doc_mem);
+	jtree *v = read_value(g, j, &g->doc_mem);
 
 	if (!v)
 		return -1;
@@ -596,14 +596,14 @@ rest_member(ingest *g, jscan *j, jv *rest, jv **last, const strbuf *key, uint64_
 static int
 walk_object(ingest *g, jscan *j)
 {
-	jv *rest = arena_alloc(&g->doc_mem, sizeof *rest), *last = NULL;
+	jtree *rest = arena_alloc(&g->doc_mem, sizeof *rest), *last = NULL;
 	uint64_t kept = 0;
 	strbuf key = {0};
 	int seen = 0, failed = 0, r, c;
 	uint64_t line = j->line, col = scan_col(j);
 
 	memset(rest, 0, sizeof *rest);
-	rest->type = JV_OBJECT;
+	rest->type = JTREE_OBJECT;
 	scan_advance(j);	/* { */
 	for (;;) {
 		c = scan_ws(j);

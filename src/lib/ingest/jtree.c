@@ -1,21 +1,21 @@
-/* jv.c - a JSON value tree in an arena, built from yajl's events. */
-#include "jv.h"
+/* jtree.c - a JSON value tree in an arena, built from yajl's events. */
+#include "jtree.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
-struct jv_parser {
+struct jtree_parser {
 	yajl_handle h;
 	arena *mem;
 	char *cur, *end;	/* the piece of mem that nodes and strings are cut from */
-	const char *text;	/* the element's bytes, p[0,n) of jv_parse */
+	const char *text;	/* the element's bytes, p[0,n) of jtree_parse */
 	size_t textlen;
-	jv **open;		/* containers not yet closed, innermost last */
-	jv **last;		/* the last element of each */
+	jtree **open;		/* containers not yet closed, innermost last */
+	jtree **last;		/* the last element of each */
 	size_t depth, cap;
-	jv *root;
+	jtree *root;
 	const char *key;	/* the member name read, for the next value */
 	uint32_t keylen;
 	const char *err;	/* a message of ours that stopped the parse */
@@ -25,7 +25,7 @@ struct jv_parser {
 
 /* Refuse the value whose text of n bytes ends where yajl is now. */
 static int
-refuse(jv_parser *jp, const char *msg, size_t n)
+refuse(jtree_parser *jp, const char *msg, size_t n)
 {
 	size_t end = jp->base + yajl_get_bytes_consumed(jp->h);
 
@@ -37,7 +37,7 @@ refuse(jv_parser *jp, const char *msg, size_t n)
 /* n bytes for a node or a string: a bump in a piece taken from the arena
  * (arena_alloc is a call; this is the hot path of every value). */
 static inline void *
-take(jv_parser *jp, size_t n)
+take(jtree_parser *jp, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	if ((size_t)(jp->end - jp->cur) < n) {
@@ -53,7 +53,7 @@ take(jv_parser *jp, size_t n)
 }
 
 static const char *
-copy(jv_parser *jp, const char *s, size_t n)
+copy(jtree_parser *jp, const char *s, size_t n)
 {
 	char *d = take(jp, n + 1);
 
@@ -63,10 +63,10 @@ copy(jv_parser *jp, const char *s, size_t n)
 }
 
 /* A new node, linked as the next element of the open container. */
-static jv *
-node(jv_parser *jp, jv_type t)
+static jtree *
+node(jtree_parser *jp, jtree_type t)
 {
-	jv *v = take(jp, sizeof *v);
+	jtree *v = take(jp, sizeof *v);
 
 	v->next = NULL;
 	v->type = (uint8_t)t;
@@ -77,9 +77,9 @@ node(jv_parser *jp, jv_type t)
 		jp->root = v;
 		return v;
 	}
-	jv *c = jp->open[jp->depth - 1];
+	jtree *c = jp->open[jp->depth - 1];
 
-	if (c->type == JV_OBJECT) {
+	if (c->type == JTREE_OBJECT) {
 		v->key = jp->key;
 		v->keylen = jp->keylen;
 	}
@@ -99,28 +99,28 @@ node(jv_parser *jp, jv_type t)
 static int
 on_null(void *ctx)
 {
-	return node(ctx, JV_NULL) != NULL;
+	return node(ctx, JTREE_NULL) != NULL;
 }
 
 static int
 on_bool(void *ctx, int b)
 {
-	return node(ctx, b ? JV_TRUE : JV_FALSE) != NULL;
+	return node(ctx, b ? JTREE_TRUE : JTREE_FALSE) != NULL;
 }
 
-/* Numbers come as text: an integer that fits int64 is JV_INT, one that does
+/* Numbers come as text: an integer that fits int64 is JTREE_INT, one that does
  * not is an error (as it would be for jansson), anything else a finite real. */
 static int
 on_number(void *ctx, const char *s, size_t n)
 {
-	jv_parser *jp = ctx;
+	jtree_parser *jp = ctx;
 	int real = 0;
 	char buf[64];
 
 	for (size_t i = 0; i < n; i++)
 		if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
 			real = 1;
-	jv *v = node(jp, real ? JV_REAL : JV_INT);
+	jtree *v = node(jp, real ? JTREE_REAL : JTREE_INT);
 
 	if (!v)
 		return 0;
@@ -141,7 +141,7 @@ on_number(void *ctx, const char *s, size_t n)
 }
 
 static int
-inside_text(const jv_parser *jp, const unsigned char *s)
+inside_text(const jtree_parser *jp, const unsigned char *s)
 {
 	const char *c = (const char *)s;
 
@@ -151,7 +151,7 @@ inside_text(const jv_parser *jp, const unsigned char *s)
 static int
 on_string(void *ctx, const unsigned char *s, size_t n)
 {
-	jv_parser *jp = ctx;
+	jtree_parser *jp = ctx;
 
 	if (n > UINT32_MAX)
 		return refuse(jp, "string longer than 4294967295 bytes", 0);
@@ -159,7 +159,7 @@ on_string(void *ctx, const unsigned char *s, size_t n)
 	 * string with escapes is not a pointer into the text. */
 	if (!inside_text(jp, s) && memchr(s, '\0', n))
 		return refuse(jp, "\\u0000 is not allowed in a string", 0);
-	jv *v = node(jp, JV_STRING);
+	jtree *v = node(jp, JTREE_STRING);
 
 	if (!v)
 		return 0;
@@ -171,7 +171,7 @@ on_string(void *ctx, const unsigned char *s, size_t n)
 static int
 on_key(void *ctx, const unsigned char *s, size_t n)
 {
-	jv_parser *jp = ctx;
+	jtree_parser *jp = ctx;
 
 	if (n > UINT32_MAX || (!inside_text(jp, s) && memchr(s, '\0', n)))
 		return refuse(jp, n > UINT32_MAX ? "key longer than 4294967295 bytes"
@@ -182,9 +182,9 @@ on_key(void *ctx, const unsigned char *s, size_t n)
 }
 
 static int
-open_container(jv_parser *jp, jv_type t)
+open_container(jtree_parser *jp, jtree_type t)
 {
-	jv *v = node(jp, t);
+	jtree *v = node(jp, t);
 
 	if (!v)
 		return 0;
@@ -203,19 +203,19 @@ open_container(jv_parser *jp, jv_type t)
 static int
 on_start_map(void *ctx)
 {
-	return open_container(ctx, JV_OBJECT);
+	return open_container(ctx, JTREE_OBJECT);
 }
 
 static int
 on_start_array(void *ctx)
 {
-	return open_container(ctx, JV_ARRAY);
+	return open_container(ctx, JTREE_ARRAY);
 }
 
 static int
 on_end(void *ctx)
 {
-	((jv_parser *)ctx)->depth--;
+	((jtree_parser *)ctx)->depth--;
 	return 1;
 }
 
@@ -225,7 +225,7 @@ static const yajl_callbacks callbacks = {
 };
 
 static yajl_handle
-handle_new(jv_parser *jp)
+handle_new(jtree_parser *jp)
 {
 	yajl_handle h = yajl_alloc(&callbacks, NULL, jp);
 
@@ -236,17 +236,17 @@ handle_new(jv_parser *jp)
 	return h;
 }
 
-jv_parser *
-jv_parser_new(void)
+jtree_parser *
+jtree_parser_new(void)
 {
-	jv_parser *jp = xcalloc(1, sizeof *jp);
+	jtree_parser *jp = xcalloc(1, sizeof *jp);
 
 	jp->h = handle_new(jp);
 	return jp;
 }
 
 void
-jv_parser_free(jv_parser *jp)
+jtree_parser_free(jtree_parser *jp)
 {
 	if (!jp)
 		return;
@@ -259,7 +259,7 @@ jv_parser_free(jv_parser *jp)
 /* yajl's short message is "parse error: what" or "lexical error: what";
  * keep the what, on one line, and the text where it was found. */
 static const char *
-yajl_message(jv_parser *jp, const char *p, size_t n, size_t pos, arena *mem)
+yajl_message(jtree_parser *jp, const char *p, size_t n, size_t pos, arena *mem)
 {
 	unsigned char *m = yajl_get_error(jp->h, 0, (const unsigned char *)p, n);
 	const char *s = (const char *)m, *colon = strstr(s, ": ");
@@ -290,8 +290,8 @@ yajl_message(jv_parser *jp, const char *p, size_t n, size_t pos, arena *mem)
 	return out;
 }
 
-jv *
-jv_parse(jv_parser *jp, const char *p, size_t n, arena *mem, const char **err, size_t *errpos)
+jtree *
+jtree_parse(jtree_parser *jp, const char *p, size_t n, arena *mem, const char **err, size_t *errpos)
 {
 	yajl_status st;
 
@@ -338,21 +338,21 @@ fail:
 	return NULL;
 }
 
-const jv *
-jv_getn(const jv *o, const char *key, size_t n)
+const jtree *
+jtree_getn(const jtree *o, const char *key, size_t n)
 {
-	const jv *found = NULL;
+	const jtree *found = NULL;
 
-	if (!o || o->type != JV_OBJECT)
+	if (!o || o->type != JTREE_OBJECT)
 		return NULL;
-	for (const jv *c = o->u.first; c; c = c->next)
+	for (const jtree *c = o->u.first; c; c = c->next)
 		if (c->keylen == n && c->key[0] == key[0] && memcmp(c->key, key, n) == 0)
 			found = c;
 	return found;
 }
 
 void
-jv_dump_string(strbuf *b, const char *s, size_t n)
+jtree_dump_string(strbuf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
@@ -413,46 +413,46 @@ dump_real(strbuf *b, double r)
 }
 
 static void
-dump_scalar(strbuf *b, const jv *v)
+dump_scalar(strbuf *b, const jtree *v)
 {
 	switch (v->type) {
-	case JV_NULL: sb_add(b, "null", 4); break;
-	case JV_FALSE: sb_add(b, "false", 5); break;
-	case JV_TRUE: sb_add(b, "true", 4); break;
-	case JV_INT: sb_addi(b, v->u.i); break;
-	case JV_REAL: dump_real(b, v->u.r); break;
-	default: jv_dump_string(b, v->u.s, v->len); break;
+	case JTREE_NULL: sb_add(b, "null", 4); break;
+	case JTREE_FALSE: sb_add(b, "false", 5); break;
+	case JTREE_TRUE: sb_add(b, "true", 4); break;
+	case JTREE_INT: sb_addi(b, v->u.i); break;
+	case JTREE_REAL: dump_real(b, v->u.r); break;
+	default: jtree_dump_string(b, v->u.s, v->len); break;
 	}
 }
 
 void
-jv_dump(strbuf *b, const jv *v)
+jtree_dump(strbuf *b, const jtree *v)
 {
 	/* An explicit stack of the containers being written: values nest as
 	 * deep as the input does. */
-	const jv **stack = NULL;
+	const jtree **stack = NULL;
 	size_t depth = 0, cap = 0;
 
 	for (;;) {
 		if (v->key && depth) {
-			jv_dump_string(b, v->key, v->keylen);
+			jtree_dump_string(b, v->key, v->keylen);
 			sb_addc(b, ':');
 		}
-		if ((v->type == JV_ARRAY || v->type == JV_OBJECT) && v->u.first) {
-			sb_addc(b, v->type == JV_ARRAY ? '[' : '{');
+		if ((v->type == JTREE_ARRAY || v->type == JTREE_OBJECT) && v->u.first) {
+			sb_addc(b, v->type == JTREE_ARRAY ? '[' : '{');
 			GROW(stack, cap, depth + 1);
 			stack[depth++] = v;
 			v = v->u.first;
 			continue;
 		}
-		if (v->type == JV_ARRAY || v->type == JV_OBJECT)
-			sb_add(b, v->type == JV_ARRAY ? "[]" : "{}", 2);
+		if (v->type == JTREE_ARRAY || v->type == JTREE_OBJECT)
+			sb_add(b, v->type == JTREE_ARRAY ? "[]" : "{}", 2);
 		else
 			dump_scalar(b, v);
 		/* Close every container whose last element this was. */
 		while (depth && !v->next) {
 			v = stack[--depth];
-			sb_addc(b, v->type == JV_ARRAY ? ']' : '}');
+			sb_addc(b, v->type == JTREE_ARRAY ? ']' : '}');
 		}
 		if (!depth)
 			break;
