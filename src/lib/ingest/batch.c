@@ -1,6 +1,6 @@
 /* batch.c - spans under construction, the batch of spans waiting to
  * be written, and writing a trace: shared ids, duplicates, order. */
-#include "ingest_impl.h"
+#include "ingest/context.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* context.c - a converter context made and freed: the whole of one for a
  * worker thread, everything but the worker threads for ingest_new. */
-#include "ingest_impl.h"
+#include "ingest/context.h"
 
 #include <stdlib.h>
 

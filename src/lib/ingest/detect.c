@@ -2,7 +2,7 @@
  * from broken input: a user who hands it a Tempo search result or a Datadog
  * payload gets one line that says what the file looks like and what to do,
  * not "traceId is missing". */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
 
 #include <string.h>
 
@@ -70,11 +70,4 @@ int
 ig_is_jaeger_span(const jtree *elem)
 {
 	return jtree_is_object(elem) && jtree_get(elem, "spanID") && jtree_get(elem, "operationName");
-}
-
-void
-ig_set_format(ingest *g, const char *name)
-{
-	if (!g->format_name)
-		g->format_name = name;
 }

@@ -1,6 +1,6 @@
 /* element.c - one JSON element parsed and given to its converter: what the
  * scanner does with each element, and each worker thread with its jobs. */
-#include "ingest_impl.h"
+#include "ingest/scan.h"
 
 /* Where a parse error is: count lines up to byte pos of p[0,n). */
 void
@@ -48,10 +48,4 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 	if (jaeger && r == -1)
 		g->stats.broken++;
 	return r;
-}
-
-int
-ig_elem_jaeger(ingest *g, const jtree *v)
-{
-	return jaeger_trace(g, v);
 }

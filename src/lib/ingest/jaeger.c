@@ -1,5 +1,5 @@
 /* jaeger.c - one Jaeger JSON trace (query API, UI export) to spans. */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
 
 #include <string.h>
 

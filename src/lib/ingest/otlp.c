@@ -4,7 +4,7 @@
  * numbers) and protobuf's canonical JSON mapping, which Tempo, Jaeger's
  * api_v3 gateway and Grafana write (base64 ids, enums as names). Both omit
  * fields that hold their zero value, so an absent field is read as its zero. */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* zipkin.c - Zipkin v2 and v1 JSON spans; shared client/server ids. */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
 
 #include <string.h>
 

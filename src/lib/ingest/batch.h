@@ -1,18 +1,19 @@
-/* ingest_impl.h - what the format converters share: the span being built,
- * the batch of spans waiting to be written, and error reporting. */
-#ifndef TR_INGEST_IMPL_H
-#define TR_INGEST_IMPL_H
+/* batch.h - the assembly layer of ingest/ (batch.c, copies.c, merge.c,
+ * zipkin_merge.c, context.c), as the layers above use it: the span being
+ * built, the batch of spans waiting to be written, writing whole traces
+ * (merged with those written before), errors and counts. The converters
+ * call nothing of ingest/ but this and jtree.h. */
+#ifndef TR_INGEST_BATCH_H
+#define TR_INGEST_BATCH_H
 
-#include "jtree.h"
-#include <pthread.h>
 #include <stdint.h>
 
-#include "core/format.h"
 #include "core/hash.h"
-#include "ingest/ingest.h"
-#include "core/progress.h"
-#include "core/trace.h"
 #include "core/util.h"
+#include "ingest/ingest.h"
+#include "ingest/jtree.h"
+
+typedef struct ingest_seen ingest_seen;
 
 typedef struct itag {
 	const char *key, *val;
@@ -84,95 +85,6 @@ typedef struct ibuild {
 	size_t nptags, capptags;
 } ibuild;
 
-typedef struct ingest_pool ingest_pool;
-
-/* Worker threads converting jobs of a ring in order (crew.c); head, tail
- * and the filling of jobs belong to the main thread, which reads head and
- * tail without the lock. */
-typedef void ig_crew_fn(ingest *w, void *pool, size_t job);
-typedef struct ig_crew {
-	int n;
-	pthread_t *threads;
-	ingest **ctx;		/* one converter context per worker */
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
-	unsigned char *state;	/* per job of the ring */
-	size_t njobs, head, take, tail;	/* oldest, next to take, next to fill (mod njobs) */
-	int quit;
-	ig_crew_fn *run;
-	void *pool;
-} ig_crew;
-void ig_crew_start(ig_crew *c, const ingest *g, int threads, size_t njobs, ig_crew_fn *run, void *pool);
-void ig_crew_stop(ig_crew *c);
-/* Job tail % njobs is filled: for a worker, or (ready 0) done already. */
-void ig_crew_put(ig_crew *c, int ready);
-int ig_crew_oldest_done(ig_crew *c);
-/* Wait for the oldest job; its index. ig_crew_pop frees it once written. */
-size_t ig_crew_oldest(ig_crew *c);
-void ig_crew_pop(ig_crew *c);
-/* Where each trace a worker wrote ends, in its output and its messages. */
-typedef struct ig_marks {
-	struct ig_mark {
-		size_t out, msg;
-	} *v;
-	size_t n, cap;
-} ig_marks;
-typedef struct ingest_seen ingest_seen;
-typedef int (*elem_fn)(ingest *g, const jtree *v);
-
-struct ingest {
-	ingest_opts opts;
-	tr_output *out;
-	strbuf *sink;		/* a worker's output goes here instead of out */
-	strbuf *sink_msg;	/* and its messages here, */
-	ig_marks *marks;	/* with a mark after each trace (files.c) */
-	ingest_pool *pool;	/* worker threads for Jaeger traces (-j) */
-	ingest_seen *seen;	/* the traces written, to merge a trace met again */
-	int pool_status;	/* what stopped the pool in this file, 0 if nothing */
-	strbuf msg;		/* the message of the element that failed */
-	ingest_stats stats;
-	ibatch batch;
-	tr_progress progress;
-	uint64_t bytes_before;	/* input bytes of the files already read */
-	jtree_parser *parser;	/* reads one element at a time */
-	arena json_mem;		/* the nodes of the element being converted */
-	arena doc_mem;		/* a top-level object's members read whole */
-	ibuild build;
-	iproc *procs;		/* the processes of the Jaeger trace being read */
-	size_t nprocs, capprocs;
-	strbuf text, scratch;
-	strbuf value;		/* an OTLP array or key-value attribute being written */
-	const char *file;	/* name for messages */
-	char err[512];		/* the converter's message for the current element */
-	uint64_t err_line, err_col;	/* where the element being converted starts */
-	int file_failed;
-	int zipkin_seen;	/* the batch holds Zipkin spans: pair shared ids */
-	const char *format_name;	/* what this file was read as, for -v */
-	int foreign;		/* the file is another format: stop reading it */
-	size_t documents;	/* top-level JSON values of this file */
-	size_t trace_documents;	/* OTLP documents holding spans */
-	size_t other_signals;	/* OTLP metrics, logs and profiles documents skipped */
-	/* Writing Zipkin and OTLP traces before the file's end (prescan.c) */
-	const char *path;	/* the file being read ("-": standard input) */
-	int swept;		/* the first pass ran, or was found impossible */
-	int early_flush;	/* it went through: write traces as they are whole */
-	strmap last_key;	/* trace id -> offset of the last key naming it */
-	arena prescan_mem;	/* its keys */
-	arena sweep_mem;	/* the first pass's scratch copies of ids */
-	uint64_t batch_need;	/* the last offset the batch's traces wait for */
-	size_t batch_mark;	/* batch spans looked at by ig_after_element */
-	int batch_broken;	/* a Zipkin/OTLP element of this file was lost whole */
-	strbuf brackets;	/* scanner scratch: brackets not yet closed */
-	strmap ids;		/* scratch: span ids while writing a trace */
-	int32_t *order;
-	size_t capord;
-};
-
-/* A converter context without worker threads, and freeing one (context.c);
- * ingest_new adds the threads when asked for. */
-ingest *ig_context_new(const ingest_opts *o, tr_output *out);
-void ig_context_free(ingest *g);
-
 /* Arena copies (copies.c). */
 const char *ig_str(ingest *g, const char *s);
 const char *ig_strn(ingest *g, const char *s, size_t n);
@@ -240,63 +152,14 @@ int ig_get_i64(ingest *g, const jtree *o, const char *key, int required, int64_t
 /* An array field: NULL, missing and [] are all empty; -1 when of another type. */
 int ig_get_array(ingest *g, const jtree *o, const char *key, const jtree **out);
 
-/* element.c: parse and convert one JSON element p[0,n) that starts at line:col of the
- * file. Returns 0, -1 (the element is broken) or -2 (malformed JSON); on
- * failure msg holds "file:line:col: what". A Jaeger trace is written at once. */
-int ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem_fn fn, int jaeger,
-	       strbuf *msg);
-int ig_elem_jaeger(ingest *g, const jtree *v);
-/* Where a parse error at byte pos of p is: lines and columns counted on from
- * *line:*col. */
-void ig_error_place(const char *p, size_t pos, uint64_t *line, uint64_t *col);
-
 /* Write trace groups p[0,n) (T line and records each), read from file, to
  * the output: the spans of a trace already written are dropped, new ones of
  * it written as a group of their own with a warning (merge.c). */
 void ig_emit(ingest *g, const char *file, const char *p, size_t n);
 void ig_seen_free(ingest_seen *s);
 
-/* Worker threads for Jaeger traces: elements are converted in parallel and
- * written in input order, so the output is the same bytes as one thread's. */
-ingest_pool *ig_pool_new(ingest *g, int threads);
-/* Queue an element; returns 0, or the status (-1, -2) of an earlier element
- * that stops the file. */
-int ig_pool_submit(ingest_pool *p, const char *bytes, size_t n, uint64_t line, uint64_t col);
-/* Queue an element that failed before parsing (over --max-bytes or
- * --max-spans): what is the message after its place. */
-int ig_pool_fail(ingest_pool *p, uint64_t line, uint64_t col, const char *what);
-/* Write every queued element; returns 0 or the status that stopped the file. */
-int ig_pool_drain(ingest_pool *p);
-void ig_pool_free(ingest_pool *p);
-
-/* Writing Zipkin and OTLP traces as soon as they are whole (prescan.c):
- * at the start of each file, then after each Zipkin or OTLP element, whose
- * last byte is before offset end of the file's decoded bytes. */
-enum prescan_kind { PRESCAN_JAEGER, PRESCAN_ZIPKIN, PRESCAN_OTLP };
-void ig_prescan_reset(ingest *g, const char *path);
-void ig_after_element(ingest *g, uint64_t end, enum prescan_kind kind);
-int ig_regular_file(const char *path);
-/* A trace id as the converters write it, for the first pass. */
-const char *otlp_trace_id(ingest *g, const char *raw);
-const char *zipkin_trace_key(const char *lower_id);
-
-/* What the file is: the first shape read names it (-v). */
-void ig_set_format(ingest *g, const char *name);
-/* A message for a document or array element of a format tr-ingest does not
- * read ("looks like a Tempo search result; ..."), or NULL. */
-const char *ig_foreign_document(const jtree *doc);
-const char *ig_foreign_element(const jtree *elem);
-int ig_is_jaeger_span(const jtree *elem);
-
-/* The converters: one JSON element each. */
-int jaeger_trace(ingest *g, const jtree *trace);
-int jaeger_span(ingest *g, const jtree *span);	/* a span of a Jaeger span list */
-int otlp_resource_spans(ingest *g, const jtree *rs);
-int otlp_document(ingest *g, const jtree *doc);
-int zipkin_span(ingest *g, const jtree *span, int version);	/* 1, 2, or 0: detect */
-enum { ZIPKIN_FLAGGED = 1, ZIPKIN_BACKFILLED = 2 };	/* ispan.zipkin_shared */
-
 /* zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
+enum { ZIPKIN_FLAGGED = 1, ZIPKIN_BACKFILLED = 2 };	/* ispan.zipkin_shared */
 void zipkin_mark_parts(ingest *g, size_t first);	/* batch spans [first, n) are Zipkin's */
 void zipkin_normalise_ids(ingest *g);	/* zero-high 128-bit trace ids to 64-bit */
 void zipkin_merge(ingest *g);		/* normalise, then merge spans reported in parts */
@@ -304,5 +167,9 @@ void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
 /* After zipkin_pair_shared: tr.zipkin_parent and tr.zipkin_hidden where
  * Zipkin's span tree differs from the one written. */
 void zipkin_note_tree(ingest *g);
+
+/* A Zipkin trace id as the batch keys it (zero-high 128-bit ids cut to
+ * 64-bit), for prescan.c's first pass. */
+const char *zipkin_trace_key(const char *lower_id);
 
 #endif
