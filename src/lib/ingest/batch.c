@@ -1,6 +1,7 @@
 /* batch.c - spans under construction, the batch of spans waiting to
  * be written, and writing a trace: shared ids, duplicates, order. */
 #include "ingest/context.h"
+#include "ingest/zipkin_merge.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -105,7 +106,8 @@ ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_id)
 	b->refs[b->nrefs++].span_id = span_id;
 }
 
-void
+/* An attribute of the last reference of the span being built. */
+static void
 ig_ref_tag(ingest *g, const char *key, const char *val)
 {
 	iref *r = &g->build.refs[g->build.nrefs - 1];
@@ -190,7 +192,9 @@ ingest_time_unit_parse(const char *name)
 	return strcmp(name, "µs") == 0 ? INGEST_TU_US : -1;
 }
 
-int64_t
+/* A time field's value v in microseconds, v read in the unit --time-unit
+ * gives or else native; saturated beyond int64 (ig_check_time refuses it). */
+static int64_t
 ig_time_us(const ingest *g, int64_t v, enum ingest_time_unit native)
 {
 	int u = g->opts.time_unit ? g->opts.time_unit : (int)native;
@@ -307,7 +311,8 @@ ig_get_str(ingest *g, const jtree *o, const char *key, int required, const char 
 	return 0;
 }
 
-int
+/* An integer field: 0, or -1 via ig_fail with the field named. */
+static int
 ig_get_i64(ingest *g, const jtree *o, const char *key, int required, int64_t *out, int *present)
 {
 	const jtree *v = jtree_get(o, key);

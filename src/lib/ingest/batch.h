@@ -106,7 +106,6 @@ const char *ig_json_text(ingest *g, const jtree *v);
 void ig_log_begin(ingest *g, int64_t time);
 void ig_log_tag(ingest *g, const char *key, const char *val);
 void ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_id);
-void ig_ref_tag(ingest *g, const char *key, const char *val);
 /* Move the built vectors into a new batch span; returns it for the caller to fill. */
 ispan *ig_span_commit(ingest *g, const ispan *proto);
 /* 0 when s has no time, or its start and end lie within ±TR_TIME_MAX, as the
@@ -118,9 +117,8 @@ ispan *ig_span_commit(ingest *g, const ispan *proto);
 int ig_check_time(ingest *g, const ispan *s, enum ingest_time_unit native);
 /* A time field's value v in microseconds, v read in the unit --time-unit
  * gives or else native; saturated beyond int64 (ig_check_time refuses it). */
-int64_t ig_time_us(const ingest *g, int64_t v, enum ingest_time_unit native);
 int64_t ig_time_us_u(const ingest *g, uint64_t v, enum ingest_time_unit native);
-/* ig_get_i64 of a time field, in microseconds (ig_time_us). */
+/* A time field of o, in microseconds (ig_time_us_u); 0 or -1 via ig_fail. */
 int ig_get_time(ingest *g, const jtree *o, const char *key, int required, int64_t *out, int *present,
 		enum ingest_time_unit native);
 void ig_build_reset(ingest *g);
@@ -148,7 +146,6 @@ void ig_discard(ingest *g);
 
 /* JSON field helpers: each returns 0 or -1 via ig_fail with the field named. */
 int ig_get_str(ingest *g, const jtree *o, const char *key, int required, const char **out);
-int ig_get_i64(ingest *g, const jtree *o, const char *key, int required, int64_t *out, int *present);
 /* An array field: NULL, missing and [] are all empty; -1 when of another type. */
 int ig_get_array(ingest *g, const jtree *o, const char *key, const jtree **out);
 
@@ -158,15 +155,8 @@ int ig_get_array(ingest *g, const jtree *o, const char *key, const jtree **out);
 void ig_emit(ingest *g, const char *file, const char *p, size_t n);
 void ig_seen_free(ingest_seen *s);
 
-/* zipkin_merge.c: Zipkin's own clean-up of a batch, before pairing. */
-enum { ZIPKIN_FLAGGED = 1, ZIPKIN_BACKFILLED = 2 };	/* ispan.zipkin_shared */
-void zipkin_mark_parts(ingest *g, size_t first);	/* batch spans [first, n) are Zipkin's */
-void zipkin_normalise_ids(ingest *g);	/* zero-high 128-bit trace ids to 64-bit */
-void zipkin_merge(ingest *g);		/* normalise, then merge spans reported in parts */
-void zipkin_pair_shared(ingest *g);	/* before writing: split shared ids */
-/* After zipkin_pair_shared: tr.zipkin_parent and tr.zipkin_hidden where
- * Zipkin's span tree differs from the one written. */
-void zipkin_note_tree(ingest *g);
+/* Batch spans [first, n) are Zipkin's: zipkin_merge.c may merge them. */
+void zipkin_mark_parts(ingest *g, size_t first);
 
 /* A Zipkin trace id as the batch keys it (zero-high 128-bit ids cut to
  * 64-bit), for prescan.c's first pass. */
