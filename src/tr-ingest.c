@@ -125,7 +125,7 @@ main(int argc, char **argv)
 	ingest_opts o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES};
 	const char *outpath = NULL;
 	int c, zstd = 0, quiet = 0, allow_empty = 0, status = TR_EXIT_OK;
-	tr_shard_opts so = {.n = 0};
+	tr_shard_opts so = {.exports = tr_exports()};
 	char **files = NULL;
 	int nfiles = 0;
 

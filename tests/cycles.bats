@@ -2,6 +2,8 @@
 # No call cycle between the files of the library: scripts/cycles.sh computes
 # the file-level call graph from the symbols each object defines and uses
 # (nm), and every cycle it finds must be one of scripts/cycles.known.
+# scripts/layers.sh checks, from the same symbols, that calls go down a
+# stack of layers: core/ below everything, and the layers of ingest/.
 
 load helper
 
@@ -68,4 +70,60 @@ d.c sub/e.c"
 	run sh "$top/scripts/cycles.sh" "$BATS_TEST_TMPDIR/none"
 	[ "$status" -eq 4 ] || { echo "status $status, expected 4"; false; }
 	expect_output "cycles.sh: $BATS_TEST_TMPDIR/none: no such directory"
+}
+
+# The layers of ingest/, top first, as ingest.c lists them.
+ingest_layers=(
+	'ingest/ingest ingest/lines'
+	'ingest/parallel ingest/files ingest/crew ingest/prescan'
+	'ingest/walk ingest/element'
+	'ingest/jaeger ingest/otlp ingest/zipkin ingest/detect'
+	'ingest/batch ingest/merge ingest/zipkin_merge ingest/copies ingest/context'
+	'ingest/jtree'
+)
+
+@test "within ingest/ calls go down the layers: a converter calls no driver and not the public layer" {
+	[ -d "$objs" ] || skip "no objects in $objs (build the library first)"
+	run sh "$top/scripts/layers.sh" "$objs" "${ingest_layers[@]}"
+	expect_eq "" "$output" "calls up the layers of ingest/"
+	[ "$status" -eq 0 ] || { echo "status $status, expected 0"; false; }
+}
+
+@test "every file of ingest/ has its place in the layers" {
+	listed=$(printf '%s\n' "${ingest_layers[@]}" | tr ' ' '\n' | sort)
+	present=$(cd "$top/src/lib" && ls ingest/*.c | sed 's/\.c$//' | sort)
+	expect_eq "$present" "$listed" "the files of ingest/ against the layers listed"
+}
+
+@test "core/ calls nothing above it (the reader converts exports through its hook)" {
+	[ -d "$objs" ] || skip "no objects in $objs (build the library first)"
+	above=$(cd "$objs" && ls *.o */*.o | grep -v '^core/' | sed 's/\.o$//' | tr '\n' ' ')
+	run sh "$top/scripts/layers.sh" "$objs" "$above" 'core/*'
+	expect_eq "" "$output" "calls from core/ up"
+}
+
+@test "no file of src/lib/core/ includes a header from outside core/" {
+	found=$(grep -n '#include "' "$top"/src/lib/core/*.[ch] | grep -v '#include "core/' || true)
+	expect_eq "" "$found" "includes in src/lib/core/ of headers above it"
+}
+
+@test "layers.sh prints a call up the layers and exits 1; calls down and within a layer pass" {
+	d=$BATS_TEST_TMPDIR/o
+	echo 'int b(int); int a(int x) { return b(x); }' | obj "$d" a
+	echo 'int c(int); int a(int); int b(int x) { return x ? c(x) : a(x); }' | obj "$d/sub" b
+	echo 'int c(int x) { return x; }' | obj "$d/sub" c
+	run sh "$top/scripts/layers.sh" "$d" 'a' 'sub/*'
+	[ "$status" -eq 1 ] || { echo "status $status, expected 1"; false; }
+	expect_output "sub/b.c -> a.c: a"
+	run sh "$top/scripts/layers.sh" "$d" 'a sub/b' 'sub/c'
+	[ "$status" -eq 0 ] || { echo "status $status, expected 0"; false; }
+	expect_output ""
+}
+
+@test "layers.sh on a missing object says so in one line and exits 4" {
+	d=$BATS_TEST_TMPDIR/o
+	echo 'int a(int x) { return x; }' | obj "$d" a
+	run sh "$top/scripts/layers.sh" "$d" 'a' 'none'
+	[ "$status" -eq 4 ] || { echo "status $status, expected 4"; false; }
+	expect_output "layers.sh: $d/none.o: no such object"
 }

@@ -115,6 +115,7 @@ tr_filter_run(const tr_filter *f)
 	tr_progress_init(&progress);
 	if (f->nfiles)
 		tr_progress_set_inputs(&progress, f->files, (size_t)f->nfiles);
+	tr_reader_set_exports(r, tr_exports());
 	if (f->names)
 		tr_reader_set_names(r, f->names);
 	if (f->max_spans || f->max_bytes)

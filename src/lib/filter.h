@@ -7,6 +7,7 @@
 
 #include "core/io.h"
 #include "core/trace.h"
+#include "exports.h"
 
 #define TR_VERSION "0.1.0"
 

@@ -8,9 +8,9 @@
  * the input and handed out then, so the result is right whatever the order.
  *
  * Each file is told by its start: a Jaeger, Zipkin or OTLP export is
- * converted first (ingest_lines) and its line format read; a file that is
- * neither is one bad input, never passed through as traceless lines. */
-#include "ingest/ingest.h"
+ * converted first (through the export hook, tr_export_hook) and its line
+ * format read; a file that is neither is one bad input, never passed through
+ * as traceless lines. */
 #include "core/trace.h"
 
 #include <errno.h>
@@ -67,7 +67,8 @@ struct tr_reader {
 	uint64_t where_line;	/* the line it names (0: none yet) */
 	int flags;		/* TR_READ_* */
 	u64map groups;		/* hash of each group's trace id -> where it began */
-	ingest *exports;	/* converts the exports among the files, made at the first */
+	const tr_export_hook *hook;	/* how exports are converted (NULL: read as lines) */
+	void *exports;		/* converts the exports among the files, made at the first */
 	int in_export;		/* in is the conversion of an export */
 	size_t file_bad;	/* bad input of the file just read, handed out after its traces */
 	strbuf hush;		/* TR_READ_QUIET: the messages of the call, dropped */
@@ -115,6 +116,12 @@ void
 tr_reader_set_flags(tr_reader *r, int flags)
 {
 	r->flags = flags;
+}
+
+void
+tr_reader_set_exports(tr_reader *r, const tr_export_hook *h)
+{
+	r->hook = h;
 }
 
 static int
@@ -312,30 +319,17 @@ file_shape(tr_reader *r, tr_input *in)
 static tr_input *
 export_lines(tr_reader *r, tr_input *in)
 {
-	if (!r->exports) {
-		ingest_opts o = {
-			.keep_going = (r->flags & TR_READ_KEEP_GOING) != 0,
-			/* converting a JSON trace takes more memory than reading
-			 * its lines: the reader's defaults are tr-ingest's there */
-			.max_spans = r->max_spans == SIZE_MAX ? 0 : r->max_spans == TR_DEFAULT_MAX_SPANS ?
-				     INGEST_DEFAULT_MAX_SPANS : r->max_spans,
-			.max_bytes = r->max_bytes == SIZE_MAX ? 0 : r->max_bytes == TR_DEFAULT_MAX_BYTES ?
-				     INGEST_DEFAULT_MAX_BYTES : r->max_bytes,
-			.threads = 1,
-			.quiet = (r->flags & TR_READ_NO_NOTES) != 0,
-		};
-
-		r->exports = ingest_new(&o, NULL);
-	}
-	size_t traces = ingest_stats_get(r->exports)->traces;
-	tr_input *lines = ingest_lines(r->exports, in, r->files[r->cur], r->names[r->cur], &r->file_bad);
+	if (!r->exports)
+		r->exports = r->hook->open(r->flags, r->max_spans, r->max_bytes);
+	size_t traces = r->hook->traces(r->exports);
+	tr_input *lines = r->hook->lines(r->exports, in, r->files[r->cur], r->names[r->cur], &r->file_bad);
 
 	if (r->flags & TR_READ_VERBOSE) {
 		strbuf shape = {0};
 
-		ingest_shape(r->exports, in, &shape);
+		r->hook->shape(r->exports, in, &shape);
 		tr_warn("%s: an export (%s), converted as tr-ingest converts it: %zu traces",
-			r->names[r->cur], shape.s, ingest_stats_get(r->exports)->traces - traces);
+			r->names[r->cur], shape.s, r->hook->traces(r->exports) - traces);
 		sb_free(&shape);
 	}
 	return lines;
@@ -366,6 +360,10 @@ open_next(tr_reader *r)
 	}
 	switch (file_shape(r, in)) {
 	case SHAPE_EXPORT:
+		if (!r->hook) {
+			r->in = in;
+			return;
+		}
 		r->in = export_lines(r, in);
 		r->in_export = 1;
 		break;
@@ -832,7 +830,7 @@ tr_reader_free(tr_reader *r)
 		return;
 	tr_input_close(r->in);
 	if (r->exports)
-		ingest_free(r->exports);
+		r->hook->close(r->exports);
 	tr_trace_free(&r->trace);
 	sb_free(&r->hush);
 	for (size_t i = 0; i < r->nloose; i++)
@@ -848,17 +846,13 @@ tr_reader_free(tr_reader *r)
 	free(r);
 }
 
-tr_reader *
-tr_reader_open(char **files, int nfiles, char *const *names, size_t max_spans, size_t max_bytes,
-	       int flags)
+void
+tr_reader_configure(tr_reader *r, char *const *names, size_t max_spans, size_t max_bytes, int flags)
 {
-	tr_reader *r = tr_reader_new(files, nfiles);
-
 	if (names)
 		tr_reader_set_names(r, names);
 	if (max_spans || max_bytes)
 		tr_reader_set_limits(r, max_spans ? max_spans : TR_DEFAULT_MAX_SPANS,
 				     max_bytes ? max_bytes : TR_DEFAULT_MAX_BYTES);
 	tr_reader_set_flags(r, flags);
-	return r;
 }

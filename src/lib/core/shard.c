@@ -241,10 +241,12 @@ tr_shard_run(const tr_shard_opts *o)
 	int nout = o->split ? (int)o->n : 1;
 	int flags = TR_READ_PIECES | (o->keep_going ? TR_READ_KEEP_GOING : 0) |
 		    (o->verbose ? TR_READ_VERBOSE : 0);
-	tr_reader *rd = tr_reader_open(o->files, o->nfiles, NULL, o->max_spans, o->max_bytes, flags);
+	tr_reader *rd = tr_reader_new(o->files, o->nfiles);
 	tr_regroup **rg = xcalloc((size_t)nout, sizeof *rg);
 	size_t written = 0;
 
+	tr_reader_configure(rd, NULL, o->max_spans, o->max_bytes, flags);
+	tr_reader_set_exports(rd, o->exports);
 	for (int i = 0; i < nout; i++) {
 		rg[i] = tr_regroup_new();
 		tr_output_puts(o->outs[i], TR_FORMAT_HEADER "\n");

@@ -44,6 +44,7 @@ typedef struct tr_shard_opts {
 	tr_output **outs;	/* 1, or n with split */
 	int keep_going, verbose, allow_empty;
 	size_t max_spans, max_bytes;	/* 0: the default */
+	const tr_export_hook *exports;	/* how exports are converted (tr_reader_set_exports) */
 } tr_shard_opts;
 /* Returns the exit status: 0, or TR_EXIT_INPUT after bad input (the message
  * printed) or an input with no trace (unless allow_empty). */

@@ -189,7 +189,7 @@ void tr_reader_set_names(tr_reader *r, char *const *names);
 void tr_reader_set_limits(tr_reader *r, size_t max_spans, size_t max_bytes);
 /* A file is told by its start: the line format (#tr/1, a comment, a record,
  * or nothing); a Jaeger, Zipkin or OTLP JSON export, read as tr-ingest reads
- * it (through ingest_lines, with the reader's limits); anything else is bad
+ * it (through the export hook, with the reader's limits); anything else is bad
  * input with one message. The flags: */
 enum {
 	TR_READ_VERBOSE = 1,	/* name each export's shape on stderr */
@@ -211,11 +211,27 @@ enum {
 				   (tr-ingest --shard) */
 };
 void tr_reader_set_flags(tr_reader *r, int flags);
-/* A reader as every pass of a tool opens it: names (NULL: the files' own),
- * the user's --max-spans and --max-bytes (0: the default), flags. Passes
- * over the same input open it alike, so that they see the same traces. */
-tr_reader *tr_reader_open(char **files, int nfiles, char *const *names, size_t max_spans,
-			  size_t max_bytes, int flags);
+/* Names (NULL: the files' own), the user's --max-spans and --max-bytes (0:
+ * the default) and flags at once, as every pass of a tool sets them: passes
+ * over the same input are set alike, so that they see the same traces
+ * (tr_reader_open in exports.h). */
+void tr_reader_configure(tr_reader *r, char *const *names, size_t max_spans, size_t max_bytes, int flags);
+/* Converting an export into the line format. core/ knows no JSON: a reader
+ * converts the exports it meets through these calls, which the layer above
+ * installs (exports.h); a reader without them reads an export's lines as
+ * they are. */
+typedef struct tr_export_hook {
+	/* A converter for the reader's flags (TR_READ_*) and limits. */
+	void *(*open)(int flags, size_t max_spans, size_t max_bytes);
+	/* The export in (opened from path, named name in messages) converted:
+	 * its line format, open for reading; *bad: its broken traces. */
+	tr_input *(*lines)(void *conv, tr_input *in, const char *path, const char *name, size_t *bad);
+	size_t (*traces)(const void *conv);	/* converted so far */
+	/* What the last input was read as ("Zipkin (JSON Lines), zstd"). */
+	void (*shape)(const void *conv, const tr_input *in, strbuf *b);
+	void (*close)(void *conv);
+} tr_export_hook;
+void tr_reader_set_exports(tr_reader *r, const tr_export_hook *h);
 /* Next trace or pass-through line. The trace and the line are valid until the next call. */
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */

@@ -1,6 +1,7 @@
 /* batch.c - spans under construction, the batch of spans waiting to
  * be written, and writing a trace: shared ids, duplicates, order. */
-#include "ingest_impl.h"
+#include "ingest/context.h"
+#include "ingest/zipkin_merge.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -33,28 +34,28 @@ ig_ptag(ingest *g, const char *prefix, const char *key, const char *val)
 }
 
 const char *
-ig_json_text(ingest *g, const jv *v)
+ig_json_text(ingest *g, const jtree *v)
 {
 	char buf[64];
 
 	switch (v->type) {
-	case JV_STRING:
+	case JTREE_STRING:
 		return ig_strn(g, v->u.s, v->len);
-	case JV_INT:
+	case JTREE_INT:
 		snprintf(buf, sizeof buf, "%" PRId64, v->u.i);
 		return ig_str(g, buf);
-	case JV_REAL:
+	case JTREE_REAL:
 		fmt_double(buf, sizeof buf, v->u.r);
 		return ig_str(g, buf);
-	case JV_TRUE:
+	case JTREE_TRUE:
 		return "true";
-	case JV_FALSE:
+	case JTREE_FALSE:
 		return "false";
-	case JV_NULL:
+	case JTREE_NULL:
 		return "";
 	default:
 		sb_clear(&g->scratch);
-		jv_dump(&g->scratch, v);
+		jtree_dump(&g->scratch, v);
 		return ig_strn(g, g->scratch.s, g->scratch.len);
 	}
 }
@@ -105,7 +106,8 @@ ig_ref(ingest *g, const char *type, const char *trace_id, const char *span_id)
 	b->refs[b->nrefs++].span_id = span_id;
 }
 
-void
+/* An attribute of the last reference of the span being built. */
+static void
 ig_ref_tag(ingest *g, const char *key, const char *val)
 {
 	iref *r = &g->build.refs[g->build.nrefs - 1];
@@ -190,7 +192,9 @@ ingest_time_unit_parse(const char *name)
 	return strcmp(name, "µs") == 0 ? INGEST_TU_US : -1;
 }
 
-int64_t
+/* A time field's value v in microseconds, v read in the unit --time-unit
+ * gives or else native; saturated beyond int64 (ig_check_time refuses it). */
+static int64_t
 ig_time_us(const ingest *g, int64_t v, enum ingest_time_unit native)
 {
 	int u = g->opts.time_unit ? g->opts.time_unit : (int)native;
@@ -282,9 +286,9 @@ ig_bad_trace(ingest *g, const char *trace_id)
 }
 
 void
-ig_bad_span(ingest *g, const jv *span)
+ig_bad_span(ingest *g, const jtree *span)
 {
-	const char *tid = jv_str(jv_get(span, "traceId"));
+	const char *tid = jtree_str(jtree_get(span, "traceId"));
 
 	if (tid && *tid)
 		ig_bad_trace(g, ig_lower(g, tid));
@@ -293,37 +297,38 @@ ig_bad_span(ingest *g, const jv *span)
 }
 
 int
-ig_get_str(ingest *g, const jv *o, const char *key, int required, const char **out)
+ig_get_str(ingest *g, const jtree *o, const char *key, int required, const char **out)
 {
-	const jv *v = jv_get(o, key);
+	const jtree *v = jtree_get(o, key);
 
-	if (!v || jv_is_null(v)) {
+	if (!v || jtree_is_null(v)) {
 		*out = "";
 		return required ? ig_fail(g, "\"%s\" is missing", key) : 0;
 	}
-	if (!jv_is_string(v))
+	if (!jtree_is_string(v))
 		return ig_fail(g, "\"%s\" is not a string", key);
-	*out = ig_strn(g, jv_str(v), jv_len(v));
+	*out = ig_strn(g, jtree_str(v), jtree_len(v));
 	return 0;
 }
 
-int
-ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present)
+/* An integer field: 0, or -1 via ig_fail with the field named. */
+static int
+ig_get_i64(ingest *g, const jtree *o, const char *key, int required, int64_t *out, int *present)
 {
-	const jv *v = jv_get(o, key);
+	const jtree *v = jtree_get(o, key);
 
 	*out = 0;
 	if (present)
 		*present = 0;
-	if (!v || jv_is_null(v))
+	if (!v || jtree_is_null(v))
 		return required ? ig_fail(g, "\"%s\" is missing", key) : 0;
-	if (jv_is_integer(v))
-		*out = jv_int(v);
-	else if (jv_is_real(v) && jv_real(v) >= -9.2e18 && jv_real(v) <= 9.2e18 &&
-		 jv_real(v) == (double)(int64_t)jv_real(v))
-		*out = (int64_t)jv_real(v);	/* in range before converted: no UB */
-	else if (!jv_is_string(v) ||
-		 parse_i64(jv_str(v), jv_len(v), out) < 0)
+	if (jtree_is_integer(v))
+		*out = jtree_int(v);
+	else if (jtree_is_real(v) && jtree_real(v) >= -9.2e18 && jtree_real(v) <= 9.2e18 &&
+		 jtree_real(v) == (double)(int64_t)jtree_real(v))
+		*out = (int64_t)jtree_real(v);	/* in range before converted: no UB */
+	else if (!jtree_is_string(v) ||
+		 parse_i64(jtree_str(v), jtree_len(v), out) < 0)
 		return ig_fail(g, "\"%s\" is not an integer", key);
 	if (present)
 		*present = 1;
@@ -331,7 +336,7 @@ ig_get_i64(ingest *g, const jv *o, const char *key, int required, int64_t *out, 
 }
 
 int
-ig_get_time(ingest *g, const jv *o, const char *key, int required, int64_t *out, int *present,
+ig_get_time(ingest *g, const jtree *o, const char *key, int required, int64_t *out, int *present,
 	    enum ingest_time_unit native)
 {
 	if (ig_get_i64(g, o, key, required, out, present) < 0)
@@ -341,14 +346,14 @@ ig_get_time(ingest *g, const jv *o, const char *key, int required, int64_t *out,
 }
 
 int
-ig_get_array(ingest *g, const jv *o, const char *key, const jv **out)
+ig_get_array(ingest *g, const jtree *o, const char *key, const jtree **out)
 {
-	const jv *v = jv_get(o, key);
+	const jtree *v = jtree_get(o, key);
 
 	*out = NULL;
-	if (!v || jv_is_null(v))
+	if (!v || jtree_is_null(v))
 		return 0;
-	if (!jv_is_array(v))
+	if (!jtree_is_array(v))
 		return ig_fail(g, "\"%s\" is not an array", key);
 	*out = v;
 	return 0;

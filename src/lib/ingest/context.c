@@ -1,6 +1,6 @@
 /* context.c - a converter context made and freed: the whole of one for a
  * worker thread, everything but the worker threads for ingest_new. */
-#include "ingest_impl.h"
+#include "ingest/context.h"
 
 #include <stdlib.h>
 
@@ -11,7 +11,7 @@ ig_context_new(const ingest_opts *o, tr_output *out)
 
 	g->opts = *o;
 	g->out = out;
-	g->parser = jv_parser_new();
+	g->parser = jtree_parser_new();
 	tr_progress_init(&g->progress);
 	return g;
 }
@@ -29,7 +29,7 @@ ig_context_free(ingest *g)
 	arena_free(&g->prescan_mem);
 	arena_free(&g->sweep_mem);
 	strmap_free(&g->last_key);
-	jv_parser_free(g->parser);
+	jtree_parser_free(g->parser);
 	free(g->batch.spans);
 	strmap_free(&g->batch.bad_traces);
 	strmap_free(&g->ids);

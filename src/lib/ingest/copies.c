@@ -1,6 +1,6 @@
 /* copies.c - strings copied into the batch's arena, which the converters
  * and the assembly of a batch both make. */
-#include "ingest_impl.h"
+#include "ingest/context.h"
 
 #include <ctype.h>
 #include <string.h>

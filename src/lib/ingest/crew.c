@@ -4,7 +4,7 @@
  * The two pools (parallel.c: the Jaeger traces of one file; files.c: whole
  * small files) keep what a job holds and how its result is written; the
  * threads, the lock and the ring's positions are here, once. */
-#include "ingest_impl.h"
+#include "ingest/crew.h"
 
 #include <stdlib.h>
 

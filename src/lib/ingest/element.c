@@ -1,6 +1,6 @@
 /* element.c - one JSON element parsed and given to its converter: what the
  * scanner does with each element, and each worker thread with its jobs. */
-#include "ingest_impl.h"
+#include "ingest/scan.h"
 
 /* Where a parse error is: count lines up to byte pos of p[0,n). */
 void
@@ -21,12 +21,12 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 {
 	const char *err;
 	size_t pos;
-	jv *v;
+	jtree *v;
 	int r;
 
 	g->err_line = line;
 	g->err_col = col;
-	v = jv_parse(g->parser, p, n, &g->json_mem, &err, &pos);
+	v = jtree_parse(g->parser, p, n, &g->json_mem, &err, &pos);
 	if (!v) {
 		ig_error_place(p, pos, &line, &col);
 		sb_addf(msg, "%s:%llu:%llu: %s", g->file, (unsigned long long)line, (unsigned long long)col, err);
@@ -48,10 +48,4 @@ ig_element(ingest *g, const char *p, size_t n, uint64_t line, uint64_t col, elem
 	if (jaeger && r == -1)
 		g->stats.broken++;
 	return r;
-}
-
-int
-ig_elem_jaeger(ingest *g, const jv *v)
-{
-	return jaeger_trace(g, v);
 }

@@ -8,7 +8,8 @@
  * main thread writes the buffers (output and messages) strictly in input
  * order and stops where one thread would have stopped, so the bytes are those
  * of -j 1. A large file still goes through the element pool, on its own. */
-#include "ingest_impl.h"
+#include "ingest/crew.h"
+#include "ingest/drive.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -160,6 +161,7 @@ typedef struct file_job {
 
 typedef struct file_pool {
 	ingest *main;
+	ig_file_fn *one_file;
 	ig_crew crew;
 	file_job *jobs;
 } file_pool;
@@ -176,19 +178,20 @@ convert_file(ingest *w, void *pool, size_t i)
 	w->marks = &j->marks;
 	j->marks.n = 0;
 	tr_warn_to(&j->msg);
-	j->status = ingest_file(w, j->path);
+	j->status = ((file_pool *)pool)->one_file(w, j->path);
 	tr_warn_to(NULL);
 	ig_stats_diff(&j->delta, &w->stats, &before);
 	j->bytes = w->bytes_before - bytes0;
 }
 
 static file_pool *
-file_pool_new(ingest *g, int threads)
+file_pool_new(ingest *g, int threads, ig_file_fn *one_file)
 {
 	file_pool *p = xcalloc(1, sizeof *p);
 	size_t n = (size_t)threads * 4;
 
 	p->main = g;
+	p->one_file = one_file;
 	p->jobs = xcalloc(n, sizeof *p->jobs);
 	ig_crew_start(&p->crew, g, threads, n, convert_file, p);
 	return p;
@@ -267,14 +270,14 @@ is_small_file(const char *path)
 }
 
 int
-ingest_files(ingest *g, const ingest_list *l)
+ig_files_run(ingest *g, const ingest_list *l, ig_file_fn *one_file)
 {
 	file_pool *p = NULL;
 	int failed = 0, stopped = 0;
 
 	tr_progress_set_inputs(&g->progress, l->paths, l->n);
 	if (g->opts.threads > 1 && l->n > 1)
-		p = file_pool_new(g, g->opts.threads);
+		p = file_pool_new(g, g->opts.threads, one_file);
 	for (size_t i = 0; i < l->n && !stopped; i++) {
 		if (p && is_small_file(l->paths[i])) {
 			if (p->crew.tail - p->crew.head == p->crew.njobs)
@@ -287,7 +290,7 @@ ingest_files(ingest *g, const ingest_list *l)
 			file_pool_drain(p, &stopped, &failed);
 		if (stopped)
 			break;
-		if (ingest_file(g, l->paths[i]) < 0) {
+		if (one_file(g, l->paths[i]) < 0) {
 			failed = 1;
 			if (!g->opts.keep_going)
 				stopped = 1;

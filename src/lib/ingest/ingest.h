@@ -1,4 +1,11 @@
-/* ingest.h - Jaeger, Zipkin (v1, v2) and OTLP JSON to the tr line format. */
+/* ingest.h - Jaeger, Zipkin (v1, v2) and OTLP JSON to the tr line format.
+ *
+ * The public layer of ingest/ (ingest.c, lines.c). Below it, each calling
+ * only the layers under it: the drivers (drive.h: worker threads, the
+ * first pass), the scanner (scan.h: JSON elements, no format), the
+ * converters (convert.h: Jaeger, OTLP, Zipkin), the assembly (batch.h,
+ * context.h: spans, the batch, writing traces) and the JSON tree (jtree.h).
+ * ingest.c says more; tests/cycles.bats checks the order. */
 #ifndef TR_INGEST_H
 #define TR_INGEST_H
 

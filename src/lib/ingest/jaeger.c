@@ -1,32 +1,32 @@
 /* jaeger.c - one Jaeger JSON trace (query API, UI export) to spans. */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
 
 #include <string.h>
 
 /* A Jaeger tag's value as text, by its declared type (or the JSON type). */
 static int
-tag_value(ingest *g, const jv *tag, const char **out)
+tag_value(ingest *g, const jtree *tag, const char **out)
 {
-	const jv *v = jv_get(tag, "value");
-	const char *type = jv_str(jv_get(tag, "type"));
+	const jtree *v = jtree_get(tag, "value");
+	const char *type = jtree_str(jtree_get(tag, "type"));
 
 	if (!v)
 		return ig_fail(g, "tag without \"value\"");
-	if (type && (strcmp(type, "int64") == 0 || strcmp(type, "INT64") == 0) && jv_is_string(v)) {
+	if (type && (strcmp(type, "int64") == 0 || strcmp(type, "INT64") == 0) && jtree_is_string(v)) {
 		int64_t x;
 
 		/* Beyond 2^53 Jaeger writes int64 as a string; keep it exact. */
-		if (parse_i64(jv_str(v), jv_len(v), &x) < 0)
-			return ig_fail(g, "int64 tag value \"%.40s\" is not an integer", jv_str(v));
+		if (parse_i64(jtree_str(v), jtree_len(v), &x) < 0)
+			return ig_fail(g, "int64 tag value \"%.40s\" is not an integer", jtree_str(v));
 	} else if (type && (strcmp(type, "bool") == 0 || strcmp(type, "BOOL") == 0) &&
-		   !jv_is_bool(v) && !jv_is_string(v))
+		   !jtree_is_bool(v) && !jtree_is_string(v))
 		return ig_fail(g, "bool tag value is not a boolean");
 	*out = ig_json_text(g, v);
 	return 0;
 }
 
 static int
-tags_of(ingest *g, const jv *o, const char *field, const jv **arr)
+tags_of(ingest *g, const jtree *o, const char *field, const jtree **arr)
 {
 	if (ig_get_array(g, o, field, arr) < 0)
 		return -1;
@@ -34,16 +34,16 @@ tags_of(ingest *g, const jv *o, const char *field, const jv **arr)
 }
 
 static int
-each_tag(ingest *g, const jv *arr, ig_put_fn put,
+each_tag(ingest *g, const jtree *arr, ig_put_fn put,
 	 const char *prefix)
 {
 	size_t i;
-	const jv *tag;
+	const jtree *tag;
 
-	jv_array_foreach(arr, i, tag) {
+	jtree_array_foreach(arr, i, tag) {
 		const char *key = "", *val = "";
 
-		if (!jv_is_object(tag))
+		if (!jtree_is_object(tag))
 			return ig_fail(g, "tag %zu is not an object", i);
 		if (ig_get_str(g, tag, "key", 1, &key) < 0 || tag_value(g, tag, &val) < 0)
 			return -1;
@@ -54,29 +54,29 @@ each_tag(ingest *g, const jv *arr, ig_put_fn put,
 
 typedef struct jprocess {
 	const char *service, *host;
-	const jv *tags;
+	const jtree *tags;
 } jprocess;
 
 static int
-process_of(ingest *g, const jv *p, jprocess *out)
+process_of(ingest *g, const jtree *p, jprocess *out)
 {
 	static const char *const host_keys[] = {"hostname", "host.name", "ip"};
-	const jv *tags;
+	const jtree *tags;
 
 	memset(out, 0, sizeof *out);
 	out->host = "";
-	if (!jv_is_object(p))
+	if (!jtree_is_object(p))
 		return ig_fail(g, "process is not an object");
 	if (ig_get_str(g, p, "serviceName", 0, &out->service) < 0 || tags_of(g, p, "tags", &tags) < 0)
 		return -1;
 	out->tags = tags;
 	for (size_t k = 0; k < 3 && tags && !*out->host; k++) {
 		size_t i;
-		const jv *tag;
+		const jtree *tag;
 
-		jv_array_foreach(tags, i, tag) {
-			const char *key = jv_str(jv_get(tag, "key"));
-			const jv *v = jv_get(tag, "value");
+		jtree_array_foreach(tags, i, tag) {
+			const char *key = jtree_str(jtree_get(tag, "key"));
+			const jtree *v = jtree_get(tag, "value");
 
 			if (key && v && strcmp(key, host_keys[k]) == 0) {
 				out->host = ig_json_text(g, v);
@@ -91,7 +91,7 @@ process_of(ingest *g, const jv *p, jprocess *out)
  * name it (a trace of 1,000 spans has a handful of processes). Its tags are
  * made once, in the batch arena, and appended to each span's. */
 static const iproc *
-process_cached(ingest *g, const jv *p)
+process_cached(ingest *g, const jtree *p)
 {
 	jprocess jp;
 	ibuild *b = &g->build;
@@ -118,18 +118,18 @@ process_cached(ingest *g, const jv *p)
 /* Primary parent: the first CHILD_OF in the trace, else the first FOLLOWS_FROM
  * in the trace; every other reference becomes an R record. */
 static int
-references(ingest *g, const jv *span, const char *trace_id, ispan *s)
+references(ingest *g, const jtree *span, const char *trace_id, ispan *s)
 {
-	const jv *refs, *ref;
+	const jtree *refs, *ref;
 	size_t i;
 	int parent = -1, follows = 0;
 
 	if (ig_get_array(g, span, "references", &refs) < 0)
 		return -1;
 	for (int pass = 0; pass < 2 && parent < 0; pass++) {
-		jv_array_foreach(refs, i, ref) {
-			const char *type = jv_str(jv_get(ref, "refType"));
-			const char *rt = jv_str(jv_get(ref, "traceID"));
+		jtree_array_foreach(refs, i, ref) {
+			const char *type = jtree_str(jtree_get(ref, "refType"));
+			const char *rt = jtree_str(jtree_get(ref, "traceID"));
 
 			if (!type || (rt && *rt && strcmp(rt, trace_id) != 0))
 				continue;
@@ -141,10 +141,10 @@ references(ingest *g, const jv *span, const char *trace_id, ispan *s)
 		}
 	}
 	const char *pid = "";
-	jv_array_foreach(refs, i, ref) {
+	jtree_array_foreach(refs, i, ref) {
 		const char *type, *rtrace, *rspan;
 
-		if (!jv_is_object(ref))
+		if (!jtree_is_object(ref))
 			return ig_fail(g, "reference %zu is not an object", i);
 		/* An old UI export nests a copy of the parent under "span": never followed. */
 		if (ig_get_str(g, ref, "refType", 1, &type) < 0 ||
@@ -173,17 +173,17 @@ references(ingest *g, const jv *span, const char *trace_id, ispan *s)
 }
 
 static int
-logs_of(ingest *g, const jv *span)
+logs_of(ingest *g, const jtree *span)
 {
-	const jv *logs, *log, *fields;
+	const jtree *logs, *log, *fields;
 	size_t i;
 
 	if (ig_get_array(g, span, "logs", &logs) < 0)
 		return -1;
-	jv_array_foreach(logs, i, log) {
+	jtree_array_foreach(logs, i, log) {
 		int64_t ts;
 
-		if (!jv_is_object(log))
+		if (!jtree_is_object(log))
 			return ig_fail(g, "log %zu is not an object", i);
 		if (ig_get_time(g, log, "timestamp", 1, &ts, NULL, INGEST_TU_US) < 0 ||
 		    ig_get_array(g, log, "fields", &fields) < 0)
@@ -209,15 +209,15 @@ kind_of_tags(const ispan *proto, ingest *g)
 }
 
 static int
-one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, size_t idx)
+one_span(ingest *g, const jtree *span, const char *trace_id, const jtree *processes, size_t idx)
 {
 	ispan s = {0};
 	const iproc *proc = NULL;
-	const jv *tags, *p;
+	const jtree *tags, *p;
 	int has_start, has_dur;
 	const char *pid;
 
-	if (!jv_is_object(span))
+	if (!jtree_is_object(span))
 		return ig_fail(g, "span %zu is not an object", idx);
 	if (ig_get_str(g, span, "traceID", 0, &s.trace_id) < 0 ||
 	    ig_get_str(g, span, "spanID", 1, &s.span_id) < 0 ||
@@ -237,13 +237,13 @@ one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, s
 	s.has_time = has_start && has_dur;
 	if (!s.has_time)
 		s.start = s.duration = 0;
-	if ((p = jv_get(span, "process")) && !jv_is_null(p)) {
+	if ((p = jtree_get(span, "process")) && !jtree_is_null(p)) {
 		if (!(proc = process_cached(g, p)))
 			return -1;
 	} else if (ig_get_str(g, span, "processID", 0, &pid) < 0) {
 		return -1;
 	} else if (*pid) {
-		p = jv_get(processes, pid);
+		p = jtree_get(processes, pid);
 		if (!p)
 			return ig_fail(g, "span %s: processID \"%.40s\" is not in \"processes\"", s.span_id, pid);
 		if (!(proc = process_cached(g, p)))
@@ -271,22 +271,22 @@ one_span(ingest *g, const jv *span, const char *trace_id, const jv *processes, s
 }
 
 int
-jaeger_trace(ingest *g, const jv *trace)
+jaeger_trace(ingest *g, const jtree *trace)
 {
-	const jv *spans, *span, *processes;
+	const jtree *spans, *span, *processes;
 	const char *trace_id;
 	size_t i, mark = g->batch.n;
 
-	if (!jv_is_object(trace))
+	if (!jtree_is_object(trace))
 		return ig_fail(g, "a Jaeger trace must be an object");
 	if (ig_get_str(g, trace, "traceID", 0, &trace_id) < 0 ||
 	    ig_get_array(g, trace, "spans", &spans) < 0)
 		return -1;
-	processes = jv_get(trace, "processes");
+	processes = jtree_get(trace, "processes");
 	g->nprocs = 0;
-	if (processes && !jv_is_null(processes) && !jv_is_object(processes))
+	if (processes && !jtree_is_null(processes) && !jtree_is_object(processes))
 		return ig_fail(g, "\"processes\" is not an object");
-	jv_array_foreach(spans, i, span) {
+	jtree_array_foreach(spans, i, span) {
 		ig_build_reset(g);
 		if (one_span(g, span, trace_id, processes, i) < 0) {
 			g->batch.n = mark;	/* nothing of a broken trace is kept */
@@ -300,13 +300,13 @@ jaeger_trace(ingest *g, const jv *trace)
  * writes them: trace id and process inline; its trace is whole only at the
  * end of the file, like a Zipkin span's. */
 int
-jaeger_span(ingest *g, const jv *span)
+jaeger_span(ingest *g, const jtree *span)
 {
 	ig_build_reset(g);
 	g->nprocs = 0;
 	if (one_span(g, span, "", NULL, 0) == 0)
 		return 0;
-	const char *tid = jv_str(jv_get(span, "traceID"));
+	const char *tid = jtree_str(jtree_get(span, "traceID"));
 
 	if (tid && *tid)
 		ig_bad_trace(g, tid);

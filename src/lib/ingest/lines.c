@@ -6,7 +6,7 @@
  * Zipkin and OTLP as the first pass allows), and the reader then streams the
  * line format trace by trace as from any other file, with no second copy
  * of the export in memory. */
-#include "ingest_impl.h"
+#include "ingest/context.h"
 
 #include <errno.h>
 #include <fcntl.h>

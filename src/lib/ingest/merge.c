@@ -12,7 +12,7 @@
  *
  * Everything written goes through here, on the main thread and in input
  * order, so -j N decides exactly as -j 1 does. */
-#include "ingest_impl.h"
+#include "ingest/context.h"
 
 #include <stdlib.h>
 #include <string.h>

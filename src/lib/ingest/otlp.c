@@ -4,7 +4,7 @@
  * numbers) and protobuf's canonical JSON mapping, which Tempo, Jaeger's
  * api_v3 gateway and Grafana write (base64 ids, enums as names). Both omit
  * fields that hold their zero value, so an absent field is read as its zero. */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +42,11 @@ otlp_trace_id(ingest *g, const char *raw)
 
 /* proto3 JSON writes int64 as a string; numbers are accepted too. */
 static int
-int_value(ingest *g, const jv *x, int64_t *out)
+int_value(ingest *g, const jtree *x, int64_t *out)
 {
-	if (jv_is_integer(x))
-		*out = jv_int(x);
-	else if (!jv_is_string(x) || parse_i64(jv_str(x), jv_len(x), out) < 0)
+	if (jtree_is_integer(x))
+		*out = jtree_int(x);
+	else if (!jtree_is_string(x) || parse_i64(jtree_str(x), jtree_len(x), out) < 0)
 		return ig_fail(g, "intValue is not an integer");
 	return 0;
 }
@@ -55,12 +55,12 @@ int_value(ingest *g, const jv *x, int64_t *out)
  * by recursion over the value, so the depth is bounded. */
 #define MAX_VALUE_DEPTH 64
 
-static int any_json(ingest *g, strbuf *b, const jv *v, int depth);
+static int any_json(ingest *g, strbuf *b, const jtree *v, int depth);
 
 typedef struct okv {
 	const char *key;
 	size_t keylen, seq;
-	const jv *value;
+	const jtree *value;
 } okv;
 
 static int
@@ -79,28 +79,28 @@ okv_cmp(const void *pa, const void *pb)
 /* A kvlistValue as a JSON object as Jaeger shows one (pdata's AsString):
  * keys sorted bytewise, a repeated key keeps its last value. */
 static int
-kvlist_json(ingest *g, strbuf *b, const jv *kvl, int depth)
+kvlist_json(ingest *g, strbuf *b, const jtree *kvl, int depth)
 {
-	const jv *arr, *e, *k;
+	const jtree *arr, *e, *k;
 	size_t i, n = 0;
 	int first = 1;
 	okv *kv;
 
 	if (ig_get_array(g, kvl, "values", &arr) < 0)
 		return -1;
-	jv_array_foreach(arr, i, e)
+	jtree_array_foreach(arr, i, e)
 		n++;
 	kv = arena_alloc(&g->batch.mem, (n + 1) * sizeof *kv);
-	jv_array_foreach(arr, i, e) {
-		if (!jv_is_object(e))
+	jtree_array_foreach(arr, i, e) {
+		if (!jtree_is_object(e))
 			return ig_fail(g, "attribute %zu is not an object", i);
-		k = jv_get(e, "key");
-		if (k && !jv_is_null(k) && !jv_is_string(k))
+		k = jtree_get(e, "key");
+		if (k && !jtree_is_null(k) && !jtree_is_string(k))
 			return ig_fail(g, "\"key\" is not a string");
-		kv[i].key = jv_is_string(k) ? jv_str(k) : "";
-		kv[i].keylen = jv_is_string(k) ? jv_len(k) : 0;
+		kv[i].key = jtree_is_string(k) ? jtree_str(k) : "";
+		kv[i].keylen = jtree_is_string(k) ? jtree_len(k) : 0;
 		kv[i].seq = i;
-		kv[i].value = jv_get(e, "value");
+		kv[i].value = jtree_get(e, "value");
 	}
 	qsort(kv, n, sizeof *kv, okv_cmp);
 	sb_addc(b, '{');
@@ -111,7 +111,7 @@ kvlist_json(ingest *g, strbuf *b, const jv *kvl, int depth)
 		if (!first)
 			sb_addc(b, ',');
 		first = 0;
-		jv_dump_string(b, kv[i].key, kv[i].keylen);
+		jtree_dump_string(b, kv[i].key, kv[i].keylen);
 		sb_addc(b, ':');
 		if (any_json(g, b, kv[i].value, depth + 1) < 0)
 			return -1;
@@ -122,47 +122,47 @@ kvlist_json(ingest *g, strbuf *b, const jv *kvl, int depth)
 
 /* An AnyValue inside an array or key-value list as JSON: strings quoted,
  * integers exactly, bytes as their base64 text, an empty value null.
- * Strings are encoded by jansson (jv_dump_string); the numbers keep the
+ * Strings are encoded by jansson (jtree_dump_string); the numbers keep the
  * text a scalar tag has (0.1, 1e+21), which jansson's %.17g does not
  * write, so this text is assembled here rather than dumped from a tree. */
 static int
-any_json(ingest *g, strbuf *b, const jv *v, int depth)
+any_json(ingest *g, strbuf *b, const jtree *v, int depth)
 {
-	const jv *x, *arr, *e;
+	const jtree *x, *arr, *e;
 	size_t i;
 	int64_t n;
 
 	if (depth > MAX_VALUE_DEPTH)
 		return ig_fail(g, "attribute value nested deeper than %d arrays and lists", MAX_VALUE_DEPTH);
-	if (!v || jv_is_null(v)) {
+	if (!v || jtree_is_null(v)) {
 		sb_adds(b, "null");
 		return 0;
 	}
-	if (!jv_is_object(v))
+	if (!jtree_is_object(v))
 		return ig_fail(g, "attribute value is not an object");
-	if ((x = jv_get(v, "stringValue")) || (x = jv_get(v, "boolValue")) ||
-	    (x = jv_get(v, "doubleValue")) || (x = jv_get(v, "bytesValue"))) {
-		if (jv_is_string(x))
-			jv_dump_string(b, jv_str(x), jv_len(x));
-		else if (jv_is_null(x))
+	if ((x = jtree_get(v, "stringValue")) || (x = jtree_get(v, "boolValue")) ||
+	    (x = jtree_get(v, "doubleValue")) || (x = jtree_get(v, "bytesValue"))) {
+		if (jtree_is_string(x))
+			jtree_dump_string(b, jtree_str(x), jtree_len(x));
+		else if (jtree_is_null(x))
 			sb_adds(b, "null");
 		else	/* numbers and booleans (and a stray object) are JSON already */
 			sb_adds(b, ig_json_text(g, x));
 		return 0;
 	}
-	if ((x = jv_get(v, "intValue"))) {
+	if ((x = jtree_get(v, "intValue"))) {
 		if (int_value(g, x, &n) < 0)
 			return -1;
 		sb_addi(b, n);
 		return 0;
 	}
-	if ((x = jv_get(v, "arrayValue"))) {
-		if (!jv_is_null(x) && !jv_is_object(x))
+	if ((x = jtree_get(v, "arrayValue"))) {
+		if (!jtree_is_null(x) && !jtree_is_object(x))
 			return ig_fail(g, "attribute value is not an object");
 		if (ig_get_array(g, x, "values", &arr) < 0)
 			return -1;
 		sb_addc(b, '[');
-		jv_array_foreach(arr, i, e) {
+		jtree_array_foreach(arr, i, e) {
 			if (i)
 				sb_addc(b, ',');
 			if (any_json(g, b, e, depth + 1) < 0)
@@ -171,8 +171,8 @@ any_json(ingest *g, strbuf *b, const jv *v, int depth)
 		sb_addc(b, ']');
 		return 0;
 	}
-	if ((x = jv_get(v, "kvlistValue"))) {
-		if (!jv_is_null(x) && !jv_is_object(x))
+	if ((x = jtree_get(v, "kvlistValue"))) {
+		if (!jtree_is_null(x) && !jtree_is_object(x))
 			return ig_fail(g, "attribute value is not an object");
 		return kvlist_json(g, b, x, depth);
 	}
@@ -183,22 +183,22 @@ any_json(ingest *g, strbuf *b, const jv *v, int depth)
 /* An AnyValue as tag text: scalars as text, arrays and key-value lists as
  * compact JSON of their plain values; no value at all is empty text. */
 static int
-any_value(ingest *g, const jv *v, const char **out)
+any_value(ingest *g, const jtree *v, const char **out)
 {
-	const jv *x;
+	const jtree *x;
 	int64_t i;
 
 	*out = "";
-	if (!v || jv_is_null(v))
+	if (!v || jtree_is_null(v))
 		return 0;
-	if (!jv_is_object(v))
+	if (!jtree_is_object(v))
 		return ig_fail(g, "attribute value is not an object");
-	if ((x = jv_get(v, "stringValue")) || (x = jv_get(v, "boolValue")) ||
-	    (x = jv_get(v, "doubleValue")) || (x = jv_get(v, "bytesValue"))) {
+	if ((x = jtree_get(v, "stringValue")) || (x = jtree_get(v, "boolValue")) ||
+	    (x = jtree_get(v, "doubleValue")) || (x = jtree_get(v, "bytesValue"))) {
 		*out = ig_json_text(g, x);
 		return 0;
 	}
-	if ((x = jv_get(v, "intValue"))) {
+	if ((x = jtree_get(v, "intValue"))) {
 		char buf[24];
 
 		if (int_value(g, x, &i) < 0)
@@ -207,7 +207,7 @@ any_value(ingest *g, const jv *v, const char **out)
 		*out = ig_str(g, buf);
 		return 0;
 	}
-	if (jv_get(v, "arrayValue") || jv_get(v, "kvlistValue")) {
+	if (jtree_get(v, "arrayValue") || jtree_get(v, "kvlistValue")) {
 		strbuf *b = &g->value;	/* not scratch: ig_json_text writes there */
 
 		sb_clear(b);
@@ -219,20 +219,20 @@ any_value(ingest *g, const jv *v, const char **out)
 }
 
 static int
-attributes(ingest *g, const jv *o, ig_put_fn put, const char *prefix, const char *skip)
+attributes(ingest *g, const jtree *o, ig_put_fn put, const char *prefix, const char *skip)
 {
-	const jv *arr, *a;
+	const jtree *arr, *a;
 	size_t i;
 
 	if (ig_get_array(g, o, "attributes", &arr) < 0)
 		return -1;
-	jv_array_foreach(arr, i, a) {
+	jtree_array_foreach(arr, i, a) {
 		const char *key = "", *val = "";
 
-		if (!jv_is_object(a))
+		if (!jtree_is_object(a))
 			return ig_fail(g, "attribute %zu is not an object", i);
 		/* An empty key or value is left out of the JSON, as any zero value is. */
-		if (ig_get_str(g, a, "key", 0, &key) < 0 || any_value(g, jv_get(a, "value"), &val) < 0)
+		if (ig_get_str(g, a, "key", 0, &key) < 0 || any_value(g, jtree_get(a, "value"), &val) < 0)
 			return -1;
 		if (skip && strcmp(key, skip) == 0)
 			continue;
@@ -244,32 +244,32 @@ attributes(ingest *g, const jv *o, ig_put_fn put, const char *prefix, const char
 /* Nanoseconds given as a string or a number; absent (or null) is 0, as
  * proto3 JSON leaves out a zero. */
 static int
-get_ns(ingest *g, const jv *o, const char *key, uint64_t *out)
+get_ns(ingest *g, const jtree *o, const char *key, uint64_t *out)
 {
-	const jv *v = jv_get(o, key);
+	const jtree *v = jtree_get(o, key);
 	char *end;
 
 	*out = 0;
-	if (!v || jv_is_null(v))
+	if (!v || jtree_is_null(v))
 		return 0;
-	if (jv_is_integer(v) && jv_int(v) >= 0) {
-		*out = (uint64_t)jv_int(v);
-		return 0;
-	}
-	if (jv_is_real(v) && jv_real(v) >= 0 && jv_real(v) < 1.8e19) {
-		*out = (uint64_t)jv_real(v);
+	if (jtree_is_integer(v) && jtree_int(v) >= 0) {
+		*out = (uint64_t)jtree_int(v);
 		return 0;
 	}
-	if (jv_is_string(v) && *jv_str(v)) {
-		*out = strtoull(jv_str(v), &end, 10);
-		if (!*end && *jv_str(v) != '-')
+	if (jtree_is_real(v) && jtree_real(v) >= 0 && jtree_real(v) < 1.8e19) {
+		*out = (uint64_t)jtree_real(v);
+		return 0;
+	}
+	if (jtree_is_string(v) && *jtree_str(v)) {
+		*out = strtoull(jtree_str(v), &end, 10);
+		if (!*end && *jtree_str(v) != '-')
 			return 0;
 	}
 	return ig_fail(g, "\"%s\" is not a non-negative integer", key);
 }
 
 static int
-kind_of(ingest *g, const jv *span, int *kind)
+kind_of(ingest *g, const jtree *span, int *kind)
 {
 	static const char *const names[] = {
 		"SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER",
@@ -279,16 +279,16 @@ kind_of(ingest *g, const jv *span, int *kind)
 		TR_KIND_NONE, TR_KIND_INTERNAL, TR_KIND_SERVER, TR_KIND_CLIENT,
 		TR_KIND_PRODUCER, TR_KIND_CONSUMER
 	};
-	const jv *v = jv_get(span, "kind");
+	const jtree *v = jtree_get(span, "kind");
 	long k = -1;
 
-	if (!v || jv_is_null(v))
+	if (!v || jtree_is_null(v))
 		k = 0;
-	else if (jv_is_integer(v))
-		k = (long)jv_int(v);
-	else if (jv_is_string(v))
+	else if (jtree_is_integer(v))
+		k = (long)jtree_int(v);
+	else if (jtree_is_string(v))
 		for (int i = 0; i < 6; i++)
-			if (strcmp(jv_str(v), names[i]) == 0)
+			if (strcmp(jtree_str(v), names[i]) == 0)
 				k = i;
 	if (k < 0 || k > 5)
 		return ig_fail(g, "unknown span kind");
@@ -299,22 +299,22 @@ kind_of(ingest *g, const jv *span, int *kind)
 /* Status ERROR (2 or "STATUS_CODE_ERROR") and OK, as Jaeger's translator
  * tags them; UNSET, absent, and codes it does not know tag nothing. */
 static int
-status_of(ingest *g, const jv *span)
+status_of(ingest *g, const jtree *span)
 {
-	const jv *st = jv_get(span, "status"), *c;
+	const jtree *st = jtree_get(span, "status"), *c;
 	const char *msg = "";
 	long code = 0;
 
-	if (!st || jv_is_null(st))
+	if (!st || jtree_is_null(st))
 		return 0;
-	if (!jv_is_object(st))
+	if (!jtree_is_object(st))
 		return ig_fail(g, "\"status\" is not an object");
-	c = jv_get(st, "code");
-	if (jv_is_integer(c))
-		code = (long)jv_int(c);
-	else if (jv_is_string(c))
-		code = strcmp(jv_str(c), "STATUS_CODE_ERROR") == 0 ? 2 :
-		       strcmp(jv_str(c), "STATUS_CODE_OK") == 0 ? 1 : 0;	/* and _UNSET */
+	c = jtree_get(st, "code");
+	if (jtree_is_integer(c))
+		code = (long)jtree_int(c);
+	else if (jtree_is_string(c))
+		code = strcmp(jtree_str(c), "STATUS_CODE_ERROR") == 0 ? 2 :
+		       strcmp(jtree_str(c), "STATUS_CODE_OK") == 0 ? 1 : 0;	/* and _UNSET */
 	if (ig_get_str(g, st, "message", 0, &msg) < 0)
 		return -1;
 	if (code == 1)
@@ -329,18 +329,18 @@ status_of(ingest *g, const jv *span)
 }
 
 static int
-events_of(ingest *g, const jv *span)
+events_of(ingest *g, const jtree *span)
 {
-	const jv *arr, *e;
+	const jtree *arr, *e;
 	size_t i;
 
 	if (ig_get_array(g, span, "events", &arr) < 0)
 		return -1;
-	jv_array_foreach(arr, i, e) {
+	jtree_array_foreach(arr, i, e) {
 		uint64_t ns;
 		const char *name;
 
-		if (!jv_is_object(e))
+		if (!jtree_is_object(e))
 			return ig_fail(g, "event %zu is not an object", i);
 		if (get_ns(g, e, "timeUnixNano", &ns) < 0 || ig_get_str(g, e, "name", 0, &name) < 0)
 			return -1;
@@ -354,17 +354,17 @@ events_of(ingest *g, const jv *span)
 }
 
 static int
-links_of(ingest *g, const jv *span)
+links_of(ingest *g, const jtree *span)
 {
-	const jv *arr, *l;
+	const jtree *arr, *l;
 	size_t i;
 
 	if (ig_get_array(g, span, "links", &arr) < 0)
 		return -1;
-	jv_array_foreach(arr, i, l) {
+	jtree_array_foreach(arr, i, l) {
 		const char *tid, *sid;
 
-		if (!jv_is_object(l))
+		if (!jtree_is_object(l))
 			return ig_fail(g, "link %zu is not an object", i);
 		if (ig_get_str(g, l, "traceId", 1, &tid) < 0 || ig_get_str(g, l, "spanId", 1, &sid) < 0)
 			return -1;
@@ -377,17 +377,17 @@ links_of(ingest *g, const jv *span)
 
 typedef struct oscope {
 	const char *name, *version, *service, *host;
-	const jv *resource, *scope;
+	const jtree *resource, *scope;
 } oscope;
 
 static int
-one_span(ingest *g, const jv *span, const oscope *sc, size_t idx)
+one_span(ingest *g, const jtree *span, const oscope *sc, size_t idx)
 {
 	ispan s = {0};
 	uint64_t t0, t1;
 	const char *state;
 
-	if (!jv_is_object(span))
+	if (!jtree_is_object(span))
 		return ig_fail(g, "span %zu is not an object", idx);
 	if (ig_get_str(g, span, "traceId", 1, &s.trace_id) < 0 ||
 	    ig_get_str(g, span, "spanId", 1, &s.span_id) < 0 ||
@@ -433,16 +433,16 @@ one_span(ingest *g, const jv *span, const oscope *sc, size_t idx)
 }
 
 static const char *
-resource_attr(ingest *g, const jv *resource, const char *key)
+resource_attr(ingest *g, const jtree *resource, const char *key)
 {
-	const jv *arr = jv_get(resource, "attributes"), *a;
+	const jtree *arr = jtree_get(resource, "attributes"), *a;
 	size_t i;
 	const char *val;
 
-	jv_array_foreach(arr, i, a) {
-		const char *k = jv_str(jv_get(a, "key"));
+	jtree_array_foreach(arr, i, a) {
+		const char *k = jtree_str(jtree_get(a, "key"));
 
-		if (k && strcmp(k, key) == 0 && any_value(g, jv_get(a, "value"), &val) == 0)
+		if (k && strcmp(k, key) == 0 && any_value(g, jtree_get(a, "value"), &val) == 0)
 			return val;
 	}
 	return NULL;
@@ -450,9 +450,9 @@ resource_attr(ingest *g, const jv *resource, const char *key)
 
 /* A span that did not convert: its trace, named as its good spans are, is bad. */
 static void
-bad_span(ingest *g, const jv *span)
+bad_span(ingest *g, const jtree *span)
 {
-	const char *tid = jv_str(jv_get(span, "traceId"));
+	const char *tid = jtree_str(jtree_get(span, "traceId"));
 
 	if (tid && *tid)
 		ig_bad_trace(g, otlp_id(g, tid, TRACE_ID_BYTES));
@@ -464,43 +464,43 @@ bad_span(ingest *g, const jv *span)
  * they name are broken, or, when they cannot be named, every trace of the
  * file may be incomplete. */
 static int
-lose_spans(ingest *g, const jv *spans)
+lose_spans(ingest *g, const jtree *spans)
 {
-	const jv *span;
+	const jtree *span;
 	size_t i;
 
-	if (!jv_is_array(spans))
+	if (!jtree_is_array(spans))
 		ig_lost_element(g);
-	jv_array_foreach(spans, i, span)
+	jtree_array_foreach(spans, i, span)
 		bad_span(g, span);
 	return -1;
 }
 
 static int
-scope_spans(ingest *g, const jv *ss, oscope *sc)
+scope_spans(ingest *g, const jtree *ss, oscope *sc)
 {
-	const jv *scope, *spans, *span;
+	const jtree *scope, *spans, *span;
 	size_t i;
 
-	if (!jv_is_object(ss)) {
+	if (!jtree_is_object(ss)) {
 		ig_lost_element(g);
 		return ig_fail(g, "scopeSpans element is not an object");
 	}
-	scope = jv_get(ss, "scope");
+	scope = jtree_get(ss, "scope");
 	if (!scope)
-		scope = jv_get(ss, "instrumentationLibrary");
+		scope = jtree_get(ss, "instrumentationLibrary");
 	sc->name = sc->version = "";
 	sc->scope = NULL;
-	if (scope && jv_is_object(scope)) {
+	if (scope && jtree_is_object(scope)) {
 		if (ig_get_str(g, scope, "name", 0, &sc->name) < 0 ||
 		    ig_get_str(g, scope, "version", 0, &sc->version) < 0)
-			return lose_spans(g, jv_get(ss, "spans"));
+			return lose_spans(g, jtree_get(ss, "spans"));
 		sc->scope = scope;
 	}
 	if (ig_get_array(g, ss, "spans", &spans) < 0)
 		return lose_spans(g, NULL);
 	int failed = 0;
-	jv_array_foreach(spans, i, span) {
+	jtree_array_foreach(spans, i, span) {
 		ig_build_reset(g);
 		if (one_span(g, span, sc, i) < 0) {
 			bad_span(g, span);
@@ -513,19 +513,19 @@ scope_spans(ingest *g, const jv *ss, oscope *sc)
 }
 
 int
-otlp_resource_spans(ingest *g, const jv *rs)
+otlp_resource_spans(ingest *g, const jtree *rs)
 {
-	const jv *resource, *sss, *ss;
+	const jtree *resource, *sss, *ss;
 	oscope sc = {0};
 	size_t i;
 	const char *v;
 
-	if (!jv_is_object(rs)) {
+	if (!jtree_is_object(rs)) {
 		ig_lost_element(g);
 		return ig_fail(g, "resourceSpans element is not an object");
 	}
-	resource = jv_get(rs, "resource");
-	sc.resource = resource && jv_is_object(resource) ? resource : NULL;
+	resource = jtree_get(rs, "resource");
+	sc.resource = resource && jtree_is_object(resource) ? resource : NULL;
 	sc.service = (v = resource_attr(g, sc.resource, "service.name")) ? v : "";
 	sc.host = (v = resource_attr(g, sc.resource, "host.name")) ? v :
 		  (v = resource_attr(g, sc.resource, "host.ip")) ? v : "";
@@ -533,7 +533,7 @@ otlp_resource_spans(ingest *g, const jv *rs)
 	    (!sss && ig_get_array(g, rs, "instrumentationLibrarySpans", &sss) < 0))
 		return lose_spans(g, NULL);
 	int failed = 0;
-	jv_array_foreach(sss, i, ss)
+	jtree_array_foreach(sss, i, ss)
 		if (scope_spans(g, ss, &sc) < 0) {
 			failed = 1;
 			if (!g->opts.keep_going)
@@ -543,19 +543,19 @@ otlp_resource_spans(ingest *g, const jv *rs)
 }
 
 int
-otlp_document(ingest *g, const jv *doc)
+otlp_document(ingest *g, const jtree *doc)
 {
-	const jv *arr, *rs;
+	const jtree *arr, *rs;
 	size_t i;
 
-	if (jv_get(doc, "result"))
-		doc = jv_get(doc, "result");	/* Jaeger's api_v3 */
-	else if (jv_get(doc, "trace"))
-		doc = jv_get(doc, "trace");	/* Tempo's /api/v2/traces/<id> */
-	if (!jv_is_object(doc) || ig_get_array(g, doc, "resourceSpans", &arr) < 0)
+	if (jtree_get(doc, "result"))
+		doc = jtree_get(doc, "result");	/* Jaeger's api_v3 */
+	else if (jtree_get(doc, "trace"))
+		doc = jtree_get(doc, "trace");	/* Tempo's /api/v2/traces/<id> */
+	if (!jtree_is_object(doc) || ig_get_array(g, doc, "resourceSpans", &arr) < 0)
 		return ig_fail(g, "not an OTLP document");
 	int failed = 0;
-	jv_array_foreach(arr, i, rs)
+	jtree_array_foreach(arr, i, rs)
 		if (otlp_resource_spans(g, rs) < 0) {
 			failed = 1;
 			if (!g->opts.keep_going)

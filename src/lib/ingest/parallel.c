@@ -6,7 +6,9 @@
  * The main thread writes slots strictly in input order, with their messages
  * and counts, and stops where one thread would have stopped, so the output
  * is byte for byte that of -j 1. */
-#include "ingest_impl.h"
+#include "ingest/crew.h"
+#include "ingest/drive.h"
+#include "ingest/scan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,7 @@ convert_slot(ingest *w, void *pool, size_t i)
 	sb_clear(&s->msg);
 	sb_clear(&s->warns);
 	tr_warn_to(&s->warns);
-	s->status = ig_element(w, s->in.s, s->in.len, s->line, s->col, ig_elem_jaeger, 1, &s->msg);
+	s->status = ig_element(w, s->in.s, s->in.len, s->line, s->col, jaeger_trace, 1, &s->msg);
 	tr_warn_to(NULL);
 	ig_stats_diff(&s->delta, &w->stats, &before);
 }

@@ -20,7 +20,8 @@
  * trace wait longer; a key the sweep does not see (a key written with an
  * escape) may let a trace out early, and its late spans are then a second
  * group with a warning (merge.c), never silently lost. */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
+#include "ingest/drive.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -182,8 +183,8 @@ sweep(ingest *g, const char *path, enum prescan_kind kind)
 	return r;
 }
 
-int
-ig_regular_file(const char *path)
+static int
+regular_file(const char *path)
 {
 	struct stat st;
 
@@ -227,7 +228,7 @@ ig_after_element(ingest *g, uint64_t end, enum prescan_kind kind)
 
 	if (!g->swept) {
 		g->swept = 1;
-		g->early_flush = ig_regular_file(g->path) && sweep(g, g->path, kind) == 0 && g->last_key.count;
+		g->early_flush = regular_file(g->path) && sweep(g, g->path, kind) == 0 && g->last_key.count;
 	}
 	if (!g->early_flush)
 		return;

@@ -1,10 +1,10 @@
 /* zipkin.c - Zipkin v2 and v1 JSON spans; shared client/server ids. */
-#include "ingest_impl.h"
+#include "ingest/convert.h"
 
 #include <string.h>
 
 static int
-kind_of(ingest *g, const jv *span, int *kind)
+kind_of(ingest *g, const jtree *span, int *kind)
 {
 	const char *k;
 
@@ -29,33 +29,33 @@ kind_of(ingest *g, const jv *span, int *kind)
 /* localEndpoint: service and host, and the fields Zipkin keys a shared span
  * by; remoteEndpoint: peer.* tags. */
 static int
-endpoint(ingest *g, const jv *ep, ispan *s)
+endpoint(ingest *g, const jtree *ep, ispan *s)
 {
-	const jv *port;
+	const jtree *port;
 
 	s->service = s->host = s->ep_ipv4 = s->ep_ipv6 = s->ep_port = "";
-	if (!ep || jv_is_null(ep))
+	if (!ep || jtree_is_null(ep))
 		return 0;
-	if (!jv_is_object(ep))
+	if (!jtree_is_object(ep))
 		return ig_fail(g, "endpoint is not an object");
 	if (ig_get_str(g, ep, "serviceName", 0, &s->service) < 0 ||
 	    ig_get_str(g, ep, "ipv4", 0, &s->ep_ipv4) < 0 || ig_get_str(g, ep, "ipv6", 0, &s->ep_ipv6) < 0)
 		return -1;
-	if ((port = jv_get(ep, "port")) && !jv_is_null(port))
+	if ((port = jtree_get(ep, "port")) && !jtree_is_null(port))
 		s->ep_port = ig_json_text(g, port);
 	s->host = *s->ep_ipv4 ? s->ep_ipv4 : s->ep_ipv6;
 	return 0;
 }
 
 static int
-remote_tags(ingest *g, const jv *ep)
+remote_tags(ingest *g, const jtree *ep)
 {
 	const char *svc, *ip4, *ip6;
-	const jv *port;
+	const jtree *port;
 
-	if (!ep || jv_is_null(ep))
+	if (!ep || jtree_is_null(ep))
 		return 0;
-	if (!jv_is_object(ep))
+	if (!jtree_is_object(ep))
 		return ig_fail(g, "remoteEndpoint is not an object");
 	if (ig_get_str(g, ep, "serviceName", 0, &svc) < 0 || ig_get_str(g, ep, "ipv4", 0, &ip4) < 0 ||
 	    ig_get_str(g, ep, "ipv6", 0, &ip6) < 0)
@@ -66,13 +66,13 @@ remote_tags(ingest *g, const jv *ep)
 		ig_tag(g, "peer.ipv4", ip4);
 	if (*ip6)
 		ig_tag(g, "peer.ipv6", ip6);
-	if ((port = jv_get(ep, "port")) && jv_is_integer(port) && jv_int(port))
+	if ((port = jtree_get(ep, "port")) && jtree_is_integer(port) && jtree_int(port))
 		ig_tag(g, "peer.port", ig_json_text(g, port));
 	return 0;
 }
 
 static int
-ids_of(ingest *g, const jv *span, ispan *s)
+ids_of(ingest *g, const jtree *span, ispan *s)
 {
 	if (ig_get_str(g, span, "traceId", 1, &s->trace_id) < 0 ||
 	    ig_get_str(g, span, "id", 1, &s->span_id) < 0 ||
@@ -89,7 +89,7 @@ ids_of(ingest *g, const jv *span, ispan *s)
 
 /* timestamp and duration; a span without them is kept and flagged. */
 static int
-times_of(ingest *g, const jv *span, ispan *s)
+times_of(ingest *g, const jtree *span, ispan *s)
 {
 	int has_ts, has_dur;
 
@@ -102,39 +102,39 @@ times_of(ingest *g, const jv *span, ispan *s)
 	if (!s->has_time) {
 		ig_tag(g, "tr.no_time", "true");
 		if (has_ts)
-			ig_tag(g, "tr.start_us", ig_json_text(g, jv_get(span, "timestamp")));
+			ig_tag(g, "tr.start_us", ig_json_text(g, jtree_get(span, "timestamp")));
 		s->start = 0;	/* a duration alone stays: zipkin_merge may find its start */
 	}
 	return 0;
 }
 
 static int
-v2_span(ingest *g, const jv *span)
+v2_span(ingest *g, const jtree *span)
 {
 	ispan s = {0};
-	const jv *tags, *annots, *a, *v;
+	const jtree *tags, *annots, *a, *v;
 	const char *key;
 	size_t i;
 
 	if (ids_of(g, span, &s) < 0 || kind_of(g, span, &s.kind) < 0 ||
-	    endpoint(g, jv_get(span, "localEndpoint"), &s) < 0 ||
+	    endpoint(g, jtree_get(span, "localEndpoint"), &s) < 0 ||
 	    times_of(g, span, &s) < 0)
 		return -1;
-	tags = jv_get(span, "tags");
-	if (tags && !jv_is_null(tags) && !jv_is_object(tags))
+	tags = jtree_get(span, "tags");
+	if (tags && !jtree_is_null(tags) && !jtree_is_object(tags))
 		return ig_fail(g, "\"tags\" is not an object");
 	if (s.kind != TR_KIND_NONE)
 		ig_tag(g, "span.kind", tr_kind_name(s.kind));
-	jv_object_foreach(tags, key, v)
+	jtree_object_foreach(tags, key, v)
 		ig_tag(g, ig_str(g, key), ig_json_text(g, v));
-	if (remote_tags(g, jv_get(span, "remoteEndpoint")) < 0 ||
+	if (remote_tags(g, jtree_get(span, "remoteEndpoint")) < 0 ||
 	    ig_get_array(g, span, "annotations", &annots) < 0)
 		return -1;
-	jv_array_foreach(annots, i, a) {
+	jtree_array_foreach(annots, i, a) {
 		int64_t ts;
 		const char *val;
 
-		if (!jv_is_object(a))
+		if (!jtree_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
 		if (ig_get_time(g, a, "timestamp", 1, &ts, NULL, INGEST_TU_US) < 0 ||
 		    ig_get_str(g, a, "value", 0, &val) < 0)
@@ -142,7 +142,7 @@ v2_span(ingest *g, const jv *span)
 		ig_log_begin(g, ts);
 		ig_log_tag(g, "event", val);
 	}
-	s.shared = jv_is_true(jv_get(span, "shared"));
+	s.shared = jtree_is_true(jtree_get(span, "shared"));
 	if (ig_check_time(g, &s, INGEST_TU_US) < 0)
 		return -1;
 	ig_span_commit(g, &s);
@@ -154,7 +154,7 @@ v2_span(ingest *g, const jv *span)
 typedef struct v1note {
 	int64_t ts;
 	const char *value;
-	const jv *ep;
+	const jtree *ep;
 } v1note;
 
 typedef struct v1side {
@@ -183,12 +183,12 @@ is_core_note(const char *v)
 
 static int
 v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e,
-	const jv *ep, const jv *remote, const jv *bin, const v1note *notes, size_t nn,
+	const jtree *ep, const jtree *remote, const jtree *bin, const v1note *notes, size_t nn,
 	int shared, int64_t span_ts, int64_t span_dur, int has_span_time)
 {
 	ispan s = *base;
 	size_t i;
-	const jv *ba;
+	const jtree *ba;
 
 	s.kind = kind;
 	s.shared = shared;
@@ -216,9 +216,9 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 	}
 	if (kind != TR_KIND_NONE)
 		ig_tag(g, "span.kind", tr_kind_name(kind));
-	jv_array_foreach(bin, i, ba) {
-		const char *key = jv_str(jv_get(ba, "key"));
-		const jv *v = jv_get(ba, "value");
+	jtree_array_foreach(bin, i, ba) {
+		const char *key = jtree_str(jtree_get(ba, "key"));
+		const jtree *v = jtree_get(ba, "value");
 
 		if (!key || !v || strcmp(key, "sa") == 0 || strcmp(key, "ca") == 0 || strcmp(key, "ma") == 0)
 			continue;
@@ -229,7 +229,7 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 	/* Annotations other than the core ones go to the side whose endpoint logged them. */
 	for (i = 0; i < nn; i++) {
 		const v1note *n = &notes[i];
-		const char *svc = jv_str(jv_get(n->ep, "serviceName"));
+		const char *svc = jtree_str(jtree_get(n->ep, "serviceName"));
 
 		if (n == b || n == e || (svc && *s.service && strcmp(svc, s.service) != 0))
 			continue;
@@ -244,26 +244,26 @@ v1_emit(ingest *g, const ispan *base, int kind, const v1note *b, const v1note *e
 	return 0;
 }
 
-static const jv *
-address(const jv *bin, const char *key)
+static const jtree *
+address(const jtree *bin, const char *key)
 {
 	size_t i;
-	const jv *ba;
+	const jtree *ba;
 
-	jv_array_foreach(bin, i, ba) {
-		const char *k = jv_str(jv_get(ba, "key"));
+	jtree_array_foreach(bin, i, ba) {
+		const char *k = jtree_str(jtree_get(ba, "key"));
 
 		if (k && strcmp(k, key) == 0)
-			return jv_get(ba, "endpoint");
+			return jtree_get(ba, "endpoint");
 	}
 	return NULL;
 }
 
 static int
-v1_span(ingest *g, const jv *span)
+v1_span(ingest *g, const jtree *span)
 {
 	ispan base = {0};
-	const jv *annots, *bin, *a;
+	const jtree *annots, *bin, *a;
 	v1note notes[64];
 	size_t nn = 0, i;
 	int64_t ts, dur;
@@ -274,15 +274,15 @@ v1_span(ingest *g, const jv *span)
 	    ig_get_time(g, span, "timestamp", 0, &ts, &has_ts, INGEST_TU_US) < 0 ||
 	    ig_get_time(g, span, "duration", 0, &dur, &has_dur, INGEST_TU_US) < 0)
 		return -1;
-	jv_array_foreach(annots, i, a) {
-		if (!jv_is_object(a))
+	jtree_array_foreach(annots, i, a) {
+		if (!jtree_is_object(a))
 			return ig_fail(g, "annotation %zu is not an object", i);
 		if (nn == sizeof notes / sizeof *notes)
 			return ig_fail(g, "more than %zu annotations", nn);
 		if (ig_get_time(g, a, "timestamp", 1, &notes[nn].ts, NULL, INGEST_TU_US) < 0 ||
 		    ig_get_str(g, a, "value", 1, &notes[nn].value) < 0)
 			return -1;
-		notes[nn++].ep = jv_get(a, "endpoint");
+		notes[nn++].ep = jtree_get(a, "endpoint");
 	}
 	const v1note *cs = note(notes, nn, "cs"), *cr = note(notes, nn, "cr");
 	const v1note *sr = note(notes, nn, "sr"), *ss = note(notes, nn, "ss");
@@ -318,7 +318,7 @@ v1_span(ingest *g, const jv *span)
 	}
 	if (!n) {
 		/* A local span: its endpoint from "lc" or the first annotation. */
-		const jv *ep = address(bin, "lc");
+		const jtree *ep = address(bin, "lc");
 
 		if (!ep && nn)
 			ep = notes[0].ep;
@@ -329,29 +329,29 @@ v1_span(ingest *g, const jv *span)
 }
 
 static int
-is_v1(const jv *span)
+is_v1(const jtree *span)
 {
-	const jv *annots = jv_get(span, "annotations"), *a;
+	const jtree *annots = jtree_get(span, "annotations"), *a;
 	size_t i;
 
-	if (jv_get(span, "binaryAnnotations"))
+	if (jtree_get(span, "binaryAnnotations"))
 		return 1;
-	if (jv_get(span, "localEndpoint") || jv_get(span, "kind") ||
-	    jv_get(span, "tags"))
+	if (jtree_get(span, "localEndpoint") || jtree_get(span, "kind") ||
+	    jtree_get(span, "tags"))
 		return 0;
-	jv_array_foreach(annots, i, a)
-		if (jv_get(a, "endpoint"))
+	jtree_array_foreach(annots, i, a)
+		if (jtree_get(a, "endpoint"))
 			return 1;
 	return 0;
 }
 
 int
-zipkin_span(ingest *g, const jv *span, int version)
+zipkin_span(ingest *g, const jtree *span, int version)
 {
 	int r;
 	size_t first = g->batch.n;
 
-	if (!jv_is_object(span))
+	if (!jtree_is_object(span))
 		return ig_fail(g, "a Zipkin span must be an object");
 	ig_build_reset(g);
 	g->zipkin_seen = 1;

@@ -4,7 +4,7 @@
  * it pads, "shared" on a client span means nothing, and a span reported in
  * parts is merged into one. It works on the batch's ispans, after the JSON is
  * read and before zipkin_pair_shared (at the end) splits the shared ids. */
-#include "ingest_impl.h"
+#include "ingest/zipkin_merge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -745,7 +745,7 @@ zipkin_parent_of(const ispan *s, strmap *shared, strmap *plain, strbuf *key, int
 	return NONE;	/* missing: the root, in both trees */
 }
 
-void
+static void
 zipkin_note_tree(ingest *g)
 {
 	ibatch *bt = &g->batch;

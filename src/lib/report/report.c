@@ -7,6 +7,7 @@
  * second reads neither an export (parsing JSON again would double the
  * time) nor a pipe. */
 #include "report_impl.h"
+#include "exports.h"
 
 #include <errno.h>
 #include <stdint.h>

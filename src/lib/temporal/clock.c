@@ -1,5 +1,6 @@
 /* clock.c - per-host clock offsets from RPC timings. See clock.h. */
 #include "temporal/clock.h"
+#include "exports.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * Output keeps the input order: traceless lines wait behind the traces read
  * before them. */
 #include "temporal_impl.h"
+#include "exports.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

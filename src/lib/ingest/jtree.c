@@ -1,5 +1,5 @@
-/* jv.c - a JSON value tree in an arena, built from yajl's events. */
-#include "jv.h"
+/* jtree.c - a JSON value tree in an arena, built from yajl's events. */
+#include "jtree.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,16 +8,16 @@
 
 #include "core/json.h"
 
-struct jv_parser {
+struct jtree_parser {
 	yajl_handle h;
 	arena *mem;
 	char *cur, *end;	/* the piece of mem that nodes and strings are cut from */
-	const char *text;	/* the element's bytes, p[0,n) of jv_parse */
+	const char *text;	/* the element's bytes, p[0,n) of jtree_parse */
 	size_t textlen;
-	jv **open;		/* containers not yet closed, innermost last */
-	jv **last;		/* the last element of each */
+	jtree **open;		/* containers not yet closed, innermost last */
+	jtree **last;		/* the last element of each */
 	size_t depth, cap;
-	jv *root;
+	jtree *root;
 	const char *key;	/* the member name read, for the next value */
 	uint32_t keylen;
 	const char *err;	/* a message of ours that stopped the parse */
@@ -27,7 +27,7 @@ struct jv_parser {
 
 /* Refuse the value whose text of n bytes ends where yajl is now. */
 static int
-refuse(jv_parser *jp, const char *msg, size_t n)
+refuse(jtree_parser *jp, const char *msg, size_t n)
 {
 	size_t end = jp->base + yajl_get_bytes_consumed(jp->h);
 
@@ -39,7 +39,7 @@ refuse(jv_parser *jp, const char *msg, size_t n)
 /* n bytes for a node or a string: a bump in a piece taken from the arena
  * (arena_alloc is a call; this is the hot path of every value). */
 static inline void *
-take(jv_parser *jp, size_t n)
+take(jtree_parser *jp, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	if ((size_t)(jp->end - jp->cur) < n) {
@@ -55,7 +55,7 @@ take(jv_parser *jp, size_t n)
 }
 
 static const char *
-copy(jv_parser *jp, const char *s, size_t n)
+copy(jtree_parser *jp, const char *s, size_t n)
 {
 	char *d = take(jp, n + 1);
 
@@ -65,10 +65,10 @@ copy(jv_parser *jp, const char *s, size_t n)
 }
 
 /* A new node, linked as the next element of the open container. */
-static jv *
-node(jv_parser *jp, jv_type t)
+static jtree *
+node(jtree_parser *jp, jtree_type t)
 {
-	jv *v = take(jp, sizeof *v);
+	jtree *v = take(jp, sizeof *v);
 
 	v->next = NULL;
 	v->type = (uint8_t)t;
@@ -79,9 +79,9 @@ node(jv_parser *jp, jv_type t)
 		jp->root = v;
 		return v;
 	}
-	jv *c = jp->open[jp->depth - 1];
+	jtree *c = jp->open[jp->depth - 1];
 
-	if (c->type == JV_OBJECT) {
+	if (c->type == JTREE_OBJECT) {
 		v->key = jp->key;
 		v->keylen = jp->keylen;
 	}
@@ -101,28 +101,28 @@ node(jv_parser *jp, jv_type t)
 static int
 on_null(void *ctx)
 {
-	return node(ctx, JV_NULL) != NULL;
+	return node(ctx, JTREE_NULL) != NULL;
 }
 
 static int
 on_bool(void *ctx, int b)
 {
-	return node(ctx, b ? JV_TRUE : JV_FALSE) != NULL;
+	return node(ctx, b ? JTREE_TRUE : JTREE_FALSE) != NULL;
 }
 
-/* Numbers come as text: an integer that fits int64 is JV_INT, one that does
+/* Numbers come as text: an integer that fits int64 is JTREE_INT, one that does
  * not is an error (as it would be for jansson), anything else a finite real. */
 static int
 on_number(void *ctx, const char *s, size_t n)
 {
-	jv_parser *jp = ctx;
+	jtree_parser *jp = ctx;
 	int real = 0;
 	char buf[64];
 
 	for (size_t i = 0; i < n; i++)
 		if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
 			real = 1;
-	jv *v = node(jp, real ? JV_REAL : JV_INT);
+	jtree *v = node(jp, real ? JTREE_REAL : JTREE_INT);
 
 	if (!v)
 		return 0;
@@ -143,7 +143,7 @@ on_number(void *ctx, const char *s, size_t n)
 }
 
 static int
-inside_text(const jv_parser *jp, const unsigned char *s)
+inside_text(const jtree_parser *jp, const unsigned char *s)
 {
 	const char *c = (const char *)s;
 
@@ -153,7 +153,7 @@ inside_text(const jv_parser *jp, const unsigned char *s)
 static int
 on_string(void *ctx, const unsigned char *s, size_t n)
 {
-	jv_parser *jp = ctx;
+	jtree_parser *jp = ctx;
 
 	if (n > UINT32_MAX)
 		return refuse(jp, "string longer than 4294967295 bytes", 0);
@@ -161,7 +161,7 @@ on_string(void *ctx, const unsigned char *s, size_t n)
 	 * string with escapes is not a pointer into the text. */
 	if (!inside_text(jp, s) && memchr(s, '\0', n))
 		return refuse(jp, "\\u0000 is not allowed in a string", 0);
-	jv *v = node(jp, JV_STRING);
+	jtree *v = node(jp, JTREE_STRING);
 
 	if (!v)
 		return 0;
@@ -173,7 +173,7 @@ on_string(void *ctx, const unsigned char *s, size_t n)
 static int
 on_key(void *ctx, const unsigned char *s, size_t n)
 {
-	jv_parser *jp = ctx;
+	jtree_parser *jp = ctx;
 
 	if (n > UINT32_MAX || (!inside_text(jp, s) && memchr(s, '\0', n)))
 		return refuse(jp, n > UINT32_MAX ? "key longer than 4294967295 bytes"
@@ -184,9 +184,9 @@ on_key(void *ctx, const unsigned char *s, size_t n)
 }
 
 static int
-open_container(jv_parser *jp, jv_type t)
+open_container(jtree_parser *jp, jtree_type t)
 {
-	jv *v = node(jp, t);
+	jtree *v = node(jp, t);
 
 	if (!v)
 		return 0;
@@ -205,19 +205,19 @@ open_container(jv_parser *jp, jv_type t)
 static int
 on_start_map(void *ctx)
 {
-	return open_container(ctx, JV_OBJECT);
+	return open_container(ctx, JTREE_OBJECT);
 }
 
 static int
 on_start_array(void *ctx)
 {
-	return open_container(ctx, JV_ARRAY);
+	return open_container(ctx, JTREE_ARRAY);
 }
 
 static int
 on_end(void *ctx)
 {
-	((jv_parser *)ctx)->depth--;
+	((jtree_parser *)ctx)->depth--;
 	return 1;
 }
 
@@ -227,7 +227,7 @@ static const yajl_callbacks callbacks = {
 };
 
 static yajl_handle
-handle_new(jv_parser *jp)
+handle_new(jtree_parser *jp)
 {
 	yajl_handle h = yajl_alloc(&callbacks, NULL, jp);
 
@@ -238,17 +238,17 @@ handle_new(jv_parser *jp)
 	return h;
 }
 
-jv_parser *
-jv_parser_new(void)
+jtree_parser *
+jtree_parser_new(void)
 {
-	jv_parser *jp = xcalloc(1, sizeof *jp);
+	jtree_parser *jp = xcalloc(1, sizeof *jp);
 
 	jp->h = handle_new(jp);
 	return jp;
 }
 
 void
-jv_parser_free(jv_parser *jp)
+jtree_parser_free(jtree_parser *jp)
 {
 	if (!jp)
 		return;
@@ -261,7 +261,7 @@ jv_parser_free(jv_parser *jp)
 /* yajl's short message is "parse error: what" or "lexical error: what";
  * keep the what, on one line, and the text where it was found. */
 static const char *
-yajl_message(jv_parser *jp, const char *p, size_t n, size_t pos, arena *mem)
+yajl_message(jtree_parser *jp, const char *p, size_t n, size_t pos, arena *mem)
 {
 	unsigned char *m = yajl_get_error(jp->h, 0, (const unsigned char *)p, n);
 	const char *s = (const char *)m, *colon = strstr(s, ": ");
@@ -292,8 +292,8 @@ yajl_message(jv_parser *jp, const char *p, size_t n, size_t pos, arena *mem)
 	return out;
 }
 
-jv *
-jv_parse(jv_parser *jp, const char *p, size_t n, arena *mem, const char **err, size_t *errpos)
+jtree *
+jtree_parse(jtree_parser *jp, const char *p, size_t n, arena *mem, const char **err, size_t *errpos)
 {
 	yajl_status st;
 
@@ -340,21 +340,21 @@ fail:
 	return NULL;
 }
 
-const jv *
-jv_getn(const jv *o, const char *key, size_t n)
+const jtree *
+jtree_getn(const jtree *o, const char *key, size_t n)
 {
-	const jv *found = NULL;
+	const jtree *found = NULL;
 
-	if (!o || o->type != JV_OBJECT)
+	if (!o || o->type != JTREE_OBJECT)
 		return NULL;
-	for (const jv *c = o->u.first; c; c = c->next)
+	for (const jtree *c = o->u.first; c; c = c->next)
 		if (c->keylen == n && c->key[0] == key[0] && memcmp(c->key, key, n) == 0)
 			found = c;
 	return found;
 }
 
 void
-jv_dump_string(strbuf *b, const char *s, size_t n)
+jtree_dump_string(strbuf *b, const char *s, size_t n)
 {
 	tr_json_string(b, s, n);
 }
@@ -362,14 +362,14 @@ jv_dump_string(strbuf *b, const char *s, size_t n)
 /* A scalar of the tree as a jansson value. yajl refuses a number out of a
  * double's range, so a real is finite here. */
 static json_t *
-scalar_json(const jv *v)
+scalar_json(const jtree *v)
 {
 	switch (v->type) {
-	case JV_NULL: return json_null();
-	case JV_FALSE: return json_false();
-	case JV_TRUE: return json_true();
-	case JV_INT: return json_integer(v->u.i);
-	case JV_REAL: return json_real(v->u.r);
+	case JTREE_NULL: return json_null();
+	case JTREE_FALSE: return json_false();
+	case JTREE_TRUE: return json_true();
+	case JTREE_INT: return json_integer(v->u.i);
+	case JTREE_REAL: return json_real(v->u.r);
 	default: return tr_json_text(v->u.s, v->len);
 	}
 }
@@ -377,7 +377,7 @@ scalar_json(const jv *v)
 /* Puts x in the container c: under x's name in an object (a repeated name
  * keeps its first place and its last value, as jansson does). */
 static void
-add_member(json_t *c, const jv *v, json_t *x)
+add_member(json_t *c, const jtree *v, json_t *x)
 {
 	if (!x || (json_is_array(c) ? json_array_append_new(c, x)
 				   : json_object_setn_new_nocheck(c, v->key, v->keylen, x)) < 0)
@@ -385,17 +385,17 @@ add_member(json_t *c, const jv *v, json_t *x)
 }
 
 void
-jv_dump(strbuf *b, const jv *v)
+jtree_dump(strbuf *b, const jtree *v)
 {
 	/* The tree rebuilt as jansson's, then dumped: an explicit stack of the
 	 * containers being filled, as values nest as deep as the input does. */
-	const jv **stack = NULL;
+	const jtree **stack = NULL;
 	json_t **built = NULL, *root = NULL;
 	size_t depth = 0, cap = 0, bcap = 0;
 
 	for (;;) {
-		int box = v->type == JV_ARRAY || v->type == JV_OBJECT;
-		json_t *x = box ? (v->type == JV_ARRAY ? json_array() : json_object()) : scalar_json(v);
+		int box = v->type == JTREE_ARRAY || v->type == JTREE_OBJECT;
+		json_t *x = box ? (v->type == JTREE_ARRAY ? json_array() : json_object()) : scalar_json(v);
 
 		if (depth)
 			add_member(built[depth - 1], v, x);
