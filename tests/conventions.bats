@@ -93,7 +93,7 @@ EOF
 		done
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
-	[ "$(tools | wc -l)" -ge 6 ]
+	expect_ge 6 "$(tools | wc -l)"
 }
 
 @test "every man page renders without warnings (groff -ww)" {
@@ -197,7 +197,7 @@ EOF
 	tr-temporal|
 	EOF
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
-	[ "$n" -eq 5 ]
+	expect_num 5 "$n"
 }
 
 @test "an unknown option exits 2 with one 'tr-xxx: ' line naming it, then 'try', and nothing on stdout" {
@@ -331,15 +331,23 @@ try '$t --help'" ] || fail="$fail $t"
 			! grep -q "	t2	" <<<"$out_" || fail="$fail $t(-k)"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
-	[ "$n" -ge 4 ]
+	expect_ge 4 "$n"
 }
 
-@test "-q keeps stderr empty on good input; -v adds a 'tr-xxx: ' summary on stderr" {
+@test "-q keeps stderr empty on good input" {
 	fail=""
 	for t in $(tools); do
 		f=$(good_input "$t")
 		invoke_files "$t" -q -- "$f"
 		[ "$rc_" -eq 0 ] && [ -z "$err_" ] || fail="$fail $t(-q)"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "-v adds a 'tr-xxx: ' summary on stderr" {
+	fail=""
+	for t in $(tools); do
+		f=$(good_input "$t")
 		invoke_files "$t" -v -- "$f"
 		[ "$rc_" -eq 0 ] && [[ $err_ == "$t: "* ]] || fail="$fail $t(-v)"
 	done
@@ -355,4 +363,67 @@ try '$t --help'" ] || fail="$fail $t"
 	expect_eq tr-fake "$(tools)"
 	invoke tr-fake --no-such-option
 	! { [ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "tr-fake: "* ]]; }
+}
+
+# The tests' own convention: a failing comparison says what it expected and
+# what it got, so every comparison goes through an expect_ helper of
+# helper.bash. A bare [ ] or [[ ]] comparison as an assertion (alone on its
+# line, or with an '|| { echo ...; false; }') prints nothing of its operands.
+@test "no test asserts with a bare [ ] or [[ ]] comparison" {
+	local bare='^\s*\[\[? (.* (=|==|!=|=~|-eq|-ne|-ge|-gt|-le|-lt) .*|-[zn] [^]]*)(\]\]?\s*(#.*)?|\|\| \{ .*(false|return 1); \})$'
+	# the pattern finds each old form, and leaves a condition alone
+	expect_num 5 "$(printf '\t%s\n' \
+		'[ "$(cut -f2 "$f")" = "a" ]' \
+		'[ -z "$(grep -v x "$f")" ]' \
+		'[ "$status" -eq 0 ]' \
+		'[[ "$output" == *"x"* ]] || { echo "$output"; false; }' \
+		'[ "$output" = "x" ]  # a comment' \
+		'[ -n "$TR_SHARED" ] || skip "no data"' \
+		'[ "$t" = tr-ingest ] && line=3' | grep -cE "$bare")"
+	cd "$top/tests"
+	run grep -nE "$bare" *.bats
+	expect_output ""
+}
+
+@test "expect_eq, failing, prints the expected and the actual value as a diff" {
+	run expect_eq "$(printf 'a\nb')" "$(printf 'a\nc')" list
+	expect_status 1
+	expect_output "list differs (-expected +actual):
+@@ -1,2 +1,2 @@
+ a
+-b
++c"
+}
+
+@test "expect_status, failing, prints the status and the output" {
+	run sh -c 'echo out; exit 3'
+	run expect_status 0
+	expect_status 1
+	expect_output "exit status: expected 0, actual 3
+output:
+out"
+}
+
+@test "expect_ge, failing, prints the bound and the actual number" {
+	run expect_ge 5 3 spans
+	expect_status 1
+	expect_output "spans: expected >= 5, actual 3"
+}
+
+@test "expect_contains, failing, prints the text looked for and the actual value" {
+	run expect_contains needle haystack
+	expect_status 1
+	expect_output "value does not contain:
+needle
+actual:
+haystack"
+}
+
+@test "expect_like, failing, prints the pattern and the actual value" {
+	run expect_like 'tr-*: bad' 'trx: bad'
+	expect_status 1
+	expect_output "value does not match the pattern:
+tr-*: bad
+actual:
+trx: bad"
 }
