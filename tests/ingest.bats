@@ -203,10 +203,14 @@ J
 	expect_eq $'L\ta1\ta1:s\t1100\tevent=queued' "${lines[4]}"
 }
 
-@test "zstd input is detected by its magic number; -z compresses the output" {
+@test "zstd input is detected by its magic number" {
 	env=$(jaeger_env)
 	zstd -q -c "$env" > "$BATS_TEST_TMPDIR/env.json.zst"
 	expect_eq "$(tr-ingest "$env")" "$(tr-ingest "$BATS_TEST_TMPDIR/env.json.zst")"
+}
+
+@test "-z compresses the output" {
+	env=$(jaeger_env)
 	tr-ingest -z "$env" > "$BATS_TEST_TMPDIR/out.zst"
 	expect_eq "$(tr-ingest "$env")" "$(zstd -dc "$BATS_TEST_TMPDIR/out.zst")"
 }
@@ -244,10 +248,14 @@ J
 	expect_empty "$(ls "$BATS_TEST_TMPDIR" | grep tmp)"
 }
 
-@test "stdin is read when no file or - is given; files are read in order" {
+@test "stdin is read when no file or - is given" {
 	env=$(jaeger_env)
 	expect_eq "$(tr-ingest "$env")" "$(tr-ingest < "$env")"
 	expect_eq "$(tr-ingest "$env")" "$(tr-ingest - < "$env")"
+}
+
+@test "files are read in order" {
+	env=$(jaeger_env)
 	expect_num 2 "$(tr-ingest "$env" "$(zipkin2_doc)" | grep -c '^T')"
 }
 

@@ -106,13 +106,18 @@ jaeger_file() {
 	expect_contains '1 traces met again: 1 wholly written before, 0 with new spans' "$output"
 }
 
-@test "new spans of a trace already written: a second group, with a warning; --no-merge writes both whole" {
+@test "new spans of a trace already written: a second group, with a warning" {
 	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
 	jaeger_file t1 b > "$BATS_TEST_TMPDIR/b.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
 	expect_eq 0 "$status" status
 	expect_num 2 "$(printf '%s\n' "$output" | grep -c '^S')"
 	expect_contains 'b.json: trace t1: 1 spans more after the trace was written; written as a second group' "$output"
+}
+
+@test "new spans of a trace already written: --no-merge writes both whole" {
+	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
+	jaeger_file t1 b > "$BATS_TEST_TMPDIR/b.json"
 	run tr-ingest --no-merge "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
 	expect_num 3 "$(printf '%s\n' "$output" | grep -c '^S')"
 }
@@ -221,6 +226,11 @@ JSON
 	expect_eq 3 "$status" status
 	expect_contains "tr-ingest: $BATS_TEST_TMPDIR/missing.json: No such file or directory" "$output"
 	expect_num 2 "$(printf '%s\n' "$output" | grep -c '^T')"
+}
+
+@test "a file that cannot be opened: without -k, exit 3 after the traces before it" {
+	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
+	jaeger_file t2 > "$BATS_TEST_TMPDIR/c.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/missing.json" "$BATS_TEST_TMPDIR/c.json"
 	expect_eq 3 "$status" status
 	expect_eq t1 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }')"
