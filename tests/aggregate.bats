@@ -36,12 +36,12 @@ two_requests() {
 	run tr-aggregate 'From s In spans GroupBy s.service
 		Select s.service, COUNT, SUM(s.duration), AVG(s.duration), MIN(s.duration), MAX(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "$(printf 's.service\tCOUNT\tSUM(s.duration)\tAVG(s.duration)\tMIN(s.duration)\tMAX(s.duration)')" ]
-	[ "${lines[1]}" = "$(printf 'customer\t1\t200\t200\t200\t200')" ]
-	[ "${lines[2]}" = "$(printf 'frontend\t2\t3000\t1500\t1000\t2000')" ]
-	[ "${lines[3]}" = "$(printf 'mysql\t2\t600\t300\t100\t500')" ]
-	[ "${lines[4]}" = "$(printf 'redis\t3\t700\t233.33333333333334\t100\t300')" ]
-	[ "${#lines[@]}" -eq 5 ]
+	expect_eq "$(printf 's.service\tCOUNT\tSUM(s.duration)\tAVG(s.duration)\tMIN(s.duration)\tMAX(s.duration)')" "${lines[0]}"
+	expect_eq "$(printf 'customer\t1\t200\t200\t200\t200')" "${lines[1]}"
+	expect_eq "$(printf 'frontend\t2\t3000\t1500\t1000\t2000')" "${lines[2]}"
+	expect_eq "$(printf 'mysql\t2\t600\t300\t100\t500')" "${lines[3]}"
+	expect_eq "$(printf 'redis\t3\t700\t233.33333333333334\t100\t300')" "${lines[4]}"
+	expect_num 5 "${#lines[@]}"
 }
 
 @test "self time is the duration its children do not cover (overlaps once)" {
@@ -50,9 +50,9 @@ two_requests() {
 	run tr-aggregate 'From s In spans[service = "frontend" or service = "customer"]
 		Select s.trace, s.span, s.self' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = "$(printf 't1\ta\t400')" ]
-	[ "${lines[2]}" = "$(printf 't1\tb\t100')" ]
-	[ "${lines[3]}" = "$(printf 't2\ta\t1400')" ]
+	expect_eq "$(printf 't1\ta\t400')" "${lines[1]}"
+	expect_eq "$(printf 't1\tb\t100')" "${lines[2]}"
+	expect_eq "$(printf 't2\ta\t1400')" "${lines[3]}"
 }
 
 @test "percentiles are nearest-rank and exact without --merge" {
@@ -187,14 +187,18 @@ two_requests() {
 	expect_output "$(printf 't2\tc')"
 }
 
-@test "a GroupBy tag no span has fails (exit 2) with the closest tag key; a tag some spans have is fine" {
+@test "a GroupBy tag no span has fails (exit 2) with the closest tag key" {
 	f=$(printf 'S\tt\ta\t\t0\t10\tweb\tGET\t\t\tzone=eu\nS\tt\tb\ta\t1\t5\tdb\tq\t\t\n' | mkfix z.tr)
 	run --separate-stderr tr-aggregate 'From s In spans GroupBy s.tag["zon"] Select s.tag["zon"], COUNT' "$f"
 	expect_eq 2 "$status" status
-	[ "$stderr" = "tr-aggregate: GroupBy zon: no span has a tag zon (did you mean zone?)" ]
+	expect_eq "tr-aggregate: GroupBy zon: no span has a tag zon (did you mean zone?)" "$stderr"
+}
+
+@test "a GroupBy tag some spans have is fine" {
+	f=$(printf 'S\tt\ta\t\t0\t10\tweb\tGET\t\t\tzone=eu\nS\tt\tb\ta\t1\t5\tdb\tq\t\t\n' | mkfix z.tr)
 	run tr-aggregate 'From s In spans GroupBy s.tag["zone"] Select s.tag["zone"], COUNT' "$f"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(printf 's.tag["zone"]\tCOUNT\n\t1\neu\t1')" ]
+	expect_output "$(printf 's.tag["zone"]\tCOUNT\n\t1\neu\t1')"
 	# a Where that keeps no row is the gate's business, not this check's
 	run tr-aggregate 'From s In spans Where s.service = "none" GroupBy s.tag["zon"] Select COUNT' "$f"
 	expect_eq 0 "$status" status
@@ -203,28 +207,32 @@ two_requests() {
 @test "--format csv and json, --no-header" {
 	two_requests
 	run tr-aggregate -f csv 'From s In spans[service = "redis"] GroupBy s.operation Select s.operation As "op, quoted", COUNT As n, AVG(s.duration) As avg' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 2 ]	# As takes a name, not a string
+	expect_status 2 # As takes a name, not a string
 	run --separate-stderr tr-aggregate -f csv 'From s In spans[service = "redis"] GroupBy s.tag["x"] Select s.tag["x"], COUNT As n, AVG(s.duration) As avg' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf '"s.tag[""x""]",n,avg\n,3,233.33333333333334')" ]
+	expect_output "$(printf '"s.tag[""x""]",n,avg\n,3,233.33333333333334')"
 	# no span has the tag x: the one group of nulls answers nothing
 	expect_eq 2 "$status" status
-	[ "$stderr" = "tr-aggregate: GroupBy x: no span has a tag x" ]
+	expect_eq "tr-aggregate: GroupBy x: no span has a tag x" "$stderr"
 	run tr-aggregate -f json 'From s In spans GroupBy s.service Select s.service As service, COUNT As n, MAX(s.tag["sql.rows"]) As rows' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "[" ]
-	[ "${lines[1]}" = '{"service":"customer", "n":1, "rows":null},' ]
-	[ "${lines[3]}" = '{"service":"mysql", "n":2, "rows":3},' ]
-	[ "${lines[5]}" = "]" ]
+	expect_eq "[" "${lines[0]}"
+	expect_eq '{"service":"customer", "n":1, "rows":null},' "${lines[1]}"
+	expect_eq '{"service":"mysql", "n":2, "rows":3},' "${lines[3]}"
+	expect_eq "]" "${lines[5]}"
 	run tr-aggregate --no-header -f tsv 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/f.tr"
-	[ "${lines[0]}" = "$(printf 'customer\t1')" ]
+	expect_eq "$(printf 'customer\t1')" "${lines[0]}"
 }
 
-@test "an empty input is an error (exit 3, one line, no table); --allow-empty gives the header ([] in json), a global aggregate one row" {
+@test "an empty input is an error (exit 3, one line, no table)" {
 	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	run --separate-stderr tr-aggregate 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
 	expect_eq 3 "$status" status
 	expect_output ""
-	[ "$stderr" = "tr-aggregate: $BATS_TEST_TMPDIR/e.tr: no trace in the input (--allow-empty accepts that)" ]
+	expect_eq "tr-aggregate: $BATS_TEST_TMPDIR/e.tr: no trace in the input (--allow-empty accepts that)" "$stderr"
+}
+
+@test "--allow-empty on an empty input gives the header ([] in json), a global aggregate one row" {
+	printf '#tr/1\n' | mkfix e.tr >/dev/null
 	run tr-aggregate --allow-empty 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/e.tr"
 	expect_eq 0 "$status" status
 	expect_output "$(printf 's.service\tCOUNT')"
@@ -235,16 +243,24 @@ two_requests() {
 	expect_output "$(printf 'COUNT\tSUM(s.duration)\n0\t')"
 }
 
-@test "--fail-if: exit 1 and one line per failing row; 0 when no row fails" {
+@test "--fail-if: exit 1 and one line per failing row" {
 	two_requests
 	run tr-aggregate --fail-if 'p99 > 250ms / 1000' 'From s In spans GroupBy s.service
 		Select s.service, P99(s.duration) As p99' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 1 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^tr-aggregate: fail-if')" -eq 3 ]
+	expect_num 3 "$(printf '%s\n' "$output" | grep -c '^tr-aggregate: fail-if')"
 	printf '%s\n' "$output" | grep -qx 'tr-aggregate: fail-if p99 > 250ms / 1000: s.service=mysql, p99=500'
+}
+
+@test "--fail-if: exit 0 when no row fails" {
+	two_requests
 	run tr-aggregate --fail-if 'P99(s.duration) > 5s' 'From s In spans GroupBy s.service
 		Select s.service, P99(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 0 "$status" status
+}
+
+@test "--fail-if with -q: exit 1 and no line" {
+	two_requests
 	run tr-aggregate -q --fail-if 'COUNT >= 3' 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 1 "$status" status
 	! printf '%s\n' "$output" | grep -q fail-if
@@ -268,15 +284,15 @@ two_requests() {
 	run tr-aggregate --fail-if 'p99 > 1ms' 'From s In spans[service = "mysqll"] GroupBy s.operation
 		Select s.operation, P99(s.duration) As p99' "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-aggregate: fail-if p99 > 1ms: the query matched no row: the gate fails (--allow-empty lets it pass)"* ]]
+	expect_contains 'tr-aggregate: fail-if p99 > 1ms: the query matched no row: the gate fails (--allow-empty lets it pass)' "$output"
 	run tr-aggregate --fail-if 'd > 1s' 'From s In spans Where s.duration > 1s Select s.span, s.duration As d' "$f"
 	expect_eq 1 "$status" status
-	[[ "$output" == *"the query matched no row"* ]]
+	expect_contains 'the query matched no row' "$output"
 	# the one row of an aggregate over nothing is written, and judged as none
 	run tr-aggregate --fail-if 'COUNT > 100' 'From s In spans[service = "mysqll"] Select COUNT' "$f"
 	expect_eq 2 "$status" status
-	[ "${lines[1]}" = 0 ]
-	[[ "$output" == *"the query matched no row"* ]]
+	expect_eq 0 "${lines[1]}"
+	expect_contains 'the query matched no row' "$output"
 	# the same gate over rows that exist holds
 	run tr-aggregate --fail-if 'COUNT > 100' 'From s In spans[service = "mysql"] Select COUNT' "$f"
 	expect_eq 0 "$status" status
@@ -295,7 +311,7 @@ two_requests() {
 	run tr-aggregate --allow-empty --fail-if 'p99 > 100' 'From s In spans GroupBy s.service
 		Select s.service, P99(s.duration) As p99' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 1 "$status" status
-	[[ "$output" == *"fail-if p99 > 100: s.service=frontend"* ]]
+	expect_contains 'fail-if p99 > 100: s.service=frontend' "$output"
 }
 
 @test "--fail-if never passes on bad input: a bad trace, a file that is no trace format (exit 3)" {
@@ -317,7 +333,7 @@ two_requests() {
 	tr-aggregate --partial --allow-empty "$q" "$BATS_TEST_TMPDIR/e.tr" > "$BATS_TEST_TMPDIR/e.part"
 	run tr-aggregate --merge --fail-if 'COUNT > 5' "$q" "$BATS_TEST_TMPDIR/e.part"
 	expect_eq 1 "$status" status
-	[[ "$output" == *"the query matched no row"* ]]
+	expect_contains 'the query matched no row' "$output"
 	run tr-aggregate --merge --allow-empty --fail-if 'COUNT > 5' "$q" "$BATS_TEST_TMPDIR/e.part"
 	expect_eq 0 "$status" status
 }
@@ -329,7 +345,7 @@ two_requests() {
 	printf '%s\n' "$output" | grep -qx 'tr-aggregate: fail-if d > 1500: s.span=a, d=2000'
 	run tr-aggregate --fail-if 'nosuch > 1' 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"fail-if:1:1: no result column 'nosuch'"* ]]
+	expect_contains "fail-if:1:1: no result column 'nosuch'" "$output"
 }
 
 @test "syntax errors: line:column, the line, a caret under the error; exit 2" {
@@ -338,18 +354,18 @@ two_requests() {
 GroupBy s.service
 Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == "tr-aggregate: query:3:30: unknown field 'duraton'"* ]]
-	[ "${lines[1]}" = "    Select s.service, COUNT, AVG(s.duraton)" ]
-	[ "${lines[2]}" = "                                 ^" ]
+	expect_like "tr-aggregate: query:3:30: unknown field 'duraton'*" "${lines[0]}"
+	expect_eq "    Select s.service, COUNT, AVG(s.duraton)" "${lines[1]}"
+	expect_eq "                                 ^" "${lines[2]}"
 	run tr-aggregate 'From s In spans Select' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == *"query:1:23: unexpected end of the expression" ]]
+	expect_like "*query:1:23: unexpected end of the expression" "${lines[0]}"
 	run tr-aggregate 'From s In spans Where (s.duration > 1 Select s.span' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == *"query:1:39: expected ')'" ]]
+	expect_like "*query:1:39: expected '\)'" "${lines[0]}"
 	run tr-aggregate 'Select s.span' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == *"query:1:1: expected From" ]]
+	expect_like "*query:1:1: expected From" "${lines[0]}"
 }
 
 @test "a query too deep to evaluate is an error, however it grows (exit 2)" {
@@ -358,11 +374,11 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	awk 'BEGIN { printf "From s In spans Select s.duration"; for (i = 0; i < 100000; i++) printf " + 1"; print "" }' > "$BATS_TEST_TMPDIR/chain.q"
 	run tr-aggregate -Q "$BATS_TEST_TMPDIR/chain.q" "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == *"nested too deeply"* ]]
+	expect_contains 'nested too deeply' "${lines[0]}"
 	awk 'BEGIN { printf "From s In spans Select "; for (i = 0; i < 100000; i++) printf "-"; print "s.duration" }' > "$BATS_TEST_TMPDIR/neg.q"
 	run tr-aggregate -Q "$BATS_TEST_TMPDIR/neg.q" "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == *"nested too deeply"* ]]
+	expect_contains 'nested too deeply' "${lines[0]}"
 	# Up to the bound, it evaluates.
 	run tr-aggregate "From s In spans Select s.duration$(printf ' + 1%.0s' $(seq 150))" "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 0 "$status" status
@@ -373,7 +389,7 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	check() {
 		run tr-aggregate "$1" "$BATS_TEST_TMPDIR/f.tr"
 		[ "$status" -eq 2 ] || return 1
-		[[ "$output" == *"$2"* ]] || { echo "got: $output"; return 1; }
+		expect_contains "$2" "$output" || { echo "got: $output"; return 1; }
 	}
 	check 'From s In spans Select x.span' "unknown variable 'x'"
 	check 'From s In spans Select s.nosuch' "unknown field 'nosuch'"
@@ -405,8 +421,8 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	{ cat "$BATS_TEST_TMPDIR/f.tr"; printf 'T\tt3\nS\tt3\tx\t\tsoon\t5\tsvc\top\t\t\nT\tt4\nS\tt4\ty\t\t10\t5\tsvc\top\t\t\n'; } | mkfix bad.tr >/dev/null
 	run tr-aggregate 'From s In spans Select s.trace, s.span' "$BATS_TEST_TMPDIR/bad.tr"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"bad.tr:14: start: not an integer"* ]]
-	[ "$(printf '%s\n' "$output" | grep -c "^t[12]	")" -eq 8 ]
+	expect_contains 'bad.tr:14: start: not an integer' "$output"
+	expect_num 8 "$(printf '%s\n' "$output" | grep -c "^t[12]	")"
 	run tr-aggregate -k 'From s In spans GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/bad.tr"
 	expect_eq 3 "$status" status
 	printf '%s\n' "$output" | grep -qx "$(printf 'svc\t1')"
@@ -419,7 +435,7 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	two_requests
 	run tr-aggregate --max-rows-per-trace 3 -k 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-aggregate: $BATS_TEST_TMPDIR/f.tr:"[0-9]*": trace t1: more than 3 join rows (--max-rows-per-trace): skipped"* ]]
+	expect_like "*tr-aggregate: $BATS_TEST_TMPDIR/f.tr:[0-9]*: trace t1: more than 3 join rows \(--max-rows-per-trace\): skipped*" "$output"
 	printf '%s\n' "$output" | grep -qx "$(printf 't2\t3')"
 	! printf '%s\n' "$output" | grep -q "^t1	"
 	run tr-aggregate --max-rows-per-trace 0 'From s In spans Join p In spans On p -> s GroupBy s.trace Select s.trace, COUNT' "$BATS_TEST_TMPDIR/f.tr"
@@ -451,18 +467,18 @@ block_reads() {
 		GroupBy st.host, each(getloc.tag["replicas"])
 		Select st.host, each(getloc.tag["replicas"]), COUNT' "$BATS_TEST_TMPDIR/r.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(printf '%s\n' 'st.host|each(getloc.tag["replicas"])|COUNT' \
-		'hostA|dn1|2' 'hostA|dn2|1' 'hostA|dn3|2' 'hostA|dn5|1' 'hostB|dn2|1' 'hostB|dn3|1' 'hostB|dn4|1' | tr '|' '\t')" ]
+	expect_output "$(printf '%s\n' 'st.host|each(getloc.tag["replicas"])|COUNT' \
+		'hostA|dn1|2' 'hostA|dn2|1' 'hostA|dn3|2' 'hostA|dn5|1' 'hostB|dn2|1' 'hostB|dn3|1' 'hostB|dn4|1' | tr '|' '\t')"
 	# As names the key; two lists give every pair of their values
 	run tr-aggregate --no-header 'From g In spans[trace = "r1" and service = "namenode"]
 		GroupBy each(g.tag["replicas"]) As a, each(g.tag["replicas"]) As b
 		Where true Select COUNT' "$BATS_TEST_TMPDIR/r.tr"
-	[ "$status" -eq 2 ]	# Where comes before GroupBy
+	expect_status 2 # Where comes before GroupBy
 	run tr-aggregate --no-header 'From g In spans[trace = "r1" and service = "namenode"]
 		GroupBy each(g.tag["replicas"]) As a, each(g.tag["replicas"]) As b
 		Select a, b, COUNT' "$BATS_TEST_TMPDIR/r.tr"
-	[ "${#lines[@]}" -eq 9 ]
-	[ "${lines[1]}" = "$(printf 'dn1\tdn2\t1')" ]
+	expect_num 9 "${#lines[@]}"
+	expect_eq "$(printf 'dn1\tdn2\t1')" "${lines[1]}"
 }
 
 @test "an each() key's As name in an aggregate's argument is the list value of the row's group" {
@@ -475,7 +491,7 @@ block_reads() {
 		Join g In spans[operation = "GetBlockLocations"] On g -> d
 		GroupBy each(g.tag["replicas"]) As replica
 		Select replica, COUNT, SUM(d.host = replica) As chosen, AVG(d.host = replica) As p' "$BATS_TEST_TMPDIR/d.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf '%s\n' 'dn1|2|0|0' 'dn2|2|1|0.5' 'dn3|3|2|0.6666666666666666' 'dn4|1|0|0' 'dn5|1|0|0' | tr '|' '\t')
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -485,34 +501,34 @@ block_reads() {
 	q='From s In spans GroupBy s.trace As t, s.service As svc
 		Select t, svc, SUM(s.service = svc and s.trace = t) As same, COUNT'
 	run tr-aggregate --no-header "$q" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	# every row is in its own group: same = COUNT
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$3 != $4')" = "" ]
-	[ "${#lines[@]}" -eq 7 ]
+	expect_eq "" "$(printf '%s\n' "$output" | awk -F'\t' '$3 != $4')"
+	expect_num 7 "${#lines[@]}"
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/f.tr" >"$BATS_TEST_TMPDIR/p"
 	diff <(echo "$output") <(tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/p")
 }
 
 @test "a GroupBy key's name is no field in Where, in GroupBy, outside an aggregate over rows, nor when unnamed" {
 	run tr-aggregate 'From s In spans Where v = "x" GroupBy each(s.tag["l"]) As v Select v, COUNT' /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"'v' needs a variable: v.v"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_contains "'v' needs a variable: v.v" "$output"
 	run tr-aggregate 'From s In spans GroupBy s.service As a, a Select a, COUNT' /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"'a' needs a variable: v.a"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_contains "'a' needs a variable: v.a" "$output"
 	# a Select column over rows must be a key: a + 1 is computed over groups
 	run tr-aggregate --no-header 'From s In spans GroupBy s.depth As d Select d + 1, COUNT' /dev/null
-	[ "$status" -eq 3 ]	# parsed; no trace in /dev/null
+	expect_status 3 # parsed; no trace in /dev/null
 	run tr-aggregate 'From s In spans GroupBy each(s.tag["l"]) Select SUM(s.service = l)' /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"'l' needs a variable: v.l"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_contains "'l' needs a variable: v.l" "$output"
 }
 
 @test "-f crosstab: rows by the first column, columns by the second, empty cells empty, totals last" {
 	two_requests
 	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace
 		Select s.service, s.trace, SUM(s.duration) As busy' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf '%s\n' 's.service|t1|t2|total' 'customer|200||200' 'frontend|1000|2000|3000' \
 		'mysql|100|500|600' 'redis|600|100|700' 'total|1900|2600|4500' | tr '|' '\t')
 	diff <(echo "$expected") <(echo "$output")
@@ -522,7 +538,7 @@ block_reads() {
 	two_requests
 	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace
 		Select s.service, s.trace, P50(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	# redis: 300 300 100 -> 300; t1: 100 200 300 300 1000 -> 300; all
 	# eight durations: 100 100 200 300 300 500 1000 2000 -> 300
 	expected=$(printf '%s\n' 's.service|t1|t2|total' 'customer|200||200' 'frontend|1000|2000|1000' \
@@ -534,26 +550,26 @@ block_reads() {
 	two_requests
 	q='From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT(DISTINCT s.host) As hosts'
 	run tr-aggregate -f crosstab "$q" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
-	[ "${lines[5]}" = "$(printf 'total\t3\t3\t3')" ]
+	expect_status 0
+	expect_eq "$(printf 'total\t3\t3\t3')" "${lines[5]}"
 	awk -F'\t' -v d="$BATS_TEST_TMPDIR" '$1 == "T" { n++ } { print > (d "/part" (n % 2)) }' "$BATS_TEST_TMPDIR/f.tr"
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/part0" >"$BATS_TEST_TMPDIR/p0"
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/part1" >"$BATS_TEST_TMPDIR/p1"
 	diff <(echo "$output") <(tr-aggregate -f crosstab --merge "$q" "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1")
 	run tr-aggregate -f crosstab --units ms 'From s In spans GroupBy s.service, s.trace
 		Select s.service, s.trace, SUM(s.duration)' "$BATS_TEST_TMPDIR/f.tr"
-	[ "${lines[2]}" = "$(printf 'frontend\t1\t2\t3')" ] || { echo "$output"; false; }
+	expect_eq "$(printf 'frontend\t1\t2\t3')" "${lines[2]}" || { echo "$output"; false; }
 }
 
 @test "-f crosstab: --fail-if judges the cells, not the totals" {
 	two_requests
 	q='From s In spans GroupBy s.service, s.trace Select s.service, s.trace, SUM(s.duration) As busy'
 	run --separate-stderr tr-aggregate -f crosstab --fail-if 'busy > 1500' "$q" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 1 ]
-	[ "$stderr" = "tr-aggregate: fail-if busy > 1500: s.service=frontend, s.trace=t2, busy=2000" ] || { echo "$stderr"; false; }
+	expect_status 1
+	expect_eq "tr-aggregate: fail-if busy > 1500: s.service=frontend, s.trace=t2, busy=2000" "$stderr"
 	# frontend's total, 3000, is no cell
 	run tr-aggregate -f crosstab --fail-if 'busy > 2500' "$q" "$BATS_TEST_TMPDIR/f.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 }
 
 @test "-f crosstab needs two GroupBy keys, Select row, column, value, no OrderBy or Limit, a header" {
@@ -565,15 +581,15 @@ block_reads() {
 		 'From s In spans GroupBy s.service, s.trace Select s.service, s.service, COUNT' \
 		 'From s In spans GroupBy s.service, s.trace Select s.service, COUNT, s.trace'; do
 		run tr-aggregate -f crosstab "$q" "$f"
-		[ "$status" -eq 2 ] || { echo "$q: $status"; false; }
-		[ "$output" = "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value" ] || { echo "$output"; false; }
+		expect_status 2 || { echo "$q: $status"; false; }
+		expect_output "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value"
 	done
 	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT OrderBy COUNT' "$f"
-	[ "$status" -eq 2 ]
-	[ "$output" = "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit" ] || { echo "$output"; false; }
+	expect_status 2
+	expect_output "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit"
 	run tr-aggregate -f crosstab --no-header 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT' "$f"
-	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: -f crosstab has its header line: --no-header does not go with it"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_like "tr-aggregate: -f crosstab has its header line: --no-header does not go with it*" "$output"
 }
 
 @test "each() reads JSON arrays as tr-format writes them; another value is one value, [] and null none" {
@@ -591,20 +607,20 @@ block_reads() {
 	# a: a string unescaped, a number, a boolean, null, nested text as
 	# written; b and f: the text itself; c and d: no rows (sorted by key:
 	# null, numbers, strings, booleans)
-	[ "$output" = "$(printf '%s\n' 'a||1' 'a|7|1' 'a|[1,"]"]|1' 'a|dé "x"|1' 'a|{"k":"v"}|1' 'a|true|1' \
-		'b|plain|1' 'f|["unclosed"|1' | tr '|' '\t')" ]
+	expect_output "$(printf '%s\n' 'a||1' 'a|7|1' 'a|[1,"]"]|1' 'a|dé "x"|1' 'a|{"k":"v"}|1' 'a|true|1' \
+		'b|plain|1' 'f|["unclosed"|1' | tr '|' '\t')"
 }
 
 @test "each() is a GroupBy key only" {
 	run tr-aggregate 'From s In spans Where each(s.tag["l"]) = "x" Select s.span' /dev/null
 	expect_eq 2 "$status" status
-	[[ "$output" == *"each(list) is a GroupBy key"* ]]
+	expect_contains 'each(list) is a GroupBy key' "$output"
 	run tr-aggregate 'From s In spans GroupBy s.service Select each(s.tag["l"]), COUNT' /dev/null
 	expect_eq 2 "$status" status
-	[[ "$output" == *"each(list) is a GroupBy key"* ]]
+	expect_contains 'each(list) is a GroupBy key' "$output"
 	run tr-aggregate 'From s In spans GroupBy each(s.tag["l"] Select COUNT' /dev/null
 	expect_eq 2 "$status" status
-	[[ "$output" == *"expected ')' after each(list"* ]]
+	expect_contains "expected ')' after each(list" "$output"
 }
 
 @test "--explain prints the parsed query and the rows of each join" {
@@ -619,19 +635,22 @@ block_reads() {
 	printf '%s\n' "$output" | grep -qx 'groups: 2'
 }
 
-@test "-o writes the table to a file; -Q reads the query from a file; -h and --version" {
+@test "-o writes the table to a file, -Q reads the query from a file" {
 	two_requests
 	printf 'From s In spans # every span\nGroupBy s.service\nSelect s.service, COUNT\n' | mkfix q.txt >/dev/null
 	run tr-aggregate -Q "$BATS_TEST_TMPDIR/q.txt" -o "$BATS_TEST_TMPDIR/out.tsv" "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 0 "$status" status
-	[ -z "$output" ]
+	expect_empty "$output"
 	grep -qx "$(printf 'redis\t3')" "$BATS_TEST_TMPDIR/out.tsv"
+}
+
+@test "-h and --version exit 0; an unknown option, -f value or --hb value exits 2" {
 	run tr-aggregate -h
 	expect_eq 0 "$status" status
-	[[ "${lines[0]}" == "usage: tr-aggregate"* ]]
+	expect_like "usage: tr-aggregate*" "${lines[0]}"
 	run tr-aggregate --version
 	expect_eq 0 "$status" status
-	[[ "$output" == "tr-aggregate (tr) "* ]]
+	expect_like "tr-aggregate \(tr\) *" "$output"
 	run tr-aggregate --bogus
 	expect_eq 2 "$status" status
 	run tr-aggregate -f xml 'From s In spans Select s.span'
@@ -657,11 +676,11 @@ block_reads() {
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
 	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/f.tr")" ]
+	expect_output "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/f.tr")"
 	# a partial of another query is refused
 	run tr-aggregate --merge 'From s In spans GroupBy s.host Select s.host, COUNT' "$BATS_TEST_TMPDIR/a.part"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"a.part:1: a partial made for something else (another query, other options)"* ]]
+	expect_contains 'a.part:1: a partial made for something else (another query, other options)' "$output"
 	run tr-aggregate --partial 'From s In spans Select s.span' "$BATS_TEST_TMPDIR/a.tr"
 	expect_eq 2 "$status" status
 }
@@ -744,7 +763,7 @@ latency_traces() {
 	run tr-aggregate --no-header 'From s In spans GroupBy s.service Select s.service OrderBy COUNT Desc, s.service' "$BATS_TEST_TMPDIR/f.tr"
 	expect_output "$(printf 'redis\nfrontend\nmysql\ncustomer')"
 	run tr-aggregate -f json 'From s In spans Where s.root Select s.trace OrderBy s.duration Desc Limit 1' "$BATS_TEST_TMPDIR/f.tr"
-	[ "$output" = "$(printf '[\n{"s.trace":"t2"}\n]')" ]
+	expect_output "$(printf '[\n{"s.trace":"t2"}\n]')"
 	run tr-aggregate --no-header 'From s In spans Select s.span Limit 2' "$BATS_TEST_TMPDIR/f.tr"
 	expect_output "$(printf 'a\nb')"
 }
@@ -764,13 +783,13 @@ latency_traces() {
 	two_requests
 	run tr-aggregate 'From s In spans Select s.trace Limit 0' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"Limit takes a whole number of rows, 1 or more"* ]]
+	expect_contains 'Limit takes a whole number of rows, 1 or more' "$output"
 	run tr-aggregate 'From r In (From s In spans Select s.trace Limit 1) Select COUNT' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"OrderBy and Limit belong to the outermost query"* ]]
+	expect_contains 'OrderBy and Limit belong to the outermost query' "$output"
 	run tr-aggregate 'From s In spans GroupBy s.service Select s.service OrderBy s.duration' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"neither a GroupBy key nor inside an aggregate"* ]]
+	expect_contains 'neither a GroupBy key nor inside an aggregate' "$output"
 }
 
 @test "--fail-if with Limit judges the rows written" {
@@ -788,34 +807,38 @@ latency_traces() {
 		Select s.service, COUNT, AVG(s.duration), MAX(s.duration) As top, MIN(s.self),
 		       MAX(s.start), SUM(s.duration) / COUNT As mean'
 	run tr-aggregate "$q" "$f"
-	[ "${lines[1]}" = "$(printf 'frontend\t2\t1500\t2000\t400\t5000\t1500')" ]
+	expect_eq "$(printf 'frontend\t2\t1500\t2000\t400\t5000\t1500')" "${lines[1]}"
 	run tr-aggregate --units ms "$q" "$f"
-	[ "${lines[0]}" = "$(printf 's.service\tCOUNT\tAVG(s.duration)\ttop\tMIN(s.self)\tMAX(s.start)\tmean')" ]
-	[ "${lines[1]}" = "$(printf 'frontend\t2\t1.5\t2\t0.4\t5000\t1500')" ]
+	expect_eq "$(printf 's.service\tCOUNT\tAVG(s.duration)\ttop\tMIN(s.self)\tMAX(s.start)\tmean')" "${lines[0]}"
+	expect_eq "$(printf 'frontend\t2\t1.5\t2\t0.4\t5000\t1500')" "${lines[1]}"
 	run tr-aggregate --units s -f json "$q" "$f"
-	[[ "$output" == *'"AVG(s.duration)":0.0015, "top":0.002, "MIN(s.self)":0.0004, "MAX(s.start)":5000, "mean":1500}'* ]]
+	expect_contains '"AVG(s.duration)":0.0015, "top":0.002, "MIN(s.self)":0.0004, "MAX(s.start)":5000, "mean":1500}' "$output"
 	run tr-aggregate --units auto "$q" "$f"
-	[ "${lines[1]}" = "$(printf 'frontend\t2\t1.5 ms\t2 ms\t400 µs\t5000\t1500')" ]
+	expect_eq "$(printf 'frontend\t2\t1.5 ms\t2 ms\t400 µs\t5000\t1500')" "${lines[1]}"
 	# raw rows: a duration field, and a key that is one
 	run tr-aggregate --units ms 'From s In spans[service = "redis"] Select s.span, s.duration, s.end' "$f"
-	[ "${lines[1]}" = "$(printf 'd\t0.3\t1700')" ]
+	expect_eq "$(printf 'd\t0.3\t1700')" "${lines[1]}"
 	run tr-aggregate --units ms 'From s In spans GroupBy s.duration Select s.duration, COUNT
 		OrderBy s.duration Desc Limit 1' "$f"
-	[ "${lines[1]}" = "$(printf '2\t1')" ]
+	expect_eq "$(printf '2\t1')" "${lines[1]}"
 	# the gate compares µs whatever the units; its message writes them in the units
 	run tr-aggregate --units s --fail-if 'top > 1500' "$q" "$f"
 	expect_eq 1 "$status" status
-	[[ "$output" == *"top=0.002"* ]]
+	expect_contains 'top=0.002' "$output"
 }
 
-@test "--units: auto is refused with csv and json; an unknown unit is a usage error" {
+@test "--units auto is refused with csv and json" {
 	two_requests
 	run tr-aggregate --units auto -f csv 'From s In spans Select s.duration' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"--units auto writes text for people"* ]]
+	expect_contains '--units auto writes text for people' "$output"
+}
+
+@test "an unknown --units unit is a usage error" {
+	two_requests
 	run tr-aggregate --units min 'From s In spans Select s.duration' "$BATS_TEST_TMPDIR/f.tr"
 	expect_eq 2 "$status" status
-	[[ "$output" == *'--units: us, ms, s or auto, not "min"'* ]]
+	expect_contains '--units: us, ms, s or auto, not "min"' "$output"
 }
 
 # Two shards of the two_requests traces, by trace.
@@ -833,9 +856,9 @@ pq='From s In spans GroupBy s.service Select s.service, COUNT, P50(s.duration), 
 	tr-aggregate --partial --exact-percentiles "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
 	expected=$(tr-aggregate "$pq" "$BATS_TEST_TMPDIR/f.tr")
 	run --separate-stderr tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
-	[ -z "$stderr" ]
+	expect_empty "$stderr"
 }
 
 @test "--merge reads the partials on stdin when no file is given" {
@@ -844,7 +867,7 @@ pq='From s In spans GroupBy s.service Select s.service, COUNT, P50(s.duration), 
 	tr-aggregate --partial "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
 	expected=$(tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part" 2>/dev/null)
 	run --separate-stderr sh -c "cat '$BATS_TEST_TMPDIR/a.part' '$BATS_TEST_TMPDIR/b.part' | tr-aggregate --merge '$pq'"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
 }
 
@@ -879,7 +902,8 @@ pq='From s In spans GroupBy s.service Select s.service, COUNT, P50(s.duration), 
 	run --separate-stderr tr-aggregate -f csv --merge "$pq" "$BATS_TEST_TMPDIR/a.part"
 	diff <(echo 's.service,COUNT,P50(s.duration) (approx),p90 (approx),SUM(s.duration)') <(head -1 <<< "$output")
 	run --separate-stderr tr-aggregate -f json --merge "$pq" "$BATS_TEST_TMPDIR/a.part"
-	[[ "$output" == *'"P50(s.duration) (approx)":'* && "$output" == *'"p90 (approx)":'* ]] || { echo "$output"; false; }
+	expect_contains '"P50(s.duration) (approx)":' "$output"
+	expect_contains '"p90 (approx)":' "$output"
 }
 
 @test "exact partials merged with a sketched one: the percentile is from the sketch, marked" {
@@ -887,8 +911,8 @@ pq='From s In spans GroupBy s.service Select s.service, COUNT, P50(s.duration), 
 	tr-aggregate --partial --exact-percentiles "$pq" "$BATS_TEST_TMPDIR/a.tr" > "$BATS_TEST_TMPDIR/a.part"
 	tr-aggregate --partial "$pq" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/b.part"
 	run --separate-stderr tr-aggregate --merge "$pq" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/b.part"
-	[ "$status" -eq 0 ]
-	[[ "$(head -1 <<< "$output")" == *"P50(s.duration) (approx)"* ]] || { echo "$output"; false; }
+	expect_status 0
+	expect_contains 'P50(s.duration) (approx)' "$(head -1 <<< "$output")" || { echo "$output"; false; }
 }
 
 @test "bad exact percentile states are bad input naming file:line" {
@@ -898,16 +922,16 @@ pq='From s In spans GroupBy s.service Select s.service, COUNT, P50(s.duration), 
 	for state in '2,=,5:1' '1,=,5:2' '1,=,x:1' '1,=,5:0' '1,=,5' '1,=,5:1,' '2,=,5:1,nan:1'; do
 		printf '%s\nG\tssvc\t%s\n#end\t1\n' "$h" "$state" > "$BATS_TEST_TMPDIR/bad.part"
 		run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/bad.part"
-		[ "$status" -eq 3 ] || { echo "state $state: status $status: $output"; false; }
-		[ "$output" = "tr-aggregate: $BATS_TEST_TMPDIR/bad.part:2: bad state of P50(s.duration) in field 3" ] || { echo "state $state: $output"; false; }
+		expect_status 3 || { echo "state $state: status $status: $output"; false; }
+		expect_output "tr-aggregate: $BATS_TEST_TMPDIR/bad.part:2: bad state of P50(s.duration) in field 3" || { echo "state $state: $output"; false; }
 	done
 	printf '%s\nG\tssvc\t%s\n#end\t1\n' "$h" '3,=,5:2,7:1' > "$BATS_TEST_TMPDIR/good.part"
 	run tr-aggregate --no-header --merge "$q" "$BATS_TEST_TMPDIR/good.part"
-	[ "$output" = "$(printf 'svc\t5')" ]
+	expect_output "$(printf 'svc\t5')"
 }
 
 @test "--exact-percentiles without --partial is a usage error" {
 	run tr-aggregate --exact-percentiles 'From s In spans Select COUNT' /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: --exact-percentiles: only with --partial"* ]]
+	expect_status 2
+	expect_like "tr-aggregate: --exact-percentiles: only with --partial*" "$output"
 }

@@ -207,8 +207,8 @@ Q8='From c In spans[service = "mysql"]
 @test "a grouped subquery's rows have no place in the trace: -> on them is an error" {
 	run tr-aggregate 'From j In spans Join m In (From s In spans GroupBy s.service Select s.service As svc) On m -> j Select j.span'
 	expect_eq 2 "$status" status
-	[[ "$output" == *"no place in the trace"* ]]
+	expect_contains 'no place in the trace' "$output"
 	run tr-aggregate 'From x In (From s In spans Select s.span As id) Join m In (From y In (From s In spans GroupBy s.trace Select s.trace As t) Select y.t As t) On m -> x Select x.id'
 	expect_eq 2 "$status" status
-	[[ "$output" == *"no place in the trace"* ]]
+	expect_contains 'no place in the trace' "$output"
 }

@@ -22,7 +22,7 @@ table() {
 	run tr-aggregate 'From s In spans GroupBy s.service
 		Select s.service, COUNT, AVG(s.duration), MAX(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	s.service|COUNT|AVG(s.duration)|MAX(s.duration)
 	analytics|45|3086.5333333333333|4988
 	batch|3|479249.6666666667|719761
@@ -32,10 +32,10 @@ table() {
 	mysql|46|24606.978260869564|688528
 	route|443|39605.27990970654|59796
 	EOF
-	)" ]
+	)"
 	# the counts and maxima, recomputed with awk from the line format
-	[ "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { print $1, $2, $4 }')" = \
-	  "$(awk -F'\t' '$1 == "S" { n[$7]++; if ($6 > m[$7]) m[$7] = $6 } END { for (s in n) print s, n[s], m[s] }' "$BATS_TEST_TMPDIR/hotrod.tr" | sort)" ]
+	expect_eq "$(awk -F'\t' '$1 == "S" { n[$7]++; if ($6 > m[$7]) m[$7] = $6 } END { for (s in n) print s, n[s], m[s] }' "$BATS_TEST_TMPDIR/hotrod.tr" | sort)" \
+		"$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { print $1, $2, $4 }')"
 }
 
 @test "Q2: mysql time per customer, known only at the request's first span (First)" {
@@ -45,14 +45,14 @@ table() {
 		GroupBy r.tag["customer.id"]
 		Select r.tag["customer.id"] As customer, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	customer|COUNT|mysql_us
 	123|11|110997
 	392|17|161344
 	567|6|60610
 	731|8|83747
 	EOF
-	)" ]
+	)"
 }
 
 @test "Q6: caller x callee counts (MostRecent client before each server span)" {
@@ -62,18 +62,18 @@ table() {
 		GroupBy caller.service, callee.service
 		Select caller.service, callee.service, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	caller.service|callee.service|COUNT
 	batch|mysql|1
 	customer|mysql|45
 	frontend|customer|43
 	frontend|driver|45
 	EOF
-	)" ]
+	)"
 	# the same pairs through parent ids, with awk
-	[ "$(printf '%s\n' "$output" | sed 1d)" = "$(awk -F'\t' '$1 == "S" { k[$2 " " $3] = $9; sv[$2 " " $3] = $7; par[$2 " " $3] = $2 " " $4 }
+	expect_eq "$(awk -F'\t' '$1 == "S" { k[$2 " " $3] = $9; sv[$2 " " $3] = $7; par[$2 " " $3] = $2 " " $4 }
 		END { for (x in k) if (k[x] == "server" && k[par[x]] == "client") c[sv[par[x]] "\t" sv[x]]++
-		      for (z in c) print z "\t" c[z] }' "$BATS_TEST_TMPDIR/hotrod.tr" | sort)" ]
+		      for (z in c) print z "\t" c[z] }' "$BATS_TEST_TMPDIR/hotrod.tr" | sort)" "$(printf '%s\n' "$output" | sed 1d)"
 }
 
 @test "Fig. 1a: a time series of mysql load with bucket()" {
@@ -82,20 +82,20 @@ table() {
 		GroupBy bucket(s.start - 1767225600000000, 1s) As t
 		Select t, COUNT, SUM(s.duration) As mysql_us' "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	t|COUNT|mysql_us
 	0|15|148473
 	1000000|12|799346
 	2000000|19|184102
 	EOF
-	)" ]
+	)"
 }
 
 @test "Fig. 1c: Q1 as a crosstab, service by host, with row and column totals" {
 	hotrod
 	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.host
 		Select s.service, s.host, SUM(s.duration) As busy' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(table <<-'EOF'
 	s.service|analytics-0|batch-0|customer-0|customer-1|driver-0|driver-1|frontend-0|frontend-1|mysql-0|route-0|route-1|route-2|total
 	analytics|138894||||||||||||138894
@@ -147,7 +147,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 		GroupBy each(getloc.tag[\"replicas\"]) As replica
 		Select replica, COUNT As hosted, SUM(DNop.host = replica) As chosen,
 		       AVG(DNop.host = replica) As p" "$BATS_TEST_TMPDIR/hdfs.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	# A is read whenever it holds a replica; C only when none of A D B does
 	expected=$(table <<-'EOF'
 	replica|hosted|chosen|p
@@ -167,7 +167,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 	run tr-aggregate -f crosstab "$Q7_FROM
 		GroupBy each(getloc.tag[\"replicas\"]) As hosted, each(getloc.tag[\"replicas\"]) As other
 		Select hosted, other, AVG(DNop.host = hosted) As p_chosen" "$BATS_TEST_TMPDIR/hdfs.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	# row A: always chosen; row D: always, but never beside A (and beside E
 	# once with A too); the diagonal and the row totals are P(chosen |
 	# hosted); each column total is 1/3: one of a read's three replicas is read
@@ -196,17 +196,17 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 	# MostRecent is the ancestor that started last: the customer's server span,
 	# unless its host's clock puts it before the root (19 requests); 2 queries
 	# lost their way to the root with a lost customer span
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	s.service|s.operation|COUNT|before_mysql|until_mysql_done
 	customer|HTTP GET /customer|24|251642.625|714721
 	frontend|HTTP GET /dispatch|19|144799.68421052632|705277
 	EOF
-	)" ]
+	)"
 	# Q8 as in the paper: one raw row per request, no aggregation
 	run tr-aggregate --no-header 'From c In spans[service = "mysql"]
 		Join s In MostRecent(spans[kind = "server" and service != "mysql"]) On s -> c
 		Select c.trace, c.end - s.start' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "${#lines[@]}" -eq 43 ]
+	expect_num 43 "${#lines[@]}"
 	expect_eq 714721 "$(printf '%s\n' "$output" | awk -F'\t' '$2 > m { m = $2 } END { print m }')"
 }
 
@@ -217,14 +217,14 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 			Select s.trace As trace, s.service As service, SUM(s.duration) As busy)
 		GroupBy x.service Select x.service, COUNT, AVG(x.busy), MAX(x.busy)' "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	x.service|COUNT|AVG(x.busy)|MAX(x.busy)
 	customer|43|243073.90697674418|731249
 	driver|45|164395.13333333333|362934
 	frontend|44|568664.6818181818|1183677
 	mysql|46|24606.978260869564|688528
 	EOF
-	)" ]
+	)"
 }
 
 @test "Q7: a join with a Where across two variables (GetDriver slower than its redis lookup)" {
@@ -237,12 +237,12 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 		GroupBy s.host, r.host
 		Select s.host, r.host, COUNT' "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	s.host|r.host|COUNT
 	driver-0|driver-0|20
 	driver-1|driver-1|22
 	EOF
-	)" ]
+	)"
 }
 
 @test "the CI gate on the sample: p99 of frontend's /dispatch over 1s fails the build" {
@@ -250,7 +250,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 	q='From s In spans[service = "frontend" and kind = "server"] GroupBy s.operation Select s.operation, P99(s.duration) As p99'
 	run tr-aggregate --fail-if 'p99 > 1s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 1 "$status" status
-	[[ "$output" == *"fail-if p99 > 1s: s.operation=HTTP GET /dispatch, p99=1183677"* ]]
+	expect_contains 'fail-if p99 > 1s: s.operation=HTTP GET /dispatch, p99=1183677' "$output"
 	run tr-aggregate --fail-if 'p99 > 1.5s' "$q" "$BATS_TEST_TMPDIR/hotrod.tr"
 	expect_eq 0 "$status" status
 }
@@ -265,7 +265,7 @@ Q7_FROM='From DNop In spans[operation = "DataTransferProtocol"]
 	done
 	run tr-aggregate --merge "$q" "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1" "$BATS_TEST_TMPDIR/p2"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/hotrod.tr")" ]
+	expect_output "$(tr-aggregate "$q" "$BATS_TEST_TMPDIR/hotrod.tr")"
 }
 
 # Jaeger UI's trace statistics table: count, total, avg, min, max, self
@@ -289,12 +289,12 @@ stats() {
 	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
 	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/t.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	service1|8|573000|71625|8000|390000|378000|47250|1000|224000|37.8
 	service2|3|238000|79333.33333333333|18000|200000|220000|73333.33333333333|2000|200000|22
 	EOF
-	)" ]
+	)"
 }
 
 @test "Jaeger UI trace statistics by operation: tracegraph testTrace (hand-computed)" {
@@ -302,7 +302,7 @@ stats() {
 	tr-ingest "$CONF/jaeger/tracegraph-testTrace.json" > "$BATS_TEST_TMPDIR/t.tr"
 	run tr-aggregate "$(stats s.operation)" "$BATS_TEST_TMPDIR/t.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	s.operation|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	op1|2|410000|205000|20000|390000|226000|113000|2000|224000|22.6
 	op2|3|88000|29333.333333333332|18000|37000|88000|29333.333333333332|18000|37000|8.8
@@ -311,7 +311,7 @@ stats() {
 	op6|1|10000|10000|10000|10000|1000|1000|1000|1000|0.1
 	op7|2|17000|8500|8000|9000|17000|8500|8000|9000|1.7
 	EOF
-	)" ]
+	)"
 }
 
 @test "Jaeger UI trace statistics: otlp2jaeger multi trace (hand-computed)" {
@@ -321,17 +321,17 @@ stats() {
 	tr-ingest "$CONF/jaeger/otlp2jaeger-multi-out.json" > "$BATS_TEST_TMPDIR/m.tr"
 	run tr-aggregate "$(stats s.service)" "$BATS_TEST_TMPDIR/m.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	s.service|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	example-trace|4|467286|116821.5|46460|176321|176321|44080.25|3171|71355|100
 	EOF
-	)" ]
+	)"
 	run tr-aggregate "$(stats s.operation)" "$BATS_TEST_TMPDIR/m.tr"
-	[ "$output" = "$(table <<-'EOF'
+	expect_output "$(table <<-'EOF'
 	s.operation|COUNT|total|avg|min|max|self_total|self_avg|self_min|self_max|percent
 	info|1|173150|173150|173150|173150|55335|55335|55335|55335|31.38
 	main|1|176321|176321|176321|176321|3171|3171|3171|3171|1.8
 	ohboy.do|2|117815|58907.5|46460|71355|117815|58907.5|46460|71355|66.82
 	EOF
-	)" ]
+	)"
 }

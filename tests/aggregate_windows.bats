@@ -30,30 +30,30 @@ Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "--emit-every: a row is in the window of its From span's start; a late row is left out, counted, exit 3" {
 	windows
 	run --separate-stderr tr-aggregate --emit-every 1s "$Q" "$BATS_TEST_TMPDIR/w.tr"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	# after w2 the input's time is 1.5 s: window 0 closes; w3's row (0.9 s)
 	# comes after it closed; w1's db span is in the window of 1 s
 	expected=$(printf '%s\n' 'window|s.service|COUNT' '0|front|1' '1000000|db|1' '1000000|front|1' | tr '|' '\t')
 	diff <(echo "$expected") <(echo "$output")
-	[ "$stderr" = "tr-aggregate: rows left out of the windows: 1 after their window closed (--lateness), 0 without a time" ] || { echo "$stderr"; false; }
+	expect_eq "tr-aggregate: rows left out of the windows: 1 after their window closed (--lateness), 0 without a time" "$stderr"
 }
 
 @test "--lateness: a window waits that long after its end, in the input's time, for late rows" {
 	windows
 	run --separate-stderr tr-aggregate --emit-every 1s --lateness 1s "$Q" "$BATS_TEST_TMPDIR/w.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf '%s\n' 'window|s.service|COUNT' '0|front|2' '1000000|db|1' '1000000|front|1' | tr '|' '\t')
 	diff <(echo "$expected") <(echo "$output")
-	[ "$stderr" = "" ]
+	expect_eq "" "$stderr"
 }
 
 @test "--emit-every: the rows of a trace without time are in no window: counted, exit 3" {
 	windows
 	printf 'T\tw4\nS\tw4\ta\t\t\t\tfront\tGET\tserver\th1\n' >>"$BATS_TEST_TMPDIR/w.tr"
 	run --separate-stderr tr-aggregate --emit-every 1s --lateness 1s "$Q" "$BATS_TEST_TMPDIR/w.tr"
-	[ "$status" -eq 3 ]
-	[ "${#lines[@]}" -eq 4 ]
-	[ "$stderr" = "tr-aggregate: rows left out of the windows: 0 after their window closed (--lateness), 1 without a time" ] || { echo "$stderr"; false; }
+	expect_status 3
+	expect_num 4 "${#lines[@]}"
+	expect_eq "tr-aggregate: rows left out of the windows: 0 after their window closed (--lateness), 1 without a time" "$stderr"
 }
 
 @test "--emit-every: json is one array a window, csv has the window column, a crosstab a table a window" {
@@ -76,16 +76,20 @@ Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	diff <(echo "$expected") <(echo "$output")
 }
 
-@test "--emit-every: --fail-if judges every window's rows; an input with no row fails the gate" {
+@test "--emit-every: --fail-if judges every window's rows" {
 	windows
 	run --separate-stderr tr-aggregate --emit-every 1s --lateness 1s --fail-if 'COUNT > 1' "$Q" "$BATS_TEST_TMPDIR/w.tr"
-	[ "$status" -eq 1 ]
-	[[ "$stderr" == "tr-aggregate: fail-if COUNT > 1: s.service=front, COUNT=2"* ]] || { echo "$stderr"; false; }
+	expect_status 1
+	expect_like "tr-aggregate: fail-if COUNT > 1: s.service=front, COUNT=2*" "$stderr"
+}
+
+@test "--emit-every: an input with no row fails the gate" {
+	windows
 	run --separate-stderr tr-aggregate --emit-every 1s --fail-if 'COUNT > 1' \
 		'From s In spans[service = "nosuch"] GroupBy s.service Select s.service, COUNT' "$BATS_TEST_TMPDIR/w.tr"
 	expect_eq 2 "$status" status	# no row, and a service no span has
-	[ "$output" = "$(printf 'window\ts.service\tCOUNT')" ]
-	[[ "$stderr" == *"the query matched no row: the gate fails"* ]] || { echo "$stderr"; false; }
+	expect_output "$(printf 'window\ts.service\tCOUNT')"
+	expect_contains 'the query matched no row: the gate fails' "$stderr"
 }
 
 @test "--emit-every on the sample equals GroupBy bucket(s.start, 1s) with no row left out" {
@@ -93,9 +97,9 @@ Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	tr-ingest "$SAMPLES/jaeger/hotrod.json" >"$BATS_TEST_TMPDIR/hotrod.tr"
 	run --separate-stderr tr-aggregate --emit-every 1s 'From s In spans GroupBy s.service
 		Select s.service, COUNT, SUM(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr"
-	[ "$status" -eq 0 ]
-	[ "$stderr" = "" ]
-	[ "${#lines[@]}" -eq 21 ]
+	expect_status 0
+	expect_eq "" "$stderr"
+	expect_num 21 "${#lines[@]}"
 	diff <(printf '%s\n' "$output" | sed 1d) <(tr-aggregate --no-header 'From s In spans
 		GroupBy bucket(s.start, 1s) As w, s.service Select w, s.service, COUNT, SUM(s.duration)' "$BATS_TEST_TMPDIR/hotrod.tr")
 }
@@ -114,28 +118,28 @@ Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	kill -0 "$job"	# the input has not ended
 	first=$(grep -c '^1767225600000000	' "$out")
 	wait "$job"
-	[ "$first" -eq 6 ] || { cat "$out"; false; }
-	[ "$(grep -c '^1767225602000000	' "$out")" -eq 7 ]
+	expect_num 6 "$first" || { cat "$out"; false; }
+	expect_num 7 "$(grep -c '^1767225602000000	' "$out")"
 }
 
 @test "--emit-every and --lateness: bad values and the combinations they do not go with" {
 	windows
 	f="$BATS_TEST_TMPDIR/w.tr"
 	run tr-aggregate --emit-every 0 "$Q" "$f"
-	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: --emit-every needs a duration over 0 (1s, 500ms): '0'"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_like "tr-aggregate: --emit-every needs a duration over 0 \(1s, 500ms\): '0'*" "$output"
 	run tr-aggregate --emit-every 1s --lateness -1s "$Q" "$f"
-	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: --lateness needs a duration (0, 1s, 500ms): '-1s'"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_like "tr-aggregate: --lateness needs a duration \(0, 1s, 500ms\): '-1s'*" "$output"
 	run tr-aggregate --lateness 1s "$Q" "$f"
-	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: --lateness is for --emit-every"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_like "tr-aggregate: --lateness is for --emit-every*" "$output"
 	run tr-aggregate --emit-every 1s 'From s In spans Select s.service' "$f"
-	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: --emit-every needs a query with GroupBy or an aggregate"* ]] || { echo "$output"; false; }
+	expect_status 2
+	expect_like "tr-aggregate: --emit-every needs a query with GroupBy or an aggregate*" "$output"
 	for o in --partial --merge; do
 		run tr-aggregate --emit-every 1s $o "$Q" "$f"
-		[ "$status" -eq 2 ]
-		[[ "$output" == "tr-aggregate: --emit-every does not go with --partial or --merge"* ]] || { echo "$output"; false; }
+		expect_status 2
+		expect_like "tr-aggregate: --emit-every does not go with --partial or --merge*" "$output"
 	done
 }

@@ -48,6 +48,13 @@ invoke_files() {
 	err_=$(cat "$BATS_TEST_TMPDIR/err")
 }
 
+# Name a tool that broke the rule (and how it was run), with the exit status
+# and the first line of stderr it gave; the test lists them all at its end.
+broke() {
+	fail="$fail
+$1: exit $rc_, stderr: ${err_%%$'\n'*}"
+}
+
 # A good input for each tool: JSON for tr-ingest, the line format otherwise.
 good_input() {
 	if [ "$1" = tr-ingest ]; then
@@ -93,7 +100,7 @@ EOF
 		done
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
-	[ "$(tools | wc -l)" -ge 6 ]
+	expect_ge 6 "$(tools | wc -l)"
 }
 
 @test "every man page renders without warnings (groff -ww)" {
@@ -131,7 +138,7 @@ EOF
 	for t in $(tools); do
 		for h in -h --help; do
 			invoke "$t" "$h"
-			[ "$rc_" -eq 0 ] && [ -z "$err_" ] && [[ $out_ == "usage: $t "* ]] || fail="$fail $t$h"
+			[ "$rc_" -eq 0 ] && [ -z "$err_" ] && [[ $out_ == "usage: $t "* ]] || broke "$t$h"
 		done
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
@@ -152,7 +159,7 @@ EOF
 	fail=""
 	for t in $(tools); do
 		invoke "$t" --version
-		[ "$rc_" -eq 0 ] && [[ $out_ =~ ^$t\ \(tr\)\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail="$fail $t"
+		[ "$rc_" -eq 0 ] && [[ $out_ =~ ^$t\ \(tr\)\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || broke "$t"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -197,7 +204,7 @@ EOF
 	tr-temporal|
 	EOF
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
-	[ "$n" -eq 5 ]
+	expect_num 5 "$n"
 }
 
 @test "an unknown option exits 2 with one 'tr-xxx: ' line naming it, then 'try', and nothing on stdout" {
@@ -206,7 +213,7 @@ EOF
 		invoke "$t" --no-such-option
 		[ "$rc_" -eq 2 ] && [ -z "$out_" ] &&
 			[ "$err_" = "$t: unknown option --no-such-option
-try '$t --help'" ] || fail="$fail $t"
+try '$t --help'" ] || broke "$t"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -216,7 +223,7 @@ try '$t --help'" ] || fail="$fail $t"
 	for t in $(tools); do
 		invoke "$t" --verbsoe
 		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: unknown option --verbsoe (did you mean --verbose?)"* ]] ||
-			fail="$fail $t"
+			broke "$t"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -225,17 +232,17 @@ try '$t --help'" ] || fail="$fail $t"
 	fail=""
 	for t in $(tools); do
 		invoke "$t" -Z
-		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: unknown option -Z"$'\n'"try '$t --help'" ]] || fail="$fail $t:-Z"
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: unknown option -Z"$'\n'"try '$t --help'" ]] || broke "$t:-Z"
 		"$t" -v -o > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" < /dev/null && rc_=0 || rc_=$?
 		err_=$(cat "$BATS_TEST_TMPDIR/err")
-		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option -o needs an argument"$'\n'* ]] || fail="$fail $t:-o"
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option -o needs an argument"$'\n'* ]] || broke "$t:-o"
 		"$t" -v --output > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" < /dev/null && rc_=0 || rc_=$?
 		err_=$(cat "$BATS_TEST_TMPDIR/err")
-		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --output needs an argument"$'\n'* ]] || fail="$fail $t:--output"
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --output needs an argument"$'\n'* ]] || broke "$t:--output"
 		invoke "$t" --max
-		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --max is ambiguous: --max-"*", --max-"* ]] || fail="$fail $t:--max"
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --max is ambiguous: --max-"*", --max-"* ]] || broke "$t:--max"
 		invoke "$t" --quiet=yes
-		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --quiet takes no argument"$'\n'* ]] || fail="$fail $t:--quiet="
+		[ "$rc_" -eq 2 ] && [[ $err_ == "$t: option --quiet takes no argument"$'\n'* ]] || broke "$t:--quiet="
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -246,7 +253,7 @@ try '$t --help'" ] || fail="$fail $t"
 		f=$(good_input "$t")
 		for o in -f --format; do
 			invoke_files "$t" "$o" no-such-format -- "$f"
-			[ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "$t: "* ]] || fail="$fail $t$o"
+			[ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "$t: "* ]] || broke "$t$o"
 		done
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
@@ -257,12 +264,12 @@ try '$t --help'" ] || fail="$fail $t"
 	for t in $(tools); do
 		f=$(good_input "$t")
 		invoke_files "$t" -- "$f"
-		[ "$rc_" -eq 0 ] && [ -n "$out_" ] || { fail="$fail $t(file)"; continue; }
+		[ "$rc_" -eq 0 ] && [ -n "$out_" ] || { broke "$t(file)"; continue; }
 		want=${out_//"$f"/-}	# a report that names its inputs names stdin "-"
 		STDIN=$f invoke_files "$t" --
-		[ "$rc_" -eq 0 ] && [ "$out_" = "$want" ] || fail="$fail $t(stdin)"
+		[ "$rc_" -eq 0 ] && [ "$out_" = "$want" ] || broke "$t(stdin)"
 		STDIN=$f invoke_files "$t" -- -
-		[ "$rc_" -eq 0 ] && [ "$out_" = "$want" ] || fail="$fail $t(-)"
+		[ "$rc_" -eq 0 ] && [ "$out_" = "$want" ] || broke "$t(-)"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -279,7 +286,7 @@ try '$t --help'" ] || fail="$fail $t"
 			rm -f "$BATS_TEST_TMPDIR/o"
 			invoke_files "$t" "$o" "$BATS_TEST_TMPDIR/o" -- "$f"
 			[ "$rc_" -eq 0 ] && [ -z "$out_" ] && [ "$(cat "$BATS_TEST_TMPDIR/o")" = "$want" ] ||
-				fail="$fail $t$o"
+				broke "$t$o"
 		done
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
@@ -290,7 +297,7 @@ try '$t --help'" ] || fail="$fail $t"
 	for t in $(tools); do
 		f=$(good_input "$t")
 		invoke_files "$t" -o "$BATS_TEST_TMPDIR/no/such/dir/out" -- "$f"
-		[ "$rc_" -eq 4 ] && [[ $err_ == "$t: $BATS_TEST_TMPDIR/no/such/dir/out: "* ]] || fail="$fail $t"
+		[ "$rc_" -eq 4 ] && [[ $err_ == "$t: $BATS_TEST_TMPDIR/no/such/dir/out: "* ]] || broke "$t"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -299,7 +306,7 @@ try '$t --help'" ] || fail="$fail $t"
 	fail=""
 	for t in $(tools); do
 		invoke_files "$t" -- "$BATS_TEST_TMPDIR/missing"
-		[ "$rc_" -eq 3 ] && [[ $err_ == "$t: $BATS_TEST_TMPDIR/missing: "* ]] || fail="$fail $t"
+		[ "$rc_" -eq 3 ] && [[ $err_ == "$t: $BATS_TEST_TMPDIR/missing: "* ]] || broke "$t"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -311,7 +318,7 @@ try '$t --help'" ] || fail="$fail $t"
 		line=5
 		[ "$t" = tr-ingest ] && line=3
 		invoke_files "$t" -- "$f"
-		[ "$rc_" -eq 3 ] && grep -q "^$t: $f:$line:" <<<"$err_" || fail="$fail $t"
+		[ "$rc_" -eq 3 ] && grep -q "^$t: $f:$line:" <<<"$err_" || broke "$t"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -325,23 +332,31 @@ try '$t --help'" ] || fail="$fail $t"
 		f=$(bad_input "$t")
 		invoke_files "$t" -- "$f"
 		[ "$rc_" -eq 3 ] && grep -q "^T	t1" <<<"$out_" && ! grep -q "	t2	" <<<"$out_" ||
-			fail="$fail $t"
+			broke "$t"
 		invoke_files "$t" -k -- "$f"
 		[ "$rc_" -eq 3 ] && grep -q "^T	t1" <<<"$out_" && grep -q "^T	t3" <<<"$out_" &&
-			! grep -q "	t2	" <<<"$out_" || fail="$fail $t(-k)"
+			! grep -q "	t2	" <<<"$out_" || broke "$t(-k)"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
-	[ "$n" -ge 4 ]
+	expect_ge 4 "$n"
 }
 
-@test "-q keeps stderr empty on good input; -v adds a 'tr-xxx: ' summary on stderr" {
+@test "-q keeps stderr empty on good input" {
 	fail=""
 	for t in $(tools); do
 		f=$(good_input "$t")
 		invoke_files "$t" -q -- "$f"
-		[ "$rc_" -eq 0 ] && [ -z "$err_" ] || fail="$fail $t(-q)"
+		[ "$rc_" -eq 0 ] && [ -z "$err_" ] || broke "$t(-q)"
+	done
+	[ -z "$fail" ] || { echo "broken:$fail"; false; }
+}
+
+@test "-v adds a 'tr-xxx: ' summary on stderr" {
+	fail=""
+	for t in $(tools); do
+		f=$(good_input "$t")
 		invoke_files "$t" -v -- "$f"
-		[ "$rc_" -eq 0 ] && [[ $err_ == "$t: "* ]] || fail="$fail $t(-v)"
+		[ "$rc_" -eq 0 ] && [[ $err_ == "$t: "* ]] || broke "$t(-v)"
 	done
 	[ -z "$fail" ] || { echo "broken:$fail"; false; }
 }
@@ -355,4 +370,67 @@ try '$t --help'" ] || fail="$fail $t"
 	expect_eq tr-fake "$(tools)"
 	invoke tr-fake --no-such-option
 	! { [ "$rc_" -eq 2 ] && [ -z "$out_" ] && [[ $err_ == "tr-fake: "* ]]; }
+}
+
+# The tests' own convention: a failing comparison says what it expected and
+# what it got, so every comparison goes through an expect_ helper of
+# helper.bash. A bare [ ] or [[ ]] comparison as an assertion (alone on its
+# line, or with an '|| { echo ...; false; }') prints nothing of its operands.
+@test "no test asserts with a bare [ ] or [[ ]] comparison" {
+	local bare='^\s*\[\[? (.* (=|==|!=|=~|-eq|-ne|-ge|-gt|-le|-lt) .*|-[zn] [^]]*)(\]\]?\s*(#.*)?|\|\| \{ .*(false|return 1); \})$'
+	# the pattern finds each old form, and leaves a condition alone
+	expect_num 5 "$(printf '\t%s\n' \
+		'[ "$(cut -f2 "$f")" = "a" ]' \
+		'[ -z "$(grep -v x "$f")" ]' \
+		'[ "$status" -eq 0 ]' \
+		'[[ "$output" == *"x"* ]] || { echo "$output"; false; }' \
+		'[ "$output" = "x" ]  # a comment' \
+		'[ -n "$TR_SHARED" ] || skip "no data"' \
+		'[ "$t" = tr-ingest ] && line=3' | grep -cE "$bare")"
+	cd "$top/tests"
+	run grep -nE "$bare" *.bats
+	expect_output ""
+}
+
+@test "expect_eq, failing, prints the expected and the actual value as a diff" {
+	run expect_eq "$(printf 'a\nb')" "$(printf 'a\nc')" list
+	expect_status 1
+	expect_output "list differs (-expected +actual):
+@@ -1,2 +1,2 @@
+ a
+-b
++c"
+}
+
+@test "expect_status, failing, prints the status and the output" {
+	run sh -c 'echo out; exit 3'
+	run expect_status 0
+	expect_status 1
+	expect_output "exit status: expected 0, actual 3
+output:
+out"
+}
+
+@test "expect_ge, failing, prints the bound and the actual number" {
+	run expect_ge 5 3 spans
+	expect_status 1
+	expect_output "spans: expected >= 5, actual 3"
+}
+
+@test "expect_contains, failing, prints the text looked for and the actual value" {
+	run expect_contains needle haystack
+	expect_status 1
+	expect_output "value does not contain:
+needle
+actual:
+haystack"
+}
+
+@test "expect_like, failing, prints the pattern and the actual value" {
+	run expect_like 'tr-*: bad' 'trx: bad'
+	expect_status 1
+	expect_output "value does not match the pattern:
+tr-*: bad
+actual:
+trx: bad"
 }

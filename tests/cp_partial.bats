@@ -30,7 +30,7 @@ shards() {
 	tr-cp --summary service --partial "$BATS_TEST_TMPDIR/s1.tr" > "$BATS_TEST_TMPDIR/p1"
 	expected=$(tr-cp --summary service "$BATS_TEST_TMPDIR/all.tr")
 	run tr-cp --summary service --merge "$BATS_TEST_TMPDIR/p0" "$BATS_TEST_TMPDIR/p1"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
 }
 
@@ -38,14 +38,14 @@ shards() {
 	shards
 	expected=$(tr-cp --summary operation -f json "$BATS_TEST_TMPDIR/all.tr")
 	run sh -c "{ tr-cp --summary operation --partial '$BATS_TEST_TMPDIR/s0.tr'; tr-cp --summary operation --partial '$BATS_TEST_TMPDIR/s1.tr'; } | tr-cp --summary operation -f json --merge"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
 }
 
 @test "the partial of --summary holds each group's totals and per-trace values" {
 	shards
 	run tr-cp --summary service --partial "$BATS_TEST_TMPDIR/s0.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf '#tr-cp-partial/1\tsummary\tservice\nG\tweb\t\t500\t500\t2\t0\t100:1,400:1\nG\tdb\t\t700\t700\t2\t0\t200:1,500:1')
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -76,7 +76,7 @@ shards() {
 	diff <(tr-cp --folded "$BATS_TEST_TMPDIR/s0.tr") "$BATS_TEST_TMPDIR/f0"
 	expected=$(tr-cp --folded "$BATS_TEST_TMPDIR/all.tr")
 	run tr-cp --folded --merge "$BATS_TEST_TMPDIR/f0" "$BATS_TEST_TMPDIR/f1"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
 }
 
@@ -84,8 +84,8 @@ shards() {
 	shards
 	tr-cp --summary service --partial "$BATS_TEST_TMPDIR/s0.tr" > "$BATS_TEST_TMPDIR/p0"
 	run tr-cp --summary operation --merge "$BATS_TEST_TMPDIR/p0"
-	[ "$status" -eq 3 ]
-	[ "$output" = "tr-cp: $BATS_TEST_TMPDIR/p0:1: a partial of another --summary key (want operation)" ]
+	expect_status 3
+	expect_output "tr-cp: $BATS_TEST_TMPDIR/p0:1: a partial of another --summary key (want operation)"
 }
 
 @test "bad --summary partial records are bad input naming file:line, nothing written" {
@@ -93,9 +93,9 @@ shards() {
 	while IFS='|' read -r rec want; do
 		printf '%s\n%s\n' "$h" "$rec" | tr '~' '\t' > "$BATS_TEST_TMPDIR/bad"
 		run --separate-stderr tr-cp --summary service --merge "$BATS_TEST_TMPDIR/bad"
-		[ "$status" -eq 3 ] || { echo "$rec: status $status"; false; }
+		expect_status 3 || { echo "$rec: status $status"; false; }
 		[ -z "$output" ] || { echo "$rec wrote: $output"; false; }
-		[ "$stderr" = "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" ] || { echo "$rec: $stderr"; false; }
+		expect_eq "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" "$stderr" || { echo "$rec: $stderr"; false; }
 	done <<-'EOF'
 	G~web~~1~1~1~0|not a tr-cp --summary partial record (want G and 7 fields)
 	X~web~~1~1~1~0~1:1|not a tr-cp --summary partial record (want G and 7 fields)
@@ -115,8 +115,8 @@ shards() {
 	while IFS='|' read -r line want; do
 		printf 'web:GET;db:query 5\n%s\n' "$line" > "$BATS_TEST_TMPDIR/bad"
 		run tr-cp --folded --merge "$BATS_TEST_TMPDIR/bad"
-		[ "$status" -eq 3 ] || { echo "$line: status $status"; false; }
-		[ "$output" = "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" ] || { echo "$line: $output"; false; }
+		expect_status 3 || { echo "$line: status $status"; false; }
+		expect_output "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" || { echo "$line: $output"; false; }
 	done <<-'EOF'
 	web:GET|not a folded stack (want "frame;frame... value")
 	web:GET 0|bad value after the stack (want a count of µs above 0)
@@ -129,7 +129,7 @@ shards() {
 @test "--partial and --merge go with --summary and --folded only" {
 	for args in "--partial" "--merge" "--whatif service=web:scale=0.5 --partial" "--summary service --baseline /dev/null --merge" "--dot --merge"; do
 		run tr-cp $args /dev/null
-		[ "$status" -eq 2 ] || { echo "$args: status $status: $output"; false; }
-		[[ "$output" == "tr-cp: --partial and --merge go with --summary (no --baseline) and --folded"* ]] || { echo "$args: $output"; false; }
+		expect_status 2 || { echo "$args: status $status: $output"; false; }
+		expect_like "tr-cp: --partial and --merge go with --summary \(no --baseline\) and --folded*" "$output" || { echo "$args: $output"; false; }
 	done
 }

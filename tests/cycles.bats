@@ -40,7 +40,7 @@ obj() {
 	echo 'int a(int); int b(int x) { return a(x); }' | obj "$d" b
 	echo 'int a(int); int c(int x) { return a(x); }' | obj "$d" c
 	run sh "$top/scripts/cycles.sh" "$d"
-	[ "$status" -eq 1 ] || { echo "status $status, expected 1"; false; }
+	expect_status 1
 	expect_output "a.c b.c"
 }
 
@@ -52,7 +52,7 @@ obj() {
 	echo 'int e(int); int d(int x) { return e(x); }' | obj "$d" d
 	echo 'int d(int); int e(int x) { return d(x); }' | obj "$d/sub" e
 	run sh "$top/scripts/cycles.sh" "$d"
-	[ "$status" -eq 1 ] || { echo "status $status, expected 1"; false; }
+	expect_status 1
 	expect_output "a.c c.c sub/b.c
 d.c sub/e.c"
 }
@@ -62,13 +62,13 @@ d.c sub/e.c"
 	echo 'int b(int); int a(int x) { return b(x); }' | obj "$d" a
 	echo 'int b(int x) { return x; }' | obj "$d" b
 	run sh "$top/scripts/cycles.sh" "$d"
-	[ "$status" -eq 0 ] || { echo "status $status, expected 0"; false; }
+	expect_status 0
 	expect_output ""
 }
 
 @test "cycles.sh on a missing directory says so in one line and exits 4" {
 	run sh "$top/scripts/cycles.sh" "$BATS_TEST_TMPDIR/none"
-	[ "$status" -eq 4 ] || { echo "status $status, expected 4"; false; }
+	expect_status 4
 	expect_output "cycles.sh: $BATS_TEST_TMPDIR/none: no such directory"
 }
 

@@ -150,8 +150,8 @@ $extra"
 @test "the check sees the messages, their places, and catches what is missing, extra or misplaced" {
 	cd "$top"
 	# It must see the messages it checks: dozens of them.
-	[ "$(printable x src/lib/ingest/*.c | wc -l)" -ge 50 ]
-	[ "$(printable x src/lib/core/trace.c | wc -l)" -ge 12 ]
+	expect_ge 50 "$(printable x src/lib/ingest/*.c | wc -l)"
+	expect_ge 12 "$(printable x src/lib/core/trace.c | wc -l)"
 	# The place comes from the function that prints the literal.
 	printable x src/lib/core/trace.c | grep -qxF '^[a-z-]+: [^ ]+:[^ ]+: empty span id$'
 	printable x src/lib/core/io.c | grep -qxF '^[a-z-]+: [^ ]+: truncated zstd stream$'
@@ -163,13 +163,13 @@ $extra"
 		mkfix fake.c)
 	expect_eq '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' "$(unlisted man/tr-ingest.1 "$src")"
 	# Listed lines nothing prints: every line of the page, against one message.
-	[ "$(unprintable_listed man/tr-infer.1 "$src" | wc -l)" -ge 8 ]
+	expect_ge 8 "$(unprintable_listed man/tr-infer.1 "$src" | wc -l)"
 	# A listed line with its place shown wrong matches nothing.
 	printf '.SH DIAGNOSTICS\n.nf\ntr-ingest: \\fIfile\\fP: span 3: no such"thing"\n.fi\n.SH SEE ALSO\n' > "$BATS_TEST_TMPDIR/t.1"
 	expect_eq '^[a-z-]+: [^ ]+:[^ ]+:[^ ]+: span [^ ]+: no such"thing"$' "$(unlisted "$BATS_TEST_TMPDIR/t.1" "$src")"
 	# A call whose statement never ends, also when another file follows.
 	printf 'void f(void)\n{\n\ttr_warn("never ends"\n' > "$BATS_TEST_TMPDIR/open.c"
 	run message_literals "$BATS_TEST_TMPDIR/open.c" "$src"
-	[ "$status" -ne 0 ]
-	[[ "$output" == *"unterminated call at $BATS_TEST_TMPDIR/open.c:3"* ]]
+	expect_num_ne 0 "$status"
+	expect_contains "unterminated call at $BATS_TEST_TMPDIR/open.c:3" "$output"
 }

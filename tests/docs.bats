@@ -92,7 +92,7 @@ compare() {
 	sed 's/^/not run: /' "$cases/not-run"
 	echo "$ran commands run, $bad differ"
 	RAN=$ran
-	[ "$bad" -eq 0 ]
+	expect_num 0 "$bad"
 }
 
 # The graphviz title of a node or edge id, as it appears in the SVG.
@@ -109,7 +109,7 @@ svg_escape() {
 		grep -qF -- "$want" <<<"$all" || { echo "no checked command with '$want'"; false; }
 	done
 	n=$(ls "$BATS_TEST_TMPDIR"/cases/*.cmd | wc -l)
-	[ "$n" -ge 20 ]
+	expect_ge 20 "$n"
 }
 
 @test "every command of the walkthrough prints what docs/postmortem.md shows" {
@@ -118,7 +118,7 @@ svg_escape() {
 	extract "$doc" "$cases"
 	walk "$cases" "$BATS_TEST_TMPDIR/work"
 	compare "$cases"
-	[ "$RAN" -ge 20 ]
+	expect_ge 20 "$RAN"
 }
 
 @test "the walkthrough's graphviz commands render every picture as SVG" {
@@ -145,7 +145,7 @@ svg_escape() {
 			{ echo "docs/img/$name.dot is stale: run make docs"; false; }
 		n=$((n + 1))
 	done
-	[ "$n" -eq 4 ]
+	expect_num 4 "$n"
 }
 
 @test "every SVG in docs/img is rendered from its DOT file: same graph, nodes and edges" {
@@ -166,7 +166,7 @@ svg_escape() {
 			{ echo "$svg is stale: run make docs"; false; }
 		n=$((n + 1))
 	done
-	[ "$n" -eq 4 ]
+	expect_num 4 "$n"
 }
 
 @test "every picture the walkthrough shows is committed in docs/img" {
@@ -175,7 +175,7 @@ svg_escape() {
 		[ -s "$top/docs/$svg" ] || { echo "docs/$svg missing"; false; }
 		n=$((n + 1))
 	done
-	[ "$n" -eq 4 ]
+	expect_num 4 "$n"
 }
 
 @test "a changed output in the document is caught" {
@@ -190,7 +190,7 @@ svg_escape() {
 		[ -e "${c%.cmd}.got" ] || continue
 		cmp -s "${c%.cmd}.out" "${c%.cmd}.got" || differ=$((differ + 1))
 	done
-	[ "$differ" -eq 1 ]
+	expect_num 1 "$differ"
 }
 
 @test "every command of the README prints what README.md shows" {
@@ -199,7 +199,7 @@ svg_escape() {
 	extract "$top/README.md" "$cases"
 	walk "$cases" "$BATS_TEST_TMPDIR/work"
 	compare "$cases"
-	[ "$RAN" -ge 8 ]
+	expect_ge 8 "$RAN"
 }
 
 @test "the README's steps cover the slowest id, why, picture, report, baseline and the gate" {
@@ -226,13 +226,13 @@ svg_escape() {
 		rc=$(cat "${c%.cmd}.rc")
 		[ "$rc" = 0 ] || { echo "exit status $rc: $(cat "$c")"; cat "${c%.cmd}.got"; bad=$((bad + 1)); }
 	done
-	[ "$bad" -eq 0 ]
+	expect_num 0 "$bad"
 	work=$BATS_TEST_TMPDIR/work
 	expected=84b3fad94c6112edd6af3347d06f6f1d
 	actual=$(head -1 "$(grep -l -- '--explain' "$cases"/*.cmd | sed 's/cmd$/got/')")
 	echo "expected: trace $expected: ..."
 	echo "actual:   $actual"
-	[[ $actual == "trace $expected: "* ]]
+	expect_like "trace $expected: *" "$actual"
 	grep -q '<svg' "$work/slowest.svg"
 	grep -q '<html' "$work/report.html"
 }
@@ -252,8 +252,8 @@ svg_escape() {
 		pages=$((pages + 1))
 	done
 	echo "$pages pages, $bad differ"
-	[ "$pages" -ge 8 ]
-	[ "$bad" -eq 0 ]
+	expect_ge 8 "$pages"
+	expect_num 0 "$bad"
 }
 
 @test "every docs/ page with commands marks them checked, or says they are recipes" {
@@ -266,13 +266,13 @@ svg_escape() {
 		inblock && !checked && /^\$ / { print f ": not checked: " $0; n++ }
 		END { exit n > 0 }' "$md" || bad=$((bad + 1))
 	done
-	[ "$bad" -eq 0 ]
+	expect_num 0 "$bad"
 }
 
 @test "the README is a front page: at most 200 lines" {
 	n=$(wc -l < "$top/README.md")
 	echo "README.md: $n lines"
-	[ "$n" -le 200 ]
+	expect_le 200 "$n"
 }
 
 @test "the README states build/bin on PATH and names every package its commands use" {
@@ -298,13 +298,13 @@ links() {
 		done
 	done
 	echo "$n links, $bad broken"
-	[ "$n" -ge 20 ]
-	[ "$bad" -eq 0 ]
+	expect_ge 20 "$n"
+	expect_num 0 "$bad"
 }
 
 @test "a broken link is caught" {
 	printf 'see [x](docs/nothing-here.md) and [y](README.md)\n' > "$BATS_TEST_TMPDIR/t.md"
-	[ "$(links "$BATS_TEST_TMPDIR/t.md")" = "$(printf 'docs/nothing-here.md\nREADME.md')" ]
+	expect_eq "$(printf 'docs/nothing-here.md\nREADME.md')" "$(links "$BATS_TEST_TMPDIR/t.md")"
 	[ ! -e "$top/docs/nothing-here.md" ]
 }
 
@@ -320,6 +320,6 @@ links() {
 		[ -f "$top/$p" ] || { echo "a man page names $p, which does not exist"; bad=$((bad + 1)); }
 	done
 	echo "$n pages named, $bad missing"
-	[ "$n" -ge 6 ]
-	[ "$bad" -eq 0 ]
+	expect_ge 6 "$n"
+	expect_num 0 "$bad"
 }

@@ -16,12 +16,12 @@ fix() {
 
 # Fail printing both when $1 (expected) is not $2 (actual).
 same() {
-	[ "$1" = "$2" ] || { printf 'expected: %s\nactual:   %s\n' "$1" "$2"; false; }
+	expect_eq "$1" "$2"
 }
 
 # Print $2 and fail unless it holds $1.
 holds() {
-	[[ "$2" == *"$1"* ]] || { printf 'expected to find: %s\nin: %s\n' "$1" "$2"; false; }
+	expect_contains "$1" "$2"
 }
 
 need_eco() {
@@ -64,14 +64,14 @@ sources() {
 		h500 'HTTP 503 Service Unavailable' h404c 'HTTP 404' g14 'gRPC status 14' \
 		exc 'IOError: disk full' ot 'Timeout: no answer in 5 s')
 	run failures "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
 }
 
 @test "failure rule: OK status, error=false, a server's 404, gRPC 0 and other events are not failures" {
 	f=$(sources)
 	run tr-aggregate 'From s In spans Where not s.error Select s.span, s.error_message' "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf 'ok\t\njfalse\t\nh404s\t\nhbad\t\ng0\t\nplain\t')
 	diff <(echo "$expected") <(echo "$output" | tail -n +2)
 }
@@ -115,7 +115,7 @@ sources() {
 @test "s.error_message on logs is a query error" {
 	f=$(sources)
 	run tr-aggregate 'From l In logs Select l.error_message' "$f"
-	[ "$status" -eq 2 ]
+	expect_status 2
 	holds "logs have no field 'error_message'" "$output"
 }
 
@@ -190,7 +190,7 @@ failed_call() {
 @test "tr-temporal --explain: a failed span's lines end with ERROR and its message" {
 	f=$(failed_call)
 	run tr-temporal --explain "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	line=$(printf '%s\n' "$output" | grep -m1 '^    frontend:CartService/AddItem (client) = ')
 	same "    frontend:CartService/AddItem (client) = 4999.0 ms (100.0%) [onpath] ERROR 14 UNAVAILABLE: Name resolution failed" "$line"
 	holds "frontend:POST /cart on frontend@h1 = 5000.0 ms (100.0%), self 1.0 ms, from +0 µs ERROR HTTP 500" "$output"
@@ -203,14 +203,14 @@ failed_call() {
 	EOF
 	)
 	run tr-temporal --explain "$f"
-	[ "$status" -eq 0 ]
-	[[ "$output" != *ERROR* ]] || { echo "$output"; false; }
+	expect_status 0
+	expect_lacks 'ERROR' "$output"
 }
 
 @test "tr-temporal --dot: a failed span's node has a double border, a fill and ✗ ERROR message" {
 	f=$(failed_call)
 	run tr-temporal --dot "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	node=$(printf '%s\n' "$output" | grep 'CartService/AddItem (client)\\n')
 	holds '\n✗ ERROR 14 UNAVAILABLE: Name resolution failed", peripheries=2, style=filled, fillcolor=mistyrose];' "$node"
 }
@@ -223,7 +223,7 @@ failed_call() {
 	EOF
 	)
 	run tr-cp --dot "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	holds '"t1/a" [label="frontend\nPOST /cart\n5000000 us\ncp.self 5000000 us\n✗ ERROR HTTP 500", color=red, penwidth=2, peripheries=2, style=filled, fillcolor=mistyrose];' "$output"
 	holds '"t1/c" [label="frontend\nlate\n10 us\n✗ ERROR error tag", color=gray, peripheries=2, style="dashed,filled", fillcolor=mistyrose];' "$output"
 }
@@ -238,7 +238,7 @@ failed_call() {
 @test "tr-cp --svg: a failed span is outlined, its label starts with ✗, its tooltip has the message" {
 	f=$(failed_call)
 	run tr-cp --svg "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	same 2 "$(printf '%s\n' "$output" | grep -c 'stroke="#b00000"')"
 	holds '>✗ frontend: CartService/AddItem</text>' "$output"
 	holds 'ERROR 14 UNAVAILABLE: Name resolution failed</title>' "$output"
@@ -247,18 +247,18 @@ failed_call() {
 @test "tr-cp --svg: a failed span's message is written on its row, after the critical sections" {
 	f=$(failed_call)
 	run tr-cp --svg "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	msg=$(printf '%s\n' "$output" | grep -n '>ERROR 14 UNAVAILABLE: Name resolution failed</text>')
 	[ -n "$msg" ] || { echo "$output"; false; }
 	# drawn after the critical sections (solid rects of class cp), so not hidden by them
 	section=$(printf '%s\n' "$output" | grep -n 'class="cp"' | head -n 1 | cut -d: -f1)
-	[ "${msg%%:*}" -gt "$section" ] || { echo "message at line ${msg%%:*}, first section at $section"; false; }
+	expect_gt "$section" "${msg%%:*}" || { echo "message at line ${msg%%:*}, first section at $section"; false; }
 }
 
 @test "tr-cp --summary: spans and errors columns" {
 	f=$(failed_call)
 	run tr-cp --summary operation "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	same "$(printf 'service\toperation\ttraces\tcp_us\tcp_pct\tcp_p50_us\tcp_p95_us\tcp_p99_us\tself_us\tself_pct\tspans\terrors')" "${lines[0]}"
 	same "1	1" "$(printf '%s\n' "${lines[1]}" | cut -f11-)"
 }
@@ -266,7 +266,7 @@ failed_call() {
 @test "tr-report: the Failures section counts failed spans per service, operation and message" {
 	f=$(failed_call)
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
 	holds '<h2 id="failures">Failures</h2>' "$h"
 	holds '2 failed spans of 2 (100.0%)' "$h"
@@ -291,10 +291,10 @@ failed_call() {
 	EOF
 	)
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	h=$(sed -n '/id="failures"/,/<h2 id="latency"/p' "$BATS_TEST_TMPDIR/r.html")
 	holds '0 failed spans of 1 (0.0%)' "$h"
-	[[ "$h" != *"Per service"* ]] || { echo "$h"; false; }
+	expect_lacks 'Per service' "$h" || { echo "$h"; false; }
 }
 
 @test "tr-report --baseline: error rates before and after, per service, largest change first" {
@@ -309,7 +309,7 @@ failed_call() {
 	EOF
 	)
 	run tr-report -q --baseline "$b" -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	h=$(sed -n '/id="baseline"/,$p' "$BATS_TEST_TMPDIR/r.html")
 	holds 'before 1 of 4 (25.0%), after 2 of 2 (100.0%).' "$h"
 	rows=$(printf '%s\n' "$h" | grep -o '<tr><td>[a-z]*</td><td>[^<]*</td><td>[^<]*</td><td>[^<]*points</td>')
@@ -335,28 +335,28 @@ with_stream() {
 @test "tr-report: long-lived streams are left out of the slowest requests, with one note" {
 	f=$(with_stream)
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	same "tr-report: left 1 long-lived streams out of the slowest requests and the percentile flame graphs (--keep-streams keeps them)" "$output"
 	slow=$(sed -n '/id="slowest"/,/id="failures"/p' "$BATS_TEST_TMPDIR/r.html")
-	[[ "$slow" != *EventStream* ]] || { echo "$slow"; false; }
+	expect_lacks 'EventStream' "$slow" || { echo "$slow"; false; }
 	holds '<a href="#trace-r1">r1</a>' "$slow"
 }
 
 @test "tr-report --keep-streams ranks them; -q silences the note" {
 	f=$(with_stream)
 	run tr-report --keep-streams -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	expect_status 0
+	expect_empty "$output"
 	holds '<a href="#trace-s1">s1</a>' "$(cat "$BATS_TEST_TMPDIR/r.html")"
 	run tr-report -q -o "$BATS_TEST_TMPDIR/r.html" "$f"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	expect_status 0
+	expect_empty "$output"
 }
 
 @test "tr-cp --svg draws the slowest request, not a stream; --trace or --keep-streams draws it" {
 	f=$(with_stream)
 	run tr-cp --svg "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	holds '<title>trace r1 · fe: POST · 5 s' "$output"
 	holds 'tr-cp: left 1 long-lived streams out of the slowest trace (--keep-streams keeps them)' "$output"
 	run tr-cp --svg --keep-streams "$f"
@@ -368,16 +368,16 @@ with_stream() {
 @test "tr-cp --flame --percentile leaves streams out of the bands only" {
 	f=$(with_stream)
 	run tr-cp -q --flame --percentile 99 "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	p99=$(printf '%s\n' "$output" | sed -n '/traces around p99/,$p')
-	[[ "$p99" != *EventStream* ]] || { echo "$p99"; false; }
+	expect_lacks 'EventStream' "$p99" || { echo "$p99"; false; }
 	holds 'EventStream' "$(printf '%s\n' "$output" | sed -n '/all traces/,/traces around p99/p')"
 }
 
 @test "--keep-streams without --svg or --flame is a usage error" {
 	f=$(with_stream)
 	run tr-cp --keep-streams "$f"
-	[ "$status" -eq 2 ]
+	expect_status 2
 	same "tr-cp: --keep-streams goes with --svg and --flame" "${lines[0]}"
 }
 
@@ -402,13 +402,13 @@ with_metrics() {
 	for t in tr-ingest tr-cp tr-temporal tr-infer tr-pag; do
 		run bash -c "$t -q '$f' 2>&1 >/dev/null"
 		same "" "$output"
-		[ "$status" -eq 0 ]
+		expect_status 0
 	done
 	run bash -c "tr-aggregate -q 'From s In spans Select COUNT' '$f' 2>&1 >/dev/null"
 	same "" "$output"
 	run tr-report -q -o "$BATS_TEST_TMPDIR/r.html" "$f"
 	same "" "$output"
-	[ "$status" -eq 0 ]
+	expect_status 0
 }
 
 # Two requests, tagged by tr-cp.
@@ -424,7 +424,7 @@ two_tagged() {
 @test "--fail-if messages write durations in --units" {
 	f=$(two_tagged)
 	run tr-aggregate --units auto --fail-if 'p > 100ms' 'From s In spans GroupBy s.service Select s.service, MAX(s.duration) As p' "$f"
-	[ "$status" -eq 1 ]
+	expect_status 1
 	same "tr-aggregate: fail-if p > 100ms: s.service=fe, p=250 ms" "${lines[0]}"
 	run tr-aggregate --units ms --fail-if 'p > 100ms' 'From s In spans GroupBy s.service Select s.service, MAX(s.duration) As p' "$f"
 	same "tr-aggregate: fail-if p > 100ms: s.service=fe, p=250" "${lines[0]}"
@@ -433,7 +433,7 @@ two_tagged() {
 @test "--units: cp.self and *_us tags are durations; other tags are not" {
 	f=$(two_tagged)
 	run tr-aggregate --units auto 'From s In spans Select s.trace, s.tag["cp.self"], s.tag["queue.wait_us"], s.tag["cp.selfish"]' "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf 't1	200 ms	1.5 ms	
 t2	1.2 ms	20 µs	')
 	diff <(echo "$expected") <(echo "$output" | tail -n +2)
@@ -447,7 +447,7 @@ notes() {
 @test "Where on a misspelt service or operation names the closest one the spans have" {
 	f=$(sources)
 	run notes 'From s In spans Where s.service = "b" Or "opp" = s.operation Select COUNT' "$f"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf '%s\n' 'tr-aggregate: no span has service "b" (did you mean "a"?)' \
 		'tr-aggregate: no span has operation "opp" (did you mean "op"?)')
 	diff <(echo "$expected") <(echo "$output")
@@ -472,7 +472,7 @@ notes() {
 	)
 	for t in tr-ingest tr-cp; do
 		run bash -c "$t '$f' 2>&1 >/dev/null"
-		[ "$status" -eq 3 ]
+		expect_status 3
 		same "$t: $f:1:1: the Jaeger query API answered with an error: service not found (code 500)" "$output"
 	done
 }
@@ -485,11 +485,11 @@ notes() {
 	EOF
 	)
 	run tr-ingest "$f"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	same "tr-ingest: $f:1:1: the Jaeger query API answered with an error: trace not found (code 404), trace 02" "${lines[0]}"
 	holds "$(printf 'S\t01\t0a\t')" "$output"
 	run tr-ingest "$(mkfix ok.json <<< '{"data":[],"errors":null}')"
-	[[ "$output" != *"answered with an error"* ]] || { echo "$output"; false; }
+	expect_lacks 'answered with an error' "$output"
 }
 
 # --- the OpenTelemetry demo export (issue 29) ---
@@ -497,18 +497,18 @@ notes() {
 @test "otel-tui walk: the slowest request after the streams is the 5.01 s cart POST" {
 	[ -f "$OTEL_TUI" ] || skip "no ../shared/ecosystem/otel-tui beside the project"
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$OTEL_TUI"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	holds "left 3 long-lived streams out of the slowest requests" "$output"
 	slow=$(sed -n '/id="slowest"/,/id="failures"/p' "$BATS_TEST_TMPDIR/r.html")
 	first=$(printf '%s\n' "$slow" | grep -m1 '<tr><td><a href="#trace-' | sed 's/<[^>]*>/|/g; s/||*/|/g')
 	same "|09f5d449f0603a515e4f802b6d84a19b|loadgenerator: POST|5.01 s|4|" "$first"
-	[[ "$slow" != *flagd* ]] || { echo "$slow"; false; }
+	expect_lacks 'flagd' "$slow" || { echo "$slow"; false; }
 }
 
 @test "otel-tui walk: --explain of the cart POST names the CartService call with the DNS error" {
 	[ -f "$OTEL_TUI" ] || skip "no ../shared/ecosystem/otel-tui beside the project"
 	run tr-temporal -q --explain -t 42a60545a48cfbdacf669252d09c5f76 "$OTEL_TUI"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	line=$(printf '%s\n' "$output" | grep -m1 'CartService/AddItem (client) = ')
 	same "    frontend:grpc.oteldemo.CartService/AddItem (client) = 5004.8 ms (100.0%) [onpath] ERROR 14 UNAVAILABLE: Name resolution failed for target dns:cartservice:7070" "$line"
 }

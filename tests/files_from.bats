@@ -53,14 +53,14 @@ tools() {
 @test "a missing list is bad input, exit 3, in every filter" {
 	while read -r cmd; do
 		run sh -c "$cmd --files-from '$BATS_TEST_TMPDIR/nolist'"
-		[ "$status" -eq 3 ] || { echo "$cmd: status $status: $output"; false; }
-		[[ "$output" == *"$BATS_TEST_TMPDIR/nolist: No such file or directory"* ]] || { echo "$cmd: $output"; false; }
+		expect_status 3 || { echo "$cmd: status $status: $output"; false; }
+		expect_contains "$BATS_TEST_TMPDIR/nolist: No such file or directory" "$output" || { echo "$cmd: $output"; false; }
 	done < <(tools)
 }
 
 @test "a list naming a missing file is bad input, exit 3" {
 	echo "$BATS_TEST_TMPDIR/nothere.tr" > "$BATS_TEST_TMPDIR/bad"
 	run tr-infer --files-from "$BATS_TEST_TMPDIR/bad"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"nothere.tr"* ]]
+	expect_status 3
+	expect_contains 'nothere.tr' "$output"
 }

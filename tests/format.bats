@@ -10,16 +10,16 @@ results() {
 @test "sorted input gives every filter the same per-span results as grouped input" {
 	tr-ingest "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
 	sort "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/sorted.tr"
-	[ "$(head -1 "$BATS_TEST_TMPDIR/sorted.tr" | cut -c1)" != T ]
+	expect_ne T "$(head -1 "$BATS_TEST_TMPDIR/sorted.tr" | cut -c1)"
 	a=$(tr-cp "$BATS_TEST_TMPDIR/h.tr" | results cp.)
-	[ "$(printf '%s\n' "$a" | grep -c 'cp.self=')" -eq 1809 ]
-	[ "$a" = "$(tr-cp "$BATS_TEST_TMPDIR/sorted.tr" | results cp.)" ]
+	expect_num 1809 "$(printf '%s\n' "$a" | grep -c 'cp.self=')"
+	expect_eq "$(tr-cp "$BATS_TEST_TMPDIR/sorted.tr" | results cp.)" "$a"
 	# tr-temporal's clock offsets too: they do not depend on the order the
 	# traces come in (the samples' hosts have skewed clocks)
 	a=$(tr-temporal "$BATS_TEST_TMPDIR/h.tr" | results tp.)
-	[ "$a" = "$(tr-temporal "$BATS_TEST_TMPDIR/sorted.tr" | results tp.)" ]
-	[ "$(tr-temporal -v "$BATS_TEST_TMPDIR/h.tr" 2>&1 >/dev/null | grep 'clock of' | sort)" = \
-	  "$(tr-temporal -v "$BATS_TEST_TMPDIR/sorted.tr" 2>&1 >/dev/null | grep 'clock of' | sort)" ]
+	expect_eq "$(tr-temporal "$BATS_TEST_TMPDIR/sorted.tr" | results tp.)" "$a"
+	expect_eq "$(tr-temporal -v "$BATS_TEST_TMPDIR/sorted.tr" 2>&1 >/dev/null | grep 'clock of' | sort)" \
+		"$(tr-temporal -v "$BATS_TEST_TMPDIR/h.tr" 2>&1 >/dev/null | grep 'clock of' | sort)"
 }
 
 @test "filters compose: ingest | cp | temporal | aggregate sees every tool's tags" {
@@ -29,10 +29,10 @@ results() {
 	# one row: 65 roots (the 44 requests and the batch job whose root was
 	# kept, and 20 spans whose parent was lost, 13 of them in the request whose
 	# root was lost); the tags of both tools are on every root
-	[ "$(printf '%s\n' "$output" | wc -l)" -eq 2 ]
+	expect_num 2 "$(printf '%s\n' "$output" | wc -l)"
 	expect_eq 65 "$(printf '%s\n' "$output" | tail -1 | cut -f1)"
-	[ -n "$(printf '%s\n' "$output" | tail -1 | cut -f2)" ]
-	[ -n "$(printf '%s\n' "$output" | tail -1 | cut -f3)" ]
+	expect_nonempty "$(printf '%s\n' "$output" | tail -1 | cut -f2)"
+	expect_nonempty "$(printf '%s\n' "$output" | tail -1 | cut -f3)"
 }
 
 @test "a re-run replaces a filter's own tags instead of adding them again" {
@@ -45,9 +45,9 @@ results() {
 	f=$(printf '#tr/1\n# a comment\nT\tt\tmine=1\nS\tt\ta\t\t0\t10\ts\to\t\t\tx=%%09y\nZ\tt\tfuture\trecord\nQ\t\ttraceless\n' | mkfix in.tr)
 	run tr-cp "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = "# a comment" ]
-	[[ "$output" == *$'T\tt\tmine=1'* ]]
-	[[ "$output" == *$'S\tt\ta\t\t0\t10\ts\to\t\t\tx=%09y\tcp.self=10'* ]]
-	[[ "$output" == *$'Z\tt\tfuture\trecord'* ]]
-	[[ "$output" == *$'Q\t\ttraceless'* ]]
+	expect_eq "# a comment" "${lines[1]}"
+	expect_contains $'T\tt\tmine=1' "$output"
+	expect_contains $'S\tt\ta\t\t0\t10\ts\to\t\t\tx=%09y\tcp.self=10' "$output"
+	expect_contains $'Z\tt\tfuture\trecord' "$output"
+	expect_contains $'Q\t\ttraceless' "$output"
 }

@@ -47,3 +47,87 @@ expect_eq() {
 expect_output() {
 	expect_eq "$1" "$output" output
 }
+
+# The last 'run' exited with status EXPECTED; otherwise print the status and
+# what the command wrote.  usage: expect_status EXPECTED
+expect_status() {
+	[ "$status" -eq "$1" ] && return 0
+	echo "exit status: expected $1, actual $status"
+	printf 'output:\n%s\n' "$output"
+	[ -z "${stderr-}" ] || printf 'stderr:\n%s\n' "$stderr"
+	return 1
+}
+
+# ACTUAL is not UNEXPECTED.  usage: expect_ne UNEXPECTED ACTUAL [WHAT]
+expect_ne() {
+	[ "$1" != "$2" ] && return 0
+	printf '%s is, and should not be:\n%s\n' "${3:-value}" "$2"
+	return 1
+}
+
+# ACTUAL is empty, or not.  usage: expect_empty ACTUAL [WHAT]
+expect_empty() {
+	expect_eq "" "$1" "${2:-value}"
+}
+expect_nonempty() {
+	[ -n "$1" ] && return 0
+	echo "${2:-value} is empty"
+	return 1
+}
+
+# Integer comparisons: ACTUAL OP BOUND, printing both on a failure.
+# usage: expect_num EXPECTED ACTUAL [WHAT] (equal), expect_num_ne,
+# expect_ge MIN ACTUAL, expect_gt, expect_le MAX ACTUAL, expect_lt
+expect_int_() {
+	[ "$3" "$1" "$2" ] 2>/dev/null && return 0
+	local op
+	case $1 in -eq) op='=' ;; -ne) op='not' ;; -ge) op='>=' ;; -gt) op='>' ;; -le) op='<=' ;; -lt) op='<' ;; esac
+	printf '%s: expected %s %s, actual %s\n' "${4:-value}" "$op" "$2" "$3"
+	return 1
+}
+expect_num() { expect_int_ -eq "$@"; }
+expect_num_ne() { expect_int_ -ne "$@"; }
+expect_ge() { expect_int_ -ge "$@"; }
+expect_gt() { expect_int_ -gt "$@"; }
+expect_le() { expect_int_ -le "$@"; }
+expect_lt() { expect_int_ -lt "$@"; }
+
+# ACTUAL holds the text TEXT, or does not.  usage: expect_contains TEXT ACTUAL [WHAT]
+expect_contains() {
+	[[ $2 == *"$1"* ]] && return 0
+	printf '%s does not contain:\n%s\nactual:\n%s\n' "${3:-value}" "$1" "$2"
+	return 1
+}
+expect_lacks() {
+	[[ $2 != *"$1"* ]] && return 0
+	printf '%s contains, and should not:\n%s\nactual:\n%s\n' "${3:-value}" "$1" "$2"
+	return 1
+}
+
+# ACTUAL matches the glob PATTERN (quoted when passed), or does not.
+# usage: expect_like PATTERN ACTUAL [WHAT]
+expect_like() {
+	[[ $2 == $1 ]] && return 0
+	printf '%s does not match the pattern:\n%s\nactual:\n%s\n' "${3:-value}" "$1" "$2"
+	return 1
+}
+expect_unlike() {
+	[[ $2 != $1 ]] && return 0
+	printf '%s matches, and should not, the pattern:\n%s\nactual:\n%s\n' "${3:-value}" "$1" "$2"
+	return 1
+}
+
+# ACTUAL matches the extended regular expression REGEX.
+# usage: expect_match REGEX ACTUAL [WHAT]
+expect_match() {
+	[[ $2 =~ $1 ]] && return 0
+	printf '%s does not match the regular expression:\n%s\nactual:\n%s\n' "${3:-value}" "$1" "$2"
+	return 1
+}
+
+# FILE exists.  usage: expect_file FILE
+expect_file() {
+	[ -e "$1" ] && return 0
+	echo "no file $1"
+	return 1
+}

@@ -141,8 +141,8 @@ J
 	# 98ffd568af9b79a0: CLIENT (guardian), a SERVER (platformapi) and a part
 	# of no kind in platformapi; Zipkin keeps the client under that id
 	got=" $(tr-ingest "$f" | links) "
-	[[ "$got" == *" guardian>platformapi=1/0 "* ]]
-	[[ "$got" != *" execution>platformapi="* ]]
+	expect_contains ' guardian>platformapi=1/0 ' "$got"
+	expect_lacks ' execution>platformapi=' "$got"
 	expect_eq "|tr.zipkin_hidden=true" "$(tr-ingest "$f" | awk -F'\t' '$1 == "S" && $3 == "98ffd568af9b79a0" { print $9 "|" $NF }')"
 }
 
@@ -153,7 +153,7 @@ J
 	run python3 "$PEERS/compare_links.py" -j 2 --show 3 "$PEERS/zipkin-links"
 	expect_eq 0 "$status" status
 	n=${lines[-1]%%/*}
-	[ "${lines[-1]}" = "$n/$n agree" ]
+	expect_eq "$n/$n agree" "${lines[-1]}"
 }
 
 # Spans without a kind: a gateway calls auth twice (once failing), auth calls
@@ -175,13 +175,13 @@ kindless() {
 	run --separate-stderr tr-infer --links "$BATS_TEST_TMPDIR/kindless.tr"
 	expect_eq 0 "$status" status
 	expect_output "$(printf 'parent\tchild\tcalls\terrors\nauth\tdb\t1\t0\ngateway\tauth\t2\t1')"
-	[ "$stderr" = "tr-infer: no span has a kind (or peer.service): links by Jaeger's rule, parent service -> child service (--links=zipkin for Zipkin's)" ]
+	expect_eq "tr-infer: no span has a kind (or peer.service): links by Jaeger's rule, parent service -> child service (--links=zipkin for Zipkin's)" "$stderr"
 	run --separate-stderr tr-infer --links -q "$BATS_TEST_TMPDIR/kindless.tr"
-	[ -z "$stderr" ]
+	expect_empty "$stderr"
 	# Zipkin's rule asked for: no span is remote, no link, no note
 	run --separate-stderr tr-infer --links=zipkin "$BATS_TEST_TMPDIR/kindless.tr"
 	expect_output "$(printf 'parent\tchild\tcalls\terrors')"
-	[ -z "$stderr" ]
+	expect_empty "$stderr"
 }
 
 @test "jaeger: a span of no kind that names its remote service keeps Zipkin's rule by default: it is a client there" {
@@ -191,9 +191,9 @@ kindless() {
 	EOF
 	)
 	run --separate-stderr tr-infer --links "$f"
-	[ "$output" = "$(printf 'parent	child	calls	errors
-orders	frontend	1	0')" ]
-	[ -z "$stderr" ]
+	expect_output "$(printf 'parent	child	calls	errors
+orders	frontend	1	0')"
+	expect_empty "$stderr"
 }
 
 @test "jaeger: --links=jaeger on spans with kinds; one span with a kind keeps Zipkin's rule by default" {
@@ -207,7 +207,7 @@ orders	frontend	1	0')" ]
 	expect_eq "gw>api=1/0" "$(links --links=jaeger "$f")"
 	run --separate-stderr tr-infer --links "$f"
 	expect_output "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t1')"
-	[ -z "$stderr" ]
+	expect_empty "$stderr"
 	run tr-infer --links=otel "$f"
 	expect_eq 2 "$status" status
 }
@@ -221,20 +221,20 @@ orders	frontend	1	0')" ]
 	EOF
 	)
 	tr-infer --links --partial "$BATS_TEST_TMPDIR/kindless.tr" >"$BATS_TEST_TMPDIR/a.p"
-	[ "$(grep -c '^IJ' "$BATS_TEST_TMPDIR/a.p")" -eq 2 ]
+	expect_num 2 "$(grep -c '^IJ' "$BATS_TEST_TMPDIR/a.p")"
 	expect_eq "$(printf 'IK\t\tspans=6\tkinds=0')" "$(grep '^IK' "$BATS_TEST_TMPDIR/a.p")"
 	tr-infer --links --partial "$f" >"$BATS_TEST_TMPDIR/b.p"
 	run --separate-stderr tr-infer --links --merge "$BATS_TEST_TMPDIR/a.p"
-	[ "$output" = "$(tr-infer --links -q "$BATS_TEST_TMPDIR/kindless.tr")" ]
-	[[ "$stderr" == *"no span has a kind"* ]]
+	expect_output "$(tr-infer --links -q "$BATS_TEST_TMPDIR/kindless.tr")"
+	expect_contains 'no span has a kind' "$stderr"
 	run --separate-stderr tr-infer --links --merge "$BATS_TEST_TMPDIR/a.p" "$BATS_TEST_TMPDIR/b.p"
-	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/kindless.tr" "$f" | tr-infer --links)" ]
+	expect_output "$(cat "$BATS_TEST_TMPDIR/kindless.tr" "$f" | tr-infer --links)"
 	expect_output "$(printf 'parent\tchild\tcalls\terrors\ngw\tapi\t1\t0')"
-	[ -z "$stderr" ]
+	expect_empty "$stderr"
 	printf '#tr-infer-partial/2\tlinks\nIK\t\tspans=1\tkinds=2\n#end\t1\n' >"$BATS_TEST_TMPDIR/bad.p"
 	run tr-infer --links --merge "$BATS_TEST_TMPDIR/bad.p"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"bad IK record"* ]]
+	expect_contains 'bad IK record' "$output"
 }
 
 @test "conformance: DeathStarBench (no span kinds) gives Jaeger's 11 parent -> child service links, with a note" {
@@ -244,7 +244,7 @@ orders	frontend	1	0')" ]
 	tr-ingest "$f" >"$BATS_TEST_TMPDIR/dsb.tr"
 	run --separate-stderr tr-infer --links "$BATS_TEST_TMPDIR/dsb.tr"
 	expect_eq 0 "$status" status
-	[ "$output" = "parent	child	calls	errors
+	expect_output "parent	child	calls	errors
 compose-post-service	home-timeline-service	20	0
 compose-post-service	media-service	20	0
 compose-post-service	post-storage-service	20	0
@@ -255,8 +255,8 @@ compose-post-service	user-timeline-service	20	0
 home-timeline-service	social-graph-service	20	0
 nginx-web-server	compose-post-service	20	0
 text-service	url-shorten-service	20	0
-text-service	user-mention-service	20	0" ]
-	[[ "$stderr" == *"no span has a kind"* ]]
+text-service	user-mention-service	20	0"
+	expect_contains 'no span has a kind' "$stderr"
 	run --separate-stderr tr-infer --links -f jaeger-json "$BATS_TEST_TMPDIR/dsb.tr"
-	[ "$(jq length <<<"$output")" -eq 11 ]
+	expect_num 11 "$(jq length <<<"$output")"
 }

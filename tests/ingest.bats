@@ -18,12 +18,12 @@ J
 @test "jaeger envelope: spans sorted by start, parent from CHILD_OF, service and host from the process" {
 	run tr-ingest "$(jaeger_env)"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "#tr/1" ]
-	[ "${lines[1]}" = $'T\tt1' ]
-	[ "${lines[2]}" = $'S\tt1\ta\t\t1000\t1000\tfront\troot\t\th1\tprocess.hostname=h1' ]
-	[ "${lines[3]}" = $'L\tt1\ta\t1100\tevent=hello' ]
-	[ "${lines[4]}" = $'S\tt1\tb\ta\t1500\t200\tback\tchild\tclient\t10.0.0.2\tspan.kind=client\tprocess.ip=10.0.0.2' ]
-	[ "${#lines[@]}" -eq 5 ]
+	expect_eq "#tr/1" "${lines[0]}"
+	expect_eq $'T\tt1' "${lines[1]}"
+	expect_eq $'S\tt1\ta\t\t1000\t1000\tfront\troot\t\th1\tprocess.hostname=h1' "${lines[2]}"
+	expect_eq $'L\tt1\ta\t1100\tevent=hello' "${lines[3]}"
+	expect_eq $'S\tt1\tb\ta\t1500\t200\tback\tchild\tclient\t10.0.0.2\tspan.kind=client\tprocess.ip=10.0.0.2' "${lines[4]}"
+	expect_num 5 "${#lines[@]}"
 }
 
 @test "jaeger: a bare trace object and the UI's data-as-object give the same records as the envelope" {
@@ -31,8 +31,8 @@ J
 	jq '.data[0]' "$env" > "$BATS_TEST_TMPDIR/bare.json"
 	jq '{data: .data[0]}' "$env" > "$BATS_TEST_TMPDIR/obj.json"
 	a=$(tr-ingest "$env"); b=$(tr-ingest "$BATS_TEST_TMPDIR/bare.json"); c=$(tr-ingest "$BATS_TEST_TMPDIR/obj.json")
-	[ "$a" = "$b" ]
-	[ "$a" = "$c" ]
+	expect_eq "$b" "$a"
+	expect_eq "$c" "$a"
 }
 
 @test "jaeger: spans inherit the trace's traceID and accept an inline process" {
@@ -43,7 +43,7 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\tT9\ts1\t\t5\t1\tsvc\top\t\tbox\tprocess.host.name=box' ]
+	expect_eq $'S\tT9\ts1\t\t5\t1\tsvc\top\t\tbox\tprocess.host.name=box' "${lines[2]}"
 }
 
 @test "jaeger: every tag type keeps its exact value" {
@@ -57,7 +57,7 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\tt\ts\t\t1\t2\tsvc\to\t\t\ts=x y\tb=true\ti=-42\tbig=9223372036854775807\tf=0.1\tbin=AAAwOQ==' ]
+	expect_eq $'S\tt\ts\t\t1\t2\tsvc\to\t\t\ts=x y\tb=true\ti=-42\tbig=9223372036854775807\tf=0.1\tbin=AAAwOQ==' "${lines[2]}"
 }
 
 @test "jaeger: null, [] and missing arrays are all empty" {
@@ -70,7 +70,7 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "${lines[@]}" | spans | cut -f3,4,7 | tr '\n' ' ')" = $'a\t\t b\t\t c\t\t ' ]
+	expect_eq $'a\t\t b\t\t c\t\t ' "$(printf '%s\n' "${lines[@]}" | spans | cut -f3,4,7 | tr '\n' ' ')"
 }
 
 @test "jaeger: the nested parent copy of an old UI export is never followed" {
@@ -84,8 +84,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^S')" -eq 2 ]
-	[ "${lines[3]}" = $'S\tt\tb\ta\t2\t3\t\tkid\t\t' ]
+	expect_num 2 "$(printf '%s\n' "${lines[@]}" | grep -c '^S')"
+	expect_eq $'S\tt\tb\ta\t2\t3\t\tkid\t\t' "${lines[3]}"
 }
 
 @test "jaeger: a FOLLOWS_FROM parent and references the tree cannot hold become R records" {
@@ -99,10 +99,10 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[3]}" = $'S\tt\tb\ta\t2\t30\t\tasync\t\t' ]
-	[ "${lines[4]}" = $'R\tt\tb\tfollows_from\tt\ta' ]
-	[ "${lines[5]}" = $'S\tt\tc\ta\t3\t1\t\tx\t\t' ]
-	[ "${lines[6]}" = $'R\tt\tc\tchild_of\tother\tz' ]
+	expect_eq $'S\tt\tb\ta\t2\t30\t\tasync\t\t' "${lines[3]}"
+	expect_eq $'R\tt\tb\tfollows_from\tt\ta' "${lines[4]}"
+	expect_eq $'S\tt\tc\ta\t3\t1\t\tx\t\t' "${lines[5]}"
+	expect_eq $'R\tt\tc\tchild_of\tother\tz' "${lines[6]}"
 }
 
 @test "jaeger JSON Lines: one trace per line" {
@@ -110,8 +110,8 @@ J
 	{ jq -c '.data[0]' "$env"; jq -c '.data[0] | .traceID = "t2" | .spans[].traceID = "t2"' "$env"; } > "$BATS_TEST_TMPDIR/l.jsonl"
 	run tr-ingest "$BATS_TEST_TMPDIR/l.jsonl"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^T')" -eq 2 ]
-	[ "${lines[5]}" = $'T\tt2' ]
+	expect_num 2 "$(printf '%s\n' "${lines[@]}" | grep -c '^T')"
+	expect_eq $'T\tt2' "${lines[5]}"
 }
 
 otlp_doc() {
@@ -134,19 +134,19 @@ J
 @test "otlp: ids lower-cased, nanoseconds to µs as Jaeger converts them, kind, status, resource attributes" {
 	run tr-ingest "$(otlp_doc)"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = $'T\t0af7651916cd43dd8448eb211c80319c' ]
-	[ "${lines[2]}" = $'S\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t\t1700000000000001\t250001\tapi\tGET /x\tserver\tnode7\totel.scope.name=lib\totel.scope.version=1.0\thttp.status_code=500\tok=false\tratio=0.25\tlist=["a"]\tspan.kind=server\totel.status_code=ERROR\terror=true\totel.status_description=boom\tprocess.host.name=node7\tprocess.pid=12' ]
-	[ "${lines[3]}" = $'R\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\tlink\t00000000000000000000000000000001\t0000000000000002\twhy=batch' ]
-	[ "${lines[4]}" = $'L\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t1700000000100000\tevent=retry\tn=2' ]
-	[ "$(echo "${lines[5]}" | cut -f3,4,5,6,9)" = $'c7ad6b7169203331\tb7ad6b7169203331\t1700000000010000\t10000\tclient' ]
+	expect_eq $'T\t0af7651916cd43dd8448eb211c80319c' "${lines[1]}"
+	expect_eq $'S\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t\t1700000000000001\t250001\tapi\tGET /x\tserver\tnode7\totel.scope.name=lib\totel.scope.version=1.0\thttp.status_code=500\tok=false\tratio=0.25\tlist=["a"]\tspan.kind=server\totel.status_code=ERROR\terror=true\totel.status_description=boom\tprocess.host.name=node7\tprocess.pid=12' "${lines[2]}"
+	expect_eq $'R\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\tlink\t00000000000000000000000000000001\t0000000000000002\twhy=batch' "${lines[3]}"
+	expect_eq $'L\t0af7651916cd43dd8448eb211c80319c\tb7ad6b7169203331\t1700000000100000\tevent=retry\tn=2' "${lines[4]}"
+	expect_eq $'c7ad6b7169203331\tb7ad6b7169203331\t1700000000010000\t10000\tclient' "$(echo "${lines[5]}" | cut -f3,4,5,6,9)"
 }
 
 @test "otlp: the api_v3 {\"result\": ...} wrapper and JSON Lines give the same spans" {
 	doc=$(otlp_doc)
 	jq '{result: .}' "$doc" > "$BATS_TEST_TMPDIR/v3.json"
 	jq -c '.' "$doc" > "$BATS_TEST_TMPDIR/one.jsonl"
-	[ "$(tr-ingest "$doc")" = "$(tr-ingest "$BATS_TEST_TMPDIR/v3.json")" ]
-	[ "$(tr-ingest "$doc")" = "$(tr-ingest "$BATS_TEST_TMPDIR/one.jsonl")" ]
+	expect_eq "$(tr-ingest "$BATS_TEST_TMPDIR/v3.json")" "$(tr-ingest "$doc")"
+	expect_eq "$(tr-ingest "$BATS_TEST_TMPDIR/one.jsonl")" "$(tr-ingest "$doc")"
 }
 
 zipkin2_doc() {
@@ -166,22 +166,22 @@ J
 @test "zipkin v2: a shared span id is split into a client span and its server child" {
 	run tr-ingest "$(zipkin2_doc)"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\tab\t1\t\t100\t200\tfrontend\tget /\tserver\t10.0.0.1\tspan.kind=server' ]
-	[ "${lines[3]}" = $'S\tab\t2\t1\t105\t100\tfrontend\tget\tclient\t10.0.0.1\tspan.kind=client\tpeer.service=backend\tpeer.port=8080' ]
-	[ "${lines[4]}" = $'S\tab\t2:s\t2\t110\t80\tbackend\tget\tserver\t10.0.0.2\tspan.kind=server\thttp.path=/api' ]
-	[ "${lines[5]}" = $'S\tab\t3\t2:s\t120\t20\tbackend\tquery\t\t10.0.0.2' ]
-	[ "${lines[6]}" = $'L\tab\t3\t125\tevent=cache miss' ]
+	expect_eq $'S\tab\t1\t\t100\t200\tfrontend\tget /\tserver\t10.0.0.1\tspan.kind=server' "${lines[2]}"
+	expect_eq $'S\tab\t2\t1\t105\t100\tfrontend\tget\tclient\t10.0.0.1\tspan.kind=client\tpeer.service=backend\tpeer.port=8080' "${lines[3]}"
+	expect_eq $'S\tab\t2:s\t2\t110\t80\tbackend\tget\tserver\t10.0.0.2\tspan.kind=server\thttp.path=/api' "${lines[4]}"
+	expect_eq $'S\tab\t3\t2:s\t120\t20\tbackend\tquery\t\t10.0.0.2' "${lines[5]}"
+	expect_eq $'L\tab\t3\t125\tevent=cache miss' "${lines[6]}"
 }
 
 @test "zipkin v2: a span without timestamp and duration is kept and flagged, never given a time" {
 	run tr-ingest "$(zipkin2_doc)"
-	[ "${lines[7]}" = $'S\tab\t4\t1\t\t\tfrontend\tlost\t\t\ttr.no_time=true' ]
+	expect_eq $'S\tab\t4\t1\t\t\tfrontend\tlost\t\t\ttr.no_time=true' "${lines[7]}"
 }
 
 @test "zipkin v2: a list of traces gives the same records as a flat list" {
 	doc=$(zipkin2_doc)
 	jq '[.]' "$doc" > "$BATS_TEST_TMPDIR/traces.json"
-	[ "$(tr-ingest "$doc")" = "$(tr-ingest "$BATS_TEST_TMPDIR/traces.json")" ]
+	expect_eq "$(tr-ingest "$BATS_TEST_TMPDIR/traces.json")" "$(tr-ingest "$doc")"
 }
 
 @test "zipkin v1: cs/sr/ss/cr annotations become a client span and a server span" {
@@ -198,17 +198,21 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\ta1\ta1\t\t1000\t500\tweb\tcheckout\tclient\t10.1.1.1\tspan.kind=client\thttp.path=/buy\tpeer.service=shop\tpeer.ipv4=10.1.1.2\tpeer.port=80' ]
-	[ "${lines[3]}" = $'S\ta1\ta1:s\ta1\t1050\t400\tshop\tcheckout\tserver\t10.1.1.2\tspan.kind=server\thttp.path=/buy' ]
-	[ "${lines[4]}" = $'L\ta1\ta1:s\t1100\tevent=queued' ]
+	expect_eq $'S\ta1\ta1\t\t1000\t500\tweb\tcheckout\tclient\t10.1.1.1\tspan.kind=client\thttp.path=/buy\tpeer.service=shop\tpeer.ipv4=10.1.1.2\tpeer.port=80' "${lines[2]}"
+	expect_eq $'S\ta1\ta1:s\ta1\t1050\t400\tshop\tcheckout\tserver\t10.1.1.2\tspan.kind=server\thttp.path=/buy' "${lines[3]}"
+	expect_eq $'L\ta1\ta1:s\t1100\tevent=queued' "${lines[4]}"
 }
 
-@test "zstd input is detected by its magic number; -z compresses the output" {
+@test "zstd input is detected by its magic number" {
 	env=$(jaeger_env)
 	zstd -q -c "$env" > "$BATS_TEST_TMPDIR/env.json.zst"
-	[ "$(tr-ingest "$BATS_TEST_TMPDIR/env.json.zst")" = "$(tr-ingest "$env")" ]
+	expect_eq "$(tr-ingest "$env")" "$(tr-ingest "$BATS_TEST_TMPDIR/env.json.zst")"
+}
+
+@test "-z compresses the output" {
+	env=$(jaeger_env)
 	tr-ingest -z "$env" > "$BATS_TEST_TMPDIR/out.zst"
-	[ "$(zstd -dc "$BATS_TEST_TMPDIR/out.zst")" = "$(tr-ingest "$env")" ]
+	expect_eq "$(tr-ingest "$env")" "$(zstd -dc "$BATS_TEST_TMPDIR/out.zst")"
 }
 
 @test "TAB, LF, CR and % in values and = in keys are escaped and round-trip" {
@@ -218,7 +222,7 @@ J
 J
 )
 	run tr-ingest "$f"
-	[ "${lines[2]}" = $'S\tt\ts\t\t1\t1\t\ta%09b\t\t\tk%3D1=x%0Ay%0Dz%2525 é' ]
+	expect_eq $'S\tt\ts\t\t1\t1\t\ta%09b\t\t\tk%3D1=x%0Ay%0Dz%2525 é' "${lines[2]}"
 }
 
 @test "an identical duplicate span is dropped and counted; a different one gets a new id" {
@@ -230,50 +234,54 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = $'T\tt\ttr.dropped_duplicates=1' ]
-	[ "${lines[2]}" = $'S\tt\ts\t\t1\t1\t\ta\t\t' ]
-	[ "${lines[3]}" = $'S\tt\ts~2\t\t2\t1\t\tb\t\t\ttr.renamed_from=s' ]
-	[ "${#lines[@]}" -eq 4 ]
+	expect_eq $'T\tt\ttr.dropped_duplicates=1' "${lines[1]}"
+	expect_eq $'S\tt\ts\t\t1\t1\t\ta\t\t' "${lines[2]}"
+	expect_eq $'S\tt\ts~2\t\t2\t1\t\tb\t\t\ttr.renamed_from=s' "${lines[3]}"
+	expect_num 4 "${#lines[@]}"
 }
 
 @test "-o writes the file whole, and the same input always gives the same bytes" {
 	env=$(jaeger_env)
 	tr-ingest -o "$BATS_TEST_TMPDIR/o.tr" "$env"
-	[ "$(cat "$BATS_TEST_TMPDIR/o.tr")" = "$(tr-ingest "$env")" ]
-	[ "$(tr-ingest "$env" | cksum)" = "$(tr-ingest "$env" | cksum)" ]
-	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep tmp)" ]
+	expect_eq "$(tr-ingest "$env")" "$(cat "$BATS_TEST_TMPDIR/o.tr")"
+	expect_eq "$(tr-ingest "$env" | cksum)" "$(tr-ingest "$env" | cksum)"
+	expect_empty "$(ls "$BATS_TEST_TMPDIR" | grep tmp)"
 }
 
-@test "stdin is read when no file or - is given; files are read in order" {
+@test "stdin is read when no file or - is given" {
 	env=$(jaeger_env)
-	[ "$(tr-ingest < "$env")" = "$(tr-ingest "$env")" ]
-	[ "$(tr-ingest - < "$env")" = "$(tr-ingest "$env")" ]
-	[ "$(tr-ingest "$env" "$(zipkin2_doc)" | grep -c '^T')" -eq 2 ]
+	expect_eq "$(tr-ingest "$env")" "$(tr-ingest < "$env")"
+	expect_eq "$(tr-ingest "$env")" "$(tr-ingest - < "$env")"
+}
+
+@test "files are read in order" {
+	env=$(jaeger_env)
+	expect_num 2 "$(tr-ingest "$env" "$(zipkin2_doc)" | grep -c '^T')"
 }
 
 @test "the samples' Jaeger, Zipkin and OTLP exports give the same spans" {
 	# Zipkin has no "internal" kind: a local span has none.
 	key() { tr-ingest "$1" | awk -F'\t' '$1 == "S" { print $5, $6, $7, tolower($8), ($9 == "internal" ? "" : $9) }' | sort; }
 	j=$(key "$SAMPLES/jaeger/hotrod.json")
-	[ -n "$j" ]
-	[ "$j" = "$(key "$SAMPLES/zipkin/hotrod.json")" ]
-	[ "$j" = "$(key "$SAMPLES/otlp/hotrod.json")" ]
+	expect_nonempty "$j"
+	expect_eq "$(key "$SAMPLES/zipkin/hotrod.json")" "$j"
+	expect_eq "$(key "$SAMPLES/otlp/hotrod.json")" "$j"
 	# and the same tree shape: each span's depth below its root
 	depth() { tr-ingest "$1" | awk -F'\t' '$1 == "S" { d[$3] = ($4 == "" ? 0 : d[$4] + 1); print $5, d[$3] }' | sort; }
-	[ "$(depth "$SAMPLES/jaeger/hotrod.json")" = "$(depth "$SAMPLES/otlp/hotrod.json")" ]
+	expect_eq "$(depth "$SAMPLES/otlp/hotrod.json")" "$(depth "$SAMPLES/jaeger/hotrod.json")"
 	# Zipkin's too where no span was lost: in the samples, a lost server span's
 	# children name its id, which Zipkin's client half shares, so they hang
 	# one level deeper there than as Jaeger's orphans
 	trsim --hints --seed 1 --traces 45 > "$BATS_TEST_TMPDIR/j.json"
 	trsim --hints --seed 1 --traces 45 --format zipkin > "$BATS_TEST_TMPDIR/z.json"
-	[ "$(depth "$BATS_TEST_TMPDIR/j.json")" = "$(depth "$BATS_TEST_TMPDIR/z.json")" ]
-	[ "$(depth "$SAMPLES/jaeger/hotrod.json")" != "$(depth "$SAMPLES/zipkin/hotrod.json")" ]
+	expect_eq "$(depth "$BATS_TEST_TMPDIR/z.json")" "$(depth "$BATS_TEST_TMPDIR/j.json")"
+	expect_ne "$(depth "$SAMPLES/zipkin/hotrod.json")" "$(depth "$SAMPLES/jaeger/hotrod.json")"
 }
 
 @test "-j N parses on N threads and writes the same bytes as one thread" {
 	for n in 2 3 8; do
-		[ "$(tr-ingest -j $n "$SAMPLES/jaeger/hotrod.json" | cksum)" = "$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | cksum)" ]
+		expect_eq "$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | cksum)" "$(tr-ingest -j $n "$SAMPLES/jaeger/hotrod.json" | cksum)"
 	done
 	# formats that are not walked trace by trace are read as with one thread
-	[ "$(tr-ingest -j 2 "$SAMPLES/zipkin/hotrod.json" | cksum)" = "$(tr-ingest "$SAMPLES/zipkin/hotrod.json" | cksum)" ]
+	expect_eq "$(tr-ingest "$SAMPLES/zipkin/hotrod.json" | cksum)" "$(tr-ingest -j 2 "$SAMPLES/zipkin/hotrod.json" | cksum)"
 }

@@ -17,19 +17,19 @@ J
 @test "a wrong type stops at the broken trace: earlier traces whole, nothing of it, exit 3" {
 	run tr-ingest "$(two_traces)"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"two.json:3:1: \"startTime\" is not an integer"* ]]
-	[[ "$output" == *$'T\tgood'* ]]
-	[[ "$output" != *$'\tbad'* ]]
-	[[ "$output" != *good2* ]]
+	expect_contains 'two.json:3:1: "startTime" is not an integer' "$output"
+	expect_contains $'T\tgood' "$output"
+	expect_lacks $'\tbad' "$output"
+	expect_lacks 'good2' "$output"
 }
 
 @test "-k skips the broken trace, writes every good one and reports the count" {
 	run tr-ingest -k "$(two_traces)"
 	expect_eq 3 "$status" status
-	[[ "$output" == *$'T\tgood\n'* ]]
-	[[ "$output" == *$'T\tgood2'* ]]
-	[[ "$output" != *$'\tbad'* ]]
-	[[ "$output" == *"1 broken traces skipped"* ]]
+	expect_contains $'T\tgood\n' "$output"
+	expect_contains $'T\tgood2' "$output"
+	expect_lacks $'\tbad' "$output"
+	expect_contains '1 broken traces skipped' "$output"
 }
 
 @test "malformed JSON is reported at its line and column" {
@@ -41,8 +41,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"bad.json:2:"*":"* ]]
-	[[ "$output" != *$'S\t'* ]]
+	expect_like "*bad.json:2:*:*" "$output"
+	expect_lacks $'S\t' "$output"
 }
 
 @test "a file truncated inside a trace keeps the traces before it whole" {
@@ -50,16 +50,16 @@ J
 	head -c 120 "$env" > "$BATS_TEST_TMPDIR/cut.json"
 	run tr-ingest -k "$BATS_TEST_TMPDIR/cut.json"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"unexpected end of input"* ]]
-	[[ "$output" == *$'S\tgood\ta'* ]]
-	[[ "$output" != *$'\tbad'* ]]
+	expect_contains 'unexpected end of input' "$output"
+	expect_contains $'S\tgood\ta' "$output"
+	expect_lacks $'\tbad' "$output"
 }
 
 @test "a truncated Zipkin file writes none of its traces: any of them may be incomplete" {
 	printf '[{"traceId":"a","id":"1","name":"x","timestamp":1,"duration":1},{"traceId":"a","id":"2"' > "$BATS_TEST_TMPDIR/z.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/z.json"
 	expect_eq 3 "$status" status
-	[[ "$output" != *$'S\t'* ]]
+	expect_lacks $'S\t' "$output"
 }
 
 @test "a truncated zstd stream is an error" {
@@ -67,32 +67,36 @@ J
 	zstd -q -c "$env" | head -c 60 > "$BATS_TEST_TMPDIR/cut.zst"
 	run tr-ingest "$BATS_TEST_TMPDIR/cut.zst"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"cut.zst"* ]]
+	expect_contains 'cut.zst' "$output"
 }
 
 @test "an unknown document, a JSON scalar and binary garbage are errors" {
 	echo '{"hello":"world"}' > "$BATS_TEST_TMPDIR/u.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/u.json"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"u.json:1:1: not a Jaeger, Zipkin or OTLP document"* ]]
+	expect_contains 'u.json:1:1: not a Jaeger, Zipkin or OTLP document' "$output"
 	echo 42 > "$BATS_TEST_TMPDIR/n.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/n.json"
 	expect_eq 3 "$status" status
 	head -c 3000 /bin/sh > "$BATS_TEST_TMPDIR/bin"
 	run tr-ingest "$BATS_TEST_TMPDIR/bin"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"not JSON"* ]]
+	expect_contains 'not JSON' "$output"
 }
 
-@test "empty input, or an export of no span, is an error (exit 3, one line); --allow-empty gives the header and nothing else" {
+@test "empty input, or an export of no span, is an error (exit 3, one line)" {
 	run --separate-stderr tr-ingest < /dev/null
 	expect_eq 3 "$status" status
-	[ "$stderr" = "tr-ingest: <stdin>: no span in the input (--allow-empty accepts that)" ]
+	expect_eq "tr-ingest: <stdin>: no span in the input (--allow-empty accepts that)" "$stderr"
 	printf '{"data":[]}\n' > "$BATS_TEST_TMPDIR/none.json"
 	run --separate-stderr tr-ingest -o "$BATS_TEST_TMPDIR/none.tr" "$BATS_TEST_TMPDIR/none.json"
 	expect_eq 3 "$status" status
-	[ "$stderr" = "tr-ingest: $BATS_TEST_TMPDIR/none.json: no span in the input (--allow-empty accepts that)" ]
+	expect_eq "tr-ingest: $BATS_TEST_TMPDIR/none.json: no span in the input (--allow-empty accepts that)" "$stderr"
 	[ ! -e "$BATS_TEST_TMPDIR/none.tr" ]
+}
+
+@test "--allow-empty: empty input, or an export of no span, gives the header and nothing else" {
+	printf '{"data":[]}\n' > "$BATS_TEST_TMPDIR/none.json"
 	run tr-ingest --allow-empty < /dev/null
 	expect_eq 0 "$status" status
 	expect_output "#tr/1"
@@ -105,28 +109,34 @@ J
 	printf '{"traceID":"t","spans":[{"spanID":"a","operationName":"\xff\xfe","startTime":1,"duration":1}]}' > "$BATS_TEST_TMPDIR/u8.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/u8.json"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"u8.json:1:"* ]]
+	expect_contains 'u8.json:1:' "$output"
 }
 
 @test "-f forces the format: an OTLP reader refuses a Jaeger file" {
 	run tr-ingest -f otlp "$(two_traces)"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"not a Jaeger, Zipkin or OTLP document of the format given with -f"* ]]
+	expect_contains 'not a Jaeger, Zipkin or OTLP document of the format given with -f' "$output"
 }
 
-@test "usage errors exit 2; --help exits 0 on stdout; a missing file exits 3" {
+@test "usage errors exit 2" {
 	run tr-ingest --bogus
 	expect_eq 2 "$status" status
 	run tr-ingest -f yaml x
 	expect_eq 2 "$status" status
-	[[ "$output" == *"unknown format: yaml"* ]]
+	expect_contains 'unknown format: yaml' "$output"
+}
+
+@test "--help exits 0 with the usage on stdout" {
 	run tr-ingest --help
 	expect_eq 0 "$status" status
-	[[ "$output" == usage:* ]]
+	expect_like "usage:*" "$output"
+}
+
+@test "a missing file exits 3" {
 	run tr-ingest /nonexistent.json
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-ingest: /nonexistent.json: No such file or directory"* ]]
-	[ "$(printf '%s\n' "$output" | grep -vc '^#tr/1$')" -eq 1 ]
+	expect_contains 'tr-ingest: /nonexistent.json: No such file or directory' "$output"
+	expect_num 1 "$(printf '%s\n' "$output" | grep -vc '^#tr/1$')"
 }
 
 @test "a write error (full disk) is reported with exit 4" {
@@ -136,7 +146,7 @@ J
 	[ -c /dev/full ]
 	run sh -c "tr-ingest -k '$(two_traces)' > /dev/full"
 	expect_eq 4 "$status" status
-	[[ "$output" == *"write error"* ]]
+	expect_contains 'write error' "$output"
 }
 
 @test "-o leaves no partial file when the run fails" {
@@ -145,7 +155,7 @@ J
 	run tr-ingest -o "$BATS_TEST_TMPDIR/out2.tr" /nonexistent
 	expect_eq 3 "$status" status
 	[ ! -e "$BATS_TEST_TMPDIR/out2.tr" ]
-	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep tmp)" ]
+	expect_empty "$(ls "$BATS_TEST_TMPDIR" | grep tmp)"
 }
 
 @test "a closed pipe ends the run quietly" {
@@ -166,8 +176,8 @@ J
 )
 	run tr-ingest -v "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c $'^S\t')" -eq 4 ]
-	[[ "$output" == *"trace t: 4 spans, 3 roots, 1 with a missing parent, 1 self-parents, 1 parent cycles cut"* ]]
+	expect_num 4 "$(printf '%s\n' "$output" | grep -c $'^S\t')"
+	expect_contains 'trace t: 4 spans, 3 roots, 1 with a missing parent, 1 self-parents, 1 parent cycles cut' "$output"
 }
 
 @test "--max-spans turns an oversized trace into a counted skip, never a silent cut" {
@@ -177,21 +187,21 @@ J
 )
 	run tr-ingest --max-spans 1 "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"trace t has 2 spans, more than --max-spans 1: skipped"* ]]
-	[[ "$output" != *$'S\t'* ]]
+	expect_contains 'trace t has 2 spans, more than --max-spans 1: skipped' "$output"
+	expect_lacks $'S\t' "$output"
 }
 
 @test "--max-bytes turns an oversized JSON trace into an error" {
 	run tr-ingest --max-bytes 50 "$(two_traces)"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"larger than --max-bytes 50"* ]]
+	expect_contains 'larger than --max-bytes 50' "$output"
 }
 
 @test "CRLF line endings in JSON are fine" {
 	printf '{"traceID":"t",\r\n"spans":[{"spanID":"a","startTime":1,"duration":2}]}\r\n' > "$BATS_TEST_TMPDIR/crlf.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/crlf.json"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\tt\ta\t\t1\t2\t\t\t\t' ]
+	expect_eq $'S\tt\ta\t\t1\t2\t\t\t\t' "${lines[2]}"
 }
 
 @test "-j N stops at the same broken trace as one thread, and -k writes the same good ones" {
@@ -208,13 +218,15 @@ J
 )
 	# With -v, so that the counts must agree too.
 	one=$(tr-ingest -v "$f" 2>&1; echo "status $?")
-	[[ "$one" == *"status 3"* ]]
-	[[ "$one" == *$'T\tt2'* && "$one" != *$'T\tt4'* ]]
-	[[ "$one" == *"2 traces, 2 spans written; 1 broken traces skipped"* ]]
+	expect_contains 'status 3' "$one"
+	expect_contains $'T\tt2' "$one"
+	expect_lacks $'T\tt4' "$one"
+	expect_contains '2 traces, 2 spans written; 1 broken traces skipped' "$one"
 	expect_eq "$one" "$(tr-ingest -v -j 4 "$f" 2>&1; echo "status $?")"
 	onek=$(tr-ingest -k -v "$f" 2>&1; echo "status $?")
-	[[ "$onek" == *$'T\tt4'* && "$onek" != *$'T\tt6'* ]]
-	[[ "$onek" == *"3 traces, 3 spans written; 2 broken traces skipped"* ]]
+	expect_contains $'T\tt4' "$onek"
+	expect_lacks $'T\tt6' "$onek"
+	expect_contains '3 traces, 3 spans written; 2 broken traces skipped' "$onek"
 	expect_eq "$onek" "$(tr-ingest -k -v -j 4 "$f" 2>&1; echo "status $?")"
 }
 
@@ -234,13 +246,13 @@ J
 	for f in "$BATS_TEST_TMPDIR/jl.zst" "$BATS_TEST_TMPDIR/after.json"; do
 		for k in "" -k; do
 			one=$(tr-ingest $k -v "$f" 2>&1; echo "status $?")
-			[[ "$one" == *"status 3"* ]]
-			[ "$(tr-ingest $k -v -j 4 "$f" 2>&1; echo "status $?")" = "$one" ] ||
+			expect_contains 'status 3' "$one"
+			expect_eq "$one" "$(tr-ingest $k -v -j 4 "$f" 2>&1; echo "status $?")" ||
 				{ echo "$f $k: -j 4 differs from: $one"; false; }
 		done
 	done
 	run tr-ingest -k -v "$BATS_TEST_TMPDIR/jl.zst"
-	[[ "$output" == *"truncated zstd stream"* ]]
+	expect_contains 'truncated zstd stream' "$output"
 }
 
 @test "-j takes 1 to 256 threads" {
@@ -254,10 +266,10 @@ J
 	f=$(printf '{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2},{"spanID":"b"' | mkfix cut.json)
 	run tr-ingest -v "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"0 traces, 0 spans written; 1 broken traces skipped"* ]]
+	expect_contains '0 traces, 0 spans written; 1 broken traces skipped' "$output"
 	f=$(printf '{"traceID":"t1","spans":[{"spanID":"a","startTime":1,"duration":2}]}\n' | mkfix bare.json)
 	run tr-ingest -v --max-bytes 30 "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-ingest: $f:1:25: JSON value larger than --max-bytes 30"* ]]
-	[[ "$output" == *"0 traces, 0 spans written; 1 broken traces skipped"* ]]
+	expect_contains "tr-ingest: $f:1:25: JSON value larger than --max-bytes 30" "$output"
+	expect_contains '0 traces, 0 spans written; 1 broken traces skipped' "$output"
 }

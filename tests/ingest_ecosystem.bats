@@ -41,32 +41,32 @@ expected_counts() {
 		n=$((n + 1))
 	done < <(expected_counts)
 	[ -z "$bad" ] || { echo "wrong:$bad" >&2; false; }
-	[ "$n" -eq 31 ]
+	expect_num 31 "$n"
 }
 
 @test "Tempo search result: rejected, naming it and /api/traces/<id>" {
 	need_ecosystem
 	run tr-ingest "$ECO/kiali/responseAmbient.json"
 	expect_eq 3 "$status" status
-	[[ "$output" == "tr-ingest: $ECO/kiali/responseAmbient.json:1:1: looks like a Tempo search result"*"/api/traces/<id>"* ]]
+	expect_like "tr-ingest: $ECO/kiali/responseAmbient.json:1:1: looks like a Tempo search result*/api/traces/<id>*" "$output"
 }
 
 @test "AWS X-Ray and Datadog payloads: rejected, naming them" {
 	need_ecosystem
 	run tr-ingest "$ECO/otelcol-contrib/serverSample.txt"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"looks like an AWS X-Ray"* ]]
+	expect_contains 'looks like an AWS X-Ray' "$output"
 	run tr-ingest "$ECO/dd-trace-py/test_multi_trace.json"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"looks like a Datadog agent payload"* ]]
+	expect_contains 'looks like a Datadog agent payload' "$output"
 }
 
 @test "Collector file exporter with metrics and logs: spans read, the rest counted in one note, exit 0" {
 	need_ecosystem
 	run tr-ingest "$ECO/otel-tui/test_data.json"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 547 ]
-	[ "$(printf '%s\n' "$output" | grep -c '^tr-ingest: .*skipped 56 OTLP metrics, logs or profiles documents (not traces)$')" -eq 1 ]
+	expect_num 547 "$(printf '%s\n' "$output" | grep -c '^S')"
+	expect_num 1 "$(printf '%s\n' "$output" | grep -c '^tr-ingest: .*skipped 56 OTLP metrics, logs or profiles documents (not traces)$')"
 }
 
 @test "-v names the format detected for each file" {

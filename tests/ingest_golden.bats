@@ -21,7 +21,7 @@ load helper
 		n=$((n + 1))
 	done < "$BATS_TEST_DIRNAME/data/ingest_golden.txt"
 	[ -z "$bad" ] || { echo "differ:$bad" >&2; false; }
-	[ "$n" -ge 80 ]
+	expect_ge 80 "$n"
 }
 
 @test "the golden list names every conformance and sample JSON file" {
@@ -30,5 +30,5 @@ load helper
 	b=$(cd "$BATS_TEST_DIRNAME/.." && find samples -type f -name '*.json' | LC_ALL=C sort)
 	want=$(printf '%s\n%s\n' "$a" "$b" | LC_ALL=C sort)
 	got=$(awk '{ print $3 }' "$BATS_TEST_DIRNAME/data/ingest_golden.txt" | LC_ALL=C sort)
-	[ "$got" = "$want" ]
+	expect_eq "$want" "$got"
 }

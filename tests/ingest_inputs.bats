@@ -35,7 +35,7 @@ jaeger_file() {
 	echo hello > "$BATS_TEST_TMPDIR/empty/notes.txt"
 	run tr-ingest "$BATS_TEST_TMPDIR/empty"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-ingest: $BATS_TEST_TMPDIR/empty: no trace files under it"* ]]
+	expect_contains "tr-ingest: $BATS_TEST_TMPDIR/empty: no trace files under it" "$output"
 }
 
 @test "-j 2 over many files writes the bytes and messages of -j 1, with and without -k" {
@@ -46,13 +46,14 @@ jaeger_file() {
 	for k in "" -k; do
 		tr-ingest $k -v -j 1 "$d" > "$BATS_TEST_TMPDIR/o1" 2> "$BATS_TEST_TMPDIR/e1" && s1=0 || s1=$?
 		tr-ingest $k -v -j 2 "$d" > "$BATS_TEST_TMPDIR/o2" 2> "$BATS_TEST_TMPDIR/e2" && s2=0 || s2=$?
-		[ "$s1" -eq 3 ] && [ "$s2" -eq 3 ]
+		expect_num 3 "$s1"
+		expect_num 3 "$s2"
 		cmp "$BATS_TEST_TMPDIR/o1" "$BATS_TEST_TMPDIR/o2"
 		cmp "$BATS_TEST_TMPDIR/e1" "$BATS_TEST_TMPDIR/e2"
 	done
 	# -k wrote every good trace; without it the run stopped at the bad file.
-	[ "$(grep -c '^T' "$BATS_TEST_TMPDIR/o1")" -eq 40 ]
-	[ "$(tr-ingest -j 2 "$d" 2>/dev/null | grep -c '^T')" -eq 20 ]
+	expect_num 40 "$(grep -c '^T' "$BATS_TEST_TMPDIR/o1")"
+	expect_num 20 "$(tr-ingest -j 2 "$d" 2>/dev/null | grep -c '^T')"
 }
 
 @test "gzip input, also several members one after the other, reads like the plain file" {
@@ -60,7 +61,7 @@ jaeger_file() {
 	jaeger_file t2 > "$BATS_TEST_TMPDIR/b.json"
 	gzip -c "$BATS_TEST_TMPDIR/a.json" > "$BATS_TEST_TMPDIR/x.json.gz"
 	gzip -c "$BATS_TEST_TMPDIR/b.json" >> "$BATS_TEST_TMPDIR/x.json.gz"
-	[ "$(tr-ingest "$BATS_TEST_TMPDIR/x.json.gz")" = "$(tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json")" ]
+	expect_eq "$(tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json")" "$(tr-ingest "$BATS_TEST_TMPDIR/x.json.gz")"
 	tr-ingest -v "$BATS_TEST_TMPDIR/x.json.gz" 2>&1 >/dev/null | grep -q 'x.json.gz: Jaeger query API (JSON Lines), gzip: ok'
 }
 
@@ -69,9 +70,9 @@ jaeger_file() {
 	gzip -c "$BATS_TEST_TMPDIR/a.json" | head -c 300 > "$BATS_TEST_TMPDIR/cut.json.gz"
 	run tr-ingest -k "$BATS_TEST_TMPDIR/cut.json.gz"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"cut.json.gz: truncated gzip stream"* ]]
+	expect_contains 'cut.json.gz: truncated gzip stream' "$output"
 	# Every trace written is whole: five spans each.
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq $((5 * $(printf '%s\n' "$output" | grep -c '^T'))) ]
+	expect_num "$((5 * $(printf '%s\n' "$output" | grep -c '^T')))" "$(printf '%s\n' "$output" | grep -c '^S')"
 }
 
 @test "the Collector's zstd framing (4-byte length, then a frame) reads like the plain lines" {
@@ -86,12 +87,12 @@ jaeger_file() {
 		cat "$BATS_TEST_TMPDIR/m.zst" >> "$f"
 		cat "$BATS_TEST_TMPDIR/m" >> "$BATS_TEST_TMPDIR/plain.json"
 	done
-	[ "$(tr-ingest "$f")" = "$(tr-ingest "$BATS_TEST_TMPDIR/plain.json")" ]
+	expect_eq "$(tr-ingest "$BATS_TEST_TMPDIR/plain.json")" "$(tr-ingest "$f")"
 	tr-ingest -v "$f" 2>&1 >/dev/null | grep -q 'zstd, length-prefixed frames: ok'
 	head -c $(($(wc -c < "$f") - 5)) "$f" > "$BATS_TEST_TMPDIR/cut.zst"
 	run tr-ingest "$BATS_TEST_TMPDIR/cut.zst"
 	expect_eq 3 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 2 ]
+	expect_num 2 "$(printf '%s\n' "$output" | grep -c '^T')"
 }
 
 @test "the same trace in two inputs is written once, its spans counted once" {
@@ -99,21 +100,26 @@ jaeger_file() {
 	cp "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/again.json"
 	run tr-ingest -v "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/again.json"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 1 ]
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 2 ]
-	[[ "$output" == *"2 files, 1 traces, 2 spans written; 0 broken traces skipped, 2 duplicate spans dropped"* ]]
-	[[ "$output" == *"1 traces met again: 1 wholly written before, 0 with new spans"* ]]
+	expect_num 1 "$(printf '%s\n' "$output" | grep -c '^T')"
+	expect_num 2 "$(printf '%s\n' "$output" | grep -c '^S')"
+	expect_contains '2 files, 1 traces, 2 spans written; 0 broken traces skipped, 2 duplicate spans dropped' "$output"
+	expect_contains '1 traces met again: 1 wholly written before, 0 with new spans' "$output"
 }
 
-@test "new spans of a trace already written: a second group, with a warning; --no-merge writes both whole" {
+@test "new spans of a trace already written: a second group, with a warning" {
 	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
 	jaeger_file t1 b > "$BATS_TEST_TMPDIR/b.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 2 ]
-	[[ "$output" == *"b.json: trace t1: 1 spans more after the trace was written; written as a second group"* ]]
+	expect_num 2 "$(printf '%s\n' "$output" | grep -c '^S')"
+	expect_contains 'b.json: trace t1: 1 spans more after the trace was written; written as a second group' "$output"
+}
+
+@test "new spans of a trace already written: --no-merge writes both whole" {
+	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
+	jaeger_file t1 b > "$BATS_TEST_TMPDIR/b.json"
 	run tr-ingest --no-merge "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 3 ]
+	expect_num 3 "$(printf '%s\n' "$output" | grep -c '^S')"
 }
 
 @test "-j 2 merges a repeated trace exactly as -j 1 does" {
@@ -121,8 +127,8 @@ jaeger_file() {
 	jaeger_file t3 b > "$BATS_TEST_TMPDIR/b.json"
 	a=$(tr-ingest -j 1 "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/a.json")
 	b=$(tr-ingest -j 2 "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/a.json")
-	[ "$a" = "$b" ]
-	[ "$(printf '%s\n' "$a" | grep -c '^T')" -eq 5 ]
+	expect_eq "$b" "$a"
+	expect_num 5 "$(printf '%s\n' "$a" | grep -c '^T')"
 }
 
 @test "a Jaeger span list (jaeger-anonymizer) groups its spans by trace" {
@@ -144,20 +150,21 @@ JSON
 	a=$(printf '{"batches":[%s]}' "$res" | tr-ingest)
 	b=$(printf '{"trace":{"resourceSpans":[%s]}}' "$res" | tr-ingest)
 	c=$(printf '{"resourceSpans":[%s]}' "$res" | tr-ingest)
-	[ "$(printf '%s\n' "$a" | grep -c '^S')" -eq 1 ]
-	[ "$a" = "$c" ] && [ "$b" = "$c" ]
+	expect_num 1 "$(printf '%s\n' "$a" | grep -c '^S')"
+	expect_eq "$c" "$a"
+	expect_eq "$c" "$b"
 }
 
 @test "the line format given to tr-ingest is named, not taken for broken JSON" {
 	run tr-ingest < <(printf '#tr/1\nT\tt1\n')
 	expect_eq 3 "$status" status
-	[[ "$output" == *"looks like the tr line format already"* ]]
+	expect_contains 'looks like the tr line format already' "$output"
 }
 
 @test "OTLP metrics and logs alone: no traces, exit 3" {
 	run tr-ingest < <(printf '{"resourceMetrics":[]}\n{"resourceLogs":[]}\n')
 	expect_eq 3 "$status" status
-	[[ "$output" == *"holds 2 OTLP metrics, logs or profiles documents and no traces"* ]]
+	expect_contains 'holds 2 OTLP metrics, logs or profiles documents and no traces' "$output"
 }
 
 @test "Zipkin and OTLP files written trace by trace give the bytes of a pipe, held to the end" {
@@ -165,11 +172,11 @@ JSON
 		trsim --seed 5 --traces 30 --format $fmt -o "$BATS_TEST_TMPDIR/s.json"
 		a=$(tr-ingest "$BATS_TEST_TMPDIR/s.json" | sha256sum)
 		b=$(tr-ingest < "$BATS_TEST_TMPDIR/s.json" | sha256sum)
-		[ "$a" = "$b" ] || { echo "$fmt: file and pipe differ" >&2; false; }
+		expect_eq "$a" "$b" "$fmt read from a pipe"
 	done
 	# Spans of all traces interleaved, in reverse: nothing is whole before the end.
 	trsim --seed 5 --traces 30 --format zipkin | jq -c 'reverse' > "$BATS_TEST_TMPDIR/r.json"
-	[ "$(tr-ingest "$BATS_TEST_TMPDIR/r.json" | sha256sum)" = "$(tr-ingest < "$BATS_TEST_TMPDIR/r.json" | sha256sum)" ]
+	expect_eq "$(tr-ingest < "$BATS_TEST_TMPDIR/r.json" | sha256sum)" "$(tr-ingest "$BATS_TEST_TMPDIR/r.json" | sha256sum)"
 }
 
 @test "a Zipkin trace whose spans are far apart in a file is written whole, once" {
@@ -183,7 +190,7 @@ JSON
 	run tr-ingest "$in"
 	expect_eq 0 "$status" status
 	expect_eq "00000000000000a1 00000000000000b1 00000000000000c1 " "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }' | tr '\n' ' ')"
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $2 == "00000000000000a1"' | wc -l)" -eq 2 ]
+	expect_num 2 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $2 == "00000000000000a1"' | wc -l)"
 }
 
 @test "a bad span early in a Zipkin file still spoils its trace's later spans" {
@@ -195,8 +202,8 @@ JSON
 )
 	run tr-ingest -k "$in"
 	expect_eq 3 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000a1')" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000b1')" -eq 1 ]
+	expect_num 0 "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000a1')"
+	expect_num 1 "$(printf '%s\n' "$output" | grep -c $'^S\t00000000000000b1')"
 }
 
 @test "a directory: a link to a directory is not followed (no loop), a link to a file is read" {
@@ -208,8 +215,8 @@ JSON
 	ln -s ../a/x.json "$d/a/y.json"
 	run timeout 20 tr-ingest -v "$d"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 1 ]
-	[[ "$output" == *"2 files, 1 traces"* ]]
+	expect_num 1 "$(printf '%s\n' "$output" | grep -c '^T')"
+	expect_contains '2 files, 1 traces' "$output"
 }
 
 @test "a file that cannot be opened: named, exit 3; -k goes on and every good trace is written" {
@@ -217,8 +224,13 @@ JSON
 	jaeger_file t2 > "$BATS_TEST_TMPDIR/c.json"
 	run tr-ingest -k "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/missing.json" "$BATS_TEST_TMPDIR/c.json"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-ingest: $BATS_TEST_TMPDIR/missing.json: No such file or directory"* ]]
-	[ "$(printf '%s\n' "$output" | grep -c '^T')" -eq 2 ]
+	expect_contains "tr-ingest: $BATS_TEST_TMPDIR/missing.json: No such file or directory" "$output"
+	expect_num 2 "$(printf '%s\n' "$output" | grep -c '^T')"
+}
+
+@test "a file that cannot be opened: without -k, exit 3 after the traces before it" {
+	jaeger_file t1 > "$BATS_TEST_TMPDIR/a.json"
+	jaeger_file t2 > "$BATS_TEST_TMPDIR/c.json"
 	run tr-ingest "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/missing.json" "$BATS_TEST_TMPDIR/c.json"
 	expect_eq 3 "$status" status
 	expect_eq t1 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "T" { print $2 }')"
@@ -247,9 +259,9 @@ JSON
 	size=$(wc -c < "$BATS_TEST_TMPDIR/bare.json")
 	run tr-ingest --max-bytes $((size - 20)) "$BATS_TEST_TMPDIR/bare.json"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"bare.json:1:1: JSON value larger than --max-bytes"* ]]
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 0 ]
-	[ "$(tr-ingest --max-bytes $((size + 20)) "$BATS_TEST_TMPDIR/bare.json" | grep -c '^S')" -eq 4 ]
+	expect_contains 'bare.json:1:1: JSON value larger than --max-bytes' "$output"
+	expect_num 0 "$(printf '%s\n' "$output" | grep -c '^S')"
+	expect_num 4 "$(tr-ingest --max-bytes $((size + 20)) "$BATS_TEST_TMPDIR/bare.json" | grep -c '^S')"
 }
 
 @test "a Zipkin v1 span whose end is beyond int64 from its start has no time, not a wrapped one" {
@@ -259,5 +271,5 @@ JSON
 )
 	run tr-ingest "$in"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"tr.no_time=true"* ]]
+	expect_contains 'tr.no_time=true' "$output"
 }

@@ -31,8 +31,8 @@ J
 	)
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = $'T\t3ba55609c3cde49649cd77d1f9dcd936' ]
-	[ "$(cut -f2,3 <<<"${lines[2]}")" = $'3ba55609c3cde49649cd77d1f9dcd936\t49cd77d1f9dcd936' ]
+	expect_eq $'T\t3ba55609c3cde49649cd77d1f9dcd936' "${lines[1]}"
+	expect_eq $'3ba55609c3cde49649cd77d1f9dcd936\t49cd77d1f9dcd936' "$(cut -f2,3 <<<"${lines[2]}")"
 }
 
 @test "ids: a base64 parentSpanId is decoded and names its parent" {
@@ -53,7 +53,7 @@ J
  "links":[{"traceId":"O6VWCcPN5JZJzXfR+dzZNg==","spanId":"Sc130fnc2TY="}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^R' | cut -f4-6)" = $'link\t3ba55609c3cde49649cd77d1f9dcd936\t49cd77d1f9dcd936' ]
+	expect_eq $'link\t3ba55609c3cde49649cd77d1f9dcd936\t49cd77d1f9dcd936' "$(tr-ingest "$f" | grep '^R' | cut -f4-6)"
 }
 
 @test "ids: URL-safe base64 ids are decoded like standard ones" {
@@ -61,7 +61,7 @@ J
 {"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"-_-_-_-_-_-_-_-_-_-_-w==","spanId":"-_-_-_-_-_8=","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f2,3)" = $'fbffbffbffbffbffbffbffbffbffbffb\tfbffbffbffbffbff' ]
+	expect_eq $'fbffbffbffbffbffbffbffbffbffbffb\tfbffbffbffbffbff' "$(tr-ingest "$f" | grep '^S' | cut -f2,3)"
 }
 
 @test "ids: 32 and 16 hex digits stay hex, upper case lower-cased" {
@@ -69,7 +69,7 @@ J
 {"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":"00F067AA0BA902B7","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f2,3)" = $'5b8efff798038103d269b633813fc60c\t00f067aa0ba902b7' ]
+	expect_eq $'5b8efff798038103d269b633813fc60c\t00f067aa0ba902b7' "$(tr-ingest "$f" | grep '^S' | cut -f2,3)"
 }
 
 @test "ids: twelve characters without '=' are not a base64 span id: kept as text, lower-cased" {
@@ -92,7 +92,7 @@ J
 	# a character outside the alphabet; bits set past the last byte
 	for id in 'O6VWCcPN5JZJzXfR.dzZNg==' 'O6VWCcPN5JZJzXfR+dzZNh=='; do
 		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"%s","spanId":"00f067aa0ba902b7","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}\n' "$id" > "$BATS_TEST_TMPDIR/t.json"
-		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f2)" = "$(tr 'A-Z' 'a-z' <<<"$id")" ]
+		expect_eq "$(tr 'A-Z' 'a-z' <<<"$id")" "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f2)"
 	done
 }
 
@@ -103,8 +103,8 @@ J
 J
 	)
 	out=$(tr-ingest "$f")
-	[ "$(grep '^S' <<<"$out" | cut -f2,3)" = $'abcdef0123456789\tsid1' ]
-	[ "$(grep '^R' <<<"$out" | cut -f5,6)" = $'tid1\tsid9' ]
+	expect_eq $'abcdef0123456789\tsid1' "$(grep '^S' <<<"$out" | cut -f2,3)"
+	expect_eq $'tid1\tsid9' "$(grep '^R' <<<"$out" | cut -f5,6)"
 }
 
 @test "ids: a span that fails marks its base64-named trace broken: no half trace is written" {
@@ -117,9 +117,9 @@ J
 	)
 	run tr-ingest -k -q "$f"
 	expect_eq 3 "$status" status
-	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^S')" -eq 1 ]
-	[[ "$output" == *$'S\t00000000000000000000000000000002\t0000000000000003\t'* ]]
-	[[ "$output" != *good* ]]
+	expect_num 1 "$(printf '%s\n' "${lines[@]}" | grep -c '^S')"
+	expect_contains $'S\t00000000000000000000000000000002\t0000000000000003\t' "$output"
+	expect_lacks 'good' "$output"
 }
 
 # ---- zero values left out ----
@@ -131,7 +131,7 @@ J
 	)
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(cut -f5,6 <<<"${lines[2]}")" = $'0\t0' ]
+	expect_eq $'0\t0' "$(cut -f5,6 <<<"${lines[2]}")"
 }
 
 @test "zero values: null times are 0 as well" {
@@ -139,7 +139,7 @@ J
 {"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":null,"endTimeUnixNano":null}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f5,6)" = $'0\t0' ]
+	expect_eq $'0\t0' "$(tr-ingest "$f" | grep '^S' | cut -f5,6)"
 }
 
 @test "zero values: a start time without an end time is an end (0) before the start: the trace is broken" {
@@ -149,7 +149,7 @@ J
 	)
 	run tr-ingest "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"span 0000000000000002: ends before it starts"* ]]
+	expect_contains 'span 0000000000000002: ends before it starts' "$output"
 }
 
 @test "zero values: an event without timeUnixNano is at 0" {
@@ -158,7 +158,7 @@ J
  "events":[{"name":"boot"}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^L' | cut -f4,5)" = $'0\tevent=boot' ]
+	expect_eq $'0\tevent=boot' "$(tr-ingest "$f" | grep '^L' | cut -f4,5)"
 }
 
 @test "zero values: no kind is unspecified: empty kind column and no span.kind tag" {
@@ -168,7 +168,7 @@ J
 	)
 	out=$(tr-ingest "$f" | grep '^S')
 	expect_eq "" "$(cut -f9 <<<"$out")"
-	[[ "$out" != *span.kind* ]]
+	expect_lacks 'span.kind' "$out"
 }
 
 @test "zero values: parentSpanId \"\" or absent is a root" {
@@ -187,7 +187,7 @@ J
  "attributes":[{"key":"k"},{"key":"n","value":null},{"value":{"stringValue":"v"}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'k=\tn=\t=v' ]
+	expect_eq $'k=\tn=\t=v' "$(tr-ingest "$f" | grep '^S' | cut -f11-)"
 }
 
 @test "zero values: an empty resource gives an empty service and host and no process tags" {
@@ -195,7 +195,7 @@ J
 {"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","name":"op","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f7-)" = $'\top\t\t' ]
+	expect_eq $'\top\t\t' "$(tr-ingest "$f" | grep '^S' | cut -f7-)"
 }
 
 @test "zero values: no status, an empty status and STATUS_CODE_UNSET tag nothing" {
@@ -214,7 +214,7 @@ J
 		for v in "$k" "\"SPAN_KIND_${names[$k]}\""; do
 			printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","kind":%s,"startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}\n' "$v" > "$BATS_TEST_TMPDIR/t.json"
 			out=$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S')
-			[ "$(cut -f9 <<<"$out")" = "${want[$k]}" ] || { echo "kind $v: $out"; false; }
+			expect_eq "${want[$k]}" "$(cut -f9 <<<"$out")" || { echo "kind $v: $out"; false; }
 			expect_eq "${want[$k]}" "$(tag span.kind <<<"$out")"
 		done
 	done
@@ -223,7 +223,7 @@ J
 @test "enums: status ERROR by name and by number gives error=true and otel.status_code=ERROR" {
 	for c in 2 '"STATUS_CODE_ERROR"'; do
 		printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"00000000000000000000000000000001","spanId":"0000000000000002","startTimeUnixNano":"1000","endTimeUnixNano":"2000","status":{"code":%s,"message":"m"}}]}]}]}\n' "$c" > "$BATS_TEST_TMPDIR/t.json"
-		[ "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)" = $'otel.status_code=ERROR\terror=true\totel.status_description=m' ]
+		expect_eq $'otel.status_code=ERROR\terror=true\totel.status_description=m' "$(tr-ingest "$BATS_TEST_TMPDIR/t.json" | grep '^S' | cut -f11-)"
 	done
 }
 
@@ -241,7 +241,7 @@ J
 	)
 	run tr-ingest "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"unknown span kind"* ]]
+	expect_contains 'unknown span kind' "$output"
 }
 
 # ---- int64 as strings or numbers ----
@@ -258,8 +258,8 @@ J
 J
 	)
 	a=$(tr-ingest "$f")
-	[ "$a" = "$(tr-ingest "$g")" ]
-	[ "$(grep '^S' <<<"$a" | cut -f5,6,11)" = $'1700000000000000\t250\tn=-42' ]
+	expect_eq "$(tr-ingest "$g")" "$a"
+	expect_eq $'1700000000000000\t250\tn=-42' "$(grep '^S' <<<"$a" | cut -f5,6,11)"
 }
 
 # ---- attribute values ----
@@ -297,7 +297,7 @@ J
  "attributes":[{"key":"a","value":{"arrayValue":{}}},{"key":"m","value":{"kvlistValue":{"values":[]}}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'a=[]\tm={}' ]
+	expect_eq $'a=[]\tm={}' "$(tr-ingest "$f" | grep '^S' | cut -f11-)"
 }
 
 @test "values: strings in an array are JSON-escaped and the value reads back with jq" {
@@ -308,8 +308,8 @@ J
 J
 	)
 	v=$(tr-ingest "$f" | tag a)
-	[ "$v" = '["q\"b\\n\nt\tc\u0001é"]' ]
-	[ "$(jq -r '.[0]' <<<"$v")" = "$(printf 'q"b\\n\nt\tc\001é')" ]
+	expect_eq '["q\"b\\n\nt\tc\u0001é"]' "$v"
+	expect_eq "$(printf 'q"b\\n\nt\tc\001é')" "$(jq -r '.[0]' <<<"$v")"
 }
 
 @test "values: int64 in an array keeps every digit" {
@@ -327,7 +327,7 @@ J
  "attributes":[{"key":"d","value":{"doubleValue":"NaN"}},{"key":"a","value":{"arrayValue":{"values":[{"doubleValue":"Infinity"},{"doubleValue":1e300}]}}}]}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'d=NaN\ta=["Infinity",1e+300]' ]
+	expect_eq $'d=NaN\ta=["Infinity",1e+300]' "$(tr-ingest "$f" | grep '^S' | cut -f11-)"
 }
 
 @test "values: a bytesValue attribute is its base64 text as given" {
@@ -347,7 +347,7 @@ J
 	)
 	run tr-ingest "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"intValue is not an integer"* ]]
+	expect_contains 'intValue is not an integer' "$output"
 }
 
 @test "values: resource, scope, event and link attributes are written the same way" {
@@ -375,7 +375,7 @@ J
 	)
 	run tr-ingest -f otlp "$f"
 	expect_eq 0 "$status" status
-	[ "$(cut -f2,3,7 <<<"${lines[2]}")" = $'00000000000000000000000000000001\t0000000000000001\tsvc' ]
+	expect_eq $'00000000000000000000000000000001\t0000000000000001\tsvc' "$(cut -f2,3,7 <<<"${lines[2]}")"
 }
 
 @test "shapes: the pre-1.0 instrumentationLibrarySpans and instrumentationLibrary are scopeSpans and scope" {
@@ -383,7 +383,7 @@ J
 {"batches":[{"instrumentationLibrarySpans":[{"instrumentationLibrary":{"name":"lib","version":"2"},"spans":[{"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAE=","name":"a","startTimeUnixNano":"1000","endTimeUnixNano":"2000"}]}]}]}
 J
 	)
-	[ "$(tr-ingest "$f" | grep '^S' | cut -f11-)" = $'otel.scope.name=lib\totel.scope.version=2' ]
+	expect_eq $'otel.scope.name=lib\totel.scope.version=2' "$(tr-ingest "$f" | grep '^S' | cut -f11-)"
 }
 
 # ---- real files (../shared/ecosystem, expected S from its README) ----
@@ -391,8 +391,8 @@ J
 @test "kiali responseTrace.json (Tempo, base64 ids, kind names): 8 spans of trace 3ba55609…" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/kiali/responseTrace.json")
-	[ "$(grep -c '^S' <<<"$out")" -eq 8 ]
-	[ "$(grep '^T' <<<"$out")" = $'T\t3ba55609c3cde49649cd77d1f9dcd936' ]
+	expect_num 8 "$(grep -c '^S' <<<"$out")"
+	expect_eq $'T\t3ba55609c3cde49649cd77d1f9dcd936' "$(grep '^T' <<<"$out")"
 	# O6VWCcPN5JZJzXfR+dzZNg== / Sc130fnc2TY=
 	expect_eq client "$(sfield 9 49cd77d1f9dcd936 <<<"$out")"
 	expect_eq istio-ingressgateway.istio-system "$(sfield 7 49cd77d1f9dcd936 <<<"$out")"
@@ -401,62 +401,62 @@ J
 @test "grafana-oats trace_by_id.json (Tempo): 3 spans, server, internal, producer; an array resource attribute" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/grafana-oats/trace_by_id.json")
-	[ "$(grep -c '^S' <<<"$out")" -eq 3 ]
+	expect_num 3 "$(grep -c '^S' <<<"$out")"
 	expect_eq 077bd30f2f8154b5948dc04724f89ff5 "$(grep '^T' <<<"$out" | cut -f2)"
 	expect_eq 'server internal producer ' "$(awk -F'\t' '$1 == "S" { printf "%s ", $9 }' <<<"$out")"
-	[[ "$(tag process.process.command_args <<<"$out")" == '["'* ]]
+	expect_like '\["*' "$(tag process.process.command_args <<<"$out")"
 }
 
 @test "grafana-oats tempo_trace_response.json: 2 spans, all-zero base64 ids decoded, two roots" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/grafana-oats/tempo_trace_response.json")
-	[ "$(grep -c '^S' <<<"$out")" -eq 2 ]
-	[ "$(grep '^T' <<<"$out")" = $'T\t00000000000000000000000000000000' ]
+	expect_num 2 "$(grep -c '^S' <<<"$out")"
+	expect_eq $'T\t00000000000000000000000000000000' "$(grep '^T' <<<"$out")"
 	expect_eq '0000000000000000 0000000000000001 ' "$(awk -F'\t' '$1 == "S" && $4 == "" { printf "%s ", $3 }' <<<"$out")"
 }
 
 @test "grafana-oats collector JSON Lines: 82 spans in 5 traces" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/grafana-oats/5b584103c6fc5ddf423cb2fb6552d0f0.json")
-	[ "$(grep -c '^S' <<<"$out")" -eq 82 ]
-	[ "$(grep -c '^T' <<<"$out")" -eq 5 ]
+	expect_num 82 "$(grep -c '^S' <<<"$out")"
+	expect_num 5 "$(grep -c '^T' <<<"$out")"
 }
 
 @test "otel-tui test_data.json (spans, metrics and logs): 547 spans in 141 traces" {
 	need_ecosystem
 	# The metrics and logs lines are not trace documents; -k goes past them.
 	out=$(tr-ingest -k -q "$ECO/otel-tui/test_data.json" 2>/dev/null) || true
-	[ "$(grep -c '^S' <<<"$out")" -eq 547 ]
-	[ "$(grep -c '^T' <<<"$out")" -eq 141 ]
+	expect_num 547 "$(grep -c '^S' <<<"$out")"
+	expect_num 141 "$(grep -c '^T' <<<"$out")"
 }
 
 @test "jaeger GetTrace.json (api_v3, no times, empty resource): 1 span at 0, no service, status ERROR" {
 	need_ecosystem
 	run tr-ingest "$ECO/jaeger/GetTrace.json"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\t00000000000000000000000000000001\t0000000000000002\t\t0\t0\t\tfoobar\tserver\t\tspan.kind=server\totel.status_code=ERROR\terror=true' ]
+	expect_eq $'S\t00000000000000000000000000000001\t0000000000000002\t\t0\t0\t\tfoobar\tserver\t\tspan.kind=server\totel.status_code=ERROR\terror=true' "${lines[2]}"
 }
 
 @test "jaeger db_traces_01.json: 2 spans, 4 link records, 4 events" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/jaeger/db_traces_01.json")
-	[ "$(grep -c '^S' <<<"$out")" -eq 2 ]
-	[ "$(grep -c '^R' <<<"$out")" -eq 4 ]
-	[ "$(grep -c '^L' <<<"$out")" -eq 4 ]
+	expect_num 2 "$(grep -c '^S' <<<"$out")"
+	expect_num 4 "$(grep -c '^R' <<<"$out")"
+	expect_num 4 "$(grep -c '^L' <<<"$out")"
 	expect_eq 00000000000000010000000000000000 "$(grep '^T' <<<"$out" | cut -f2)"
 }
 
 @test "jaeger-ui otlp2jaeger-in-error.json (resource without attributes): 1 span, empty service" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/jaeger-ui/otlp2jaeger-in-error.json")
-	[ "$(grep -c '^S' <<<"$out")" -eq 1 ]
-	[ "$(grep '^S' <<<"$out" | cut -f3,7)" = $'e127af99e3b3e074\t' ]
+	expect_num 1 "$(grep -c '^S' <<<"$out")"
+	expect_eq $'e127af99e3b3e074\t' "$(grep '^S' <<<"$out" | cut -f3,7)"
 }
 
 @test "perses OTLP files: 3, 3, 2 and 2 spans; base64 ids decoded" {
 	need_ecosystem
 	for fc in authenticate_error_otlp:3 example_otlp:3 pushbytes_no_root_span_otlp:2 pushbytes_incomplete_otlp:2; do
-		[ "$(tr-ingest "$ECO/perses/${fc%:*}.json" | grep -c '^S')" -eq "${fc#*:}" ]
+		expect_num "${fc#*:}" "$(tr-ingest "$ECO/perses/${fc%:*}.json" | grep -c '^S')"
 	done
 	out=$(tr-ingest "$ECO/perses/authenticate_error_otlp.json")
 	# HbsI5l8tlR19CSvMReI2Tw== / RDmSeSCV3dE=
@@ -468,11 +468,11 @@ J
 @test "perses example_otlp.json: upper-case hex trace id lower-cased, span ids sid1… and link tid1 kept" {
 	need_ecosystem
 	out=$(tr-ingest "$ECO/perses/example_otlp.json")
-	[ "$(grep '^T' <<<"$out")" = $'T\t5b8efff798038103d269b633813fc60c' ]
+	expect_eq $'T\t5b8efff798038103d269b633813fc60c' "$(grep '^T' <<<"$out")"
 	expect_eq 'sid1< sid2<sid1 sid3<sid2 ' "$(awk -F'\t' '$1 == "S" { printf "%s<%s ", $3, $4 }' <<<"$out")"
-	[ "$(grep '^R' <<<"$out" | cut -f3-6)" = $'sid3\tlink\ttid1\tsid1' ]
+	expect_eq $'sid3\tlink\ttid1\tsid1' "$(grep '^R' <<<"$out" | cut -f3-6)"
 	expect_eq client "$(sfield 9 sid2 <<<"$out")"
-	[[ "$(grep $'^S\t[^\t]*\tsid2' <<<"$out")" == *$'otel.status_code=ERROR\terror=true\totel.status_description=Forbidden'* ]]
+	expect_contains $'otel.status_code=ERROR\terror=true\totel.status_description=Forbidden' "$(grep $'^S\t[^\t]*\tsid2' <<<"$out")"
 }
 
 @test "a scope that does not convert loses its traces, counted; the others are written" {
@@ -485,9 +485,9 @@ JSON
 )
 	run tr-ingest -k "$in"
 	expect_eq 3 "$status" status
-	[[ "$output" == *'"name" is not a string'* ]]
-	[[ "$output" == *"1 traces, 1 spans written; 1 broken traces skipped"* ]]
-	[ "$(printf '%s\n' "$output" | grep -c $'^S\t01020304')" -eq 0 ]
+	expect_contains '"name" is not a string' "$output"
+	expect_contains '1 traces, 1 spans written; 1 broken traces skipped' "$output"
+	expect_num 0 "$(printf '%s\n' "$output" | grep -c $'^S\t01020304')"
 }
 
 @test "an array attribute holding a stray object keeps every element" {
@@ -498,5 +498,5 @@ JSON
 )
 	run tr-ingest "$in"
 	expect_eq 0 "$status" status
-	[[ "$output" == *'arr=["x",{"a":1}]'* ]]
+	expect_contains 'arr=["x",{"a":1}]' "$output"
 }

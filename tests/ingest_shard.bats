@@ -39,10 +39,10 @@ ids() {
 	lines "$BATS_TEST_TMPDIR/in.tr" "${args[@]}"
 	expected=$(for i in $(seq 1 40); do [ "$(fnv_shard "trace$i" 3)" = 1 ] && echo "trace$i"; done || true)
 	run tr-ingest --shard 1/3 "$BATS_TEST_TMPDIR/in.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	actual=$(printf '%s\n' "$output" | ids)
 	diff <(echo "$expected") <(echo "$actual")
-	[ -n "$expected" ]
+	expect_nonempty "$expected"
 }
 
 @test "--split N -o PREFIX writes PREFIX0.tr to PREFIX<N-1>.tr, each the same as --shard K/N" {
@@ -50,7 +50,7 @@ ids() {
 	for i in $(seq 1 30); do args+=("t$i:a:$i" "t$i:b:$((i + 1))"); done
 	lines "$BATS_TEST_TMPDIR/in.tr" "${args[@]}"
 	run tr-ingest --split 4 -o "$BATS_TEST_TMPDIR/part" "$BATS_TEST_TMPDIR/in.tr"
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	expect_status 0
 	for k in 0 1 2 3; do
 		expected=$(tr-ingest --shard "$k/4" "$BATS_TEST_TMPDIR/in.tr")
 		diff <(echo "$expected") "$BATS_TEST_TMPDIR/part$k.tr"
@@ -72,7 +72,7 @@ ids() {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 y:r:1 x:c1:2
 	lines "$BATS_TEST_TMPDIR/b.tr" x:c2:3 z:r:4
 	run tr-ingest --shard 0/1 "$BATS_TEST_TMPDIR/a.tr" "$BATS_TEST_TMPDIR/b.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf '#tr/1\nT\tx\nS\tx\troot\t\t1\t10\tsvc\top\tserver\th\nS\tx\tc1\t\t2\t10\tsvc\top\tserver\th\nS\tx\tc2\t\t3\t10\tsvc\top\tserver\th\nT\ty\nS\ty\tr\t\t1\t10\tsvc\top\tserver\th\nT\tz\nS\tz\tr\t\t4\t10\tsvc\top\tserver\th')
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -81,22 +81,22 @@ ids() {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1
 	lines "$BATS_TEST_TMPDIR/b.tr" x:c2:3
 	run tr-ingest "$BATS_TEST_TMPDIR/a.tr" "$BATS_TEST_TMPDIR/b.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo x) <(printf '%s\n' "$output" | ids)
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 2 ]
+	expect_num 2 "$(printf '%s\n' "$output" | grep -c '^S')"
 }
 
 @test "an input given twice: its spans are written once" {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 x:c:2
 	run tr-ingest --shard 0/1 "$BATS_TEST_TMPDIR/a.tr" "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff "$BATS_TEST_TMPDIR/a.tr" <(printf '%s\n' "$output")
 }
 
 @test "a trace in two groups of one input is one group" {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 y:r:1 x:c:2
 	run tr-ingest "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(printf 'x\ny\n') <(printf '%s\n' "$output" | ids)
 }
 
@@ -104,7 +104,7 @@ ids() {
 	tr-ingest "$SAMPLES"/jaeger/hotrod.json > "$BATS_TEST_TMPDIR/all.tr" 2>/dev/null || skip "no JSON sample"
 	expected=$(tr-ingest --shard 1/2 "$BATS_TEST_TMPDIR/all.tr")
 	run tr-ingest --shard 1/2 "$SAMPLES"/jaeger/hotrod.json
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
 }
 
@@ -120,7 +120,7 @@ ids() {
 	lines "$BATS_TEST_TMPDIR/b.tr" y:root:1
 	printf '%s\n\n%s\n' "$BATS_TEST_TMPDIR/a.tr" "$BATS_TEST_TMPDIR/b.tr" > "$BATS_TEST_TMPDIR/list"
 	run tr-ingest --files-from "$BATS_TEST_TMPDIR/list"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(printf 'x\ny\n') <(printf '%s\n' "$output" | ids)
 }
 
@@ -129,7 +129,7 @@ ids() {
 	lines "$BATS_TEST_TMPDIR/b.tr" x:c:2
 	run tr-ingest --files-from - <<< "$BATS_TEST_TMPDIR/a.tr
 $BATS_TEST_TMPDIR/b.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo x) <(printf '%s\n' "$output" | ids)
 }
 
@@ -143,80 +143,85 @@ $BATS_TEST_TMPDIR/b.tr"
 @test "bad --shard values are usage errors" {
 	for v in 4/4 x 1 -1/2 1/0 0/65537; do
 		run tr-ingest --shard "$v" /dev/null
-		[ "$status" -eq 2 ] || { echo "--shard $v: status $status: $output"; false; }
-		[[ "$output" == *"tr-ingest: --shard: K/N"* ]] || { echo "$output"; false; }
+		expect_status 2 || { echo "--shard $v: status $status: $output"; false; }
+		expect_contains 'tr-ingest: --shard: K/N' "$output"
 	done
 }
 
 @test "--split without -o is a usage error" {
 	run tr-ingest --split 2 /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"tr-ingest: --split: -o PREFIX names the outputs"* ]]
+	expect_status 2
+	expect_contains 'tr-ingest: --split: -o PREFIX names the outputs' "$output"
 }
 
 @test "--split 0 and --shard with --split are usage errors" {
 	run tr-ingest --split 0 -o x /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"--split: between 1 and 1000 outputs"* ]]
+	expect_status 2
+	expect_contains '--split: between 1 and 1000 outputs' "$output"
 	run tr-ingest --shard 0/2 --split 2 -o x /dev/null
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"--shard and --split: one of them"* ]]
+	expect_status 2
+	expect_contains '--shard and --split: one of them' "$output"
 }
 
 @test "a bad record in a line-format input is bad input naming file:line, and no output is left" {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1
 	printf 'S\tx\tbad\t\tnotatime\t10\tsvc\top\tserver\th\n' >> "$BATS_TEST_TMPDIR/a.tr"
 	run tr-ingest --split 2 -o "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 3 ]
-	[[ "$output" == "tr-ingest: $BATS_TEST_TMPDIR/a.tr:4: "* ]] || { echo "$output"; false; }
+	expect_status 3
+	expect_like "tr-ingest: $BATS_TEST_TMPDIR/a.tr:4: *" "$output"
 	[ ! -e "$BATS_TEST_TMPDIR/p0.tr" ]
 }
 
 @test "--files-from naming a missing file is bad input" {
 	echo "$BATS_TEST_TMPDIR/nothere.tr" > "$BATS_TEST_TMPDIR/list"
 	run tr-ingest --shard 0/2 --files-from "$BATS_TEST_TMPDIR/list"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"nothere.tr"* ]]
+	expect_status 3
+	expect_contains 'nothere.tr' "$output"
 }
 
 @test "a missing --files-from list is bad input" {
 	run tr-ingest --files-from "$BATS_TEST_TMPDIR/nolist"
-	[ "$status" -eq 3 ]
-	[[ "$output" == "tr-ingest: $BATS_TEST_TMPDIR/nolist: No such file or directory" ]] || { echo "$output"; false; }
+	expect_status 3
+	expect_output "tr-ingest: $BATS_TEST_TMPDIR/nolist: No such file or directory"
 }
 
 @test "a shard with no trace of the input is written, with its header only" {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1
 	tr-ingest --split 8 -o "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/a.tr"
-	[ "$(cat "$BATS_TEST_TMPDIR"/p*.tr | grep -c '^#tr/1')" -eq 8 ]
-	[ "$(cat "$BATS_TEST_TMPDIR"/p*.tr | grep -c '^T')" -eq 1 ]
+	expect_num 8 "$(cat "$BATS_TEST_TMPDIR"/p*.tr | grep -c '^#tr/1')"
+	expect_num 1 "$(cat "$BATS_TEST_TMPDIR"/p*.tr | grep -c '^T')"
 }
 
 @test "an empty line-format input is an error unless --allow-empty" {
 	printf '#tr/1\n' > "$BATS_TEST_TMPDIR/e.tr"
 	run tr-ingest --shard 0/2 "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	run tr-ingest --shard 0/2 --allow-empty "$BATS_TEST_TMPDIR/e.tr"
-	[ "$status" -eq 0 ]
-	[ "$output" = "#tr/1" ]
+	expect_status 0
+	expect_output "#tr/1"
 }
 
-@test "--split 1000 writes 1000 outputs; --split 1001 is a usage error" {
+@test "--split 1000 writes 1000 outputs" {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 y:r:2
 	mkdir "$BATS_TEST_TMPDIR/o"
 	run tr-ingest --split 1000 -o "$BATS_TEST_TMPDIR/o/p" "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	[ "$(ls "$BATS_TEST_TMPDIR/o" | wc -l)" -eq 1000 ]
+	expect_status 0
+	expect_num 1000 "$(ls "$BATS_TEST_TMPDIR/o" | wc -l)"
+}
+
+@test "--split 1001 is a usage error" {
+	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 y:r:2
+	mkdir "$BATS_TEST_TMPDIR/o"
 	run tr-ingest --split 1001 -o "$BATS_TEST_TMPDIR/o/p" "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 2 ]
+	expect_status 2
 }
 
 @test "the line format on a pipe: refused with a hint, read with --shard 0/1" {
 	lines "$BATS_TEST_TMPDIR/a.tr" x:root:1 y:r:2 x:c:3
 	run tr-ingest < "$BATS_TEST_TMPDIR/a.tr"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"looks like the tr line format already: tr-ingest reads it from a pipe with --shard 0/1; the other tools read it directly"* ]] || { echo "$output"; false; }
+	expect_status 3
+	expect_contains 'looks like the tr line format already: tr-ingest reads it from a pipe with --shard 0/1; the other tools read it directly' "$output"
 	run sh -c "cat '$BATS_TEST_TMPDIR/a.tr' | tr-ingest --shard 0/1"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(printf 'x\ny\n') <(printf '%s\n' "$output" | ids)
 }

@@ -25,10 +25,11 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 1 ]
-	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\tk=1\tpeer.service=db\tlate=yes' ]
-	[ "${lines[3]}" = $'L\tt1\ta\t120\tevent=retry' ]
-	[[ "$output" != *'~2'* && "$output" != *tr.renamed_from* ]]
+	expect_num 1 "$(printf '%s\n' "$output" | grep -c '^S')"
+	expect_eq $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\tk=1\tpeer.service=db\tlate=yes' "${lines[2]}"
+	expect_eq $'L\tt1\ta\t120\tevent=retry' "${lines[3]}"
+	expect_lacks '~2' "$output"
+	expect_lacks 'tr.renamed_from' "$output"
 }
 
 @test "zipkin merge: a duration reported apart from the timestamp gives the span both" {
@@ -39,8 +40,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t40\tweb\tget\tserver\t\tspan.kind=server' ]
-	[ "${#lines[@]}" -eq 3 ]
+	expect_eq $'S\tt1\ta\t\t100\t40\tweb\tget\tserver\t\tspan.kind=server' "${lines[2]}"
+	expect_num 3 "${#lines[@]}"
 }
 
 @test "zipkin merge: a name of \"unknown\" or empty gives way to another part's name" {
@@ -53,7 +54,7 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t5\tweb\tget /cart\tclient\nt1\tb\t\t200\t5\tweb\tput\tserver' ]
+	expect_eq $'t1\ta\t\t100\t5\tweb\tget /cart\tclient\nt1\tb\t\t200\t5\tweb\tput\tserver' "$(tr-ingest "$f" | ids)"
 }
 
 @test "zipkin merge: tags are the union, a later part's value wins; annotations sorted, each once" {
@@ -69,11 +70,11 @@ J
 	expect_eq 0 "$status" status
 	# error: the later part's value; peer.service: the remote endpoint
 	# Zipkin fills only while unknown, so the first part's
-	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\terror=true\tk=1\tpeer.service=db' ]
-	[ "${lines[3]}" = $'L\tt1\ta\t110\tevent=a' ]
-	[ "${lines[4]}" = $'L\tt1\ta\t110\tevent=b' ]
-	[ "${lines[5]}" = $'L\tt1\ta\t140\tevent=z' ]
-	[ "${#lines[@]}" -eq 6 ]
+	expect_eq $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\terror=true\tk=1\tpeer.service=db' "${lines[2]}"
+	expect_eq $'L\tt1\ta\t110\tevent=a' "${lines[3]}"
+	expect_eq $'L\tt1\ta\t110\tevent=b' "${lines[4]}"
+	expect_eq $'L\tt1\ta\t140\tevent=z' "${lines[5]}"
+	expect_num 6 "${#lines[@]}"
 }
 
 @test "zipkin merge: parts with different shared flags are not merged" {
@@ -83,7 +84,7 @@ J
  {"traceId":"t1","id":"a","name":"call","timestamp":110,"duration":30,"shared":true}]
 J
 )
-	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t50\t\tcall\t\nt1\ta:s\ta\t110\t30\t\tcall\t' ]
+	expect_eq $'t1\ta\t\t100\t50\t\tcall\t\nt1\ta:s\ta\t110\t30\t\tcall\t' "$(tr-ingest "$f" | ids)"
 }
 
 @test "zipkin merge: parts from another local service or address are not merged" {
@@ -99,9 +100,9 @@ J
 	expect_eq 0 "$status" status
 	# "Web" is web (Zipkin lower-cases service names); "other" and
 	# 10.0.0.2 are other hosts: two more spans, renamed as before
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 3 ]
-	[[ "$output" == *$'S\tt1\ta\t\t100\t50\tweb\tget\t\t10.0.0.1\tx=1\n'* ]]
-	[ "$(printf '%s\n' "$output" | grep -c 'tr.renamed_from=a')" -eq 2 ]
+	expect_num 3 "$(printf '%s\n' "$output" | grep -c '^S')"
+	expect_contains $'S\tt1\ta\t\t100\t50\tweb\tget\t\t10.0.0.1\tx=1\n' "$output"
+	expect_num 2 "$(printf '%s\n' "$output" | grep -c 'tr.renamed_from=a')"
 }
 
 @test "zipkin merge: a CLIENT and a SERVER of one host stay two spans: client and server half" {
@@ -111,7 +112,7 @@ J
  {"traceId":"t1","id":"a","kind":"SERVER","name":"call","timestamp":110,"duration":30,"localEndpoint":{"serviceName":"web"}}]
 J
 )
-	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t50\tweb\tcall\tclient\nt1\ta:s\ta\t110\t30\tweb\tcall\tserver' ]
+	expect_eq $'t1\ta\t\t100\t50\tweb\tcall\tclient\nt1\ta:s\ta\t110\t30\tweb\tcall\tserver' "$(tr-ingest "$f" | ids)"
 }
 
 @test "zipkin merge: identical copies among the parts are counted as dropped duplicates" {
@@ -125,8 +126,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = $'T\tt1\ttr.dropped_duplicates=2' ]
-	[ "$(tr-ingest "$f" | ids)" = $'t1\tb\t\t1\t2\t\tsame\t\nt1\ta\t\t100\t20\tweb\tget\tclient' ]
+	expect_eq $'T\tt1\ttr.dropped_duplicates=2' "${lines[1]}"
+	expect_eq $'t1\tb\t\t1\t2\t\tsame\t\nt1\ta\t\t100\t20\tweb\tget\tclient' "$(tr-ingest "$f" | ids)"
 }
 
 @test "zipkin merge: v1 spans reported in parts are merged too" {
@@ -140,8 +141,8 @@ J
 )
 	run tr-ingest -f zipkin1 "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[2]}" = $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\thttp.status=200' ]
-	[ "${#lines[@]}" -eq 3 ]
+	expect_eq $'S\tt1\ta\t\t100\t50\tweb\tget\tclient\t\tspan.kind=client\thttp.status=200' "${lines[2]}"
+	expect_num 3 "${#lines[@]}"
 }
 
 @test "zipkin: a 128-bit trace id whose high 64 bits are zero is the same trace as its 64-bit form" {
@@ -154,8 +155,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = $'abcdef0123456789\n0000000000000001abcdef0123456789\n00000000000000000000000000000000' ]
-	[ "$(tr-ingest "$f" | ids | head -2 | cut -f1-3)" = $'abcdef0123456789\ta\t\nabcdef0123456789\tb\ta' ]
+	expect_eq $'abcdef0123456789\n0000000000000001abcdef0123456789\n00000000000000000000000000000000' "$(printf '%s\n' "$output" | grep '^T' | cut -f2)"
+	expect_eq $'abcdef0123456789\ta\t\nabcdef0123456789\tb\ta' "$(tr-ingest "$f" | ids | head -2 | cut -f1-3)"
 }
 
 @test "zipkin: a broken span under the padded trace id spoils its 64-bit trace" {
@@ -178,8 +179,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(tr-ingest "$f" | ids)" = $'t1\ta\t\t100\t50\tweb\tcall\tclient\nt1\ta:s\ta\t110\t30\tapi\tcall\tserver' ]
-	[[ "$output" != *tr.renamed_from* ]]
+	expect_eq $'t1\ta\t\t100\t50\tweb\tcall\tclient\nt1\ta:s\ta\t110\t30\tapi\tcall\tserver' "$(tr-ingest "$f" | ids)"
+	expect_lacks 'tr.renamed_from' "$output"
 }
 
 @test "zipkin: a SERVER child of a shared span hangs under the half in its own service" {
@@ -190,7 +191,7 @@ J
  {"traceId":"t1","id":"c","parentId":"a","kind":"SERVER","name":"loop","timestamp":120,"duration":10,"localEndpoint":{"serviceName":"web"}}]
 J
 )
-	[ "$(tr-ingest "$f" | ids | cut -f2,3)" = $'a\t\na:s\ta\nb\ta:s\nc\ta' ]
+	expect_eq $'a\t\na:s\ta\nb\ta:s\nc\ta' "$(tr-ingest "$f" | ids | cut -f2,3)"
 }
 
 @test "otlp spans read with zipkin ones are left alone: no merge, no trace-id shortening" {
@@ -202,8 +203,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep '^T' | cut -f2)" = $'0000000000000000abcdef0123456789\nabcdef0123456789' ]
-	[ "$(tr-ingest "$f" | ids | cut -f1,2)" = $'0000000000000000abcdef0123456789\t00000000000000aa\n0000000000000000abcdef0123456789\t00000000000000aa~2\nabcdef0123456789\tb' ]
+	expect_eq $'0000000000000000abcdef0123456789\nabcdef0123456789' "$(printf '%s\n' "$output" | grep '^T' | cut -f2)"
+	expect_eq $'0000000000000000abcdef0123456789\t00000000000000aa\n0000000000000000abcdef0123456789\t00000000000000aa~2\nabcdef0123456789\tb' "$(tr-ingest "$f" | ids | cut -f1,2)"
 }
 
 @test "ecosystem netflix.json: the 6 spans Zipkin shows, late fragments merged into their client span" {
@@ -211,15 +212,15 @@ J
 	[ -f "$f" ] || skip "no ../shared/ecosystem/zipkin/netflix.json beside the project"
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c '^S')" -eq 6 ]
-	[[ "$output" != *'~'* ]]
+	expect_num 6 "$(printf '%s\n' "$output" | grep -c '^S')"
+	expect_lacks '~' "$output"
 	# 6c59056709a0b1e4: the client span keeps its time and gains both
 	# fragments' annotations and tags; the session_logs server is its half
 	c=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $3 == "6c59056709a0b1e4"')
-	[ "$(printf '%s\n' "$c" | cut -f4-9)" = $'67fae42571535f60:s\t1516781775742000\t8000\tapi\t/m/n/2.6.1\tclient' ]
-	[[ "$c" == *$'\tsalp.niws.data.rest_client_name=session-logs-client'* ]]
-	[[ "$c" == *$'\tsalp.hystrix.data.hystrix.cmd_name=PDS_REPORT_LOG'* ]]
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "L" && $3 == "6c59056709a0b1e4" { print $5 }')" = $'event=salp.hystrix\nevent=salp.niws' ]
+	expect_eq $'67fae42571535f60:s\t1516781775742000\t8000\tapi\t/m/n/2.6.1\tclient' "$(printf '%s\n' "$c" | cut -f4-9)"
+	expect_contains $'\tsalp.niws.data.rest_client_name=session-logs-client' "$c"
+	expect_contains $'\tsalp.hystrix.data.hystrix.cmd_name=PDS_REPORT_LOG' "$c"
+	expect_eq $'event=salp.hystrix\nevent=salp.niws' "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "L" && $3 == "6c59056709a0b1e4" { print $5 }')"
 	expect_eq '6c59056709a0b1e4 session_logs' "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "S" && $3 == "6c59056709a0b1e4:s" { print $4, $7 }')"
 }
 
@@ -236,8 +237,8 @@ J
 )
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | ids)" = $'t1\ta\t\t100\t50\tapi\tcall\tclient' ]
-	[[ "$output" == *$'\tx=1'* ]]
+	expect_eq $'t1\ta\t\t100\t50\tapi\tcall\tclient' "$(printf '%s\n' "$output" | ids)"
+	expect_contains $'\tx=1' "$output"
 }
 
 @test "zipkin tree: a child whose local endpoint is not the shared server's (port included) is marked with Zipkin's parent, the client half" {
@@ -249,8 +250,8 @@ J
 J
 )
 	# tr hangs both under the server half; Zipkin only b
-	[ "$(tr-ingest "$f" | ids | cut -f2,3)" = $'a\t\na:s\ta\nb\ta:s\nc\ta:s' ]
-	[ "$(tr-ingest "$f" | zmarks)" = $'a\na:s\nb\nc tr.zipkin_parent=a' ]
+	expect_eq $'a\t\na:s\ta\nb\ta:s\nc\ta:s' "$(tr-ingest "$f" | ids | cut -f2,3)"
+	expect_eq $'a\na:s\nb\nc tr.zipkin_parent=a' "$(tr-ingest "$f" | zmarks)"
 }
 
 @test "zipkin tree: a shared span of no kind and no client half hangs under the root; a shared SERVER keeps its parent unmarked" {
@@ -261,8 +262,8 @@ J
  {"traceId":"t1","id":"s","parentId":"l","kind":"SERVER","name":"srv","timestamp":110,"duration":5,"shared":true,"localEndpoint":{"serviceName":"api"}}]
 J
 )
-	[ "$(tr-ingest "$f" | ids | cut -f2,3)" = $'r\t\nl\tr\nk\tl\ns\tl' ]
-	[ "$(tr-ingest "$f" | zmarks)" = $'r\nl\nk tr.zipkin_parent=\ns' ]
+	expect_eq $'r\t\nl\tr\nk\tl\ns\tl' "$(tr-ingest "$f" | ids | cut -f2,3)"
+	expect_eq $'r\nl\nk tr.zipkin_parent=\ns' "$(tr-ingest "$f" | zmarks)"
 }
 
 @test "zipkin tree: an unflagged SERVER part with the endpoint of the shared server of its id is marked hidden: Zipkin keeps the later one" {
@@ -275,6 +276,6 @@ J
 	run tr-ingest "$f"
 	expect_eq 0 "$status" status
 	# both halves are written; the part without time is the one Zipkin loses
-	[ "$(printf '%s\n' "$output" | zmarks)" = $'a\na:s~2\na:s tr.zipkin_hidden=true' ]
-	[[ "$(printf '%s\n' "$output" | grep $'\ta:s\t')" == *$'\terror=late'* ]]
+	expect_eq $'a\na:s~2\na:s tr.zipkin_hidden=true' "$(printf '%s\n' "$output" | zmarks)"
+	expect_contains $'\terror=late' "$(printf '%s\n' "$output" | grep $'\ta:s\t')"
 }

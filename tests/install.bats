@@ -81,7 +81,7 @@ tools() {
 	install_tree
 	run "$dest/usr/bin/tr-cp" --version
 	expect_eq 0 "$status" status
-	[ "$output" = "tr-cp (tr) $("$TR_BIN/tr-cp" --version | awk '{ print $3 }')" ]
+	expect_output "tr-cp (tr) $("$TR_BIN/tr-cp" --version | awk '{ print $3 }')"
 	"$dest/usr/bin/tr-ingest" -q "$SAMPLES/jaeger/hotrod.json" |
 		"$dest/usr/bin/tr-cp" --summary service > "$BATS_TEST_TMPDIR/summary"
 	head -1 "$BATS_TEST_TMPDIR/summary" | grep -q '^service	traces	cp_us'
@@ -141,14 +141,14 @@ complete_words() {
 		for f in $(complete_words "$t" -f ''); do
 			st=0
 			"$t" -f "$f" "${q[@]}" "$in" > /dev/null 2>&1 || st=$?
-			[ "$st" -ne 2 ] || { echo "$t -f $f: usage error"; false; }
+			expect_num_ne 2 "$st" || { echo "$t -f $f: usage error"; false; }
 			n=$((n + 1))
 		done
 	done
-	[ "$n" -ge 15 ]
+	expect_ge 15 "$n"
 	expect_eq jaeger-json "$(complete_words tr-infer --links -f jae)"
 	tr-infer --links -f jaeger-json "$BATS_TEST_TMPDIR/t.tr" > /dev/null
-	[ -z "$(complete_words tr-infer -f jae)" ]
+	expect_empty "$(complete_words tr-infer -f jae)"
 }
 
 @test "completion offers the trace ids of the files on the command line after -t and --trace" {

@@ -46,13 +46,13 @@ cp_of() {
 @test "tr-pag -h prints usage on stdout and exits 0" {
 	run tr-pag -h
 	expect_eq 0 "$status" status
-	[[ "$output" == usage:* ]]
+	expect_like "usage:*" "$output"
 }
 
 @test "tr-pag --version names the tool" {
 	run tr-pag --version
 	expect_eq 0 "$status" status
-	[[ "$output" == "tr-pag (tr) "* ]]
+	expect_like "tr-pag \(tr\) *" "$output"
 }
 
 @test "tr-pag: unknown option, bad window, bad format are usage errors (2)" {
@@ -60,12 +60,12 @@ cp_of() {
 	expect_eq 2 "$status" status
 	run tr-pag --window 5parsecs /dev/null
 	expect_eq 2 "$status" status
-	[[ "$output" == *"bad window"* ]]
+	expect_contains 'bad window' "$output"
 	run tr-pag --window 0 /dev/null
 	expect_eq 2 "$status" status
 	run tr-pag -f png /dev/null
 	expect_eq 2 "$status" status
-	[[ "$output" == *"unknown format: png (line, dot, pag-dot or svg)"* ]]
+	expect_contains 'unknown format: png (line, dot, pag-dot or svg)' "$output"
 }
 
 @test "tr-pag passes traces through and appends traceless PG PW PV PE records" {
@@ -76,12 +76,12 @@ cp_of() {
 	# the traces come out unchanged
 	diff <(grep -v '^P' <<<"$output") "$f"
 	# every PAG record has an empty trace field
-	[ "$(grep -c '^P' <<<"$output")" -gt 0 ]
-	[ "$(grep '^P' <<<"$output" | awk -F'\t' '$2 != ""' | wc -l)" -eq 0 ]
+	expect_gt 0 "$(grep -c '^P' <<<"$output")"
+	expect_num 0 "$(grep '^P' <<<"$output" | awk -F'\t' '$2 != ""' | wc -l)"
 	grep -q $'^PG\t\t0\t0\t0\t5$' <<<"$output"
 	# workers b and a, and the untraced clients that send the roots' requests:
 	# lanes numbered as they are first needed
-	[ "$(grep -c '^PW' <<<"$output")" -eq 3 ]
+	expect_num 3 "$(grep -c '^PW' <<<"$output")"
 	grep -q $'^PW\t\t0\tb@hb\t0$' <<<"$output"
 	grep -q $'^PW\t\t1\t(clients)\t0$' <<<"$output"
 	grep -q $'^PW\t\t2\ta@ha\t0$' <<<"$output"
@@ -96,13 +96,13 @@ cp_of() {
 	f=$(example)
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
-	[ "$(grep -vc '^P' <<<"$output")" -eq 1 ]
-	[ "${lines[0]}" = "#tr/1" ]
+	expect_num 1 "$(grep -vc '^P' <<<"$output")"
+	expect_eq "#tr/1" "${lines[0]}"
 	run tr-pag -P -n "$f"
-	[ "$(grep -c '^PV' <<<"$output")" -eq 0 ]
-	[ "$(grep -c '^PE' <<<"$output")" -eq 11 ]
+	expect_num 0 "$(grep -c '^PV' <<<"$output")"
+	expect_num 11 "$(grep -c '^PE' <<<"$output")"
 	# -n: only what tr-cp reads, no span ids on the edges
-	[ "$(awk -F'\t' '$1 == "PE" && NF != 10' <<<"$output" | wc -l)" -eq 0 ]
+	expect_num 0 "$(awk -F'\t' '$1 == "PE" && NF != 10' <<<"$output" | wc -l)"
 }
 
 @test "tr-pag names each operation once, in a PO record before its first edge; PE records give its number" {
@@ -110,8 +110,8 @@ cp_of() {
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
 	# one PO record per operation and one for none (the unknown activity)
-	[ "$(grep -c '^PO' <<<"$output")" -eq 5 ]
-	[ "$(grep '^PO' <<<"$output" | cut -f3 | sort -u | wc -l)" -eq 5 ]
+	expect_num 5 "$(grep -c '^PO' <<<"$output")"
+	expect_num 5 "$(grep '^PO' <<<"$output" | cut -f3 | sort -u | wc -l)"
 	grep -q $'^PO\t\t[0-9]*\ta\ta1$' <<<"$output"
 	grep -q $'^PO\t\t[0-9]*\t\t$' <<<"$output"
 	# every number an edge gives was named before it
@@ -135,14 +135,14 @@ EOF
 )
 	run tr-cp "$numbered"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(tr-cp "$named")" ]
+	expect_output "$(tr-cp "$named")"
 	grep -q $'\toperation\tsvc\top\t' <<<"$output"
 	# bad ones, and a bad edge in a numbered graph named as in any other
 	while IFS='#' read -r records want; do
 		f=$(printf "$records" | mkfix bad.pag)
 		run tr-cp "$f"
-		[ "$status" -eq 3 ] || { echo "$records: status $status"; false; }
-		[[ "$output" == *"tr-cp: $f:2: $want"* ]] || { echo "$records: $output"; false; }
+		expect_status 3 || { echo "$records: status $status"; false; }
+		expect_contains "tr-cp: $f:2: $want" "$output" || { echo "$records: $output"; false; }
 	done <<'EOF'
 PO\t\t1\tsvc\top\nPE\t\t0\t1\tprocessing\t0\t3\t0\t0\t2\n#PE record: operation 2 has no PO record before it
 PO\t\t1\tsvc\top\nPO\t\t1\tsvc\tother\n#PO record: operation 1 named twice, differently
@@ -155,7 +155,7 @@ EOF
 	run tr-pag -P "$f"
 	bad=$(awk -F'\t' '$1 == "PV" { t[$3] = $5 }
 		$1 == "PE" && (t[$3] != $6 || t[$4] != $7) { n++ } END { print n + 0 }' <<<"$output")
-	[ "$bad" -eq 0 ]
+	expect_num 0 "$bad"
 }
 
 @test "tr-pag: overlapping requests of one worker take separate lanes, freed lanes are reused" {
@@ -172,11 +172,11 @@ EOF
 )
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
-	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
+	expect_num 2 "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")"
 	# lane of each span's start vertex: r1, its child n1 and r3 on 0, r2 on
 	# fe's second lane, 2 (lane 1 is the clients')
 	lanes=$(awk -F'\t' '$1 == "PV" && $6 == "start" { print $8 "=" $4 }' <<<"$output" | sort | tr '\n' ' ')
-	[ "$lanes" = "n1=0 r1=0 r2=2 r3=0 " ]
+	expect_eq "n1=0 r1=0 r2=2 r3=0 " "$lanes"
 	# no two worker activities of one lane overlap, and each lane runs
 	# from its first to its last activity: lane 0 [0,16], lane 2 [2,12]
 	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ && $8 != 1 {
@@ -194,14 +194,14 @@ S|t1|r2||0|10|fe|GET|server|h|thread.id=2
 EOF
 )
 	run tr-pag -P "$f"
-	[ "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")" -eq 2 ]
+	expect_num 2 "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")"
 	run tr-pag -P --worker-key service,host,thread.id "$f"
 	expect_eq 0 "$status" status
 	expect_eq "fe@h/1 fe@h/2 " "$(grep '^PW' <<<"$output" | cut -f4 | grep -v clients | sort | tr '\n' ' ')"
 	# a tag no span has would merge the threads unnoticed: an error
 	run tr-pag -P --worker-key service,host,thread_id "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-pag: --worker-key thread_id: no span has a tag thread_id (did you mean thread.id?)"* ]]
+	expect_contains 'tr-pag: --worker-key thread_id: no span has a tag thread_id (did you mean thread.id?)' "$output"
 }
 
 @test "tr-pag: a client span whose callee is not traced is io, not waiting" {
@@ -215,7 +215,7 @@ EOF
 	run tr-pag -P "$f"
 	output=$(pag_named <<<"$output")
 	grep -q $'\tio\t2\t7\t0\t0\tdriver\tGetDriver\t' <<<"$output"
-	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
+	expect_num 0 "$(grep -c $'\twaiting\t' <<<"$output")"
 }
 
 # The example from spans: a2 is the root of another trace, so the clients
@@ -283,9 +283,9 @@ EOF
 	expect_eq 0 "$status" status
 	# long runs [5,35]: 5 us in [0,10], 10 in [10,20] and [20,30], 5 in [30,40]
 	times=$(awk -F'\t' '$3 == "operation" && $5 == "long" { printf "%s:%s ", $1, $7 }' <<<"$output")
-	[ "$times" = "0:5 10:10 20:10 30:5 " ]
+	expect_eq "0:5 10:10 20:10 30:5 " "$times"
 	# every window's CP sums to 1
-	[ "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)" -eq 0 ]
+	expect_num 0 "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)"
 	# in [10,20] short [12,18] leads nowhere after 18: long is all of it
 	expect_eq 1 "$(cp_of operation svc long 10 <<<"$output")"
 	expect_eq 0 "$(cp_of operation svc2 short 10 <<<"$output")"
@@ -311,7 +311,7 @@ EOF
 	expect_eq 1 "$(cp_of worker '(clients)' '' 20 <<<"$output")"
 	# the worker waits for the request that comes at 30
 	expect_eq 0 "$(cp_of activity waiting '' 20 <<<"$output")"
-	[[ "$output" != *"property 1"* ]]
+	expect_lacks 'property 1' "$output"
 	expect_eq 1 "$(cp_of operation svc op 30 <<<"$output")"
 	g=$(tsv <<'EOF' | mkfix gap.pag
 PG||10|0|0|40
@@ -334,10 +334,10 @@ EOF
 )
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"property 1: 1 vertices in 1 of 1 windows"*"; e.g. at 4 us on lane0"* ]]
-	[[ "$output" != *"property 2"* ]]
+	expect_like "*property 1: 1 vertices in 1 of 1 windows*; e.g. at 4 us on lane0*" "$output"
+	expect_lacks 'property 2' "$output"
 	run tr-pag -q -P "$f"
-	[[ "$output" != *"property 1"* ]]
+	expect_lacks 'property 1' "$output"
 }
 
 @test "tr-pag: property 1 from spans names the span to look at" {
@@ -353,8 +353,8 @@ EOF
 )
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"tr-pag: property 1: 1 vertices in 1 of 1 windows have no incoming edge a critical path can use (missing instrumentation?); e.g. at 8 us on B@b, trace t1 span c"* ]]
-	[[ "$output" == *"1 communication edges dropped: they arrive before they leave (clock skew)"* ]]
+	expect_contains 'tr-pag: property 1: 1 vertices in 1 of 1 windows have no incoming edge a critical path can use (missing instrumentation?); e.g. at 8 us on B@b, trace t1 span c' "$output"
+	expect_contains '1 communication edges dropped: they arrive before they leave (clock skew)' "$output"
 }
 
 @test "tr-pag warns about property 2 (every worker waits, no message in flight)" {
@@ -368,18 +368,18 @@ PE||6|7|processing|5|6|1|1
 EOF
 )
 	run tr-pag -P "$f"
-	[[ "$output" == *"property 2: 1 times (2 us) in 1 of 1 windows"*"; e.g. at 2 us on lane1"* ]]
+	expect_like "*property 2: 1 times \(2 us\) in 1 of 1 windows*; e.g. at 2 us on lane1*" "$output"
 	# with a message in flight over [2,4] it holds
 	printf 'PE\t\t1\t2\tmessage\t2\t4\t0\t0\n' >> "$f"
 	run tr-pag -P "$f"
-	[[ "$output" != *"property 2"* ]]
+	expect_lacks 'property 2' "$output"
 }
 
 @test "tr-pag: a PAG without traces is read back, checked and written again" {
 	f=$(example_pag 5 0)
 	run tr-pag -P -n "$f"
 	expect_eq 0 "$status" status
-	[ "$(grep -c '^PE' <<<"$output")" -eq 5 ]
+	expect_num 5 "$(grep -c '^PE' <<<"$output")"
 	grep -q $'^PG\t\t5\t0\t0\t5$' <<<"$output"
 }
 
@@ -394,18 +394,18 @@ EOF
 	f=$(example)
 	run tr-pag -P -o "$BATS_TEST_TMPDIR/out.tr" "$f"
 	expect_eq 0 "$status" status
-	[ -z "$output" ]
-	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")" -eq 11 ]
+	expect_empty "$output"
+	expect_num 11 "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")"
 }
 
 @test "tr-pag -f pag-dot draws every vertex and edge, one cluster per worker" {
 	f=$(example)
 	run tr-pag -f pag-dot "$f"
 	expect_eq 0 "$status" status
-	[[ "${lines[0]}" == "digraph "* ]]
-	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 3 ]	# a, b, (clients)
+	expect_like "digraph *" "${lines[0]}"
+	expect_num 3 "$(grep -c 'subgraph "cluster_' <<<"$output")" # a, b, (clients)
 	grep -q 'label="a@ha"' <<<"$output"
-	[[ "$output" != *"#tr/1"* ]]
+	expect_lacks '#tr/1' "$output"
 	if command -v dot >/dev/null; then
 		dot -Tsvg <<<"$output" >/dev/null
 	fi
@@ -413,11 +413,11 @@ EOF
 	# clients' request to it
 	run tr-pag -f pag-dot --trace t2 "$f"
 	expect_eq 0 "$status" status
-	[ "$(grep -c 'subgraph "cluster_' <<<"$output")" -eq 2 ]
-	[ "$(grep -c -- '->' <<<"$output")" -eq 3 ]
+	expect_num 2 "$(grep -c 'subgraph "cluster_' <<<"$output")"
+	expect_num 3 "$(grep -c -- '->' <<<"$output")"
 	# --from/--to keep what overlaps [3,4]: a2 and b's handle after the call
 	run tr-pag -f pag-dot --from 3 --to 4 "$f"
-	[ "$(grep -c -- '->' <<<"$output")" -eq 2 ]
+	expect_num 2 "$(grep -c -- '->' <<<"$output")"
 	grep -q 'processing 3\\na2' <<<"$output"
 	grep -q 'processing 2\\nhandle' <<<"$output"
 }
@@ -426,13 +426,13 @@ EOF
 	f=$(example)
 	run tr-pag -q --dot "$f"
 	expect_eq 0 "$status" status
-	[[ "${lines[0]}" == 'digraph "critical participation" {' ]]
+	expect_eq 'digraph "critical participation" {' "${lines[0]}"
 	# a: a1 0.2 + a2 0.3; b: handle 0.2; a -> b carries the response, 0.1
 	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 us"' <<<"$output"
 	grep -q '"w0" \[label="b@hb\\nCP 0.2\\ntime 5 us"' <<<"$output"
 	grep -q '"w2" -> "w0" \[label="CP 0.1\\n1 us"' <<<"$output"
 	run tr-pag -q --dot --top 1 "$f"
-	[ "$(grep -c '\[label=' <<<"$output")" -eq 1 ]
+	expect_num 1 "$(grep -c '\[label=' <<<"$output")"
 	grep -q 'a@ha' <<<"$output"
 	if command -v dot >/dev/null; then
 		tr-pag -q --dot "$f" | dot -Tsvg >/dev/null
@@ -444,31 +444,31 @@ EOF
 	run tr-pag -q -f pag-dot --worker b@hb "$f"
 	expect_eq 0 "$status" status
 	# b's three activities, the request and response with a, the clients' request
-	[ "$(grep -c -- '->' <<<"$output")" -eq 6 ]
+	expect_num 6 "$(grep -c -- '->' <<<"$output")"
 	run tr-pag -q --dot --worker b@h "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-pag: --worker b@h: no worker has this name (did you mean b@hb?)"* ]]
+	expect_contains 'tr-pag: --worker b@h: no worker has this name (did you mean b@hb?)' "$output"
 	run tr-pag -q --dot --trace t9 "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"--trace t9: no trace has this id"* ]]
+	expect_contains '--trace t9: no trace has this id' "$output"
 	run tr-pag -q --dot --from 100 "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"no activity is within --from 100"* ]]
+	expect_contains 'no activity is within --from 100' "$output"
 }
 
 @test "tr-pag -f svg draws each summary's CP over the windows" {
 	f=$(example)
 	run tr-pag -q -f svg -w 1us "$f"
 	expect_eq 0 "$status" status
-	[[ "${lines[0]}" == '<?xml version="1.0" encoding="UTF-8"?>' ]]
-	[[ "$output" == *"(5 windows over 5 us from 0 us)"* ]]
+	expect_eq '<?xml version="1.0" encoding="UTF-8"?>' "${lines[0]}"
+	expect_contains '(5 windows over 5 us from 0 us)' "$output"
 	for t in "activity type" "worker (stragglers)" "operation (per worker)" "communication"; do
-		[[ "$output" == *">$t</text>"* ]] || { echo "no panel $t"; false; }
+		expect_contains ">$t</text>" "$output" || { echo "no panel $t"; false; }
 	done
 	# one line per key with its CP over all and its time; 5 points each
-	[[ "$output" == *">CP 0.300  time 3 us  a a2</text>"* ]]
-	[ "$(grep -c '<polyline' <<<"$output")" -gt 4 ]
-	[ "$(grep -o 'points="[^"]*"' <<<"$output" | head -1 | tr ' ' '\n' | wc -l)" -eq 5 ]
+	expect_contains '>CP 0.300  time 3 us  a a2</text>' "$output"
+	expect_gt 4 "$(grep -c '<polyline' <<<"$output")"
+	expect_num 5 "$(grep -o 'points="[^"]*"' <<<"$output" | head -1 | tr ' ' '\n' | wc -l)"
 	if command -v python3 >/dev/null; then
 		python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' <<<"$output"
 	fi
@@ -481,7 +481,7 @@ EOF
 	run tr-pag -q -f svg "$BATS_TEST_TMPDIR/x.tr"
 	expect_eq 0 "$status" status
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' <<<"$output"
-	[[ "$output" == *"s&lt;v&amp;&quot;x@h1"* ]]
+	expect_contains 's&lt;v&amp;&quot;x@h1' "$output"
 }
 
 @test "tr-pag --dot and -f svg of spans none of which has a time: exit 3, one line, no empty picture" {
@@ -499,7 +499,7 @@ EOF
 	command -v dot >/dev/null || skip "no graphviz"
 	SECONDS=0
 	tr-ingest "$SAMPLES/jaeger/hotrod.json" | tr-pag -q --dot | dot -Tsvg > "$BATS_TEST_TMPDIR/pag.svg"
-	[ "$SECONDS" -lt 10 ]
+	expect_lt 10 "$SECONDS"
 	grep -q '<svg' "$BATS_TEST_TMPDIR/pag.svg"
 }
 
@@ -516,14 +516,14 @@ EOF
 	run tr-pag -P "$f"
 	output=$(pag_named <<<"$output")
 	expect_eq 0 "$status" status
-	[[ "$output" == *"1 requests or responses clamped"*"clock skew"* ]]
-	[[ "$output" != *"dropped"* ]]
+	expect_like "*1 requests or responses clamped*clock skew*" "$output"
+	expect_lacks 'dropped' "$output"
 	# the response leaves serve at 10, the client's end, and takes no time
 	grep -q $'\tresponse\t10\t10\t2\t0\tb\tserve\tt1\ts$' <<<"$output"
 	grep -q $'\tprocessing\t5\t10\t2\t2\tb\tserve\t' <<<"$output"
-	[[ "$output" != *"property 1"* ]]
+	expect_lacks 'property 1' "$output"
 	run tr-pag -q -P "$f"
-	[[ "$output" != *"clamped"* ]]
+	expect_lacks 'clamped' "$output"
 }
 
 @test "tr-pag: a client whose callee starts after it ended or runs longer is async: no wait, no response, no warning" {
@@ -537,9 +537,9 @@ EOF
 	run tr-pag -P "$f"
 	output=$(pag_named <<<"$output")
 	expect_eq 0 "$status" status
-	[[ "$output" != *"skew"* ]]
-	[ "$(grep -c $'\tresponse\t' <<<"$output")" -eq 0 ]
-	[ "$(grep -c $'\twaiting\t' <<<"$output")" -eq 0 ]
+	expect_lacks 'skew' "$output"
+	expect_num 0 "$(grep -c $'\tresponse\t' <<<"$output")"
+	expect_num 0 "$(grep -c $'\twaiting\t' <<<"$output")"
 	grep -q $'\tprocessing\t0\t10\t0\t0\ta\tcall\t' <<<"$output"
 	grep -q $'\trequest\t0\t2\t0\t2\tb\tserve\t' <<<"$output"
 }
@@ -556,7 +556,7 @@ EOF
 	output=$(pag_named <<<"$output")
 	grep -q $'\tspawn\t10\t12\t0\t0\tsvc\tlater\tt1\tb$' <<<"$output"
 	grep -q $'\twaiting\t10\t12\t0\t0\tsvc\tlater\tt1\tb$' <<<"$output"
-	[ "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")" -eq 0 ]
+	expect_num 0 "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")"
 }
 
 @test "tr-pag --unknown-threshold gives short gaps to the activity before them" {
@@ -575,7 +575,7 @@ EOF
 	grep -q $'\tunknown\t10\t12\t0\t0\t' <<<"$output"
 	run tr-pag -P --unknown-threshold 5us "$f"
 	output=$(pag_named <<<"$output")
-	[ "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")" -eq 0 ]
+	expect_num 0 "$(grep -c $'\tunknown\t[0-9]*\t[0-9]*\t0\t0' <<<"$output")"
 	grep -q $'\tprocessing\t10\t12\t0\t0\tsvc\top\tt1\ta$' <<<"$output"
 }
 
@@ -611,10 +611,10 @@ EOF
 )
 	run tr-pag -k -P "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"bad.tr:5:"* ]]
+	expect_contains 'bad.tr:5:' "$output"
 	grep -q $'\tt1\ta$' <<<"$output"
 	grep -q $'\tt3\tc$' <<<"$output"
-	[ "$(grep -c $'\tt2\t' <<<"$output")" -eq 0 ]
+	expect_num 0 "$(grep -c $'\tt2\t' <<<"$output")"
 }
 
 @test "tr-pag: spans alike but for their host, or for an '@' moved between service and host, keep their own workers" {
@@ -631,7 +631,7 @@ EOF
 	run tr-pag -P -q -w 1s "$BATS_TEST_TMPDIR/hosts.tr"
 	expect_eq 0 "$status" status
 	pw=$(grep '^PW' <<<"$output" | cut -f4 | sort -u)
-	[ "$(grep -c '^svc@h[0-9]*$' <<<"$pw")" -eq 300 ]
+	expect_num 300 "$(grep -c '^svc@h[0-9]*$' <<<"$pw")"
 	for i in 0 7 150 299; do grep -qx "svc@h$i" <<<"$pw"; done
 	grep -qx 'a@b@c' <<<"$pw"	# one worker for both: the name is the key
 	grep -qx 'a%09b@c' <<<"$pw"
@@ -649,7 +649,7 @@ EOF
 	run tr-cp "$f"
 	expect_eq 3 "$status" status
 	want=$(grep 'field 12' <<<"$output")
-	[[ "$want" == *"badtag.tr:3: field 12: expected key=value, got \"a very long tag that has no equals sign \""* ]]
+	expect_contains 'badtag.tr:3: field 12: expected key=value, got "a very long tag that has no equals sign "' "$want"
 	run tr-pag -P "$f"
 	expect_eq 3 "$status" status
 	expect_eq "$want" "$(grep 'field 12' <<<"$output" | sed 's/^tr-pag/tr-cp/')"
@@ -666,7 +666,7 @@ EOF
 )
 	run tr-pag -P "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"PE record: edge goes back in time"* ]]
+	expect_contains 'PE record: edge goes back in time' "$output"
 	need_cp
 	run tr-cp "$f"
 	expect_eq 3 "$status" status
@@ -683,13 +683,13 @@ EOF
 )
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
-	[ "$(grep -c '^PE' <<<"$output")" -eq 2 ]
+	expect_num 2 "$(grep -c '^PE' <<<"$output")"
 	run tr-cp "$f"
 	expect_eq 0 "$status" status
 	f=$(printf 'PW\t\t4000000000\tw\t0\n' | mkfix lane.pag)
 	run tr-pag -P "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"PW record: "*"lane"* ]]
+	expect_like "*PW record: *lane*" "$output"
 	f=$(printf 'PW\t\t4000\tw\t0\nPE\t\t0\t1\tprocessing\t0\t3\t4000\t4000\n' | mkfix sparse.pag)
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
@@ -700,8 +700,8 @@ EOF
 	f=$(example_pag 1 0)	# 1 us windows over [0, 5]: 6 windows
 	run tr-cp --max-windows 5 "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"the graph has 6 windows of 1 us, more than --max-windows 5: no critical participation computed"* ]]
-	[[ "$output" != *window$'\t'paths* ]]
+	expect_contains 'the graph has 6 windows of 1 us, more than --max-windows 5: no critical participation computed' "$output"
+	expect_lacks 'window'$'\tpaths' "$output"
 	run tr-cp --max-windows 6 "$f"
 	expect_eq 0 "$status" status
 	run tr-cp --max-windows 0 "$f"
@@ -710,7 +710,7 @@ EOF
 	expect_eq 2 "$status" status
 	run tr-pag -P --max-windows 5 -o "$BATS_TEST_TMPDIR/out.pag" "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"6 windows of 1 us, more than --max-windows 5: choose a longer --window"* ]]
+	expect_contains '6 windows of 1 us, more than --max-windows 5: choose a longer --window' "$output"
 	[ ! -e "$BATS_TEST_TMPDIR/out.pag" ]
 	run tr-pag -P --max-windows 5 -w 2us "$f"
 	expect_eq 0 "$status" status
@@ -718,7 +718,7 @@ EOF
 	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t-2305843009213693952\t10\tsvc\top\tserver\th\n' | mkfix far.tr)
 	run tr-pag -P --max-windows 0 -w 1us --origin 9000000000000000000 "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"--origin 9000000000000000000: beyond the times a span can have"* ]]
+	expect_contains '--origin 9000000000000000000: beyond the times a span can have' "$output"
 	# a stream of spans (nothing held) stops at the limit, saying so
 	run tr-pag -P --hold 1 --max-windows 5 -o "$BATS_TEST_TMPDIR/out2.pag" "$(example)"
 	expect_eq 0 "$status" status
@@ -726,14 +726,14 @@ EOF
 		for (i = 0; i < 20; i++) { print "T", "t" i; print "S", "t" i, "s", "", i * 1000000, 10, "svc", "op", "server", "h" } }' | mkfix many.tr)
 	run tr-pag -P --hold 1 --lateness 1s -w 1s --max-windows 5 -o "$BATS_TEST_TMPDIR/out3.pag" "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"more than --max-windows 5 windows of 1000000 us: choose a longer --window"* ]]
+	expect_contains 'more than --max-windows 5 windows of 1000000 us: choose a longer --window' "$output"
 	[ ! -e "$BATS_TEST_TMPDIR/out3.pag" ]
 	# an edge written past its header's end, across more windows than
 	# allowed, is refused at once, not computed window by window
 	f=$(printf 'PG\t\t10\t0\t0\t30\nPM\t\t0\nPE\t\t0\t1\tprocessing\t0\t20\t0\t0\nPE\t\t1\t2\tprocessing\t20\t100000000000\t0\t0\n' | mkfix past.pag)
 	run timeout 20 tr-cp --max-windows 1000 "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"the graph has more than 1000 windows of 10 us (--max-windows): no critical participation computed after them"* ]]
+	expect_contains 'the graph has more than 1000 windows of 10 us (--max-windows): no critical participation computed after them' "$output"
 }
 
 @test "a bad PAG record changes nothing and is reported with its file and line" {
@@ -743,7 +743,7 @@ EOF
 	printf 'PG\t\t7\n' >> "$f"	# a window but no origin: bad, the first header stays
 	run tr-cp "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-cp: $f:10: PG record: bad origin"* ]]
+	expect_contains "tr-cp: $f:10: PG record: bad origin" "$output"
 	expect_eq "$want" "$(tr-cp "$f" 2>/dev/null)"
 	# An edge whose destination conflicts defines not even its source: vertex
 	# 7 stays free for the good edge after it.
@@ -752,8 +752,8 @@ EOF
 	printf 'PE\t\t7\t8\tprocessing\t0\t1\t0\t0\n' >> "$f"
 	run tr-cp "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-cp: $f:10: PE record: inconsistent vertex 2 (lane 1, time 4 here; lane 0, time 2 before)"* ]]
-	[ "$(printf '%s\n' "$output" | grep -c 'record:')" -eq 1 ]
+	expect_contains "tr-cp: $f:10: PE record: inconsistent vertex 2 (lane 1, time 4 here; lane 0, time 2 before)" "$output"
+	expect_num 1 "$(printf '%s\n' "$output" | grep -c 'record:')"
 	# line numbers past 9, 99, 109: every bad one named where it is
 	f=$(awk 'BEGIN { OFS = "\t"; for (i = 1; i <= 130; i++)
 		if (i == 20 || i == 100 || i == 109 || i == 110) print "PE", "", 1000 + 2 * i, 1001 + 2 * i, "processing", 9, 1, 0, 0
@@ -768,8 +768,8 @@ EOF
 	for rec in 'PW||0|w' 'PV||0' 'PE||0|1' 'PG||x' 'PO||x'; do
 		f=$(printf '%s\n' "$rec" | tr '|' '\t' | mkfix short.pag)
 		run tr-cp "$f"
-		[ "$status" -eq 3 ] || { echo "$rec: status $status"; false; }
-		[[ "$output" == *"tr-cp: $f:1: ${rec:0:2} record: bad "* ]] || { echo "$rec: $output"; false; }
+		expect_status 3 || { echo "$rec: status $status"; false; }
+		expect_contains "tr-cp: $f:1: ${rec:0:2} record: bad " "$output" || { echo "$rec: $output"; false; }
 	done
 }
 
@@ -778,7 +778,7 @@ EOF
 	f=$(printf 'PE\t\t0\t1\tprocessing\t0\t2305843009213693953\t0\t0\n' | mkfix far.pag)
 	run tr-cp "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"$f:1: PE record: out of range: end"* ]]
+	expect_contains "$f:1: PE record: out of range: end" "$output"
 	f=$(for l in 0 1 2; do
 		printf 'PE\t\t%d\t%d\tprocessing\t-2305843009213693952\t2305843009213693952\t%d\t%d\n' \
 			$((2 * l)) $((2 * l + 1)) $l $l
@@ -815,8 +815,8 @@ EOF
 	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
 	run sh -c "tr-ingest '$SAMPLES/jaeger/hotrod.json' | tr-pag -P -q --window 1s | tr-cp"
 	expect_eq 0 "$status" status
-	[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -ge 2 ]
-	[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
+	expect_ge 2 "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)"
+	expect_num 0 "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)"
 	# the mysql queue behind the batch job shows as customer -> mysql requests
 	grep -q $'\tchannel\tcustomer@customer-[01]\tmysql@mysql-0\t' <<<"$output"
 }
@@ -829,8 +829,8 @@ EOF
 		 "$CONF"/jaeger/tracegraph-testTrace.json "$CONF"/crisp/11.json; do
 		run sh -c "tr-ingest '$f' | tr-pag -P -q | tr-cp"
 		expect_eq 0 "$status" status
-		[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -eq 1 ]
-		[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
+		expect_num 1 "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)"
+		expect_num 0 "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)"
 	done
 }
 
@@ -841,7 +841,7 @@ EOF
 	run tr-pag -v -P -n "$f"
 	expect_eq 0 "$status" status
 	# and the clients' lane, one vertex and the root's request
-	[[ "$output" == *"2 workers, 2 lanes, 200001 vertices, 200000 edges"* ]]
+	expect_contains '2 workers, 2 lanes, 200001 vertices, 200000 edges' "$output"
 }
 
 @test "tr-pag: 100,000 concurrent spans take 100,000 lanes" {
@@ -851,7 +851,7 @@ EOF
 		mkfix wide.tr)
 	run tr-pag -v -P -n "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"3 workers, 100002 lanes"* ]]
+	expect_contains '3 workers, 100002 lanes' "$output"
 }
 
 @test "tr-pag refuses a window so short that there would be more than a million windows" {
@@ -864,7 +864,7 @@ EOF2
 )
 	run tr-pag -P --window 1us "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"100000011 windows of 1 us, more than --max-windows 1000000"* ]]
+	expect_contains '100000011 windows of 1 us, more than --max-windows 1000000' "$output"
 	run tr-pag -P --window 1ms "$f"
 	expect_eq 0 "$status" status
 }
@@ -878,7 +878,7 @@ EOF2
 )
 	run tr-pag -P --window 10us "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"PM		-2305843009213693952"* ]]
+	expect_contains 'PM		-2305843009213693952' "$output"
 	# every window, the first one too: as tr-cp computes it without marks
 	tr-pag -P -q --window 10us "$f" | tr-cp > "$BATS_TEST_TMPDIR/marked"
 	tr-pag -P -q --window 10us "$f" | grep -v '^PM' | tr-cp > "$BATS_TEST_TMPDIR/whole"
@@ -901,13 +901,13 @@ EOF2
 	} > "$BATS_TEST_TMPDIR/f.tr"
 	run tr-pag -P -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/missing.tr"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"f.tr:43: start: not an integer"* ]]
-	[[ "$output" != *"missing.tr"* ]]
+	expect_contains 'f.tr:43: start: not an integer' "$output"
+	expect_lacks 'missing.tr' "$output"
 	# with -k the bad trace is said first, then the missing file ends the run
 	run tr-pag -k -P -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/f.tr" "$BATS_TEST_TMPDIR/missing.tr"
 	expect_eq 3 "$status" status
-	[[ "${lines[0]}" == *"f.tr:43: start: not an integer"* ]]
-	[[ "${lines[1]}" == *"missing.tr"* ]]
+	expect_contains 'f.tr:43: start: not an integer' "${lines[0]}"
+	expect_contains 'missing.tr' "${lines[1]}"
 }
 
 @test "tr-cp: windows that last no time (spans without durations) are said; a graph of nothing else exits 3" {
@@ -919,26 +919,26 @@ EOF2
 )
 	run sh -c "tr-pag -P -q -n '$f' | tr-cp"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"no window of the graph lasts any time (spans without durations?): no critical participation to share"* ]]
+	expect_contains 'no window of the graph lasts any time (spans without durations?): no critical participation to share' "$output"
 	# records by hand: a window of one zero-length edge, then one that lasts
 	printf '#tr/1\nPG\t\t1000\t0\t1000\t5300\nPW\t\t0\tsvc@h\t0\nPO\t\t1\tsvc\top\nPE\t\t5\t6\tprocessing\t1000\t1000\t0\t0\t1\nPE\t\t7\t8\tprocessing\t5000\t5300\t0\t0\t1\n' > "$BATS_TEST_TMPDIR/some.pag"
 	run tr-cp "$BATS_TEST_TMPDIR/some.pag"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"1 of 2 windows last no time: their critical participation is 0"* ]]
+	expect_contains '1 of 2 windows last no time: their critical participation is 0' "$output"
 	# a graph without edges: nothing to compute
 	printf '#tr/1\nPG\t\t1000\t0\t0\t10\nPW\t\t0\tsvc@h\t0\n' > "$BATS_TEST_TMPDIR/none.pag"
 	run tr-cp "$BATS_TEST_TMPDIR/none.pag"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-cp: the graph has no edge: no critical participation to compute"* ]]
+	expect_contains 'tr-cp: the graph has no edge: no critical participation to compute' "$output"
 }
 
 @test "PAG records: a refused PO record still numbers the PE records after it, which then name no operation" {
 	printf '#tr/1\nPG\t\t1000\t0\t0\t10\nPW\t\t0\tsvc@h\t0\nPO\t\t99999\ts\top\nPE\t\t0\t1\tprocessing\t0\t10\t0\t0\t99999\n' > "$BATS_TEST_TMPDIR/po.pag"
 	run tr-cp "$BATS_TEST_TMPDIR/po.pag"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"po.pag:4: PO record: too large for the records before it: operation"* ]]
-	[[ "$output" == *"po.pag:5: PE record: operation 99999 has no PO record before it"* ]]
-	[[ "$output" != *"99999	"* ]]
+	expect_contains 'po.pag:4: PO record: too large for the records before it: operation' "$output"
+	expect_contains 'po.pag:5: PE record: operation 99999 has no PO record before it' "$output"
+	expect_lacks '99999	' "$output"
 }
 
 @test "PAG records: read plainly or field by field, a record ending in an empty field gives the same graph" {

@@ -264,11 +264,11 @@ EOF
 	expect_eq 0 "$status" status
 	# operation rows come by CP, highest first: (u,v), then (v,z) and (x,u)
 	top=$(awk -F'\t' '$3 == "operation" { print $5 }' <<<"$output" | head -3 | tr '\n' ' ')
-	[ "$top" = "(u,v) (v,z) (x,u) " ]
-	[ "$(awk -F'\t' '$3 == "operation" && $5 != "(u,v)" && $5 != "(x,u)" && $5 != "(v,z)" && $6 >= 0.111111' <<<"$output" | wc -l)" -eq 0 ]
+	expect_eq "(u,v) (v,z) (x,u) " "$top"
+	expect_num 0 "$(awk -F'\t' '$3 == "operation" && $5 != "(u,v)" && $5 != "(x,u)" && $5 != "(v,z)" && $6 >= 0.111111' <<<"$output" | wc -l)"
 	# by duration (conventional profiling) (a,b) and (c,d) come first, 3 units each
 	conv=$(awk -F'\t' '$3 == "operation" { print $7, $5 }' <<<"$output" | LC_ALL=C sort -k1,1nr -k2 | head -3 | tr '\n' ' ')
-	[ "$conv" = "30 (a,b) 30 (c,d) 10 (p,x) " ]
+	expect_eq "30 (a,b) 30 (c,d) 10 (p,x) " "$conv"
 	for op in '(s2,p)' '(p,x)' '(z,e2)'; do
 		expect_eq 0.0555556 "$(cp_of operation w2 "$op" 0 <<<"$output")"
 	done
@@ -297,7 +297,7 @@ EOF
 	for f in "$(fig2)" "$(fig3)"; do
 		run tr-pag -P "$f"
 		expect_eq 0 "$status" status
-		[[ "$output" != *property* ]]
-		[ "$(grep -c '^PE' <<<"$output")" -eq "$(grep -c '^PE' "$f")" ]
+		expect_lacks 'property' "$output"
+		expect_num "$(grep -c '^PE' "$f")" "$(grep -c '^PE' <<<"$output")"
 	done
 }

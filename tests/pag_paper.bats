@@ -45,7 +45,7 @@ EOF
 	expect_eq 0 "$(cp_of activity waiting '' 0 <<<"$output")"
 	# b exists from 10 to 20 only: no idle time before or after
 	expect_eq 0.333333 "$(cp_of worker B@b '' 0 <<<"$output")"
-	[[ "$output" != *"property"* ]]
+	expect_lacks 'property' "$output"
 }
 
 @test "a synchronous call in 10 us windows: [0,10] A and request 1/2; [10,20] serve 1; [20,30] response and A 1/2" {
@@ -61,7 +61,7 @@ EOF
 	expect_eq 0.5 "$(cp_of activity response '' 20 <<<"$output")"
 	expect_eq 0.5 "$(cp_of worker A@a '' 20 <<<"$output")"
 	expect_eq 0 "$(cp_of worker B@b '' 20 <<<"$output" | or0)"
-	[ "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)" -eq 0 ]
+	expect_num 0 "$(awk -F'\t' '$3 == "window" && $6 != 1' <<<"$output" | wc -l)"
 }
 
 @test "an async call (the callee outlives its client): A 1 (handle 0.933 + fire 0.067), B 0, request 0, no response, no skew warning" {
@@ -83,8 +83,8 @@ EOF
 	expect_eq 0 "$(cp_of worker B@b '' 0 <<<"$output")"
 	expect_eq 0 "$(cp_of activity request '' 0 <<<"$output")"
 	expect_eq 0 "$(cp_of activity response '' 0 <<<"$output" | or0)"
-	[[ "$output" != *"skew"* ]]
-	[[ "$output" != *"clamped"* ]]
+	expect_lacks 'skew' "$output"
+	expect_lacks 'clamped' "$output"
 }
 
 @test "a callee without a client span makes its caller wait: handle 2/3, serve 1/3, unknown 0, hand-overs take no time" {
@@ -126,7 +126,7 @@ EOF
 	grep -q $'\tprocessing\t10\t12\t0\t0\tA\thandle\t' <<<"$output"
 	grep -q $'\twaiting\t12\t20\t0\t0\tA\thandle\t' <<<"$output"
 	grep -q $'\twaiting\t20\t25\t0\t0\tA\thandle\t' <<<"$output"
-	[[ "$output" != *"property"* ]]
+	expect_lacks 'property' "$output"
 }
 
 @test "the operator summary divides an operation's CP by its workers in the window (SnailTrail 4.2)" {
@@ -188,7 +188,7 @@ EOF
 	tr-pag -q --cp-part "$f" > "$BATS_TEST_TMPDIR/once"
 	tr-pag -q --cp-part "$BATS_TEST_TMPDIR/once" > "$BATS_TEST_TMPDIR/twice"
 	cmp "$BATS_TEST_TMPDIR/once" "$BATS_TEST_TMPDIR/twice"
-	[ "$(grep -c '^PE' "$BATS_TEST_TMPDIR/once")" -gt 0 ]
+	expect_gt 0 "$(grep -c '^PE' "$BATS_TEST_TMPDIR/once")"
 }
 
 @test "--cp-part: a comment or foreign record holding a cp.part-like text passes through untouched; every span keeps its own value" {
@@ -209,7 +209,7 @@ EOF
 		mkfix z.tr)
 	run --separate-stderr sh -c "tr-pag -P -q -w 1s '$f' | tr-cp"
 	expect_eq 0 "$status" status
-	[ -z "$stderr" ]
+	expect_empty "$stderr"
 	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
 	expect_eq 1 "$(cp_of operation svc parent 0 <<<"$output")"
 }
@@ -234,10 +234,10 @@ EOF
 	expect_eq 0.166667 "$(cp_of total.activity request '' 0 <<<"$output")"
 	expect_eq 1 "$(cp_of total.window windows 3 0 <<<"$output")"
 	expect_eq "30 30" "$(awk -F'\t' '$3 == "total.worker" && $4 == "A@a" { print $2, $7 }' <<<"$output")"
-	[[ "$(tail -1 <<<"$output")" == *total.channel* ]]
+	expect_contains 'total.channel' "$(tail -1 <<<"$output")"
 	# one window: its rows are the totals, none written twice
 	run sh -c "tr-pag -P '$f' | tr-cp"
-	[[ "$output" != *total.* ]]
+	expect_lacks 'total.' "$output"
 }
 
 # Random well-formed traces: servers that call others synchronously (a
@@ -276,12 +276,12 @@ random_traces() {
 	need_cp
 	for seed in 1 2 3 4 5; do
 		f=$(random_traces $seed | mkfix "r$seed.tr")
-		[ "$(grep -c '^S' "$f")" -gt 100 ]
+		expect_gt 100 "$(grep -c '^S' "$f")"
 		run sh -c "tr-pag -P -w 100us '$f' 2>'$f.err' | tr-cp"
 		expect_eq 0 "$status" status
 		[ ! -s "$f.err" ] || { echo "seed $seed:"; cat "$f.err"; false; }
-		[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -gt 15 ]
-		[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ] ||
+		expect_gt 15 "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)"
+		expect_num 0 "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" ||
 			{ echo "seed $seed"; false; }
 	done
 }
@@ -299,11 +299,11 @@ shuffle_traces() {
 	for seed in 1 2 3 4 5; do
 		f=$(random_traces $seed | mkfix "r$seed.tr")
 		random_traces $seed | shuffle_traces $seed > "$f.shuffled"
-		[ "$(grep -c '^T' "$f.shuffled")" -eq "$(grep -c '^T' "$f")" ]
+		expect_num "$(grep -c '^T' "$f")" "$(grep -c '^T' "$f.shuffled")"
 		for input in "$f" "$f.shuffled"; do
 			for opt in "" -n; do
 				tr-pag -P -q $opt -w 100us "$input" > "$input.pag"
-				[ "$(grep -c '^PM' "$input.pag")" -gt 15 ]
+				expect_gt 15 "$(grep -c '^PM' "$input.pag")"
 				tr-cp < "$input.pag" > "$input.streamed"
 				grep -v '^PM' "$input.pag" | tr-cp > "$input.whole"
 				[ -s "$input.whole" ]
@@ -321,17 +321,17 @@ shuffle_traces() {
 	# every mark is a window start; no edge after a mark starts before it
 	bad=$(awk -F'\t' '$1 == "PM" { if ($3 % 100 != 0 || $3 < m) print; m = $3 }
 		$1 == "PE" && $6 < m { print }' <<<"$output")
-	[ -z "$bad" ]
+	expect_empty "$bad"
 	# an edge out of order after a mark is bad input for tr-cp, named
 	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t100\nPE\t\t0\t1\tprocessing\t150\t160\t0\t0\nPM\t\t200\nPE\t\t2\t3\tprocessing\t50\t60\t0\t0\n' | mkfix late.pag)
 	run tr-cp "$g"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"late.pag:5: PE record: starts at 50, before the PM mark 200 before it: its window is done"* ]]
+	expect_contains 'late.pag:5: PE record: starts at 50, before the PM mark 200 before it: its window is done' "$output"
 	# and so is a mark that goes back
 	g=$(printf 'PG\t\t100\t0\t0\t300\nPM\t\t200\nPM\t\t100\n' | mkfix back.pag)
 	run tr-cp "$g"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"back.pag:3: PM record: mark 100 before the mark 200 before it"* ]]
+	expect_contains 'back.pag:3: PM record: mark 100 before the mark 200 before it' "$output"
 }
 
 @test "tr-cp writes the first windows' rows before its input ends" {
@@ -356,8 +356,8 @@ shuffle_traces() {
 	touch "$d/go"
 	wait $writer
 	wait $reader
-	[ "$early" -gt 0 ]
+	expect_gt 0 "$early"
 	# the same rows as over the whole input at once
 	tr-cp "$BATS_TEST_TMPDIR/all.pag" | cmp - "$BATS_TEST_TMPDIR/out"
-	[ "$(awk -F'\t' '$3 == "window"' "$BATS_TEST_TMPDIR/out" | wc -l)" -eq 3000 ]
+	expect_num 3000 "$(awk -F'\t' '$3 == "window"' "$BATS_TEST_TMPDIR/out" | wc -l)"
 }

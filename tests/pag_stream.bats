@@ -29,11 +29,11 @@ spaced() {
 		held=$(tr-pag -P -q $w --hold 0 "$f" | tr-cp)
 		for args in "--hold 1" "--hold 1 --lateness 200ms" "--hold 2000"; do
 			streamed=$(tr-pag -P -q $w $args "$f" | tr-cp)
-			[ "$streamed" = "$held" ]
+			expect_eq "$held" "$streamed"
 		done
 	done
 	# the same edges, numbered and ordered as they were made
-	[ "$(tr-pag -P -q -w 1s --hold 1 "$f" | grep -c '^PE')" -eq "$(tr-pag -P -q -w 1s --hold 0 "$f" | grep -c '^PE')" ]
+	expect_num "$(tr-pag -P -q -w 1s --hold 0 "$f" | grep -c '^PE')" "$(tr-pag -P -q -w 1s --hold 1 "$f" | grep -c '^PE')"
 	# held whole, the header has the end; streamed, it is left empty
 	tr-pag -P -q --hold 0 "$f" | grep -q $'^PG\t\t0\t0\t[0-9]*\t[0-9]*$'
 	tr-pag -P -q --hold 1 "$f" | grep -q $'^PG\t\t0\t0\t[0-9]*\t$'
@@ -42,7 +42,7 @@ spaced() {
 	out=$(tr-pag -q -w 1s --hold 1 --lateness 1s "$f")
 	first_pe=$(grep -n -m1 '^PE' <<<"$out" | cut -d: -f1)
 	last_t=$(grep -n '^T' <<<"$out" | tail -1 | cut -d: -f1)
-	[ "$first_pe" -lt "$last_t" ]
+	expect_lt "$last_t" "$first_pe"
 	# and every trace still passes through unchanged
 	diff <(grep -v '^P' <<<"$out") "$f"
 }
@@ -56,21 +56,21 @@ spaced() {
 	run timeout 60 sh -c "{ head -n $half '$f'; while ! grep -q '^PM' '$out' 2>/dev/null; do sleep 0.1; done; tail -n +$((half + 1)) '$f'; } |
 		tr-pag -P -q -w 1s --hold 1 --lateness 1s > '$out'"
 	expect_eq 0 "$status" status
-	[ "$(grep -c '^PM' "$out")" -ge 8 ]
+	expect_ge 8 "$(grep -c '^PM' "$out")"
 }
 
 @test "a trace that starts before spans already placed is left out of the graph, passed through, exit 3" {
 	f=$({ spaced 30; printf 'T\tlate\nS\tlate\tl\t\t500000\t100\tsvc\top\tserver\th\n'; } | mkfix late.tr)
 	run --separate-stderr tr-pag --hold 1 --lateness 1s -w 1s "$f"
 	expect_eq 3 "$status" status
-	[[ "$stderr" == *"tr-pag: trace late: starts "*" us before spans already in the graph (the input is not in start order): left out of the graph; --lateness or --hold take it"* ]]
+	expect_like "*tr-pag: trace late: starts * us before spans already in the graph \(the input is not in start order\): left out of the graph; --lateness or --hold take it*" "$stderr"
 	grep -q $'^T\tlate$' <<<"$output"
-	[ "$(grep -c $'^PE\t.*\tlate\tl$' <<<"$output")" -eq 0 ]
-	[ "$(grep -c $'^PE\t.*\tt29\ts$' <<<"$output")" -gt 0 ]
+	expect_num 0 "$(grep -c $'^PE\t.*\tlate\tl$' <<<"$output")"
+	expect_gt 0 "$(grep -c $'^PE\t.*\tt29\ts$' <<<"$output")"
 	# held (an input smaller than --hold), any order will do
 	run --separate-stderr tr-pag --lateness 1s -w 1s "$f"
 	expect_eq 0 "$status" status
-	[ "$(grep -c $'^PE\t.*\tlate\tl$' <<<"$output")" -gt 0 ]
+	expect_gt 0 "$(grep -c $'^PE\t.*\tlate\tl$' <<<"$output")"
 	# a lateness that covers it takes it too
 	run --separate-stderr tr-pag --hold 1 --lateness 40s -w 1s "$f"
 	expect_eq 0 "$status" status
@@ -89,15 +89,15 @@ EOF
 	run tr-pag -P -w 1s "$f"
 	expect_eq 0 "$status" status
 	# svc's lane ends after a and begins again with b: no gap of 3 s
-	[ "$(awk -F'\t' '$1 == "PE" && $8 == 0 && $9 == 0' <<<"$output" | wc -l)" -eq 2 ]
+	expect_num 2 "$(awk -F'\t' '$1 == "PE" && $8 == 0 && $9 == 0' <<<"$output" | wc -l)"
 	# the clients are there all along, cut where windows start
 	grep -q $'\tunknown\t0\t1000000\t1\t1\t' <<<"$output"
 	grep -q $'\tunknown\t1000000\t2000000\t1\t1\t' <<<"$output"
 	grep -q $'\tunknown\t2000000\t3000000\t1\t1\t' <<<"$output"
 	# so every window has a path from its start to its end
 	run sh -c "tr-pag -P -q -w 1s '$f' | tr-cp"
-	[ "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)" -eq 4 ]
-	[ "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)" -eq 0 ]
+	expect_num 4 "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)"
+	expect_num 0 "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)"
 	# a longer --max-gap keeps the gap: b's request ends it, so it waits
 	run tr-pag -P -w 1s --max-gap 5s "$f"
 	output=$(pag_named <<<"$output")
@@ -108,13 +108,13 @@ EOF
 	f=$({ spaced 12; printf 'T\tc\nS\tc\tc\t\t12000000\t100\tq\tconsume\tconsumer\thq\nR\tc\tc\tfollows_from\tt0\ts\n'; } | mkfix refs.tr)
 	run --separate-stderr tr-pag -P --hold 1 --lateness 1s -w 1s "$f"
 	expect_eq 0 "$status" status
-	[[ "$stderr" == *"tr-pag: 1 references to spans the graph does not hold (not in the input, or written and forgotten: --lateness): no message edge"* ]]
-	[ "$(grep -c $'\tmessage\t' <<<"$output")" -eq 0 ]
+	expect_contains 'tr-pag: 1 references to spans the graph does not hold (not in the input, or written and forgotten: --lateness): no message edge' "$stderr"
+	expect_num 0 "$(grep -c $'\tmessage\t' <<<"$output")"
 	# held whole, the message is there
 	run --separate-stderr tr-pag -P -w 1s "$f"
 	output=$(pag_named <<<"$output")
 	expect_eq 0 "$status" status
-	[[ "$stderr" != *"references"* ]]
+	expect_lacks 'references' "$stderr"
 	grep -q $'\tmessage\t100\t12000000\t0\t[0-9]*\tq\tconsume\tc\tc$' <<<"$output"
 	# and a reference within the lateness is one
 	f=$({ spaced 12; printf 'T\tc\nS\tc\tc\t\t11000300\t100\tq\tconsume\tconsumer\thq\nR\tc\tc\tfollows_from\tt11\ts\n'; } | mkfix near.tr)
@@ -125,7 +125,7 @@ EOF
 	f=$({ spaced 2; printf 'T\tc\nS\tc\tc\t\t3000000\t100\tq\tconsume\tconsumer\thq\nR\tc\tc\tfollows_from\tnone\ts\n'; } | mkfix none.tr)
 	run --separate-stderr tr-pag -P -w 1s "$f"
 	expect_eq 0 "$status" status
-	[[ "$stderr" == *"tr-pag: 1 references to spans the graph does not hold"* ]]
+	expect_contains 'tr-pag: 1 references to spans the graph does not hold' "$stderr"
 }
 
 @test "bad --lateness, --max-gap and --hold are usage errors" {
@@ -133,6 +133,6 @@ EOF
 	for o in "--lateness 0" "--lateness x" "--max-gap -1s" "--hold x"; do
 		run --separate-stderr tr-pag $o "$f"
 		expect_eq 2 "$status" status
-		[ -z "$output" ]
+		expect_empty "$output"
 	done
 }

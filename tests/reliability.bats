@@ -102,7 +102,7 @@ expect_absent() {
 	fi
 }
 
-expect_status() {
+expect_rc() {
 	[ "$rc" -eq "$1" ] || problem "exit status $rc, want $1: $(head -c 300 "$err")"
 }
 
@@ -145,7 +145,7 @@ lf_broken_trace() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: $in:[0-9]+: $2"
 		expect_whole "$in" g1
 		expect_whole "$in" g2
@@ -162,7 +162,7 @@ lf_good_trace() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 0
+		expect_rc 0
 		expect_whole "$in" g1
 		expect_whole "$in" b1
 		expect_whole "$in" g2
@@ -173,16 +173,23 @@ lf_good_trace() {
 
 # ---- line format: records ----
 
-@test "line format: empty input is an error in every tool (exit 3, one line); --allow-empty gives exit 0 and a zero count" {
+@test "line format: empty input is an error in every tool (exit 3, one line)" {
 	in=$(: | mkfix empty.tr)
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: ($in|<stdin>): no trace in the input \\(--allow-empty accepts that\\)$"
+	done
+	report
+}
+
+@test "line format: --allow-empty gives exit 0 and a zero count in every tool" {
+	in=$(: | mkfix empty.tr)
+	for tool in $LF_TOOLS; do
 		lf_run $tool "$in" --allow-empty
 		expect_no_crash
-		expect_status 0
+		expect_rc 0
 		expect_count 0
 	done
 	report
@@ -265,7 +272,7 @@ lf_good_trace() {
 		lf_run $tool "$lf"
 		cp "$out" "$BATS_TEST_TMPDIR/lf.out"
 		lf_run $tool "$crlf"
-		expect_status 0
+		expect_rc 0
 		expect_whole "$crlf" b1
 		cmp -s "$out" "$BATS_TEST_TMPDIR/lf.out" || problem "CRLF output differs from LF output"
 	done
@@ -281,7 +288,7 @@ lf_good_trace() {
 		lf_run $tool "$lf"
 		cp "$out" "$BATS_TEST_TMPDIR/lf.out"
 		lf_run $tool "$crs"
-		expect_status 0
+		expect_rc 0
 		expect_whole "$crs" b1
 		cmp -s "$out" "$BATS_TEST_TMPDIR/lf.out" || problem "CR CR CR LF output differs from LF output"
 	done
@@ -293,7 +300,7 @@ lf_good_trace() {
 	in=$(sandwich 'S\tb1\tx\t\t100\t5\tsvc%%09a\top%%0Ab%%25c%%0D\t\th%%zz\tk%%3Dk=v%%09w%%25\n' | mkfix in.tr)
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
-		expect_status 0
+		expect_rc 0
 		expect_whole "$in" b1
 		if [ $tool != aggregate ]; then
 			grep -q "$(printf '\tk%%3Dk=v%%09w%%25')" "$out" || problem "escaped tag not written back as read"
@@ -302,7 +309,7 @@ lf_good_trace() {
 	# The values themselves, unescaped, as a query sees them.
 	run tr-aggregate --no-header -f json 'From s In spans[trace = "b1"] Select s.service, s.operation, s.tag["k=k"]' "$in"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s' "$output" | jq -c '[.[0][]]')" = '["svc\ta","op\nb%c\r","v\tw%"]' ] || { echo "$output"; false; }
+	expect_eq '["svc\ta","op\nb%c\r","v\tw%"]' "$(printf '%s' "$output" | jq -c '[.[0][]]')" || { echo "$output"; false; }
 }
 
 @test "line format: invalid UTF-8 in names and tags passes through byte for byte" {
@@ -310,7 +317,7 @@ lf_good_trace() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 0
+		expect_rc 0
 		expect_whole "$in" b1
 		if [ $tool != aggregate ]; then
 			grep -q "$(printf 'k=\377v')" "$out" || problem "tag with invalid UTF-8 changed"
@@ -325,7 +332,7 @@ lf_good_trace() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 0
+		expect_rc 0
 		expect_whole "$in" b1
 		case $tool in
 		aggregate) ;;
@@ -340,7 +347,7 @@ lf_good_trace() {
 	in=$(printf '#tr/2\nT\tg1\nS\tg1\ta\t\t100\t50\tsvc\top\tserver\th\tnew=1\nXY\tg1\ta\tz\n' | mkfix v2.tr)
 	for tool in cp pag temporal infer; do
 		lf_run $tool "$in"
-		expect_status 0
+		expect_rc 0
 		expect_msg 'version 2 is newer'
 		expect_whole "$in" g1
 		grep -q "$(printf '^XY\tg1\ta\tz$')" "$out" || problem "record of the newer version dropped"
@@ -354,7 +361,7 @@ lf_good_trace() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: $in:[0-9]+: trace id holds a raw CR"
 		expect_whole "$in" g1
 		expect_whole "$in" b1
@@ -369,7 +376,7 @@ lf_good_trace() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: $in:[0-9]+: record has no trace id"
 		expect_whole "$in" g1
 		expect_whole "$in" b1
@@ -388,7 +395,7 @@ lf_good_trace() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: $in: (truncated zstd stream|zstd: )"
 		# The first traces were decoded whole before the cut.
 		expect_whole "$whole" g1
@@ -416,7 +423,7 @@ lf_good_trace() {
 		for tool in $LF_TOOLS; do
 			lf_run $tool "$in"
 			expect_no_crash
-			expect_status 3
+			expect_rc 3
 			expect_msg "^tr-$tool: $name: truncated zstd stream"
 			expect_msg "^tr-$tool: $name:4: trace b1: the input broke off before its end, it may be incomplete: skipped"
 			expect_whole "$whole" g1
@@ -446,9 +453,9 @@ cut_partials() {
 	cut_partials "$BATS_TEST_TMPDIR/p.inf" "$BATS_TEST_TMPDIR/p.inf.zst"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/p.inf.zst"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-infer: $BATS_TEST_TMPDIR/p.inf.zst: truncated zstd stream"* ]]
-	[[ "$output" == *"tr-infer: nothing written"* ]]
-	[[ "$output" != *"from	to"* ]]
+	expect_contains "tr-infer: $BATS_TEST_TMPDIR/p.inf.zst: truncated zstd stream" "$output"
+	expect_contains 'tr-infer: nothing written' "$output"
+	expect_lacks 'from	to' "$output"
 	q='From s In spans GroupBy s.service Select s.service, COUNT'
 	tr-aggregate --partial "$q" "$BATS_TEST_TMPDIR/h.tr" > "$BATS_TEST_TMPDIR/a.part"
 	cut_partials "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/a.part.zst"
@@ -466,7 +473,7 @@ cut_partials() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in" --max-spans 2
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: $in:5: trace b1: more than --max-spans \(3 spans, [0-9]+ bytes read\): skipped"
 		expect_whole "$in" g1
 		expect_whole "$in" g2
@@ -481,7 +488,7 @@ cut_partials() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in" --max-bytes 40
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: $in:5: trace b1: more than --max-bytes \([0-9]+ spans, [0-9]+ bytes read\): skipped"
 		expect_absent b1
 		expect_count 3
@@ -493,9 +500,9 @@ cut_partials() {
 	for tool in $LF_TOOLS; do
 		for v in x -1 1x ''; do
 			lf_run $tool /dev/null --max-spans "$v"
-			expect_status 2
+			expect_rc 2
 			lf_run $tool /dev/null --max-bytes "$v"
-			expect_status 2
+			expect_rc 2
 		done
 	done
 	report
@@ -520,7 +527,7 @@ deep_chain() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 0
+		expect_rc 0
 		expect_count 1
 		n=$(wc -l < "$in")
 		if [ $tool = aggregate ]; then
@@ -544,7 +551,7 @@ deep_chain() {
 	for tool in cp pag infer; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 0
+		expect_rc 0
 		expect_count 2
 		expect_whole "$in" g2
 		[ "$(big_tag_length "$out" h1)" -eq $((bytes + 4)) ] ||
@@ -561,7 +568,7 @@ deep_chain() {
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$in"
 		expect_no_crash
-		expect_status 0
+		expect_rc 0
 		expect_count 1
 	done
 	report
@@ -618,21 +625,26 @@ ingest_broken() {
 	in=$(jaeger_sandwich "$1" | mkfix in.json)
 	ingest_run -k -v "$in"
 	expect_no_crash
-	expect_status 3
+	expect_rc 3
 	expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: $2"
 	ingest_good_kept
 	expect_absent b1
 	ingest_count 3
 }
 
-@test "tr-ingest: empty input is an error (exit 3, one line); --allow-empty makes it no traces, exit 0" {
+@test "tr-ingest: empty input is an error (exit 3, one line)" {
 	in=$(: | mkfix empty.json)
 	ingest_run "$in"
-	expect_status 3
+	expect_rc 3
 	expect_msg "^tr-ingest: $in: no span in the input \\(--allow-empty accepts that\\)$"
 	[ "$(wc -l < "$err")" -eq 1 ] || problem "more than one line on stderr: $(cat "$err")"
+	report
+}
+
+@test "tr-ingest: --allow-empty makes an empty input no traces, exit 0" {
+	in=$(: | mkfix empty.json)
 	ingest_run -v --allow-empty "$in"
-	expect_status 0
+	expect_rc 0
 	ingest_count 0
 	report
 }
@@ -641,7 +653,7 @@ ingest_broken() {
 	in=$(seq 1 20000 | awk '{ printf "%c", ($1 * 7919) % 251 + 1 }' | mkfix garbage.json)
 	ingest_run -k -v "$in"
 	expect_no_crash
-	expect_status 3
+	expect_rc 3
 	expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: "
 	report
 }
@@ -654,7 +666,7 @@ ingest_broken() {
 		in=$(head -c $cut "$whole" | mkfix "cut$cut.json")
 		ingest_run -k -v "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: "
 		# Every trace whose element began is written or counted broken.
 		ingest_count "$(grep -c '^{"traceID"' "$in")"
@@ -678,7 +690,7 @@ ingest_broken() {
 	in=$(head -c $((size / 2)) "$BATS_TEST_TMPDIR/whole.json.zst" | mkfix cut.json.zst)
 	ingest_run -k -v "$in"
 	expect_no_crash
-	expect_status 3
+	expect_rc 3
 	expect_msg "^tr-ingest: $in: (truncated zstd stream|zstd: )"
 	# the frame failed its check: nothing decoded from it is written (tr(7),
 	# DATA SAFETY), g1 no more than the rest
@@ -708,7 +720,7 @@ ingest_broken() {
 			# Accepted: then it must be a whole, readable trace.
 			tr-cp "$out" >/dev/null 2>&1 || problem "$bad: accepted but the output does not read back"
 		else
-			expect_status 3
+			expect_rc 3
 			expect_absent b1
 			grep -Eq "^tr-ingest: $in:[0-9]+:[0-9]+: " "$err" || problem "$bad: no FILE:LINE:COL message"
 		fi
@@ -739,7 +751,7 @@ wrong_types() {
 		if [ "$rc" -eq 0 ]; then
 			tr-cp "$out" >/dev/null 2>&1 || problem "$bad: accepted but the output does not read back"
 		else
-			expect_status 3
+			expect_rc 3
 			grep -Eq "^tr-ingest: $in:[0-9]+:[0-9]+: " "$err" || problem "$bad: no FILE:LINE:COL message"
 			[ "$(grep -c '^S' "$out")" -eq 2 ] || problem "$bad: the two good traces are not both out"
 			! grep -q 'b1' "$out" || problem "$bad: the broken trace is in the output"
@@ -788,7 +800,7 @@ otlp_sandwich() {
 		in=$(${fmt}_sandwich '{"traceId":"b1","duration":NaN}' | mkfix "in.$fmt.json")
 		ingest_run -k -v "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-ingest: $in:[23]:[0-9]+: invalid char in json text near 'NaN'"
 		[ "$(grep -c '^S' "$out")" -eq "$written" ] || problem "$fmt: not $written spans written"
 		count=${fmt_count_written#*:}
@@ -820,7 +832,7 @@ otlp_sandwich() {
 		in=$(jaeger_sandwich '{"traceID":"b1","spanID":"x","operationName":"o","startTime":'"$v"',"duration":1,"processID":"p1"}' | mkfix in.json)
 		ingest_run -k -v "$in"
 		expect_no_crash
-		expect_status 3
+		expect_rc 3
 		expect_absent b1
 		ingest_good_kept
 		[ -z "$problems" ] || { problems="$problems (startTime $v)"; break; }
@@ -832,7 +844,7 @@ otlp_sandwich() {
 	in=$(jaeger_sandwich "$(printf '{"traceID":"b1","spanID":"x","operationName":"o\377\300","startTime":1,"duration":1,"processID":"p1"}')" | mkfix in.json)
 	ingest_run -k -v "$in"
 	expect_no_crash
-	expect_status 3
+	expect_rc 3
 	expect_absent b1
 	ingest_good_kept
 	ingest_count 3
@@ -842,7 +854,7 @@ otlp_sandwich() {
 @test "tr-ingest: TAB, newline and % in names and tag values are escaped and read back" {
 	in=$(jaeger_sandwich '{"traceID":"b1","spanID":"x","operationName":"a\tb\nc%d\re","startTime":1,"duration":1,"processID":"p1","tags":[{"key":"k=\t","type":"string","value":"v\t%\n"}]}' | mkfix in.json)
 	ingest_run -v "$in"
-	expect_status 0
+	expect_rc 0
 	line=$(awk -F'\t' '$1 == "S" && $2 == "b1"' "$out")
 	[ "$(printf '%s' "$line" | cut -f8)" = 'a%09b%0Ac%25d%0De' ] || problem "operation not escaped: $line"
 	printf '%s' "$line" | grep -q "$(printf '\tk%%3D%%09=v%%09%%25%%0A')" || problem "tag not escaped: $line"
@@ -864,12 +876,12 @@ expect_one_line_messages() {
 	# tr-ingest: a span id (negative duration) and a trace id (--max-spans).
 	in=$(jaeger_sandwich '{"traceID":"b1","spanID":"x\ny","operationName":"o","startTime":1,"duration":-1,"processID":"p1"}' | mkfix in.json)
 	ingest_run -k -v "$in"
-	expect_status 3
+	expect_rc 3
 	expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: span x%0Ay: negative duration$"
 	expect_one_line_messages
 	in=$(jaeger_sandwich '{"traceID":"b\n1","spanID":"x","operationName":"o","startTime":1,"duration":1,"processID":"p1"},{"traceID":"b\n1","spanID":"y","operationName":"o","startTime":1,"duration":1,"processID":"p1"}' | mkfix in2.json)
 	ingest_run -k -v --max-spans 1 "$in"
-	expect_status 3
+	expect_rc 3
 	# the trace is refused as its spans are counted, before its id is read whole
 	expect_msg "^tr-ingest: $in:[0-9]+:[0-9]+: trace with more than --max-spans 1 spans: skipped$"
 	expect_one_line_messages
@@ -878,7 +890,7 @@ expect_one_line_messages() {
 	sandwich 'S\tb1\tx\t\t1x0\t50\ts\to\t\t\n' > "$BATS_TEST_TMPDIR/$name"
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$BATS_TEST_TMPDIR/$name"
-		expect_status 3
+		expect_rc 3
 		expect_msg "^tr-$tool: $BATS_TEST_TMPDIR/in%0Aput%0D\.tr:[0-9]+: start: not an integer: \"1x0\"$"
 		expect_one_line_messages
 	done
@@ -901,7 +913,7 @@ expect_one_line_messages() {
 	y='{"traceID":"b1","spanID":"x","operationName":"other","startTime":2,"duration":1,"processID":"p1"}'
 	in=$(jaeger_sandwich "$x,$x,$y" | mkfix in.json)
 	ingest_run -v "$in"
-	expect_status 0
+	expect_rc 0
 	grep -q "$(printf '^T\tb1\t.*tr.dropped_duplicates=1')" "$out" || problem "identical duplicate not counted"
 	[ "$(spans_of "$out" b1 | cut -f3 | tr '\n' ' ')" = "x x~2 " ] || problem "ids not x, x~2: $(spans_of "$out" b1)"
 	grep -q 'tr.renamed_from=x' "$out" || problem "renamed span not tagged"
@@ -915,13 +927,13 @@ expect_one_line_messages() {
 	  {\"traceID\":\"b1\",\"spanID\":\"s\",\"operationName\":\"o\",\"startTime\":3,\"duration\":1,\"processID\":\"p1\",$(ref s)},
 	  {\"traceID\":\"b1\",\"spanID\":\"o\",\"operationName\":\"o\",\"startTime\":4,\"duration\":1,\"processID\":\"p1\",$(ref nosuch)}" | mkfix in.json)
 	ingest_run -v "$in"
-	expect_status 0
+	expect_rc 0
 	[ "$(spans_of "$out" b1 | cut -f3,4 | tr '\t\n' ': ')" = "o:nosuch s:s x:y y:x " ] || problem "spans or parents changed: $(spans_of "$out" b1)"
 	ingest_count 3
 	# And every filter reads the trace.
 	for tool in $LF_TOOLS; do
 		lf_run $tool "$out"
-		expect_status 0
+		expect_rc 0
 		expect_whole "$BATS_TEST_TMPDIR/ingest.out" b1
 	done
 	report
@@ -933,7 +945,7 @@ expect_one_line_messages() {
 	z='{"traceID":"b1","spanID":"z","operationName":"o","startTime":3,"duration":1,"processID":"p1"}'
 	in=$(jaeger_sandwich "$x,$y,$z" | mkfix in.json)
 	ingest_run -k -v --max-spans 2 "$in"
-	expect_status 3
+	expect_rc 3
 	expect_msg "^tr-ingest: $in:5:1: trace with more than --max-spans 2 spans: skipped"
 	expect_absent b1
 	ingest_good_kept
@@ -945,7 +957,7 @@ expect_one_line_messages() {
 	pad=$(head -c 3000 /dev/zero | tr '\0' 'p')
 	in=$(jaeger_sandwich '{"traceID":"b1","spanID":"x","operationName":"'"$pad"'","startTime":1,"duration":1,"processID":"p1"}' | mkfix in.json)
 	ingest_run -k -v --max-bytes 2000 "$in"
-	expect_status 3
+	expect_rc 3
 	expect_msg "^tr-ingest: $in:5:1: JSON value larger than --max-bytes 2000"
 	expect_absent b1
 	ingest_good_kept
@@ -956,9 +968,9 @@ expect_one_line_messages() {
 @test "tr-ingest: bad limit values are usage errors (exit 2)" {
 	for v in -1 x 1x ''; do
 		run tr-ingest --max-spans "$v" /dev/null
-		[ "$status" -eq 2 ] || { echo "--max-spans '$v': $status"; false; }
+		expect_status 2 || { echo "--max-spans '$v': $status"; false; }
 		run tr-ingest --max-bytes "$v" /dev/null
-		[ "$status" -eq 2 ] || { echo "--max-bytes '$v': $status"; false; }
+		expect_status 2 || { echo "--max-bytes '$v': $status"; false; }
 	done
 }
 
@@ -975,7 +987,7 @@ expect_one_line_messages() {
 		print "]}]}" }' | mkfix deep.json)
 	ingest_run -v "$in"
 	expect_no_crash
-	expect_status 0
+	expect_rc 0
 	ingest_count 1
 	[ "$(grep -c '^S' "$out")" -eq "$n" ] || problem "not every span written: $(grep -c '^S' "$out") of $n"
 	report
@@ -992,7 +1004,7 @@ expect_one_line_messages() {
 	} > "$in"
 	ingest_run -v "$in"
 	expect_no_crash
-	expect_status 0
+	expect_rc 0
 	ingest_count 1
 	[ "$(big_tag_length "$out" h1)" -eq $((bytes + 4)) ] ||
 		problem "the $bytes-byte value was not written whole: $(big_tag_length "$out" h1) bytes with big="
@@ -1007,7 +1019,7 @@ expect_one_line_messages() {
 		print "]}]}" }' | mkfix wide.json)
 	ingest_run -v "$in"
 	expect_no_crash
-	expect_status 0
+	expect_rc 0
 	ingest_count 1
 	[ "$(grep -c '^S' "$out")" -eq "$n" ] || problem "not every span written: $(grep -c '^S' "$out") of $n"
 	report
@@ -1028,7 +1040,7 @@ expect_one_line_messages() {
 	in=$(printf '{"":1,"data":[{"traceID":"g","spans":[{"spanID":"a","operationName":"o","startTime":3,"duration":2}]}]}' | mkfix emptykey.json)
 	ingest_run -v "$in"
 	expect_no_crash
-	expect_status 0
+	expect_rc 0
 	grep -q "$(printf '^S\tg\ta\t')" "$out" || problem "the trace is lost"
 	report
 }

@@ -84,7 +84,7 @@ input_of() {
 		rc=0
 		( set -o pipefail; run_tool $tool "$in" 2>"$BATS_TEST_TMPDIR/err" | head -n 1 >/dev/null ) || rc=$?
 		# Killed by SIGPIPE (141) or stopped on EPIPE (4); never a message.
-		[ "$rc" -eq 141 ] || [ "$rc" -eq 4 ] || [ "$rc" -eq 0 ] || { echo "tr-$tool: status $rc"; false; }
+		expect_match '^(141|4|0)$' "$rc" "exit status of tr-$tool"
 		[ ! -s "$BATS_TEST_TMPDIR/err" ] || { echo "tr-$tool: stderr: $(head -c 300 "$BATS_TEST_TMPDIR/err")"; false; }
 	done
 }
@@ -102,7 +102,7 @@ input_of() {
 	for tool in $ALL_TOOLS; do
 		rc=0
 		run_tool $tool "$(input_of $tool)" >/dev/full 2>"$BATS_TEST_TMPDIR/err" || rc=$?
-		[ "$rc" -eq 4 ] || { echo "tr-$tool: status $rc"; false; }
+		expect_num 4 "$rc" || { echo "tr-$tool: status $rc"; false; }
 		grep -q "^tr-$tool: .*No space left on device" "$BATS_TEST_TMPDIR/err" ||
 			{ echo "tr-$tool: $(cat "$BATS_TEST_TMPDIR/err")"; false; }
 	done
@@ -113,7 +113,7 @@ input_of() {
 	for tool in $ALL_TOOLS; do
 		rc=0
 		run_tool $tool "$(input_of $tool)" -o /dev/full 2>"$BATS_TEST_TMPDIR/err" || rc=$?
-		[ "$rc" -eq 4 ] || { echo "tr-$tool: status $rc: $(cat "$BATS_TEST_TMPDIR/err")"; false; }
+		expect_num 4 "$rc" || { echo "tr-$tool: status $rc: $(cat "$BATS_TEST_TMPDIR/err")"; false; }
 		grep -q "^tr-$tool: .*No space left on device" "$BATS_TEST_TMPDIR/err" ||
 			{ echo "tr-$tool: $(cat "$BATS_TEST_TMPDIR/err")"; false; }
 		[ -c /dev/full ] || { echo "tr-$tool replaced /dev/full: restore it with mknod -m 666 /dev/full c 1 7"; false; }
@@ -127,7 +127,7 @@ input_of() {
 		run_tool $tool "$(input_of $tool)" -o "$dir/out" 2>/dev/null
 		run_tool $tool "$(input_of $tool)" > "$dir/want" 2>/dev/null
 		cmp -s "$dir/out" "$dir/want" || { echo "tr-$tool: -o FILE differs from stdout"; false; }
-		[ "$(ls "$dir")" = "$(printf 'out\nwant')" ] || { echo "tr-$tool: left $(ls "$dir")"; false; }
+		expect_eq "$(printf 'out\nwant')" "$(ls "$dir")" || { echo "tr-$tool: left $(ls "$dir")"; false; }
 	done
 }
 
@@ -141,10 +141,10 @@ input_of() {
 		run_tool $tool "$(input_of $tool)" -o "$dir/out" 2>"$BATS_TEST_TMPDIR/err" || rc=$?
 		chmod 755 "$dir"
 		if [ "$(id -u)" -ne 0 ]; then
-			[ "$rc" -eq 4 ] || { echo "tr-$tool: status $rc"; false; }
-			[ "$(cat "$dir/out")" = old ] || { echo "tr-$tool: old file changed"; false; }
+			expect_num 4 "$rc" || { echo "tr-$tool: status $rc"; false; }
+			expect_eq old "$(cat "$dir/out")" || { echo "tr-$tool: old file changed"; false; }
 		fi
-		[ "$(ls "$dir")" = out ] || { echo "tr-$tool: left $(ls "$dir")"; false; }
+		expect_eq out "$(ls "$dir")" || { echo "tr-$tool: left $(ls "$dir")"; false; }
 	done
 }
 
@@ -212,8 +212,8 @@ interrupted() {
 @test "every tool: an unknown option is exit 2 with a pointer to --help on stderr, -h is exit 0 on stdout" {
 	for tool in $ALL_TOOLS; do
 		run "tr-$tool" --no-such-option
-		[ "$status" -eq 2 ] || { echo "tr-$tool --no-such-option: $status"; false; }
-		[ "${lines[1]}" = "try 'tr-$tool --help'" ] || { echo "tr-$tool: $output"; false; }
+		expect_status 2 || { echo "tr-$tool --no-such-option: $status"; false; }
+		expect_eq "try 'tr-$tool --help'" "${lines[1]}" || { echo "tr-$tool: $output"; false; }
 		"tr-$tool" -h > "$BATS_TEST_TMPDIR/h" 2>"$BATS_TEST_TMPDIR/e"
 		grep -q '^usage: ' "$BATS_TEST_TMPDIR/h" || { echo "tr-$tool -h: no usage on stdout"; false; }
 		[ ! -s "$BATS_TEST_TMPDIR/e" ]
@@ -224,7 +224,7 @@ interrupted() {
 	for tool in $ALL_TOOLS; do
 		rc=0
 		run_tool $tool "$BATS_TEST_TMPDIR/nosuch" > /dev/null 2>"$BATS_TEST_TMPDIR/e" || rc=$?
-		[ "$rc" -eq 3 ] || { echo "tr-$tool: status $rc"; false; }
+		expect_num 3 "$rc" || { echo "tr-$tool: status $rc"; false; }
 		grep -q "^tr-$tool: .*nosuch" "$BATS_TEST_TMPDIR/e" || { echo "tr-$tool: $(cat "$BATS_TEST_TMPDIR/e")"; false; }
 	done
 }

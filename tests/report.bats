@@ -23,19 +23,19 @@ small() {
 	f=$(small)
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$f"
 	expect_eq 0 "$status" status
-	[ -z "$output" ]
+	expect_empty "$output"
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
-	[[ "$h" == "<!DOCTYPE html>"* ]]
+	expect_like "<!DOCTYPE html>*" "$h"
 	for id in inputs slowest latency critical-path causes services timelines flame service-graph; do
-		[[ "$h" == *"id=\"$id\""* ]] || { echo "no section $id"; false; }
+		expect_contains "id=\"$id\"" "$h" || { echo "no section $id"; false; }
 	done
-	[[ "$h" == *"<td>2026-01-01 00:00:00 UTC to 2026-01-01 00:00:01 UTC (1.05 s)</td>"* ]]
-	[[ "$h" == *'<a href="#trace-t1">t1</a>'* ]]
-	[[ "$h" == *'<div class="pic" id="trace-t1">'* ]]
-	[[ "$h" == *"<td>db</td><td>query</td><td>2</td><td>30 ms</td>"* ]]
-	[[ "$h" == *">Critical path, traces around p99 · "* ]]
-	[[ "$h" == *">Calls between services</text>"* ]]
-	[[ "$h" != *"id=\"baseline\""* ]]
+	expect_contains '<td>2026-01-01 00:00:00 UTC to 2026-01-01 00:00:01 UTC (1.05 s)</td>' "$h"
+	expect_contains '<a href="#trace-t1">t1</a>' "$h"
+	expect_contains '<div class="pic" id="trace-t1">' "$h"
+	expect_contains '<td>db</td><td>query</td><td>2</td><td>30 ms</td>' "$h"
+	expect_contains '>Critical path, traces around p99 · ' "$h"
+	expect_contains '>Calls between services</text>' "$h"
+	expect_lacks 'id="baseline"' "$h"
 }
 
 @test "the HTML report is self-contained: no script, nothing fetched" {
@@ -45,7 +45,7 @@ small() {
 	expect_output 0
 	# the only URLs are the SVG namespace's
 	run grep -Eo 'https?://[^"]*' "$BATS_TEST_TMPDIR/r.html"
-	[ -z "$(printf '%s\n' "$output" | grep -v '^http://www.w3.org/2000/svg$')" ]
+	expect_empty "$(printf '%s\n' "$output" | grep -v '^http://www.w3.org/2000/svg$')"
 }
 
 @test "tr-temporal's causes name the other trace that held the resource" {
@@ -63,7 +63,7 @@ small() {
 	run tr-report --top 1 -o "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/q.tr"
 	expect_eq 0 "$status" status
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
-	[[ "$h" == *"<td>batch:report on db@db-0</td><td>sequencing</td><td>80 ms</td><td>t1</td>"* ]]
+	expect_contains '<td>batch:report on db@db-0</td><td>sequencing</td><td>80 ms</td><td>t1</td>' "$h"
 }
 
 @test "-f md writes Markdown with every picture as an SVG file beside it" {
@@ -71,16 +71,16 @@ small() {
 	run tr-report -f md -o "$BATS_TEST_TMPDIR/r.md" "$f"
 	expect_eq 0 "$status" status
 	md=$(cat "$BATS_TEST_TMPDIR/r.md")
-	[[ "$md" == "# Trace report"* ]]
-	[[ "$md" == *"## Slowest requests"* ]]
-	[[ "$md" == *"| db | query | 2 | 30 ms |"* ]]
-	[[ "$md" == *"![timeline of trace t1](r-timeline-1.svg)"* ]]
+	expect_like "# Trace report*" "$md"
+	expect_contains '## Slowest requests' "$md"
+	expect_contains '| db | query | 2 | 30 ms |' "$md"
+	expect_contains '![timeline of trace t1](r-timeline-1.svg)' "$md"
 	n=0
 	for svg in $(grep -o '([a-z0-9-]*\.svg)' "$BATS_TEST_TMPDIR/r.md" | tr -d '()'); do
 		head -c 5 "$BATS_TEST_TMPDIR/$svg" | grep -q '<svg' || { echo "missing $svg"; false; }
 		n=$((n + 1))
 	done
-	[ "$n" -eq 4 ]	# two timelines, the flame graphs, the service graph
+	expect_num 4 "$n" # two timelines, the flame graphs, the service graph
 }
 
 @test "-f md -o with a space in its name: the picture links still work (<...> destinations)" {
@@ -88,7 +88,7 @@ small() {
 	run tr-report -f md -o "$BATS_TEST_TMPDIR/my report.md" "$f"
 	expect_eq 0 "$status" status
 	md=$(cat "$BATS_TEST_TMPDIR/my report.md")
-	[[ "$md" == *"![timeline of trace t1](<my report-timeline-1.svg>)"* ]]
+	expect_contains '![timeline of trace t1](<my report-timeline-1.svg>)' "$md"
 	[ -s "$BATS_TEST_TMPDIR/my report-timeline-1.svg" ]
 }
 
@@ -96,7 +96,7 @@ small() {
 	f=$(small)
 	run tr-report -f md "$f"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == "tr-report: -f md writes its pictures beside the report: give -o FILE" ]]
+	expect_eq 'tr-report: -f md writes its pictures beside the report: give -o FILE' "${lines[0]}"
 	run tr-report -f pdf "$f"
 	expect_eq 2 "$status" status
 	run tr-report --top 0 "$f"
@@ -118,9 +118,9 @@ small() {
 		"$BATS_TEST_TMPDIR/incident.json"
 	expect_eq 0 "$status" status
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
-	[[ "$h" == *'id="baseline"'* ]]
-	[[ "$h" == *"the largest: mysql, "* ]]
-	[[ "$h" == *"against 100 baseline traces: red more, blue less"* ]]
+	expect_contains 'id="baseline"' "$h"
+	expect_contains 'the largest: mysql, ' "$h"
+	expect_contains 'against 100 baseline traces: red more, blue less' "$h"
 }
 
 @test "the samples' report has every section filled" {
@@ -128,9 +128,9 @@ small() {
 	run tr-report -o "$BATS_TEST_TMPDIR/r.html" "$SAMPLES"/jaeger/*.json
 	expect_eq 0 "$status" status
 	h=$(cat "$BATS_TEST_TMPDIR/r.html")
-	[ "$(grep -c '<div class="pic" id="trace-' "$BATS_TEST_TMPDIR/r.html")" -eq 5 ]
-	[[ "$h" == *"<td>sequencing</td>"* || "$h" == *"<td>onpath</td>"* ]]
-	[[ "$h" == *">Calls between services</text>"* ]]
+	expect_num 5 "$(grep -c '<div class="pic" id="trace-' "$BATS_TEST_TMPDIR/r.html")"
+	expect_match '<td>(sequencing|onpath)</td>' "$h"
+	expect_contains '>Calls between services</text>' "$h"
 }
 
 @test "a browser shows the report: not blank, its sections and trace ids in the page" {
@@ -141,7 +141,7 @@ small() {
 	run dom "$BATS_TEST_TMPDIR/r.html"
 	for text in "Slowest requests" "Latency per operation" "Critical-path time per service" \
 		"Top causes" "Service graph" "trace t1 · front: GET / · 100 ms"; do
-		[[ "$output" == *"$text"* ]] || { echo "not in the page: $text"; false; }
+		expect_contains "$text" "$output" || { echo "not in the page: $text"; false; }
 	done
 }
 
@@ -164,12 +164,12 @@ untagged_queue() {
 @test "causes are tr-temporal's: an untagged queue names the trace it waited behind, not transit" {
 	f=$(untagged_queue)
 	run tr-temporal --explain --trace tb "$f"
-	[[ "$output" == *"= 14.5 ms (36.2%) [sequencing] in trace ta"* ]]
+	expect_contains '= 14.5 ms (36.2%) [sequencing] in trace ta' "$output"
 	run tr-report -f md -o "$BATS_TEST_TMPDIR/r.md" "$f"
 	expect_eq 0 "$status" status
 	m=$(cat "$BATS_TEST_TMPDIR/r.md")
-	[[ "$m" == *"| [tb](#trace-tb) | front:SELECT on db@db1 | sequencing | 14.5 ms | [ta](#trace-ta) |"* ]]
-	[[ "$m" != *"| [tb](#trace-tb) | request front → db:SELECT | transit | 16 ms |"* ]]
+	expect_contains '| [tb](#trace-tb) | front:SELECT on db@db1 | sequencing | 14.5 ms | [ta](#trace-ta) |' "$m"
+	expect_lacks '| [tb](#trace-tb) | request front → db:SELECT | transit | 16 ms |' "$m"
 }
 
 @test "--baseline opens with the likely cause: tr-cp --suspects' first service, first section" {
@@ -177,7 +177,7 @@ untagged_queue() {
 	trsim --traces 100 --seed 12 -o "$BATS_TEST_TMPDIR/incident.json"
 	run tr-report -f md --baseline "$BATS_TEST_TMPDIR/base.json" -o "$BATS_TEST_TMPDIR/r.md" \
 		"$BATS_TEST_TMPDIR/incident.json"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	first=$(tr-cp -q --suspects --baseline "$BATS_TEST_TMPDIR/base.json" "$BATS_TEST_TMPDIR/incident.json" |
 		awk -F'\t' 'NR == 2 { print $2 }')
 	section=$(grep -m1 '^## ' "$BATS_TEST_TMPDIR/r.md")
@@ -199,18 +199,18 @@ untagged_queue() {
 	EOF
 	run tr-report --baseline "$BATS_TEST_TMPDIR/base.tr" --max-bytes 150 -o "$BATS_TEST_TMPDIR/r.html" "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"base.tr:2: trace b1: more than --max-bytes (1 spans, 158 bytes read): skipped" ]]
+	expect_like "*base.tr:2: trace b1: more than --max-bytes \(1 spans, 158 bytes read\): skipped" "$output"
 }
 
 @test "-k counts the skipped traces at the end; -q leaves the count out, the status still 3" {
 	f=$( { cat "$(small)"; printf 'T\tbad\nS\tbad\tx\t\t1x0\t5\ts\to\t\t\n'; } | mkfix bad.tr)
 	run tr-report -k -o "$BATS_TEST_TMPDIR/r.html" "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-report: 2 traces read, 1 bad (skipped)" ]]
+	expect_like "*tr-report: 2 traces read, 1 bad \(skipped\)" "$output"
 	run tr-report -k -q -o "$BATS_TEST_TMPDIR/r.html" "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"start: not an integer"* ]]
-	[[ "$output" != *"bad (skipped)"* ]]
+	expect_contains 'start: not an integer' "$output"
+	expect_lacks 'bad (skipped)' "$output"
 }
 
 # n traces of a root and 5 calls; latencies ascending (asc) or descending.
@@ -230,6 +230,6 @@ latencies() {
 	asc=$(ms "$BATS_TEST_TMPDIR/asc.tr")
 	echo "ascending $asc ms, descending $desc ms"
 	# each new slowest trace redrawn: ascending took 5 times as long
-	[ "$asc" -lt $((2 * desc + 200)) ]
+	expect_lt "$((2 * desc + 200))" "$asc"
 	grep -q 'trace-t29999' "$BATS_TEST_TMPDIR/r.html"
 }

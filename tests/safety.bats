@@ -40,49 +40,49 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "tr-cp -o FILE on bad input leaves FILE as it was (exit 3)" {
 	run tr-cp -o "$out" "$bad"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	out_kept
 }
 
 @test "tr-pag -o FILE on bad input leaves FILE as it was (exit 3)" {
 	run tr-pag -o "$out" "$bad"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	out_kept
 }
 
 @test "tr-infer -o FILE on bad input leaves FILE as it was (exit 3)" {
 	run tr-infer -o "$out" "$bad"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	out_kept
 }
 
 @test "tr-aggregate -o FILE on bad input leaves FILE as it was (exit 3)" {
 	run tr-aggregate -o "$out" "$AGG_Q" "$bad"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	out_kept
 }
 
 @test "tr-temporal -o FILE on bad input leaves FILE as it was, not a header alone (exit 3)" {
 	run tr-temporal -o "$out" "$bad"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	out_kept
 }
 
 @test "tr-cp -o FILE stopped by bad input after good traces leaves FILE as it was" {
 	run tr-cp -o "$out" "$good" "$bad"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	out_kept
 }
 
 @test "tr-cp -k -o FILE skips the bad input and writes the good traces (exit 3)" {
 	run tr-cp -k -o "$out" "$bad" "$good"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	expected=$(traces_in < "$good")
 	actual=$(traces_in < "$out")
 	diff <(echo "$expected") <(echo "$actual")
@@ -93,16 +93,16 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "tr-cp: a missing file after good input keeps the good traces on stdout (exit 3)" {
 	expected=$(traces_in < "$good")
 	run tr-cp "$good" "$missing"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
-	[[ "$output" == *"missing.tr: No such file or directory"* ]]
+	expect_contains 'missing.tr: No such file or directory' "$output"
 }
 
 @test "tr-pag: a missing file after good input keeps the good traces on stdout (exit 3)" {
 	expected=$(traces_in < "$good")
 	run tr-pag "$good" "$missing"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
 }
@@ -110,26 +110,26 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "tr-temporal: a missing file after good input keeps the analysed traces (exit 3)" {
 	expected=$(tr-temporal "$good" | traces_in)
 	run tr-temporal "$good" "$missing"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	actual=$(printf '%s\n' "$output" | traces_in)
 	echo "expected $expected traces, got $actual"
-	[ "$actual" -gt 0 ]
+	expect_gt 0 "$actual"
 	diff <(echo "$expected") <(echo "$actual")
 }
 
 @test "tr-cp -k: a missing first file is skipped and the good one written (exit 3)" {
 	expected=$(traces_in < "$good")
 	run tr-cp -k "$missing" "$good"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
-	[[ "$output" == *"missing.tr: No such file or directory"* ]]
+	expect_contains 'missing.tr: No such file or directory' "$output"
 }
 
 @test "tr-infer --reformat -k: a missing file is skipped, not fatal before the first pass" {
 	expected=$(traces_in < "$good")
 	run tr-infer --reformat -k "$missing" "$good"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
 }
@@ -139,8 +139,8 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	cp "$good" "$BATS_TEST_TMPDIR/locked.tr"
 	chmod 000 "$BATS_TEST_TMPDIR/locked.tr"
 	run tr-cp "$good" "$BATS_TEST_TMPDIR/locked.tr"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"locked.tr: Permission denied"* ]]
+	expect_status 3
+	expect_contains 'locked.tr: Permission denied' "$output"
 }
 
 # --- row 16: a directory as input is bad input, exit 3 ---
@@ -150,8 +150,8 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	expected=$(traces_in < "$good")
 	run tr-cp "$good" "$BATS_TEST_TMPDIR/dir"
 	echo "$output" | tail -2
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"dir: is a directory, not a file"* ]]
+	expect_status 3
+	expect_contains 'dir: is a directory, not a file' "$output"
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
 }
@@ -160,7 +160,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	mkdir "$BATS_TEST_TMPDIR/dir"
 	run tr-temporal "$BATS_TEST_TMPDIR/dir"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 }
 
 # --- row 17: -o keeps the file's mode and a symbolic link ---
@@ -168,7 +168,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "-o FILE keeps the mode of the file it replaces" {
 	chmod 640 "$out"
 	run tr-cp -o "$out" "$good"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=640
 	actual=$(stat -c %a "$out")
 	diff <(echo "$expected") <(echo "$actual")
@@ -177,7 +177,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "-o LINK writes the link's target and keeps the link" {
 	ln -s out "$BATS_TEST_TMPDIR/link"
 	run tr-cp -o "$BATS_TEST_TMPDIR/link" "$good"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ -L "$BATS_TEST_TMPDIR/link" ] || { echo "the link was replaced by a file"; false; }
 	expected=$(traces_in < "$good")
 	actual=$(traces_in < "$out")
@@ -190,9 +190,9 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	awk 'NR == 3 { gsub(/\t/, " ") } { print }' "$good" > "$BATS_TEST_TMPDIR/sp.tr"
 	run --separate-stderr tr-cp "$BATS_TEST_TMPDIR/sp.tr"
 	echo "$stderr"
-	[ "$status" -eq 3 ]
-	[[ "$stderr" == *"sp.tr:3: a record with spaces for TABs (type S): fields are separated by TAB"* ]]
-	[[ "$output" != *"S "* ]] || { echo "the broken record was passed through"; false; }
+	expect_status 3
+	expect_contains 'sp.tr:3: a record with spaces for TABs (type S): fields are separated by TAB' "$stderr"
+	expect_lacks 'S ' "$output" || { echo "the broken record was passed through"; false; }
 }
 
 @test "-k: the trace of a span record with spaces for TABs is skipped whole, with a warning" {
@@ -200,10 +200,10 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	expected=$(( $(traces_in < "$good") - 1 ))
 	run --separate-stderr tr-cp -k "$BATS_TEST_TMPDIR/sp.tr"
 	echo "$stderr"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
-	[[ "$stderr" == *"sp.tr:2: trace "*": a record of it is broken (told above): skipped"* ]]
+	expect_like "*sp.tr:2: trace *: a record of it is broken \(told above\): skipped*" "$stderr"
 }
 
 # --- row 10: one trace id in two groups is reported, never two traces ---
@@ -213,8 +213,8 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	expected=$(traces_in < "$good")
 	run --separate-stderr tr-cp "$BATS_TEST_TMPDIR/twice.tr"
 	echo "$stderr"
-	[ "$status" -eq 3 ]
-	[[ "$stderr" == *"met again after its group at $BATS_TEST_TMPDIR/twice.tr:2 ended"* ]]
+	expect_status 3
+	expect_contains "met again after its group at $BATS_TEST_TMPDIR/twice.tr:2 ended" "$stderr"
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
 }
@@ -222,7 +222,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "-k: a trace id in two files is written once, the second group skipped with a warning" {
 	expected=$(traces_in < "$good")
 	run --separate-stderr tr-cp -k "$good" "$good"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	actual=$(printf '%s\n' "$output" | traces_in)
 	diff <(echo "$expected") <(echo "$actual")
 	n=$(grep -c 'met again after its group' <<<"$stderr")
@@ -236,7 +236,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	run --separate-stderr tr-aggregate --fail-if 'total > 5' \
 		'From s In spans Select SUM(s.tag["cp.slf"]) AS total' "$BATS_TEST_TMPDIR/cp.tr"
 	echo "$stderr"
-	[ "$status" -eq 2 ]
+	expect_status 2
 	expected='tr-aggregate: fail-if: tag cp.slf: no span has a tag cp.slf (did you mean cp.self?)'
 	diff <(echo "$expected") <(echo "$stderr")
 }
@@ -246,7 +246,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	run tr-aggregate --fail-if 'total > 5' \
 		'From s In spans Select SUM(s.tag["cp.self"]) AS total' "$BATS_TEST_TMPDIR/cp.tr"
 	echo "$output"
-	[ "$status" -eq 1 ]
+	expect_status 1
 }
 
 # --- row 16: exit statuses ---
@@ -255,29 +255,29 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	run --separate-stderr tr-aggregate --fail-if 'n > 5' \
 		'From s In spans GroupBy s.tag["servce"] Select COUNT AS n' "$good"
 	echo "$stderr"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"GroupBy servce: no span has a tag servce"* ]]
+	expect_status 2
+	expect_contains 'GroupBy servce: no span has a tag servce' "$stderr"
 }
 
 @test "tr-temporal --check -t ID no trace has is exit 2 (usage), not 1" {
 	run --separate-stderr tr-temporal --check -t unknown "$good"
 	echo "$stderr"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"--trace unknown: no trace has this id"* ]]
+	expect_status 2
+	expect_contains '--trace unknown: no trace has this id' "$stderr"
 }
 
 @test "tr-temporal -c naming a resource no span uses is exit 2" {
 	run --separate-stderr tr-temporal -c unknown=2 "$good"
 	echo "$stderr"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"-c unknown: no span uses a resource unknown"* ]]
+	expect_status 2
+	expect_contains '-c unknown: no span uses a resource unknown' "$stderr"
 }
 
 @test "tr-temporal -c naming a resource a span uses is accepted" {
 	res=$(tr-temporal -f explain "$good" | grep -o 'mysql@[a-z0-9-]*' | head -1)
-	[ -n "$res" ]
+	expect_nonempty "$res"
 	run tr-temporal -c "$res=1" "$good"
-	[ "$status" -eq 0 ]
+	expect_status 0
 }
 
 # --- row 5: partials are validated ---
@@ -287,7 +287,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	tr-aggregate --partial "$AGG_Q" "$good" > "$BATS_TEST_TMPDIR/a.part"
 	run tr-aggregate --merge "$AGG_Q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/empty.part"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	expected="tr-aggregate: $BATS_TEST_TMPDIR/empty.part:1: an empty file, not a partial"
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -296,7 +296,7 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	tr-aggregate --partial "$AGG_Q" "$good" | head -n 3 > "$BATS_TEST_TMPDIR/cut.part"
 	run tr-aggregate --merge -o "$out" "$AGG_Q" "$BATS_TEST_TMPDIR/cut.part"
 	echo "$output"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	expected="tr-aggregate: $BATS_TEST_TMPDIR/cut.part:4: the partial has no end mark: it was cut short"
 	diff <(echo "$expected") <(echo "$output")
 	out_kept
@@ -305,18 +305,18 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 @test "tr-aggregate --merge: partials one after the other (cat) merge as two" {
 	tr-aggregate --partial "$AGG_Q" "$good" > "$BATS_TEST_TMPDIR/a.part"
 	expected=$(tr-aggregate --merge "$AGG_Q" "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/a.part")
-	[[ "$expected" == *"frontend	"* ]]
+	expect_contains 'frontend	' "$expected"
 	run sh -c "cat '$BATS_TEST_TMPDIR/a.part' '$BATS_TEST_TMPDIR/a.part' | tr-aggregate --merge '$AGG_Q' -"
 	echo "$output"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	diff <(echo "$expected") <(echo "$output")
 }
 
 @test "tr-aggregate --merge: a partial of format 1 is refused, make it again" {
 	printf '#tr-aggregate-partial/1\tFrom s In spans\nG\tsx\t1\n' > "$BATS_TEST_TMPDIR/old.part"
 	run tr-aggregate --merge "$AGG_Q" "$BATS_TEST_TMPDIR/old.part"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"old.part:1: a partial of format 1, this tr-aggregate merges format 2: make it again"* ]]
+	expect_status 3
+	expect_contains 'old.part:1: a partial of format 1, this tr-aggregate merges format 2: make it again' "$output"
 }
 
 @test "tr-infer --merge: an empty partial is exit 3 at file:line" {
@@ -324,23 +324,23 @@ AGG_Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	tr-infer --partial "$good" > "$BATS_TEST_TMPDIR/a.part"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/a.part" "$BATS_TEST_TMPDIR/empty.part"
 	echo "$output"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"empty.part:1: an empty file, not a partial"* ]]
+	expect_status 3
+	expect_contains 'empty.part:1: an empty file, not a partial' "$output"
 }
 
 @test "tr-infer --merge: a partial cut at a line boundary is exit 3" {
 	tr-infer --partial "$good" | head -n 5 > "$BATS_TEST_TMPDIR/cut.part"
 	run tr-infer --merge "$BATS_TEST_TMPDIR/cut.part"
 	echo "$output"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"cut.part:6: the partial has no end mark: it was cut short"* ]]
+	expect_status 3
+	expect_contains 'cut.part:6: the partial has no end mark: it was cut short' "$output"
 }
 
 @test "tr-infer -k --merge: a cut partial is refused too, not merged in part" {
 	tr-infer --partial "$good" | head -n 5 > "$BATS_TEST_TMPDIR/cut.part"
 	run tr-infer -k --merge "$BATS_TEST_TMPDIR/cut.part"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"nothing written"* ]]
+	expect_status 3
+	expect_contains 'nothing written' "$output"
 }
 
 # --- row 6: sums of durations cannot wrap ---
@@ -359,8 +359,8 @@ huge_durations() {
 	huge_durations
 	run tr-cp --summary service "$BATS_TEST_TMPDIR/huge.tr"
 	echo "$output"
-	[ "$status" -eq 3 ]
-	[[ "$output" != *"-4611686018427393616"* ]]
+	expect_status 3
+	expect_lacks '-4611686018427393616' "$output"
 	expected='tr-cp: --summary: durations add up past 2^63 us: absurd span durations'
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -368,14 +368,14 @@ huge_durations() {
 @test "tr-cp --flame: durations summed past 2^63 are an error (exit 3)" {
 	huge_durations
 	run tr-cp --flame "$BATS_TEST_TMPDIR/huge.tr"
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"--flame: durations add up past 2^63 us"* ]]
+	expect_status 3
+	expect_contains '--flame: durations add up past 2^63 us' "$output"
 }
 
 @test "tr-aggregate --units s: a SUM past 2^63 us is written positive" {
 	huge_durations
 	run tr-aggregate --no-header --units s 'From s In spans Select SUM(s.duration) AS d' "$BATS_TEST_TMPDIR/huge.tr"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=13835058055282.16
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -410,14 +410,14 @@ huge_durations() {
 	mkdir "$BATS_TEST_TMPDIR/tmp"
 	run --separate-stderr sh -c "trap '' XFSZ; ulimit -f 1; TMPDIR='$BATS_TEST_TMPDIR/tmp' tr-cp '$BATS_TEST_TMPDIR/ex.json' > /dev/null"
 	echo "$stderr"
-	[ "$status" -eq 4 ]
-	[[ "$stderr" == "tr-cp: $BATS_TEST_TMPDIR/tmp/tr-export."*": write error: File too large" ]]
+	expect_status 4
+	expect_like "tr-cp: $BATS_TEST_TMPDIR/tmp/tr-export.*: write error: File too large" "$stderr"
 }
 
 @test "tr-ingest: an input with no span writes nothing on stdout, not even the header (exit 3)" {
 	echo '{"data":[]}' > "$BATS_TEST_TMPDIR/none.json"
 	run --separate-stderr tr-ingest "$BATS_TEST_TMPDIR/none.json"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	expected=''
 	diff <(echo "$expected") <(echo "$output")
 }
@@ -426,7 +426,7 @@ huge_durations() {
 	for tool in cp pag infer aggregate temporal ingest report; do
 		rc=0
 		"tr-$tool" --help > /dev/full 2>"$BATS_TEST_TMPDIR/err" || rc=$?
-		[ "$rc" -eq 4 ] || { echo "tr-$tool: exit $rc"; false; }
+		expect_num 4 "$rc" || { echo "tr-$tool: exit $rc"; false; }
 		grep -q "^tr-$tool: standard output: write error: " "$BATS_TEST_TMPDIR/err" ||
 			{ echo "tr-$tool: $(cat "$BATS_TEST_TMPDIR/err")"; false; }
 	done
@@ -436,7 +436,7 @@ huge_durations() {
 	{ cat "$good"; printf 'T\tbad\nS\tbad\ta\t\tx\t1\ts\to\t\t\n'; } > "$BATS_TEST_TMPDIR/in.tr"
 	n=$(traces_in < "$good")
 	run --separate-stderr tr-cp -k "$BATS_TEST_TMPDIR/in.tr"
-	[ "$status" -eq 3 ]
+	expect_status 3
 	expected="tr-cp: $((n + 1)) traces read, 1 bad"
 	actual=$(tail -1 <<<"$stderr")
 	diff <(echo "$expected") <(echo "$actual")
@@ -454,7 +454,7 @@ huge_durations() {
 	trsim --hints --seed 9 --traces 12 | tr-ingest > "$BATS_TEST_TMPDIR/other.tr"
 	run tr-report -f md --top 2 -o "$d/r.md" "$BATS_TEST_TMPDIR/other.tr"
 	echo "$output"
-	[ "$status" -eq 4 ]
+	expect_status 4
 	actual=$(cd "$d" && md5sum r.md r-flame.svg r-services.svg)
 	diff <(echo "$expected") <(echo "$actual")
 	left=$(ls -A "$d" | grep tmp || true)
@@ -467,7 +467,7 @@ huge_durations() {
 	tr-report -f md --top 4 -o "$d/r.md" "$good"
 	[ -f "$d/r-timeline-4.svg" ]
 	run tr-report -f md --top 2 -o "$d/r.md" "$good"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	expected=$(printf '%s\n' r-flame.svg r-services.svg r-timeline-1.svg r-timeline-2.svg r.md)
 	actual=$(ls "$d")
 	diff <(echo "$expected") <(echo "$actual")
@@ -489,14 +489,14 @@ huge_durations() {
 	run --separate-stderr tr-aggregate -q --fail-if 'n > 100000' \
 		'From s In spans Where s.service = "mysqll" Or s.service = "redis" Select COUNT As n' "$f"
 	expect_eq 2 "$status" status
-	[[ "$stderr" == *'no span has service "mysqll" (did you mean "mysql"?)'* ]] || { echo "$stderr"; false; }
+	expect_contains 'no span has service "mysqll" (did you mean "mysql"?)' "$stderr"
 }
 
 @test "a trace's records after its group ended, with no T record of their own, are met again too, and what is written reads back" {
 	f=$(printf '#tr/1\nT\ta\nS\ta\tx\t\t1\t1\ts\to\t\t\nS\tb\ty\t\t1\t1\ts\to\t\t\nS\ta\tz\t\t1\t1\ts\to\t\t\n' | mkfix again.tr)
 	run --separate-stderr tr-cp -k "$f"
 	expect_eq 3 "$status" status
-	[[ "$stderr" == *"again.tr:5: trace a: met again after its group at $f:2 ended"* ]] || { echo "$stderr"; false; }
+	expect_contains "again.tr:5: trace a: met again after its group at $f:2 ended" "$stderr"
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/out.tr"
 	run tr-cp "$BATS_TEST_TMPDIR/out.tr"
 	expect_eq 0 "$status" status

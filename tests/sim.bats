@@ -39,79 +39,85 @@ mysql_overlaps() {
 		! grep -qi 'enqueue' "$BATS_TEST_TMPDIR/s.json"
 	done
 	f=$(sim t.tr)
-	[ "$(awk -F'\t' '$1 == "S"' "$f" | wc -l)" -gt 2000 ]
+	expect_gt 2000 "$(awk -F'\t' '$1 == "S"' "$f" | wc -l)"
 	! grep -q 'queue.wait_us' "$f"
-	[ "$(awk -F'\t' '$1 == "L"' "$f" | grep -vc 'event=timeout')" -eq 0 ]
+	expect_num 0 "$(awk -F'\t' '$1 == "L"' "$f" | grep -vc 'event=timeout')"
 }
 
 @test "default: host clocks differ, so some server spans start before their client spans" {
 	f=$(sim t.tr)
-	[ "$(servers_before_clients "$f")" -gt 0 ]
+	expect_gt 0 "$(servers_before_clients "$f")"
 	# one offset per host: mysql-0's spans keep their order, one query at a time
 	# up to the overlap noise
 	read -r n max <<<"$(mysql_overlaps "$f")"
-	[ "$max" -le 5 ]
+	expect_le 5 "$max"
 	f=$(sim noskew.tr --clock-skew 0)
-	[ "$(servers_before_clients "$f")" -eq 0 ]
+	expect_num 0 "$(servers_before_clients "$f")"
 }
 
 @test "default: back-to-back queries on mysql's one connection overlap by 1-5 µs" {
 	f=$(sim t.tr)
 	read -r n max <<<"$(mysql_overlaps "$f")"
-	[ "$n" -gt 0 ]
-	[ "$max" -ge 1 ] && [ "$max" -le 5 ]
+	expect_gt 0 "$n"
+	expect_ge 1 "$max"
+	expect_le 5 "$max"
 	read -r n max <<<"$(mysql_overlaps "$(sim wide.tr --overlap 40)")"
-	[ "$max" -gt 5 ] && [ "$max" -le 40 ]
+	expect_gt 5 "$max"
+	expect_le 40 "$max"
 	read -r n max <<<"$(mysql_overlaps "$(sim none.tr --overlap 0)")"
-	[ "$n" -eq 0 ]
+	expect_num 0 "$n"
 }
 
 @test "default: route's spans have no kind, every other service's have one" {
 	f=$(sim t.tr)
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "route" && $9 != ""' "$f" | wc -l)" -eq 0 ]
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "route"' "$f" | wc -l)" -gt 500 ]
-	[ "$(awk -F'\t' '$1 == "S" && $7 != "route" && $9 == ""' "$f" | wc -l)" -eq 0 ]
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $7 == "route" && $9 != ""' "$f" | wc -l)"
+	expect_gt 500 "$(awk -F'\t' '$1 == "S" && $7 == "route"' "$f" | wc -l)"
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $7 != "route" && $9 == ""' "$f" | wc -l)"
 	# and in the Jaeger JSON itself: no span.kind tag on those spans
 	trsim --seed 1 --traces 5 | jq -e '[.data[] | .processes as $p | .spans[]
 		| select($p[.processID].serviceName == "route") | .tags[] | select(.key == "span.kind")]
 		| length == 0' >/dev/null
 	f=$(sim kinds.tr --kindless driver)
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "driver" && $9 != ""' "$f" | wc -l)" -eq 0 ]
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "route" && $9 == ""' "$f" | wc -l)" -eq 0 ]
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $7 == "driver" && $9 != ""' "$f" | wc -l)"
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $7 == "route" && $9 == ""' "$f" | wc -l)"
 }
 
 @test "default: redis records no spans; its callers still name it as peer.service" {
 	f=$(sim t.tr)
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)" -eq 0 ]
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)"
 	grep -q $'\tpeer.service=redis' "$f"
+}
+
+@test "--uninstrumented none: redis records its spans" {
 	f=$(sim all.tr --uninstrumented none --span-loss 0)
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)" -eq 60 ]
+	expect_num 60 "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)"
 }
 
 @test "default: some spans are lost, leaving others without their parent" {
 	f=$(sim t.tr)
-	[ "$(orphans "$f")" -gt 0 ]
+	expect_gt 0 "$(orphans "$f")"
 	g=$(sim kept.tr --span-loss 0)
-	[ "$(orphans "$g")" -eq 0 ]
+	expect_num 0 "$(orphans "$g")"
 	lost=$(( $(grep -c '^S' "$g") - $(grep -c '^S' "$f") ))
 	# 1 % of about 2,400 spans
-	[ "$lost" -ge 8 ] && [ "$lost" -le 50 ]
-	[ "$(orphans "$(sim many.tr --span-loss 0.2)")" -gt "$(orphans "$f")" ]
+	expect_ge 8 "$lost"
+	expect_le 50 "$lost"
+	expect_gt "$(orphans "$f")" "$(orphans "$(sim many.tr --span-loss 0.2)")"
 }
 
 @test "--hints restores every hint: queue tags, one clock, no overlap, no loss, all kinds, redis" {
 	f=$(sim h.tr --hints)
-	[ "$(grep -c 'queue.wait_us=' "$f")" -gt 0 ]
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "mysql" && !/queue.wait_us=/' "$f" | wc -l)" -eq 0 ]
-	[ "$(servers_before_clients "$f")" -eq 0 ]
+	expect_gt 0 "$(grep -c 'queue.wait_us=' "$f")"
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $7 == "mysql" && !/queue.wait_us=/' "$f" | wc -l)"
+	expect_num 0 "$(servers_before_clients "$f")"
 	expect_eq "0 0" "$(mysql_overlaps "$f")"
-	[ "$(orphans "$f")" -eq 0 ]
-	[ "$(awk -F'\t' '$1 == "S" && $9 == ""' "$f" | wc -l)" -eq 0 ]
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)" -eq 60 ]
+	expect_num 0 "$(orphans "$f")"
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $9 == ""' "$f" | wc -l)"
+	expect_num 60 "$(awk -F'\t' '$1 == "S" && $7 == "redis"' "$f" | wc -l)"
 	# --queue-tags alone adds the tag and changes nothing else
 	a=$(sim q.tr --queue-tags)
-	[ "$(grep -c 'queue.wait_us=' "$a")" -eq "$(awk -F'\t' '$1 == "S" && ($7 == "mysql" || $7 == "route")' "$a" | wc -l)" ]
-	[ "$(sed 's/\tqueue.wait_us=[0-9]*//' "$a" | cksum)" = "$(cksum < "$(sim d.tr)")" ]
+	expect_num "$(awk -F'\t' '$1 == "S" && ($7 == "mysql" || $7 == "route")' "$a" | wc -l)" "$(grep -c 'queue.wait_us=' "$a")"
+	expect_eq "$(cksum < "$(sim d.tr)")" "$(sed 's/\tqueue.wait_us=[0-9]*//' "$a" | cksum)"
 }
 
 @test "--hints writes the bytes trsim wrote before it had a recorder" {
@@ -126,23 +132,28 @@ mysql_overlaps() {
 	S "$(sim d.tr)" > "$BATS_TEST_TMPDIR/default"
 	# every recorded span is in the run that loses none, byte for byte
 	S "$(sim kept.tr --span-loss 0)" > "$BATS_TEST_TMPDIR/kept"
-	[ "$(comm -23 "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/kept" | wc -l)" -eq 0 ]
-	[ "$(wc -l < "$BATS_TEST_TMPDIR/kept")" -gt "$(wc -l < "$BATS_TEST_TMPDIR/default")" ]
+	expect_num 0 "$(comm -23 "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/kept" | wc -l)"
+	expect_gt "$(wc -l < "$BATS_TEST_TMPDIR/default")" "$(wc -l < "$BATS_TEST_TMPDIR/kept")"
 	# one clock: the same spans with the same durations, other start times
 	S "$(sim c0.tr --clock-skew 0)" > "$BATS_TEST_TMPDIR/c0"
-	[ "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/default" | sort)" = "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/c0" | sort)" ]
+	expect_eq "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/c0" | sort)" "$(cut -f2-4,6- "$BATS_TEST_TMPDIR/default" | sort)"
 	! cmp -s "$BATS_TEST_TMPDIR/default" "$BATS_TEST_TMPDIR/c0"
 }
 
-@test "the same seed and options give identical bytes; another seed does not" {
+@test "the same seed and options give identical bytes" {
 	for fmt in jaeger zipkin otlp; do
 		for opts in "" "--hints" "--span-loss 0.3 --clock-skew 25000 --kindless mysql"; do
 			# shellcheck disable=SC2086
 			a=$(trsim --seed 4 --traces 30 --format $fmt $opts | sha256sum)
 			# shellcheck disable=SC2086
-			[ "$a" = "$(trsim --seed 4 --traces 30 --format $fmt $opts | sha256sum)" ]
+			expect_eq "$(trsim --seed 4 --traces 30 --format $fmt $opts | sha256sum)" "$a"
 		done
-		[ "$(trsim --seed 4 --traces 30 --format $fmt | sha256sum)" != "$(trsim --seed 5 --traces 30 --format $fmt | sha256sum)" ]
+	done
+}
+
+@test "another seed gives other bytes" {
+	for fmt in jaeger zipkin otlp; do
+		expect_ne "$(trsim --seed 5 --traces 30 --format $fmt | sha256sum)" "$(trsim --seed 4 --traces 30 --format $fmt | sha256sum)"
 	done
 }
 
@@ -150,21 +161,21 @@ mysql_overlaps() {
 	key() { trsim --seed 2 --traces 40 --format "$1" | tr-ingest -q |
 		awk -F'\t' '$1 == "S" { print $5, $6, $7, tolower($8), ($9 == "internal" ? "" : $9) }' | sort; }
 	j=$(key jaeger)
-	[ -n "$j" ]
-	[ "$j" = "$(key zipkin)" ]
-	[ "$j" = "$(key otlp)" ]
+	expect_nonempty "$j"
+	expect_eq "$(key zipkin)" "$j"
+	expect_eq "$(key otlp)" "$j"
 }
 
 @test "bad realism options are usage errors" {
 	run trsim --span-loss 1.5
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == "trsim: expected a probability from 0 to 1 after: --span-loss" ]]
+	expect_eq 'trsim: expected a probability from 0 to 1 after: --span-loss' "${lines[0]}"
 	run trsim --kindless nosuch
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == "trsim: unknown service for --kindless: nosuch" ]]
+	expect_eq 'trsim: unknown service for --kindless: nosuch' "${lines[0]}"
 	run trsim --uninstrumented
 	expect_eq 2 "$status" status
 	run trsim --clock-skew 3600000001
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == *"more than an hour"* ]]
+	expect_contains 'more than an hour' "${lines[0]}"
 }

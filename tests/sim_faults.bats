@@ -90,10 +90,10 @@ errors() {
 	between "customer server growth (µs)" "$(grew e customer server)" -3000 3000
 	# the responses say so, and some callers fail too
 	grep -q $'\tcustomer\tHTTP GET /customer\tserver\t.*\thttp.status_code=500' "$BATS_TEST_TMPDIR/e.after.tr"
-	[ "$(errors "$BATS_TEST_TMPDIR/e.after.tr" frontend server)" -gt 10 ]
+	expect_gt 10 "$(errors "$BATS_TEST_TMPDIR/e.after.tr" frontend server)"
 	# an error, not an exception
 	run grep -c 'event=exception' "$BATS_TEST_TMPDIR/e.after.tr"
-	[ "$output" = 0 ] || { echo "expected 0 exception events, got $output"; false; }
+	expect_output 0 || { echo "expected 0 exception events, got $output"; false; }
 }
 
 @test "throw on pricing: its failed spans carry an exception event" {
@@ -101,18 +101,19 @@ errors() {
 	local ex
 	ex=$(awk -F'\t' '$1 == "L" && /event=exception/ && /exception.type=IllegalStateException/' "$BATS_TEST_TMPDIR/t.after.tr" | wc -l)
 	between "exception events after" "$ex" 100 100000
-	[ "$(grep -c 'event=exception' "$BATS_TEST_TMPDIR/t.before.tr")" -eq 0 ]
-	[ "$(errors "$BATS_TEST_TMPDIR/t.after.tr" pricing server)" -ge "$ex" ]
+	expect_num 0 "$(grep -c 'event=exception' "$BATS_TEST_TMPDIR/t.before.tr")"
+	expect_ge "$ex" "$(errors "$BATS_TEST_TMPDIR/t.after.tr" pricing server)"
 }
 
 @test "down route: no route server span, callers' client spans fail fast" {
 	run_fault r hotrod down:route
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "route"' "$BATS_TEST_TMPDIR/r.after.tr" | wc -l)" -eq 0 ]
-	[ "$(awk -F'\t' '$1 == "S" && $7 == "route"' "$BATS_TEST_TMPDIR/r.before.tr" | wc -l)" -gt 1000 ]
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $7 == "route"' "$BATS_TEST_TMPDIR/r.after.tr" | wc -l)"
+	expect_gt 1000 "$(awk -F'\t' '$1 == "S" && $7 == "route"' "$BATS_TEST_TMPDIR/r.before.tr" | wc -l)"
 	local calls failed
 	calls=$(awk -F'\t' '$1 == "S" && $9 == "client" && /\tpeer.service=route\t/' "$BATS_TEST_TMPDIR/r.after.tr" | wc -l)
 	failed=$(awk -F'\t' '$1 == "S" && $9 == "client" && /\tpeer.service=route\t/ && /\terror=true/' "$BATS_TEST_TMPDIR/r.after.tr" | wc -l)
-	[ "$calls" -gt 1000 ] && [ "$failed" -eq "$calls" ] || { echo "client spans into route: $calls, failed: $failed"; false; }
+	expect_gt 1000 "$calls" "client spans into route"
+	expect_num "$calls" "$failed" "failed client spans into route"
 	between "frontend->route client mean after (µs)" "$(mean "$BATS_TEST_TMPDIR/r.after.tr" frontend client route)" 400 5000
 }
 
@@ -121,7 +122,7 @@ errors() {
 	keys() { awk -F'\t' '$1 == "S" { for (i = 11; i <= NF; i++) { sub(/=.*/, "", $i); print $i } }' "$1" | sort -u; }
 	diff <(keys "$BATS_TEST_TMPDIR/n.before.tr") <(keys "$BATS_TEST_TMPDIR/n.after.tr")
 	run grep -ciE 'fault|inject|slow' "$BATS_TEST_TMPDIR/n.after.tr"
-	[ "$output" = 0 ] || { echo "expected no line naming the fault, got $output"; false; }
+	expect_output 0 || { echo "expected no line naming the fault, got $output"; false; }
 }
 
 @test "--window before and after split one run's traces at the fault's start" {
@@ -129,8 +130,10 @@ errors() {
 	all=$(trsim --system shop --inject cpu:auth --fault-start 5000 --traces 200 | jq '.data | length')
 	b=$(trsim --system shop --inject cpu:auth --fault-start 5000 --traces 200 --window before | jq '.data | length')
 	a=$(trsim --system shop --inject cpu:auth --fault-start 5000 --traces 200 --window after | jq '.data | length')
-	[ "$all" -eq 200 ] && [ "$((b + a))" -eq 200 ] && [ "$b" -gt 50 ] && [ "$a" -gt 50 ] ||
-		{ echo "all $all, before $b, after $a"; false; }
+	expect_num 200 "$all" "traces of the whole run"
+	expect_num 200 "$((b + a))" "traces before and after"
+	expect_gt 50 "$b" "traces before"
+	expect_gt 50 "$a" "traces after"
 	# every root of before starts before 5 s after the epoch, every root of after from then on
 	trsim --system shop --inject cpu:auth --fault-start 5000 --traces 200 --window before --clock-skew 0 |
 		jq -e '[.data[].spans[] | select(.references == []) | .startTime] | max < 1767225605000000' >/dev/null
@@ -140,17 +143,17 @@ errors() {
 
 @test "--kindless all: no span has a kind" {
 	trsim --system shop --traces 30 --kindless all | tr-ingest -q > "$BATS_TEST_TMPDIR/k.tr"
-	[ "$(awk -F'\t' '$1 == "S"' "$BATS_TEST_TMPDIR/k.tr" | wc -l)" -gt 1000 ]
-	[ "$(awk -F'\t' '$1 == "S" && $9 != ""' "$BATS_TEST_TMPDIR/k.tr" | wc -l)" -eq 0 ]
+	expect_gt 1000 "$(awk -F'\t' '$1 == "S"' "$BATS_TEST_TMPDIR/k.tr" | wc -l)"
+	expect_num 0 "$(awk -F'\t' '$1 == "S" && $9 != ""' "$BATS_TEST_TMPDIR/k.tr" | wc -l)"
 	run grep -c 'span.kind' <(trsim --system shop --traces 30 --kindless all)
-	[ "$output" = 0 ] || { echo "expected no span.kind tag, got $output"; false; }
+	expect_output 0 || { echo "expected no span.kind tag, got $output"; false; }
 }
 
 @test "--no-status: no error, status code or exception in any format" {
 	for fmt in jaeger zipkin otlp; do
 		trsim --system hotrod --traces 60 --inject throw:customer --no-status --format $fmt > "$BATS_TEST_TMPDIR/s.json"
 		run grep -cE '"error"|status_code|exception|"code":2' "$BATS_TEST_TMPDIR/s.json"
-		[ "$output" = 0 ] || { echo "$fmt: expected no error evidence, got $output lines"; false; }
+		expect_output 0 || { echo "$fmt: expected no error evidence, got $output lines"; false; }
 		# the same run with status records them
 		trsim --system hotrod --traces 60 --inject throw:customer --format $fmt | grep -q exception
 	done
@@ -163,29 +166,32 @@ errors() {
 			n++; p = par[s]
 			if (par[p] != "" || kids[s] || kids[p] != 2 || dur[s] < 0.9 * dur[p] || st[s] < st[p]) bad++ }
 			print n + 0, bad + 0 }' "$BATS_TEST_TMPDIR/w.tr"
-	[ "$output" = "50 0" ] || { echo "expected 50 0 (wrappers, bad ones), got $output"; false; }
+	expect_output "50 0" || { echo "expected 50 0 (wrappers, bad ones), got $output"; false; }
 }
 
 @test "shop: 24 services, 7 on the longest chain of calls, shared callees and a database" {
 	trsim --system shop --traces 100 --span-loss 0 | tr-ingest -q > "$BATS_TEST_TMPDIR/shop.tr"
-	[ "$(awk -F'\t' '$1 == "S" { print $7 }' "$BATS_TEST_TMPDIR/shop.tr" | sort -u | wc -l)" -eq 24 ]
+	expect_num 24 "$(awk -F'\t' '$1 == "S" { print $7 }' "$BATS_TEST_TMPDIR/shop.tr" | sort -u | wc -l)"
 	# server spans on the longest chain of server spans
 	run awk -F'\t' '$1 == "S" { par[$3] = $4; kind[$3] = $9 }
 		END { for (s in kind) if (kind[s] == "server") { d = 0; for (p = s; p != ""; p = par[p]) if (kind[p] == "server") d++; if (d > m) m = d }
 		      print m }' "$BATS_TEST_TMPDIR/shop.tr"
-	[ "$output" -eq 7 ] || { echo "expected depth 7, got $output"; false; }
+	expect_num 7 "$output" || { echo "expected depth 7, got $output"; false; }
 	# services calling pricing, and postgres
-	[ "$(awk -F'\t' '$1 == "S" && $9 == "client" && /\tpeer.service=pricing\t/ { print $7 }' "$BATS_TEST_TMPDIR/shop.tr" | sort -u | wc -l)" -ge 3 ]
-	[ "$(awk -F'\t' '$1 == "S" && $9 == "client" && /\tpeer.service=postgres\t/ { print $7 }' "$BATS_TEST_TMPDIR/shop.tr" | sort -u | wc -l)" -ge 3 ]
+	expect_ge 3 "$(awk -F'\t' '$1 == "S" && $9 == "client" && /\tpeer.service=pricing\t/ { print $7 }' "$BATS_TEST_TMPDIR/shop.tr" | sort -u | wc -l)"
+	expect_ge 3 "$(awk -F'\t' '$1 == "S" && $9 == "client" && /\tpeer.service=postgres\t/ { print $7 }' "$BATS_TEST_TMPDIR/shop.tr" | sort -u | wc -l)"
 	grep -q $'\tdb.system=postgresql' "$BATS_TEST_TMPDIR/shop.tr"
 }
 
-@test "--system: same options give the same bytes in every format; the three formats agree" {
+@test "--system: same options give the same bytes in every format, another seed others" {
 	for fmt in jaeger zipkin otlp; do
 		a=$(trsim --system shop --traces 40 --inject down:pricing --seed 3 --format $fmt | sha256sum)
-		[ "$a" = "$(trsim --system shop --traces 40 --inject down:pricing --seed 3 --format $fmt | sha256sum)" ]
-		[ "$a" != "$(trsim --system shop --traces 40 --inject down:pricing --seed 4 --format $fmt | sha256sum)" ]
+		expect_eq "$(trsim --system shop --traces 40 --inject down:pricing --seed 3 --format $fmt | sha256sum)" "$a"
+		expect_ne "$(trsim --system shop --traces 40 --inject down:pricing --seed 4 --format $fmt | sha256sum)" "$a"
 	done
+}
+
+@test "--system: the three formats agree" {
 	key() { trsim --system shop --traces 30 --inject throw:auth --format "$1" | tr-ingest -q |
 		awk -F'\t' '$1 == "S" { print $5, $6, $7, tolower($8), $9 }' | sort; }
 	j=$(key jaeger)
@@ -195,21 +201,29 @@ errors() {
 
 @test "bad --system, --inject and --window options are usage errors" {
 	run trsim --system nosuch
-	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: unknown system (hotrod, shop): nosuch" ]
+	expect_status 2
+	expect_eq "trsim: unknown system (hotrod, shop): nosuch" "${lines[0]}"
 	run trsim --system shop --inject melt:auth
-	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: unknown fault (delay, cpu, slow, error, throw, down): melt" ]
+	expect_status 2
+	expect_eq "trsim: unknown fault (delay, cpu, slow, error, throw, down): melt" "${lines[0]}"
 	run trsim --system shop --inject delay:mysql
-	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: unknown service for --inject: mysql" ]
+	expect_status 2
+	expect_eq "trsim: unknown service for --inject: mysql" "${lines[0]}"
 	run trsim --system shop --inject delay
-	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: --inject takes FAULT:SERVICE: delay" ]
+	expect_status 2
+	expect_eq "trsim: --inject takes FAULT:SERVICE: delay" "${lines[0]}"
 	run trsim --inject delay:mysql
-	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: --inject, --fault-start, --window and --wrapper-spans need --system" ]
+	expect_status 2
+	expect_eq "trsim: --inject, --fault-start, --window and --wrapper-spans need --system" "${lines[0]}"
 	run trsim --system hotrod --fault off
-	[ "$status" -eq 2 ] && [[ "${lines[0]}" == "trsim: --fault is the HotROD model's batch job"* ]]
+	expect_status 2
+	expect_like "trsim: --fault is the HotROD model's batch job*" "${lines[0]}"
 	run trsim --system hotrod --window during
-	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: --window takes all, before or after: during" ]
+	expect_status 2
+	expect_eq "trsim: --window takes all, before or after: during" "${lines[0]}"
 	run trsim --system hotrod --kindless batch
-	[ "$status" -eq 2 ] && [ "${lines[0]}" = "trsim: unknown service for --kindless: batch" ]
+	expect_status 2
+	expect_eq "trsim: unknown service for --kindless: batch" "${lines[0]}"
 }
 
 @test "with one clock, every span lies within its parent, whatever the fault" {
@@ -219,8 +233,8 @@ errors() {
 		run awk -F'\t' '$1 == "S" { st[$3] = $5; en[$3] = $5 + $6; par[$3] = $4; n++ }
 			END { for (s in par) if (par[s] != "" && (st[s] < st[par[s]] || en[s] > en[par[s]])) bad++
 			      print n + 0, bad + 0 }' "$BATS_TEST_TMPDIR/c.tr"
-		[ "${output#* }" = 0 ] && [ "${output% *}" -gt 3000 ] ||
-			{ echo "$f: expected more than 3000 spans and 0 outside their parent, got (spans, outside) $output"; false; }
+		expect_gt 3000 "${output% *}" "$f: spans"
+		expect_eq 0 "${output#* }" "$f: spans outside their parent"
 	done
 }
 
@@ -231,7 +245,7 @@ errors() {
 			jq -c '.data[] | select([.spans[] | .startTime + .duration] | max < 1767225605000000)'
 	}
 	ended > "$BATS_TEST_TMPDIR/none"
-	[ "$(wc -l < "$BATS_TEST_TMPDIR/none")" -gt 80 ]
+	expect_gt 80 "$(wc -l < "$BATS_TEST_TMPDIR/none")"
 	for f in delay:pricing cpu:web slow:postgres error:auth throw:fraud down:inventory; do
 		ended --inject "$f" | diff "$BATS_TEST_TMPDIR/none" - > /dev/null ||
 			{ echo "$f changed traces that ended before it started"; false; }

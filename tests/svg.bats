@@ -29,12 +29,12 @@ two_traces() {
 	f=$(two_traces)
 	run tr-cp --svg "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == "<svg "* ]]
-	[[ "$output" == *'width="1000"'* ]]
-	[[ "$output" == *"<title>trace t1 · front: GET / · 100 ms</title>"* ]]
-	[[ "$output" == *">20 ms</text>"* ]]		# an axis tick
-	[[ "$output" == *">60% · 60 ms</text>"* ]]	# db's share of the path, beside it
-	[[ "$output" != *"trace t2"* ]]
+	expect_like "<svg *" "$output"
+	expect_contains 'width="1000"' "$output"
+	expect_contains '<title>trace t1 · front: GET / · 100 ms</title>' "$output"
+	expect_contains '>20 ms</text>' "$output" # an axis tick
+	expect_contains '>60% · 60 ms</text>' "$output" # db's share of the path, beside it
+	expect_lacks 'trace t2' "$output"
 }
 
 @test "--svg rows follow the tree: parents before children, children by start" {
@@ -45,22 +45,30 @@ two_traces() {
 	expect_eq "front: GET /,cache: get,db: query,audit: log (+1)," "$(printf '%s\n' "$rows" | head -4 | tr '\n' ',')"
 }
 
-@test "--svg folds a subtree with nothing on the critical path; --min-share folds more" {
+@test "--svg folds a subtree with nothing on the critical path" {
 	f=$(two_traces)
 	run tr-cp --svg "$f"
-	[[ "$output" == *">audit: log (+1)</text>"* ]]
-	[[ "$output" != *">audit: write</text>"* ]]
-	[[ "$output" == *"1 folded"* ]]
-	run tr-cp --svg --min-share 0.9 "$f"	# everything under the root holds 62%
-	expect_eq 0 "$status" status
-	[[ "$output" == *">front: GET / (+4)</text>"* ]]
+	expect_contains '>audit: log (+1)</text>' "$output"
+	expect_lacks '>audit: write</text>' "$output"
+	expect_contains '1 folded' "$output"
 }
 
-@test "--svg --trace draws the trace asked for; an id no trace has exits 2" {
+@test "--svg --min-share folds more" {
+	f=$(two_traces)
+	run tr-cp --svg --min-share 0.9 "$f"	# everything under the root holds 62%
+	expect_eq 0 "$status" status
+	expect_contains '>front: GET / (+4)</text>' "$output"
+}
+
+@test "--svg --trace draws the trace asked for" {
 	f=$(two_traces)
 	run tr-cp --svg --trace t2 "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"<title>trace t2 · front: GET / · 50 ms</title>"* ]]
+	expect_contains '<title>trace t2 · front: GET / · 50 ms</title>' "$output"
+}
+
+@test "--svg --trace with an id no trace has exits 2" {
+	f=$(two_traces)
 	run tr-cp --svg --trace nope "$f"
 	expect_eq 2 "$status" status
 }
@@ -77,32 +85,40 @@ two_traces() {
 	expect_eq 2 "$status" status
 	run tr-cp --svg --width 1600 "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *'width="1600"'* ]]
+	expect_contains 'width="1600"' "$output"
 }
 
 @test "--svg with no trace that has a timed root exits 3 with one line" {
 	f=$(printf '#tr/1\nT\tt1\n' | mkfix empty.tr)
 	run tr-cp --svg "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == "tr-cp: --svg: no trace with a timed root to draw" ]]
+	expect_output 'tr-cp: --svg: no trace with a timed root to draw'
 }
 
-@test "--flame, and --baseline with no incident trace that has a timed root, exit 3 with one line" {
+@test "--flame with no incident trace that has a timed root exits 3 with one line" {
 	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix untimed.tr)
 	run tr-cp --flame "$f"
 	expect_eq 3 "$status" status
 	expect_output "tr-cp: --flame: no trace with a timed root to draw"
 	base=$(two_traces)
-	run tr-cp --summary service --baseline "$base" "$f"
-	expect_eq 3 "$status" status
-	expect_output "tr-cp: --baseline: no trace with a timed root to compare"
 	run tr-cp --flame --baseline "$base" "$f"
 	expect_eq 3 "$status" status
 	expect_output "tr-cp: --flame: no trace with a timed root to draw"
-	# a --trace that picks nothing is a selector matching nothing: exit 2
+}
+
+@test "--baseline with no incident trace that has a timed root exits 3 with one line" {
+	f=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\tfront\tGET /\tserver\th\n' | mkfix untimed.tr)
+	base=$(two_traces)
+	run tr-cp --summary service --baseline "$base" "$f"
+	expect_eq 3 "$status" status
+	expect_output "tr-cp: --baseline: no trace with a timed root to compare"
+}
+
+@test "--flame or --baseline with a --trace that picks nothing exits 2, a selector matching nothing" {
+	base=$(two_traces)
 	run tr-cp --summary service --baseline "$base" --trace nosuch "$base"
 	expect_eq 2 "$status" status
-	[[ "$output" != *"no trace with a timed root"* ]]
+	expect_lacks 'no trace with a timed root' "$output"
 	run tr-cp --flame --trace nosuch "$base"
 	expect_eq 2 "$status" status
 }
@@ -132,7 +148,7 @@ ordered() {
 	desc=$(( (t1 - t0) / 1000000 )) asc=$(( (t2 - t1) / 1000000 ))
 	echo "ascending $asc ms, descending $desc ms"
 	# redrawing every new slowest trace took 10 times as long
-	[ "$asc" -le $(( 2 * desc + 250 )) ]
+	expect_le "$(( 2 * desc + 250 ))" "$asc"
 	grep -q 'trace t4999 ' "$BATS_TEST_TMPDIR/asc.svg"
 	grep -q 'trace t0 ' "$BATS_TEST_TMPDIR/desc.svg"
 }
@@ -155,11 +171,11 @@ thousand() {
 	f=$(thousand)
 	run tr-cp --svg "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *'width="1000"'* ]]
-	[ "$(printf '%s\n' "$output" | grep -c 'class="off"')" -eq 1001 ]
+	expect_contains 'width="1000"' "$output"
+	expect_num 1001 "$(printf '%s\n' "$output" | grep -c 'class="off"')"
 	# every label ends in an ellipsis where its name is longer than the column
-	[ "$(printf '%s\n' "$output" | grep -c 'longer than its column [0-9]*</text>')" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | grep -c '…</text>')" -ge 990 ]
+	expect_num 0 "$(printf '%s\n' "$output" | grep -c 'longer than its column [0-9]*</text>')"
+	expect_ge 990 "$(printf '%s\n' "$output" | grep -c '…</text>')"
 }
 
 # Traces t1..t100 of latency i ms, each a root and one db call of i/2 ms.
@@ -178,9 +194,9 @@ hundred() {
 	f=$(two_traces)
 	run tr-cp --flame "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == "<svg "* ]]
-	[[ "$output" == *">Critical path, all traces · 2 traces · 75 ms of critical path per trace</text>"* ]]
-	[[ "$output" == *"<title>db: query&#10;45 ms per trace on the critical path (60.0%)</title>"* ]]
+	expect_like "<svg *" "$output"
+	expect_contains '>Critical path, all traces · 2 traces · 75 ms of critical path per trace</text>' "$output"
+	expect_contains '<title>db: query&#10;45 ms per trace on the critical path (60.0%)</title>' "$output"
 	# db's frame sits one row above front's
 	fy=$(printf '%s\n' "$output" | grep -B0 '<title>front: GET /' | sed 's/.* y="\([0-9.]*\)".*/\1/')
 	dy=$(printf '%s\n' "$output" | grep -B0 '<title>db: query' | sed 's/.* y="\([0-9.]*\)".*/\1/')
@@ -191,8 +207,8 @@ hundred() {
 	f=$(hundred)
 	run tr-cp --flame --percentile 50,99 "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *">Critical path, traces around p50 · 2 traces · 50.5 ms of critical path per trace</text>"* ]]
-	[[ "$output" == *">Critical path, traces around p99 · 2 traces · 99.5 ms of critical path per trace</text>"* ]]
+	expect_contains '>Critical path, traces around p50 · 2 traces · 50.5 ms of critical path per trace</text>' "$output"
+	expect_contains '>Critical path, traces around p99 · 2 traces · 99.5 ms of critical path per trace</text>' "$output"
 	for bad in 0 101 50, x 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17; do
 		run tr-cp --flame --percentile "$bad" "$f"
 		expect_eq 2 "$status" status
@@ -205,7 +221,7 @@ hundred() {
 	f=$(two_traces)
 	run tr-cp --folded "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"front:GET /;db:query 90000"* ]]
+	expect_contains 'front:GET /;db:query 90000' "$output"
 }
 
 # trsim runs: the fault off and on, seeds apart.
@@ -221,10 +237,10 @@ sim() {
 	incident=$(sim incident --seed 12 --fault on)
 	run tr-cp --summary service --baseline "$base" "$incident"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant')" ]
-	[[ "${lines[1]}" == "mysql"$'\t'* ]]
-	[[ "${lines[1]}" == *$'\t'yes ]]
-	[[ "${lines[-1]}" == "tr-cp: --baseline: "*"the largest: mysql, "* ]]
+	expect_eq "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant')" "${lines[0]}"
+	expect_like 'mysql'$'\t*' "${lines[1]}"
+	expect_like '*'$'\tyes' "${lines[1]}"
+	expect_like "tr-cp: --baseline: *the largest: mysql, *" "${lines[-1]}"
 }
 
 @test "--baseline names nothing when the two runs differ only in their seed" {
@@ -232,8 +248,8 @@ sim() {
 	other=$(sim other --seed 12 --fault off)
 	run tr-cp --summary operation --baseline "$base" "$other"
 	expect_eq 0 "$status" status
-	[[ "$output" != *$'\t'yes* ]]
-	[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
+	expect_lacks $'\tyes' "$output"
+	expect_like "*nothing differs beyond the baseline's spread" "${lines[-1]}"
 }
 
 @test "--baseline names nothing for other seed pairs of realistic runs (skewed clocks, no queue tags)" {
@@ -244,7 +260,7 @@ sim() {
 		for key in service operation; do
 			run tr-cp --summary "$key" --baseline "$base" "$other"
 			expect_eq 0 "$status" status
-			[[ "${lines[-1]}" == *"nothing differs beyond the baseline's spread" ]]
+			expect_like "*nothing differs beyond the baseline's spread" "${lines[-1]}"
 		done
 	done
 }
@@ -262,8 +278,8 @@ sim() {
 	EOF
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/q.tr" -q "$BATS_TEST_TMPDIR/q.tr"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
-	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
+	expect_contains 'db'$'\t40000'$'\t40000'$'\t0' "$output"
+	expect_contains 'front'$'\t10000'$'\t10000'$'\t0' "$output"
 }
 
 @test "--baseline: a client's own time counts for the server it called, skew and no queue tag notwithstanding" {
@@ -282,11 +298,11 @@ sim() {
 	EOF
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"db"$'\t'"40000"$'\t'"40000"$'\t'"0"* ]]
-	[[ "$output" == *"front"$'\t'"10000"$'\t'"10000"$'\t'"0"* ]]
+	expect_contains 'db'$'\t40000'$'\t40000'$'\t0' "$output"
+	expect_contains 'front'$'\t10000'$'\t10000'$'\t0' "$output"
 	run tr-cp --summary operation --baseline "$BATS_TEST_TMPDIR/rpc.tr" -q "$BATS_TEST_TMPDIR/rpc.tr"
-	[[ "$output" == *"db"$'\t'"query"$'\t'"40000"* ]]
-	[[ "$output" != *"front"$'\t'"query"* ]]
+	expect_contains 'db'$'\tquery'$'\t40000' "$output"
+	expect_lacks 'front'$'\tquery' "$output"
 }
 
 @test "--baseline: on recorded queue tags too (trsim --hints), the fault's service is the largest difference" {
@@ -294,16 +310,24 @@ sim() {
 	incident=$(sim incident --seed 12 --fault on --hints)
 	run tr-cp --summary service --baseline "$base" "$incident"
 	expect_eq 0 "$status" status
-	[[ "${lines[1]}" == "mysql"$'\t'* ]]
-	[[ "${lines[-1]}" == "tr-cp: --baseline: "*": 1 differ; the largest: mysql, "* ]]
+	expect_like 'mysql'$'\t*' "${lines[1]}"
+	expect_like "tr-cp: --baseline: *: 1 differ; the largest: mysql, *" "${lines[-1]}"
 }
 
-@test "--baseline: a tag key, a mode without a comparison, and a baseline without spread are refused" {
+@test "--baseline with a tag key is refused" {
 	f=$(two_traces)
 	run tr-cp --summary http.method --baseline "$f" "$f"
 	expect_eq 2 "$status" status
+}
+
+@test "--baseline with a mode without a comparison is refused" {
+	f=$(two_traces)
 	run tr-cp --dot --baseline "$f" "$f"
 	expect_eq 2 "$status" status
+}
+
+@test "--baseline without spread is refused, its message counting the traces with a timed root" {
+	f=$(two_traces)
 	one=$(printf '#tr/1\nT\tt1\nS\tt1\ta\t\t0\t10\tfront\tGET /\tserver\th\n' | mkfix one.tr)
 	run tr-cp --summary service --baseline "$one" "$f"
 	expect_eq 3 "$status" status
@@ -313,6 +337,10 @@ sim() {
 	run tr-cp --flame --baseline "$three" "$f"
 	expect_eq 3 "$status" status
 	expect_output "tr-cp: $three: --baseline: 1 of 3 traces have a timed root; a baseline needs at least 2 to have a spread"
+}
+
+@test "--baseline: a missing baseline file exits 3" {
+	f=$(two_traces)
 	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/missing.tr" "$f"
 	expect_eq 3 "$status" status
 }
@@ -330,11 +358,11 @@ sim() {
 	EOF
 	run tr-cp --flame --baseline "$BATS_TEST_TMPDIR/before.tr" "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"against 2 baseline traces: red more, blue less"* ]]
+	expect_contains 'against 2 baseline traces: red more, blue less' "$output"
 	# db's own time went from 10 to 45 ms per trace: the reddest frame
-	[[ "$(printf '%s\n' "$output" | grep '<title>db: query')" == *'fill="#ff2d2d"'* ]]
+	expect_contains 'fill="#ff2d2d"' "$(printf '%s\n' "$output" | grep '<title>db: query')"
 	# front's own time went from 40 to 28.5 ms (t1's c and d aside): blue
-	[[ "$(printf '%s\n' "$output" | grep '<title>front: GET /')" == *'fill="#'[0-9a-f][0-9a-f][0-9a-f][0-9a-f]'ff"'* ]]
+	expect_like '*fill="#[0-9a-f][0-9a-f][0-9a-f][0-9a-f]ff"*' "$(printf '%s\n' "$output" | grep '<title>front: GET /')"
 }
 
 @test "a browser shows the timeline and the flame graph: not blank, the text there" {
@@ -345,7 +373,7 @@ sim() {
 	not_blank "$BATS_TEST_TMPDIR/t.svg"
 	not_blank "$BATS_TEST_TMPDIR/f.svg"
 	run dom "$BATS_TEST_TMPDIR/t.svg"
-	[[ "$output" == *"trace t1 · front: GET / · 100 ms"* ]]
+	expect_contains 'trace t1 · front: GET / · 100 ms' "$output"
 }
 
 @test "the pictures the tools draw for docs/img are what they draw now (make docs)" {
@@ -370,10 +398,10 @@ sim() {
 @test "tr-cp(1) DIAGNOSTICS lists the pictures' and the baseline's messages" {
 	command -v man >/dev/null || skip "man(1) is missing"
 	page=$(MANWIDTH=1000 man -l "$BATS_TEST_DIRNAME/../man/tr-cp.1" 2>/dev/null | sed -n '/^DIAGNOSTICS/,/^EXAMPLES/p')
-	[[ "$page" == *"tr-cp: --svg: no trace with a timed root to draw"* ]]
-	[[ "$page" == *"tr-cp: --flame: no trace with a timed root to draw"* ]]
-	[[ "$page" == *"tr-cp: --baseline: no trace with a timed root to compare"* ]]
-	[[ "$page" == *"--baseline: n of m traces have a timed root; a baseline needs at least 2 to have a spread"* ]]
-	[[ "$page" == *"tr-cp: --baseline: n incident against m baseline traces, critical-path time per request"* ]]
-	[[ "$page" == *"nothing differs beyond the baseline's spread"* ]]
+	expect_contains 'tr-cp: --svg: no trace with a timed root to draw' "$page"
+	expect_contains 'tr-cp: --flame: no trace with a timed root to draw' "$page"
+	expect_contains 'tr-cp: --baseline: no trace with a timed root to compare' "$page"
+	expect_contains '--baseline: n of m traces have a timed root; a baseline needs at least 2 to have a spread' "$page"
+	expect_contains 'tr-cp: --baseline: n incident against m baseline traces, critical-path time per request' "$page"
+	expect_contains "nothing differs beyond the baseline's spread" "$page"
 }

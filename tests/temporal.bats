@@ -108,10 +108,10 @@ invariants() {
 @test "-h prints usage on stdout and exits 0; --version names the tool" {
 	run tr-temporal -h
 	expect_eq 0 "$status" status
-	[[ "$output" == usage:* ]]
+	expect_like "usage:*" "$output"
 	run tr-temporal --version
 	expect_eq 0 "$status" status
-	[[ "$output" == "tr-temporal (tr) "* ]]
+	expect_like "tr-temporal \(tr\) *" "$output"
 }
 
 @test "unknown option, bad window, bad capacity and bad format are usage errors (exit 2)" {
@@ -131,8 +131,8 @@ invariants() {
 	f=$(case1)
 	run tr-temporal --check "$f"
 	expect_eq 0 "$status" status
-	[ "$(tag a tp.delay) $(tag b tp.delay) $(tag c tp.delay)" = "5000 4000 2000" ]
-	[ "$(tag a tp.self) $(tag b tp.self) $(tag c tp.self)" = "1000 2000 2000" ]
+	expect_eq "5000 4000 2000" "$(tag a tp.delay) $(tag b tp.delay) $(tag c tp.delay)"
+	expect_eq "1000 2000 2000" "$(tag a tp.self) $(tag b tp.self) $(tag c tp.self)"
 	invariants "$output"
 }
 
@@ -186,8 +186,8 @@ invariants() {
 	run tr-temporal --check "$f"
 	expect_eq 0 "$status" status
 	invariants "$output"
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "c" && $5 == "sequencing"' | wc -l)" -eq 11 ]
-	[ "$(dself c m1/ms sequencing)" = "" ]	# ended at the arrival: pruned
+	expect_num 11 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "c" && $5 == "sequencing"' | wc -l)"
+	expect_eq "" "$(dself c m1/ms sequencing)" # ended at the arrival: pruned
 	expect_eq 1000 "$(dself c m2/ms sequencing)"
 	expect_eq 1000 "$(dself c m12/ms sequencing)"
 	expect_eq 1000 "$(dself c sv onpath)"
@@ -196,17 +196,17 @@ invariants() {
 	printf '%s\n' "$output" | grep -q "^D${TAB}c${TAB}c${TAB}cl${TAB}transit${TAB}500${TAB}"
 	run tr-temporal --explain -t c "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"11 × maintenance:storage.write on storage@b = 11.0 ms (78.6%)"* ]]
+	expect_contains '11 × maintenance:storage.write on storage@b = 11.0 ms (78.6%)' "$output"
 }
 
 @test "-f json: the explained causes as an array of objects, durations in µs" {
 	f=$(case4)
 	run tr-temporal -f json -t c "$f"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | jq length)" -eq 5 ]
-	[ "$(printf '%s\n' "$output" | jq -c '.[0] | [.trace, .root, .duration, .role, .count, .self]')" = \
-	  '["c","compute:compute",14000,"sequencing",11,11000]' ]
-	[ "$(printf '%s\n' "$output" | jq '[.[].self] | add')" -eq 14000 ]
+	expect_num 5 "$(printf '%s\n' "$output" | jq length)"
+	expect_eq '["c","compute:compute",14000,"sequencing",11,11000]' \
+		"$(printf '%s\n' "$output" | jq -c '.[0] | [.trace, .root, .duration, .role, .count, .self]')"
+	expect_num 14000 "$(printf '%s\n' "$output" | jq '[.[].self] | add')"
 	run tr-temporal -f json -t c --trace-file /dev/null "$(case1)"
 	expect_eq 2 "$status" status
 	expect_eq "[]" "$(printf '%s\n' "$output" | grep -v '^tr-temporal:')"
@@ -216,10 +216,10 @@ invariants() {
 	f=$(case4)
 	run tr-temporal -f csv --units ms -t c "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "trace,root,duration,cause,role,count,self,share,cause_trace,cause_root" ]
-	[ "${#lines[@]}" -eq 6 ]
+	expect_eq "trace,root,duration,cause,role,count,self,share,cause_trace,cause_root" "${lines[0]}"
+	expect_num 6 "${#lines[@]}"
 	# a cause in other traces names one of them and its root operation
-	[ "${lines[1]}" = "c,compute:compute,14,maintenance:storage.write on storage@b,sequencing,11,11,78.57,m12,maintenance:storage.write" ]
+	expect_eq "c,compute:compute,14,maintenance:storage.write on storage@b,sequencing,11,11,78.57,m12,maintenance:storage.write" "${lines[1]}"
 	printf '%s\n' "$output" | grep -qx "c,compute:compute,14,compute:compute on compute@c,onpath,1,0.5,3.57,c,compute:compute"
 }
 
@@ -227,18 +227,18 @@ invariants() {
 	f=$(case4)
 	run tr-temporal --explain --units us -t c "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"on storage@b = 11000 µs (78.6%)"* ]]
+	expect_contains 'on storage@b = 11000 µs (78.6%)' "$output"
 	run tr-temporal --explain --units auto -t c "$f"
-	[[ "$output" == *"trace c: compute:compute, 14 ms"* ]]
-	[[ "$output" == *"compute:compute on compute@c = 500 µs (3.6%)"* ]]
+	expect_contains 'trace c: compute:compute, 14 ms' "$output"
+	expect_contains 'compute:compute on compute@c = 500 µs (3.6%)' "$output"
 	run tr-temporal -f json --units auto "$f"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == "tr-temporal: --units auto "* ]]
+	expect_like "tr-temporal: --units auto *" "${lines[0]}"
 	run tr-temporal --units ms "$f"
 	expect_eq 2 "$status" status
 	run tr-temporal --explain --units hours "$f"
 	expect_eq 2 "$status" status
-	[[ "${lines[0]}" == *'us, ms, s or auto, not "hours"'* ]]
+	expect_contains 'us, ms, s or auto, not "hours"' "${lines[0]}"
 }
 
 @test "case 5, nothing in the input explains the queue: unexplained@storage@b" {
@@ -261,12 +261,12 @@ invariants() {
 	# an id no trace has is a usage error (exit 2), whatever --check found
 	run tr-temporal --check -t nosuch "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-temporal: --check: none of the 1 traces read was analysed"* ]]
-	[[ "$output" == *"tr-temporal: --trace nosuch: no trace has this id"* ]]
+	expect_contains 'tr-temporal: --check: none of the 1 traces read was analysed' "$output"
+	expect_contains 'tr-temporal: --trace nosuch: no trace has this id' "$output"
 	# --allow-empty lets nothing analysed pass, not an id no trace has
 	run tr-temporal --check --allow-empty -t nosuch "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-temporal: --trace nosuch: no trace has this id" ]]
+	expect_like "*tr-temporal: --trace nosuch: no trace has this id" "$output"
 	run tr-temporal --check --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
 	expect_eq 0 "$status" status
 	# nor without --check: nothing read answers nothing
@@ -291,11 +291,11 @@ invariants() {
 	printf '# ids\nt1\n' > "$BATS_TEST_TMPDIR/ids"
 	run tr-temporal --explain --trace-file "$BATS_TEST_TMPDIR/ids" "$f"
 	expect_eq 0 "$status" status
-	[ "$output" = "$(tr-temporal --explain -t t1 "$f")" ]
-	[[ "$output" == *t1* ]]
+	expect_output "$(tr-temporal --explain -t t1 "$f")"
+	expect_contains 't1' "$output"
 	run tr-temporal --explain -t t1 -t t11 "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-temporal: --trace t11: no trace has this id" ]]
+	expect_like "*tr-temporal: --trace t11: no trace has this id" "$output"
 }
 
 @test "--trace queries only the named trace; the others pass through untouched" {
@@ -303,7 +303,7 @@ invariants() {
 	run tr-temporal -t c "$f"
 	expect_eq 0 "$status" status
 	expect_eq c "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { print $2 }' | sort -u)"
-	[ "$(printf '%s\n' "$output" | grep -c "tp\.")" -eq 3 ]
+	expect_num 3 "$(printf '%s\n' "$output" | grep -c "tp\.")"
 	diff <(printf '%s\n' "$output" | grep "^[TSRL]${TAB}m7${TAB}") <(grep "^[TSRL]${TAB}m7${TAB}" "$f")
 }
 
@@ -344,7 +344,7 @@ invariants() {
 	} | mkfix bad.tr)
 	run tr-temporal "$f"
 	expect_eq 3 "$status" status
-	[[ "$output" == *"tr-temporal: $f:7: start: not an integer"* ]]
+	expect_contains "tr-temporal: $f:7: start: not an integer" "$output"
 	printf '%s\n' "$output" | grep -q "^S${TAB}c${TAB}comp${TAB}.*tp.delay=14000"
 	run tr-temporal -k "$f"
 	expect_eq 3 "$status" status
@@ -357,7 +357,7 @@ invariants() {
 	expect_eq 0 "$status" status
 	expect_eq "" "$(tag a tp.delay)"
 	run tr-temporal "$f"
-	[[ "$output" == *"tr-temporal: $f:2: trace n: its root span has no time: not analysed"* ]]
+	expect_contains "tr-temporal: $f:2: trace n: its root span has no time: not analysed" "$output"
 }
 
 @test "--capacity: segments that find every worker busy are counted" {
@@ -369,10 +369,10 @@ invariants() {
 	} | mkfix lanes.tr)
 	run tr-temporal -v --check "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" != *"found every worker busy"* ]]
+	expect_lacks 'found every worker busy' "$output"
 	run tr-temporal -v --check --capacity storage@b=1 "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"12 segments found every worker busy"* ]]
+	expect_contains '12 segments found every worker busy' "$output"
 	invariants "$(printf '%s\n' "$output" | grep -v '^tr-temporal:')"
 }
 
@@ -387,15 +387,15 @@ invariants() {
 	# a key no span has refines nothing: an error, with the closest key
 	run tr-temporal --check -t c -r thraed "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-temporal: -r thraed: no span has a tag thraed (did you mean thread?)"* ]]
+	expect_contains 'tr-temporal: -r thraed: no span has a tag thraed (did you mean thread?)' "$output"
 }
 
 @test "--dot draws the folded provenance with dashed sequencing edges" {
 	f=$(case4)
 	run tr-temporal --dot -t c "$f"
 	expect_eq 0 "$status" status
-	[[ "${lines[0]}" == "digraph "* ]]
-	[[ "$output" == *"11 × maintenance:storage.write on storage@b"* ]]
+	expect_like "digraph *" "${lines[0]}"
+	expect_contains '11 × maintenance:storage.write on storage@b' "$output"
 	printf '%s\n' "$output" | grep -q 'style=dashed'
 	if command -v dot >/dev/null; then
 		printf '%s\n' "$output" | dot -Tsvg >/dev/null
@@ -406,7 +406,7 @@ invariants() {
 	f=$(case1)
 	run tr-temporal -o "$BATS_TEST_TMPDIR/out.tr" "$f"
 	expect_eq 0 "$status" status
-	[ -z "$output" ]
+	expect_empty "$output"
 	grep -q "tp.delay=5000" "$BATS_TEST_TMPDIR/out.tr"
 }
 
@@ -433,7 +433,7 @@ invariants() {
 		case "$f" in *expected*) continue ;; esac
 		tr-ingest -k "$f" > "$BATS_TEST_TMPDIR/c.tr" 2>/dev/null || true
 		run tr-temporal -q --check "$BATS_TEST_TMPDIR/c.tr"
-		[ "$status" -eq 0 ] || { echo "$f: $output"; false; }
+		expect_status 0 || { echo "$f: $output"; false; }
 		invariants "$output" || { echo "$f"; false; }
 	done
 }
@@ -461,39 +461,40 @@ invariants() {
 	run tr-temporal --check "$BATS_TEST_TMPDIR/deep.tr"
 	expect_eq 0 "$status" status
 	invariants "$output"
-	[ "$(tag s0 tp.delay) $(tag s99999 tp.delay)" = "200000 2" ]
+	expect_eq "200000 2" "$(tag s0 tp.delay) $(tag s99999 tp.delay)"
 	run tr-temporal --explain "$BATS_TEST_TMPDIR/deep.tr"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"[depth 99999] svc:op on svc@h = 2 µs"* ]]
+	expect_contains '[depth 99999] svc:op on svc@h = 2 µs' "$output"
 }
 
 @test "the clock pass hides no bad input: a directory as input is said in one line, exit 3" {
 	mkdir "$BATS_TEST_TMPDIR/dir"
 	run --separate-stderr tr-temporal "$BATS_TEST_TMPDIR/dir"
 	expect_eq 3 "$status" status
-	[[ "$stderr" == "tr-temporal: $BATS_TEST_TMPDIR/dir: is a directory, not a file" ]]
+	expect_eq "tr-temporal: $BATS_TEST_TMPDIR/dir: is a directory, not a file" "$stderr"
 	run --separate-stderr tr-infer --reformat "$BATS_TEST_TMPDIR/dir"
 	expect_eq 3 "$status" status
-	[[ "$stderr" == "tr-infer: $BATS_TEST_TMPDIR/dir: is a directory, not a file" ]]
+	expect_eq "tr-infer: $BATS_TEST_TMPDIR/dir: is a directory, not a file" "$stderr"
 }
 
 @test "the clock pass is quiet: a bad trace is told once, by the main pass" {
 	printf 'T\tb\nS\tb\tx\t\t1x0\t50\ts\to\t\t\nT\tg\nS\tg\ta\t\t1\t5\ts\to\tserver\th\n' > "$BATS_TEST_TMPDIR/in.tr"
 	run --separate-stderr tr-temporal -k "$BATS_TEST_TMPDIR/in.tr"
 	expect_eq 3 "$status" status
-	[ "$(printf '%s\n' "$stderr" | grep -c 'start: not an integer')" -eq 1 ]
+	expect_num 1 "$(printf '%s\n' "$stderr" | grep -c 'start: not an integer')"
 	run --separate-stderr tr-infer -k --reformat "$BATS_TEST_TMPDIR/in.tr"
-	[ "$(printf '%s\n' "$stderr" | grep -c 'start: not an integer')" -eq 1 ]
+	expect_num 1 "$(printf '%s\n' "$stderr" | grep -c 'start: not an integer')"
 }
 
 @test "--explain, csv and json with traces but none analysed: nothing to explain, exit 3; --allow-empty passes" {
 	printf '#tr/1\nT\tt1\nS\tt1\ta\t\t\t\ts\to\tserver\th\n' > "$BATS_TEST_TMPDIR/untimed.tr"
 	for f in --explain "-f csv" "-f json"; do
 		run --separate-stderr tr-temporal $f "$BATS_TEST_TMPDIR/untimed.tr"
-		[ "$status" -eq 3 ] || { echo "$f: $status"; false; }
-		[[ "$stderr" == *"tr-temporal: 1 traces read, none analysed (no timed root): nothing to explain" ]]
+		expect_status 3 || { echo "$f: $status"; false; }
+		expect_like "*tr-temporal: 1 traces read, none analysed \(no timed root\): nothing to explain" "$stderr"
 		run tr-temporal -q $f --allow-empty "$BATS_TEST_TMPDIR/untimed.tr"
-		[ "$status" -eq 0 ] && [[ "$output" != *"nothing to explain"* ]]
+		expect_status 0
+		expect_lacks 'nothing to explain' "$output"
 	done
 	# the line format passes such a trace through: not an error
 	run tr-temporal -q "$BATS_TEST_TMPDIR/untimed.tr"
@@ -514,9 +515,9 @@ invariants() {
 	} > "$BATS_TEST_TMPDIR/cycle.tr"
 	run --separate-stderr tr-temporal -v "$BATS_TEST_TMPDIR/cycle.tr"
 	expect_eq 0 "$status" status
-	[[ "$stderr" == *"tr-temporal: clock of a: 1 RPCs disagree (transit varies, or a clock drifts)"* ]]
-	[[ "$stderr" == *"tr-temporal: clock of c: 1 RPCs disagree (transit varies, or a clock drifts)"* ]]
-	[[ "$stderr" != *"clock of b: "*"disagree"* ]]
+	expect_contains 'tr-temporal: clock of a: 1 RPCs disagree (transit varies, or a clock drifts)' "$stderr"
+	expect_contains 'tr-temporal: clock of c: 1 RPCs disagree (transit varies, or a clock drifts)' "$stderr"
+	expect_unlike "*clock of b: *disagree*" "$stderr"
 }
 
 @test "a root with 80,000 distinct children explains and draws in linear time" {
@@ -526,8 +527,8 @@ invariants() {
 		> "$BATS_TEST_TMPDIR/wide.tr"
 	run timeout 5 tr-temporal --explain "$BATS_TEST_TMPDIR/wide.tr"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c 'svc:op[0-9]* on svc@h = 5 µs')" -eq 160000 ]
+	expect_num 160000 "$(printf '%s\n' "$output" | grep -c 'svc:op[0-9]* on svc@h = 5 µs')"
 	run timeout 5 tr-temporal --dot --min-share 0 "$BATS_TEST_TMPDIR/wide.tr"
 	expect_eq 0 "$status" status
-	[ "$(printf '%s\n' "$output" | grep -c 'svc:op[0-9]* on svc@h.ndelay')" -eq 80000 ]
+	expect_num 80000 "$(printf '%s\n' "$output" | grep -c 'svc:op[0-9]* on svc@h.ndelay')"
 }

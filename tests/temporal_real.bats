@@ -92,7 +92,7 @@ dsum() {
 # --check passes.
 sums_to_duration() {
 	run tr-temporal --check "$1"
-	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	expect_status 0
 	printf '%s\n' "$output" | awk -F'\t' '
 		$1 == "S" { k = $2 SUBSEP $3; id[k] = 1; trace[k] = $2; par[k] = $4; dur[k] = $6 }
 		$1 == "D" { sum[$2] += $6 }
@@ -114,7 +114,7 @@ sums_to_duration() {
 	f=$(z1 queue.wait_us=11000 | mkfix z1tag.tr)
 	run tr-temporal --explain -t c "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"11 × maintenance:storage.write on storage@b = 11.0 ms (78.6%)"* ]]
+	expect_contains '11 × maintenance:storage.write on storage@b = 11.0 ms (78.6%)' "$output"
 	sums_to_duration "$f"
 }
 
@@ -126,8 +126,8 @@ sums_to_duration() {
 	f=$(z1 '' | mkfix z1.tr)
 	run tr-temporal --explain -t c "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"12 × maintenance:storage.write on storage@b = 11.5 ms (82.1%) [sequencing]"* ]]
-	[[ "$output" == *"request compute → storage:storage.read = 0.5 ms (3.6%) [transit]"* ]]
+	expect_contains '12 × maintenance:storage.write on storage@b = 11.5 ms (82.1%) [sequencing]' "$output"
+	expect_contains 'request compute → storage:storage.read = 0.5 ms (3.6%) [transit]' "$output"
 	sums_to_duration "$f"
 	# --no-infer-queues: the server started work on arrival, the gap is transit
 	run tr-temporal --no-infer-queues -t c "$f"
@@ -143,7 +143,7 @@ sums_to_duration() {
 	expect_eq "0 0" "$(dsum c unexplained)"
 	sums_to_duration "$f"
 	run tr-temporal -v -t c "$f"
-	[[ "$output" == *"tr-temporal: clock of b: +0.600 ms against m, from 12 RPCs"* ]]
+	expect_contains 'tr-temporal: clock of b: +0.600 ms against m, from 12 RPCs' "$output"
 }
 
 @test "the clock pass reads standard input twice: a pipe, a file, a file read partly" {
@@ -156,7 +156,7 @@ sums_to_duration() {
 	{ printf 'X\tnot a record of a trace\n'; cat "$f"; } > "$BATS_TEST_TMPDIR/x.tr"
 	expect_eq "$want" "$({ head -n 1 > /dev/null; tr-temporal -t c; } < "$BATS_TEST_TMPDIR/x.tr")"
 	# and it is left at its end, as a copy would leave it
-	[ -z "$({ tr-temporal -t c > /dev/null; cat; } < "$f")" ]
+	expect_empty "$({ tr-temporal -t c > /dev/null; cat; } < "$f")"
 }
 
 @test "a large input's clock pass, scanned as two halves at once, finds what one pass finds" {
@@ -171,12 +171,12 @@ sums_to_duration() {
 			print "S", t, "c", "w", s + 100, 2500, "web", "call", "client", "web-1"
 			print "S", t, "v", "c", s + 400 + 1000 * (h % 5) + (i % 3), 1800, "api", "serve", "server", "api-" h
 		} }' > "$BATS_TEST_TMPDIR/big.tr"
-	[ "$(wc -c < "$BATS_TEST_TMPDIR/big.tr")" -gt $((8 << 20)) ]
+	expect_gt "$((8 << 20))" "$(wc -c < "$BATS_TEST_TMPDIR/big.tr")"
 	run tr-temporal -v "$BATS_TEST_TMPDIR/big.tr"
 	expect_eq 0 "$status" status
 	one=$output
-	[[ "$one" == *"clock of api-4: "*" ms against web-1, from "*" RPCs"* ]]
-	[[ "$one" == *"clock of api-9: "* ]]
+	expect_like "*clock of api-4: * ms against web-1, from * RPCs*" "$one"
+	expect_contains 'clock of api-9: ' "$one"
 	# an empty second input: the full pass (the scan takes the line format only)
 	: > "$BATS_TEST_TMPDIR/empty"
 	run tr-temporal -v "$BATS_TEST_TMPDIR/big.tr" "$BATS_TEST_TMPDIR/empty"
@@ -190,7 +190,7 @@ sums_to_duration() {
 	expect_eq 0 "$status" status
 	expect_eq "11 10999" "$(dsum c sequencing maintenance)"
 	expect_eq "0 0" "$(dsum c unexplained)"
-	[[ "$output" != *"capacity exceeded"* ]]
+	expect_lacks 'capacity exceeded' "$output"
 	sums_to_duration "$f"
 }
 
@@ -239,8 +239,8 @@ sums_to_duration() {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal --explain -t feed "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"8 × batch:POST /rank/batch on ranker@rk-1 = 11.2 ms (74.7%) [sequencing]"* ]]
-	[[ "$output" != *"request web → ranker:POST /rank = 11"* ]]
+	expect_contains '8 × batch:POST /rank/batch on ranker@rk-1 = 11.2 ms (74.7%) [sequencing]' "$output"
+	expect_lacks 'request web → ranker:POST /rank = 11' "$output"
 	run tr-temporal -t feed "$f"
 	expect_eq "8 11200" "$(dsum feed sequencing 'POST /rank/batch')"
 	expect_eq batch-rescore "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $5 == "sequencing" { print $3 }' | sort -u)"
@@ -266,13 +266,13 @@ sums_to_duration() {
 		f=$(case_a "$skew" '' calls | mkfix "b$skew.tr")
 		run tr-temporal -t feed "$f"
 		expect_eq 0 "$status" status
-		[ "$(dsum feed sequencing 'POST /rank/batch')" = "8 11200" ] || { echo "skew $skew"; false; }
+		expect_eq "8 11200" "$(dsum feed sequencing 'POST /rank/batch')" || { echo "skew $skew"; false; }
 		expect_eq "1 100" "$(dsum feed unexplained)"
 		expect_eq 2000 "$(dself feed r onpath)"
 		expect_eq "2 600" "$(dsum feed transit)"
 		sums_to_duration "$f"
 		run tr-temporal -v -t feed "$f"
-		[[ "$output" == *"clock of rk-1: $(awk -v s="$skew" 'BEGIN { printf "%+.3f", s / 1000 }') ms against "* ]]
+		expect_contains "clock of rk-1: $(awk -v s="$skew" 'BEGIN { printf "%+.3f", s / 1000 }') ms against " "$output"
 	done
 }
 
@@ -281,11 +281,11 @@ sums_to_duration() {
 	run tr-temporal -r lock -t put "$f"
 	expect_eq 0 "$status" status
 	expect_eq 6000 "$(dself put T2/h sequencing)"
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "put" && $3 == "T3"' | wc -l)" -eq 0 ]
+	expect_num 0 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $2 == "put" && $3 == "T3"' | wc -l)"
 	expect_eq 3000 "$(dself put p onpath)"
 	expect_eq 1000 "$(dself put l onpath)"
 	run tr-temporal --explain -r lock -t put "$f"
-	[[ "$output" == *"profile:advisory lock on profile@p-1/user-42 = 6.0 ms (60.0%) [sequencing]"* ]]
+	expect_contains 'profile:advisory lock on profile@p-1/user-42 = 6.0 ms (60.0%) [sequencing]' "$output"
 	sums_to_duration "$f"
 }
 
@@ -311,7 +311,7 @@ sums_to_duration() {
 	f=$(case_c | mkfix c.tr)
 	run tr-temporal -r lock -t nosuch "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-temporal: --trace nosuch: no trace has this id"* ]]
+	expect_contains 'tr-temporal: --trace nosuch: no trace has this id' "$output"
 }
 
 @test "control: a request slow from its own work blames its own spans, no other trace" {
@@ -326,7 +326,7 @@ sums_to_duration() {
 	expect_eq 0 "$status" status
 	expect_eq 9000 "$(dself self cpu onpath)"
 	expect_eq 1000 "$(dself self w onpath)"
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $3 != "self"' | wc -l)" -eq 0 ]
+	expect_num 0 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" && $3 != "self"' | wc -l)"
 	sums_to_duration "$f"
 }
 
@@ -334,17 +334,17 @@ sums_to_duration() {
 	f=$(case_a 5000 '' calls | mkfix b.tr)
 	run tr-temporal --explain -t feed "$f"
 	expect_eq 0 "$status" status
-	[ "${lines[1]}" = "  summary: other traces 11.2 ms (74.7%), own work 3.1 ms (20.7%), network 0.6 ms (4.0%), unexplained 0.1 ms (0.7%)" ]
-	[[ "$output" == *"[sequencing] in trace batch-rescore (batch:rescore)"* ]]
-	[[ "$output" == *"8 × batch:POST /rank/batch on ranker@rk-1 = 11.2 ms (74.7%), self 11.2 ms, from +0.8 ms [sequencing]"* ]]
-	[[ "$output" == *"    queueing inferred on ranker@rk-1: "*"(Zeno §3.2)"* ]]
-	[[ "$output" == *"    clock offsets applied: rk-1 +5.000 ms"* ]]
-	[[ "$output" == *"    workers inferred from overlaps (no -c): ranker@rk-1: 1"* ]]
+	expect_eq "  summary: other traces 11.2 ms (74.7%), own work 3.1 ms (20.7%), network 0.6 ms (4.0%), unexplained 0.1 ms (0.7%)" "${lines[1]}"
+	expect_contains '[sequencing] in trace batch-rescore (batch:rescore)' "$output"
+	expect_contains '8 × batch:POST /rank/batch on ranker@rk-1 = 11.2 ms (74.7%), self 11.2 ms, from +0.8 ms [sequencing]' "$output"
+	expect_like "*    queueing inferred on ranker@rk-1: *\(Zeno §3.2\)*" "$output"
+	expect_contains '    clock offsets applied: rk-1 +5.000 ms' "$output"
+	expect_contains '    workers inferred from overlaps (no -c): ranker@rk-1: 1' "$output"
 	# with -c the capacity is given, not inferred; without inference no queue is claimed
 	run tr-temporal --explain -c ranker@rk-1=1 --no-infer-queues --no-clock-offsets -t feed "$f"
-	[[ "$output" != *"workers inferred"* ]]
-	[[ "$output" != *"queueing inferred"* ]]
-	[[ "$output" != *"clock offsets applied"* ]]
+	expect_lacks 'workers inferred' "$output"
+	expect_lacks 'queueing inferred' "$output"
+	expect_lacks 'clock offsets applied' "$output"
 }
 
 @test "--explain folds repeated on-path calls into one node with a count" {
@@ -358,7 +358,7 @@ sums_to_duration() {
 	} | mkfix fan.tr)
 	run tr-temporal --explain "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *"      3 × front:GetDriver (client) = 6.0 ms (60.0%)"* ]]
+	expect_contains '      3 × front:GetDriver (client) = 6.0 ms (60.0%)' "$output"
 	sums_to_duration "$f"
 }
 
@@ -366,15 +366,15 @@ sums_to_duration() {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal --dot -t feed "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" == *'top cause: 8 × batch:POST /rank/batch on ranker@rk-1, 11.2 ms (74.7%)'* ]]
-	[[ "$output" == *'penwidth=4.7, style=dashed'* ]]
+	expect_contains 'top cause: 8 × batch:POST /rank/batch on ranker@rk-1, 11.2 ms (74.7%)' "$output"
+	expect_contains 'penwidth=4.7, style=dashed' "$output"
 	# the 0.1 ms unexplained gap is under the default 1 %
-	[[ "$output" != *'unexplained@'* ]]
-	[[ "$output" == *'1 nodes under 1% of the delay left out (--min-share)'* ]]
+	expect_lacks 'unexplained@' "$output"
+	expect_contains '1 nodes under 1% of the delay left out (--min-share)' "$output"
 	run tr-temporal --dot --min-share 0 -t feed "$f"
-	[[ "$output" == *'unexplained@ranker@rk-1'* ]]
+	expect_contains 'unexplained@ranker@rk-1' "$output"
 	run tr-temporal --dot --min-share 50 -t feed "$f"
-	[[ "$output" != *'request web'* ]]
+	expect_lacks 'request web' "$output"
 	run tr-temporal --min-share 5 "$f"
 	expect_eq 2 "$status" status
 	run tr-temporal --dot --min-share 101 "$f"
@@ -385,7 +385,7 @@ sums_to_duration() {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal --explain --span r "$f"
 	expect_eq 0 "$status" status
-	[[ "${lines[0]}" == "trace feed: ranker:POST /rank, 2.0 ms" ]]
+	expect_eq 'trace feed: ranker:POST /rank, 2.0 ms' "${lines[0]}"
 	run tr-temporal --span wc "$f"
 	expect_eq 0 "$status" status
 	expect_eq 13900 "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "D" { s += $6 } END { print s }')"
@@ -393,7 +393,7 @@ sums_to_duration() {
 	# a span no trace has answered nothing: an error that says so
 	run tr-temporal --span nosuch "$f"
 	expect_eq 2 "$status" status
-	[[ "$output" == *"tr-temporal: --span nosuch: no trace has this span"* ]]
+	expect_contains 'tr-temporal: --span nosuch: no trace has this span' "$output"
 }
 
 @test "--end-to-end: a short poll root does not hide the processing it started" {
@@ -414,10 +414,10 @@ sums_to_duration() {
 	f=$(case_a | mkfix a.tr)
 	run tr-temporal -v -c ranker@rk-1=1 -t feed "$f"
 	expect_eq 0 "$status" status
-	[[ "$output" != *"capacity exceeded"* ]]
+	expect_lacks 'capacity exceeded' "$output"
 	f=$({ printf '#tr/1\nT\tx\n'; s x a '' 0 1000 db q server d-1; printf 'T\ty\n'; s y b '' 500 1000 db q server d-1; } | mkfix over.tr)
 	run tr-temporal -v -c db@d-1=1 "$f"
-	[[ "$output" == *"tr-temporal: capacity exceeded on db@d-1: 1 segments found every worker busy"* ]]
+	expect_contains 'tr-temporal: capacity exceeded on db@d-1: 1 segments found every worker busy' "$output"
 }
 
 @test "samples with every queue tag removed: the slowest request still names the batch job (>= 40 %)" {

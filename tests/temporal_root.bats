@@ -83,7 +83,7 @@ dtotal() {
 	expect_eq 0 "$status" status
 	expect_eq 2000 "$(dself req r onpath)"
 	expect_eq 2000 "$(dtotal req)"
-	[ -z "$(dself req b2/j2 sequencing)" ]
+	expect_empty "$(dself req b2/j2 sequencing)"
 }
 
 # The span starts when the request is received (1000) and logs a dequeue
@@ -97,7 +97,7 @@ dtotal() {
 	expect_eq 2000 "$(dself req b2/j2 sequencing)"
 	expect_eq 2000 "$(dself req b1/j1 sequencing)"
 	expect_eq 6000 "$(dtotal req)"
-	[[ "$output" != *"capacity exceeded"* ]]
+	expect_lacks 'capacity exceeded' "$output"
 	run tr-temporal --check -t req "$f"
 	expect_eq 0 "$status" status
 }

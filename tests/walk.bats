@@ -61,8 +61,8 @@ tool() {
 
 # Exactly one line on stderr, matching the extended regex $1.
 one_line() {
-	[ "${#stderr_lines[@]}" -eq 1 ] || { echo "want one line on stderr, got: $stderr"; return 1; }
-	[[ $stderr =~ $1 ]] || { echo "stderr '$stderr' does not match '$1'"; return 1; }
+	expect_num 1 "${#stderr_lines[@]}" "lines on stderr" || { echo "stderr: $stderr"; return 1; }
+	expect_match "$1" "$stderr" stderr
 }
 
 @test "a raw export, plain and .zst, is analysed by every tool as tr-ingest's output would be; never copied through" {
@@ -70,40 +70,46 @@ one_line() {
 	zstd -q -o "$x.zst" "$x"
 	run tr-ingest "$x"
 	expect_eq 0 "$status" status
-	[ "$(grep -c "^S$TAB" <<<"$output")" -eq 4 ]
+	expect_num 4 "$(grep -c "^S$TAB" <<<"$output")"
 	tr-ingest "$x" > "$BATS_TEST_TMPDIR/x.tr"
 	while read -r t; do
 		for f in "$x" "$x.zst"; do
 			tool "$t" "$f"
-			[ "$status" -eq 0 ] || { echo "$t $f: status $status: $stderr"; false; }
+			expect_status 0 || { echo "$t $f: status $status: $stderr"; false; }
 			[ -n "$output" ] || { echo "$t $f: no output"; false; }
-			[[ $output != *'"traceID"'* ]] || { echo "$t $f: the export was copied through"; false; }
+			expect_lacks '"traceID"' "$output" || { echo "$t $f: the export was copied through"; false; }
 			want=$output
 			tool "$t" "$BATS_TEST_TMPDIR/x.tr"
-			[ "$output" = "$want" ] || { echo "$t $f: not as on tr-ingest's output"; false; }
+			expect_output "$want" || { echo "$t $f: not as on tr-ingest's output"; false; }
 		done
 	done < <(filters)
 }
 
-@test "an empty input: exit 3, one line naming it, nothing on stdout, in every tool; --allow-empty accepts it" {
+@test "an empty input: exit 3, one line naming it, nothing on stdout, in every tool" {
 	: > "$BATS_TEST_TMPDIR/empty.tr"
 	run --separate-stderr tr-ingest "$BATS_TEST_TMPDIR/empty.tr"
 	expect_eq 3 "$status" status
 	one_line "^tr-ingest: .*/empty.tr: no span in the input \(--allow-empty accepts that\)$"
 	while read -r t; do
 		tool "$t" "$BATS_TEST_TMPDIR/empty.tr"
-		[ "$status" -eq 3 ] || { echo "$t: status $status"; false; }
+		expect_status 3 || { echo "$t: status $status"; false; }
 		one_line "^${t%% *}: .*/empty.tr: no trace in the input \(--allow-empty accepts that\)$"
 		[ -z "$output" ] || { echo "$t wrote: $output"; false; }
-		tool "$t" --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
-		[ "$status" -eq 0 ] || { echo "$t --allow-empty: status $status"; false; }
-		[ -z "$stderr" ]
 	done < <(filters)
 	# an empty pipe too
 	while read -r t; do
 		tool "$t" - < /dev/null
 		expect_eq 3 "$status" status
 		one_line "^${t%% *}: <stdin>: no trace in the input"
+	done < <(filters)
+}
+
+@test "an empty input: --allow-empty accepts it in every tool" {
+	: > "$BATS_TEST_TMPDIR/empty.tr"
+	while read -r t; do
+		tool "$t" --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
+		expect_status 0 || { echo "$t --allow-empty: status $status"; false; }
+		expect_empty "$stderr"
 	done < <(filters)
 }
 
@@ -114,13 +120,13 @@ one_line() {
 	head -c -3 "$BATS_TEST_TMPDIR/full.tr" > "$BATS_TEST_TMPDIR/cut.tr"
 	while read -r t; do
 		tool "$t" "$BATS_TEST_TMPDIR/cut.tr"
-		[ "$status" -eq 3 ] || { echo "$t: status $status"; false; }
+		expect_status 3 || { echo "$t: status $status"; false; }
 		one_line "^${t%% *}: .*/cut.tr:[0-9]+: trace aaaa000000000002: the input broke off before its end, it may be incomplete: skipped$"
-		[[ $output != *aaaa000000000002* ]] || { echo "$t wrote the cut trace"; false; }
+		expect_lacks 'aaaa000000000002' "$output" || { echo "$t wrote the cut trace"; false; }
 	done < <(filters)
 	# the filters still write the whole trace
 	tool tr-cp "$BATS_TEST_TMPDIR/cut.tr"
-	[ "$(grep -c "^S${TAB}aaaa000000000001" <<<"$output")" -eq 2 ]
+	expect_num 2 "$(grep -c "^S${TAB}aaaa000000000001" <<<"$output")"
 	# tr-ingest's input is an export: one cut off mid-document
 	head -c 900 "$x" > "$BATS_TEST_TMPDIR/cut.json"
 	run --separate-stderr tr-ingest "$BATS_TEST_TMPDIR/cut.json"
@@ -143,7 +149,7 @@ one_line() {
 	run --separate-stderr tr-cp --summary servcie "$f"
 	expect_eq 2 "$status" status
 	one_line "servcie.*did you mean service\?"
-	[ -z "$output" ]
+	expect_empty "$output"
 	run --separate-stderr tr-pag --worker-key service,zone "$f"
 	expect_eq 2 "$status" status
 	one_line "^tr-pag: --worker-key .*zone"
@@ -156,9 +162,9 @@ one_line() {
 	run --separate-stderr tr-aggregate --fail-if 'COUNT > 1' 'From s In spans[service = "mysqll"] Select COUNT' "$f"
 	expect_eq 2 "$status" status
 	# the closest name, then the gate's verdict
-	[ "${#stderr_lines[@]}" -eq 2 ] || { echo "want two lines on stderr, got: $stderr"; false; }
-	[ "${stderr_lines[0]}" = 'tr-aggregate: no span has service "mysqll" (did you mean "mysql"?)' ] || { echo "$stderr"; false; }
-	[[ "${stderr_lines[1]}" == "tr-aggregate: fail-if COUNT > 1: the query matched no row: the gate fails"* ]] || { echo "$stderr"; false; }
+	expect_num 2 "${#stderr_lines[@]}" || { echo "want two lines on stderr, got: $stderr"; false; }
+	expect_eq 'tr-aggregate: no span has service "mysqll" (did you mean "mysql"?)' "${stderr_lines[0]}" || { echo "$stderr"; false; }
+	expect_like "tr-aggregate: fail-if COUNT > 1: the query matched no row: the gate fails*" "${stderr_lines[1]}" || { echo "$stderr"; false; }
 	# tr-ingest's one selector is the format it is told to read
 	run --separate-stderr tr-ingest -f zipkin "$x"
 	expect_eq 3 "$status" status
@@ -174,7 +180,7 @@ one_line() {
 	f=$BATS_TEST_TMPDIR/x.tr
 	for t in 'tr-cp' 'tr-cp --dot' 'tr-cp --summary service' 'tr-temporal' 'tr-temporal --explain'; do
 		tool "$t" --trace aaaa000000000003 "$f"
-		[ "$status" -eq 2 ] || { echo "$t: status $status"; false; }
+		expect_status 2 || { echo "$t: status $status"; false; }
 		one_line "aaaa000000000003.*no trace has this id.*aaaa00000000000[12]"
 	done
 	# the other tools select traces through the query language
@@ -190,8 +196,9 @@ one_line() {
 	for f in "$x" "$x.zst"; do
 		run --separate-stderr tr-report "$f"
 		expect_eq 0 "$status" status
-		[[ $output == *"<html"* && $output == *"GET /dispatch"* ]]
-		[[ $output != *'"traceID"'* ]]
+		expect_contains '<html' "$output"
+		expect_contains 'GET /dispatch' "$output"
+		expect_lacks '"traceID"' "$output"
 	done
 	: > "$BATS_TEST_TMPDIR/empty.tr"
 	run --separate-stderr tr-report -o "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/empty.tr"
@@ -200,10 +207,10 @@ one_line() {
 	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
 	run --separate-stderr tr-report --allow-empty "$BATS_TEST_TMPDIR/empty.tr"
 	expect_eq 0 "$status" status
-	[[ $output == *"none: no trace in the input"* ]]
+	expect_contains 'none: no trace in the input' "$output"
 	tr-ingest "$x" | head -c -3 > "$BATS_TEST_TMPDIR/cut.tr"
 	run --separate-stderr tr-report "$BATS_TEST_TMPDIR/cut.tr"
 	expect_eq 3 "$status" status
 	one_line "^tr-report: .*/cut.tr:[0-9]+: trace aaaa000000000002: the input broke off before its end"
-	[ -z "$output" ]
+	expect_empty "$output"
 }

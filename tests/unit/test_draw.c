@@ -69,12 +69,17 @@ test_text(void)
 	/* the two-part keys of the flame graphs' frames and the baseline's groups */
 	CHECK_EQ(sb_set_pair(&b, "mysql", "SQL SELECT"), 6);
 	CHECK(b.len == 16 && memcmp(b.s, "mysql\0SQL SELECT", 17) == 0);
-	CHECK(sb_set_pair(&b, "", "") == 1 && b.len == 1 && b.s[0] == '\0' && b.s[1] == '\0');
+	CHECK_EQ(sb_set_pair(&b, "", ""), 1);
+	CHECK_EQ(b.len, 1);
+	CHECK_EQ(b.s[0], '\0');
+	CHECK_EQ(b.s[1], '\0');
 	sb_free(&b);
 	char c1[8], c2[8];
 	svg_service_colour("mysql", c1);
 	svg_service_colour("mysql", c2);
-	CHECK(strcmp(c1, c2) == 0 && c1[0] == '#' && strlen(c1) == 7);
+	CHECK_STR(c1, c2);
+	CHECK_EQ(c1[0], '#');
+	CHECK_EQ(strlen(c1), 7);
 }
 
 static void
@@ -84,23 +89,29 @@ test_bands(void)
 	int pct[16];
 
 	cp_percentile_band(100, 50, &a, &b);
-	CHECK(a == 49 && b == 51);
+	CHECK_EQ(a, 49);
+	CHECK_EQ(b, 51);
 	cp_percentile_band(100, 99, &a, &b);
-	CHECK(a == 98 && b == 100);
+	CHECK_EQ(a, 98);
+	CHECK_EQ(b, 100);
 	cp_percentile_band(100, 100, &a, &b);
-	CHECK(a == 99 && b == 100);
+	CHECK_EQ(a, 99);
+	CHECK_EQ(b, 100);
 	cp_percentile_band(100, 1, &a, &b);
-	CHECK(a == 0 && b == 2);
+	CHECK_EQ(a, 0);
+	CHECK_EQ(b, 2);
 	cp_percentile_band(3, 50, &a, &b);	/* few traces: at least one */
 	CHECK(b > a && b <= 3);
 	cp_percentile_band(1, 99, &a, &b);
-	CHECK(a == 0 && b == 1);
+	CHECK_EQ(a, 0);
+	CHECK_EQ(b, 1);
 	for (size_t n = 1; n < 500; n += 7)
 		for (int p = 1; p <= 100; p++) {
 			cp_percentile_band(n, p, &a, &b);
 			CHECK(a < b && b <= n);
 		}
-	CHECK(cp_percentiles_parse("50,95,99", pct, 16) == 3 && pct[2] == 99);
+	CHECK_EQ(cp_percentiles_parse("50,95,99", pct, 16), 3);
+	CHECK_EQ(pct[2], 99);
 	CHECK(cp_percentiles_parse("", pct, 16) < 0);
 	CHECK(cp_percentiles_parse("50,", pct, 16) < 0);
 	CHECK(cp_percentiles_parse("0", pct, 16) < 0);

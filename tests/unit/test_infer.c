@@ -283,8 +283,10 @@ test_fields(void)
 	infer_opts o = {0};
 	strbuf b = {0};
 
-	CHECK(infer_parse_fields("service,operation", &o) == 0 && o.nfields == 2);
-	CHECK(infer_parse_fields("host,kind,service,operation", &o) == 0 && o.nfields == 4);
+	CHECK_EQ(infer_parse_fields("service,operation", &o), 0);
+	CHECK_EQ(o.nfields, 2);
+	CHECK_EQ(infer_parse_fields("host,kind,service,operation", &o), 0);
+	CHECK_EQ(o.nfields, 4);
 	infer_fields_text(&o, &b);
 	CHECK_STR(b.s, "host,kind,service,operation");
 	CHECK(infer_parse_fields("service,", &o) < 0);

@@ -78,14 +78,20 @@ test_tree(void)
 		 "L\tt\tb\t12\tevent=x\n");
 	CHECK_EQ(tr_trace_parse(&t), 0);
 	CHECK_EQ(t.nspans, 5);
-	CHECK(strcmp(t.spans[0].span_id, "a") == 0 && strcmp(t.spans[1].span_id, "b") == 0);
-	CHECK(t.spans[1].parent == 0 && t.spans[0].first_child == 1);
+	CHECK_STR(t.spans[0].span_id, "a");
+	CHECK_STR(t.spans[1].span_id, "b");
+	CHECK_EQ(t.spans[1].parent, 0);
+	CHECK_EQ(t.spans[0].first_child, 1);
 	CHECK(t.spans[1].flags & TR_SPAN_FOLLOWS);
 	CHECK_EQ(t.spans[1].depth, 1);
-	CHECK(t.nroots == 3 && t.roots[0] == 0);
-	CHECK(t.norphans == 1 && t.ncycles == 1);
+	CHECK_EQ(t.nroots, 3);
+	CHECK_EQ(t.roots[0], 0);
+	CHECK_EQ(t.norphans, 1);
+	CHECK_EQ(t.ncycles, 1);
 	CHECK(t.spans[3].parent == -1 && t.spans[4].parent == 3);	/* d sorts first: it becomes the root */
-	CHECK(t.nlogs == 1 && t.logs[0].span == 1 && t.logs[0].time == 12);
+	CHECK_EQ(t.nlogs, 1);
+	CHECK_EQ(t.logs[0].span, 1);
+	CHECK_EQ(t.logs[0].time, 12);
 	CHECK_STR(tr_span_tag(&t.spans[1], "k"), "v");
 	tr_trace_free(&t);
 }
@@ -106,7 +112,8 @@ test_deep_chain(void)
 	}
 	load(&t, b.s);
 	CHECK_EQ(tr_trace_parse(&t), 0);
-	CHECK(t.nroots == 1 && t.spans[n - 1].depth == (uint32_t)n - 1);
+	CHECK_EQ(t.nroots, 1);
+	CHECK_EQ(t.spans[n - 1].depth, (uint32_t)n - 1);
 	tr_trace_free(&t);
 	sb_free(&b);
 }
@@ -259,7 +266,11 @@ test_numbers(void)
 	CHECK(ok);
 	sb_clear(&b);
 	sb_addf(&b, "%s|%0200d|%s", "a", 7, "z");
-	CHECK(b.len == 204 && b.s[0] == 'a' && b.s[202] == '|' && b.s[203] == 'z' && b.s[204] == '\0');
+	CHECK_EQ(b.len, 204);
+	CHECK_EQ(b.s[0], 'a');
+	CHECK_EQ(b.s[202], '|');
+	CHECK_EQ(b.s[203], 'z');
+	CHECK_EQ(b.s[204], '\0');
 	sb_free(&b);
 }
 
@@ -275,11 +286,23 @@ test_b64(void)
 	size_t n = 99;
 
 	CHECK(b64_decode("O6VWCcPN5JZJzXfR+dzZNg==", 24, out, &n) == 0 && n == 16 && memcmp(out, tid, 16) == 0);
-	CHECK(b64_decode("Sc130fnc2TY=", 12, out, &n) == 0 && n == 8 && out[0] == 0x49 && out[7] == 0x36);
-	CHECK(b64_decode("-_8=", 4, out, &n) == 0 && n == 2 && out[0] == 0xfb && out[1] == 0xff);
-	CHECK(b64_decode("+/8=", 4, out, &n) == 0 && n == 2 && out[0] == 0xfb && out[1] == 0xff);
-	CHECK(b64_decode("AQ==", 4, out, &n) == 0 && n == 1 && out[0] == 1);
-	CHECK(b64_decode("", 0, out, &n) == 0 && n == 0);
+	CHECK_EQ(b64_decode("Sc130fnc2TY=", 12, out, &n), 0);
+	CHECK_EQ(n, 8);
+	CHECK_EQ(out[0], 0x49);
+	CHECK_EQ(out[7], 0x36);
+	CHECK_EQ(b64_decode("-_8=", 4, out, &n), 0);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(out[0], 0xfb);
+	CHECK_EQ(out[1], 0xff);
+	CHECK_EQ(b64_decode("+/8=", 4, out, &n), 0);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(out[0], 0xfb);
+	CHECK_EQ(out[1], 0xff);
+	CHECK_EQ(b64_decode("AQ==", 4, out, &n), 0);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(out[0], 1);
+	CHECK_EQ(b64_decode("", 0, out, &n), 0);
+	CHECK_EQ(n, 0);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		CHECK(b64_decode(bad[i], strlen(bad[i]), out, &n) < 0);
 }
@@ -303,7 +326,8 @@ test_durations(void)
 		table_duration(buf, sizeof buf, cases[i].us, cases[i].units);
 		CHECK_STR(buf, cases[i].text);
 	}
-	CHECK(table_units_parse("auto") == TABLE_AUTO && table_units_parse("ms") == TABLE_MS);
+	CHECK_EQ(table_units_parse("auto"), TABLE_AUTO);
+	CHECK_EQ(table_units_parse("ms"), TABLE_MS);
 	CHECK(table_units_parse("sec") < 0 && table_units_parse("") < 0);
 }
 
@@ -537,7 +561,8 @@ test_u64map(void)
 	}
 	CHECK(*u64map_put(&m, 0, &added) == 0 && !added);	/* the pair (0, 0) is a key */
 	u64map_each(&m, count_keys, sum);
-	CHECK(sum[0] == 5000 && sum[1] == 0);
+	CHECK_EQ(sum[0], 5000);
+	CHECK_EQ(sum[1], 0);
 	u64map_clear(&m);
 	CHECK(m.count == 0 && *u64map_put(&m, 1 << 20, &added) == -1 && added);
 	u64map_free(&m);
@@ -624,8 +649,8 @@ test_utf8(void)
 					}
 				}
 	CHECK(ok);
-	CHECK(utf8_char_len("\xf0\x9f\x98\x80", 4) == 4);	/* U+1F600 */
-	CHECK(utf8_char_len("\xf4\x90\x80\x80", 4) == 0);	/* U+110000 */
+	CHECK_EQ(utf8_char_len("\xf0\x9f\x98\x80", 4), 4);	/* U+1F600 */
+	CHECK_EQ(utf8_char_len("\xf4\x90\x80\x80", 4), 0);	/* U+110000 */
 }
 
 int

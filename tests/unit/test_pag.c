@@ -81,7 +81,8 @@ test_example_whole_window(void)
 	example_graph(&g, 5, 0);
 	pag_windows(&g, collect, &x);
 	CHECK_EQ(x.nwin, 1);
-	CHECK(x.ts[0] == 0 && x.te[0] == 5);
+	CHECK_EQ(x.ts[0], 0);
+	CHECK_EQ(x.te[0], 5);
 	NEAR(x.log2n[0], 1);	/* N = 2 */
 	NEAR(x.cp[0][0], 0.4);
 	NEAR(x.cp[0][1], 0.3);
@@ -89,7 +90,8 @@ test_example_whole_window(void)
 	NEAR(x.cp[0][3], 0.2);
 	NEAR(x.cp[0][4], 0.1);
 	NEAR(x.sum[0], 1);
-	CHECK(x.v[0].no_input == 0 && x.v[0].all_waiting == 0);
+	CHECK_EQ(x.v[0].no_input, 0);
+	CHECK_EQ(x.v[0].all_waiting, 0);
 	pag_graph_free(&g);
 }
 
@@ -102,7 +104,8 @@ test_example_projected_window(void)
 	example_graph(&g, 3, 1);	/* windows [-2,1], [1,4], [4,7] */
 	pag_windows(&g, collect, &x);
 	CHECK_EQ(x.nwin, 3);
-	CHECK(x.ts[1] == 1 && x.te[1] == 4);
+	CHECK_EQ(x.ts[1], 1);
+	CHECK_EQ(x.te[1], 4);
 	NEAR(x.log2n[1], 1);
 	NEAR(x.cp[1][0], 1.0 / 3);
 	NEAR(x.cp[1][1], 1.0 / 3);
@@ -193,7 +196,8 @@ test_counts(void)
 		p = pag_count_mul(p, pag_count_of(2));
 	pag_count_format(buf, sizeof buf, p);	/* 2^3000 = 1.23023e+903 */
 	CHECK_EQ(strncmp(buf, "1.23023e+903", 12), 0);
-	CHECK(pag_count_of(0).m == 0 && pag_count_ratio(pag_count_of(0), a) == 0);
+	CHECK_EQ(pag_count_of(0).m, 0);
+	CHECK_EQ(pag_count_ratio(pag_count_of(0), a), 0);
 }
 
 /* Property 1: a vertex inside the window that only a waiting edge enters.
@@ -247,7 +251,8 @@ test_properties(void)
 	memset(&x, 0, sizeof x);
 	pag_windows(&g, collect, &x);
 	CHECK_EQ(x.nwin, 2);
-	CHECK(x.v[0].no_input == 0 && x.v[1].no_input == 0);
+	CHECK_EQ(x.v[0].no_input, 0);
+	CHECK_EQ(x.v[1].no_input, 0);
 	NEAR(x.sum[0], 1);
 	NEAR(x.sum[1], 1);
 	pag_graph_free(&g);
@@ -267,7 +272,8 @@ test_empty_window(void)
 	pag_read_finish(&g);
 	pag_windows(&g, collect, &x);
 	CHECK_EQ(x.nwin, 2);
-	CHECK(x.ts[0] == 0 && x.ts[1] == 30);
+	CHECK_EQ(x.ts[0], 0);
+	CHECK_EQ(x.ts[1], 30);
 	NEAR(x.sum[0], 1);
 	NEAR(x.sum[1], 1);
 	pag_graph_free(&g);
@@ -288,7 +294,8 @@ test_projection(void)
 	pag_read_finish(&g);
 	pag_windows(&g, collect, &x);
 	CHECK_EQ(x.nwin, 4);
-	CHECK(x.ts[0] == 0 && x.ts[3] == 30);
+	CHECK_EQ(x.ts[0], 0);
+	CHECK_EQ(x.ts[3], 30);
 	NEAR(x.cp[0][0], 1);	/* [5,10]: the only activity */
 	NEAR(x.cp[1][0], 0.5);	/* [10,20]: two parallel lanes, one path each */
 	NEAR(x.cp[1][1], 0.5);
@@ -368,7 +375,9 @@ test_edge_numbers(void)
 		snprintf(line, sizeof line, "PE\t\t1\t2\tprocessing\t%lld\t%lld\t0\t0\t3",
 			 (long long)times[i], (long long)times[i] + 5);
 		feed(&g, line);
-		CHECK(g.nedges == 1 && g.edges[0].t0 == times[i] && g.edges[0].t1 == times[i] + 5);
+		CHECK_EQ(g.nedges, 1);
+		CHECK_EQ(g.edges[0].t0, times[i]);
+		CHECK_EQ(g.edges[0].t1, times[i] + 5);
 		CHECK_STR(g.ops[g.edges[0].op].operation, "op");
 		pag_graph_free(&g);
 	}
@@ -396,12 +405,14 @@ test_edge_numbers(void)
 		feed(&g, "PE\t\t1\t2\tprocessing\t0\t5\t0\t0\t3\ttr1\tsp1");
 		feed(&g, "PE\t\t2\t3\tprocessing\t5\t6\t0\t0\t3\tt%091\ts");
 		feed(&g, "PE\t\t3\t4\tunknown\t6\t7\t0\t0\t\t\t");
-		CHECK(g.nedges == 3 && g.nspans == 2);
+		CHECK_EQ(g.nedges, 3);
+		CHECK_EQ(g.nspans, 2);
 		CHECK(strcmp(g.spans[g.edges[0].span].trace_id, "tr1") == 0 &&
 		      strcmp(g.spans[g.edges[0].span].span_id, "sp1") == 0);
 		CHECK(strcmp(g.spans[g.edges[1].span].trace_id, "t\t1") == 0 &&
 		      strcmp(g.spans[g.edges[1].span].span_id, "s") == 0);
-		CHECK(g.edges[2].span == PAG_NONE && *g.ops[g.edges[2].op].service == '\0');
+		CHECK_EQ(g.edges[2].span, PAG_NONE);
+		CHECK_EQ(*g.ops[g.edges[2].op].service, '\0');
 		pag_graph_free(&g);
 	}
 	/* vertices likewise: ids plain, escaped, none; the event by name */
@@ -413,11 +424,15 @@ test_edge_numbers(void)
 		feed(&g, "PV\t\t0\t0\t0\tstart\ttr1\tsp1");
 		feed(&g, "PV\t\t1\t0\t5\tend\tt%091\ts");
 		feed(&g, "PV\t\t2\t0\t5\tpoint\t\t");
-		CHECK(g.nvertices == 3 && g.nspans == 2);
-		CHECK(g.vevent[0] == PAG_EV_START && g.vevent[1] == PAG_EV_END && g.vevent[2] == PAG_EV_POINT);
+		CHECK_EQ(g.nvertices, 3);
+		CHECK_EQ(g.nspans, 2);
+		CHECK_EQ(g.vevent[0], PAG_EV_START);
+		CHECK_EQ(g.vevent[1], PAG_EV_END);
+		CHECK_EQ(g.vevent[2], PAG_EV_POINT);
 		CHECK(strcmp(g.spans[g.vspan[0]].span_id, "sp1") == 0 &&
 		      strcmp(g.spans[g.vspan[1]].trace_id, "t\t1") == 0 && g.vspan[2] == PAG_NONE);
-		CHECK(g.vtime[1] == 5 && g.vlane[1] == 0);
+		CHECK_EQ(g.vtime[1], 5);
+		CHECK_EQ(g.vlane[1], 0);
 		CHECK(pag_read_record(&g, bad, strlen(bad), "test") < 0 && g.nspans == 2);
 		pag_graph_free(&g);
 	}
@@ -494,7 +509,8 @@ test_example_from_spans(void)
 	g.window = 3;
 	g.origin = 1;
 	pag_windows(&g, collect, &x);
-	CHECK(x.nwin == 3 && x.ts[1] == 1);
+	CHECK_EQ(x.nwin, 3);
+	CHECK_EQ(x.ts[1], 1);
 	NEAR(x.log2n[1], 1);
 	for (size_t i = 0; i < g.nedges; i++) {
 		const pag_op *op = &g.ops[g.edges[i].op];
@@ -580,12 +596,18 @@ test_durations(void)
 {
 	int64_t v;
 
-	CHECK(parse_duration("1s", &v) == 0 && v == 1000000);
-	CHECK(parse_duration("250ms", &v) == 0 && v == 250000);
-	CHECK(parse_duration("10us", &v) == 0 && v == 10);
-	CHECK(parse_duration("7", &v) == 0 && v == 7);
-	CHECK(parse_duration("2m", &v) == 0 && v == 120000000);
-	CHECK(parse_duration("1.5s", &v) == 0 && v == 1500000);
+	CHECK_EQ(parse_duration("1s", &v), 0);
+	CHECK_EQ(v, 1000000);
+	CHECK_EQ(parse_duration("250ms", &v), 0);
+	CHECK_EQ(v, 250000);
+	CHECK_EQ(parse_duration("10us", &v), 0);
+	CHECK_EQ(v, 10);
+	CHECK_EQ(parse_duration("7", &v), 0);
+	CHECK_EQ(v, 7);
+	CHECK_EQ(parse_duration("2m", &v), 0);
+	CHECK_EQ(v, 120000000);
+	CHECK_EQ(parse_duration("1.5s", &v), 0);
+	CHECK_EQ(v, 1500000);
 	CHECK(parse_duration("s", &v) < 0);
 	CHECK(parse_duration("5 parsecs", &v) < 0);
 	CHECK(parse_duration("-1s", &v) < 0);
@@ -699,9 +721,11 @@ test_window_by_window(void)
 	}
 	pag_read_finish(&g);
 	pag_windows_between(&g, done, INT64_MAX, collect, &part);
-	CHECK(all.nwin == 5 && part.nwin == all.nwin);
+	CHECK_EQ(all.nwin, 5);
+	CHECK_EQ(part.nwin, all.nwin);
 	for (size_t w = 0; w < all.nwin && w < part.nwin; w++) {
-		CHECK(part.ts[w] == all.ts[w] && part.te[w] == all.te[w]);
+		CHECK_EQ(part.ts[w], all.ts[w]);
+		CHECK_EQ(part.te[w], all.te[w]);
 		NEAR(part.log2n[w], all.log2n[w]);
 		NEAR(part.sum[w], all.sum[w]);
 	}
@@ -736,7 +760,8 @@ test_type_names(void)
 		feed(&g, "PO\t\t0\tsvc\top");
 		out.s[out.len - 1] = '\0';
 		feed(&g, out.s);
-		CHECK(g.nedges == 1 && g.edges[0].type == i);
+		CHECK_EQ(g.nedges, 1);
+		CHECK_EQ(g.edges[0].type, i);
 		pag_graph_free(&g);
 		sb_free(&out);
 	}

@@ -6,12 +6,8 @@
 
 #include "core/partial.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...) do { \
-	if (cond) passed++; \
-	else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-} while (0)
+#define CHECK_NO_RNG
+#include "check.h"
 
 /* Feed text, line by line, to a check for kind "aggregate" made for "Q";
  * returns the first failing line's number (what set), or 0 when every line
@@ -50,9 +46,9 @@ test_frame_written_reads_back(void)
 	tr_partial_header(&b, "aggregate", "Q");
 	sb_adds(&b, "G\ta\t1\nG\tb\t2\n");
 	tr_partial_end(&b, 2);
-	CHECK(strcmp(b.s, "#tr-aggregate-partial/2\tQ\nG\ta\t1\nG\tb\t2\n#end\t2\n") == 0, "frame: %s", b.s);
+	CHECK_STR(b.s, "#tr-aggregate-partial/2\tQ\nG\ta\t1\nG\tb\t2\n#end\t2\n");
 	CHECK(feed(b.s, what, sizeof what, &records) == 0, "whole partial refused: %s", what);
-	CHECK(records == 2, "records %d", records);
+	CHECK_EQ(records, 2);
 	sb_free(&b);
 }
 
@@ -97,14 +93,14 @@ test_frames_one_after_the_other(void)
 			  "#tr-aggregate-partial/2\tQ\nG\tb\t1\nG\tc\t1\n#end\t2\n";
 
 	CHECK(feed(two, what, sizeof what, &records) == 0, "cat of two partials refused: %s", what);
-	CHECK(records == 3, "records %d", records);
+	CHECK_EQ(records, 3);
 }
 
 static void
 test_dur_add(void)
 {
-	CHECK(tr_dur_add(INT64_MAX - 5, 5, "t") == INT64_MAX, "sum at the limit");
-	CHECK(tr_dur_add(-3, 10, "t") == 7, "small sum");
+	CHECK_EQ(tr_dur_add(INT64_MAX - 5, 5, "t"), INT64_MAX);
+	CHECK_EQ(tr_dur_add(-3, 10, "t"), 7);
 }
 
 int

@@ -187,7 +187,8 @@ check_merged_groups(void)
 	}
 	expr_value *rp, *ro;
 	size_t n = q_table_rows(parts, &rp);
-	CHECK(n == 5 && q_table_rows(one, &ro) == 1);
+	CHECK_EQ(n, 5);
+	CHECK_EQ(q_table_rows(one, &ro), 1);
 	uint32_t all[5] = {0, 1, 2, 3, 4};
 	expr_value nokey[1] = {expr_null()};
 	for (int c = 1; c < 8; c++) {
@@ -195,7 +196,8 @@ check_merged_groups(void)
 
 		if (m.num != ro[c].num)
 			fprintf(stderr, "column %d: merged %.17g, one group %.17g\n", c, m.num, ro[c].num);
-		CHECK(m.type == EV_NUM && m.num == ro[c].num);
+		CHECK_EQ(m.type, EV_NUM);
+		CHECK_EQ(m.num, ro[c].num);
 	}
 	/* every row's g is its group's (a key the table did not fill would be
 	 * null, and the comparison false): the last column counts them all */
