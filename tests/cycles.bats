@@ -86,7 +86,7 @@ ingest_layers=(
 	[ -d "$objs" ] || skip "no objects in $objs (build the library first)"
 	run sh "$top/scripts/layers.sh" "$objs" "${ingest_layers[@]}"
 	expect_eq "" "$output" "calls up the layers of ingest/"
-	[ "$status" -eq 0 ] || { echo "status $status, expected 0"; false; }
+	expect_status 0
 }
 
 @test "every file of ingest/ has its place in the layers" {
@@ -113,10 +113,10 @@ ingest_layers=(
 	echo 'int c(int); int a(int); int b(int x) { return x ? c(x) : a(x); }' | obj "$d/sub" b
 	echo 'int c(int x) { return x; }' | obj "$d/sub" c
 	run sh "$top/scripts/layers.sh" "$d" 'a' 'sub/*'
-	[ "$status" -eq 1 ] || { echo "status $status, expected 1"; false; }
+	expect_status 1
 	expect_output "sub/b.c -> a.c: a"
 	run sh "$top/scripts/layers.sh" "$d" 'a sub/b' 'sub/c'
-	[ "$status" -eq 0 ] || { echo "status $status, expected 0"; false; }
+	expect_status 0
 	expect_output ""
 }
 
@@ -124,6 +124,6 @@ ingest_layers=(
 	d=$BATS_TEST_TMPDIR/o
 	echo 'int a(int x) { return x; }' | obj "$d" a
 	run sh "$top/scripts/layers.sh" "$d" 'a' 'none'
-	[ "$status" -eq 4 ] || { echo "status $status, expected 4"; false; }
+	expect_status 4
 	expect_output "layers.sh: $d/none.o: no such object"
 }
