@@ -123,10 +123,10 @@ Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	f="$BATS_TEST_TMPDIR/w.tr"
 	run tr-aggregate --emit-every 0 "$Q" "$f"
 	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: --emit-every needs a duration over 0 (1s, 500ms): '0'"* ]] || { echo "$output"; false; }
+	[[ "$output" == "tr-aggregate: --emit-every: not a duration over 0 (1s, 250ms, 10us): 0"* ]] || { echo "$output"; false; }
 	run tr-aggregate --emit-every 1s --lateness -1s "$Q" "$f"
 	[ "$status" -eq 2 ]
-	[[ "$output" == "tr-aggregate: --lateness needs a duration (0, 1s, 500ms): '-1s'"* ]] || { echo "$output"; false; }
+	[[ "$output" == "tr-aggregate: --lateness: not a duration (1s, 250ms, 10us): -1s"* ]] || { echo "$output"; false; }
 	run tr-aggregate --lateness 1s "$Q" "$f"
 	[ "$status" -eq 2 ]
 	[[ "$output" == "tr-aggregate: --lateness is for --emit-every"* ]] || { echo "$output"; false; }

@@ -119,7 +119,7 @@ J
 	expect_eq 2 "$status" status
 	run tr-ingest -f yaml x
 	expect_eq 2 "$status" status
-	[[ "$output" == *"unknown format: yaml"* ]]
+	[[ "$output" == *'-f: unknown format "yaml"'* ]]
 	run tr-ingest --help
 	expect_eq 0 "$status" status
 	[[ "$output" == usage:* ]]

@@ -396,5 +396,5 @@ w("]},\n{\"traceID\":\"small\",\"spans\":[{\"spanID\":\"a\",\"startTime\":176722
 @test "--time-unit takes ns, us, ms or s: another is a usage error" {
 	run tr-ingest --time-unit hours /dev/null
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"unknown time unit: hours (ns, us, ms, s)"* ]]
+	[[ "$output" == *'--time-unit: unknown time unit "hours" (ns, us, ms, s)'* ]]
 }
