@@ -60,12 +60,12 @@ cp_of() {
 	expect_eq 2 "$status" status
 	run tr-pag --window 5parsecs /dev/null
 	expect_eq 2 "$status" status
-	[[ "$output" == *"bad window"* ]]
+	[[ "$output" == *"--window: not a duration over 0 (1s, 250ms, 10us): 5parsecs"* ]]
 	run tr-pag --window 0 /dev/null
 	expect_eq 2 "$status" status
 	run tr-pag -f png /dev/null
 	expect_eq 2 "$status" status
-	[[ "$output" == *"unknown format: png (line, dot, pag-dot or svg)"* ]]
+	[[ "$output" == *'-f: unknown format "png" (line, dot, pag-dot, svg)'* ]]
 }
 
 @test "tr-pag passes traces through and appends traceless PG PW PV PE records" {
