@@ -566,11 +566,11 @@ block_reads() {
 		 'From s In spans GroupBy s.service, s.trace Select s.service, COUNT, s.trace'; do
 		run tr-aggregate -f crosstab "$q" "$f"
 		[ "$status" -eq 2 ] || { echo "$q: $status"; false; }
-		[ "$output" = "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value" ] || { echo "$output"; false; }
+		[ "${lines[0]}" = "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value" ] || { echo "$output"; false; }
 	done
 	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT OrderBy COUNT' "$f"
 	[ "$status" -eq 2 ]
-	[ "$output" = "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit" ] || { echo "$output"; false; }
+	[ "${lines[0]}" = "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit" ] || { echo "$output"; false; }
 	run tr-aggregate -f crosstab --no-header 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT' "$f"
 	[ "$status" -eq 2 ]
 	[[ "$output" == "tr-aggregate: -f crosstab has its header line: --no-header does not go with it"* ]] || { echo "$output"; false; }
