@@ -112,18 +112,33 @@ typedef struct options {
 	tr_filelist from;	/* --files-from */
 } options;
 
+/* One option of tr-aggregate's own into o; 0 when it is none. */
 static int
-parse_format(const char *s)
+aggregate_option(options *o, int opt, const char *arg)
 {
-	if (strcmp(s, "tsv") == 0)
-		return QUERY_TSV;
-	if (strcmp(s, "csv") == 0)
-		return QUERY_CSV;
-	if (strcmp(s, "json") == 0)
-		return QUERY_JSON;
-	if (strcmp(s, "crosstab") == 0)
-		return QUERY_CROSSTAB;
-	tr_die(TR_EXIT_USAGE, "unknown format '%s' (tsv, csv, json, crosstab)", s);
+	static const char *const formats[] = {"tsv", "csv", "json", "crosstab", NULL};
+	static const int format_of[] = {QUERY_TSV, QUERY_CSV, QUERY_JSON, QUERY_CROSSTAB};
+	static const char *const hbs[] = {"seq", "tree", NULL};
+
+	switch (opt) {
+	case 'f': o->qo.format = format_of[tr_arg_choice("-f", "format", arg, formats)]; break;
+	case OPT_NO_HEADER: o->qo.header = 0; break;
+	case 'Q': o->query_file = arg; break;
+	case OPT_HB: o->qo.hb = tr_arg_choice("--hb", "order", arg, hbs) ? QUERY_HB_TREE : QUERY_HB_SEQ; break;
+	case OPT_MAX_ROWS:
+		o->qo.max_rows_per_trace = (size_t)tr_arg_count("--max-rows-per-trace", arg, 0, TR_ARG_NO_MAX);
+		break;
+	case OPT_FAIL_IF: o->fail_if = arg; break;
+	case OPT_EXPLAIN: o->explain = 1; break;
+	case OPT_PARTIAL: o->partial = 1; break;
+	case OPT_MERGE: o->merge = 1; break;
+	case OPT_EXACT_PCT: o->qo.exact_pct = 1; break;
+	case OPT_EMIT_EVERY: o->qo.every = tr_arg_duration("--emit-every", arg, 1); break;
+	case OPT_LATENESS: o->qo.lateness = tr_arg_duration("--lateness", arg, 0); o->lateness = 1; break;
+	case TR_OPT_UNITS: o->qo.units = tr_units_option(arg); break;
+	default: return 0;
+	}
+	return 1;
 }
 
 /* Returns optind, or -1 when main should exit with *status. */
@@ -148,63 +163,27 @@ parse_options(int argc, char **argv, options *o, int *status)
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
-	char *end;
 
 	while ((ch = getopt_long(argc, argv, ":f:o:Q:kqvh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'f': o->qo.format = parse_format(optarg); break;
-		case OPT_NO_HEADER: o->qo.header = 0; break;
-		case 'o': o->f.out_path = optarg; break;
-		case 'Q': o->query_file = optarg; break;
-		case OPT_HB:
-			if (strcmp(optarg, "seq") != 0 && strcmp(optarg, "tree") != 0)
-				tr_die(TR_EXIT_USAGE, "--hb is seq or tree, not '%s'", optarg);
-			o->qo.hb = strcmp(optarg, "seq") == 0 ? QUERY_HB_SEQ : QUERY_HB_TREE;
-			break;
-		case OPT_MAX_ROWS:
-			o->qo.max_rows_per_trace = strtoull(optarg, &end, 10);
-			if (*end || !*optarg || optarg[0] == '-')
-				tr_die(TR_EXIT_USAGE, "--max-rows-per-trace needs a count (0: no bound)");
-			break;
-		case OPT_FAIL_IF: o->fail_if = optarg; break;
-		case TR_OPT_ALLOW_EMPTY: o->f.allow_empty = 1; break;
-		case TR_OPT_FILES_FROM: tr_filelist_from(&o->from, optarg); break;
-		case OPT_EXPLAIN: o->explain = 1; break;
-		case OPT_PARTIAL: o->partial = 1; break;
-		case OPT_MERGE: o->merge = 1; break;
-		case OPT_EXACT_PCT: o->qo.exact_pct = 1; break;
-		case OPT_EMIT_EVERY:
-			if (parse_duration(optarg, &o->qo.every) < 0 || o->qo.every == 0)
-				tr_die(TR_EXIT_USAGE, "--emit-every needs a duration over 0 (1s, 500ms): '%s'",
-				       optarg);
-			break;
-		case OPT_LATENESS:
-			if (parse_duration(optarg, &o->qo.lateness) < 0)
-				tr_die(TR_EXIT_USAGE, "--lateness needs a duration (0, 1s, 500ms): '%s'", optarg);
-			o->lateness = 1;
-			break;
-		case TR_OPT_UNITS: o->qo.units = tr_units_option(optarg); break;
-		case 'k': o->f.keep_going = 1; break;
-		case 'q': o->qo.quiet = o->f.quiet = 1; break;
-		case 'v': o->f.verbose = 1; break;
-		case 'h': usage(stdout); *status = TR_EXIT_OK; return -1;
-		case TR_OPT_VERSION: tr_print_version(); *status = TR_EXIT_OK; return -1;
-		default:
-			if (!tr_limit_option(ch, optarg, &o->f.max_spans, &o->f.max_bytes))
-				tr_option_error(ch, argv, longopts);
-			break;
+		if (ch == 'h' || ch == TR_OPT_VERSION) {
+			(ch == 'h' ? usage(stdout) : tr_print_version());
+			*status = TR_EXIT_OK;
+			return -1;
 		}
+		if (!aggregate_option(o, ch, optarg) && !tr_filter_option(&o->f, &o->from, ch, optarg))
+			tr_option_error(ch, argv, longopts);
 	}
+	o->qo.quiet = o->f.quiet;
 	if (o->qo.exact_pct && !o->partial)
 		tr_usage_error("--exact-percentiles: only with --partial");
 	if (o->qo.every && (o->partial || o->merge))
-		tr_die(TR_EXIT_USAGE, "--emit-every does not go with --partial or --merge: "
-		       "GroupBy bucket(s.start, D) makes windows that merge");
+		tr_usage_error("--emit-every does not go with --partial or --merge: "
+			       "GroupBy bucket(s.start, D) makes windows that merge");
 	if (o->lateness && !o->qo.every)
-		tr_die(TR_EXIT_USAGE, "--lateness is for --emit-every");
+		tr_usage_error("--lateness is for --emit-every");
 	tr_units_check(o->qo.units, o->qo.format == QUERY_CSV || o->qo.format == QUERY_JSON);
 	if (o->qo.format == QUERY_CROSSTAB && !o->qo.header)
-		tr_die(TR_EXIT_USAGE, "-f crosstab has its header line: --no-header does not go with it");
+		tr_usage_error("-f crosstab has its header line: --no-header does not go with it");
 	return optind;
 }
 
@@ -274,12 +253,12 @@ main(int argc, char **argv)
 	if (!q)
 		syntax_error("query", src, pos, err);
 	if ((o.partial || o.merge) && !query_is_grouped(q))
-		tr_die(TR_EXIT_USAGE, "--partial and --merge need a query with GroupBy or an aggregate");
+		tr_usage_error("--partial and --merge need a query with GroupBy or an aggregate");
 	if (o.qo.format == QUERY_CROSSTAB && query_crosstab_check(q, err, sizeof err) < 0)
-		tr_die(TR_EXIT_USAGE, "%s", err);
+		tr_usage_error("%s", err);
 	if (o.qo.every && !query_is_grouped(q))
-		tr_die(TR_EXIT_USAGE, "--emit-every needs a query with GroupBy or an aggregate: "
-		       "raw rows are written as they are found");
+		tr_usage_error("--emit-every needs a query with GroupBy or an aggregate: "
+			       "raw rows are written as they are found");
 	expr *fe = NULL;
 	if (o.fail_if && !(fe = query_fail_if_parse(q, o.fail_if, err, sizeof err, &pos)))
 		syntax_error("fail-if", o.fail_if, pos, err);

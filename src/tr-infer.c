@@ -178,148 +178,120 @@ run_reformat(infer_ctx *x, tr_filter *f)
 	return status;
 }
 
-static int
-parse_format(const char *s)
-{
-	static const char *const names[] = { "tsv", "csv", "json", "dot", "jaeger-json" };
+/* Long-only options: values past any character, so no short option. */
+enum { OPT_DOT = 256, OPT_SPANS, OPT_REDUCE };
 
-	for (int i = 0; i < 5; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;	/* enum infer_format order */
-	tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (tsv, csv, json, dot, jaeger-json)", s);
+static const struct option longopts[] = {
+	{"threshold", required_argument, NULL, 't'}, {"all", no_argument, NULL, 'a'},
+	{"name", required_argument, NULL, 'n'}, {"backtrace-depth", required_argument, NULL, 'd'},
+	{"count", required_argument, NULL, 'c'}, {"max-events", required_argument, NULL, 'm'},
+	{"format", required_argument, NULL, 'f'}, {"dot", no_argument, NULL, OPT_DOT},
+	{"spans", no_argument, NULL, OPT_SPANS}, {"reformat", no_argument, NULL, 'r'},
+	{"reduce", no_argument, NULL, OPT_REDUCE}, {"links", optional_argument, NULL, 'l'},
+	{"partial", no_argument, NULL, 'p'}, {"merge", no_argument, NULL, 'M'},
+	TR_COMMON_LONGOPTS,
+	{NULL, 0, NULL, 0}
+};
+
+/* What the command line says. */
+typedef struct cli {
+	infer_opts o;
+	infer_ctx x;
+	tr_filter f;
+	tr_filelist from;
+	const char *threshold;
+	int links, merge, reformat;
+} cli;
+
+/* One option of tr-infer's own into c; 0 when it is none. */
+static int
+infer_option(cli *c, int opt, const char *arg)
+{
+	static const char *const formats[] = {"tsv", "csv", "json", "dot", "jaeger-json", NULL};	/* enum infer_format */
+	static const char *const rules[] = {"zipkin", "jaeger", NULL};	/* enum infer_links_rule */
+	static const char *const counts[] = {"traces", "pairs", NULL};	/* enum infer_count */
+
+	switch (opt) {
+	case 't': c->threshold = arg; break;
+	case 'a': c->x.out.all = 1; break;
+	case 'n':
+		if (infer_parse_fields(arg, &c->o) < 0)
+			tr_usage_error("--name: \"%s\": a comma list of service, operation, kind, host", arg);
+		break;
+	case 'd': c->o.depth = (int)tr_arg_count("--backtrace-depth", arg, 0, 1000); break;
+	case 'c': c->o.count = tr_arg_choice("--count", "mode", arg, counts); break;
+	case 'm': c->o.max_events = (size_t)tr_arg_count("--max-events", arg, 0, 1L << 24); break;
+	case 'f': c->x.out.format = tr_arg_choice("-f", "format", arg, formats); break;
+	case OPT_DOT: c->x.out.format = INFER_DOT; break;
+	case OPT_SPANS: c->x.out.spans = 1; break;
+	case 'r': c->reformat = 1; break;
+	case OPT_REDUCE: c->x.reduce = 1; break;
+	case 'l':
+		c->links = 1;
+		c->x.links_rule = arg ? tr_arg_choice("--links", "rule", arg, rules) : INFER_LINKS_AUTO;
+		break;
+	case 'p': c->x.partial = 1; break;
+	case 'M': c->merge = 1; break;
+	default: return 0;
+	}
+	return 1;
 }
 
-static int
-parse_links_rule(const char *s)
+/* The options that go with some others only. */
+static void
+check_options(const cli *c)
 {
-	if (!s)
-		return INFER_LINKS_AUTO;
-	if (strcmp(s, "zipkin") == 0)
-		return INFER_LINKS_ZIPKIN;
-	if (strcmp(s, "jaeger") == 0)
-		return INFER_LINKS_JAEGER;
-	tr_die(TR_EXIT_USAGE, "--links: zipkin or jaeger, not \"%s\"", s);
-}
-
-static long
-parse_count_arg(const char *opt, const char *s, long max)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < 0 || v > max)
-		tr_die(TR_EXIT_USAGE, "%s: not a number from 0 to %ld: %s", opt, max, s);
-	return v;
+	if (c->reformat && (c->links || c->x.partial || c->merge))
+		tr_usage_error("--reformat excludes --links, --partial and --merge");
+	if (c->x.reduce && !c->reformat)
+		tr_usage_error("--reduce goes with --reformat");
+	if (c->x.out.format == INFER_JAEGER_JSON && !c->links)
+		tr_usage_error("-f jaeger-json goes with --links");
+	if (c->x.out.spans && (c->x.out.format != INFER_DOT || c->links))
+		tr_usage_error("--spans goes with --dot");
+	if (c->x.out.all && c->links)
+		tr_usage_error("--all goes with the causal model, not --links");
 }
 
 int
 main(int argc, char **argv)
 {
-	enum { OPT_DOT = 256, OPT_SPANS, OPT_REDUCE };
-	static const struct option longopts[] = {
-		{"threshold", required_argument, NULL, 't'},
-		{"all", no_argument, NULL, 'a'},
-		{"name", required_argument, NULL, 'n'},
-		{"backtrace-depth", required_argument, NULL, 'd'},
-		{"count", required_argument, NULL, 'c'},
-		{"max-events", required_argument, NULL, 'm'},
-		{"format", required_argument, NULL, 'f'},
-		{"dot", no_argument, NULL, OPT_DOT},
-		{"spans", no_argument, NULL, OPT_SPANS},
-		{"reformat", no_argument, NULL, 'r'},
-		{"reduce", no_argument, NULL, OPT_REDUCE},
-		{"links", optional_argument, NULL, 'l'},
-		{"partial", no_argument, NULL, 'p'},
-		{"merge", no_argument, NULL, 'M'},
-		TR_COMMON_LONGOPTS,
-		{NULL, 0, NULL, 0}
-	};
-	infer_opts o = { .fields = { INFER_SERVICE, INFER_OPERATION }, .nfields = 2,
-			 .max_events = 2048 };
-	infer_ctx x = {0};
-	tr_filter f = {0};
-	tr_filelist from = {0};
-	const char *threshold = "v == 0";
-	int opt, links = 0, merge = 0, reformat = 0, status;
+	cli c = {.o = {.fields = {INFER_SERVICE, INFER_OPERATION}, .nfields = 2, .max_events = 2048},
+		 .threshold = "v == 0"};
+	infer_ctx *x = &c.x;
+	char err[256];
+	size_t errpos = 0;
+	int opt, status;
 
 	tr_setprogname(argv[0]);
 	while ((opt = getopt_long(argc, argv, ":t:an:d:c:m:f:rlpMko:qvh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 't': threshold = optarg; break;
-		case 'a': x.out.all = 1; break;
-		case 'n':
-			if (infer_parse_fields(optarg, &o) < 0)
-				tr_die(TR_EXIT_USAGE, "--name: \"%s\": a comma list of "
-				       "service, operation, kind, host", optarg);
-			break;
-		case 'd': o.depth = (int)parse_count_arg("--backtrace-depth", optarg, 1000); break;
-		case 'c':
-			if (strcmp(optarg, "traces") == 0)
-				o.count = INFER_COUNT_TRACES;
-			else if (strcmp(optarg, "pairs") == 0)
-				o.count = INFER_COUNT_PAIRS;
-			else
-				tr_die(TR_EXIT_USAGE, "--count: traces or pairs, not \"%s\"", optarg);
-			break;
-		case 'm': o.max_events = (size_t)parse_count_arg("--max-events", optarg, 1L << 24); break;
-		case 'f': x.out.format = parse_format(optarg); break;
-		case OPT_DOT: x.out.format = INFER_DOT; break;
-		case OPT_SPANS: x.out.spans = 1; break;
-		case 'r': reformat = 1; break;
-		case OPT_REDUCE: x.reduce = 1; break;
-		case 'l':
-			links = 1;
-			x.links_rule = parse_links_rule(optarg);
-			break;
-		case 'p': x.partial = 1; break;
-		case 'M': merge = 1; break;
-		case 'k': f.keep_going = 1; break;
-		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
-		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
-		case 'o': f.out_path = optarg; break;
-		case 'q': x.quiet = f.quiet = 1; break;
-		case 'v': f.verbose = 1; break;
-		case 'h': usage(stdout); return TR_EXIT_OK;
-		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
-		default:
-			if (!tr_limit_option(opt, optarg, &f.max_spans, &f.max_bytes))
-				tr_option_error(opt, argv, longopts);
-			break;
+		if (opt == 'h' || opt == TR_OPT_VERSION) {
+			(opt == 'h' ? usage(stdout) : tr_print_version());
+			return TR_EXIT_OK;
 		}
+		if (!infer_option(&c, opt, optarg) && !tr_filter_option(&c.f, &c.from, opt, optarg))
+			tr_option_error(opt, argv, longopts);
 	}
-	if (reformat && (links || x.partial || merge))
-		tr_die(TR_EXIT_USAGE, "--reformat excludes --links, --partial and --merge");
-	if (x.reduce && !reformat)
-		tr_die(TR_EXIT_USAGE, "--reduce goes with --reformat");
-	if (x.out.format == INFER_JAEGER_JSON && !links)
-		tr_die(TR_EXIT_USAGE, "-f jaeger-json goes with --links");
-	if (x.out.spans && (x.out.format != INFER_DOT || links))
-		tr_die(TR_EXIT_USAGE, "--spans goes with --dot");
-	if (x.out.all && links)
-		tr_die(TR_EXIT_USAGE, "--all goes with the causal model, not --links");
-
-	char err[256];
-	size_t errpos = 0;
-	if (links) {
-		x.links = infer_links_new(x.links_rule);
+	check_options(&c);
+	x->quiet = c.f.quiet;
+	if (c.links) {
+		x->links = infer_links_new(x->links_rule);
 	} else {
-		x.model = infer_new(&o);
-		if (infer_set_threshold(x.model, threshold, err, sizeof err, &errpos) < 0)
-			tr_die(TR_EXIT_USAGE, "--threshold: %s at offset %zu in \"%s\"",
-			       err, errpos, threshold);
+		x->model = infer_new(&c.o);
+		if (infer_set_threshold(x->model, c.threshold, err, sizeof err, &errpos) < 0)
+			tr_usage_error("--threshold: %s at offset %zu in \"%s\"", err, errpos, c.threshold);
 	}
-
-	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
-	f.on_trace = on_trace;
-	f.on_end = on_end;
-	f.ctx = &x;
-	if (merge)
-		status = run_merge(&x, &f);
-	else if (reformat)
-		status = run_reformat(&x, &f);
+	c.f.files = tr_filelist_with(&c.from, argv + optind, argc - optind, &c.f.nfiles);
+	c.f.on_trace = on_trace;
+	c.f.on_end = on_end;
+	c.f.ctx = x;
+	if (c.merge)
+		status = run_merge(x, &c.f);
+	else if (c.reformat)
+		status = run_reformat(x, &c.f);
 	else
-		status = tr_filter_run(&f);
-	infer_free(x.model);
-	infer_links_free(x.links);
+		status = tr_filter_run(&c.f);
+	infer_free(x->model);
+	infer_links_free(x->links);
 	return status;
 }

@@ -48,17 +48,6 @@ usage(FILE *f, int status)
 	exit(status);
 }
 
-static size_t
-size_arg(const char *s, const char *opt)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (!*s || *end || *s == '-')
-		tr_die(TR_EXIT_USAGE, "%s: not a number: %s", opt, s);
-	return (size_t)v;
-}
-
 static int
 any_lines(const ingest_list *l)
 {
@@ -79,6 +68,7 @@ shard_main(tr_shard_opts *so, const ingest_opts *o, ingest_list *inputs, const c
 
 	if (!so->n)
 		so->n = 1;	/* every trace: shard 0 of 1 */
+	so->exports = tr_exports();
 	so->files = inputs->paths;
 	so->nfiles = (int)inputs->n;
 	so->keep_going = o->keep_going;
@@ -106,106 +96,85 @@ shard_main(tr_shard_opts *so, const ingest_opts *o, ingest_list *inputs, const c
 	return status;
 }
 
-int
-main(int argc, char **argv)
+/* Long-only options: values past any character, so no short option. */
+enum { OPT_NO_MERGE = 256, OPT_TIME_UNIT, OPT_SHARD, OPT_SPLIT };
+
+static const struct option longopts[] = {
+	{"format", required_argument, NULL, 'f'}, {"threads", required_argument, NULL, 'j'},
+	{"zstd", no_argument, NULL, 'z'}, {"no-merge", no_argument, NULL, OPT_NO_MERGE},
+	{"time-unit", required_argument, NULL, OPT_TIME_UNIT},
+	{"shard", required_argument, NULL, OPT_SHARD}, {"split", required_argument, NULL, OPT_SPLIT},
+	TR_COMMON_LONGOPTS,
+	{NULL, 0, NULL, 0}
+};
+
+/* What the command line says. */
+typedef struct cli {
+	ingest_opts o;
+	tr_filter f;		/* the common options */
+	tr_filelist from;
+	tr_shard_opts so;
+	int zstd;
+} cli;
+
+static void
+shard_option(tr_shard_opts *so, int opt, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"keep-going", no_argument, NULL, 'k'},
-		{"output", required_argument, NULL, 'o'}, {"zstd", no_argument, NULL, 'z'},
-		{"quiet", no_argument, NULL, 'q'}, {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{"threads", required_argument, NULL, 'j'}, {"no-merge", no_argument, NULL, 'M'},
-		{"allow-empty", no_argument, NULL, TR_OPT_ALLOW_EMPTY},
-		{"time-unit", required_argument, NULL, 'U'},
-		{"shard", required_argument, NULL, 'S'}, {"split", required_argument, NULL, 'P'},
-		{"files-from", required_argument, NULL, 'F'},
-		TR_LIMIT_LONGOPTS,
-		{NULL, 0, NULL, 0}
-	};
-	ingest_opts o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES};
-	const char *outpath = NULL;
-	int c, zstd = 0, quiet = 0, allow_empty = 0, status = TR_EXIT_OK;
-	tr_shard_opts so = {.exports = tr_exports()};
-	char **files = NULL;
-	int nfiles = 0;
+	unsigned k, n;
 
-	tr_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, ":f:j:ko:zqvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if ((c = ingest_format_parse(optarg)) < 0)
-				tr_die(TR_EXIT_USAGE, "unknown format: %s (auto, jaeger, otlp, zipkin, zipkin1, zipkin2)", optarg);
-			o.format = (enum ingest_format)c;
-			break;
-		case 'j':
-			o.threads = (int)size_arg(optarg, "-j");
-			if (o.threads < 1 || o.threads > 256)
-				tr_die(TR_EXIT_USAGE, "-j: between 1 and 256 threads");
-			break;
-		case 'k': o.keep_going = 1; break;
-		case 'M': o.no_merge = 1; break;
-		case 'U':
-			if ((c = ingest_time_unit_parse(optarg)) < 0)
-				tr_die(TR_EXIT_USAGE, "unknown time unit: %s (ns, us, ms, s)", optarg);
-			o.time_unit = c;
-			break;
-		case 'o': outpath = optarg; break;
-		case 'z': zstd = 1; break;
-		case TR_OPT_ALLOW_EMPTY: allow_empty = 1; break;
-		case 'q': quiet = o.quiet = 1; break;
-		case 'v': o.verbose = 1; break;
-		case 'S': {
-			unsigned k, n;
-
-			if (so.n)
-				tr_usage_error("--shard and --split: one of them");
-			if (tr_shard_parse(optarg, &k, &n) < 0)
-				tr_usage_error("--shard: K/N with 0 <= K < N <= %u: %s", TR_SHARDS_MAX, optarg);
-			so.k = k;
-			so.n = n;
-			break;
-		}
-		case 'P':
-			if (so.n || size_arg(optarg, "--split") < 1 || size_arg(optarg, "--split") > TR_SPLIT_MAX)
-				tr_usage_error(so.n ? "--shard and --split: one of them" :
-					       "--split: between 1 and %u outputs: %s", TR_SPLIT_MAX, optarg);
-			so.n = (unsigned)size_arg(optarg, "--split");
-			so.split = 1;
-			break;
-		case 'F': tr_files_from(optarg, &files, &nfiles); break;
-		case 'h': usage(stdout, TR_EXIT_OK); break;
-		case 'V': tr_print_version(); return TR_EXIT_OK;
-		default:
-			if (!tr_limit_option(c, optarg, &o.max_spans, &o.max_bytes))
-				tr_option_error(c, argv, (struct option *)longopts);
-			break;
-		}
+	if (so->n)
+		tr_usage_error("--shard and --split: one of them");
+	if (opt == OPT_SPLIT) {
+		so->n = (unsigned)tr_arg_count("--split", arg, 1, TR_SPLIT_MAX);
+		so->split = 1;
+		return;
 	}
-	for (int i = optind; i < argc; i++) {
-		files = xrealloc(files, ((size_t)nfiles + 1) * sizeof *files);
-		files[nfiles++] = xstrdup(argv[i]);
-	}
-	if (so.split && !outpath)
-		tr_usage_error("--split: -o PREFIX names the outputs");
-	ingest_list inputs = {0};
+	if (tr_shard_parse(arg, &k, &n) < 0)
+		tr_usage_error("--shard: K/N with 0 <= K < N <= %u: %s", TR_SHARDS_MAX, arg);
+	so->k = k;
+	so->n = n;
+}
 
-	if (!nfiles && ingest_list_add(&inputs, "-") < 0)
-		status = TR_EXIT_INPUT;
-	for (int i = 0; i < nfiles; i++)
-		if (ingest_list_add(&inputs, files[i]) < 0)
-			status = TR_EXIT_INPUT;
-	if (status == TR_EXIT_OK && (so.n || any_lines(&inputs)))
-		return shard_main(&so, &o, &inputs, outpath, zstd, allow_empty);
-	tr_output *out = tr_output_open(outpath, zstd ? 3 : 0);
-	ingest *g = ingest_new(&o, out);
+/* One option of tr-ingest's own into c; 0 when it is none. */
+static int
+ingest_option(cli *c, int opt, const char *arg)
+{
+	static const char *const formats[] = {"auto", "jaeger", "otlp", "zipkin", "zipkin1", "zipkin2",
+					      NULL};	/* enum ingest_format */
+	static const char *const units[] = {"ns", "us", "ms", "s", NULL};
+	int u;
+
+	switch (opt) {
+	case 'f': c->o.format = (enum ingest_format)tr_arg_choice("-f", "format", arg, formats); break;
+	case 'j': c->o.threads = (int)tr_arg_count("-j", arg, 1, 256); break;
+	case OPT_NO_MERGE: c->o.no_merge = 1; break;
+	case OPT_TIME_UNIT:
+		/* the library's names, µs too; else the one message */
+		if ((u = ingest_time_unit_parse(arg)) < 0)
+			tr_arg_choice("--time-unit", "time unit", arg, units);
+		c->o.time_unit = u;
+		break;
+	case 'z': c->zstd = 1; break;
+	case OPT_SHARD: case OPT_SPLIT: shard_option(&c->so, opt, arg); break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* The conversion in one pass to one output; the exit status. */
+static int
+ingest_main(cli *c, ingest_list *inputs, char **files, int nfiles, int status)
+{
+	tr_output *out = tr_output_open(c->f.out_path, c->zstd ? 3 : 0);
+	ingest *g = ingest_new(&c->o, out);
 	tr_output_puts(out, TR_FORMAT_HEADER "\n");
-	if ((status == TR_EXIT_OK || o.keep_going) && ingest_files(g, &inputs) < 0)
+	if ((status == TR_EXIT_OK || c->o.keep_going) && ingest_files(g, inputs) < 0)
 		status = TR_EXIT_INPUT;
-	ingest_list_free(&inputs);
+	ingest_list_free(inputs);
 	ingest_end(g);
 	const ingest_stats *st = ingest_stats_get(g);
 	/* an empty pipe or an export of nothing answers nothing downstream */
-	if (status == TR_EXIT_OK && !st->spans && !allow_empty) {
+	if (status == TR_EXIT_OK && !st->spans && !c->f.allow_empty) {
 		const char *first = nfiles && strcmp(files[0], "-") ? files[0] : "<stdin>";
 		char name[512];
 
@@ -213,11 +182,11 @@ main(int argc, char **argv)
 		tr_warn("%s: no span in the input (--allow-empty accepts that)", name);
 		status = TR_EXIT_INPUT;
 	}
-	if (!quiet && (o.verbose || (o.keep_going && st->broken)))
+	if (!c->f.quiet && (c->o.verbose || (c->o.keep_going && st->broken)))
 		tr_warn("%zu files, %zu traces, %zu spans written; %zu broken traces skipped, "
 			"%zu duplicate spans dropped, %zu span ids renamed",
 			st->files, st->traces, st->spans, st->broken, st->dropped_duplicates, st->renamed);
-	if (!quiet && o.verbose && (st->merged || st->split))
+	if (!c->f.quiet && c->o.verbose && (st->merged || st->split))
 		tr_warn("%zu traces met again: %zu wholly written before, %zu with new spans written as a "
 			"second group", st->merged + st->split, st->merged, st->split);
 	/* A failed run that wrote no trace leaves no file behind -o, and
@@ -228,4 +197,43 @@ main(int argc, char **argv)
 		tr_output_close(out);
 	ingest_free(g);
 	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	cli c = {.o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES}};
+	ingest_list inputs = {0};
+	int opt, status = TR_EXIT_OK, nfiles;
+	char **files;
+
+	tr_setprogname(argv[0]);
+	while ((opt = getopt_long(argc, argv, ":f:j:ko:zqvh", longopts, NULL)) != -1) {
+		if (opt == 'h')
+			usage(stdout, TR_EXIT_OK);
+		if (opt == TR_OPT_VERSION) {
+			tr_print_version();
+			return TR_EXIT_OK;
+		}
+		if (!ingest_option(&c, opt, optarg) && !tr_filter_option(&c.f, &c.from, opt, optarg))
+			tr_option_error(opt, argv, longopts);
+	}
+	c.o.keep_going = c.f.keep_going;
+	c.o.quiet = c.f.quiet;
+	c.o.verbose = c.f.verbose;
+	if (c.f.max_spans)
+		c.o.max_spans = c.f.max_spans;	/* SIZE_MAX: none */
+	if (c.f.max_bytes)
+		c.o.max_bytes = c.f.max_bytes;
+	files = tr_filelist_with(&c.from, argv + optind, argc - optind, &nfiles);
+	if (c.so.split && !c.f.out_path)
+		tr_usage_error("--split: -o PREFIX names the outputs");
+	if (!nfiles && ingest_list_add(&inputs, "-") < 0)
+		status = TR_EXIT_INPUT;
+	for (int i = 0; i < nfiles; i++)
+		if (ingest_list_add(&inputs, files[i]) < 0)
+			status = TR_EXIT_INPUT;
+	if (status == TR_EXIT_OK && (c.so.n || any_lines(&inputs)))
+		return shard_main(&c.so, &c.o, &inputs, c.f.out_path, c.zstd, c.f.allow_empty);
+	return ingest_main(&c, &inputs, files, nfiles, status);
 }

@@ -1,7 +1,6 @@
 /* tr-report - one command from traces (the line format or an export) to
  * a report a postmortem can paste: HTML, or Markdown with SVG files beside
  * it. See tr-report(1). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,19 @@
 #include "filter.h"
 #include "core/shard.h"
 #include "report/report.h"
+
+enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS };
+
+static const struct option longopts[] = {
+	{"format", required_argument, NULL, 'f'},
+	{"baseline", required_argument, NULL, OPT_BASELINE},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"percentile", required_argument, NULL, OPT_PERCENTILE},
+	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+	{"keep-streams", no_argument, NULL, OPT_KEEP_STREAMS},
+	TR_COMMON_LONGOPTS,
+	{NULL, 0, NULL, 0}
+};
 
 static void
 usage(FILE *f)
@@ -42,87 +54,56 @@ usage(FILE *f)
 	    "      --version           the version\n");
 }
 
-static size_t
-parse_top(const char *s)
+/* One option of tr-report's own into o; 0 when it is none. */
+static int
+report_option(report_opts *o, int opt, const char *arg)
 {
-	char *end;
-	long v;
+	static const char *const formats[] = {"html", "md", NULL};
+	int n;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 100)
-		tr_die(TR_EXIT_USAGE, "--top: not a count from 1 to 100: %s", s);
-	return (size_t)v;
-}
-
-static double
-parse_share(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0 && v <= 1))
-		tr_die(TR_EXIT_USAGE, "--min-share: not a fraction from 0 to 1: %s", s);
-	return v;
+	switch (opt) {
+	case 'f': o->markdown = tr_arg_choice("-f", "format", arg, formats); break;
+	case OPT_BASELINE: o->baseline = arg; break;
+	case OPT_TOP: o->top = (size_t)tr_arg_count("--top", arg, 1, 100); break;
+	case OPT_PERCENTILE:
+		if ((n = cp_percentiles_parse(arg, o->pct, sizeof o->pct / sizeof o->pct[0])) < 0)
+			tr_usage_error("--percentile: not a list of 1 to 16 percentiles from 1 to 100: %s",
+				       arg);
+		o->npct = (size_t)n;
+		break;
+	case OPT_MIN_SHARE: o->min_share = tr_arg_share("--min-share", arg); break;
+	case OPT_KEEP_STREAMS: o->keep_streams = 1; break;
+	default: return 0;
+	}
+	return 1;
 }
 
 int
 main(int argc, char **argv)
 {
-	enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS };
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"baseline", required_argument, NULL, OPT_BASELINE},
-		{"top", required_argument, NULL, OPT_TOP},
-		{"percentile", required_argument, NULL, OPT_PERCENTILE},
-		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
-		{"keep-streams", no_argument, NULL, OPT_KEEP_STREAMS},
-		TR_COMMON_LONGOPTS,
-		{NULL, 0, NULL, 0}
-	};
 	report_opts o = {.top = 5};
+	tr_filter f = {0};
 	tr_filelist from = {0};
-	int opt, n;
+	int opt;
 
 	tr_setprogname(argv[0]);
 	while ((opt = getopt_long(argc, argv, ":f:ko:qvh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (strcmp(optarg, "html") == 0)
-				o.markdown = 0;
-			else if (strcmp(optarg, "md") == 0)
-				o.markdown = 1;
-			else
-				tr_die(TR_EXIT_USAGE, "-f: unknown format \"%s\" (html, md)", optarg);
-			break;
-		case OPT_BASELINE: o.baseline = optarg; break;
-		case OPT_TOP: o.top = parse_top(optarg); break;
-		case OPT_PERCENTILE:
-			if ((n = cp_percentiles_parse(optarg, o.pct, sizeof o.pct / sizeof o.pct[0])) < 0)
-				tr_die(TR_EXIT_USAGE, "--percentile: not a list of 1 to 16 percentiles "
-				       "from 1 to 100: %s", optarg);
-			o.npct = (size_t)n;
-			break;
-		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
-		case OPT_KEEP_STREAMS: o.keep_streams = 1; break;
-		case 'k': o.keep_going = 1; break;
-		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
-		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
-		case 'o': o.out_path = optarg; break;
-		case 'q': o.quiet = 1; break;
-		case 'v': o.verbose = 1; break;
-		case 'h': usage(stdout); return TR_EXIT_OK;
-		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
-		default:
-			if (!tr_limit_option(opt, optarg, &o.max_spans, &o.max_bytes))
-				tr_option_error(opt, argv, longopts);
-			break;
+		if (opt == 'h' || opt == TR_OPT_VERSION) {
+			(opt == 'h' ? usage(stdout) : tr_print_version());
+			return TR_EXIT_OK;
 		}
+		if (!report_option(&o, opt, optarg) && !tr_filter_option(&f, &from, opt, optarg))
+			tr_option_error(opt, argv, longopts);
 	}
-	if (o.markdown && !o.out_path)
+	if (o.markdown && !f.out_path)
 		tr_usage_error("-f md writes its pictures beside the report: give -o FILE");
+	o.keep_going = f.keep_going;
+	o.allow_empty = f.allow_empty;
+	o.out_path = f.out_path;
+	o.quiet = f.quiet;
+	o.verbose = f.verbose;
+	o.max_spans = f.max_spans;
+	o.max_bytes = f.max_bytes;
 	o.files = tr_filelist_with(&from, argv + optind, argc - optind, &o.nfiles);
 	return report_run(&o);
 }

@@ -20,7 +20,7 @@ usage(FILE *f)
 		"usage: tr-temporal [-kqv] [-f line|explain|dot|csv|json] [--explain] [--dot]\n"
 		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
 		"                   [--span ID] [--end-to-end] [--no-infer-queues]\n"
-		"                   [--no-clock-offsets] [--min-share P]\n"
+		"                   [--no-clock-offsets] [--min-share S]\n"
 		"                   [--units U] [--check [--allow-empty]] [-o FILE] [FILE...]\n"
 		"       tr-temporal --baseline FILE [--band P] [-f csv|json] [options] [FILE...]\n"
 		"Split each trace's root duration (from its recorded arrival, if any) among\n"
@@ -49,8 +49,8 @@ usage(FILE *f)
 		"                          of the same operations: which are new or grew\n"
 		"      --band P            --baseline: the slow requests are those at or above\n"
 		"                          the P-th percentile of their operation (default 90)\n"
-		"      --min-share P       --dot: leave out nodes under P %% of the delay\n"
-		"                          (default 1)\n"
+		"      --min-share S       --dot: leave out nodes under a share S of the delay:\n"
+		"                          a fraction or N%% (default 1%%)\n"
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
 		TR_FILES_FROM_USAGE
@@ -65,158 +65,173 @@ usage(FILE *f)
 		"      --version           the version\n");
 }
 
-static long
-parse_count(const char *s, const char *what, long min)
+enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_TRACE_FILE,
+       OPT_NO_INFER, OPT_NO_CLOCK, OPT_SPAN, OPT_END_TO_END, OPT_MIN_SHARE, OPT_BASELINE,
+       OPT_BAND };
+
+static const struct option longopts[] = {
+	{"format", required_argument, NULL, 'f'},
+	{"explain", no_argument, NULL, OPT_EXPLAIN},
+	{"dot", no_argument, NULL, OPT_DOT},
+	{"window", required_argument, NULL, 'w'},
+	{"resource-key", required_argument, NULL, 'r'},
+	{"capacity", required_argument, NULL, 'c'},
+	{"trace", required_argument, NULL, 't'},
+	{"check", no_argument, NULL, OPT_CHECK},
+	{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
+	{"no-infer-queues", no_argument, NULL, OPT_NO_INFER},
+	{"no-clock-offsets", no_argument, NULL, OPT_NO_CLOCK},
+	{"span", required_argument, NULL, OPT_SPAN},
+	{"end-to-end", no_argument, NULL, OPT_END_TO_END},
+	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+	{"baseline", required_argument, NULL, OPT_BASELINE},
+	{"band", required_argument, NULL, OPT_BAND},
+	TR_UNITS_LONGOPT,
+	TR_COMMON_LONGOPTS,
+	{NULL, 0, NULL, 0}
+};
+
+/* What the command line says, before the run sees it. */
+typedef struct cli {
+	tp_opts o;
+	tr_filter f;		/* the common options */
+	tr_filelist from;
+	tr_pick *pick;
+	int units, format_set;
+	const char *baseline;
+	double band;
+} cli;
+
+/* --min-share was a bare percentage once: a bare number over 1 is refused
+ * (not read as a fraction, nor silently as a percentage). The library keeps
+ * it as a percentage, which the picture's title shows. */
+static double
+min_share_option(const char *arg)
 {
 	char *end;
-	long v = strtol(s, &end, 10);
+	double v = strtod(arg, &end);
 
-	if (!*s || *end || v < min || v > INT_MAX)
-		tr_usage_error("%s: %s", what, s);
-	return v;
+	if (end != arg && !*end && v > 1)
+		tr_usage_error("--min-share %s: a share is a fraction from 0 to 1; write %s%% "
+			       "for a percentage", arg, arg);
+	return 100 * tr_arg_share("--min-share", arg);
 }
 
-/* --min-share: a percentage, 0 to 100. */
-static double
-parse_share(const char *s)
+static void
+capacity_option(tp_opts *o, tp_capacity *caps, char *arg)
 {
-	char *end;
-	double v = strtod(s, &end);
+	char *eq = strrchr(arg, '=');
 
-	if (!*s || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v <= 100))
-		tr_usage_error("%s: %s", "--min-share is a percentage from 0 to 100", s);
-	return v;
+	if (!eq || eq == arg)
+		tr_usage_error("--capacity: not RESOURCE=K: %s", arg);
+	*eq = '\0';
+	caps[o->ncaps].resource = arg;
+	caps[o->ncaps++].workers = (int)tr_arg_count("--capacity", eq + 1, 1, INT_MAX);
+}
+
+/* One option of tr-temporal's own into c; 0 when it is none. */
+static int
+temporal_option(cli *c, tp_capacity *caps, int opt, char *arg)
+{
+	static const char *const formats[] = {"line", "explain", "dot", "csv", "json", NULL};	/* enum tp_format */
+	tp_opts *o = &c->o;
+	char err[256];
+
+	switch (opt) {
+	case 'f': o->format = tr_arg_choice("-f", "format", arg, formats); c->format_set = 1; break;
+	case OPT_EXPLAIN: o->format = TP_EXPLAIN; c->format_set = 1; break;
+	case OPT_DOT: o->format = TP_DOT; c->format_set = 1; break;
+	case 'w': o->window = (size_t)tr_arg_count("--window", arg, 1, INT_MAX); break;
+	case 'r': o->resource_key = arg; break;
+	case 'c': capacity_option(o, caps, arg); break;
+	case 't': tr_pick_add(c->pick, arg); break;
+	case OPT_TRACE_FILE:
+		if (tr_pick_add_file(c->pick, arg, err, sizeof err) < 0)
+			tr_usage_error("--trace-file: %s", err);
+		break;
+	case TR_OPT_UNITS: c->units = tr_units_option(arg); break;
+	case OPT_NO_INFER: o->infer_queues = 0; break;
+	case OPT_SPAN: o->span = arg; break;
+	case OPT_END_TO_END: o->end_to_end = 1; break;
+	case OPT_MIN_SHARE: o->min_share = min_share_option(arg); break;
+	case OPT_BASELINE: c->baseline = arg; break;
+	case OPT_BAND: c->band = tr_arg_real("--band", arg, 0, 100); break;
+	case OPT_CHECK: o->check = 1; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* The options that go with some others only. */
+static void
+check_options(cli *c)
+{
+	tp_opts *o = &c->o;
+
+	if (o->min_share >= 0 && o->format != TP_DOT)
+		tr_usage_error("--min-share goes with --dot");
+	if (c->band >= 0 && !c->baseline)
+		tr_usage_error("--band goes with --baseline");
+	if (c->baseline && ((c->format_set && o->format != TP_CSV && o->format != TP_JSON) ||
+			    o->check || o->span || o->end_to_end || !tr_pick_all(c->pick)))
+		tr_usage_error("--baseline writes a table (-f csv or json) of whole requests' causes: "
+			       "not with --check, --span, --end-to-end or -t");
+	if (c->baseline && !c->format_set)
+		o->format = TP_CSV;
+	if (o->min_share < 0)	/* a readable picture by default: causes of 1 % and more */
+		o->min_share = 1;
+	if (c->units < 0 && (o->format == TP_CSV || o->format == TP_JSON))
+		c->units = TABLE_US;
+	else if (c->units >= 0 && o->format == TP_LINE)
+		tr_usage_error("--units goes with -f explain, dot, csv or json: the tags are µs");
+	tr_units_check(c->units, o->format == TP_CSV || o->format == TP_JSON);
 }
 
 int
 main(int argc, char **argv)
 {
-	enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_TRACE_FILE,
-	       OPT_NO_INFER, OPT_NO_CLOCK, OPT_SPAN, OPT_END_TO_END, OPT_MIN_SHARE, OPT_BASELINE,
-	       OPT_BAND };
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"explain", no_argument, NULL, OPT_EXPLAIN},
-		{"dot", no_argument, NULL, OPT_DOT},
-		{"window", required_argument, NULL, 'w'},
-		{"resource-key", required_argument, NULL, 'r'},
-		{"capacity", required_argument, NULL, 'c'},
-		{"trace", required_argument, NULL, 't'},
-		{"check", no_argument, NULL, OPT_CHECK},
-		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
-		{"no-infer-queues", no_argument, NULL, OPT_NO_INFER},
-		{"no-clock-offsets", no_argument, NULL, OPT_NO_CLOCK},
-		{"span", required_argument, NULL, OPT_SPAN},
-		{"end-to-end", no_argument, NULL, OPT_END_TO_END},
-		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
-		{"baseline", required_argument, NULL, OPT_BASELINE},
-		{"band", required_argument, NULL, OPT_BAND},
-		TR_UNITS_LONGOPT,
-		TR_COMMON_LONGOPTS,
-		{NULL, 0, NULL, 0}
-	};
-	tp_opts o = {.format = TP_LINE, .window = 1000, .infer_queues = 1, .min_share = -1};
+	cli c = {.o = {.format = TP_LINE, .window = 1000, .infer_queues = 1, .min_share = -1},
+		 .units = -1, .band = -1};
 	tp_run_opts r = {.clock_offsets = 1};
-	tr_filelist from = {0};
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
-	tr_pick *pick = tr_pick_new();
-	char err[256];
-	int c, status = -1, units = -1, format_set = 0;
-	const char *baseline = NULL;
-	double band = -1;
+	int opt, status;
 
 	tr_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, ":f:w:r:c:t:o:kqvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "line") == 0)
-				o.format = TP_LINE;
-			else if (strcmp(optarg, "explain") == 0)
-				o.format = TP_EXPLAIN;
-			else if (strcmp(optarg, "dot") == 0)
-				o.format = TP_DOT;
-			else if (strcmp(optarg, "csv") == 0)
-				o.format = TP_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = TP_JSON;
-			else
-				tr_usage_error("%s: %s", "unknown format", optarg);
-			format_set = 1;
-			break;
-		case OPT_EXPLAIN: o.format = TP_EXPLAIN; format_set = 1; break;
-		case OPT_DOT: o.format = TP_DOT; format_set = 1; break;
-		case 'w': o.window = (size_t)parse_count(optarg, "bad window", 1); break;
-		case 'r': o.resource_key = optarg; break;
-		case 'c': {
-			char *eq = strrchr(optarg, '=');
-
-			if (!eq || eq == optarg)
-				tr_usage_error("%s: %s", "capacity is RESOURCE=K", optarg);
-			*eq = '\0';
-			caps[o.ncaps].resource = optarg;
-			caps[o.ncaps++].workers = (int)parse_count(eq + 1, "bad capacity", 1);
-			break;
+	c.pick = tr_pick_new();
+	while ((opt = getopt_long(argc, argv, ":f:w:r:c:t:o:kqvh", longopts, NULL)) != -1) {
+		if (opt == 'h' || opt == TR_OPT_VERSION) {
+			(opt == 'h' ? usage(stdout) : tr_print_version());
+			free(caps);
+			tr_pick_free(c.pick);
+			return TR_EXIT_OK;
 		}
-		case 't': tr_pick_add(pick, optarg); break;
-		case OPT_TRACE_FILE:
-			if (tr_pick_add_file(pick, optarg, err, sizeof err) < 0)
-				tr_die(TR_EXIT_USAGE, "--trace-file: %s", err);
-			break;
-		case TR_OPT_UNITS: units = tr_units_option(optarg); break;
-		case OPT_NO_INFER: o.infer_queues = 0; break;
-		case OPT_NO_CLOCK: r.clock_offsets = 0; break;
-		case OPT_SPAN: o.span = optarg; break;
-		case OPT_END_TO_END: o.end_to_end = 1; break;
-		case OPT_MIN_SHARE: o.min_share = parse_share(optarg); break;
-		case OPT_BASELINE: baseline = optarg; break;
-		case OPT_BAND: band = parse_share(optarg); break;
-		case OPT_CHECK: o.check = 1; break;
-		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
-		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
-		case 'o': r.out_path = optarg; break;
-		case 'k': r.keep_going = 1; break;
-		case 'q': o.quiet = 1; break;
-		case 'v': r.verbose = 1; break;
-		case 'h': usage(stdout); status = TR_EXIT_OK; break;
-		case TR_OPT_VERSION: tr_print_version(); status = TR_EXIT_OK; break;
-		default:
-			if (!tr_limit_option(c, optarg, &r.max_spans, &r.max_bytes))
-				tr_option_error(c, argv, longopts);
-			break;
-		}
-		if (status >= 0)
-			break;
+		if (opt == OPT_NO_CLOCK)
+			r.clock_offsets = 0;
+		else if (!temporal_option(&c, caps, opt, optarg) &&
+			 !tr_filter_option(&c.f, &c.from, opt, optarg))
+			tr_option_error(opt, argv, longopts);
 	}
-	if (o.min_share >= 0 && o.format != TP_DOT && status < 0)
-		tr_usage_error("--min-share goes with --dot");
-	if (band >= 0 && !baseline && status < 0)
-		tr_usage_error("--band goes with --baseline");
-	if (baseline && status < 0 && ((format_set && o.format != TP_CSV && o.format != TP_JSON) ||
-				       o.check || o.span || o.end_to_end || !tr_pick_all(pick)))
-		tr_usage_error("--baseline writes a table (-f csv or json) of whole requests' causes: "
-			       "not with --check, --span, --end-to-end or -t");
-	if (baseline && !format_set)
-		o.format = TP_CSV;
-	if (o.min_share < 0)	/* a readable picture by default: causes of 1 % and more */
-		o.min_share = 1;
-	if (units < 0 && (o.format == TP_CSV || o.format == TP_JSON))
-		units = TABLE_US;
-	else if (units >= 0 && o.format == TP_LINE && status < 0)
-		tr_usage_error("--units goes with -f explain, dot, csv or json: the tags are µs");
-	tr_units_check(units, o.format == TP_CSV || o.format == TP_JSON);
-	o.units = units;
-	o.caps = caps;
-	o.pick = pick;
-	r.files = tr_filelist_with(&from, argv + optind, argc - optind, &r.nfiles);
-	if (status < 0 && baseline)
-		status = tp_diff_run(&r, &o, baseline, band < 0 ? 90 : band);
-	else if (status < 0) {
-		status = tp_run(&r, &o);
+	check_options(&c);
+	c.o.units = c.units;
+	c.o.caps = caps;
+	c.o.pick = c.pick;
+	c.o.quiet = c.f.quiet;
+	c.o.allow_empty = c.f.allow_empty;
+	r.out_path = c.f.out_path;
+	r.keep_going = c.f.keep_going;
+	r.verbose = c.f.verbose;
+	r.max_spans = c.f.max_spans;
+	r.max_bytes = c.f.max_bytes;
+	r.files = tr_filelist_with(&c.from, argv + optind, argc - optind, &r.nfiles);
+	if (c.baseline)
+		status = tp_diff_run(&r, &c.o, c.baseline, c.band < 0 ? 90 : c.band);
+	else {
+		status = tp_run(&r, &c.o);
 		/* an id no trace has was answered nothing: say so, fail */
-		if (tr_pick_missing(pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
+		if (tr_pick_missing(c.pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 			status = TR_EXIT_USAGE;
 	}
 	free(caps);
-	tr_pick_free(pick);
+	tr_pick_free(c.pick);
 	return status;
 }

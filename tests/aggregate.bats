@@ -582,11 +582,11 @@ block_reads() {
 		 'From s In spans GroupBy s.service, s.trace Select s.service, COUNT, s.trace'; do
 		run tr-aggregate -f crosstab "$q" "$f"
 		expect_status 2 || { echo "$q: $status"; false; }
-		expect_output "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value"
+		expect_eq "tr-aggregate: -f crosstab needs two GroupBy keys and Select row key, column key, value" "${lines[0]}"
 	done
 	run tr-aggregate -f crosstab 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT OrderBy COUNT' "$f"
 	expect_status 2
-	expect_output "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit"
+	expect_eq "tr-aggregate: -f crosstab sorts its rows and columns by their keys: no OrderBy or Limit" "${lines[0]}"
 	run tr-aggregate -f crosstab --no-header 'From s In spans GroupBy s.service, s.trace Select s.service, s.trace, COUNT' "$f"
 	expect_status 2
 	expect_like "tr-aggregate: -f crosstab has its header line: --no-header does not go with it*" "$output"

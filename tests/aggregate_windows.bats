@@ -127,10 +127,10 @@ Q='From s In spans GroupBy s.service Select s.service, COUNT'
 	f="$BATS_TEST_TMPDIR/w.tr"
 	run tr-aggregate --emit-every 0 "$Q" "$f"
 	expect_status 2
-	expect_like "tr-aggregate: --emit-every needs a duration over 0 \(1s, 500ms\): '0'*" "$output"
+	expect_like "tr-aggregate: --emit-every: not a duration over 0 \(1s, 250ms, 10us\): 0*" "$output"
 	run tr-aggregate --emit-every 1s --lateness -1s "$Q" "$f"
 	expect_status 2
-	expect_like "tr-aggregate: --lateness needs a duration \(0, 1s, 500ms\): '-1s'*" "$output"
+	expect_like "tr-aggregate: --lateness: not a duration \(1s, 250ms, 10us\): -1s*" "$output"
 	run tr-aggregate --lateness 1s "$Q" "$f"
 	expect_status 2
 	expect_like "tr-aggregate: --lateness is for --emit-every*" "$output"

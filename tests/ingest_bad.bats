@@ -123,7 +123,7 @@ J
 	expect_eq 2 "$status" status
 	run tr-ingest -f yaml x
 	expect_eq 2 "$status" status
-	expect_contains 'unknown format: yaml' "$output"
+	expect_contains '-f: unknown format "yaml"' "$output"
 }
 
 @test "--help exits 0 with the usage on stdout" {

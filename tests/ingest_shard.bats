@@ -157,7 +157,7 @@ $BATS_TEST_TMPDIR/b.tr"
 @test "--split 0 and --shard with --split are usage errors" {
 	run tr-ingest --split 0 -o x /dev/null
 	expect_status 2
-	expect_contains '--split: between 1 and 1000 outputs' "$output"
+	expect_contains "--split: not a count from 1 to 1000: 0" "$output"
 	run tr-ingest --shard 0/2 --split 2 -o x /dev/null
 	expect_status 2
 	expect_contains '--shard and --split: one of them' "$output"

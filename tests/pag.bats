@@ -60,12 +60,12 @@ cp_of() {
 	expect_eq 2 "$status" status
 	run tr-pag --window 5parsecs /dev/null
 	expect_eq 2 "$status" status
-	expect_contains 'bad window' "$output"
+	expect_contains "--window: not a duration over 0 (1s, 250ms, 10us): 5parsecs" "$output"
 	run tr-pag --window 0 /dev/null
 	expect_eq 2 "$status" status
 	run tr-pag -f png /dev/null
 	expect_eq 2 "$status" status
-	expect_contains 'unknown format: png (line, dot, pag-dot or svg)' "$output"
+	expect_contains '-f: unknown format "png" (line, dot, pag-dot, svg)' "$output"
 }
 
 @test "tr-pag passes traces through and appends traceless PG PW PV PE records" {

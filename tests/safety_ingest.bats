@@ -409,5 +409,5 @@ w("]},\n{\"traceID\":\"small\",\"spans\":[{\"spanID\":\"a\",\"startTime\":176722
 @test "--time-unit takes ns, us, ms or s: another is a usage error" {
 	run tr-ingest --time-unit hours /dev/null
 	expect_status 2
-	expect_contains 'unknown time unit: hours (ns, us, ms, s)' "$output"
+	expect_contains '--time-unit: unknown time unit "hours" (ns, us, ms, s)' "$output"
 }

@@ -373,12 +373,22 @@ sums_to_duration() {
 	expect_contains '1 nodes under 1% of the delay left out (--min-share)' "$output"
 	run tr-temporal --dot --min-share 0 -t feed "$f"
 	expect_contains 'unexplained@ranker@rk-1' "$output"
-	run tr-temporal --dot --min-share 50 -t feed "$f"
+	run tr-temporal --dot --min-share 50% -t feed "$f"
 	expect_lacks 'request web' "$output"
-	run tr-temporal --min-share 5 "$f"
+	run tr-temporal --dot --min-share 0.5 -t feed "$f"
+	expect_lacks 'request web' "$output"
+	run tr-temporal --min-share 0.05 "$f"
 	expect_eq 2 "$status" status
-	run tr-temporal --dot --min-share 101 "$f"
+	run tr-temporal --dot --min-share 101% "$f"
 	expect_eq 2 "$status" status
+}
+
+@test "--min-share: a bare number over 1, once a percentage, is a usage error asking for N%" {
+	f=$(case_a | mkfix a.tr)
+	run tr-temporal --dot --min-share 5 -t feed "$f"
+	expect_eq 2 "$status" status
+	expect_eq "tr-temporal: --min-share 5: a share is a fraction from 0 to 1; write 5% for a percentage" "${lines[0]}"
+	expect_eq "try 'tr-temporal --help'" "${lines[1]}"
 }
 
 @test "--span explains one span: why did this call take 13.6 ms" {

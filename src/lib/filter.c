@@ -1,6 +1,7 @@
 /* filter.c - the main loop every line-format tool shares. */
 #include "filter.h"
 #include "core/progress.h"
+#include "core/shard.h"
 #include "core/table.h"
 
 #include <errno.h>
@@ -23,14 +24,24 @@ tr_limit_option(int opt, const char *arg, size_t *spans, size_t *bytes)
 size_t
 tr_parse_limit(const char *option, const char *arg)
 {
-	char *end;
-	unsigned long long v;
+	int64_t v = tr_arg_count(option, arg, 0, TR_ARG_NO_MAX);
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!*arg || *end || *arg == '-' || errno || v > SIZE_MAX)
-		tr_die(TR_EXIT_USAGE, "%s: not a number: \"%s\"", option, arg);
-	return v ? (size_t)v : SIZE_MAX;
+	return v && (uint64_t)v <= SIZE_MAX ? (size_t)v : SIZE_MAX;
+}
+
+int
+tr_filter_option(tr_filter *f, tr_filelist *from, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o': f->out_path = arg; break;
+	case 'k': f->keep_going = 1; break;
+	case 'q': f->quiet = 1; break;
+	case 'v': f->verbose = 1; break;
+	case TR_OPT_ALLOW_EMPTY: f->allow_empty = 1; break;
+	case TR_OPT_FILES_FROM: tr_filelist_from(from, arg); break;
+	default: return tr_limit_option(opt, arg, &f->max_spans, &f->max_bytes);
+	}
+	return 1;
 }
 
 void
@@ -210,21 +221,6 @@ tr_units_check(int units, int machine_format)
 	if (units == TABLE_AUTO && machine_format)
 		tr_usage_error("--units auto writes text for people: with -f csv or json, "
 			       "choose us, ms or s");
-}
-
-void
-tr_usage_error(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	tr_warn("%s", msg);
-	fprintf(stderr, "try '%s --help'\n", tr_progname);
-	exit(TR_EXIT_USAGE);
 }
 
 /* The long options whose names begin with the len bytes of name: the exact

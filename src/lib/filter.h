@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 
+#include "core/args.h"
 #include "core/io.h"
 #include "core/trace.h"
 #include "exports.h"
@@ -78,8 +79,15 @@ size_t tr_parse_limit(const char *option, const char *arg);
  * mistyped one, the candidates for an ambiguous abbreviation), then
  * "try 'tr-xxx --help'"; exit 2. */
 _Noreturn void tr_option_error(int c, char **argv, const struct option *longopts);
-/* Any other usage error: the message, then "try 'tr-xxx --help'"; exit 2. */
-_Noreturn void tr_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Any other usage error: tr_usage_error (core/args.h). */
+
+/* The options every filter shares, into f and from: -o, -k, -q, -v,
+ * --allow-empty, --files-from, --max-spans, --max-bytes. Returns 1 when opt
+ * was one of them, so that a tool's switch holds only its own options:
+ *	default: if (!tr_filter_option(&f, &from, opt, optarg))
+ *			tr_option_error(opt, argv, longopts); */
+typedef struct tr_filelist tr_filelist;
+int tr_filter_option(tr_filter *f, tr_filelist *from, int opt, const char *arg);
 
 /* --units U of a report (table.h); a usage error unless U is us, ms, s or
  * auto. */

@@ -620,6 +620,70 @@ group_begins(tr_reader *r, const char *tid, size_t tidlen, uint32_t file, uint64
 		r->group.over = OVER_AGAIN;
 }
 
+/* A line with no trace id: bad input when its type is one of the format's
+ * records, else a traceless line passed on. */
+static enum tr_next
+no_trace_id(tr_reader *r, const char *line, size_t len, uint64_t lineno, int bad_id,
+	    const char **out, size_t *outlen)
+{
+	if (owned_type(line, len)) {
+		const char *name = r->names[r->cur];
+		unsigned long long at = lineno;
+
+		if (bad_id)
+			tr_warn("%s:%llu: trace id holds a raw CR (write it as %%0D)", name, at);
+		else
+			tr_warn("%s:%llu: record has no trace id", name, at);
+		r->nbad++;
+		return TR_BAD;
+	}
+	r->nrecords++;
+	*out = line;
+	*outlen = len;
+	r->line_lineno = lineno;
+	return TR_LINE;
+}
+
+/* A record of trace tid: to the group it continues (same), a group it
+ * begins (a T record), or the loose records of its id. A record on a last
+ * line without LF may have lost its end (a tag value cut short still
+ * parses): its trace is not whole. */
+static void
+add_record(tr_reader *r, const char *line, size_t len, const char *tid, size_t tidlen, int same,
+	   uint64_t lineno)
+{
+	uint32_t file = (uint32_t)r->cur;
+
+	if (same) {
+		if (!r->group.over && !(r->group.over = over_limit(r, &r->group, line, len)))
+			trace_add(&r->trace, line, len, file, lineno);
+		if (r->line_cut)
+			r->group.over = OVER_CUT;
+	} else if (line[0] == 'T' && line[1] == '\t') {
+		r->in_group = 1;
+		r->group = (trace_tally){.file = file, .lineno = lineno};
+		sb_clear(&r->group_id);
+		sb_add(&r->group_id, tid, tidlen);
+		set_trace_id(&r->trace, tid, tidlen);
+		trace_add(&r->trace, line, len, file, lineno);
+		group_begins(r, tid, tidlen, file, lineno);
+		if (r->line_cut)
+			r->group.over = OVER_CUT;
+	} else {
+		loose_trace *lt = loose_get(r, tid, tidlen);
+
+		/* a record of no group whose id had a group that ended: met
+		 * again, as a group of it would be (its writing back would
+		 * make one) */
+		if (!lt->tally.lineno && !(r->flags & TR_READ_PIECES) &&
+		    u64map_get(&r->groups, group_key(tid, tidlen)))
+			lt->tally.over = OVER_AGAIN;
+		loose_add(lt, r, line, len, file, lineno);
+		if (r->line_cut)
+			lt->tally.over = OVER_CUT;
+	}
+}
+
 static enum tr_next reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen);
 
 /* TR_READ_QUIET: the messages of this call go to a buffer that is dropped
@@ -687,30 +751,13 @@ reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 		const char *tid = tab ? tab + 1 : line + len;
 		const char *tend = tab ? memchr(tid, '\t', len - (size_t)(tid - line)) : NULL;
 		size_t tidlen = (size_t)((tend ? tend : line + len) - tid);
-		uint32_t file = (uint32_t)r->cur;
 
 		/* A raw CR is line ending (tr-format(5)): an id holding one could
 		 * not be written back at the end of a T record. */
 		int bad_id = tidlen && memchr(tid, '\r', tidlen);
 
-		if (!tab || tidlen == 0 || bad_id) {
-			if (owned_type(line, len)) {
-				const char *name = r->names[r->cur];
-				unsigned long long at = lineno;
-
-				if (bad_id)
-					tr_warn("%s:%llu: trace id holds a raw CR (write it as %%0D)", name, at);
-				else
-					tr_warn("%s:%llu: record has no trace id", name, at);
-				r->nbad++;
-				return TR_BAD;
-			}
-			r->nrecords++;
-			*out = line;
-			*outlen = len;
-			r->line_lineno = lineno;
-			return TR_LINE;
-		}
+		if (!tab || tidlen == 0 || bad_id)
+			return no_trace_id(r, line, len, lineno, bad_id, out, outlen);
 		int same = r->in_group && tidlen == r->group_id.len &&
 			   memcmp(tid, r->group_id.s, tidlen) == 0;
 		if (r->in_group && (!same || (line[0] == 'T' && line[1] == '\t'))) {
@@ -725,36 +772,7 @@ reader_next(tr_reader *r, tr_trace **trace, const char **out, size_t *outlen)
 				return hand_out(r, trace);
 			continue;
 		}
-		/* A record on a last line without LF may have lost its end (a
-		 * tag value cut short still parses): its trace is not whole. */
-		if (same) {
-			if (!r->group.over && !(r->group.over = over_limit(r, &r->group, line, len)))
-				trace_add(&r->trace, line, len, file, lineno);
-			if (r->line_cut)
-				r->group.over = OVER_CUT;
-		} else if (line[0] == 'T' && line[1] == '\t') {
-			r->in_group = 1;
-			r->group = (trace_tally){.file = file, .lineno = lineno};
-			sb_clear(&r->group_id);
-			sb_add(&r->group_id, tid, tidlen);
-			set_trace_id(&r->trace, tid, tidlen);
-			trace_add(&r->trace, line, len, file, lineno);
-			group_begins(r, tid, tidlen, file, lineno);
-			if (r->line_cut)
-				r->group.over = OVER_CUT;
-		} else {
-			loose_trace *lt = loose_get(r, tid, tidlen);
-
-			/* a record of no group whose id had a group that ended:
-			 * met again, as a group of it would be (its writing back
-			 * would make one) */
-			if (!lt->tally.lineno && !(r->flags & TR_READ_PIECES) &&
-			    u64map_get(&r->groups, group_key(tid, tidlen)))
-				lt->tally.over = OVER_AGAIN;
-			loose_add(lt, r, line, len, file, lineno);
-			if (r->line_cut)
-				lt->tally.over = OVER_CUT;
-		}
+		add_record(r, line, len, tid, tidlen, same, lineno);
 	}
 }
 

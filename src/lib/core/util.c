@@ -567,11 +567,17 @@ edit_distance(const char *a, const char *b)
 const char *
 closest_name(const char *name, const char *const *names, size_t n)
 {
-	size_t limit = strlen(name) / 3, best = SIZE_MAX;
+	size_t limit = strlen(name) / 3;
+
+	return closest_name_within(name, names, n, limit < 2 ? 2 : limit);
+}
+
+const char *
+closest_name_within(const char *name, const char *const *names, size_t n, size_t limit)
+{
+	size_t best = SIZE_MAX;
 	const char *pick = NULL;
 
-	if (limit < 2)
-		limit = 2;
 	for (size_t i = 0; i < n; i++) {
 		size_t d = edit_distance(name, names[i]);
 

@@ -197,6 +197,8 @@ int parse_duration(const char *s, int64_t *us);
 /* Of the n names, the one closest to name by edit distance, or NULL when
  * none is within a third of name's length (at least 2): for "did you mean". */
 const char *closest_name(const char *name, const char *const *names, size_t n);
+/* The same within limit edits. */
+const char *closest_name_within(const char *name, const char *const *names, size_t n, size_t limit);
 /* a + b for a sum of durations (µs): a sum past 2^63 µs (292,000 years:
  * absurd durations) is bad input, exit 3 naming what, never a wrapped,
  * negative number. */

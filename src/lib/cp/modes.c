@@ -1,0 +1,581 @@
+/* modes.c - tr-cp's modes (modes.h). Every mode is a row of (begin, add,
+ * end): begin makes its state, add takes one picked trace with its critical
+ * path, end writes what it gathered. What all modes share is here once: the
+ * trace selection, the critical path, the PAG records passed to pagcp, the
+ * line format's header. */
+#include "cp/modes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/shard.h"
+#include "core/table.h"
+#include "cp/baseline.h"
+#include "cp/cp.h"
+#include "cp/cp_flame.h"
+#include "cp/suspects.h"
+#include "draw/dot.h"
+#include "pag/pagcp.h"
+
+struct cp_run {
+	cp_run_opts o;
+	const struct cp_mode_ops *ops;
+	cp_trace cp;
+	cp_summary *summary;
+	cp_folded *folded;
+	cp_whatif *whatif;
+	cp_flames *flames;	/* --flame */
+	cp_compare *compare;	/* --summary with --baseline */
+	cp_suspects *suspects;	/* --suspects */
+	size_t drawn;		/* --dot: traces drawn */
+	int bad_key;		/* --summary names a tag no span has */
+	size_t noutside, ntr_outside;	/* children left out, and their traces */
+	pag_cp *pag;
+	size_t pag_bad;
+	int pag_alone;		/* no trace so far, and the rows are the only output
+				 * at the end: a window's rows can go out at once */
+	int header_pending;	/* filter: #tr/1 goes before the first trace or line,
+				 * not before a report of PAG records alone */
+	tr_trace slow;		/* --svg: the slowest picked trace, taken whole */
+	int has_slow;
+	int64_t svg_latency;
+	size_t streams;		/* --svg: long-lived streams passed over */
+	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
+};
+
+typedef struct cp_mode_ops {
+	void (*begin)(cp_run *r);
+	/* one picked trace; analysed: its critical path is in r->cp */
+	void (*add)(cp_run *r, tr_trace *t, int analysed, strbuf *out);
+	/* after the last trace: into b, or straight to out */
+	void (*end)(cp_run *r, strbuf *b, tr_output *out);
+	int needs_cp;		/* add reads r->cp (all but --suspects) */
+} cp_mode_ops;
+
+static int
+units_or(const cp_run *r, int dflt)
+{
+	return r->o.units < 0 ? dflt : r->o.units;
+}
+
+/* The line-format filter: cp.self tags, and C records with --sections. */
+
+static void
+add_self(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
+{
+	const cp_trace *c = ctx;
+
+	(void)t;
+	sb_add(extra, "\tcp.self=", 9);
+	sb_addi(extra, c->self[span]);
+}
+
+static void
+write_sections(strbuf *out, const tr_trace *t, const cp_trace *c)
+{
+	for (size_t i = 0; i < c->nsec; i++) {
+		const cp_section *s = &c->sec[i];
+
+		sb_add(out, "C\t", 2);
+		tr_escapes(out, t->trace_id, 0);
+		sb_addc(out, '\t');
+		tr_escapes(out, t->spans[s->span].span_id, 0);
+		sb_addc(out, '\t');
+		sb_addi(out, s->start);
+		sb_addc(out, '\t');
+		sb_addi(out, s->end);
+		sb_addc(out, '\n');
+	}
+}
+
+static void
+filter_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	tr_write_opts wo = {"cp.self", "C", analysed ? add_self : NULL, &r->cp};	/* cp.part is tr-pag's */
+
+	tr_write_trace(out, t, &wo);
+	if (analysed && r->o.sections)
+		write_sections(out, t, &r->cp);
+}
+
+/* --summary, alone or against --baseline. */
+
+static void
+summary_begin(cp_run *r)
+{
+	if (r->o.baseline)
+		r->compare = cp_compare_new(r->o.summary_key);
+	r->summary = cp_summary_new(r->o.summary_key, r->o.format);
+	cp_summary_set_units(r->summary, units_or(r, TABLE_US));
+}
+
+static void
+summary_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	(void)analysed;
+	(void)out;
+	if (r->compare)
+		cp_compare_add(r->compare, t, &r->cp, 0);
+	else
+		cp_summary_add(r->summary, t, &r->cp);
+}
+
+static void
+summary_end(cp_run *r, strbuf *b, tr_output *out)
+{
+	if (r->compare) {
+		if (!cp_compare_ntraces(r->compare, 0))
+			r->empty = "--baseline: no trace with a timed root to compare";
+		else
+			cp_compare_write(r->compare, b, r->o.format, units_or(r, TABLE_US));
+		return;
+	}
+	/* a key no span has would make one group with an empty name */
+	if (!(r->bad_key = cp_summary_unmatched(r->summary)))
+		(r->o.partial ? cp_summary_write_partial : cp_summary_write)(r->summary, out);
+}
+
+/* --folded */
+
+static void
+folded_begin(cp_run *r)
+{
+	r->folded = cp_folded_new();
+}
+
+static void
+folded_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	(void)out;
+	if (analysed)
+		cp_folded_add(r->folded, t, &r->cp);
+}
+
+static void
+folded_end(cp_run *r, strbuf *b, tr_output *out)
+{
+	(void)b;
+	cp_folded_write(r->folded, out);
+}
+
+/* --dot */
+
+static void
+drawing_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	(void)analysed;
+	if (!r->drawn++)
+		dot_begin(out, "tr-cp", "TB");
+	cp_dot_trace(out, t, &r->cp);
+}
+
+static void
+drawing_end(cp_run *r, strbuf *b, tr_output *out)
+{
+	(void)out;
+	if (!r->drawn)
+		dot_begin(b, "tr-cp", "TB");
+	dot_end(b);
+}
+
+/* --whatif: the rules were checked in cp_run_new. */
+
+static void
+whatif_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	if (analysed)
+		cp_whatif_add(r->whatif, t, &r->cp, out);
+}
+
+static void
+whatif_end(cp_run *r, strbuf *b, tr_output *out)
+{
+	(void)out;
+	cp_whatif_finish(r->whatif, b);
+}
+
+/* --svg: the slowest picked trace, kept (no copy: the reader gets the older
+ * one's memory) and drawn once at the end; a slower one replaces it. */
+
+static void
+svg_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	(void)out;
+	if (analysed && !r->o.keep_streams && tr_pick_all(r->o.pick) &&
+	    tr_span_is_stream(&t->spans[r->cp.root])) {
+		r->streams++;	/* a connection's lifetime, not a request's latency */
+		return;
+	}
+	if (analysed && (!r->has_slow || r->cp.root_duration > r->svg_latency)) {
+		r->slow.files = t->files;
+		tr_trace_swap(&r->slow, t);
+		r->svg_latency = r->cp.root_duration;
+		r->has_slow = 1;
+	}
+}
+
+static void
+svg_end(cp_run *r, strbuf *b, tr_output *out)
+{
+	(void)out;
+	if (r->has_slow && cp_trace_run(&r->cp, &r->slow) == 0)
+		timeline_svg(b, &r->slow, &r->cp, &r->o.timeline);
+	else
+		r->has_slow = 0;
+}
+
+/* --flame, alone or differential against --baseline. */
+
+static void
+flame_begin(cp_run *r)
+{
+	r->flames = cp_flames_new();
+	cp_flames_keep_streams(r->flames, r->o.keep_streams);
+}
+
+static void
+flame_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	(void)analysed;
+	(void)out;
+	cp_flames_add(r->flames, t, &r->cp, 0);
+}
+
+static void
+flame_end(cp_run *r, strbuf *b, tr_output *out)
+{
+	(void)out;
+	if (!cp_flames_ntraces(r->flames, 0)) {
+		r->empty = "--flame: no trace with a timed root to draw";
+		return;
+	}
+	cp_flames_svg(r->flames, b, r->o.pct, r->o.npct,
+		      r->o.timeline.width > 0 ? r->o.timeline.width : 1000);
+}
+
+/* --suspects: reads spans, not critical paths. */
+
+static void
+suspects_begin(cp_run *r)
+{
+	r->suspects = cp_suspects_new();
+}
+
+static void
+suspects_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
+{
+	(void)analysed;
+	(void)out;
+	cp_suspects_add(r->suspects, t, 0);
+}
+
+static void
+suspects_end(cp_run *r, strbuf *b, tr_output *out)
+{
+	(void)out;
+	if (!cp_suspects_ntraces(r->suspects, 0))
+		r->empty = "--suspects: no trace in the incident";
+	else if (!cp_suspects_common(r->suspects))
+		r->empty = "--suspects: the baseline and the incident have no service in common";
+	else
+		cp_suspects_write(r->suspects, b, r->o.format, units_or(r, TABLE_MS));
+}
+
+static const cp_mode_ops modes[CP_NMODES] = {
+	[CP_MODE_FILTER] = {NULL, filter_add, NULL, 1},
+	[CP_MODE_SUMMARY] = {summary_begin, summary_add, summary_end, 1},
+	[CP_MODE_FOLDED] = {folded_begin, folded_add, folded_end, 1},
+	[CP_MODE_DOT] = {NULL, drawing_add, drawing_end, 1},
+	[CP_MODE_WHATIF] = {NULL, whatif_add, whatif_end, 1},
+	[CP_MODE_SVG] = {NULL, svg_add, svg_end, 1},
+	[CP_MODE_FLAME] = {flame_begin, flame_add, flame_end, 1},
+	[CP_MODE_SUSPECTS] = {suspects_begin, suspects_add, suspects_end, 0},
+};
+
+/* The line format's header, before the first record the filter writes. */
+static void
+records_begin(cp_run *r, strbuf *out)
+{
+	if (r->header_pending) {
+		sb_adds(out, TR_FORMAT_HEADER "\n");
+		r->header_pending = 0;
+	}
+}
+
+static int
+on_trace(void *ctx, tr_trace *t, strbuf *out)
+{
+	cp_run *r = ctx;
+	int analysed;
+
+	r->pag_alone = 0;	/* what it writes at the end comes before the windows' rows */
+	records_begin(r, out);	/* on_trace never fails: the header stays */
+	if (!tr_pick_match(r->o.pick, t->trace_id)) {
+		if (r->o.mode == CP_MODE_FILTER)
+			tr_write_trace(out, t, NULL);	/* not asked for: unchanged */
+		return 0;
+	}
+	if (!r->ops->needs_cp) {
+		r->ops->add(r, t, 0, out);
+		return 0;
+	}
+	analysed = cp_trace_run(&r->cp, t) == 0;
+	r->noutside += r->cp.noutside;
+	r->ntr_outside += r->cp.noutside > 0;
+	r->ops->add(r, t, analysed, out);
+	return 0;
+}
+
+static void
+on_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
+{
+	cp_run *r = ctx;
+
+	if (pag_cp_is_record(line, len)) {
+		if (pag_cp_feed(r->pag, line, len, where) < 0)
+			r->pag_bad++;
+		if (r->pag_alone)	/* the first window's rows before the input ends */
+			pag_cp_take(r->pag, out);
+		return;
+	}
+	if (r->o.mode == CP_MODE_FILTER) {
+		records_begin(r, out);
+		sb_add(out, line, len);
+		sb_addc(out, '\n');
+	}
+}
+
+static void
+on_end(void *ctx, tr_output *out)
+{
+	cp_run *r = ctx;
+	strbuf b = {0};
+
+	if (r->ops->end)
+		r->ops->end(r, &b, out);
+	tr_output_sb(out, &b);
+	sb_free(&b);
+	if (pag_cp_has_input(r->pag) && pag_cp_report(r->pag, out) < 0)
+		r->pag_bad++;
+}
+
+static void
+add_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
+{
+	cp_run *r = ctx;
+
+	if (r->flames)
+		cp_flames_add(r->flames, t, c, 1);
+	if (r->compare)
+		cp_compare_add(r->compare, t, c, 1);
+}
+
+static void
+add_suspects_baseline(void *ctx, tr_trace *t)
+{
+	cp_suspects_add(ctx, t, 1);
+}
+
+static int
+read_baseline(cp_run *r, const char *path)
+{
+	long n;
+
+	if (r->suspects) {
+		n = tr_each_trace((char **)&path, NULL, 1, r->o.keep_going, r->o.max_spans, 0,
+				  add_suspects_baseline, r->suspects);
+		if (n < 0)
+			return -1;
+		if (n > 0)
+			return 0;
+		tr_warn("%s: --baseline: no trace", path);
+		return -1;
+	}
+	n = cp_read_traces(path, &r->cp, r->o.keep_going, r->o.max_spans, add_baseline, r);
+	if (n < 0)
+		return -1;
+	return cp_baseline_check(path, n, r->flames ? cp_flames_ntraces(r->flames, 1) :
+			 cp_compare_ntraces(r->compare, 1));
+}
+
+cp_run *
+cp_run_new(const cp_run_opts *o, int *status)
+{
+	cp_run *r = xcalloc(1, sizeof *r);
+	char err[256];
+	int units;
+
+	r->o = *o;
+	r->ops = &modes[o->mode];
+	units = units_or(r, TABLE_US);
+	cp_trace_init(&r->cp, o->allowance);
+	*status = TR_EXIT_OK;
+	if (r->ops->begin)
+		r->ops->begin(r);
+	if (o->baseline && read_baseline(r, o->baseline) < 0)
+		*status = TR_EXIT_INPUT;
+	else if (o->mode == CP_MODE_WHATIF) {
+		r->whatif = cp_whatif_new(o->format);
+		cp_whatif_set_units(r->whatif, units);
+		for (size_t i = 0; i < o->nrules; i++)
+			if (cp_whatif_add_rule(r->whatif, o->rules[i], err, sizeof err) < 0)
+				tr_usage_error("--whatif: %s", err);
+	}
+	r->pag = pag_cp_new(&(pag_cp_opts){o->format == CP_CSV ? "csv" : o->format == CP_JSON ? "json" : "tsv",
+					  1, o->max_windows, units});
+	return r;
+}
+
+void
+cp_run_filter(cp_run *r, tr_filter *f)
+{
+	f->pass_through = 0;	/* on_line passes lines; records_begin writes the header */
+	r->header_pending = r->pag_alone = r->o.mode == CP_MODE_FILTER;
+	f->read_ahead = r->o.mode == CP_MODE_SUSPECTS;	/* the reading is most of its work */
+	f->on_trace = on_trace;
+	f->on_line = on_line;
+	f->on_end = on_end;
+	f->ctx = r;
+}
+
+static int
+summary_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_summary_merge_line(ctx, line, len, err, errlen);
+}
+
+static int
+folded_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_folded_sum_line(ctx, line, len, err, errlen);
+}
+
+int
+cp_run_merge(cp_run *r, char **files, int nfiles, const char *out_path)
+{
+	cp_folded_sum *sum = r->o.mode == CP_MODE_FOLDED ? cp_folded_sum_new() : NULL;
+	int status = sum ? tr_merge_files(files, nfiles, folded_line, sum)
+			 : tr_merge_files(files, nfiles, summary_line, r->summary);
+
+	if (status == TR_EXIT_OK) {
+		tr_output *out = tr_output_open(out_path, 0);
+
+		if (sum)
+			cp_folded_sum_write(sum, out);
+		else
+			(r->o.partial ? cp_summary_write_partial : cp_summary_write)(r->summary, out);
+		tr_output_close(out);
+	}
+	cp_folded_sum_free(sum);
+	return status;
+}
+
+/* What the ranking rests on and what may mislead it, then the verdict. */
+static void
+suspects_notes(cp_run *r)
+{
+	strbuf b = {0};
+	const cp_suspect *rows;
+	size_t n = cp_suspects_rank(r->suspects, &rows);
+	char ev[160];
+
+	if (r->o.verbose)
+		cp_suspects_assumptions(r->suspects, &b);
+	if (!r->o.quiet)
+		cp_suspects_warnings(r->suspects, &b);
+	for (char *line = b.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = 0;
+		tr_warn("--suspects: %s", line);
+	}
+	sb_free(&b);
+	if (r->o.quiet)
+		return;
+	if (!n) {
+		tr_warn("--suspects: nothing stands out: no service's latency or failures differ "
+			"beyond the baseline's spread");
+		return;
+	}
+	cp_suspects_evidence(rows[0].evidence, ev, sizeof ev);
+	tr_warn("--suspects: likely cause: %s (%s; confidence %s)", rows[0].service, ev,
+		rows[0].confidence);
+}
+
+static void
+compare_notes(cp_run *r)
+{
+	strbuf v = {0};
+
+	cp_compare_verdict(r->compare, &v);
+	tr_warn("--baseline: %s", v.s);
+	if (r->o.verbose)
+		tr_warn("--baseline: %zu span kinds inferred from process boundaries "
+			"(service and host), where the export records none",
+			cp_compare_inferred(r->compare));
+	sb_free(&v);
+}
+
+/* Where the data did not support the tree, and what a picture left out. */
+static void
+data_notes(cp_run *r)
+{
+	if (r->noutside && !r->o.quiet)
+		tr_warn("%zu spans in %zu traces lie wholly outside their parent (skewed clocks, or "
+			"work that outlives it): left off the critical path with their subtrees, as "
+			"Jaeger UI leaves them", r->noutside, r->ntr_outside);
+	if (r->flames && r->o.npct)
+		r->streams = cp_flames_streams(r->flames);
+	if (r->streams && !r->o.quiet)
+		tr_warn("left %zu long-lived streams out of the %s (--keep-streams keeps them)",
+			r->streams, r->o.mode == CP_MODE_SVG ? "slowest trace" : "percentile flame graphs");
+}
+
+int
+cp_run_verdict(cp_run *r, int status)
+{
+	if (r->pag_bad && status == TR_EXIT_OK)
+		status = TR_EXIT_INPUT;
+	data_notes(r);
+	/* A selector that matched nothing answered nothing: say so, fail. */
+	if (r->whatif && cp_whatif_unmatched(r->whatif, r->o.verbose) && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	if (r->compare && !r->empty && !r->o.quiet && status == TR_EXIT_OK)
+		compare_notes(r);
+	if (r->suspects && !r->empty && status == TR_EXIT_OK)
+		suspects_notes(r);
+	if (tr_pick_missing(r->o.pick, "--trace") && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	if (r->empty && status == TR_EXIT_OK) {
+		tr_warn("%s", r->empty);
+		status = TR_EXIT_INPUT;
+	}
+	if (r->o.mode == CP_MODE_SVG && !r->has_slow && status == TR_EXIT_OK) {
+		tr_warn("--svg: no trace with a timed root to draw");
+		status = TR_EXIT_INPUT;
+	}
+	if (r->bad_key && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	/* the line format is µs: --units had no table to act on */
+	if (r->o.units >= 0 && r->o.mode == CP_MODE_FILTER && !pag_cp_has_input(r->pag) &&
+	    status == TR_EXIT_OK) {
+		tr_warn("--units: no table was written (it goes with --summary, --whatif "
+			"and PAG records; tags and sections are µs)");
+		status = TR_EXIT_USAGE;
+	}
+	return status;
+}
+
+void
+cp_run_free(cp_run *r)
+{
+	pag_cp_free(r->pag);
+	cp_summary_free(r->summary);
+	cp_folded_free(r->folded);
+	cp_whatif_free(r->whatif);
+	cp_flames_free(r->flames);
+	cp_compare_free(r->compare);
+	cp_suspects_free(r->suspects);
+	cp_trace_free(&r->cp);
+	tr_trace_free(&r->slow);
+	tr_pick_free(r->o.pick);
+	free(r);
+}

@@ -1,0 +1,55 @@
+/* modes.h - tr-cp's modes, one table of (begin, add, end): the line-format
+ * filter (cp.self tags, sections), --summary, --folded, --dot, --whatif,
+ * --svg, --flame and --suspects, each with its state, and SnailTrail's
+ * critical participation over the PAG records any of them meets. The tool
+ * parses options into cp_run_opts and hands the rest to these calls. */
+#ifndef TR_CP_MODES_H
+#define TR_CP_MODES_H
+
+#include <stddef.h>
+
+#include "core/pick.h"
+#include "draw/timeline.h"
+#include "filter.h"
+
+enum cp_mode { CP_MODE_FILTER, CP_MODE_SUMMARY, CP_MODE_FOLDED, CP_MODE_DOT, CP_MODE_WHATIF,
+	       CP_MODE_SVG, CP_MODE_FLAME, CP_MODE_SUSPECTS, CP_NMODES };
+
+typedef struct cp_run_opts {
+	enum cp_mode mode;
+	double allowance;		/* --overlap-allowance */
+	int sections;			/* --sections */
+	const char *summary_key;	/* --summary KEY */
+	const char *baseline;		/* --baseline FILE */
+	const char **rules;		/* --whatif RULE... */
+	size_t nrules;
+	int partial;			/* --partial */
+	int keep_streams;		/* --keep-streams */
+	timeline_opts timeline;		/* --svg's --min-share; --width (0: none given) */
+	int pct[16];			/* --percentile */
+	size_t npct;
+	int format;			/* enum cp_format */
+	int units;			/* --units; -1: the mode's default */
+	size_t max_windows;		/* PAG records; 0: pagcp's default */
+	int quiet, verbose, keep_going;
+	size_t max_spans;
+	tr_pick *pick;			/* --trace, --trace-file (taken: freed with the run) */
+} cp_run_opts;
+
+typedef struct cp_run cp_run;
+
+/* The mode's state made, its --whatif rules checked (a bad rule is a usage
+ * error), and the --baseline read first: a baseline that cannot be read
+ * stops the run before any output (*status TR_EXIT_INPUT, else 0). */
+cp_run *cp_run_new(const cp_run_opts *o, int *status);
+/* Sets f's callbacks for one pass over the input. */
+void cp_run_filter(cp_run *r, tr_filter *f);
+/* --merge: add up the partials of --summary or --folded in files, write the
+ * result to out_path; the exit status. */
+int cp_run_merge(cp_run *r, char **files, int nfiles, const char *out_path);
+/* After tr_filter_run gave status: the notes on stderr (what the data did
+ * not support, the baseline's verdict, the suspects), and the exit status. */
+int cp_run_verdict(cp_run *r, int status);
+void cp_run_free(cp_run *r);
+
+#endif

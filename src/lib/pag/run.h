@@ -1,0 +1,39 @@
+/* run.h - one run of tr-pag over the read loop: the graph built as the
+ * traces stream (its records among them, window by window), or whole for
+ * a picture or --cp-part; the instrumentation checked as it reads back. */
+#ifndef TR_PAG_RUN_H
+#define TR_PAG_RUN_H
+
+#include "core/pick.h"
+#include "filter.h"
+#include "pag/pag.h"
+
+enum pag_picture { PAG_PIC_NONE, PAG_PIC_DOT, PAG_PIC_PAG_DOT, PAG_PIC_SVG };
+
+typedef struct pag_run_opts {
+	pag_build_opts build;	/* --worker-key, --unknown-threshold, --lateness,
+				 * --max-gap, --hold (window and origin below) */
+	int64_t window, origin;
+	int has_window, has_origin;	/* given: they also apply to a graph read back */
+	int pag_only;		/* -P: the graph only, not the traces */
+	int vertices;		/* PV records (-n: none) */
+	int cp_part;		/* --cp-part */
+	int picture;		/* enum pag_picture: -f dot, pag-dot, svg */
+	pag_filter filter;	/* what a picture keeps */
+	tr_pick *pick;		/* --trace (taken: freed with the run), or NULL */
+	size_t top;		/* --top, when has_top */
+	int has_top;
+	size_t max_windows;
+	int quiet, verbose;
+} pag_run_opts;
+
+typedef struct pag_run pag_run;
+
+pag_run *pag_run_new(const pag_run_opts *o);
+/* Sets f's callbacks and reading for one pass over the input. */
+void pag_run_filter(pag_run *r, tr_filter *f);
+/* After tr_filter_run gave status: the exit status. */
+int pag_run_verdict(const pag_run *r, int status);
+void pag_run_free(pag_run *r);
+
+#endif
