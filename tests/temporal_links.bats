@@ -120,3 +120,18 @@ at_least_99() {
 		"$(printf '%s\n' "$output" | grep '^    work in linked trace')" "links line"
 	at_least_99 "$(linked_share "$output" 42a60545a48cfbdacf669252d09c5f76)"
 }
+
+@test "report links: tr-report names the linked trace a slow request's time went to, under its causes" {
+	f=$(linked_case out)
+	run tr-report -q "$f"
+	[ "$status" -eq 0 ]
+	expect_eq "Slow request w1: work in linked trace k1 (worker:process job), 5 s." \
+		"$(printf '%s\n' "$output" | sed -n 's/<[^>]*>//g; /^Slow request/p')" "linked line"
+}
+
+@test "report links: a report without links across traces has no linked line" {
+	f=$(linked_case none)
+	run tr-report -q "$f"
+	[ "$status" -eq 0 ]
+	expect_eq 0 "$(printf '%s\n' "$output" | grep -c 'linked trace')" "linked lines"
+}

@@ -291,6 +291,17 @@ take_causes(report *r, strbuf *b)
 	sb_clear(b);
 }
 
+/* tr-temporal's on_link: keep what the section of causes names. */
+static void
+keep_linked(void *ctx, const tp_link_row *row)
+{
+	report *r = ctx;
+
+	GROW(r->linked, r->caplinked, r->nlinked + 1);
+	r->linked[r->nlinked++] = (linked_work){xstrdup(row->trace_id), xstrdup(row->linked_trace),
+						xstrdup(row->linked_root), row->delay};
+}
+
 /* tr-temporal's window around each queried trace: half of it either side. */
 #define TEMPORAL_WINDOW 1000
 
@@ -337,6 +348,8 @@ explain_slowest(report *r)
 		tr_pick_add(pick, r->slow[i].trace_id);
 	to.pick = pick;
 	to.clock = clk;
+	to.on_link = keep_linked;
+	to.link_ctx = r;
 	temporal *tp = tp_new(&to);
 	for (;;) {
 		tr_trace *t;
@@ -396,6 +409,12 @@ report_free(report *r)
 		free(r->causes[i].label);
 	}
 	free(r->causes);
+	for (size_t i = 0; i < r->nlinked; i++) {
+		free(r->linked[i].trace_id);
+		free(r->linked[i].linked_trace);
+		free(r->linked[i].linked_root);
+	}
+	free(r->linked);
 	free(r->svc);
 	free(r->edge);
 	/* r->copy stays held: removed at exit */

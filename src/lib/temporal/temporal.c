@@ -113,6 +113,8 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 	if (analysed) {
 		tp->st.analysed++;
 		tp->st.violations += tp->violations;
+		if (tp->o.on_link)
+			tpl_emit(tp, w);
 	}
 	switch (tp->o.format) {
 	case TP_LINE:

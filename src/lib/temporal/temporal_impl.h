@@ -241,6 +241,8 @@ void tpl_index(temporal *tp, wtrace *w);
 size_t tpl_follow(temporal *tp, int32_t ti, int64_t T, int64_t *linked);
 /* --explain: the links followed and those pointing outside the input. */
 void tpl_write_explain(temporal *tp, strbuf *b, int64_t total);
+/* o.on_link for each linked trace the answer about w followed. */
+void tpl_emit(temporal *tp, const wtrace *w);
 void tpl_free(temporal *tp);
 
 /* temporal_label.c */

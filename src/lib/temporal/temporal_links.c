@@ -277,6 +277,27 @@ tpl_write_explain(temporal *tp, strbuf *b, int64_t total)
 }
 
 void
+tpl_emit(temporal *tp, const wtrace *w)
+{
+	strbuf root = {0};
+
+	for (size_t i = 0; i < tp->nnotes; i++) {
+		const tp_linknote *n = &tp->notes[i];
+		int64_t delay = n->w ? linked_delay(tp, i) : -1;
+
+		if (delay < 0)
+			continue;
+		sb_clear(&root);
+		if (n->w->root >= 0)
+			add_span(&root, n->w, n->w->root);
+		tp_link_row row = {w->t.trace_id, n->w->t.trace_id, root.s ? root.s : "", delay,
+				   tp->q_te - tp->q_ts};
+		tp->o.on_link(tp->o.link_ctx, &row);
+	}
+	sb_free(&root);
+}
+
+void
 tpl_free(temporal *tp)
 {
 	strmap_free(&tp->xref_ids);
