@@ -10,6 +10,7 @@
 #include "cp/baseline.h"
 #include "cp/cp.h"
 #include "cp/cp_flame.h"
+#include "cp/cp_links.h"
 #include "cp/suspects.h"
 #include "draw/dot.h"
 #include "filter.h"
@@ -44,6 +45,7 @@ typedef struct cp_ctx {
 	tr_trace slow;		/* --svg: the slowest picked trace, taken whole */
 	int has_slow;
 	int64_t svg_latency;
+	cp_links *links;	/* --dot, --svg: linked traces drawn beside */
 	int keep_streams;	/* --keep-streams: --svg and --flame bands rank them */
 	size_t streams;		/* --svg: long-lived streams passed over */
 	cp_flames *flames;	/* --flame */
@@ -155,6 +157,16 @@ records_begin(cp_ctx *x, strbuf *out)
 	}
 }
 
+/* --dot: t, analysed, and its links to the traces drawn before it. */
+static void
+draw_dot(cp_ctx *x, tr_trace *t, strbuf *out)
+{
+	if (!x->drawn++)
+		dot_begin(out, "tr-cp", "TB");
+	cp_dot_trace(out, t, &x->cp);
+	cp_links_dot(x->links, t, out);
+}
+
 static int
 on_trace(void *ctx, tr_trace *t, strbuf *out)
 {
@@ -173,6 +185,12 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	if (!tr_pick_match(x->pick, t->trace_id)) {
 		if (x->mode == MODE_FILTER)
 			tr_write_trace(out, t, NULL);	/* not asked for: unchanged */
+		else if (x->mode == MODE_SVG && x->has_slow)
+			cp_links_svg_offer(x->links, &x->slow, t);
+		else if (x->mode == MODE_DOT && cp_links_dot_wanted(x->links, t)) {
+			cp_trace_run(&x->cp, t);	/* linked to one drawn: drawn beside it */
+			draw_dot(x, t, out);
+		}
 		return 0;
 	}
 	analysed = cp_trace_run(&x->cp, t) == 0;
@@ -198,9 +216,7 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 			cp_folded_add(x->folded, t, &x->cp);
 		break;
 	case MODE_DOT:
-		if (!x->drawn++)
-			dot_begin(out, "tr-cp", "TB");
-		cp_dot_trace(out, t, &x->cp);
+		draw_dot(x, t, out);
 		break;
 	case MODE_WHATIF:
 		if (analysed)
@@ -218,11 +234,17 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 			break;
 		}
 		if (analysed && (!x->has_slow || x->cp.root_duration > x->svg_latency)) {
+			int had = x->has_slow;
+
 			x->slow.files = t->files;
 			tr_trace_swap(&x->slow, t);
 			x->svg_latency = x->cp.root_duration;
 			x->has_slow = 1;
+			cp_links_svg_reset(x->links);
+			if (!had)
+				break;
 		}
+		cp_links_svg_offer(x->links, &x->slow, t);	/* t: the one not kept */
 		break;
 	case MODE_SUSPECTS:	/* handled above */
 		break;
@@ -280,8 +302,10 @@ on_end(void *ctx, tr_output *out)
 		cp_whatif_finish(x->whatif, &b);
 		break;
 	case MODE_SVG:
-		if (x->has_slow && cp_trace_run(&x->cp, &x->slow) == 0)
-			timeline_svg(&b, &x->slow, &x->cp, &x->timeline);
+		if (x->has_slow && cp_trace_run(&x->cp, &x->slow) == 0) {
+			if (!cp_links_svg(x->links, &b, &x->slow, &x->cp, &x->timeline))
+				timeline_svg(&b, &x->slow, &x->cp, &x->timeline);
+		}
 		else
 			x->has_slow = 0;
 		break;
@@ -404,6 +428,7 @@ free_ctx(cp_ctx *x, const char **rules)
 	cp_suspects_free(x->suspects);
 	cp_trace_free(&x->cp);
 	tr_trace_free(&x->slow);
+	cp_links_free(x->links);
 	tr_pick_free(x->pick);
 	free(rules);
 }
@@ -632,6 +657,7 @@ main(int argc, char **argv)
 	f.on_line = on_line;
 	f.on_end = on_end;
 	f.ctx = &x;
+	x.links = x.mode == MODE_DOT || x.mode == MODE_SVG ? cp_links_new() : NULL;
 	status = tr_filter_run(&f);
 	if (x.pag_bad && status == TR_EXIT_OK)
 		status = TR_EXIT_INPUT;

@@ -135,3 +135,50 @@ at_least_99() {
 	[ "$status" -eq 0 ]
 	expect_eq 0 "$(printf '%s\n' "$output" | grep -c 'linked trace')" "linked lines"
 }
+
+@test "cp links: --dot draws a dashed edge labelled link from the linking span to the linked one" {
+	f=$(linked_case out)
+	run tr-cp --dot "$f"
+	[ "$status" -eq 0 ]
+	expect_eq '  "w1/l" -> "k1/k0" [label="link", style=dashed, constraint=false];' \
+		"$(printf '%s\n' "$output" | grep 'label="link"')" "link edge"
+}
+
+@test "cp links: --dot --trace draws the trace linked to the one asked for in a cluster of its own" {
+	f=$(linked_case in)
+	run tr-cp --dot --trace w1 "$f"
+	[ "$status" -eq 0 ]
+	expect_eq $'  subgraph "cluster_w1" {\n  subgraph "cluster_k1" {' \
+		"$(printf '%s\n' "$output" | grep 'subgraph')" clusters
+	expect_eq '  "k1/k0" -> "w1/l" [label="link", style=dashed, constraint=false];' \
+		"$(printf '%s\n' "$output" | grep 'label="link"')" "link edge"
+}
+
+@test "cp links: --dot draws no edge to a linked trace that is not in the input" {
+	f=$(linked_case out)
+	g=$(grep -v "^[TS]${TAB}k1" "$f" | mkfix alone.tr)
+	run tr-cp --dot "$g"
+	[ "$status" -eq 0 ]
+	expect_eq 0 "$(printf '%s\n' "$output" | grep -c -- '->.*link')" "link edges"
+}
+
+@test "cp links: --svg draws the linked trace below the slowest, marked as another trace, on one time axis" {
+	f=$(linked_case out)
+	run tr-cp --svg "$f"
+	[ "$status" -eq 0 ]
+	expect_eq "trace w1 and 1 linked trace" "$(printf '%s\n' "$output" | sed -n '2s/<title>\(.*\)<\/title>/\1/p')" title
+	expect_eq "another trace, joined by a link: k1 · worker: process job" \
+		"$(printf '%s\n' "$output" | grep -o 'another trace[^<]*')" banner
+	# both pictures put 0 of the axis at the same x and 5 s at the same x
+	expect_eq 2 "$(printf '%s\n' "$output" | grep -c '>5 s</text>')" "5 s ticks"
+	expect_eq 1 "$(printf '%s\n' "$output" | grep -o '<text x="[0-9.]*"[^>]*>5 s</text>' | sort -u | wc -l)" "one x for the 5 s tick"
+}
+
+@test "cp links: --svg of a trace without links is the picture of that trace alone" {
+	f=$(linked_case out)
+	g=$(grep -v "^R" "$f" | mkfix unlinked.tr)
+	run tr-cp --svg "$g"
+	[ "$status" -eq 0 ]
+	expect_eq 0 "$(printf '%s\n' "$output" | grep -c 'another trace')" banners
+	expect_eq 1 "$(printf '%s\n' "$output" | grep -c '<svg')" "svg elements"
+}

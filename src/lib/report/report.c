@@ -59,7 +59,7 @@ keep_if_slow(report *r, const tr_trace *t)
 static void
 draw_if_slow(report *r, const tr_trace *t, size_t ordinal)
 {
-	timeline_opts to = {0, r->o->min_share};
+	timeline_opts to = {.width = 0, .min_share = r->o->min_share};
 
 	for (size_t i = 0; i < r->nslow; i++)
 		if (r->slow[i].ordinal == ordinal) {
