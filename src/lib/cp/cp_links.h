@@ -8,10 +8,12 @@
  * (a trace not asked for with --trace is drawn too when it names one drawn
  * before it, or one drawn before it names it); --svg holds, beside the
  * slowest trace so far, the traces that come after it linked to it, and
- * lets them go when a slower one replaces it. Memory is what is drawn:
- * the drawn traces' ids and their links, the held traces. A trace read
- * before the one it is linked to was drawn (or became the slowest) is
- * not drawn beside it. */
+ * lets them go when a slower one replaces it (the one replaced is held
+ * when linked to the new one). Memory is what is drawn: the drawn traces'
+ * ids and their links, the held traces. Any other trace read before the
+ * one it is linked to was drawn (or became the slowest) is not drawn
+ * beside it: reading the input again would cost every --svg a second
+ * pass (and a copy of a pipe) that only links need. */
 #ifndef TR_CP_LINKS_H
 #define TR_CP_LINKS_H
 
