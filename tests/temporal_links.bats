@@ -182,3 +182,13 @@ at_least_99() {
 	expect_eq 0 "$(printf '%s\n' "$output" | grep -c 'another trace')" banners
 	expect_eq 1 "$(printf '%s\n' "$output" | grep -c '<svg')" "svg elements"
 }
+
+@test "cp links: --svg holds the trace a slower linked one replaces as the slowest, and draws it below" {
+	f=$(linked_case out)
+	g=$(sed "s/^\(S${TAB}k1${TAB}k0${TAB}${TAB}[0-9]*${TAB}\)4999700/\16000000/" "$f" | mkfix slower.tr)
+	run tr-cp --svg "$g"
+	[ "$status" -eq 0 ]
+	expect_eq "trace k1 and 1 linked trace" "$(printf '%s\n' "$output" | sed -n '2s/<title>\(.*\)<\/title>/\1/p')" title
+	expect_eq "another trace, joined by a link: w1 · gateway: POST /cart" \
+		"$(printf '%s\n' "$output" | grep -o 'another trace[^<]*')" banner
+}
