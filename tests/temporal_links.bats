@@ -25,7 +25,7 @@ linked_case() {
 		rec S w1 l r 1000100 5000000 gateway 'await job' internal gw
 		[ "$1" = out ] && rec R w1 l link k1 k0
 		rec T k1
-		rec S k1 k0 '' $((1000200 + shift)) 4999700 worker 'process job' consumer wk
+		rec S k1 k0 '' $((1000200 + shift)) 4999700 worker 'process job' server wk
 		rec S k1 k1 k0 $((1000300 + shift)) 4999000 db query client wk
 		[ "$1" = in ] && rec R k1 k0 link w1 l
 	} | mkfix "linked-$1-$shift.tr"
@@ -55,6 +55,14 @@ at_least_99() {
 	run tr-temporal --explain -t w1 "$f"
 	line=$(printf '%s\n' "$output" | grep '^    db:query')
 	expect_eq "    db:query (client) = 4999.0 ms (100.0%) [linked] in trace k1 (worker:process job)" "$line" "cause line"
+}
+
+@test "temporal links: a consumer's link is a message from its producer, not a wait of the producer for it" {
+	f=$(linked_case in)
+	g=$(sed "/^S${TAB}k1${TAB}k0${TAB}/s/${TAB}server${TAB}/${TAB}consumer${TAB}/" "$f" | mkfix consumer.tr)
+	run tr-temporal --explain -t w1 "$g"
+	[ "$status" -eq 0 ]
+	expect_eq 0 "$(printf '%s\n' "$output" | grep -c 'linked')" "linked causes"
 }
 
 @test "temporal links: a link from the worker's span to the waiting span is followed as well" {

@@ -1,19 +1,33 @@
 /* temporal_links.c - work in linked traces.
  *
- * A reference into another trace (an OTLP link, FOLLOWS_FROM, child_of, a
- * consumer's link to its producer) joins two spans of different traces.
+ * A reference into another trace that is not a message (an OTLP link of a
+ * span that is not a consumer, a child_of across traces) joins two spans.
  * Where their times overlap, the span that started first (or, starting
  * together, ends last) waited for the other: that part of the waiter's own
  * time is the linked span's work, annotated into the linked trace as a
  * precondition would be. Both directions count, so a span finds the spans
  * it links to in its own references and the spans linking to it in an
- * index of the buffered traces' references, by the trace they name. A
- * message transit (a consumer's arrival after its producer's end) is
- * already a precondition; it does not overlap, so it is not counted twice. */
+ * index of the buffered traces' references, by the trace they name.
+ * FOLLOWS_FROM and a consumer's link are messages, followed already as
+ * transits from the sender's end (temporal_graph.c): a sender does not
+ * wait for its receiver, and a receiver does not wait for a sender that
+ * had not ended when it started. */
 #include "temporal_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A reference into another trace that is a wait, not a message: a
+ * FOLLOWS_FROM and a consumer's link are messages (temporal_graph.c's
+ * message sources: the sender's end to the receiver's arrival), and a
+ * sender that ended after its receiver started is not its cause. */
+static int
+waited_link(const tr_trace *t, const tr_ref *r)
+{
+	if (strcmp(r->trace_id, t->trace_id) == 0 || strcmp(r->type, "follows_from") == 0)
+		return 0;
+	return strcmp(r->type, "link") != 0 || t->spans[r->span].kind != TR_KIND_CONSUMER;
+}
 
 /* The index names only buffered traces: rebuilt as the window moves on,
  * as the id map is. */
@@ -26,7 +40,7 @@ add_xrefs(temporal *tp, const wtrace *w)
 		const char *id = t->refs[r].trace_id;
 		int added;
 
-		if (strcmp(id, t->trace_id) == 0)
+		if (!waited_link(t, &t->refs[r]))
 			continue;
 		strmap_slot *s = strmap_put_copy(&tp->xref_ids, &tp->xref_mem, id, strlen(id), &added);
 		GROW(tp->xrefs, tp->capxrefs, tp->nxrefs + 1);
@@ -170,7 +184,7 @@ follow_out(temporal *tp, follow *f, int32_t s)
 	for (size_t r = 0; r < w->t.nrefs; r++) {
 		const tr_ref *ref = &w->t.refs[r];
 
-		if (ref->span != s || strcmp(ref->trace_id, w->t.trace_id) == 0)
+		if (ref->span != s || !waited_link(&w->t, ref))
 			continue;
 		wtrace *o = tpg_lookup(tp, ref->trace_id);
 		int32_t x = o ? tr_trace_find(&o->t, ref->span_id) : -1;
