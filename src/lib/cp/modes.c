@@ -13,6 +13,7 @@
 #include "cp/baseline.h"
 #include "cp/cp.h"
 #include "cp/cp_flame.h"
+#include "cp/cp_links.h"
 #include "cp/suspects.h"
 #include "draw/dot.h"
 #include "pag/pagcp.h"
@@ -39,6 +40,7 @@ struct cp_run {
 	tr_trace slow;		/* --svg: the slowest picked trace, taken whole */
 	int has_slow;
 	int64_t svg_latency;
+	cp_links *links;	/* --dot, --svg: linked traces drawn beside */
 	size_t streams;		/* --svg: long-lived streams passed over */
 	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
 };
@@ -167,6 +169,7 @@ drawing_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 	if (!r->drawn++)
 		dot_begin(out, "tr-cp", "TB");
 	cp_dot_trace(out, t, &r->cp);
+	cp_links_dot(r->links, t, out);	/* its links to the traces drawn before it */
 }
 
 static void
@@ -207,20 +210,27 @@ svg_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 		return;
 	}
 	if (analysed && (!r->has_slow || r->cp.root_duration > r->svg_latency)) {
+		int had = r->has_slow;
+
 		r->slow.files = t->files;
 		tr_trace_swap(&r->slow, t);
 		r->svg_latency = r->cp.root_duration;
 		r->has_slow = 1;
+		cp_links_svg_reset(r->links);
+		if (!had)
+			return;
 	}
+	cp_links_svg_offer(r->links, &r->slow, t);	/* t: the one not kept */
 }
 
 static void
 svg_end(cp_run *r, strbuf *b, tr_output *out)
 {
 	(void)out;
-	if (r->has_slow && cp_trace_run(&r->cp, &r->slow) == 0)
-		timeline_svg(b, &r->slow, &r->cp, &r->o.timeline);
-	else
+	if (r->has_slow && cp_trace_run(&r->cp, &r->slow) == 0) {
+		if (!cp_links_svg(r->links, b, &r->slow, &r->cp, &r->o.timeline))
+			timeline_svg(b, &r->slow, &r->cp, &r->o.timeline);
+	} else
 		r->has_slow = 0;
 }
 
@@ -313,6 +323,12 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	if (!tr_pick_match(r->o.pick, t->trace_id)) {
 		if (r->o.mode == CP_MODE_FILTER)
 			tr_write_trace(out, t, NULL);	/* not asked for: unchanged */
+		else if (r->o.mode == CP_MODE_SVG && r->has_slow)
+			cp_links_svg_offer(r->links, &r->slow, t);
+		else if (r->o.mode == CP_MODE_DOT && cp_links_dot_wanted(r->links, t)) {
+			cp_trace_run(&r->cp, t);	/* linked to one drawn: drawn beside it */
+			drawing_add(r, t, 1, out);
+		}
 		return 0;
 	}
 	if (!r->ops->needs_cp) {
@@ -412,6 +428,8 @@ cp_run_new(const cp_run_opts *o, int *status)
 	*status = TR_EXIT_OK;
 	if (r->ops->begin)
 		r->ops->begin(r);
+	if (o->mode == CP_MODE_DOT || o->mode == CP_MODE_SVG)
+		r->links = cp_links_new();
 	if (o->baseline && read_baseline(r, o->baseline) < 0)
 		*status = TR_EXIT_INPUT;
 	else if (o->mode == CP_MODE_WHATIF) {
@@ -576,6 +594,7 @@ cp_run_free(cp_run *r)
 	cp_suspects_free(r->suspects);
 	cp_trace_free(&r->cp);
 	tr_trace_free(&r->slow);
+	cp_links_free(r->links);
 	tr_pick_free(r->o.pick);
 	free(r);
 }

@@ -76,8 +76,8 @@ lay_out(layout *L, const tr_trace *t, const cp_trace *c, double min_share)
 }
 
 /* The time window drawn: every timed span's, so that skewed children show. */
-static void
-time_range(const tr_trace *t, int64_t *lo, int64_t *hi)
+void
+timeline_time_range(const tr_trace *t, int64_t *lo, int64_t *hi)
 {
 	int any = 0;
 
@@ -309,7 +309,11 @@ timeline_svg(strbuf *b, const tr_trace *t, const cp_trace *c, const timeline_opt
 		L.row_of[i] = -1;
 	sum_below(&L, t, c);
 	lay_out(&L, t, c, o->min_share);
-	time_range(t, &F.lo, &F.hi);
+	timeline_time_range(t, &F.lo, &F.hi);
+	if (o->hi > o->lo) {
+		F.lo = o->lo;
+		F.hi = o->hi;
+	}
 	F.label_w = width * 0.3 < 320 ? width * 0.3 : 320;
 	F.x0 = F.label_w + 8;
 	F.x1 = width - 110;	/* room for the share of a span that ends last */

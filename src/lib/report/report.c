@@ -60,7 +60,7 @@ keep_if_slow(report *r, const tr_trace *t)
 static void
 draw_if_slow(report *r, const tr_trace *t, size_t ordinal)
 {
-	timeline_opts to = {0, r->o->min_share};
+	timeline_opts to = {.width = 0, .min_share = r->o->min_share};
 
 	for (size_t i = 0; i < r->nslow; i++)
 		if (r->slow[i].ordinal == ordinal) {
@@ -292,6 +292,17 @@ take_causes(report *r, strbuf *b)
 	sb_clear(b);
 }
 
+/* tr-temporal's on_link: keep what the section of causes names. */
+static void
+keep_linked(void *ctx, const tp_link_row *row)
+{
+	report *r = ctx;
+
+	GROW(r->linked, r->caplinked, r->nlinked + 1);
+	r->linked[r->nlinked++] = (linked_work){xstrdup(row->trace_id), xstrdup(row->linked_trace),
+						xstrdup(row->linked_root), row->delay};
+}
+
 /* tr-temporal's window around each queried trace: half of it either side. */
 #define TEMPORAL_WINDOW 1000
 
@@ -338,6 +349,8 @@ explain_slowest(report *r)
 		tr_pick_add(pick, r->slow[i].trace_id);
 	to.pick = pick;
 	to.clock = clk;
+	to.on_link = keep_linked;
+	to.link_ctx = r;
 	temporal *tp = tp_new(&to);
 	for (;;) {
 		tr_trace *t;
@@ -397,6 +410,12 @@ report_free(report *r)
 		free(r->causes[i].label);
 	}
 	free(r->causes);
+	for (size_t i = 0; i < r->nlinked; i++) {
+		free(r->linked[i].trace_id);
+		free(r->linked[i].linked_trace);
+		free(r->linked[i].linked_root);
+	}
+	free(r->linked);
 	free(r->svc);
 	free(r->edge);
 	/* r->copy stays held: removed at exit */

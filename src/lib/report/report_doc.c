@@ -489,6 +489,32 @@ slow_index(report *r, const char *trace_id)
 	return NULL;
 }
 
+/* Below the causes, for each slow request whose answer followed a link:
+ * "work in linked trace X (service:op), N ms", one line a linked trace. */
+static void
+causes_linked(doc *d, const report *r)
+{
+	strbuf line = {0};
+	char dur[40];
+
+	for (size_t s = 0; s < r->nslow; s++)
+		for (size_t i = 0; i < r->nlinked; i++) {
+			const linked_work *l = &r->linked[i];
+
+			if (strcmp(l->trace_id, r->slow[s].trace_id) != 0)
+				continue;
+			table_duration(dur, sizeof dur, l->delay, TABLE_AUTO);
+			sb_clear(&line);
+			sb_addf(&line, "Slow request %s: work in linked trace %s", l->trace_id,
+				l->linked_trace);
+			if (*l->linked_root)
+				sb_addf(&line, " (%s)", l->linked_root);
+			sb_addf(&line, ", %s.", dur);
+			para(d, line.s);
+		}
+	sb_free(&line);
+}
+
 static void
 section_causes(doc *d, report *r)
 {
@@ -527,6 +553,7 @@ section_causes(doc *d, report *r)
 		}
 	}
 	table_foot(d);
+	causes_linked(d, r);
 	sb_free(&href);
 }
 

@@ -44,6 +44,12 @@ typedef struct cause {
 	int64_t self;
 } cause;
 
+/* Work in a linked trace tr-temporal followed for one of the slowest. */
+typedef struct linked_work {
+	char *trace_id, *linked_trace, *linked_root;
+	int64_t delay;
+} linked_work;
+
 /* Failures (tr-format(5), FAILURES) of a service, of a (service,
  * operation), or of one message there: its spans, those that failed, and
  * a trace where one did. */
@@ -88,6 +94,8 @@ typedef struct report {
 	/* tr-temporal */
 	cause *causes;
 	size_t ncauses, capcauses;
+	linked_work *linked;
+	size_t nlinked, caplinked;
 	int temporal_ran;
 	/* failures: per service, per operation, per message */
 	fail_table fail_svc, fail_op, fail_msg;

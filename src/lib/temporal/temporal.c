@@ -114,6 +114,8 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 	if (analysed) {
 		tp->st.analysed++;
 		tp->st.violations += tp->violations;
+		if (tp->o.on_link)
+			tpl_emit(tp, w);
 	}
 	switch (tp->o.format) {
 	case TP_LINE:
@@ -200,6 +202,7 @@ tp_add_trace(temporal *tp, tr_trace *t, strbuf *out)
 	index_id(tp, w);
 	tpg_build(tp, w);
 	tpg_insert(tp, w);
+	tpl_index(tp, w);
 	tp->st.traces++;
 	pend(tp, w, NULL, 0);
 	drain(tp, out, 0);
@@ -275,6 +278,7 @@ tp_free(temporal *tp)
 	strmap_free(&tp->res_ids);
 	strmap_free(&tp->ids);
 	strmap_free(&tp->cause_ids);
+	tpl_free(tp);
 	arena_free(&tp->mem);
 	arena_free(&tp->build_mem);
 	arena_free(&tp->ids_mem);

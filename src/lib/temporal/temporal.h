@@ -38,6 +38,15 @@ typedef struct tp_cause_row {
 	const char *cause_trace;	/* "" when unexplained */
 } tp_cause_row;
 
+/* A linked trace a queried trace's answer followed (see tr-temporal(1),
+ * Links): the share of the delay its work took. */
+typedef struct tp_link_row {
+	const char *trace_id;		/* the queried trace */
+	const char *linked_trace;
+	const char *linked_root;	/* "service:operation" of its root, "" if none */
+	int64_t delay, total;		/* its share, and the explained interval */
+} tp_link_row;
+
 typedef struct tp_opts {
 	enum tp_format format;
 	const char *resource_key;	/* span tag refining the resource, or NULL */
@@ -59,6 +68,9 @@ typedef struct tp_opts {
 	/* csv, json: each cause to this function instead of the table */
 	void (*on_cause)(void *ctx, const tp_cause_row *row);
 	void *cause_ctx;
+	/* any format: each linked trace an analysed trace's answer followed */
+	void (*on_link)(void *ctx, const tp_link_row *row);
+	void *link_ctx;
 } tp_opts;
 
 typedef struct tp_stats {

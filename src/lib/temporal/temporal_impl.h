@@ -9,7 +9,7 @@
 enum tv_kind { TV_SEG, TV_TRANSIT };
 enum tt_kind { TT_REQUEST, TT_RESPONSE, TT_MESSAGE };
 /* Roles of causes; the names are in tp_role_name. */
-enum tp_role { ROLE_ONPATH, ROLE_OFFPATH, ROLE_SEQ, ROLE_TRANSIT, ROLE_UNEXPLAINED };
+enum tp_role { ROLE_ONPATH, ROLE_OFFPATH, ROLE_SEQ, ROLE_TRANSIT, ROLE_UNEXPLAINED, ROLE_LINK };
 
 typedef struct wtrace wtrace;
 
@@ -110,6 +110,8 @@ typedef struct tp_task {
 	int32_t parent;		/* task index, -1 for the root */
 	int64_t ts, te, self;
 	uint8_t role, base, seq_edge;
+	uint8_t leaf;		/* taken as it is, not annotated further (a link's
+				   share of linked work that outlived the waiter) */
 } tp_task;
 
 /* A cause: a span's self time in one role, a transit, or an unexplained gap. */
@@ -121,6 +123,25 @@ typedef struct tp_cause {
 	const tp_label *span_label;	/* the vertex's, taken when the cause is made */
 	const char *label;
 } tp_cause;
+
+/* A reference into another trace, indexed by the trace it names, so that a
+ * span can find the traces that link to it: the referring trace's serial,
+ * its span and reference; next: the previous entry naming the same trace. */
+typedef struct tp_xref {
+	uint64_t serial;
+	int32_t span, ref, next;
+} tp_xref;
+
+/* A link the current query met: followed into trace w (span, its share of
+ * the delay), or pointing outside the window (w NULL, trace_id named). */
+typedef struct tp_linknote {
+	const wtrace *w;
+	int32_t span;		/* the linked span in w */
+	int32_t waiter;		/* the waiting span, in the trace it belongs to */
+	const wtrace *ww;	/* that trace */
+	const char *trace_id;
+	int64_t delay;
+} tp_linknote;
 
 struct temporal {
 	tp_opts o;
@@ -160,6 +181,18 @@ struct temporal {
 	strbuf text;		/* labels and resource names being built */
 	table causes_table;	/* -f csv, json: across every trace */
 	int causes_begun;
+	/* References across traces (temporal_links.c): by named trace id ->
+	 * index of its latest entry in xrefs; none read, nothing is followed. */
+	strmap xref_ids;
+	arena xref_mem;
+	tp_xref *xrefs;
+	size_t nxrefs, capxrefs;
+	uint64_t xrefs_built;
+	size_t xrefs_seen;
+	tp_linknote *notes;	/* of the current query */
+	size_t nnotes, capnotes;
+	tp_task *linkq;		/* tasks tpl_follow found */
+	size_t caplinkq;
 };
 
 typedef struct tp_pending {
@@ -197,6 +230,21 @@ void tpr_write_causes(temporal *tp, wtrace *w, strbuf *out);
 void tpr_end_causes(temporal *tp, strbuf *out);
 void tpr_label(temporal *tp, const tp_cause *c, strbuf *b);
 
+
+/* temporal_links.c */
+/* Index w's references into other traces (when it is buffered). */
+void tpl_index(temporal *tp, wtrace *w);
+/* Task ti, a segment with own time [T, te): the parts of it covered by a
+ * linked span in another trace go to that span, as tasks under ti (calls,
+ * or leaves) left in tp->linkq for the caller to push; returns how many,
+ * the time they take in *linked. */
+size_t tpl_follow(temporal *tp, int32_t ti, int64_t T, int64_t *linked);
+/* --explain: the links followed and those pointing outside the input. */
+void tpl_write_explain(temporal *tp, strbuf *b, int64_t total);
+/* o.on_link for each linked trace the answer about w followed. */
+void tpl_emit(temporal *tp, const wtrace *w);
+void tpl_free(temporal *tp);
+
 /* temporal_label.c */
 /* A span's resource: service@host[/value of the -r tag] into b; returns
  * whether the span had that tag. */
@@ -204,5 +252,9 @@ int tp_resource_name(const temporal *tp, const tr_span *s, strbuf *b);
 /* The label of span of w, which occupies resource res (-1: none), in w's
  * memory. */
 const tp_label *tpr_span_label(temporal *tp, wtrace *w, int32_t span, int32_t res);
+/* A duration for people in the units of --units (units < 0: explain's own,
+ * 0.5 ms, 11.0 ms, 12 µs); a share in percent with one decimal. */
+void tp_add_dur(strbuf *b, int64_t us, int units);
+void tp_add_pct(strbuf *b, int64_t part, int64_t whole);
 
 #endif

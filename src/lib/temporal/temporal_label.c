@@ -57,3 +57,29 @@ tpr_span_label(temporal *tp, wtrace *w, int32_t span, int32_t res)
 	memcpy(l->text + b->len + 1, s->span_id, idlen + 1);
 	return l;
 }
+
+/* Durations for people: in the units asked for, a bare number with its
+ * unit; without --units (units < 0) 0.5 ms, 11.0 ms, 12 µs. */
+void
+tp_add_dur(strbuf *b, int64_t us, int units)
+{
+	static const char *const unit[] = {" µs", " ms", " s", ""};
+	char text[40];
+
+	if (units < 0) {
+		if (us >= 100 || us <= -100)
+			sb_addf(b, "%.1f ms", (double)us / 1000.0);
+		else
+			sb_addf(b, "%lld µs", (long long)us);
+		return;
+	}
+	table_duration(text, sizeof text, us, units);
+	sb_adds(b, text);
+	sb_adds(b, unit[units]);
+}
+
+void
+tp_add_pct(strbuf *b, int64_t part, int64_t whole)
+{
+	sb_addf(b, "%.1f%%", whole > 0 ? 100.0 * (double)part / (double)whole : 0.0);
+}

@@ -37,6 +37,8 @@ base_role(const wtrace *q, const wtrace *w, const tp_vert *x, int from, int seq)
 {
 	if (seq || from == ROLE_SEQ)
 		return ROLE_SEQ;
+	if (from == ROLE_LINK)
+		return ROLE_LINK;
 	if (from == ROLE_OFFPATH || w != q || !w->in_main[x->span])
 		return ROLE_OFFPATH;
 	return ROLE_ONPATH;
@@ -163,8 +165,13 @@ annotate_one(temporal *tp, int32_t ti)
 		sequencing(tp, ti, T);
 		T = x->start;
 	}
+	/* own time covered by a linked span of another trace is its work */
+	int64_t linked = 0;
+	size_t nlinks = tp->xrefs_seen && x->kind == TV_SEG ? tpl_follow(tp, ti, T, &linked) : 0;
+	for (size_t i = 0; i < nlinks; i++)
+		push(tp, &tp->linkq[i]);
 	t = &tp->tasks[ti];
-	t->self = te - T;
+	t->self = te - T - linked;
 }
 
 int32_t
@@ -201,6 +208,7 @@ int
 tpq_annotate(temporal *tp, wtrace *w, int32_t span)
 {
 	tp->ntasks = 0;
+	tp->nnotes = 0;
 	tp->violations = 0;
 	if (++tp->stamp == 0)
 		tp->stamp = 1;
@@ -222,7 +230,7 @@ tpq_annotate(temporal *tp, wtrace *w, int32_t span)
 	/* Tasks are processed in creation order: a task only adds tasks after
 	 * itself, so the array is its own work list (breadth first, no stack). */
 	for (size_t i = 0; i < tp->ntasks; i++)
-		if (tp->tasks[i].v >= 0 && tp->tasks[i].te > tp->tasks[i].ts)
+		if (tp->tasks[i].v >= 0 && tp->tasks[i].te > tp->tasks[i].ts && !tp->tasks[i].leaf)
 			annotate_one(tp, (int32_t)i);
 	int64_t sum = 0;
 	for (size_t i = 0; i < tp->ntasks; i++)

@@ -13,7 +13,7 @@
 #include "core/format.h"
 
 static const char *const role_names[] = {
-	"onpath", "offpath", "sequencing", "transit", "unexplained"
+	"onpath", "offpath", "sequencing", "transit", "unexplained", "linked"
 };
 
 const char *
@@ -29,7 +29,7 @@ span_label(const wtrace *w, const tp_label *l, int role, strbuf *b)
 {
 	const tp_label *root = w->root_label;
 
-	if (role == ROLE_ONPATH || w->root < 0) {
+	if (role == ROLE_ONPATH || role == ROLE_LINK || w->root < 0) {
 		sb_add(b, l->text, l->len);
 		return;
 	}
@@ -276,30 +276,16 @@ tpr_write_line(temporal *tp, wtrace *w, int analysed, strbuf *out)
 	}
 }
 
-/* Durations for people: in the units asked for, a bare number with its
- * unit; without --units (units < 0) 0.5 ms, 11.0 ms, 12 µs. */
 static void
 add_dur(strbuf *b, int64_t us, int units)
 {
-	static const char *const unit[] = {" µs", " ms", " s", ""};
-	char text[40];
-
-	if (units < 0) {
-		if (us >= 100 || us <= -100)
-			sb_addf(b, "%.1f ms", (double)us / 1000.0);
-		else
-			sb_addf(b, "%lld µs", (long long)us);
-		return;
-	}
-	table_duration(text, sizeof text, us, units);
-	sb_adds(b, text);
-	sb_adds(b, unit[units]);
+	tp_add_dur(b, us, units);
 }
 
 static void
 add_pct(strbuf *b, int64_t part, int64_t whole)
 {
-	sb_addf(b, "%.1f%%", whole > 0 ? 100.0 * (double)part / (double)whole : 0.0);
+	tp_add_pct(b, part, whole);
 }
 
 /* A node of the folded provenance tree. */
@@ -674,6 +660,15 @@ add_once(strbuf *b, const char *name)
 	sb_adds(b, name);
 }
 
+static int
+links_followed(const temporal *tp)
+{
+	for (size_t i = 0; i < tp->nnotes; i++)
+		if (tp->notes[i].w)
+			return 1;
+	return 0;
+}
+
 /* What the answer rests on, for the postmortem: queues inferred rather than
  * recorded, clock offsets applied, resource capacities inferred. */
 static void
@@ -716,6 +711,9 @@ explain_assumptions(temporal *tp, const wtrace *w, strbuf *b)
 	if (caps.len)
 		sb_addf(b, "    workers inferred from overlaps (no -c): %s\n", caps.s);
 	sb_addf(b, "    overlaps up to %d µs are clock noise\n", TP_EPSILON_US);
+	if (links_followed(tp))
+		sb_adds(b, "    a link means the linking span waited for the linked work while they "
+			"overlap (the span that started first waits)\n");
 	if (w->nwrappers)
 		sb_addf(b, "    %zu wrapper spans (childless, covering a sibling call of their process) "
 			"taken as waiting for that call, not as work\n", w->nwrappers);
@@ -815,6 +813,7 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 	sb_addc(b, '\n');
 	explain_summary(tp, w, b, total);
 	explain_causes(tp, w, b, total);
+	tpl_write_explain(tp, b, total);
 	fold_tree(tp, &d);
 	sb_adds(b, "  provenance (delay, share, own time):\n");
 	GROW(depth, capd, d.len + 1);
@@ -852,6 +851,7 @@ role_attrs(int role)
 	case ROLE_SEQ: return "color=darkorange, fontcolor=darkorange";
 	case ROLE_TRANSIT: return "shape=ellipse, color=gray40";
 	case ROLE_UNEXPLAINED: return "style=dotted";
+	case ROLE_LINK: return "color=blue, fontcolor=blue, style=dashed";
 	}
 	return NULL;
 }
