@@ -33,6 +33,7 @@ usage(FILE *f)
 		"      --fail-if=EXPR      exit 1 when EXPR holds for a result row, or when\n"
 		"                          the query matched no row\n"
 		TR_FILES_FROM_USAGE
+		TR_WHERE_USAGE
 		"      --allow-empty       no trace in the input, or no row for --fail-if,\n"
 		"                          is not an error\n"
 		"      --emit-every=D      write the table of each window of D (by the\n"
@@ -169,6 +170,7 @@ parse_options(int argc, char **argv, options *o, int *status)
 		case OPT_FAIL_IF: o->fail_if = optarg; break;
 		case TR_OPT_ALLOW_EMPTY: o->f.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&o->from, optarg); break;
+		case TR_OPT_WHERE: o->f.where = tr_where_option(optarg); break;
 		case OPT_EXPLAIN: o->explain = 1; break;
 		case OPT_PARTIAL: o->partial = 1; break;
 		case OPT_MERGE: o->merge = 1; break;
@@ -197,6 +199,8 @@ parse_options(int argc, char **argv, options *o, int *status)
 	}
 	if (o->qo.exact_pct && !o->partial)
 		tr_usage_error("--exact-percentiles: only with --partial");
+	if (o->merge && o->f.where)
+		tr_usage_error("--where goes with traces: not with --merge");
 	if (o->qo.every && (o->partial || o->merge))
 		tr_die(TR_EXIT_USAGE, "--emit-every does not go with --partial or --merge: "
 		       "GroupBy bucket(s.start, D) makes windows that merge");

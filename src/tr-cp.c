@@ -112,6 +112,7 @@ usage(FILE *f)
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    TR_ALLOW_EMPTY_USAGE
 	    TR_FILES_FROM_USAGE
+	    TR_WHERE_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -549,6 +550,7 @@ main(int argc, char **argv)
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
+		case TR_OPT_WHERE: f.where = tr_where_option(optarg); break;
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = f.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
@@ -619,6 +621,8 @@ main(int argc, char **argv)
 		return status;
 	}
 	if (merge && status == TR_EXIT_OK) {
+		if (f.where)
+			tr_usage_error("--where goes with traces: not with --merge");
 		f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 		status = merge_partials(&x, f.files, f.nfiles, f.out_path);
 		free_ctx(&x, rules);

@@ -61,6 +61,7 @@ usage(FILE *f)
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    TR_ALLOW_EMPTY_USAGE
 	    TR_FILES_FROM_USAGE
+	    TR_WHERE_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -127,6 +128,8 @@ on_end(void *ctx, tr_output *out)
 static int
 run_merge(infer_ctx *x, const tr_filter *f)
 {
+	if (f->where)
+		tr_usage_error("--where goes with traces: not with --merge");
 	int status = infer_merge_files(x->model, x->links, f->files, f->nfiles, f->keep_going);
 
 	if (status < 0)
@@ -139,43 +142,32 @@ run_merge(infer_ctx *x, const tr_filter *f)
 	return status;
 }
 
-/* --reformat: the model needs every trace before the first can be written,
- * so the input is read twice. The first pass is silent: the second one
- * reports bad input exactly as any filter does, and stops where it stops. */
-static int
-run_reformat(infer_ctx *x, tr_filter *f)
+static void
+add_model_trace(void *ctx, tr_trace *t)
 {
-	tr_inputs in;
+	infer_add_trace(ctx, t);
+}
 
-	/* a missing file is told here, before the first pass */
-	tr_inputs_twice(&in, f->files, f->nfiles);
-	f->files = in.files;
-	f->names = in.names;
-	f->nfiles = in.n;
-	/* as the second pass reads (an export's broken traces skipped with
-	 * -k), quietly: the second pass reports bad input */
-	tr_reader *r = tr_reader_open(f->files, f->nfiles, f->names, f->max_spans, f->max_bytes,
-				      (f->keep_going ? TR_READ_KEEP_GOING : 0) | TR_READ_QUIET);
-	for (;;) {
-		tr_trace *t;
-		const char *line;
-		size_t len;
-		enum tr_next n = tr_reader_next(r, &t, &line, &len);
+/* --reformat's first pass: the model needs every trace before the first
+ * can be written. It is silent: the loop reports bad input exactly as any
+ * filter does, and stops where it stops. */
+static void
+first_pass(void *ctx, const tr_filter *f, char **files, int nfiles, char *const *names)
+{
+	infer_ctx *x = ctx;
 
-		if (n == TR_EOF || (n == TR_BAD && !f->keep_going))
-			break;
-		if (n == TR_TRACE)
-			infer_add_trace(x->model, t);
-	}
-	tr_reader_free(r);
-
+	tr_filter_each(f, files, nfiles, names, add_model_trace, x->model);
 	note_skipped(x);
+}
+
+static int
+run_reformat(tr_filter *f)
+{
 	f->pass_through = 1;
 	f->on_trace = on_reformat;
 	f->on_end = NULL;
-	int status = tr_filter_run(f);
-	tr_inputs_free(&in);
-	return status;
+	f->first_pass = first_pass;
+	return tr_filter_run(f);
 }
 
 static int
@@ -276,6 +268,7 @@ main(int argc, char **argv)
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
+		case TR_OPT_WHERE: f.where = tr_where_option(optarg); break;
 		case 'o': f.out_path = optarg; break;
 		case 'q': x.quiet = f.quiet = 1; break;
 		case 'v': f.verbose = 1; break;
@@ -316,7 +309,7 @@ main(int argc, char **argv)
 	if (merge)
 		status = run_merge(&x, &f);
 	else if (reformat)
-		status = run_reformat(&x, &f);
+		status = run_reformat(&f);
 	else
 		status = tr_filter_run(&f);
 	infer_free(x.model);

@@ -50,6 +50,7 @@ usage(FILE *fp)
 		"  -v, --verbose           a summary line on stderr\n"
 		TR_ALLOW_EMPTY_USAGE
 		TR_FILES_FROM_USAGE
+		TR_WHERE_USAGE
 		TR_LIMIT_USAGE
 		"  -h, --help              this help\n"
 		"      --version           the version\n");
@@ -589,6 +590,7 @@ main(int argc, char **argv)
 		case 'k': f.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: f.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
+		case TR_OPT_WHERE: f.where = tr_where_option(optarg); break;
 		case 'q': c.quiet = f.quiet = 1; break;
 		case 'v': c.verbose = f.verbose = 1; break;
 		case 'h': usage(stdout); return TR_EXIT_OK;

@@ -10,6 +10,7 @@
 #include "filter.h"
 #include "core/shard.h"
 #include "report/report.h"
+#include "where.h"
 
 static void
 usage(FILE *f)
@@ -37,6 +38,7 @@ usage(FILE *f)
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    "      --allow-empty       an input with no trace gives a report that says so\n"
 	    TR_FILES_FROM_USAGE
+	    TR_WHERE_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -66,6 +68,54 @@ parse_share(const char *s)
 	if (errno || end == s || *end || !(v >= 0 && v <= 1))
 		tr_die(TR_EXIT_USAGE, "--min-share: not a fraction from 0 to 1: %s", s);
 	return v;
+}
+
+/* A report over what was read: stopped at a bad trace, an empty input
+ * or --where keeping nothing is none (the loop said why); no request
+ * with a timed root is none either. */
+static int
+verdict(report *r, const report_opts *o, int status)
+{
+	report_counts n = report_counts_get(r);
+	const tr_filter_counts *c = &n.read;
+
+	if (status && !(status == TR_EXIT_INPUT && c->bad && !c->stopped))
+		return status;
+	if (o->verbose && o->where)
+		tr_where_summary(c->kept, c->traces);
+	if (!n.analysed && (n.traces || !o->allow_empty)) {
+		tr_warn("%zu traces read, none with a timed root: nothing to report", n.traces);
+		return TR_EXIT_INPUT;
+	}
+	report_write_out(r);
+	if (c->bad) {
+		if (!o->quiet)	/* each was told; -q: the status alone says so */
+			tr_warn("%zu traces read, %zu bad (skipped)", n.traces, c->bad);
+		return TR_EXIT_INPUT;
+	}
+	if (o->verbose)
+		tr_warn("%zu traces read, %zu spans, %zu with a timed root", n.traces, n.spans,
+			n.analysed);
+	return TR_EXIT_OK;
+}
+
+/* The baseline, then one pass over the input through the read loop
+ * (notes of exports said unless -q; no reader's -v: the summary is the
+ * report's), then the page. */
+static int
+run(const report_opts *o)
+{
+	report *r = report_new(o);
+	tr_filter f = {.files = o->files, .nfiles = o->nfiles, .keep_going = o->keep_going,
+		       .quiet = o->quiet, .allow_empty = o->allow_empty, .max_spans = o->max_spans,
+		       .max_bytes = o->max_bytes, .where = o->where, .on_trace = report_trace,
+		       .on_end = report_end, .verdict = report_read, .ctx = r};
+	int status = report_read_baseline(r);
+
+	if (status == TR_EXIT_OK)
+		status = verdict(r, o, tr_filter_run(&f));
+	report_free(r);
+	return status;
 }
 
 int
@@ -110,6 +160,7 @@ main(int argc, char **argv)
 		case 'k': o.keep_going = 1; break;
 		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
+		case TR_OPT_WHERE: o.where = tr_where_option(optarg); break;
 		case 'o': o.out_path = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'v': o.verbose = 1; break;
@@ -124,5 +175,5 @@ main(int argc, char **argv)
 	if (o.markdown && !o.out_path)
 		tr_usage_error("-f md writes its pictures beside the report: give -o FILE");
 	o.files = tr_filelist_with(&from, argv + optind, argc - optind, &o.nfiles);
-	return report_run(&o);
+	return run(&o);
 }

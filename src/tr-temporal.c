@@ -54,6 +54,7 @@ usage(FILE *f)
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
 		TR_FILES_FROM_USAGE
+		TR_WHERE_USAGE
 		"      --allow-empty       no trace in the input, or none analysed by\n"
 		"                          --check, --explain, csv or json, is not an error\n"
 		"  -o, --output FILE       write to FILE (via a temporary file)\n"
@@ -86,6 +87,83 @@ parse_share(const char *s)
 	if (!*s || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v <= 100))
 		tr_usage_error("%s: %s", "--min-share is a percentage from 0 to 100", s);
 	return v;
+}
+
+typedef struct temporal_run {
+	tp_job job;		/* first: the filter's ctx is both */
+	const tr_filter *f;
+} temporal_run;
+
+/* An answer about no trace is no answer: a -t id no trace has, a --span
+ * no trace has (their own message, exit 2), nothing analysed. */
+static int
+answered(const tp_opts *o, const tp_stats *st, int status)
+{
+	if (status)
+		return status;
+	if (o->check && st->violations)
+		return TR_EXIT_FINDING;
+	if (o->check && !st->analysed && !o->allow_empty)
+		return tp_check_empty(st);
+	if (!st->analysed && !o->allow_empty && st->queried && !(o->span && !st->span_found) &&
+	    (o->format == TP_EXPLAIN || o->format == TP_CSV || o->format == TP_JSON)) {
+		tr_warn("%zu traces read, none analysed (no timed root): nothing to explain",
+			st->traces);
+		return TR_EXIT_INPUT;
+	}
+	return TR_EXIT_OK;
+}
+
+static int
+verdict(void *ctx, const tr_filter_counts *c, int status)
+{
+	const temporal_run *x = ctx;
+	const tp_opts *o = &x->job.o;
+	const tp_stats *st = tp_stats_get(x->job.tp);
+	int findable = 0;
+
+	status = answered(o, st, c->bad ? TR_EXIT_INPUT : status);
+	/* --span naming a span no trace has answered nothing: say so, fail */
+	if (o->span && !st->span_found) {
+		tr_warn("--span %s: no trace has this span", o->span);
+		if (status == TR_EXIT_OK || status == TR_EXIT_FINDING)
+			status = TR_EXIT_USAGE;
+	}
+	/* -r naming a tag no span has would refine no resource: fail */
+	if (tp_resource_key_missing(x->job.tp) && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	findable = status == TR_EXIT_OK || status == TR_EXIT_FINDING;
+	if (tp_unknown_capacities(x->job.tp) && findable)
+		status = TR_EXIT_USAGE;
+	if (x->f->verbose && x->job.clock)
+		tp_report_clocks(x->job.clock);
+	if (x->f->verbose || (c->bad && x->f->keep_going))
+		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
+			st->traces + c->bad, st->analysed, st->skipped, c->bad, st->causes);
+	if (x->f->verbose && c->stopped)
+		tr_warn("stopped at the first bad trace; -k goes on");
+	if (o->check && st->violations)
+		tr_warn("%zu invariant violations", st->violations);
+	if (x->f->verbose)
+		tp_report_overlaps(x->job.tp);
+	return status;
+}
+
+/* The analysis through the read loop; the verdict above. */
+static int
+run(const tp_run_opts *r, const tp_opts *o)
+{
+	tr_filter f = {.files = r->files, .nfiles = r->nfiles, .out_path = r->out_path,
+		       .keep_going = r->keep_going, .verbose = r->verbose, .max_spans = r->max_spans,
+		       .max_bytes = r->max_bytes, .where = r->where};
+	temporal_run x = {.f = &f};
+
+	tp_job_init(&x.job, &f, o, r->clock_offsets);
+	f.verdict = verdict;
+	int status = tr_filter_run(&f);
+
+	tp_job_free(&x.job);
+	return status;
 }
 
 int
@@ -173,6 +251,7 @@ main(int argc, char **argv)
 		case OPT_CHECK: o.check = 1; break;
 		case TR_OPT_ALLOW_EMPTY: o.allow_empty = 1; break;
 		case TR_OPT_FILES_FROM: tr_filelist_from(&from, optarg); break;
+		case TR_OPT_WHERE: r.where = tr_where_option(optarg); break;
 		case 'o': r.out_path = optarg; break;
 		case 'k': r.keep_going = 1; break;
 		case 'q': o.quiet = 1; break;
@@ -195,6 +274,8 @@ main(int argc, char **argv)
 				       o.check || o.span || o.end_to_end || !tr_pick_all(pick)))
 		tr_usage_error("--baseline writes a table (-f csv or json) of whole requests' causes: "
 			       "not with --check, --span, --end-to-end or -t");
+	if (baseline && r.where && status < 0)
+		tr_usage_error("--where filters one input: not with --baseline");
 	if (baseline && !format_set)
 		o.format = TP_CSV;
 	if (o.min_share < 0)	/* a readable picture by default: causes of 1 % and more */
@@ -211,7 +292,7 @@ main(int argc, char **argv)
 	if (status < 0 && baseline)
 		status = tp_diff_run(&r, &o, baseline, band < 0 ? 90 : band);
 	else if (status < 0) {
-		status = tp_run(&r, &o);
+		status = run(&r, &o);
 		/* an id no trace has was answered nothing: say so, fail */
 		if (tr_pick_missing(pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 			status = TR_EXIT_USAGE;
