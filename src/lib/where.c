@@ -87,6 +87,14 @@ field_slot(void *ctx, const char *name, size_t len, const char *key, size_t keyl
 			 (int)len, name);
 		return -1;
 	}
+	/* a field named twice is one slot: error_message's text lives in
+	 * one buffer, read once a span */
+	for (size_t k = 0; k < w->nslots; k++)
+		if ((int)w->slot[k].field == f && (!key || (strlen(w->slot[k].key) == keylen &&
+							    memcmp(w->slot[k].key, key, keylen) == 0))) {
+			*type = type_of((enum w_field)f);
+			return (int)k;
+		}
 	if (w->nslots == MAX_SLOTS) {
 		snprintf(why, whylen, "more than %d fields", MAX_SLOTS);
 		return -1;
