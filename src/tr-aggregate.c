@@ -33,6 +33,7 @@ usage(FILE *f)
 		"      --fail-if=EXPR      exit 1 when EXPR holds for a result row, or when\n"
 		"                          the query matched no row\n"
 		TR_FILES_FROM_USAGE
+		TR_WHERE_USAGE
 		"      --allow-empty       no trace in the input, or no row for --fail-if,\n"
 		"                          is not an error\n"
 		"      --emit-every=D      write the table of each window of D (by the\n"
@@ -179,6 +180,8 @@ parse_options(int argc, char **argv, options *o, int *status)
 	if (o->qo.every && (o->partial || o->merge))
 		tr_usage_error("--emit-every does not go with --partial or --merge: "
 			       "GroupBy bucket(s.start, D) makes windows that merge");
+	if (o->merge && o->f.where)
+		tr_usage_error("--where goes with traces: not with --merge");
 	if (o->lateness && !o->qo.every)
 		tr_usage_error("--lateness is for --emit-every");
 	tr_units_check(o->qo.units, o->qo.format == QUERY_CSV || o->qo.format == QUERY_JSON);

@@ -109,6 +109,7 @@ usage(FILE *f)
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    TR_ALLOW_EMPTY_USAGE
 	    TR_FILES_FROM_USAGE
+	    TR_WHERE_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -198,6 +199,8 @@ check_modes(const cli *c)
 		tr_usage_error("--baseline compares --summary service or operation, not a tag");
 	if ((o->partial || c->merge) && ((m != CP_MODE_SUMMARY && m != CP_MODE_FOLDED) || o->baseline))
 		tr_usage_error("--partial and --merge go with --summary (no --baseline) and --folded");
+	if (c->merge && c->f.where)
+		tr_usage_error("--where goes with traces: not with --merge");
 	if (o->summary_key && !*o->summary_key)
 		tr_usage_error("--summary: empty key");
 	if (o->units >= 0 && m != CP_MODE_SUMMARY && m != CP_MODE_WHATIF && m != CP_MODE_FILTER &&

@@ -61,6 +61,7 @@ usage(FILE *f)
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    TR_ALLOW_EMPTY_USAGE
 	    TR_FILES_FROM_USAGE
+	    TR_WHERE_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -139,43 +140,33 @@ run_merge(infer_ctx *x, const tr_filter *f)
 	return status;
 }
 
-/* --reformat: the model needs every trace before the first can be written,
- * so the input is read twice. The first pass is silent: the second one
- * reports bad input exactly as any filter does, and stops where it stops. */
+static void
+add_model_trace(void *ctx, tr_trace *t)
+{
+	infer_add_trace(ctx, t);
+}
+
+/* --reformat's first pass: the model needs every trace before the first
+ * can be written. It is silent: the loop reports bad input exactly as any
+ * filter does, and stops where it stops. */
+static void
+first_pass(void *ctx, const tr_filter *f, char **files, int nfiles, char *const *names)
+{
+	infer_ctx *x = ctx;
+
+	tr_filter_each(f, files, nfiles, names, add_model_trace, x->model);
+	note_skipped(x);
+}
+
 static int
 run_reformat(infer_ctx *x, tr_filter *f)
 {
-	tr_inputs in;
-
-	/* a missing file is told here, before the first pass */
-	tr_inputs_twice(&in, f->files, f->nfiles);
-	f->files = in.files;
-	f->names = in.names;
-	f->nfiles = in.n;
-	/* as the second pass reads (an export's broken traces skipped with
-	 * -k), quietly: the second pass reports bad input */
-	tr_reader *r = tr_reader_open(f->files, f->nfiles, f->names, f->max_spans, f->max_bytes,
-				      (f->keep_going ? TR_READ_KEEP_GOING : 0) | TR_READ_QUIET);
-	for (;;) {
-		tr_trace *t;
-		const char *line;
-		size_t len;
-		enum tr_next n = tr_reader_next(r, &t, &line, &len);
-
-		if (n == TR_EOF || (n == TR_BAD && !f->keep_going))
-			break;
-		if (n == TR_TRACE)
-			infer_add_trace(x->model, t);
-	}
-	tr_reader_free(r);
-
-	note_skipped(x);
+	(void)x;	/* f->ctx: the first pass adds to its model */
 	f->pass_through = 1;
 	f->on_trace = on_reformat;
 	f->on_end = NULL;
-	int status = tr_filter_run(f);
-	tr_inputs_free(&in);
-	return status;
+	f->first_pass = first_pass;
+	return tr_filter_run(f);
 }
 
 /* Long-only options: values past any character, so no short option. */
@@ -243,6 +234,8 @@ check_options(const cli *c)
 {
 	if (c->reformat && (c->links || c->x.partial || c->merge))
 		tr_usage_error("--reformat excludes --links, --partial and --merge");
+	if (c->merge && c->f.where)
+		tr_usage_error("--where goes with traces: not with --merge");
 	if (c->x.reduce && !c->reformat)
 		tr_usage_error("--reduce goes with --reformat");
 	if (c->x.out.format == INFER_JAEGER_JSON && !c->links)

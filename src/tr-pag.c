@@ -76,6 +76,7 @@ usage(FILE *fp)
 		"  -v, --verbose           a summary line on stderr\n"
 		TR_ALLOW_EMPTY_USAGE
 		TR_FILES_FROM_USAGE
+		TR_WHERE_USAGE
 		TR_LIMIT_USAGE
 		"  -h, --help              this help\n"
 		"      --version           the version\n");

@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "core/shard.h"
 #include "report/report.h"
+#include "where.h"
 
 enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS };
 
@@ -49,6 +50,7 @@ usage(FILE *f)
 	    "  -v, --verbose           counts on stderr at the end\n"
 	    "      --allow-empty       an input with no trace gives a report that says so\n"
 	    TR_FILES_FROM_USAGE
+	    TR_WHERE_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -78,6 +80,54 @@ report_option(report_opts *o, int opt, const char *arg)
 	return 1;
 }
 
+/* A report over what was read: stopped at a bad trace, an empty input
+ * or --where keeping nothing is none (the loop said why); no request
+ * with a timed root is none either. */
+static int
+verdict(report *r, const report_opts *o, int status)
+{
+	report_counts n = report_counts_get(r);
+	const tr_filter_counts *c = &n.read;
+
+	if (status && !(status == TR_EXIT_INPUT && c->bad && !c->stopped))
+		return status;
+	if (o->verbose && o->where)
+		tr_where_summary(c->kept, c->traces);
+	if (!n.analysed && (n.traces || !o->allow_empty)) {
+		tr_warn("%zu traces read, none with a timed root: nothing to report", n.traces);
+		return TR_EXIT_INPUT;
+	}
+	report_write_out(r);
+	if (c->bad) {
+		if (!o->quiet)	/* each was told; -q: the status alone says so */
+			tr_warn("%zu traces read, %zu bad (skipped)", n.traces, c->bad);
+		return TR_EXIT_INPUT;
+	}
+	if (o->verbose)
+		tr_warn("%zu traces read, %zu spans, %zu with a timed root", n.traces, n.spans,
+			n.analysed);
+	return TR_EXIT_OK;
+}
+
+/* The baseline, then one pass over the input through the read loop
+ * (notes of exports said unless -q; no reader's -v: the summary is the
+ * report's), then the page. */
+static int
+run(const report_opts *o)
+{
+	report *r = report_new(o);
+	tr_filter f = {.files = o->files, .nfiles = o->nfiles, .keep_going = o->keep_going,
+		       .quiet = o->quiet, .allow_empty = o->allow_empty, .max_spans = o->max_spans,
+		       .max_bytes = o->max_bytes, .where = o->where, .on_trace = report_trace,
+		       .on_end = report_end, .verdict = report_read, .ctx = r};
+	int status = report_read_baseline(r);
+
+	if (status == TR_EXIT_OK)
+		status = verdict(r, o, tr_filter_run(&f));
+	report_free(r);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -104,6 +154,7 @@ main(int argc, char **argv)
 	o.verbose = f.verbose;
 	o.max_spans = f.max_spans;
 	o.max_bytes = f.max_bytes;
+	o.where = f.where;
 	o.files = tr_filelist_with(&from, argv + optind, argc - optind, &o.nfiles);
-	return report_run(&o);
+	return run(&o);
 }

@@ -54,6 +54,7 @@ usage(FILE *f)
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
 		TR_FILES_FROM_USAGE
+		TR_WHERE_USAGE
 		"      --allow-empty       no trace in the input, or none analysed by\n"
 		"                          --check, --explain, csv or json, is not an error\n"
 		"  -o, --output FILE       write to FILE (via a temporary file)\n"
@@ -70,22 +71,16 @@ enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_TRACE_FILE,
        OPT_BAND };
 
 static const struct option longopts[] = {
-	{"format", required_argument, NULL, 'f'},
-	{"explain", no_argument, NULL, OPT_EXPLAIN},
-	{"dot", no_argument, NULL, OPT_DOT},
-	{"window", required_argument, NULL, 'w'},
-	{"resource-key", required_argument, NULL, 'r'},
-	{"capacity", required_argument, NULL, 'c'},
-	{"trace", required_argument, NULL, 't'},
-	{"check", no_argument, NULL, OPT_CHECK},
+	{"format", required_argument, NULL, 'f'}, {"explain", no_argument, NULL, OPT_EXPLAIN},
+	{"dot", no_argument, NULL, OPT_DOT}, {"window", required_argument, NULL, 'w'},
+	{"resource-key", required_argument, NULL, 'r'}, {"capacity", required_argument, NULL, 'c'},
+	{"trace", required_argument, NULL, 't'}, {"check", no_argument, NULL, OPT_CHECK},
 	{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 	{"no-infer-queues", no_argument, NULL, OPT_NO_INFER},
 	{"no-clock-offsets", no_argument, NULL, OPT_NO_CLOCK},
-	{"span", required_argument, NULL, OPT_SPAN},
-	{"end-to-end", no_argument, NULL, OPT_END_TO_END},
+	{"span", required_argument, NULL, OPT_SPAN}, {"end-to-end", no_argument, NULL, OPT_END_TO_END},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
-	{"baseline", required_argument, NULL, OPT_BASELINE},
-	{"band", required_argument, NULL, OPT_BAND},
+	{"baseline", required_argument, NULL, OPT_BASELINE}, {"band", required_argument, NULL, OPT_BAND},
 	TR_UNITS_LONGOPT,
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
@@ -101,21 +96,6 @@ typedef struct cli {
 	const char *baseline;
 	double band;
 } cli;
-
-/* --min-share was a bare percentage once: a bare number over 1 is refused
- * (not read as a fraction, nor silently as a percentage). The library keeps
- * it as a percentage, which the picture's title shows. */
-static double
-min_share_option(const char *arg)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (end != arg && !*end && v > 1)
-		tr_usage_error("--min-share %s: a share is a fraction from 0 to 1; write %s%% "
-			       "for a percentage", arg, arg);
-	return 100 * tr_arg_share("--min-share", arg);
-}
 
 static void
 capacity_option(tp_opts *o, tp_capacity *caps, char *arg)
@@ -153,7 +133,7 @@ temporal_option(cli *c, tp_capacity *caps, int opt, char *arg)
 	case OPT_NO_INFER: o->infer_queues = 0; break;
 	case OPT_SPAN: o->span = arg; break;
 	case OPT_END_TO_END: o->end_to_end = 1; break;
-	case OPT_MIN_SHARE: o->min_share = min_share_option(arg); break;
+	case OPT_MIN_SHARE: o->min_share = 100 * tr_arg_share("--min-share", arg); break;	/* kept as a percentage */
 	case OPT_BASELINE: c->baseline = arg; break;
 	case OPT_BAND: c->band = tr_arg_real("--band", arg, 0, 100); break;
 	case OPT_CHECK: o->check = 1; break;
@@ -176,6 +156,8 @@ check_options(cli *c)
 			    o->check || o->span || o->end_to_end || !tr_pick_all(c->pick)))
 		tr_usage_error("--baseline writes a table (-f csv or json) of whole requests' causes: "
 			       "not with --check, --span, --end-to-end or -t");
+	if (c->baseline && c->f.where)
+		tr_usage_error("--where filters one input: not with --baseline");
 	if (c->baseline && !c->format_set)
 		o->format = TP_CSV;
 	if (o->min_share < 0)	/* a readable picture by default: causes of 1 % and more */
@@ -185,6 +167,83 @@ check_options(cli *c)
 	else if (c->units >= 0 && o->format == TP_LINE)
 		tr_usage_error("--units goes with -f explain, dot, csv or json: the tags are µs");
 	tr_units_check(c->units, o->format == TP_CSV || o->format == TP_JSON);
+}
+
+typedef struct temporal_run {
+	tp_job job;		/* first: the filter's ctx is both */
+	const tr_filter *f;
+} temporal_run;
+
+/* An answer about no trace is no answer: a -t id no trace has, a --span
+ * no trace has (their own message, exit 2), nothing analysed. */
+static int
+answered(const tp_opts *o, const tp_stats *st, int status)
+{
+	if (status)
+		return status;
+	if (o->check && st->violations)
+		return TR_EXIT_FINDING;
+	if (o->check && !st->analysed && !o->allow_empty)
+		return tp_check_empty(st);
+	if (!st->analysed && !o->allow_empty && st->queried && !(o->span && !st->span_found) &&
+	    (o->format == TP_EXPLAIN || o->format == TP_CSV || o->format == TP_JSON)) {
+		tr_warn("%zu traces read, none analysed (no timed root): nothing to explain",
+			st->traces);
+		return TR_EXIT_INPUT;
+	}
+	return TR_EXIT_OK;
+}
+
+static int
+verdict(void *ctx, const tr_filter_counts *c, int status)
+{
+	const temporal_run *x = ctx;
+	const tp_opts *o = &x->job.o;
+	const tp_stats *st = tp_stats_get(x->job.tp);
+	int findable = 0;
+
+	status = answered(o, st, c->bad ? TR_EXIT_INPUT : status);
+	/* --span naming a span no trace has answered nothing: say so, fail */
+	if (o->span && !st->span_found) {
+		tr_warn("--span %s: no trace has this span", o->span);
+		if (status == TR_EXIT_OK || status == TR_EXIT_FINDING)
+			status = TR_EXIT_USAGE;
+	}
+	/* -r naming a tag no span has would refine no resource: fail */
+	if (tp_resource_key_missing(x->job.tp) && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	findable = status == TR_EXIT_OK || status == TR_EXIT_FINDING;
+	if (tp_unknown_capacities(x->job.tp) && findable)
+		status = TR_EXIT_USAGE;
+	if (x->f->verbose && x->job.clock)
+		tp_report_clocks(x->job.clock);
+	if (x->f->verbose || (c->bad && x->f->keep_going))
+		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
+			st->traces + c->bad, st->analysed, st->skipped, c->bad, st->causes);
+	if (x->f->verbose && c->stopped)
+		tr_warn("stopped at the first bad trace; -k goes on");
+	if (o->check && st->violations)
+		tr_warn("%zu invariant violations", st->violations);
+	if (x->f->verbose)
+		tp_report_overlaps(x->job.tp);
+	return status;
+}
+
+/* The analysis through the read loop; the verdict above. */
+static int
+run(const tp_run_opts *r, const tp_opts *o)
+{
+	tr_filter f = {.files = r->files, .nfiles = r->nfiles, .out_path = r->out_path,
+		       .keep_going = r->keep_going, .verbose = r->verbose, .max_spans = r->max_spans,
+		       .max_bytes = r->max_bytes, .where = r->where};
+	temporal_run x = {.f = &f};
+
+	tp_job_init(&x.job, &f, o, r->clock_offsets);
+	f.verdict = verdict;
+	int status = tr_filter_run(&f);
+
+	tp_job_free(&x.job);
+	return status;
 }
 
 int
@@ -222,11 +281,12 @@ main(int argc, char **argv)
 	r.verbose = c.f.verbose;
 	r.max_spans = c.f.max_spans;
 	r.max_bytes = c.f.max_bytes;
+	r.where = c.f.where;
 	r.files = tr_filelist_with(&c.from, argv + optind, argc - optind, &r.nfiles);
 	if (c.baseline)
 		status = tp_diff_run(&r, &c.o, c.baseline, c.band < 0 ? 90 : c.band);
 	else {
-		status = tp_run(&r, &c.o);
+		status = run(&r, &c.o);
 		/* an id no trace has was answered nothing: say so, fail */
 		if (tr_pick_missing(c.pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
 			status = TR_EXIT_USAGE;

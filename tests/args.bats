@@ -84,7 +84,15 @@ tr1() {
 	for t in "tr-cp --svg" "tr-report" "tr-temporal --dot"; do
 		run $t --min-share 101% /dev/null
 		expect_eq 2 "$status" "$t status"
-		[[ "$output" == *"--min-share: not a share from 0 to 1 (or 0% to 100%): 101%"* ]] ||
-			{ echo "$t: $output"; false; }
+		expect_contains "--min-share: not a share from 0 to 1 (or 0% to 100%): 101%" "$output" "$t"
+	done
+}
+
+@test "a bare number over 1 is no share in any tool: the message says to write N%" {
+	local t
+	for t in "tr-cp --svg" "tr-report" "tr-temporal --dot"; do
+		run $t --min-share 5 /dev/null
+		expect_eq 2 "$status" "$t status"
+		expect_contains "--min-share 5: a share is a fraction from 0 to 1; write 5% for a percentage" "$output" "$t"
 	done
 }

@@ -3,6 +3,7 @@
 #include "core/progress.h"
 #include "core/shard.h"
 #include "core/table.h"
+#include "where.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -39,6 +40,7 @@ tr_filter_option(tr_filter *f, tr_filelist *from, int opt, const char *arg)
 	case 'v': f->verbose = 1; break;
 	case TR_OPT_ALLOW_EMPTY: f->allow_empty = 1; break;
 	case TR_OPT_FILES_FROM: tr_filelist_from(from, arg); break;
+	case TR_OPT_WHERE: f->where = tr_where_option(arg); break;
 	default: return tr_limit_option(opt, arg, &f->max_spans, &f->max_bytes);
 	}
 	return 1;
@@ -111,97 +113,207 @@ input_stop(filter_input *in)
 	return in->ahead ? tr_ahead_finish(in->ahead) : 1;
 }
 
-int
-tr_filter_run(const tr_filter *f)
+/* One run of the loop: the input, the output and what was counted. */
+typedef struct filter_run {
+	const tr_filter *f;
+	filter_input in;
+	tr_output *out;
+	strbuf b;
+	int header_pending;
+	tr_filter_counts c;
+	size_t failed;		/* traces on_trace failed */
+	tr_where *where;	/* --where, parsed */
+} filter_run;
+
+/* --where's EXPR, checked when the option was given. */
+static tr_where *
+where_parse(const char *src)
 {
-	filter_input in = {tr_reader_new(f->files, f->nfiles), NULL};
-	tr_reader *r = in.r;
-	tr_output *out = tr_output_open(f->out_path, 0);
-	strbuf b = {0};
-	size_t failed = 0;
-	int status = TR_EXIT_OK, header_pending = f->pass_through, stopped = 0;
+	char err[256];
+	size_t errpos = 0;
+	tr_where *w = src ? tr_where_parse(src, err, sizeof err, &errpos) : NULL;
+
+	if (src && !w)
+		tr_usage_error("--where: %s at offset %zu in \"%s\"", err, errpos, src);
+	return w;
+}
+
+const char *
+tr_where_option(const char *arg)
+{
+	tr_where_free(where_parse(arg));
+	return arg;
+}
+
+static tr_reader *
+open_reader(const tr_filter *f, const tr_where *where, char **files, int nfiles, char *const *names,
+	    int flags)
+{
+	if (where && tr_where_reads_tags(where))
+		flags &= ~TR_READ_NO_SPAN_TAGS;
+	return tr_reader_open(files, nfiles, names, f->max_spans, f->max_bytes,
+			      flags | (f->keep_going ? TR_READ_KEEP_GOING : 0));
+}
+
+/* A trace to the tool: returns TR_BAD when on_trace failed it. */
+static enum tr_next
+take_trace(filter_run *run, tr_trace *t)
+{
+	const tr_filter *f = run->f;
+	size_t mark = run->b.len;
+
+	if (run->where && !tr_where_keep(run->where, t))
+		return TR_TRACE;
+	run->c.kept++;
+	int rc = f->on_trace(f->ctx, t, &run->b);
+
+	if (rc < 0) {
+		run->b.len = mark;	/* nothing of a failed trace is written */
+		run->failed++;
+		return TR_BAD;
+	}
+	if (rc > 0) {
+		emit(run->out, &run->b, &run->header_pending);
+		tr_output_flush(run->out);
+	}
+	return TR_TRACE;
+}
+
+static void
+take_line(filter_run *run, const char *line, size_t len)
+{
+	const tr_filter *f = run->f;
+
+	if (f->on_line)
+		f->on_line(f->ctx, line, len, input_where(&run->in), &run->b);
+	else if (f->pass_through) {
+		sb_add(&run->b, line, len);
+		sb_addc(&run->b, '\n');
+	}
+}
+
+/* The loop proper; returns TR_EXIT_INPUT when it stopped at a bad trace. */
+static int
+read_all(filter_run *run)
+{
 	tr_progress progress;
-	tr_read_counts counts;
+	int status = TR_EXIT_OK;
 
 	tr_progress_init(&progress);
-	if (f->nfiles)
-		tr_progress_set_inputs(&progress, f->files, (size_t)f->nfiles);
-	tr_reader_set_exports(r, tr_exports());
-	if (f->names)
-		tr_reader_set_names(r, f->names);
-	if (f->max_spans || f->max_bytes)
-		tr_reader_set_limits(r, f->max_spans ? f->max_spans : TR_DEFAULT_MAX_SPANS,
-				     f->max_bytes ? f->max_bytes : TR_DEFAULT_MAX_BYTES);
-	tr_reader_set_flags(r, (f->verbose ? TR_READ_VERBOSE : 0) | (f->keep_going ? TR_READ_KEEP_GOING : 0) |
-			       (f->no_span_tags ? TR_READ_NO_SPAN_TAGS : 0) | (f->quiet ? TR_READ_NO_NOTES : 0));
-	if (f->read_ahead)
-		in.ahead = tr_ahead_start(r);
+	if (run->f->nfiles)
+		tr_progress_set_inputs(&progress, run->f->files, (size_t)run->f->nfiles);
 	for (;;) {
 		tr_trace *t = NULL;
 		const char *line = NULL;
 		size_t len = 0;
-		enum tr_next n = input_next(&in, &t, &line, &len);
+		enum tr_next n = input_next(&run->in, &t, &line, &len);
 
 		if (n == TR_EOF)
 			break;
-		if (n == TR_LINE) {
-			if (f->on_line)
-				f->on_line(f->ctx, line, len, input_where(&in), &b);
-			else if (f->pass_through) {
-				sb_add(&b, line, len);
-				sb_addc(&b, '\n');
-			}
-		} else if (n == TR_TRACE) {
-			size_t mark = b.len;
-			int rc = f->on_trace(f->ctx, t, &b);
-
-			if (rc < 0) {
-				b.len = mark;	/* nothing of a failed trace is written */
-				failed++;
-				n = TR_BAD;
-			} else if (rc > 0) {
-				emit(out, &b, &header_pending);
-				tr_output_flush(out);
-			}
-		}
-		if (n == TR_BAD && !f->keep_going) {
+		if (n == TR_LINE)
+			take_line(run, line, len);
+		else if (n == TR_TRACE)
+			n = take_trace(run, t);
+		if (n == TR_BAD && !run->f->keep_going) {
 			status = TR_EXIT_INPUT;
-			stopped = 1;
+			run->c.stopped = 1;
 			break;
 		}
-		if (b.len >= 64 * 1024)
-			emit(out, &b, &header_pending);
-		input_tick(&in, &progress);
+		if (run->b.len >= 64 * 1024)
+			emit(run->out, &run->b, &run->header_pending);
+		input_tick(&run->in, &progress);
 	}
 	tr_progress_done(&progress);
-	/* stopped before the end: a reading thread still holds r */
-	counts = input_counts(&in);
-	int r_free = input_stop(&in);
+	return status;
+}
 
-	if (status == TR_EXIT_OK && !f->allow_empty && counts.nothing) {
-		status = tr_reader_empty_error(r);
-		sb_free(&b);
-		tr_output_discard(out);
-		tr_reader_free(r);
-		return status;
-	}
-	emit(out, &b, &header_pending);
-	if (header_pending && f->end_writes_records && status == TR_EXIT_OK)
-		tr_output_puts(out, TR_FORMAT_HEADER "\n");
-	if (status == TR_EXIT_OK && f->on_end)
-		f->on_end(f->ctx, out);
-	sb_free(&b);
-	size_t bad = counts.bad + failed;
-	if (bad)
+/* Nothing to answer about: an empty input, or --where keeping no trace.
+ * Returns the status; on_end is not called, -o FILE is not made. */
+static int
+nothing_to_answer(filter_run *run, tr_reader *r)
+{
+	const tr_filter *f = run->f;
+	int status = run->c.nothing ? tr_reader_empty_error(r) : tr_where_none(run->where, run->c.traces);
+
+	tr_output_discard(run->out);
+	return f->verdict ? f->verdict(f->ctx, &run->c, status) : status;
+}
+
+static int
+finish(filter_run *run, int status)
+{
+	const tr_filter *f = run->f;
+
+	emit(run->out, &run->b, &run->header_pending);
+	if (run->header_pending && f->end_writes_records && status == TR_EXIT_OK)
+		tr_output_puts(run->out, TR_FORMAT_HEADER "\n");
+	if ((status == TR_EXIT_OK || f->end_on_stop) && f->on_end)
+		f->on_end(f->ctx, run->out);
+	if (run->c.bad)
 		status = TR_EXIT_INPUT;
-	if (f->verbose || (bad && f->keep_going))
-		tr_warn("%zu traces read, %zu bad", counts.traces + counts.bad, bad);	/* N: good and bad */
-	if (f->verbose && stopped)
-		tr_warn("stopped at the first bad trace; -k goes on");
+	if (f->verdict)
+		status = f->verdict(f->ctx, &run->c, status);
+	else {
+		if (f->verbose || (run->c.bad && f->keep_going))
+			tr_warn("%zu traces read, %zu bad", run->c.traces + run->c.bad, run->c.bad);
+		if (f->verbose && run->c.stopped)
+			tr_warn("stopped at the first bad trace; -k goes on");
+	}
+	if (f->where && f->verbose)
+		tr_where_summary(run->c.kept, run->c.traces);
 	/* stopped at bad input: -o FILE stays as it was, stdout has whole traces */
-	tr_output_end(out, !stopped);
+	tr_output_end(run->out, !run->c.stopped);
+	return status;
+}
+
+/* The first pass's inputs: standard input and pipes spooled, read again. */
+static void
+first_pass(const tr_filter *f, tr_inputs *in)
+{
+	tr_inputs_twice(in, f->files, f->nfiles);
+	f->first_pass(f->ctx, f, in->files, in->n, in->names);
+}
+
+int
+tr_filter_run(const tr_filter *f)
+{
+	filter_run run = {.f = f, .header_pending = f->pass_through};
+	tr_inputs twice = {0};
+	int status;
+
+	if (f->first_pass)
+		first_pass(f, &twice);
+	int flags = (f->verbose ? TR_READ_VERBOSE : 0) | (f->no_span_tags ? TR_READ_NO_SPAN_TAGS : 0) |
+		    (f->quiet ? TR_READ_NO_NOTES : 0);
+	run.where = where_parse(f->where);
+	tr_reader *r = f->first_pass ? open_reader(f, run.where, twice.files, twice.n, twice.names, flags)
+				     : open_reader(f, run.where, f->files, f->nfiles, f->names, flags);
+
+	run.in.r = r;
+	run.out = tr_output_open(f->out_path, 0);
+	if (f->read_ahead)
+		run.in.ahead = tr_ahead_start(r);
+	status = read_all(&run);
+	/* stopped before the end: a reading thread still holds r */
+	tr_read_counts counts = input_counts(&run.in);
+	int r_free = input_stop(&run.in);
+
+	run.c.traces = counts.traces;
+	run.c.bad = counts.bad + run.failed;
+	run.c.nothing = counts.nothing;
+	if (!f->where)
+		run.c.kept = counts.traces;
+	if (status == TR_EXIT_OK && !f->allow_empty && counts.nothing)
+		status = nothing_to_answer(&run, r);
+	else if (status == TR_EXIT_OK && f->where && counts.traces && !run.c.kept)
+		status = nothing_to_answer(&run, r);
+	else
+		status = finish(&run, status);
+	sb_free(&run.b);
 	if (r_free)
 		tr_reader_free(r);
+	tr_inputs_free(&twice);
+	tr_where_free(run.where);
 	return status;
 }
 
@@ -302,9 +414,48 @@ long
 tr_each_trace(char **files, char *const *names, int nfiles, int keep_going, size_t max_spans,
 	      size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx)
 {
-	tr_reader *r = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
-				      keep_going ? TR_READ_KEEP_GOING : 0);
+	return tr_each_trace_flags(files, names, nfiles, keep_going ? TR_READ_KEEP_GOING : 0, max_spans,
+				   max_bytes, fn, ctx);
+}
+
+/* tr_filter_each's trace: the --where test before the tool's function. */
+typedef struct each_where {
+	tr_where *where;
+	void (*fn)(void *ctx, tr_trace *t);
+	void *ctx;
+} each_where;
+
+static void
+each_kept(void *ctx, tr_trace *t)
+{
+	each_where *e = ctx;
+
+	if (tr_where_keep(e->where, t))
+		e->fn(e->ctx, t);
+}
+
+long
+tr_filter_each(const tr_filter *f, char **files, int nfiles, char *const *names,
+	       void (*fn)(void *ctx, tr_trace *t), void *ctx)
+{
+	int flags = (f->keep_going ? TR_READ_KEEP_GOING : 0) | TR_READ_QUIET;
+	each_where e = {where_parse(f->where), fn, ctx};
+	long n;
+
+	if (!e.where)
+		return tr_each_trace_flags(files, names, nfiles, flags, f->max_spans, f->max_bytes, fn, ctx);
+	n = tr_each_trace_flags(files, names, nfiles, flags, f->max_spans, f->max_bytes, each_kept, &e);
+	tr_where_free(e.where);
+	return n;
+}
+
+long
+tr_each_trace_flags(char **files, char *const *names, int nfiles, int flags, size_t max_spans,
+		    size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx)
+{
+	tr_reader *r = tr_reader_open(files, nfiles, names, max_spans, max_bytes, flags);
 	tr_ahead *ahead = tr_ahead_start(r);	/* parsing overlaps fn's work */
+	int keep_going = (flags & TR_READ_KEEP_GOING) != 0;
 	long n = 0;
 	int bad = 0;
 

@@ -12,7 +12,18 @@
 
 #define TR_VERSION "0.1.0"
 
-typedef struct tr_filter {
+typedef struct tr_filter tr_filter;
+
+/* What the loop read, for a tool's verdict. */
+typedef struct tr_filter_counts {
+	size_t traces;		/* good traces read (before --where) */
+	size_t bad;		/* bad traces: the reader's and on_trace's */
+	size_t kept;		/* traces --where kept (all of them without it) */
+	int stopped;		/* stopped at a bad trace (no -k) */
+	int nothing;		/* the input held nothing */
+} tr_filter_counts;
+
+struct tr_filter {
 	char **files;		/* inputs; none means stdin */
 	int nfiles;
 	char **names;		/* for messages, one a file (NULL: the files' own) */
@@ -39,13 +50,29 @@ typedef struct tr_filter {
 	int end_writes_records;
 	/* After the last trace: reports over all traces. */
 	void (*on_end)(void *ctx, tr_output *out);
+	/* on_end runs after a stop at a bad trace too: for a tool whose
+	 * answer about what it read before is still an answer. */
+	int end_on_stop;
+	/* A first pass, for a tool that needs every trace before the loop
+	 * (clock offsets, a model): called with the inputs, standard input
+	 * spooled to a file that the loop reads again; it reads them with
+	 * tr_filter_each. */
+	void (*first_pass)(void *ctx, const tr_filter *f, char **files, int nfiles, char *const *names);
+	/* The tool's verdict, after on_end and before the output is closed:
+	 * from the loop's status and counts, the exit status, with the tool's
+	 * own messages (the loop then prints no summary of its own). Called
+	 * for an empty input too, with the status of its error. */
+	int (*verdict)(void *ctx, const tr_filter_counts *c, int status);
+	/* --where EXPR (tr(7), WHERE): only the traces it keeps are handed
+	 * on, to the first pass too; NULL: every trace. */
+	const char *where;
 	void *ctx;
-} tr_filter;
+};
 
 /* --max-spans N and --max-bytes N, the same in every tool: a trace over a
  * limit is bad input, never cut short; 0 means no limit. */
 enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS, TR_OPT_UNITS,
-       TR_OPT_ALLOW_EMPTY, TR_OPT_FILES_FROM };
+       TR_OPT_ALLOW_EMPTY, TR_OPT_FILES_FROM, TR_OPT_WHERE };
 /* The long options every filter has: -o, -k, -q, -v, -h, --version,
  * --allow-empty and the limits. */
 #define TR_COMMON_LONGOPTS \
@@ -57,6 +84,7 @@ enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_W
 	{"version", no_argument, NULL, TR_OPT_VERSION}, \
 	{"allow-empty", no_argument, NULL, TR_OPT_ALLOW_EMPTY}, \
 	{"files-from", required_argument, NULL, TR_OPT_FILES_FROM}, \
+	{"where", required_argument, NULL, TR_OPT_WHERE}, \
 	TR_LIMIT_LONGOPTS
 #define TR_LIMIT_LONGOPTS \
 	{"max-spans", required_argument, NULL, TR_OPT_MAX_SPANS}, \
@@ -101,6 +129,14 @@ void tr_units_check(int units, int machine_format);
 #define TR_FILES_FROM_USAGE \
 	"      --files-from LIST   also read the files LIST names, one a line (-: stdin)\n"
 
+/* --where EXPR, the same in every filter (tr(7), WHERE). */
+#define TR_WHERE_USAGE \
+	"      --where EXPR        only the traces with a span for which EXPR holds\n" \
+	"                          (tr(7), WHERE)\n"
+/* --where's EXPR, checked (a usage error when it is not one), for
+ * tr_filter's where. */
+const char *tr_where_option(const char *arg);
+
 /* --allow-empty, the same in every tool. */
 #define TR_ALLOW_EMPTY_USAGE \
 	"      --allow-empty       an input with no trace is not an error\n"
@@ -118,6 +154,15 @@ int tr_filter_run(const tr_filter *f);
  * bad traces are skipped, as -k does). */
 long tr_each_trace(char **files, char *const *names, int nfiles, int keep_going, size_t max_spans,
 		   size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx);
+
+/* Every trace of files through f's settings, for a first pass: the
+ * limits, -k, --where; quietly (the loop reports bad input). Returns the
+ * traces handed to fn, or -1 when it stopped at a bad trace. */
+long tr_filter_each(const tr_filter *f, char **files, int nfiles, char *const *names,
+		    void (*fn)(void *ctx, tr_trace *t), void *ctx);
+/* tr_each_trace with the reader's flags (TR_READ_*) given. */
+long tr_each_trace_flags(char **files, char *const *names, int nfiles, int flags, size_t max_spans,
+			 size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx);
 
 /* "tr-xxx (tr) 0.1.0" on stdout. */
 void tr_print_version(void);

@@ -78,6 +78,11 @@ tr_arg_share(const char *opt, const char *s)
 		return v / 100;
 	if (end != s && !errno && !*end && v >= 0 && v <= 1)
 		return v;
+	/* a bare percentage (tr-temporal's --min-share was one): never read
+	 * as a fraction, nor silently as a percentage */
+	if (end != s && !errno && !*end && v > 1 && v <= 100)
+		tr_usage_error("%s %s: a share is a fraction from 0 to 1; write %s%% for a percentage",
+			       opt, s, s);
 	tr_usage_error("%s: not a share from 0 to 1 (or 0%% to 100%%): %s", opt, s);
 }
 

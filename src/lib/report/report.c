@@ -207,54 +207,32 @@ write_copy(report *r, FILE *f, strbuf *b, int last)
 		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
 }
 
-static tr_reader *
-open_inputs(report *r)
-{
-	const report_opts *o = r->o;
+/* --- the pass over the inputs (tr_filter's callbacks) --- */
 
-	return tr_reader_open(o->files, o->nfiles, NULL, o->max_spans, o->max_bytes,
-			      (o->keep_going ? TR_READ_KEEP_GOING : 0) | (o->quiet ? TR_READ_NO_NOTES : 0));
+int
+report_trace(void *ctx, tr_trace *t, strbuf *out)
+{
+	report *r = ctx;
+
+	(void)out;
+	if (!r->copy_file)
+		r->copy_file = open_copy(r);
+	take_trace(r, t);
+	tr_write_trace(&r->copy_buf, t, NULL);
+	write_copy(r, r->copy_file, &r->copy_buf, 0);
+	return 0;
 }
 
-/* The pass over the inputs; returns the number of bad traces, or -1 when
- * it stopped at one. */
-static long
-gather(report *r)
+void
+report_end(void *ctx, tr_output *out)
 {
-	tr_reader *rd = open_inputs(r);
-	FILE *copy = open_copy(r);
-	strbuf b = {0};
-	long bad = 0;
+	report *r = ctx;
 
-	for (;;) {
-		tr_trace *t;
-		const char *line;
-		size_t len;
-		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
-
-		if (n == TR_EOF)
-			break;
-		if (n == TR_BAD) {
-			bad++;
-			if (!r->o->keep_going) {
-				bad = -1;
-				break;
-			}
-		}
-		if (n != TR_TRACE)
-			continue;
-		take_trace(r, t);
-		tr_write_trace(&b, t, NULL);
-		write_copy(r, copy, &b, 0);
-	}
-	write_copy(r, copy, &b, 1);
-	sb_free(&b);
-	if (!bad && !r->o->allow_empty && tr_reader_read_nothing(rd)) {
-		tr_reader_empty_error(rd);
-		bad = -1;
-	}
-	tr_reader_free(rd);
-	return bad;
+	(void)out;
+	if (!r->copy_file)
+		r->copy_file = open_copy(r);
+	write_copy(r, r->copy_file, &r->copy_buf, 1);
+	r->copy_file = NULL;
 }
 
 /* "D trace cause_trace cause_span role self_us delay_us label" */
@@ -322,6 +300,27 @@ near_slow(const report *r, size_t ordinal)
 	return 0;
 }
 
+/* The second pass's trace: its timeline when it is one of the slowest,
+ * to tr-temporal when it is near one. */
+typedef struct explain_run {
+	report *r;
+	temporal *tp;
+	strbuf b;
+	size_t ordinal;
+} explain_run;
+
+static void
+explain_trace(void *ctx, tr_trace *t)
+{
+	explain_run *x = ctx;
+
+	draw_if_slow(x->r, t, ++x->ordinal);
+	if (near_slow(x->r, x->ordinal))
+		tp_add_trace(x->tp, t, &x->b);
+	if (x->b.len >= 64 * 1024)
+		take_causes(x->r, &x->b);
+}
+
 /* tr-temporal over the traces again, asked about the slowest requests,
  * with tr-temporal's defaults: queues inferred, clock offsets from a pass
  * over the whole copy, so that the causes are those tr-temporal --explain
@@ -333,7 +332,6 @@ explain_slowest(report *r)
 	tr_pick *pick = tr_pick_new();
 	tp_opts to = {.format = TP_LINE, .window = TEMPORAL_WINDOW, .quiet = 1, .units = -1,
 		      .infer_queues = 1};
-	size_t ordinal = 0;
 	char *files[1] = {r->copy};
 	/* The user's --max-spans, as the first pass read; no byte limit: a
 	 * trace's copy may be a few bytes longer than its input (a T record
@@ -341,9 +339,7 @@ explain_slowest(report *r)
 	 * and every trace in it passed --max-bytes already. */
 	tr_clock *clk = tr_clock_from_inputs(files, 1, NULL, o->max_spans, SIZE_MAX,
 					     TR_READ_LINES_ONLY);
-	tr_reader *rd = tr_reader_open(files, 1, NULL, o->max_spans, SIZE_MAX,
-				       TR_READ_LINES_ONLY | TR_READ_QUIET);
-	strbuf b = {0};
+	explain_run x = {.r = r};
 
 	for (size_t i = 0; i < r->nslow; i++)
 		tr_pick_add(pick, r->slow[i].trace_id);
@@ -351,34 +347,18 @@ explain_slowest(report *r)
 	to.clock = clk;
 	to.on_link = keep_linked;
 	to.link_ctx = r;
-	temporal *tp = tp_new(&to);
-	for (;;) {
-		tr_trace *t;
-		const char *line;
-		size_t len;
-		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
-
-		if (n == TR_EOF)
-			break;
-		if (n == TR_BAD)	/* the copy holds the good traces only */
-			tr_die(TR_EXIT_SYSTEM, "%s: internal error: trace %zu of the copy of the input "
-			       "does not read back", r->copy, ordinal + 1);
-		if (n != TR_TRACE)
-			continue;
-		draw_if_slow(r, t, ++ordinal);
-		if (near_slow(r, ordinal))
-			tp_add_trace(tp, t, &b);
-		if (b.len >= 64 * 1024)
-			take_causes(r, &b);
-	}
-	tp_finish(tp, &b);
-	take_causes(r, &b);
+	x.tp = tp_new(&to);
+	if (tr_each_trace_flags(files, NULL, 1, TR_READ_LINES_ONLY | TR_READ_QUIET, o->max_spans, SIZE_MAX,
+				explain_trace, &x) < 0)	/* the copy holds the good traces only */
+		tr_die(TR_EXIT_SYSTEM, "%s: internal error: trace %zu of the copy of the input "
+		       "does not read back", r->copy, x.ordinal + 1);
+	tp_finish(x.tp, &x.b);
+	take_causes(r, &x.b);
 	r->temporal_ran = 1;
-	tp_free(tp);
+	tp_free(x.tp);
 	tr_clock_free(clk);
-	tr_reader_free(rd);
 	tr_pick_free(pick);
-	sb_free(&b);
+	sb_free(&x.b);
 }
 
 static int
@@ -392,8 +372,9 @@ slow_cmp(const void *pa, const void *pb)
 }
 
 static void
-report_free(report *r)
+report_clear(report *r)
 {
+	sb_free(&r->copy_buf);
 	for (size_t i = 0; i < r->o->top; i++) {
 		free(r->slow[i].trace_id);
 		free(r->slow[i].root);
@@ -431,66 +412,80 @@ report_free(report *r)
 	report_failures_free(r);
 }
 
-int
-report_run(const report_opts *o)
+report *
+report_new(const report_opts *o)
 {
-	report r = {.o = o};
-	strbuf doc = {0};
-	long bad;
-	int status = TR_EXIT_OK;
+	report *r = xcalloc(1, sizeof *r);
 
-	cp_trace_init(&r.cp, 0.01);
-	r.slow = xcalloc(o->top ? o->top : 1, sizeof *r.slow);
-	r.compare = cp_compare_new("service");
-	r.flames = cp_flames_new();
+	r->o = o;
+	cp_trace_init(&r->cp, 0.01);
+	r->slow = xcalloc(o->top ? o->top : 1, sizeof *r->slow);
+	r->compare = cp_compare_new("service");
+	r->flames = cp_flames_new();
 	if (o->baseline)
-		r.suspects = cp_suspects_new();
-	cp_flames_keep_streams(r.flames, o->keep_streams);
-	long nbase = 0;
+		r->suspects = cp_suspects_new();
+	cp_flames_keep_streams(r->flames, o->keep_streams);
+	return r;
+}
 
-	if (o->baseline && (nbase = cp_read_traces_limited(o->baseline, &r.cp, o->keep_going,
-							   o->max_spans, o->max_bytes, take_baseline,
-							   &r)) < 0) {
-		report_free(&r);
+int
+report_read_baseline(report *r)
+{
+	const report_opts *o = r->o;
+	long nbase;
+
+	if (!o->baseline)
+		return TR_EXIT_OK;
+	nbase = cp_read_traces_limited(o->baseline, &r->cp, o->keep_going, o->max_spans, o->max_bytes,
+				       take_baseline, r);
+	if (nbase < 0 || cp_baseline_check(o->baseline, nbase, cp_compare_ntraces(r->compare, 1)) < 0)
 		return TR_EXIT_INPUT;
-	}
-	if (o->baseline && cp_baseline_check(o->baseline, nbase, cp_compare_ntraces(r.compare, 1)) < 0) {
-		report_free(&r);
-		return TR_EXIT_INPUT;
-	}
-	bad = gather(&r);
-	if (bad < 0) {
-		report_free(&r);
-		return TR_EXIT_INPUT;
-	}
-	if (!r.nanalysed && (r.ntraces || !o->allow_empty)) {
-		tr_warn("%zu traces read, none with a timed root: nothing to report", r.ntraces);
-		report_free(&r);
-		return TR_EXIT_INPUT;
-	}
-	if (r.streams && !o->quiet)
-		tr_warn("left %zu long-lived streams out of the slowest requests and the "
-			"percentile flame graphs (--keep-streams keeps them)", r.streams);
-	qsort(r.slow, r.nslow, sizeof *r.slow, slow_cmp);
-	explain_slowest(&r);
+	return TR_EXIT_OK;
+}
+
+int
+report_read(void *ctx, const tr_filter_counts *c, int status)
+{
+	report *r = ctx;
+
+	r->read = *c;
+	return status;
+}
+
+report_counts
+report_counts_get(const report *r)
+{
+	return (report_counts){r->ntraces, r->nspans, r->nanalysed, r->read};
+}
+
+void
+report_write_out(report *r)
+{
+	const report_opts *o = r->o;
+	strbuf doc = {0};
 	report_pics pics = {0};
 
-	report_write(&r, &doc, &pics);
+	if (r->streams && !o->quiet)
+		tr_warn("left %zu long-lived streams out of the slowest requests and the "
+			"percentile flame graphs (--keep-streams keeps them)", r->streams);
+	qsort(r->slow, r->nslow, sizeof *r->slow, slow_cmp);
+	explain_slowest(r);
+	report_write(r, &doc, &pics);
 	tr_output *out = tr_output_open(o->out_path, 0);
 
 	tr_output_sb(out, &doc);
 	tr_output_flush(out);
 	/* every byte is written: the pictures, then the report, go in place */
-	report_pics_commit(&r, &pics);
+	report_pics_commit(r, &pics);
 	tr_output_close(out);
-	if (bad) {
-		status = TR_EXIT_INPUT;
-		if (!o->quiet)	/* each was told; -q: the status alone says so */
-			tr_warn("%zu traces read, %ld bad (skipped)", r.ntraces, bad);
-	} else if (o->verbose)
-		tr_warn("%zu traces read, %zu spans, %zu with a timed root", r.ntraces, r.nspans,
-			r.nanalysed);
 	sb_free(&doc);
-	report_free(&r);
-	return status;
+}
+
+void
+report_free(report *r)
+{
+	if (!r)
+		return;
+	report_clear(r);
+	free(r);
 }

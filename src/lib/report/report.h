@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "filter.h"
+
 typedef struct report_opts {
 	char **files;		/* inputs; none: stdin */
 	int nfiles;
@@ -23,9 +25,29 @@ typedef struct report_opts {
 	int keep_streams;	/* --keep-streams: long-lived streams rank too */
 	int allow_empty;	/* --allow-empty: no trace gives a report that says so */
 	size_t max_spans, max_bytes;
+	const char *where;	/* --where: the traces reported on */
 } report_opts;
 
-/* The whole tool; returns the exit status. */
-int report_run(const report_opts *o);
+/* The tool reads its input through tr_filter (filter.h): report_trace
+ * is its on_trace and report_end its on_end, with the report as ctx;
+ * every trace is also copied to a temporary file, which the report's
+ * second pass (the timelines, tr-temporal) reads. */
+typedef struct report report;
+report *report_new(const report_opts *o);
+/* --baseline FILE read first: 0, or TR_EXIT_INPUT after the message. */
+int report_read_baseline(report *r);
+int report_trace(void *ctx, tr_trace *t, strbuf *out);
+void report_end(void *ctx, tr_output *out);
+/* Its verdict hook: keeps the loop's counts (and says nothing). */
+int report_read(void *ctx, const tr_filter_counts *c, int status);
+/* What was read, for the tool's verdict. */
+typedef struct report_counts {
+	size_t traces, spans, analysed;	/* analysed: with a timed root */
+	tr_filter_counts read;		/* the loop's */
+} report_counts;
+report_counts report_counts_get(const report *r);
+/* The second pass, the page and its pictures written to out_path. */
+void report_write_out(report *r);
+void report_free(report *r);
 
 #endif

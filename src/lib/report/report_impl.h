@@ -3,6 +3,8 @@
 #ifndef TR_REPORT_IMPL_H
 #define TR_REPORT_IMPL_H
 
+#include <stdio.h>
+
 #include "cp/baseline.h"
 #include "cp/cp.h"
 #include "cp/cp_flame.h"
@@ -72,6 +74,9 @@ typedef struct report {
 	strbuf key;
 	/* inputs */
 	size_t ntraces, nspans, nanalysed;
+	FILE *copy_file;		/* the copy being written (report_trace) */
+	strbuf copy_buf;
+	tr_filter_counts read;		/* the loop's counts */
 	int64_t first, last;		/* time range of the timed spans */
 	int have_time;
 	/* the slowest requests, slowest first once sorted */

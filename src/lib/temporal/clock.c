@@ -1,6 +1,7 @@
 /* clock.c - per-host clock offsets from RPC timings. See clock.h. */
 #include "temporal/clock.h"
 #include "exports.h"
+#include "filter.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -886,6 +887,12 @@ scan_inputs(char **files, int nfiles, size_t max_spans, size_t max_bytes)
 	return NULL;
 }
 
+static void
+add_trace(void *ctx, tr_trace *t)
+{
+	tr_clock_add_trace(ctx, t);
+}
+
 tr_clock *
 tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
 		     size_t max_bytes, int flags)
@@ -897,21 +904,8 @@ tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_sp
 		return c;
 	}
 	c = tr_clock_new();
-	tr_reader *rd = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
-				       (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET);
-
-	for (;;) {
-		tr_trace *t;
-		const char *line;
-		size_t len;
-		enum tr_next n = tr_reader_next(rd, &t, &line, &len);
-
-		if (n == TR_EOF || (n == TR_BAD && !(flags & TR_READ_KEEP_GOING)))
-			break;
-		if (n == TR_TRACE)
-			tr_clock_add_trace(c, t);
-	}
-	tr_reader_free(rd);
+	tr_each_trace_flags(files, names, nfiles, (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET, max_spans,
+			    max_bytes, add_trace, c);
 	tr_clock_solve(c);
 	return c;
 }

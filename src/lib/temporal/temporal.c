@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "draw/dot.h"
+#include "filter.h"
 #include "core/pick.h"
 
 static size_t
@@ -287,8 +288,8 @@ tp_free(temporal *tp)
 }
 
 /* --check with nothing checked fails: a verdict on no trace is no verdict. */
-static int
-check_empty(const tp_stats *st)
+int
+tp_check_empty(const tp_stats *st)
 {
 	if (!st->traces)
 		tr_warn("--check: no trace was read: nothing checked (--allow-empty lets it pass)");
@@ -298,41 +299,12 @@ check_empty(const tp_stats *st)
 	return TR_EXIT_FINDING;
 }
 
-/* The inputs: read twice when spool (the clock pass reads everything
- * before the analysis reads it again: tr_inputs_twice), else once as
- * given. */
-static void
-open_inputs(tr_inputs *in, const tp_run_opts *r, int spool)
-{
-	static char *dash[] = {"-"};
-
-	if (spool) {
-		tr_inputs_twice(in, r->files, r->nfiles);
-		return;
-	}
-	in->n = r->nfiles ? r->nfiles : 1;
-	in->files = xcalloc((size_t)in->n, sizeof *in->files);
-	in->names = xcalloc((size_t)in->n, sizeof *in->names);
-	in->spooled = xcalloc((size_t)in->n, sizeof *in->spooled);
-	for (int i = 0; i < in->n; i++)
-		in->files[i] = r->nfiles ? r->files[i] : dash[0];
-}
-
-static int
-read_flags(const tp_run_opts *r, const tp_opts *o, int verbose)
-{
-	return (verbose ? TR_READ_VERBOSE : 0) | (r->keep_going ? TR_READ_KEEP_GOING : 0) |
-	       (o->quiet ? TR_READ_NO_NOTES : 0);
-}
-
-/* -v: the offsets applied, host by host (hosts left as recorded are only
- * counted). */
-static void
-report_clocks(const tr_clock *c)
+void
+tp_report_clocks(const tr_clock *c)
 {
 	size_t hosts = 0, moved = 0;
 
-	for (size_t i = 0; i < tr_clock_nhosts(c); i++) {
+	for (size_t i = 0; c && i < tr_clock_nhosts(c); i++) {
 		tr_clock_host h;
 
 		tr_clock_host_get(c, i, &h);
@@ -350,10 +322,8 @@ report_clocks(const tr_clock *c)
 		tr_warn("clock offsets: %zu of the %zu hosts in RPCs moved", moved, hosts);
 }
 
-/* -c naming a resource no span uses limits nothing: warn, with the
- * closest resource met; returns how many. */
-static size_t
-unknown_capacities(const temporal *tp)
+size_t
+tp_unknown_capacities(const temporal *tp)
 {
 	size_t bad = 0;
 	const char **names = xcalloc(tp->nres + 1, sizeof *names);
@@ -376,119 +346,110 @@ unknown_capacities(const temporal *tp)
 }
 
 int
-tp_run(const tp_run_opts *r, const tp_opts *o)
+tp_resource_key_missing(const temporal *tp)
 {
-	tr_inputs in = {0};
-	tp_opts oc = *o;
-	tr_clock *clk = NULL;
+	return tp->o.resource_key && tp->st.analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0);
+}
 
-	open_inputs(&in, r, r->clock_offsets);
-	if (r->clock_offsets) {
-		clk = tr_clock_from_inputs(in.files, in.n, in.names, r->max_spans, r->max_bytes,
-					   read_flags(r, o, 0));
-		oc.clock = clk;
-	}
-	o = &oc;
-	tr_reader *rd = tr_reader_open(in.files, in.n, in.names, r->max_spans, r->max_bytes,
-				       read_flags(r, o, r->verbose));
-	tr_output *out = r->no_output ? NULL : tr_output_open(r->out_path, 0);
-	temporal *tp = tp_new(o);
-	strbuf b = {0};
-	int status = TR_EXIT_OK, stopped = 0;
-
-	if (o->format == TP_LINE)
-		sb_adds(&b, TR_FORMAT_HEADER "\n");
-	tr_ahead *ahead = tr_ahead_start(rd);
-
-	for (;;) {
-		tr_trace *t = NULL;
-		const char *line = NULL;
-		size_t len = 0;
-		enum tr_next n = tr_ahead_next(ahead, &t, &line, &len);
-
-		if (n == TR_EOF)
-			break;
-		if (n == TR_LINE)
-			tp_add_line(tp, line, len, &b);
-		else if (n == TR_TRACE)
-			tp_add_trace(tp, t, &b);
-		else if (!r->keep_going) {
-			stopped = 1;
-			break;	/* what was read before is still analysed and written */
-		}
-		if (b.len >= 64 * 1024 && o->format != TP_DOT) {
-			if (out)
-				tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
-	}
-	tr_read_counts counts = tr_ahead_counts(ahead);
-	size_t bad = counts.bad;
-	int nothing = counts.nothing;
-	/* stopped before the end: the reader thread still holds rd */
-	int rd_free = tr_ahead_finish(ahead);
-
-	if (!bad && !o->allow_empty && nothing) {
-		status = tr_reader_empty_error(rd);
-		if (out)
-			tr_output_discard(out);
-		out = NULL;
-	} else
-		tp_finish(tp, &b);
-	if (out)
-		tr_output_sb(out, &b);
-	sb_free(&b);
-	const tp_stats *st = tp_stats_get(tp);
-	if (bad)
-		status = TR_EXIT_INPUT;
-	else if (status)
-		;	/* nothing was read */
-	else if (o->check && st->violations)
-		status = TR_EXIT_FINDING;
-	else if (o->check && !st->analysed && !o->allow_empty)
-		status = check_empty(st);
-	else if (!st->analysed && !o->allow_empty && st->queried && !(o->span && !st->span_found) &&
-		 (o->format == TP_EXPLAIN || o->format == TP_CSV || o->format == TP_JSON)) {
-		/* an answer about no trace is no answer (a -t id no trace has,
-		 * a --span no trace has: their own message, exit 2) */
-		tr_warn("%zu traces read, none analysed (no timed root): nothing to explain",
-			st->traces);
-		status = TR_EXIT_INPUT;
-	}
-	/* --span naming a span no trace has answered nothing: say so, fail */
-	if (o->span && !st->span_found) {
-		tr_warn("--span %s: no trace has this span", o->span);
-		if (status == TR_EXIT_OK || status == TR_EXIT_FINDING)
-			status = TR_EXIT_USAGE;
-	}
-	/* -r naming a tag no span has would refine no resource: say so, fail */
-	if (o->resource_key && st->analysed && tr_keywatch_missing(&tp->rkey, "-r", NULL, 0) &&
-	    status == TR_EXIT_OK)
-		status = TR_EXIT_USAGE;
-	if (unknown_capacities(tp) && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
-		status = TR_EXIT_USAGE;
-	if (r->verbose && clk)
-		report_clocks(clk);
-	if (r->verbose || (bad && r->keep_going))
-		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
-			st->traces + bad, st->analysed, st->skipped, bad, st->causes);
-	if (r->verbose && stopped)
-		tr_warn("stopped at the first bad trace; -k goes on");
-	if (o->check && st->violations)
-		tr_warn("%zu invariant violations", st->violations);
-	for (size_t i = 0; r->verbose && i < tp->nres; i++) {
+void
+tp_report_overlaps(temporal *tp)
+{
+	for (size_t i = 0; i < tp->nres; i++) {
 		size_t n = tpg_overlaps(tp, i);
 
 		if (n)
 			tr_warn("capacity exceeded on %s: %zu segments found every worker busy",
 				tp->res[i].name, n);
 	}
-	if (out)
-		tr_output_end(out, !stopped);
-	if (rd_free)
-		tr_reader_free(rd);
-	tp_free(tp);
-	tr_clock_free(clk);
-	tr_inputs_free(&in);
-	return status;
+}
+
+/* ---------- the callbacks of tr_filter ---------- */
+
+/* Where the analysis writes: the loop's buffer, or the job's own for a
+ * DOT graph, which is written whole at the end inside its braces. */
+static strbuf *
+job_out(tp_job *j, strbuf *out)
+{
+	if (j->o.format == TP_LINE && !j->header) {
+		sb_adds(out, TR_FORMAT_HEADER "\n");
+		j->header = 1;
+	}
+	return j->o.format == TP_DOT ? &j->held : out;
+}
+
+static int
+job_trace(void *ctx, tr_trace *t, strbuf *out)
+{
+	tp_job *j = ctx;
+
+	tp_add_trace(j->tp, t, job_out(j, out));
+	return 0;
+}
+
+static void
+job_line(void *ctx, const char *line, size_t len, const char *where, strbuf *out)
+{
+	tp_job *j = ctx;
+
+	(void)where;
+	tp_add_line(j->tp, line, len, job_out(j, out));
+}
+
+static void
+job_end(void *ctx, tr_output *out)
+{
+	tp_job *j = ctx;
+	strbuf *b = job_out(j, &j->held);
+
+	tp_finish(j->tp, b);
+	tr_output_sb(out, b);
+	sb_clear(b);
+}
+
+static void
+add_clock_trace(void *ctx, tr_trace *t)
+{
+	tr_clock_add_trace(ctx, t);
+}
+
+/* The first pass: every host's clock offset, before the analysis. */
+static void
+job_clocks(void *ctx, const tr_filter *f, char **files, int nfiles, char *const *names)
+{
+	tp_job *j = ctx;
+
+	if (f->where) {		/* the kept traces' RPCs alone */
+		j->clock = tr_clock_new();
+		tr_filter_each(f, files, nfiles, names, add_clock_trace, j->clock);
+		tr_clock_solve(j->clock);
+	} else
+		j->clock = tr_clock_from_inputs(files, nfiles, names, f->max_spans, f->max_bytes,
+						(f->keep_going ? TR_READ_KEEP_GOING : 0) |
+						(f->quiet ? TR_READ_NO_NOTES : 0));
+	j->tp->o.clock = j->clock;
+}
+
+void
+tp_job_init(tp_job *j, tr_filter *f, const tp_opts *o, int clock_offsets)
+{
+	memset(j, 0, sizeof *j);
+	j->o = *o;
+	j->tp = tp_new(o);
+	f->on_trace = job_trace;
+	f->on_line = job_line;
+	f->on_end = job_end;
+	f->end_on_stop = 1;	/* what was read before is still analysed and written */
+	f->read_ahead = 1;
+	f->allow_empty = o->allow_empty;
+	f->quiet = o->quiet;
+	f->first_pass = clock_offsets ? job_clocks : NULL;
+	f->ctx = j;
+}
+
+void
+tp_job_free(tp_job *j)
+{
+	tp_free(j->tp);
+	tr_clock_free(j->clock);
+	sb_free(&j->held);
 }

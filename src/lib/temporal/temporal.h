@@ -93,7 +93,37 @@ void tp_finish(temporal *tp, strbuf *out);
 const tp_stats *tp_stats_get(const temporal *tp);
 void tp_free(temporal *tp);
 
-/* The whole tool: read files, write the result; returns the exit status. */
+/* The tool runs through tr_filter (filter.h): a job holds what its
+ * callbacks share. */
+struct tr_filter;
+typedef struct tp_job {
+	temporal *tp;
+	tp_opts o;
+	tr_clock *clock;	/* the first pass's offsets, or NULL */
+	strbuf held;		/* -f dot: the graph, written whole at the end */
+	int header;		/* the line format's header is written */
+} tp_job;
+/* Set f's callbacks (and its allow_empty, quiet and read_ahead) to run
+ * the analysis o asks for, after a first pass over the clocks when
+ * clock_offsets; f->ctx becomes j. What was read before a bad trace is
+ * analysed and written (end_on_stop). */
+void tp_job_init(tp_job *j, struct tr_filter *f, const tp_opts *o, int clock_offsets);
+void tp_job_free(tp_job *j);
+
+/* For the verdict, after the run (and tp_stats_get). */
+/* --check over no analysed trace: says so, returns TR_EXIT_FINDING. */
+int tp_check_empty(const tp_stats *st);
+/* -c naming a resource no span uses: a warning each, with the closest
+ * resource met; returns how many. */
+size_t tp_unknown_capacities(const temporal *tp);
+/* -r naming a tag no span has (said, with the closest key). */
+int tp_resource_key_missing(const temporal *tp);
+/* -v: the offsets applied, host by host; resources whose capacity every
+ * worker exceeded. */
+void tp_report_clocks(const tr_clock *c);
+void tp_report_overlaps(temporal *tp);
+
+/* The options of the tool's run that are not the analysis's. */
 typedef struct tp_run_opts {
 	char **files;
 	int nfiles;
@@ -101,9 +131,8 @@ typedef struct tp_run_opts {
 	int keep_going, verbose;
 	int clock_offsets;		/* a first pass estimates per-host offsets */
 	size_t max_spans, max_bytes;	/* per trace; 0: the reader's defaults */
-	int no_output;			/* the answer goes to o->on_cause alone */
+	const char *where;		/* --where (not with --baseline) */
 } tp_run_opts;
-int tp_run(const tp_run_opts *r, const tp_opts *o);
 
 /* --baseline: the causes of the incident's slow requests (each at or above
  * the band-th percentile of its root operation's latency) against those of

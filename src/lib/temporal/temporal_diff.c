@@ -271,17 +271,44 @@ write_table(const tp_diff *d, const tp_opts *o, strbuf *out)
 	free(order);
 }
 
-/* The second pass over one side: its band's requests explained. */
+/* A side's explanation answers: its input was good, it had requests to
+ * explain, and -r and -c name what its spans have. */
+typedef struct band_run {
+	tp_job j;		/* first: the filter's ctx is both */
+	int keep_going;
+} band_run;
+
+static int
+band_verdict(void *ctx, const tr_filter_counts *c, int status)
+{
+	const band_run *b = ctx;
+	const tp_job *j = &b->j;
+	const tp_stats *st = tp_stats_get(j->tp);
+
+	if (!c->bad && !status && !st->analysed && !j->o.allow_empty && st->queried) {
+		tr_warn("%zu traces read, none analysed (no timed root): nothing to explain", st->traces);
+		status = TR_EXIT_INPUT;
+	}
+	if (tp_resource_key_missing(j->tp) && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	if (tp_unknown_capacities(j->tp) && status == TR_EXIT_OK)
+		status = TR_EXIT_USAGE;
+	if (c->bad && b->keep_going)
+		tr_warn("%zu traces read, %zu analysed, %zu without a timed root, %zu bad; %zu causes",
+			st->traces + c->bad, st->analysed, st->skipped, c->bad, st->causes);
+	return status;
+}
+
+/* The second pass over one side: its band's requests explained, the
+ * causes to on_cause alone. */
 static int
 explain_band(tp_diff *d, int side, const tp_run_opts *r, const tp_opts *o, char **files, int nfiles)
 {
-	tp_run_opts rr = *r;
+	tr_filter f = {.files = files, .nfiles = nfiles, .keep_going = r->keep_going,
+		       .max_spans = r->max_spans, .max_bytes = r->max_bytes};
 	tp_opts oo = *o;
+	band_run b = {.keep_going = r->keep_going};
 
-	rr.files = files;
-	rr.nfiles = nfiles;
-	rr.no_output = 1;
-	rr.verbose = 0;
 	oo.format = TP_CSV;
 	oo.pick = d->pick[side];
 	oo.on_cause = on_cause;
@@ -289,7 +316,12 @@ explain_band(tp_diff *d, int side, const tp_run_opts *r, const tp_opts *o, char 
 	oo.quiet = 1;
 	d->side = side;
 	d->last_trace = NULL;
-	return tp_run(&rr, &oo);
+	tp_job_init(&b.j, &f, &oo, r->clock_offsets);
+	f.verdict = band_verdict;
+	int status = tr_filter_run(&f);
+
+	tp_job_free(&b.j);
+	return status;
 }
 
 static void
