@@ -221,9 +221,9 @@ sim() {
 	incident=$(sim incident --seed 12 --fault on)
 	run tr-cp --summary service --baseline "$base" "$incident"
 	expect_eq 0 "$status" status
-	[ "${lines[0]}" = "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant')" ]
+	expect_eq "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant\terror_pct_before\terror_pct_after\terror_z\terror_significant')" "${lines[0]}" header
 	[[ "${lines[1]}" == "mysql"$'\t'* ]]
-	[[ "${lines[1]}" == *$'\t'yes ]]
+	expect_eq yes "$(cut -f7 <<< "${lines[1]}")" "mysql significant"
 	[[ "${lines[-1]}" == "tr-cp: --baseline: "*"the largest: mysql, "* ]]
 }
 
