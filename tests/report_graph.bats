@@ -52,6 +52,28 @@ label_overlaps() {
 	}'
 }
 
+# Points of calls' paths (ends and control points) strictly inside a box,
+# one a line: a call drawn through a service's box.
+paths_through_boxes() {
+	awk '
+	function attr(s, name) {
+		if (match(s, " " name "=\"[^\"]*\"")) return substr(s, RSTART + length(name) + 3, RLENGTH - length(name) - 4) + 0
+		return ""
+	}
+	/^<g class="call">/ { call = $0; sub(/^<g class="call"><title>/, "", call); sub(/<\/title>.*/, "", call) }
+	/^<path d="M/ && call != "" { d = $0; sub(/^<path d="/, "", d); sub(/".*/, "", d); gsub(/[MC]/, "", d); np[call] = split(d, pts, / +/); for (i = 1; i <= np[call]; i++) pt[call, i] = pts[i] }
+	/^<\/g>/ { call = "" }
+	/<rect / && /class="cp"/ { n++; bx[n] = attr($0, "x"); by[n] = attr($0, "y"); bw[n] = attr($0, "width"); bh[n] = attr($0, "height") }
+	END {
+		for (c in np) for (i = 1; i <= np[c]; i++) {
+			split(pt[c, i], xy, ","); x = xy[1] + 0; y = xy[2] + 0
+			for (j = 1; j <= n; j++)
+				if (x > bx[j] + 0.5 && x < bx[j] + bw[j] - 0.5 && y > by[j] + 0.5 && y < by[j] + bh[j] - 0.5)
+					print c " passes " x "," y " inside the box at " bx[j] "," by[j]
+		}
+	}'
+}
+
 # The y of each box's top by its service name.
 box_tops() {
 	awk '/<rect / && /class="cp"/ { match($0, / y="[^"]*"/); y = substr($0, RSTART + 4, RLENGTH - 5) }
@@ -93,6 +115,14 @@ sample() {
 @test "report graph: no call label meets a service's box, on the demo export and the samples" {
 	for f in $(otel) $(sample jaeger) $(sample zipkin); do
 		expect_eq "" "$(report_graph "$f" | label_overlaps)" "overlaps in $(basename "$f")"
+	done
+}
+
+@test "report graph: no call is drawn through a service's box, on the demo export and the samples" {
+	for f in $(otel) $(sample jaeger) $(sample zipkin); do
+		svg=$(report_graph "$f")
+		[[ "$svg" == *'<path d="M'*'<g class="call">'* ]] || { echo "no call paths in $f"; false; }
+		expect_eq "" "$(paths_through_boxes <<< "$svg")" "calls through boxes in $(basename "$f")"
 	done
 }
 
