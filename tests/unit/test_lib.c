@@ -637,7 +637,9 @@ test_failure_verdict(void)
 {
 	static const char *const keys[] = {"error", "otel.status_code", "http.status_code",
 		"http.response.status_code", "rpc.grpc.status_code", "grpc.status_code",
-		"http.method", "http.s", "e", "grpc", "rpc", "otel.status_description", "host"};
+		"http.method", "http.s", "e", "grpc", "rpc", "otel.status_description", "host",
+		"http.status_codes", "http.status_cod", "http.response", "errors", "er", "ot",
+		"rpc.grpc.status", "gr", "retry.attempt", "h", "http"};
 	static const char *const vals[] = {"true", "false", "OK", "ERROR", "200", "399", "404",
 		"500", "0", "14", "", "abc", "2000", "-1", "1e3"};
 	static const char *const kinds[] = {"client", "server", ""};

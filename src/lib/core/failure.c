@@ -132,6 +132,15 @@ first_of(const char **slot, const tr_tag *g, const char *key)
 		*slot = g->val;
 }
 
+/* "tatus_code", the rest of http.status_code, byte by byte: each test
+ * stops at a NUL, and on most HTTP spans this costs less than strcmp. */
+static int
+is_status_code(const char *k)
+{
+	return k[0] == 't' && k[1] == 'a' && k[2] == 't' && k[3] == 'u' && k[4] == 's' &&
+	       k[5] == '_' && k[6] == 'c' && k[7] == 'o' && k[8] == 'd' && k[9] == 'e' && !k[10];
+}
+
 /* The first bytes of the keys the verdict reads. */
 static const unsigned char verdict_initial[256] = {['e'] = 1, ['g'] = 1, ['h'] = 1, ['o'] = 1, ['r'] = 1};
 
@@ -151,18 +160,20 @@ scan_verdict_tags(const tr_span *s, verdict_tags *v)
 		if (!verdict_initial[(unsigned char)key[0]])
 			continue;
 		switch (key[0]) {
-		case 'o': first_of(&v->otel, g, "otel.status_code"); break;
-		case 'e': first_of(&v->error, g, "error"); break;
+		/* a second byte first, before a call: most keys of these initials
+		 * (retry.*, route.*, event) are none of these */
+		case 'o': if (key[1] == 't') first_of(&v->otel, g, "otel.status_code"); break;
+		case 'e': if (key[1] == 'r') first_of(&v->error, g, "error"); break;
 		case 'h':	/* "http." then r(esponse) or s(tatus); each test stops at a NUL */
 			if (key[1] != 't' || key[2] != 't' || key[3] != 'p' || key[4] != '.')
 				break;
-			if (key[5] == 's')
-				first_of(&v->http[1], g, http_keys[1]);
+			if (key[5] == 's' && !v->http[1] && is_status_code(key + 6))
+				v->http[1] = g->val;	/* http_keys[1] */
 			else if (key[5] == 'r')
 				first_of(&v->http[0], g, http_keys[0]);
 			break;
-		case 'r': first_of(&v->grpc[0], g, grpc_keys[0]); break;
-		default: first_of(&v->grpc[1], g, grpc_keys[1]); break;
+		case 'r': if (key[1] == 'p') first_of(&v->grpc[0], g, grpc_keys[0]); break;
+		default: if (key[1] == 'r') first_of(&v->grpc[1], g, grpc_keys[1]); break;
 		}
 	}
 }
