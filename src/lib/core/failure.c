@@ -151,10 +151,9 @@ static const unsigned char verdict_initial[256] = {['e'] = 1, ['g'] = 1, ['h'] =
 static void
 scan_verdict_tags(const tr_span *s, verdict_tags *v)
 {
-	const tr_tag *end = s->tags + s->ntags;
-
 	*v = (verdict_tags){0};
-	for (const tr_tag *g = s->tags; g < end; g++) {
+	for (uint32_t k = 0; k < s->ntags; k++) {	/* tags is NULL when there are none */
+		const tr_tag *g = &s->tags[k];
 		const char *key = g->key;
 
 		if (!verdict_initial[(unsigned char)key[0]])
