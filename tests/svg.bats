@@ -237,9 +237,9 @@ sim() {
 	incident=$(sim incident --seed 12 --fault on)
 	run tr-cp --summary service --baseline "$base" "$incident"
 	expect_eq 0 "$status" status
-	expect_eq "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant')" "${lines[0]}"
+	expect_eq "$(printf 'service\tbefore_us\tafter_us\tdiff_us\tdiff_pct\tz\tsignificant\terror_pct_before\terror_pct_after\terror_z\terror_significant')" "${lines[0]}" header
 	expect_like 'mysql'$'\t*' "${lines[1]}"
-	expect_like '*'$'\tyes' "${lines[1]}"
+	expect_eq yes "$(cut -f7 <<< "${lines[1]}")" "mysql significant"
 	expect_like "tr-cp: --baseline: *the largest: mysql, *" "${lines[-1]}"
 }
 

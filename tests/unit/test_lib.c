@@ -653,6 +653,54 @@ test_utf8(void)
 	CHECK_EQ(utf8_char_len("\xf4\x90\x80\x80", 4), 0);	/* U+110000 */
 }
 
+/* tr_span_error's verdict alone (f NULL, one pass over the tags) is the
+ * verdict it gives with the details (a lookup per rule), on random spans
+ * whose tags mix the failure rules' keys, look-alikes and repeats, with
+ * and without an exception event. */
+static void
+test_failure_verdict(void)
+{
+	static const char *const keys[] = {"error", "otel.status_code", "http.status_code",
+		"http.response.status_code", "rpc.grpc.status_code", "grpc.status_code",
+		"http.method", "http.s", "e", "grpc", "rpc", "otel.status_description", "host",
+		"http.status_codes", "http.status_cod", "http.response", "errors", "er", "ot",
+		"rpc.grpc.status", "gr", "retry.attempt", "h", "http"};
+	static const char *const vals[] = {"true", "false", "OK", "ERROR", "200", "399", "404",
+		"500", "0", "14", "", "abc", "2000", "-1", "1e3"};
+	static const char *const kinds[] = {"client", "server", ""};
+	unsigned seed = 29;
+	size_t disagree = 0, failed = 0;
+	strbuf text = {0};
+	tr_trace t = {0};
+
+	for (int n = 0; n < 2000; n++) {
+		sb_clear(&text);
+		next_rand(&seed);
+		sb_addf(&text, "S\tt\ta\t\t0\t1\ts\top\t%s\th", kinds[(seed >> 16) % 3]);
+		next_rand(&seed);
+		for (unsigned k = 0, nk = (seed >> 16) % 5; k < nk; k++) {
+			next_rand(&seed);
+			sb_addf(&text, "\t%s=", keys[(seed >> 16) % (sizeof keys / sizeof *keys)]);
+			next_rand(&seed);
+			sb_adds(&text, vals[(seed >> 16) % (sizeof vals / sizeof *vals)]);
+		}
+		next_rand(&seed);
+		sb_adds(&text, (seed >> 16) % 4 ? "\n" : "\nL\tt\ta\t0\tevent=exception\n");
+		load(&t, text.s);
+		CHECK_EQ(tr_trace_parse(&t), 0);
+		tr_failure f;
+		int alone = tr_span_error(&t, 0, NULL), with = tr_span_error(&t, 0, &f);
+
+		if (alone != with && disagree++ < 5)
+			fprintf(stderr, "verdict %d alone, %d with details: %s", alone, with, text.s);
+		failed += (size_t)with;
+	}
+	CHECK_EQ(disagree, 0);
+	CHECK(failed > 100 && failed < 1900);	/* both verdicts were tried */
+	sb_free(&text);
+	tr_trace_free(&t);
+}
+
 int
 main(void)
 {
@@ -673,6 +721,7 @@ main(void)
 	test_hash_bytes();
 	test_unread_span_tags();
 	test_utf8();
+	test_failure_verdict();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -120,19 +120,124 @@ event_failure(const tr_trace *t, int32_t span, tr_failure *f)
 	return 0;
 }
 
-int
-tr_span_error(const tr_trace *t, int32_t i, tr_failure *f)
-{
-	tr_failure mine;
-	const tr_span *s = &t->spans[i];
-	const char *o = tr_span_tag(s, "otel.status_code");
-	int details = f != NULL;
+/* The tags the verdict reads, each where it first occurs. */
+typedef struct verdict_tags {
+	const char *otel, *error, *http[2], *grpc[2];	/* in the order of http_keys, grpc_keys */
+} verdict_tags;
 
-	f = f ? f : &mine;
+static void
+first_of(const char **slot, const tr_tag *g, const char *key)
+{
+	if (!*slot && strcmp(g->key, key) == 0)
+		*slot = g->val;
+}
+
+/* "tatus_code", the rest of http.status_code, byte by byte: each test
+ * stops at a NUL, and on most HTTP spans this costs less than strcmp. */
+static int
+is_status_code(const char *k)
+{
+	return k[0] == 't' && k[1] == 'a' && k[2] == 't' && k[3] == 'u' && k[4] == 's' &&
+	       k[5] == '_' && k[6] == 'c' && k[7] == 'o' && k[8] == 'd' && k[9] == 'e' && !k[10];
+}
+
+/* The first bytes of the keys the verdict reads. */
+static const unsigned char verdict_initial[256] = {['e'] = 1, ['g'] = 1, ['h'] = 1, ['o'] = 1, ['r'] = 1};
+
+/* One pass over the span's tags, where looking each key up would take
+ * seven: the verdict alone is asked of every span (tr-cp --summary's
+ * errors column), and most tags are none of these keys, which their first
+ * byte tells. */
+static void
+scan_verdict_tags(const tr_span *s, verdict_tags *v)
+{
+	*v = (verdict_tags){0};
+	for (uint32_t k = 0; k < s->ntags; k++) {	/* tags is NULL when there are none */
+		const tr_tag *g = &s->tags[k];
+		const char *key = g->key;
+
+		if (!verdict_initial[(unsigned char)key[0]])
+			continue;
+		switch (key[0]) {
+		/* a second byte first, before a call: most keys of these initials
+		 * (retry.*, route.*, event) are none of these */
+		case 'o': if (key[1] == 't') first_of(&v->otel, g, "otel.status_code"); break;
+		case 'e': if (key[1] == 'r') first_of(&v->error, g, "error"); break;
+		case 'h':	/* "http." then r(esponse) or s(tatus); each test stops at a NUL */
+			if (key[1] != 't' || key[2] != 't' || key[3] != 'p' || key[4] != '.')
+				break;
+			if (key[5] == 's' && !v->http[1] && is_status_code(key + 6))
+				v->http[1] = g->val;	/* http_keys[1] */
+			else if (key[5] == 'r')
+				first_of(&v->http[0], g, http_keys[0]);
+			break;
+		case 'r': if (key[1] == 'p') first_of(&v->grpc[0], g, grpc_keys[0]); break;
+		default: if (key[1] == 'r') first_of(&v->grpc[1], g, grpc_keys[1]); break;
+		}
+	}
+}
+
+/* A status code (the first of its keys the span has) at or above min, or
+ * other than 0 when min is 0: as status_failed. Three digits from 1 to 3
+ * are below any HTTP min (400, 500), the common case, told without
+ * parsing. */
+static int
+code_failed(const char *const v[2], int64_t min)
+{
+	const char *c = v[0] ? v[0] : v[1];
+	int64_t n;
+
+	if (!c)
+		return 0;
+	if (min >= 400 && c[0] >= '1' && c[0] <= '3' && c[1] >= '0' && c[1] <= '9' &&
+	    c[2] >= '0' && c[2] <= '9' && !c[3])
+		return 0;
+	return parse_i64(c, strlen(c), &n) == 0 && (min ? n >= min : n != 0);
+}
+
+/* tag_failure's verdict (details 0) from one pass over the tags. */
+static int
+tag_verdict(const tr_span *s, const verdict_tags *v)
+{
+	return (v->otel && strcmp(v->otel, "ERROR") == 0) ||
+	       (v->error && strcmp(v->error, "false") != 0) ||
+	       code_failed(v->http, s->kind == TR_KIND_CLIENT ? 400 : 500) ||
+	       code_failed(v->grpc, 0);
+}
+
+/* The failure with its details. Kept out of line: its frame would cost
+ * every verdict-only call, the common one, about as much as the verdict. */
+static int __attribute__((noinline))
+span_failure(const tr_trace *t, int32_t i, tr_failure *f)
+{
+	const char *o = tr_span_tag(&t->spans[i], "otel.status_code");
+
 	memset(f, 0, sizeof *f);
 	if (o && strcmp(o, "OK") == 0)
 		return 0;
-	return tag_failure(s, f, details) | event_failure(t, i, f);
+	return tag_failure(&t->spans[i], f, 1) | event_failure(t, i, f);
+}
+
+/* The verdict alone, as span_failure gives it. */
+static int
+span_verdict(const tr_trace *t, int32_t i)
+{
+	const tr_span *s = &t->spans[i];
+	verdict_tags v;
+	tr_failure f;
+
+	scan_verdict_tags(s, &v);
+	if (v.otel && strcmp(v.otel, "OK") == 0)
+		return 0;
+	if (tag_verdict(s, &v))
+		return 1;
+	return s->first_log >= 0 && span_failure(t, i, &f);	/* an exception event */
+}
+
+int
+tr_span_error(const tr_trace *t, int32_t i, tr_failure *f)
+{
+	return f ? span_failure(t, i, f) : span_verdict(t, i);
 }
 
 int

@@ -81,6 +81,12 @@ cp_baseline_check(const char *path, long nread, size_t ntimed)
 	return -1;
 }
 
+/* The spans of a group's key on each side and those that failed
+ * (tr_span_error), over every span, on the critical path or not. */
+typedef struct fail_count {
+	size_t spans[2], failed[2];
+} fail_count;
+
 typedef struct group {
 	const char *service, *operation;
 	double sum[2];			/* µs over every trace; [1]: the baseline */
@@ -107,6 +113,9 @@ struct cp_compare {
 	uint8_t *kind;
 	size_t inferred;	/* span kinds inferred */
 	size_t capspans;
+	strmap fail_map;	/* a group's key -> its fail_count */
+	fail_count *fc;
+	size_t nfc, capfc;
 };
 
 cp_compare *
@@ -131,6 +140,8 @@ cp_compare_free(cp_compare *k)
 	free(k->wait);
 	free(k->self);
 	free(k->kind);
+	strmap_free(&k->fail_map);
+	free(k->fc);
 	sb_free(&k->buf);
 	free(k);
 }
@@ -198,6 +209,40 @@ is_rpc(const tr_trace *t, const uint8_t *kind, int32_t s, int32_t p)
 	return kind[s] == TR_KIND_SERVER;
 }
 
+/* The failure counts of a group's key (sb_set_pair's in k->buf). */
+static fail_count *
+fail_count_of(cp_compare *k, int add)
+{
+	int added;
+	strmap_slot *slot = add ? strmap_put_copy(&k->fail_map, &k->mem, k->buf.s, k->buf.len, &added)
+				: strmap_get(&k->fail_map, k->buf.s, k->buf.len);
+
+	if (!slot)
+		return NULL;
+	if (add && added) {
+		slot->val = (int64_t)k->nfc;
+		GROW(k->fc, k->capfc, k->nfc + 1);
+		k->fc[k->nfc++] = (fail_count){{0, 0}, {0, 0}};
+	}
+	return &k->fc[slot->val];
+}
+
+/* Every span of t, failed or not, counted for its group's key: the error
+ * rates are over spans, as tr-report's Failures section counts them. */
+static void
+count_failures(cp_compare *k, const tr_trace *t, int side)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		const tr_span *s = &t->spans[i];
+		fail_count *f;
+
+		sb_set_pair(&k->buf, s->service, k->by_operation ? s->operation : "");
+		f = fail_count_of(k, 1);
+		f->spans[side]++;
+		f->failed[side] += (size_t)tr_span_error(t, (int32_t)i, NULL);
+	}
+}
+
 void
 cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline)
 {
@@ -216,6 +261,7 @@ cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline
 		k->kind = xrealloc(k->kind, k->capspans);
 	}
 	k->inferred += tr_trace_kinds(t, k->kind);
+	count_failures(k, t, side);
 	tr_trace_queue_waits(t, k->wait);
 	for (size_t i = 0; i < c->npath; i++)
 		k->self[c->path[i]] = c->self[c->path[i]];
@@ -295,6 +341,40 @@ diff_cmp(const void *pa, const void *pb)
 	return strcmp(a->operation, b->operation);
 }
 
+double
+cp_rate_z(double after, double n_after, double before, double n_before, int binomial)
+{
+	double ra = after / n_after, rb = before / n_before, pooled = (after + before) / (n_after + n_before);
+	double se = sqrt(pooled * (binomial ? 1 - pooled : 1) * (1 / n_after + 1 / n_before));
+
+	if (se > 0)
+		return (ra - rb) / se;
+	return ra > rb ? INFINITY : ra < rb ? -INFINITY : 0;
+}
+
+/* d's error rates before and after, in percent of its group's spans, and
+ * whether they differ: cp_rate_z's binomial test, by BASELINE_MIN_Z and by
+ * at least BASELINE_MIN_SHARE (one point) as latency must. */
+static void
+error_rates(cp_compare *k, cp_diff *d)
+{
+	sb_set_pair(&k->buf, d->service, d->operation);
+	const fail_count *f = fail_count_of(k, 0);
+
+	if (!f)
+		return;
+	if (f->spans[1])
+		d->err_before = 100.0 * (double)f->failed[1] / (double)f->spans[1];
+	if (f->spans[0])
+		d->err_after = 100.0 * (double)f->failed[0] / (double)f->spans[0];
+	if (!f->spans[0] || !f->spans[1])
+		return;
+	d->err_z = cp_rate_z((double)f->failed[0], (double)f->spans[0], (double)f->failed[1],
+			     (double)f->spans[1], 1);
+	d->err_significant = fabs(d->err_z) >= BASELINE_MIN_Z &&
+			     fabs(d->err_after - d->err_before) >= 100 * BASELINE_MIN_SHARE;
+}
+
 size_t
 cp_compare_rows(cp_compare *k, const cp_diff **rows)
 {
@@ -316,7 +396,8 @@ cp_compare_rows(cp_compare *k, const cp_diff **rows)
 		t = se > 0 ? (ma - mb) / se : ma != mb ? (ma > mb ? INFINITY : -INFINITY) : 0;
 		k->rows[i] = (cp_diff){g->service, g->operation, mb, ma, t,
 				       na >= 2 && nb >= 2 && fabs(t) >= BASELINE_MIN_Z &&
-				       fabs(ma - mb) >= min_diff};
+				       fabs(ma - mb) >= min_diff, -1, -1, 0, 0};
+		error_rates(k, &k->rows[i]);
 	}
 	if (k->ng)
 		qsort(k->rows, k->ng, sizeof *k->rows, diff_cmp);
@@ -324,12 +405,45 @@ cp_compare_rows(cp_compare *k, const cp_diff **rows)
 	return k->ng;
 }
 
+/* A z as written: two decimals, or inf. */
+static void
+z_text(char *buf, size_t size, double z)
+{
+	if (isinf(z))
+		snprintf(buf, size, z > 0 ? "inf" : "-inf");
+	else
+		snprintf(buf, size, "%.2f", z);
+}
+
+/* The error columns: each rate, "-" for a side without the group's spans,
+ * and the test ("-" and no without both sides). */
+static void
+write_error_cells(table *t, const cp_diff *d)
+{
+	char buf[40];
+	int both = d->err_before >= 0 && d->err_after >= 0;
+
+	for (int side = 0; side < 2; side++) {
+		double rate = side ? d->err_after : d->err_before;
+
+		if (rate < 0)
+			snprintf(buf, sizeof buf, "-");
+		else
+			snprintf(buf, sizeof buf, "%.2f", rate);
+		table_str(t, buf);
+	}
+	if (both)
+		z_text(buf, sizeof buf, d->err_z);
+	table_str(t, both ? buf : "-");
+	table_str(t, d->err_significant ? "yes" : "no");
+}
+
 void
 cp_compare_write(cp_compare *k, strbuf *out, int format, int units)
 {
 	static const char *const dur_cols[] = {"before_us", "after_us", "diff_us"};
 	char names[3][32];
-	const char *cols[8];
+	const char *cols[12];
 	size_t nc = 0, n;
 	const cp_diff *rows;
 	table t;
@@ -344,6 +458,10 @@ cp_compare_write(cp_compare *k, strbuf *out, int format, int units)
 	cols[nc++] = "diff_pct";
 	cols[nc++] = "z";
 	cols[nc++] = "significant";
+	cols[nc++] = "error_pct_before";
+	cols[nc++] = "error_pct_after";
+	cols[nc++] = "error_z";
+	cols[nc++] = "error_significant";
 	n = cp_compare_rows(k, &rows);
 	table_begin(&t, out, format, units, cols, nc);
 	for (size_t i = 0; i < n; i++) {
@@ -361,12 +479,10 @@ cp_compare_write(cp_compare *k, strbuf *out, int format, int units)
 		else
 			snprintf(tbuf, sizeof tbuf, d->after > 0 ? "new" : "0.0");
 		table_str(&t, tbuf);
-		if (isinf(d->t))
-			snprintf(tbuf, sizeof tbuf, d->t > 0 ? "inf" : "-inf");
-		else
-			snprintf(tbuf, sizeof tbuf, "%.2f", d->t);
+		z_text(tbuf, sizeof tbuf, d->t);
 		table_str(&t, tbuf);
 		table_str(&t, d->significant ? "yes" : "no");
+		write_error_cells(&t, d);
 	}
 	table_end(&t);
 }

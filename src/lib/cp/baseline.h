@@ -35,7 +35,21 @@ typedef struct cp_diff {
 	double before, after;			/* mean critical-path µs per request */
 	double t;				/* z of after - before */
 	int significant;
+	/* Error rates in percent of the group's spans (every span, on the
+	 * critical path or not; tr_span_error), -1 for a side without its
+	 * spans; err_z from cp_rate_z's binomial test; significant as
+	 * latency is: |z| >= BASELINE_MIN_Z and at least one point. */
+	double err_before, err_after, err_z;
+	int err_significant;
 } cp_diff;
+
+/* The two-sample test of a rate, after against before: z of the
+ * difference of after/n_after and before/n_before under their pooled
+ * rate p, with standard error sqrt(p (1 - p) (1/n_a + 1/n_b)) for a
+ * proportion (binomial: failed spans of spans) or sqrt(p (1/n_a + 1/n_b))
+ * for a count per unit (Poisson: failures per request); ±inf when that is
+ * 0 and the rates differ. */
+double cp_rate_z(double after, double n_after, double before, double n_before, int binomial);
 
 typedef struct cp_compare cp_compare;
 

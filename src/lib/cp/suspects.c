@@ -49,6 +49,7 @@
  * mean latency plus its failures' growth per request; services below
  * SUS_MIN_SCORE are not named, and no row means nothing stands out. */
 #include "cp/suspects.h"
+#include "cp/baseline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -730,10 +731,9 @@ static double
 error_rise(const cp_suspects *k, double before, double after)
 {
 	double ni = k->ntraces[INC], nb = k->ntraces[BASE];
-	double ri = after / ni, rb = before / nb, pooled = (after + before) / (ni + nb);
-	double se = sqrt(pooled * (1 / ni + 1 / nb));
+	double ri = after / ni, rb = before / nb;
 
-	if (ri - rb < SUS_MIN_ERR || (se > 0 && (ri - rb) / se < SUS_MIN_Z))
+	if (ri - rb < SUS_MIN_ERR || cp_rate_z(after, ni, before, nb, 0) < SUS_MIN_Z)
 		return 0;
 	return ri - rb;
 }

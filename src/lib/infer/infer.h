@@ -80,6 +80,16 @@ void infer_links_add_trace(infer_links *l, const tr_trace *t);
  * over what was counted so far. */
 int infer_links_rule(const infer_links *l);
 void infer_links_write(infer_links *l, int format, tr_output *out);
+/* The links as infer_links_write writes them, for a caller that draws
+ * them itself (tr-report): infer_links_sort sorts them by (parent, child)
+ * and returns how many; infer_links_at reads the i-th (names stay valid
+ * until infer_links_free). */
+typedef struct infer_link {
+	const char *parent, *child;
+	uint64_t calls, errors;
+} infer_link;
+size_t infer_links_sort(infer_links *l);
+infer_link infer_links_at(const infer_links *l, size_t i);
 
 /* Partial counts (--partial) and merging them (--merge). A partial is a
  * line-format stream of traceless records:

@@ -533,6 +533,23 @@ infer_links_write(infer_links *links, int format, tr_output *out)
 	sb_free(&b);
 }
 
+size_t
+infer_links_sort(infer_links *links)
+{
+	link_table *l = &links->table[infer_links_rule(links)];
+
+	sort_links(l);
+	return l->nlinks;
+}
+
+infer_link
+infer_links_at(const infer_links *links, size_t i)
+{
+	const link_rec *k = &links->table[infer_links_rule(links)].link[i];
+
+	return (infer_link){k->parent, k->child, k->calls, k->errors};
+}
+
 static void
 write_partial_link(strbuf *b, int rule, const link_rec *k)
 {

@@ -84,24 +84,9 @@ service_of(report *r, const char *name)
 	if (added) {
 		slot->val = (int64_t)r->nsvc;
 		GROW(r->svc, r->capsvc, r->nsvc + 1);
-		r->svc[r->nsvc++] = (svc_node){slot->key, 0, 0, -1, 0};
+		r->svc[r->nsvc++] = (svc_node){slot->key, 0, 0};
 	}
 	return (uint32_t)slot->val;
-}
-
-static void
-count_call(report *r, uint32_t from, uint32_t to)
-{
-	uint32_t key[2] = {from, to};
-	int added;
-	strmap_slot *slot = strmap_put_copy(&r->edge_map, &r->mem, key, sizeof key, &added);
-
-	if (added) {
-		slot->val = (int64_t)r->nedge;
-		GROW(r->edge, r->capedge, r->nedge + 1);
-		r->edge[r->nedge++] = (svc_edge){from, to, 0};
-	}
-	r->edge[slot->val].calls++;
 }
 
 static op_stats *
@@ -122,6 +107,10 @@ op_of(report *r, const tr_span *s)
 static void
 take_spans(report *r, const tr_trace *t)
 {
+	/* the calls between services as tr-infer --links counts them */
+	if (!r->links)
+		r->links = infer_links_new(INFER_LINKS_AUTO);
+	infer_links_add_trace(r->links, t);
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
 		uint32_t svc = service_of(r, s->service);
@@ -129,8 +118,6 @@ take_spans(report *r, const tr_trace *t)
 		r->svc[svc].spans++;
 		if (s->parent < 0)
 			r->svc[svc].root = 1;
-		else if (strcmp(t->spans[s->parent].service, s->service) != 0)
-			count_call(r, service_of(r, t->spans[s->parent].service), svc);
 		if (!(s->flags & TR_SPAN_HAS_TIME))
 			continue;
 		op_stats *op = op_of(r, s);
@@ -398,11 +385,10 @@ report_clear(report *r)
 	}
 	free(r->linked);
 	free(r->svc);
-	free(r->edge);
+	infer_links_free(r->links);
 	/* r->copy stays held: removed at exit */
 	strmap_free(&r->ops_map);
 	strmap_free(&r->svc_map);
-	strmap_free(&r->edge_map);
 	cp_compare_free(r->compare);
 	cp_flames_free(r->flames);
 	cp_suspects_free(r->suspects);

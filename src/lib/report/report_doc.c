@@ -563,9 +563,9 @@ section_graph(doc *d, report *r)
 	strbuf svg = {0};
 
 	heading(d, "services", "Service graph");
-	para(d, "Calls between services (a span whose parent is in another service), counted "
-		"over every trace; services left to right by their distance from the services "
-		"requests enter at.");
+	para(d, "Calls between services as tr-infer --links counts them (the same rules and "
+		"counts), over every trace; callers above their callees, each call labelled with "
+		"its count, and red and dashed with its errors when some failed.");
 	report_service_graph(r, &svg);
 	picture(d, &svg, "services", "service-graph", "service graph");
 	sb_free(&svg);

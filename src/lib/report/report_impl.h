@@ -10,6 +10,7 @@
 #include "cp/cp_flame.h"
 #include "cp/suspects.h"
 #include "core/hash.h"
+#include "infer/infer.h"
 #include "report/report.h"
 
 /* One of the slowest requests, drawn when it came. */
@@ -28,17 +29,12 @@ typedef struct op_stats {
 	size_t n, cap;
 } op_stats;
 
-/* A service of the graph and a call between two services. */
+/* A service of the graph. */
 typedef struct svc_node {
 	const char *name;
 	size_t spans;
 	int root;		/* some trace's root span is in it */
-	int layer, row;
 } svc_node;
-typedef struct svc_edge {
-	uint32_t from, to;
-	size_t calls;
-} svc_edge;
 
 /* A cause tr-temporal found for one of the slowest traces. */
 typedef struct cause {
@@ -91,11 +87,10 @@ typedef struct report {
 	cp_flames *flames;
 	cp_suspects *suspects;		/* with a baseline: the likely cause */
 	/* the service graph */
-	strmap svc_map, edge_map;
+	strmap svc_map;
 	svc_node *svc;
 	size_t nsvc, capsvc;
-	svc_edge *edge;
-	size_t nedge, capedge;
+	infer_links *links;		/* the calls, by tr-infer --links's rules */
 	/* tr-temporal */
 	cause *causes;
 	size_t ncauses, capcauses;
