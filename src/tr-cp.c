@@ -200,7 +200,7 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	case MODE_DOT:
 		if (!x->drawn++)
 			dot_begin(out, "tr-cp", "TB");
-		cp_dot_trace(out, t, &x->cp);
+		cp_dot_trace(out, t, &x->cp, x->units);
 		break;
 	case MODE_WHATIF:
 		if (analysed)
@@ -583,12 +583,12 @@ main(int argc, char **argv)
 	if (summary_key && !*summary_key)
 		tr_die(TR_EXIT_USAGE, "--summary: empty key");
 	if (units >= 0 && x.mode != MODE_SUMMARY && x.mode != MODE_WHATIF && x.mode != MODE_FILTER &&
-	    x.mode != MODE_SUSPECTS)
-		tr_usage_error("--units goes with --summary, --whatif, --suspects and PAG records");
+	    x.mode != MODE_SUSPECTS && x.mode != MODE_DOT)
+		tr_usage_error("--units goes with --summary, --whatif, --suspects, --dot and PAG records");
 	tr_units_check(units, format != CP_TSV);
 	cp_trace_init(&x.cp, allowance);
 	x.format = format;
-	x.units = units < 0 ? (x.mode == MODE_SUSPECTS ? TABLE_MS : TABLE_US) : units;
+	x.units = units >= 0 ? units : x.mode == MODE_SUSPECTS ? TABLE_MS : x.mode == MODE_DOT ? TABLE_AUTO : TABLE_US;
 	if (x.mode == MODE_SUSPECTS)
 		x.suspects = cp_suspects_new();
 	if (x.mode == MODE_FLAME) {
