@@ -30,8 +30,12 @@ dot_begin(strbuf *b, const char *name, const char *rankdir)
 	sb_adds(b, " {\n");
 	if (rankdir)
 		sb_addf(b, "  rankdir=%s;\n", rankdir);
-	/* nodes closer than graphviz's 0.25 in: a wide fan-out fits a page */
+	/* nodes closer than graphviz's 0.25 in: a wide fan-out fits a page;
+	 * network simplex cut short: a graph of a few hundred edges is laid
+	 * out in a second, not many */
 	sb_adds(b, "  nodesep=0.15;\n"
+		   "  nslimit=0.5;\n"
+		   "  nslimit1=0.5;\n"
 		   "  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
 		   "  edge [fontname=\"Helvetica\", fontsize=9];\n");
 }
