@@ -9,6 +9,7 @@
 #include "core/shard.h"
 #include "pag/pag.h"
 #include "core/pick.h"
+#include "core/table.h"
 
 static void
 usage(FILE *fp)
@@ -36,6 +37,8 @@ usage(FILE *fp)
 		"                          summary's CP over the windows; --dot is -f dot\n"
 		"      --top N             pictures: the N keys with most CP (dot 30, svg 6)\n"
 		"      --trace ID          pictures: only the activities of this trace\n"
+		"      --units U           dot, pag-dot: durations in us, ms, s or auto (the\n"
+		"                          default: a readable unit each)\n"
 		"      --from T, --to T    pictures: only activities overlapping [from, to] (µs)\n"
 		"      --worker W          pictures: only activities on, to or from W\n"
 		"  -P, --pag-only          write the graph only, not the traces\n"
@@ -75,6 +78,7 @@ typedef struct pag_ctx {
 	size_t ntraces, nbad_records;
 	int pag_only, vertices, quiet, verbose;
 	int dot;		/* a picture instead of the records: enum picture */
+	int units;		/* of the DOT pictures' durations (--units, auto) */
 	pag_filter filter;	/* what a picture keeps */
 	tr_pick *pick;		/* --trace: was the trace met? */
 	size_t top;		/* --top, 0: the picture's default */
@@ -391,12 +395,12 @@ write_picture(pag_ctx *c, const pag_graph *g, tr_output *out)
 	pag_summary sum;
 
 	if (c->dot == PIC_PAG_DOT) {
-		pag_write_dot(g, &c->filter, out);
+		pag_write_dot(g, &c->filter, out, c->units);
 		return;
 	}
 	pag_summarise(g, &c->filter, &sum);
 	if (c->dot == PIC_DOT)
-		pag_write_summary_dot(g, &sum, c->has_top ? c->top : 30, out);
+		pag_write_summary_dot(g, &sum, c->has_top ? c->top : 30, out, c->units);
 	else
 		pag_write_summary_svg(g, &sum, c->has_top ? c->top : 6, out);
 	pag_summary_free(&sum);
@@ -519,10 +523,11 @@ main(int argc, char **argv)
 		{"lateness", required_argument, NULL, 'L'},
 		{"max-gap", required_argument, NULL, 'G'},
 		{"hold", required_argument, NULL, 'H'},
+		TR_UNITS_LONGOPT,
 		TR_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0}
 	};
-	pag_ctx c = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS,
+	pag_ctx c = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS, .units = -1,
 		     .filter = {NULL, INT64_MIN, INT64_MAX, NULL}};
 	pag_build_opts bo = {0};
 	tr_filter f = {.pass_through = 1, .on_trace = on_trace, .on_line = on_line,
@@ -594,12 +599,16 @@ main(int argc, char **argv)
 		case 'h': usage(stdout); return TR_EXIT_OK;
 		case TR_OPT_VERSION: tr_print_version(); return TR_EXIT_OK;
 		case TR_OPT_MAX_WINDOWS: c.max_windows = tr_parse_limit("--max-windows", optarg); break;
+		case TR_OPT_UNITS: c.units = tr_units_option(optarg); break;
 		default:
 			if (!tr_limit_option(ch, optarg, &f.max_spans, &f.max_bytes))
 				tr_option_error(ch, argv, longopts);
 			break;
 		}
 	}
+	if (c.units >= 0 && c.dot != PIC_DOT && c.dot != PIC_PAG_DOT)
+		tr_usage_error("--units goes with -f dot and pag-dot: the records are µs");
+	c.units = c.units < 0 ? TABLE_AUTO : c.units;
 	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 	f.pass_through = !c.dot;
 	pag_graph_init(&c.read);

@@ -201,6 +201,8 @@ main(int argc, char **argv)
 		o.min_share = 1;
 	if (units < 0 && (o.format == TP_CSV || o.format == TP_JSON))
 		units = TABLE_US;
+	else if (units < 0 && o.format == TP_DOT)	/* a picture is for people */
+		units = TABLE_AUTO;
 	else if (units >= 0 && o.format == TP_LINE && status < 0)
 		tr_usage_error("--units goes with -f explain, dot, csv or json: the tags are µs");
 	tr_units_check(units, o.format == TP_CSV || o.format == TP_JSON);

@@ -397,6 +397,8 @@ invariants() {
 	[[ "${lines[0]}" == "digraph "* ]]
 	[[ "$output" == *"11 × maintenance:storage.write on storage@b"* ]]
 	printf '%s\n' "$output" | grep -q 'style=dashed'
+	# the root's node: its delay in a readable unit, all of the trace's
+	[[ "$output" == *'\ndelay '*' · 100 %, self '* ]] || { echo "$output"; false; }
 	if command -v dot >/dev/null; then
 		printf '%s\n' "$output" | dot -Tsvg >/dev/null
 	fi
