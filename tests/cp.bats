@@ -426,6 +426,19 @@ summary_fix() {
 	[[ "$output" == *'"t/a" -> "t/a1" [label="940 µs · 94 %", color=red, penwidth=2];'* ]] || { echo "$output"; false; }
 }
 
+@test "--dot: a fold of like siblings keeps a failure's mark, with how many of them failed" {
+	f=$(fix fanerr.tr <<-'EOF'
+	S|t|r||0|1000|fe|GET|server|
+	S|t|a|r|0|100|fe|call|client|
+	S|t|b|r|100|300|fe|call|client||error=true
+	S|t|c|r|400|600|fe|call|client|
+	EOF
+	)
+	run tr-cp --dot "$f"
+	expect_eq 0 "$status" status
+	[[ "$output" == *'"t/a" [label="×3 fe\ncall\n'*'\n✗ ERROR error tag\n1 of 3 failed", color=red, penwidth=2, peripheries=2, style=filled, fillcolor=mistyrose];'* ]] || { echo "$output"; false; }
+}
+
 @test "--dot: consecutive siblings under 1 % of the trace fold into one node, what they call hidden; a failed one stays" {
 	f=$(fix minor.tr <<-'EOF'
 	S|t|r||0|100000|fe|GET|server|

@@ -595,6 +595,7 @@ fold_order(dot_fold *f, const tr_trace *t)
 	size_t n = 0;
 	root_at *r = (root_at *)f->g;	/* free until fold_groups */
 
+	_Static_assert(sizeof(struct dot_group) >= sizeof(root_at), "the roots fit in the groups' space");
 	for (size_t i = 0; i < t->nspans; i++)
 		if (t->spans[i].parent < 0)
 			r[n++] = (root_at){t->spans[i].start, (int32_t)i};
