@@ -204,8 +204,8 @@ check_modes(const cli *c)
 	if (o->summary_key && !*o->summary_key)
 		tr_usage_error("--summary: empty key");
 	if (o->units >= 0 && m != CP_MODE_SUMMARY && m != CP_MODE_WHATIF && m != CP_MODE_FILTER &&
-	    m != CP_MODE_SUSPECTS)
-		tr_usage_error("--units goes with --summary, --whatif, --suspects and PAG records");
+	    m != CP_MODE_SUSPECTS && m != CP_MODE_DOT)
+		tr_usage_error("--units goes with --summary, --whatif, --suspects, --dot and PAG records");
 	tr_units_check(o->units, o->format != CP_TSV);
 }
 

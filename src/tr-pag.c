@@ -6,6 +6,7 @@
 
 #include "core/pick.h"
 #include "core/shard.h"
+#include "core/table.h"
 #include "filter.h"
 #include "pag/run.h"
 
@@ -32,6 +33,7 @@ static const struct option longopts[] = {
 	{"lateness", required_argument, NULL, OPT_LATENESS},
 	{"max-gap", required_argument, NULL, OPT_MAX_GAP},
 	{"hold", required_argument, NULL, OPT_HOLD},
+	TR_UNITS_LONGOPT,
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -62,6 +64,8 @@ usage(FILE *fp)
 		"                          summary's CP over the windows; --dot is -f dot\n"
 		"      --top N             pictures: the N keys with most CP (dot 30, svg 6)\n"
 		"      --trace ID          pictures: only the activities of this trace\n"
+		"      --units U           dot, pag-dot: durations in us, ms, s or auto (the\n"
+		"                          default: a readable unit each)\n"
 		"      --from T, --to T    pictures: only activities overlapping [from, to] (µs)\n"
 		"      --worker W          pictures: only activities on, to or from W\n"
 		"  -P, --pag-only          write the graph only, not the traces\n"
@@ -124,6 +128,7 @@ pag_option(pag_run_opts *o, int opt, const char *arg)
 	case 'P': o->pag_only = 1; break;
 	case 'n': o->vertices = 0; break;
 	case OPT_CP_PART: o->cp_part = 1; break;
+	case TR_OPT_UNITS: o->units = tr_units_option(arg); break;
 	case TR_OPT_MAX_WINDOWS: o->max_windows = tr_parse_limit("--max-windows", arg); break;
 	default: return 0;
 	}
@@ -133,7 +138,7 @@ pag_option(pag_run_opts *o, int opt, const char *arg)
 int
 main(int argc, char **argv)
 {
-	pag_run_opts o = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS,
+	pag_run_opts o = {.vertices = 1, .max_windows = PAG_MAX_WINDOWS, .units = -1,
 			  .filter = {NULL, INT64_MIN, INT64_MAX, NULL}};
 	tr_filter f = {0};
 	tr_filelist from = {0};
@@ -150,6 +155,9 @@ main(int argc, char **argv)
 		if (!pag_option(&o, ch, optarg) && !tr_filter_option(&f, &from, ch, optarg))
 			tr_option_error(ch, argv, longopts);
 	}
+	if (o.units >= 0 && o.picture != PAG_PIC_DOT && o.picture != PAG_PIC_PAG_DOT)
+		tr_usage_error("--units goes with -f dot and pag-dot: the records are µs");
+	o.units = o.units < 0 ? TABLE_AUTO : o.units;
 	o.quiet = f.quiet;
 	o.verbose = f.verbose;
 	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);

@@ -164,6 +164,8 @@ check_options(cli *c)
 		o->min_share = 1;
 	if (c->units < 0 && (o->format == TP_CSV || o->format == TP_JSON))
 		c->units = TABLE_US;
+	else if (c->units < 0 && o->format == TP_DOT)	/* a picture is for people */
+		c->units = TABLE_AUTO;
 	else if (c->units >= 0 && o->format == TP_LINE)
 		tr_usage_error("--units goes with -f explain, dot, csv or json: the tags are µs");
 	tr_units_check(c->units, o->format == TP_CSV || o->format == TP_JSON);

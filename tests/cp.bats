@@ -370,7 +370,7 @@ summary_fix() {
 	expect_eq 2 "$status" status
 	run tr-cp --folded --units ms "$f"
 	expect_eq 2 "$status" status
-	expect_eq 'tr-cp: --units goes with --summary, --whatif, --suspects and PAG records' "${lines[0]}"
+	expect_eq 'tr-cp: --units goes with --summary, --whatif, --suspects, --dot and PAG records' "${lines[0]}"
 	run tr-cp --units ms "$f"
 	expect_eq 2 "$status" status
 	expect_contains 'tr-cp: --units: no table was written' "$output"
@@ -390,10 +390,72 @@ summary_fix() {
 	run bash -c "tr-cp --dot --trace s1 '$f'"
 	expect_eq 0 "$status" status
 	expect_eq 'digraph "tr-cp" {' "${lines[0]}"
-	expect_contains '"s1/F" -> "s1/D" [color=red, penwidth=2]' "$output"
+	expect_contains '"s1/F" -> "s1/D" [label="40 µs · 40 %", color=red, penwidth=2]' "$output"
 	expect_contains '"s1/F" -> "s1/E" []' "$output"
 	expect_lacks 's2/' "$output"
 	tr-cp --dot "$f" | dot -Tsvg > /dev/null
+}
+
+@test "--dot: durations in a readable unit with their share of the trace; --units sets the unit" {
+	f=$(summary_fix)
+	run tr-cp --dot --trace s1 "$f"
+	expect_eq 0 "$status" status
+	expect_contains '"s1/F" [label="fe\nGET\n100 µs · 100 %\ncp.self 60 µs · 60 %", color=red, penwidth=2];' "$output"
+	run tr-cp --dot --trace s1 --units ms "$f"
+	expect_eq 0 "$status" status
+	expect_contains '"s1/D" [label="db\nselect\n0.04 ms · 40 %\ncp.self 0.04 ms · 40 %"' "$output"
+	expect_contains 'label="trace s1\ncritical path 0.1 ms";' "$output"
+}
+
+@test "--dot: like siblings fold into one node with their count, total and longest; their children merge by name" {
+	f=$(fix fan.tr <<-'EOF'
+	S|t|r||0|1000|fe|GET|server|
+	S|t|a|r|0|100|fe|call|client|
+	S|t|a1|a|10|80|be|work|server|
+	S|t|b|r|100|300|fe|call|client|
+	S|t|b1|b|110|280|be|work|server|
+	S|t|c|r|400|600|fe|call|client|
+	S|t|c1|c|410|580|be|work|server|
+	EOF
+	)
+	run tr-cp --dot "$f"
+	expect_eq 0 "$status" status
+	expect_eq 3 "$(printf '%s\n' "$output" | grep -v -e '->' | grep -c '\[label="')" "nodes"
+	expect_contains '"t/a" [label="×3 fe\ncall\ntotal 1 ms · 100 %\nmax 600 µs\ncp.self 60 µs · 6.0 %\n3 of 3 on the path", color=red, penwidth=2];' "$output"
+	expect_contains '"t/a1" [label="×3 be\nwork\ntotal 940 µs · 94 %\nmax 580 µs' "$output"
+	expect_contains '"t/a" -> "t/a1" [label="940 µs · 94 %", color=red, penwidth=2];' "$output"
+}
+
+@test "--dot: a fold of like siblings keeps a failure's mark, with how many of them failed" {
+	f=$(fix fanerr.tr <<-'EOF'
+	S|t|r||0|1000|fe|GET|server|
+	S|t|a|r|0|100|fe|call|client|
+	S|t|b|r|100|300|fe|call|client||error=true
+	S|t|c|r|400|600|fe|call|client|
+	EOF
+	)
+	run tr-cp --dot "$f"
+	expect_eq 0 "$status" status
+	expect_contains '"t/a" [label="×3 fe\ncall\n' "$output"
+	expect_contains '\n✗ ERROR error tag\n1 of 3 failed", color=red, penwidth=2, peripheries=2, style=filled, fillcolor=mistyrose];' "$output"
+}
+
+@test "--dot: consecutive siblings under 1 % of the trace fold into one node, what they call hidden; a failed one stays" {
+	f=$(fix minor.tr <<-'EOF'
+	S|t|r||0|100000|fe|GET|server|
+	S|t|a|r|0|90000|fe|big|client|
+	S|t|b|r|90000|100|fe|one|client|
+	S|t|b1|b|90010|50|be|inner|server|
+	S|t|c|r|90100|200|fe|two|client|
+	S|t|d|r|90300|300|fe|three|client||error=true
+	EOF
+	)
+	run tr-cp --dot "$f"
+	expect_eq 0 "$status" status
+	expect_contains '"t/b" [label="×2 calls of fe and others\neach under 1 %\ntotal 300 µs · 0.3 %' "$output"
+	expect_lacks '"t/b1"' "$output"
+	expect_contains '"t/d" [label="fe\nthree\n300 µs · 0.3 %' "$output"
+	expect_contains 'ERROR error tag' "$output"
 }
 
 @test "a selector that matches nothing fails: --summary key, --trace id, with the closest name" {

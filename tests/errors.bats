@@ -224,8 +224,8 @@ failed_call() {
 	)
 	run tr-cp --dot "$f"
 	expect_status 0
-	holds '"t1/a" [label="frontend\nPOST /cart\n5000000 us\ncp.self 5000000 us\n✗ ERROR HTTP 500", color=red, penwidth=2, peripheries=2, style=filled, fillcolor=mistyrose];' "$output"
-	holds '"t1/c" [label="frontend\nlate\n10 us\n✗ ERROR error tag", color=gray, peripheries=2, style="dashed,filled", fillcolor=mistyrose];' "$output"
+	holds '"t1/a" [label="frontend\nPOST /cart\n5 s · 100 %\ncp.self 5 s · 100 %\n✗ ERROR HTTP 500", color=red, penwidth=2, peripheries=2, style=filled, fillcolor=mistyrose];' "$output"
+	holds '"t1/c" [label="frontend\nlate\n10 µs · <0.1 %\n✗ ERROR error tag", color=gray, peripheries=2, style="dashed,filled", fillcolor=mistyrose];' "$output"
 }
 
 @test "DOT: a long message is cut at 100 bytes with an ellipsis" {

@@ -418,8 +418,20 @@ EOF
 	# --from/--to keep what overlaps [3,4]: a2 and b's handle after the call
 	run tr-pag -f pag-dot --from 3 --to 4 "$f"
 	expect_num 2 "$(grep -c -- '->' <<<"$output")"
-	grep -q 'processing 3\\na2' <<<"$output"
-	grep -q 'processing 2\\nhandle' <<<"$output"
+	grep -q 'processing 3 µs\\na2' <<<"$output"
+	grep -q 'processing 2 µs\\nhandle' <<<"$output"
+}
+
+@test "tr-pag pictures: durations in a readable unit, --units sets it, and goes with dot and pag-dot only" {
+	f=$(example)
+	run tr-pag -q -f pag-dot --units ms --from 3 --to 4 "$f"
+	expect_eq 0 "$status" status
+	grep -q 'processing 0.003 ms\\na2' <<<"$output" || { echo "$output"; false; }
+	run tr-pag -q --dot --units us "$f"
+	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 µs"' <<<"$output" || { echo "$output"; false; }
+	run tr-pag -q --units ms "$f"
+	expect_eq 2 "$status" status
+	expect_eq "tr-pag: --units goes with -f dot and pag-dot: the records are µs" "${lines[0]}"
 }
 
 @test "tr-pag --dot draws workers and channels weighted by CP, --top N keeps the N most critical" {
@@ -428,9 +440,9 @@ EOF
 	expect_eq 0 "$status" status
 	expect_eq 'digraph "critical participation" {' "${lines[0]}"
 	# a: a1 0.2 + a2 0.3; b: handle 0.2; a -> b carries the response, 0.1
-	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 us"' <<<"$output"
-	grep -q '"w0" \[label="b@hb\\nCP 0.2\\ntime 5 us"' <<<"$output"
-	grep -q '"w2" -> "w0" \[label="CP 0.1\\n1 us"' <<<"$output"
+	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 µs"' <<<"$output"
+	grep -q '"w0" \[label="b@hb\\nCP 0.2\\ntime 5 µs"' <<<"$output"
+	grep -q '"w2" -> "w0" \[label="CP 0.1\\n1 µs"' <<<"$output"
 	run tr-pag -q --dot --top 1 "$f"
 	expect_num 1 "$(grep -c '\[label=' <<<"$output")"
 	grep -q 'a@ha' <<<"$output"

@@ -203,6 +203,18 @@ hundred() {
 	expect_eq 17 "$(awk -v a="$fy" -v b="$dy" 'BEGIN { print a - b }')"
 }
 
+@test "--flame: a frame's label carries its time per trace when it fits; a time axis runs under the frames" {
+	f=$(two_traces)
+	run tr-cp --flame "$f"
+	expect_eq 0 "$status" status
+	expect_contains '>front: GET / 75 ms</text>' "$output"
+	expect_contains '>db: query 45 ms</text>' "$output"
+	expect_contains 'class="tick">0</text>' "$output"
+	expect_contains 'class="tick">70 ms</text>' "$output"
+	# cache's frame (1 ms of 75, 13 px) is too narrow for a label
+	expect_lacks '">cache: get' "$output"
+}
+
 @test "--flame --percentile adds a graph for the traces around each percentile" {
 	f=$(hundred)
 	run tr-cp --flame --percentile 50,99 "$f"
@@ -363,6 +375,26 @@ sim() {
 	expect_contains 'fill="#ff2d2d"' "$(printf '%s\n' "$output" | grep '<title>db: query')"
 	# front's own time went from 40 to 28.5 ms (t1's c and d aside): blue
 	expect_like '*fill="#[0-9a-f][0-9a-f][0-9a-f][0-9a-f]ff"*' "$(printf '%s\n' "$output" | grep '<title>front: GET /')"
+}
+
+@test "--flame --baseline prints each frame's change in its label when it fits, and always in its tooltip" {
+	f=$(two_traces)
+	tr '|' '\t' <<-'EOF' > "$BATS_TEST_TMPDIR/before.tr"
+	#tr/1
+	T|t1
+	S|t1|a||0|50000|front|GET /|server|h1
+	S|t1|b|a|10000|10000|db|query|client|h1
+	T|t2
+	S|t2|a||100000|50000|front|GET /|server|h1
+	S|t2|b|a|110000|10000|db|query|client|h1
+	EOF
+	run tr-cp --flame --baseline "$BATS_TEST_TMPDIR/before.tr" "$f"
+	expect_eq 0 "$status" status
+	expect_contains '>db: query 45 ms +35 ms</text>' "$output"
+	expect_contains '>front: GET / 75 ms -11 ms</text>' "$output"
+	# cache's frame (1 ms of 75) has no room for a label: its tooltip says it
+	expect_contains '<title>cache: get&#10;1 ms per trace on the critical path (1.3%)&#10;baseline 0 µs per trace; its own time +1 ms</title>' "$output"
+	expect_lacks '">cache: get' "$output"
 }
 
 @test "a browser shows the timeline and the flame graph: not blank, the text there" {

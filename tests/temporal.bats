@@ -397,6 +397,9 @@ invariants() {
 	expect_like "digraph *" "${lines[0]}"
 	expect_contains '11 × maintenance:storage.write on storage@b' "$output"
 	printf '%s\n' "$output" | grep -q 'style=dashed'
+	# the root's node: its delay in a readable unit, all of the trace's
+	expect_contains '\ndelay ' "$output"
+	expect_contains ' · 100 %, self ' "$output"
 	if command -v dot >/dev/null; then
 		printf '%s\n' "$output" | dot -Tsvg >/dev/null
 	fi

@@ -113,7 +113,7 @@ void cp_folded_sum_write(cp_folded_sum *f, tr_output *out);
 void cp_folded_sum_free(cp_folded_sum *f);
 
 /* --dot: the span tree of t with the critical path drawn in red, as a cluster. */
-void cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c);
+void cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c, int units);
 
 /* --whatif 'service=X[,operation=Y]:scale=F' or ':minus=D' (cp_whatif.c). */
 typedef struct cp_whatif cp_whatif;

@@ -546,7 +546,187 @@ cp_folded_free(cp_folded *f)
 	free(f);
 }
 
-/* --- DOT --- */
+/* --- DOT ---
+ *
+ * One node a span, except that consecutive siblings (or roots) with the
+ * same service and operation fold into one node "×N" with their total, the
+ * longest and the critical path's time in them; their children merge by
+ * name the same way (as a flame graph's frames do). A fan-out of 13 like
+ * calls, or 10 calls that each make one call, is one column rather than 13
+ * or 10, so a 40-span trace stays within a page's width. Durations are for
+ * people (--units, auto by default), with their share of the trace. */
+
+/* The work space of one trace's picture, per span: allocated per trace
+ * (a picture is drawn for a few traces, never on the analysis path). */
+typedef struct dot_fold {
+	int32_t *bfs;		/* spans, parents first */
+	int32_t *rep;		/* the span whose node draws this one */
+	int64_t *below;		/* cp.self of its subtree */
+	size_t nroots;		/* the first of bfs */
+	uint8_t *flag;		/* FOLD_* */
+	struct dot_group {
+		size_t count, on_path, off, failed;
+		int mixed;	/* not all of one name (a fold of minor siblings) */
+		int64_t total, max, self, below;
+		int32_t first_failed;
+	} *g;			/* per node (a span that is its own rep) */
+} dot_fold;
+
+typedef struct root_at {
+	int64_t start;
+	int32_t span;
+} root_at;
+
+static int
+root_cmp(const void *pa, const void *pb)
+{
+	const root_at *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->span > b->span) - (a->span < b->span);
+}
+
+/* Parents first: the roots by start, then children in their (start, span
+ * id) order. */
+static size_t
+fold_order(dot_fold *f, const tr_trace *t)
+{
+	size_t n = 0;
+	root_at *r = (root_at *)f->g;	/* free until fold_groups */
+
+	_Static_assert(sizeof(struct dot_group) >= sizeof(root_at), "the roots fit in the groups' space");
+	for (size_t i = 0; i < t->nspans; i++)
+		if (t->spans[i].parent < 0)
+			r[n++] = (root_at){t->spans[i].start, (int32_t)i};
+	qsort(r, n, sizeof *r, root_cmp);
+	for (size_t k = 0; k < n; k++)
+		f->bfs[k] = r[k].span;
+	f->nroots = n;
+	for (size_t k = 0; k < n; k++)
+		for (int32_t c = t->spans[f->bfs[k]].first_child; c >= 0; c = t->spans[c].next_sibling)
+			f->bfs[n++] = c;
+	return n;
+}
+
+static int
+same_name(const tr_trace *t, int32_t a, int32_t b)
+{
+	return strcmp(t->spans[a].service, t->spans[b].service) == 0 &&
+	       strcmp(t->spans[a].operation, t->spans[b].operation) == 0;
+}
+
+/* The node that draws child ch of p when p is drawn by q != p: q's child
+ * of the same name's, or ch's own when q has none. */
+static int32_t
+fold_child(const dot_fold *f, const tr_trace *t, int32_t q, int32_t ch)
+{
+	for (int32_t qc = t->spans[q].first_child; qc >= 0; qc = t->spans[qc].next_sibling)
+		if (same_name(t, qc, ch))
+			return f->rep[qc];
+	return ch;
+}
+
+enum { FOLD_FAILED = 1, FOLD_FAILED_BELOW = 2, FOLD_MINOR = 4, FOLD_HIDDEN = 8 };
+
+/* A sibling of no interest: under 1 % of the trace, nothing failed in it. */
+static int
+fold_minor(const dot_fold *f, const tr_trace *t, int32_t i, int64_t whole)
+{
+	return whole > 0 && 100 * t->spans[i].duration < whole && !(f->flag[i] & FOLD_FAILED_BELOW);
+}
+
+/* The run of siblings being folded: of one name, or minor ones. */
+typedef struct fold_run {
+	int32_t first;		/* -1: none yet */
+	int named, minor;	/* all of first's name; all minor */
+} fold_run;
+
+/* How child ch of p is drawn: inside p's node when p is a fold of minor
+ * siblings; when p is drawn by another span q, by q's child of its name;
+ * else by the first of its run of siblings: of the same name (whether
+ * minor or not), or all minor. */
+static void
+fold_child_rep(dot_fold *f, const tr_trace *t, int32_t p, int32_t ch, int64_t whole, fold_run *r)
+{
+	int32_t q = f->rep[p];
+	int minor = fold_minor(f, t, ch, whole);
+
+	if (f->flag[q] & FOLD_MINOR) {
+		f->rep[ch] = q;
+		f->flag[ch] |= FOLD_HIDDEN;
+	} else if (q != p) {
+		f->rep[ch] = fold_child(f, t, q, ch);
+	} else if (r->first >= 0 && r->named && same_name(t, r->first, ch)) {
+		f->rep[ch] = r->first;
+		r->minor &= minor;
+	} else if (r->first >= 0 && r->minor && minor) {
+		f->rep[ch] = r->first;
+		r->named = 0;
+		f->flag[r->first] |= FOLD_MINOR;	/* several names: what they call is hidden */
+	} else
+		*r = (fold_run){ch, 1, minor};
+}
+
+/* cp.self and failures below each span (children before parents: the
+ * order backwards), then the reps top-down. */
+static void
+fold_reps(dot_fold *f, const tr_trace *t, const cp_trace *c, size_t n)
+{
+	for (size_t i = 0; i < t->nspans; i++) {	/* any span no root reaches */
+		f->rep[i] = (int32_t)i;
+		f->below[i] = 0;
+		f->flag[i] = tr_span_error(t, (int32_t)i, NULL) ? FOLD_FAILED | FOLD_FAILED_BELOW : 0;
+	}
+	for (size_t k = n; k-- > 0;) {
+		int32_t i = f->bfs[k], p = t->spans[i].parent;
+
+		if (c->state[i] == CP_PATH)
+			f->below[i] += c->self[i];
+		if (p >= 0) {
+			f->below[p] += f->below[i];
+			f->flag[p] |= f->flag[i] & FOLD_FAILED_BELOW;
+		}
+	}
+	for (size_t k = 1; k < f->nroots; k++)
+		if (same_name(t, f->bfs[k - 1], f->bfs[k]))
+			f->rep[f->bfs[k]] = f->rep[f->bfs[k - 1]];
+	for (size_t k = 0; k < n; k++) {
+		int32_t p = f->bfs[k];
+		fold_run run = {-1, 0, 0};
+
+		for (int32_t ch = t->spans[p].first_child; ch >= 0; ch = t->spans[ch].next_sibling)
+			fold_child_rep(f, t, p, ch, c->path_length, &run);
+	}
+}
+
+/* Each node's totals; a span hidden in a fold of minor siblings counts
+ * only through its cp.self, in the sibling's below. */
+static void
+fold_groups(dot_fold *f, const tr_trace *t, const cp_trace *c)
+{
+	memset(f->g, 0, t->nspans * sizeof *f->g);
+	for (size_t i = 0; i < t->nspans; i++) {
+		struct dot_group *g = &f->g[f->rep[i]];
+		int64_t d = t->spans[i].duration;
+
+		if (f->flag[i] & FOLD_HIDDEN)
+			continue;
+		if (!g->count++)
+			g->first_failed = -1;
+		g->mixed |= !same_name(t, (int32_t)i, f->rep[i]);
+		g->total = tr_dur_add(g->total, d, "--dot");
+		g->max = d > g->max ? d : g->max;
+		g->below = tr_dur_add(g->below, f->below[i], "--dot");
+		g->off += c->state[i] == CP_OFF;
+		if (c->state[i] == CP_PATH) {
+			g->on_path++;
+			g->self = tr_dur_add(g->self, c->self[i], "--dot");
+		}
+		if ((f->flag[i] & FOLD_FAILED) && !g->failed++)
+			g->first_failed = (int32_t)i;
+	}
+}
 
 static void
 node_id(strbuf *b, const tr_trace *t, int32_t s)
@@ -557,46 +737,106 @@ node_id(strbuf *b, const tr_trace *t, int32_t s)
 	sb_adds(b, t->spans[s].span_id);
 }
 
+/* "service\noperation\n412 ms · 38 %\ncp.self 3 ms · 0.3 %", or for a
+ * fold "×13 service\noperation\ntotal 343 ms · 29 %\nmax 81 ms\n...", one
+ * short line each (the widest line makes the node's width). */
+static void
+dot_span_label(strbuf *b, const tr_span *s, const struct dot_group *g, int minor, int64_t whole,
+	       int units)
+{
+	sb_clear(b);
+	if (g->count > 1)
+		sb_addf(b, "\xc3\x97%zu ", g->count);
+	if (g->mixed)	/* a fold of minor siblings of several names */
+		sb_addf(b, "calls of %s and others\neach under 1 %%\n", s->service);
+	else
+		sb_addf(b, "%s\n%s\n", s->service, s->operation);
+	if (g->count > 1)
+		sb_adds(b, "total ");
+	dot_duration(b, g->total, units);
+	dot_share(b, g->total, whole);
+	if (g->count > 1) {
+		sb_adds(b, "\nmax ");
+		dot_duration(b, g->max, units);
+	}
+	if (g->on_path) {	/* a minor fold hides what they called: its time too */
+		sb_adds(b, "\ncp.self ");
+		dot_duration(b, minor ? g->below : g->self, units);
+		dot_share(b, minor ? g->below : g->self, whole);
+		if (g->count > 1)
+			sb_addf(b, "\n%zu of %zu on the path", g->on_path, g->count);
+	}
+}
+
+static void
+dot_span_node(strbuf *b, const tr_trace *t, const cp_trace *c, const dot_fold *f, int32_t i,
+	      int units, strbuf *id, strbuf *label, strbuf *attrs)
+{
+	const struct dot_group *g = &f->g[i];
+
+	dot_span_label(label, &t->spans[i], g, f->flag[i] & FOLD_MINOR, c->path_length, units);
+	node_id(id, t, i);
+	sb_clear(attrs);	/* dashed: none of them analysed */
+	sb_adds(attrs, g->on_path ? "color=red, penwidth=2" :
+		       g->off == g->count ? "style=dashed, color=gray" : "");
+	if (g->failed) {
+		dot_mark_failure(label, attrs, t, g->first_failed);
+		if (g->count > 1)
+			sb_addf(label, "\n%zu of %zu failed", g->failed, g->count);
+	}
+	dot_node(b, id->s, label->s, attrs->len ? attrs->s : NULL);
+}
+
 void
-cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c)
+cp_dot_trace(strbuf *b, const tr_trace *t, const cp_trace *c, int units)
 {
 	strbuf id = {0}, pid = {0}, label = {0}, attrs = {0};
+	size_t m = t->nspans ? t->nspans : 1, n;
+	dot_fold f = {.bfs = xmalloc(m * sizeof *f.bfs), .rep = xmalloc(m * sizeof *f.rep),
+		      .below = xmalloc(m * sizeof *f.below), .flag = xmalloc(m),
+		      .g = xmalloc(m * sizeof *f.g)};
 
+	n = fold_order(&f, t);
+	fold_reps(&f, t, c, n);
+	fold_groups(&f, t, c);
 	sb_addf(&label, "cluster_%s", t->trace_id);
 	sb_clear(&id);
 	sb_addf(&id, "trace %s", t->trace_id);
 	if (c->nanalysed > 1)	/* several roots: each has its path */
-		sb_addf(&id, "\ncritical paths %lld us (%zu roots)", (long long)c->path_length,
-			c->nanalysed);
+		sb_adds(&id, "\ncritical paths ");
 	else if (c->root >= 0)
-		sb_addf(&id, "\ncritical path %lld us", (long long)c->path_length);
+		sb_adds(&id, "\ncritical path ");
+	if (c->root >= 0)
+		dot_duration(&id, c->path_length, units);
+	if (c->nanalysed > 1)
+		sb_addf(&id, " (%zu roots)", c->nanalysed);
 	dot_cluster_begin(b, label.s, id.s);
-	for (size_t i = 0; i < t->nspans; i++) {
-		const tr_span *s = &t->spans[i];
-		int st = c->state[i];
+	for (int32_t i = 0; i < (int32_t)t->nspans; i++)
+		if (f.rep[i] == i)
+			dot_span_node(b, t, c, &f, i, units, &id, &label, &attrs);
+	for (int32_t i = 0; i < (int32_t)t->nspans; i++) {	/* a drawn span's parent is drawn */
+		int32_t p = t->spans[i].parent;
+		int path = f.g[i].on_path && p >= 0 && f.g[f.rep[p]].on_path;
 
-		sb_clear(&label);
-		sb_addf(&label, "%s\n%s\n%lld us", s->service, s->operation, (long long)s->duration);
-		if (st == CP_PATH)
-			sb_addf(&label, "\ncp.self %lld us", (long long)c->self[i]);
-		node_id(&id, t, (int32_t)i);
-		sb_clear(&attrs);
-		sb_adds(&attrs, st == CP_PATH ? "color=red, penwidth=2" : st == CP_OFF ? "style=dashed, color=gray" : "");
-		dot_mark_failure(&label, &attrs, t, (int32_t)i);
-		dot_node(b, id.s, label.s, attrs.len ? attrs.s : NULL);
-	}
-	for (size_t i = 0; i < t->nspans; i++) {
-		const tr_span *s = &t->spans[i];
-
-		if (s->parent < 0)
+		if (p < 0 || f.rep[i] != i)
 			continue;
-		node_id(&pid, t, s->parent);
-		node_id(&id, t, (int32_t)i);
-		dot_edge(b, pid.s, id.s, NULL,
-			 c->state[i] == CP_PATH && c->state[s->parent] == CP_PATH ? "color=red, penwidth=2" :
-			 s->flags & TR_SPAN_FOLLOWS ? "style=dashed" : NULL);
+		node_id(&pid, t, f.rep[p]);
+		node_id(&id, t, i);
+		sb_clear(&label);
+		if (path) {	/* the critical path's time that goes down this call */
+			dot_duration(&label, f.g[i].below, units);
+			dot_share(&label, f.g[i].below, c->path_length);
+		}
+		dot_edge(b, pid.s, id.s, path ? label.s : NULL,
+			 path ? "color=red, penwidth=2" :
+			 t->spans[i].flags & TR_SPAN_FOLLOWS ? "style=dashed" : NULL);
 	}
 	dot_cluster_end(b);
+	free(f.bfs);
+	free(f.rep);
+	free(f.below);
+	free(f.flag);
+	free(f.g);
 	sb_free(&id);
 	sb_free(&pid);
 	sb_free(&label);

@@ -168,7 +168,7 @@ drawing_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 	(void)analysed;
 	if (!r->drawn++)
 		dot_begin(out, "tr-cp", "TB");
-	cp_dot_trace(out, t, &r->cp);
+	cp_dot_trace(out, t, &r->cp, units_or(r, TABLE_AUTO));	/* a picture is for people */
 	cp_links_dot(r->links, t, out);	/* its links to the traces drawn before it */
 }
 

@@ -16,6 +16,13 @@ void dot_cluster_end(strbuf *b);
 void dot_node(strbuf *b, const char *id, const char *label, const char *attrs);
 void dot_edge(strbuf *b, const char *from, const char *to, const char *label, const char *attrs);
 
+/* A duration for people reading a picture, "412 ms", in units (enum
+ * table_units; auto picks a readable unit per value, the others say theirs). */
+void dot_duration(strbuf *b, int64_t us, int units);
+/* " · 38 %": part's share of whole (one decimal under 10 %), or nothing
+ * when whole is not positive. */
+void dot_share(strbuf *b, int64_t part, int64_t whole);
+
 struct tr_trace;
 /* A failed span's mark (tr-format(5), FAILURES): "\n✗ ERROR message" (cut
  * at DOT_MESSAGE_MAX bytes, with an ellipsis) added to label, and a double

@@ -15,6 +15,7 @@
 
 #define FRAME_H 17.0
 #define HEAD_H 40.0
+#define AXIS_H 22.0	/* the time axis under the frames */
 #define MIN_PX 0.3	/* narrower frames are not drawn */
 
 typedef struct fnode {
@@ -195,7 +196,7 @@ flame_height(const flame *f, const flame_view *v)
 	double h;
 
 	place(&P, f, v);
-	h = HEAD_H + (P.total > 0 ? (double)(P.maxdepth + 1) * FRAME_H : FRAME_H) + 8;
+	h = HEAD_H + (P.total > 0 ? (double)(P.maxdepth + 1) * FRAME_H + AXIS_H : FRAME_H) + 8;
 	placed_free(&P);
 	return h;
 }
@@ -217,10 +218,20 @@ diff_colour(char out[8], double delta, double scale)
 		snprintf(out, 8, "#eeeeee");
 }
 
+/* A change in time, signed: "+120 ms", "-3.5 ms", "+0 µs". */
+static void
+delta_text(char *buf, size_t size, double us)
+{
+	char d[40];
+
+	svg_duration(d, sizeof d, (int64_t)llround(fabs(us)));
+	snprintf(buf, size, "%s%s", us < 0 ? "-" : "+", d);
+}
+
 static void
 frame_tip(strbuf *tip, const fnode *n, const placed *P, uint32_t i, const flame_view *v)
 {
-	char a[40], b[40];
+	char a[40], b[40], d[48];
 
 	svg_duration(a, sizeof a, (int64_t)llround(P->incl[i]));
 	sb_clear(tip);
@@ -228,8 +239,53 @@ frame_tip(strbuf *tip, const fnode *n, const placed *P, uint32_t i, const flame_
 		P->total > 0 ? 100 * P->incl[i] / P->total : 0);
 	if (v->base) {
 		svg_duration(b, sizeof b, (int64_t)llround(P->base_incl[i]));
-		sb_addf(tip, "\nbaseline %s per trace; its own time %s%.1f ms", b,
-			P->delta[i] >= 0 ? "+" : "", P->delta[i] / 1000);
+		delta_text(d, sizeof d, P->delta[i]);
+		sb_addf(tip, "\nbaseline %s per trace; its own time %s", b, d);
+	}
+}
+
+/* A frame's label, the most that fits in w px: "name 412 ms +120 ms"
+ * (the change only against a baseline), "name +120 ms" (the change
+ * matters more than the size the width shows), "name 412 ms", the name,
+ * or the name cut; 0 when nothing fits. */
+static int
+frame_label(strbuf *label, const fnode *n, const placed *P, uint32_t i,
+	    const flame_view *v, double w)
+{
+	char a[40], d[48];
+
+	svg_duration(a, sizeof a, (int64_t)llround(P->incl[i]));
+	delta_text(d, sizeof d, P->delta[i]);
+	sb_clear(label);
+	if (v->base) {
+		sb_addf(label, "%s %s %s", n->name, a, d);
+		if (svg_text_width(label->s, SVG_FONT_PX) <= w)
+			return 1;
+		sb_clear(label);
+		sb_addf(label, "%s %s", n->name, d);
+	} else
+		sb_addf(label, "%s %s", n->name, a);
+	if (svg_text_width(label->s, SVG_FONT_PX) <= w)
+		return 1;
+	return svg_fit(label, n->name, w, SVG_FONT_PX);
+}
+
+/* Time per trace under the frames (the title says per trace): ticks from
+ * 0 to the top frames' total, as wide as the frames. */
+static void
+time_axis(strbuf *b, const placed *P, double x0, double w, double y)
+{
+	int64_t total = (int64_t)llround(P->total);
+	int64_t step = svg_tick_step(total > 0 ? total : 1, w, 80);
+	char tick[40];
+
+	svg_line(b, x0, y, x0 + w, y, "ax");
+	for (int64_t t = 0; step > 0 && t <= total; t += step) {
+		double x = x0 + w * (double)t / P->total;
+
+		svg_line(b, x, y, x, y + 4, "ax");
+		svg_tick_label(tick, sizeof tick, t, step);
+		svg_text(b, x, y + 15, t == 0 ? "start" : x > x0 + w - 30 ? "end" : "middle", "tick", tick);
 	}
 }
 
@@ -272,9 +328,10 @@ flame_draw(strbuf *b, const flame *f, const flame_view *v, double width, double 
 			svg_service_colour(n->service, colour);
 		frame_tip(&tip, n, &P, (uint32_t)i, v);
 		svg_rect(b, fx, fy, fw, FRAME_H - 1, colour, "fr", tip.s);
-		if (fw > 24 && svg_fit(&label, n->name, fw - 6, SVG_FONT_PX))
+		if (fw > 24 && frame_label(&label, n, &P, (uint32_t)i, v, fw - 6))
 			svg_text(b, fx + 3, fy + FRAME_H - 5, "start", NULL, label.s);
 	}
+	time_axis(b, &P, x0, w, bottom + 4);
 out:
 	placed_free(&P);
 	sb_free(&tip);

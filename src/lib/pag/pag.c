@@ -10,6 +10,7 @@
 
 #include "draw/dot.h"
 #include "core/format.h"
+#include "core/table.h"
 
 /* The activity types' names, with their lengths; each padded with NULs
  * to 12 bytes, so that a reader may compare the first 8 as a word and a
@@ -1221,10 +1222,17 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 
 /* ---- DOT: one cluster per worker, its lanes' vertices inside ---- */
 
-void
-pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o)
+/* The unit written after a duration in units (auto writes its own). */
+static const char *
+unit_name(int units)
 {
-	char id[32], id2[32], label[160];
+	return units == TABLE_AUTO ? "" : units == TABLE_MS ? " ms" : units == TABLE_S ? " s" : " \xc2\xb5s";
+}
+
+void
+pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o, int units)
+{
+	char id[32], id2[32], label[160], d[40];
 	strbuf buf = {0}, *out = &buf;
 	uint8_t *shown = xcalloc(g->nvertices ? g->nvertices : 1, 1);	/* by a kept edge */
 	uint8_t *has = xcalloc(g->nworkers ? g->nworkers : 1, 1);
@@ -1247,8 +1255,9 @@ pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o)
 			if (lane == PAG_NONE || g->lanes[lane].worker != w || !shown[v])
 				continue;
 			snprintf(id, sizeof id, "v%zu", v);
-			snprintf(label, sizeof label, "#%u %s\n+%lld", g->lanes[lane].index,
-				 pag_event_name(g->vevent[v]), (long long)(g->vtime[v] - g->start));
+			table_duration(d, sizeof d, g->vtime[v] - g->start, units);
+			snprintf(label, sizeof label, "#%u %s\n+%s%s", g->lanes[lane].index,
+				 pag_event_name(g->vevent[v]), d, unit_name(units));
 			sb_adds(out, "  ");
 			dot_node(out, id, label, NULL);
 		}
@@ -1265,8 +1274,9 @@ pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o)
 			continue;
 		snprintf(id, sizeof id, "v%u", e->src);
 		snprintf(id2, sizeof id2, "v%u", e->dst);
-		snprintf(label, sizeof label, "%s %lld%s%s", pag_type_name(e->type),
-			 (long long)(e->t1 - e->t0), *op->operation ? "\n" : "", op->operation);
+		table_duration(d, sizeof d, e->t1 - e->t0, units);
+		snprintf(label, sizeof label, "%s %s%s%s%s", pag_type_name(e->type), d, unit_name(units),
+			 *op->operation ? "\n" : "", op->operation);
 		dot_edge(out, id, id2, label, attrs);
 		flush_big(out, o);
 	}

@@ -295,7 +295,7 @@ typedef struct pag_filter {
 } pag_filter;
 int pag_edge_passes(const pag_graph *g, const pag_filter *f, const pag_edge *e);
 /* Every vertex and edge the filter keeps (NULL: all), one cluster per worker. */
-void pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o);
+void pag_write_dot(const pag_graph *g, const pag_filter *f, tr_output *o, int units);
 
 /* The four summaries of the activities a filter keeps: per window
  * (samples) and over the whole input (total: CP weighted by window length;
@@ -328,7 +328,8 @@ typedef struct pag_summary {
 void pag_summarise(const pag_graph *g, const pag_filter *f, pag_summary *s);
 void pag_summary_free(pag_summary *s);
 /* Workers (the top N by CP; 0: all) and the channels between them. */
-void pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o);
+void pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o,
+			   int units);
 /* One panel per summary: the CP of its top N keys (at most 10) per window. */
 void pag_write_summary_svg(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/table.h"
 #include "draw/dot.h"
 
 static const char *const summary_titles[PAG_NSUMMARIES] = {
@@ -261,15 +262,26 @@ fmt_duration(char *buf, size_t size, int64_t us)
 		snprintf(buf, size, "%lld us", (long long)us);
 }
 
+/* A DOT picture's duration in units, with its unit (auto writes its own). */
+static void
+dot_dur(char *buf, size_t size, int64_t us, int units)
+{
+	char d[24];
+
+	table_duration(d, sizeof d, us, units);
+	snprintf(buf, size, "%s%s", d, units == TABLE_AUTO ? "" : units == TABLE_MS ? " ms" :
+		 units == TABLE_S ? " s" : " \xc2\xb5s");
+}
+
 void
-pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o)
+pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_output *o, int units)
 {
 	uint32_t *keep = xmalloc((s->cap[PAG_SUM_WORKER] ? s->cap[PAG_SUM_WORKER] : 1) * sizeof *keep);
 	uint8_t *kept = xcalloc(g->nworkers ? g->nworkers : 1, 1);
 	size_t n = top_keys(s, PAG_SUM_WORKER, top, keep);
 	double max = 0;
 	strbuf out = {0}, attrs = {0};
-	char id[32], id2[32], label[512], d[32];
+	char id[32], id2[32], label[512], d[40];
 
 	for (size_t c = 0; c < s->nchannels && c < s->cap[PAG_SUM_CHANNEL]; c++)
 		if (s->total[PAG_SUM_CHANNEL][c] > max)
@@ -286,7 +298,7 @@ pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_o
 		int shade = max > 0 ? (int)(255 - 155 * cp / max) : 255;
 
 		kept[w] = 1;
-		fmt_duration(d, sizeof d, s->time[PAG_SUM_WORKER][w]);
+		dot_dur(d, sizeof d, s->time[PAG_SUM_WORKER][w], units);
 		snprintf(id, sizeof id, "w%u", w);
 		snprintf(label, sizeof label, "%s\nCP %.3g\ntime %s", g->workers[w], cp, d);
 		sb_clear(&attrs);
@@ -300,7 +312,7 @@ pag_write_summary_dot(const pag_graph *g, const pag_summary *s, size_t top, tr_o
 
 		if (!kept[src] || !kept[dst] || src == dst)
 			continue;
-		fmt_duration(d, sizeof d, s->time[PAG_SUM_CHANNEL][c]);
+		dot_dur(d, sizeof d, s->time[PAG_SUM_CHANNEL][c], units);
 		snprintf(id, sizeof id, "w%u", src);
 		snprintf(id2, sizeof id2, "w%u", dst);
 		snprintf(label, sizeof label, "CP %.3g\n%s", cp, d);

@@ -141,12 +141,12 @@ write_picture(const pag_run *r, const pag_graph *g, tr_output *out)
 	if (!picture_selects(r, g))
 		exit(TR_EXIT_USAGE);	/* said why; the temporary output file is removed */
 	if (r->o.picture == PAG_PIC_PAG_DOT) {
-		pag_write_dot(g, &r->o.filter, out);
+		pag_write_dot(g, &r->o.filter, out, r->o.units);
 		return;
 	}
 	pag_summarise(g, &r->o.filter, &sum);
 	if (r->o.picture == PAG_PIC_DOT)
-		pag_write_summary_dot(g, &sum, r->o.has_top ? r->o.top : 30, out);
+		pag_write_summary_dot(g, &sum, r->o.has_top ? r->o.top : 30, out, r->o.units);
 	else
 		pag_write_summary_svg(g, &sum, r->o.has_top ? r->o.top : 6, out);
 	pag_summary_free(&sum);

@@ -24,6 +24,7 @@ typedef struct pag_run_opts {
 	size_t top;		/* --top, when has_top */
 	int has_top;
 	size_t max_windows;
+	int units;		/* of the DOT pictures' durations (--units; auto) */
 	int quiet, verbose;
 } pag_run_opts;
 

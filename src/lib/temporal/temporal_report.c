@@ -920,6 +920,7 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 			sb_addf(&label, "%zu × ", x->count);
 		sb_addf(&label, "%s\ndelay ", x->label);
 		add_dur(&label, x->delay, tp->o.units);
+		dot_share(&label, x->delay, total);
 		sb_adds(&label, ", self ");
 		add_dur(&label, x->self, tp->o.units);
 		sb_clear(&attrs);
