@@ -299,6 +299,26 @@ no_time_traces() {
 	expect_lacks '"svc:B_E" -> "svc:C_S"' "$output"
 }
 
+@test "--dot draws a model of more than 200 edges as its transitive reduction; a smaller one whole" {
+	# 25 sequential children: 25 * 24 / 2 = 300 edges between them
+	{
+		printf '#tr/1\nT|1\nS|1|r||0|10000|svc|R|server|\n'
+		for i in $(seq 1 25); do printf 'S|1|c%d|r|%d|10|svc|C%02d|internal|\n' "$i" $((i * 100)) "$i"; done
+	} | tr '|' '\t' > "$BATS_TEST_TMPDIR/chain.tr"
+	run tr-infer "$BATS_TEST_TMPDIR/chain.tr"
+	expect_status 0
+	expect_contains "$(printf 'svc:C01_E\tsvc:C25_S')" "$output" "the table"
+	run tr-infer --dot "$BATS_TEST_TMPDIR/chain.tr"
+	expect_status 0
+	expect_contains '"svc:C01_E" -> "svc:C02_S"' "$output"
+	expect_lacks '"svc:C01_E" -> "svc:C25_S"' "$output"
+	expect_like '*// * edges that longer paths imply are left out (the table lists every edge)*' "$output"
+	mm_traces
+	run tr-infer --dot "$BATS_TEST_TMPDIR/mm.tr"
+	expect_status 0
+	expect_lacks '// ' "$output" "a model of a few edges"
+}
+
 @test "--reformat --reduce adds per-trace edges, transitively reduced, and drops them on a re-run" {
 	fig13_traces
 	run tr-infer -t 's/T >= 0.75' --reformat --reduce "$BATS_TEST_TMPDIR/fig13.tr"

@@ -614,16 +614,126 @@ node_text(infer *m, const name_rec *n, int ev, int spans)
 	return m->tmp.s;
 }
 
+/* The edges the picture draws: with --spans, X -> Y for X_E -> Y_S only. */
+static int
+drawn(const edge *e, int spans)
+{
+	return !spans || (e->fev == 1 && e->tev == 0 && e->fn != e->tn);
+}
+
+/* A node of the picture: an event, or with --spans a name. */
+static uint64_t
+node_key(const infer *m, const name_rec *n, int ev, int spans)
+{
+	return (uint64_t)(n - m->name) * 2 + (spans ? 0 : (uint64_t)ev);
+}
+
+/* For each drawn passing edge a -> b: is b reachable from a through another
+ * successor? Adjacency in one array (CSR), visits stamped by edge. */
+static size_t
+drop_implied(const edge *e, size_t n, unsigned char *keep, const uint32_t *from, const uint32_t *to,
+	     size_t nv)
+{
+	size_t *off = xcalloc(nv + 1, sizeof *off), dropped = 0;
+	uint32_t *adj = xcalloc(n + 1, sizeof *adj), *stack = xcalloc(nv + 1, sizeof *stack);
+	size_t *seen = xcalloc(nv, sizeof *seen);
+
+	for (size_t i = 0; i < n; i++)
+		if (keep[i] && e[i].pass)
+			off[from[i] + 1]++;
+	for (size_t v = 0; v < nv; v++)
+		off[v + 1] += off[v];
+	size_t *fill = xmalloc((nv + 1) * sizeof *fill);
+	memcpy(fill, off, (nv + 1) * sizeof *fill);
+	for (size_t i = 0; i < n; i++)
+		if (keep[i] && e[i].pass)
+			adj[fill[from[i]]++] = to[i];
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i] || !e[i].pass)
+			continue;
+		size_t top = 0, stamp = i + 1;
+		int implied = 0;
+
+		for (size_t k = off[from[i]]; k < off[from[i] + 1]; k++)
+			if (adj[k] != to[i] && seen[adj[k]] != stamp) {
+				seen[adj[k]] = stamp;
+				stack[top++] = adj[k];
+			}
+		while (top && !implied) {
+			uint32_t v = stack[--top];
+
+			for (size_t k = off[v]; k < off[v + 1] && !implied; k++) {
+				implied = adj[k] == to[i];
+				if (!implied && seen[adj[k]] != stamp) {
+					seen[adj[k]] = stamp;
+					stack[top++] = adj[k];
+				}
+			}
+		}
+		keep[i] = !implied;
+		dropped += (size_t)implied;
+	}
+	free(off);
+	free(adj);
+	free(stack);
+	free(seen);
+	free(fill);
+	return dropped;
+}
+
+/* A picture of more than DOT_MAX_EDGES edges is the model's transitive
+ * reduction: an edge X -> Y that a path of two or more drawn edges already
+ * implies says nothing a reader does not see, and with all of them a model
+ * of a few dozen events is a graph nobody can read nor dot lay out (1,398
+ * edges for 70 events on one export, 76 after). A smaller one is drawn
+ * whole, as the table lists it. keep[i] = 0 for the implied ones; returns
+ * how many. Edges under the threshold (-a) are all kept. One search per
+ * edge, with an explicit stack; none when that would pass REDUCE_MAX_WORK
+ * steps. */
+#define DOT_MAX_EDGES 200
+#define REDUCE_MAX_WORK 50000000ULL
+
+static size_t
+picture_edges(const infer *m, const edge *e, size_t n, int spans, unsigned char *keep)
+{
+	u64map ids = {0};
+	size_t nv = 0, ne = 0, dropped = 0;
+	uint32_t *from = xcalloc(n + 1, sizeof *from), *to = xcalloc(n + 1, sizeof *to);
+
+	for (size_t i = 0; i < n; i++) {
+		keep[i] = drawn(&e[i], spans);
+		if (!keep[i] || !e[i].pass)
+			continue;
+		int added;
+		int64_t *f = u64map_put(&ids, node_key(m, e[i].fn, e[i].fev, spans), &added);
+		if (added)
+			*f = (int64_t)nv++;
+		from[i] = (uint32_t)*f;
+		int64_t *t = u64map_put(&ids, node_key(m, e[i].tn, e[i].tev, spans), &added);
+		if (added)
+			*t = (int64_t)nv++;
+		to[i] = (uint32_t)*t;
+		ne++;
+	}
+	if (ne > DOT_MAX_EDGES && (unsigned long long)ne * (nv + ne) <= REDUCE_MAX_WORK)
+		dropped = drop_implied(e, n, keep, from, to, nv);
+	u64map_free(&ids);
+	free(from);
+	free(to);
+	return dropped;
+}
+
 static void
 write_dot(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
 {
 	strbuf from = {0};
 	char label[64];
+	unsigned char *keep = xmalloc(n + 1);
+	size_t dropped = picture_edges(m, e, n, o->spans, keep);
 
 	dot_begin(b, o->spans ? "causal model (spans)" : "causal model", "LR");
 	for (size_t i = 0; i < n; i++) {
-		/* With --spans, X -> Y means X ends before Y starts (X_E -> Y_S). */
-		if (o->spans && (e[i].fev != 1 || e[i].tev != 0 || e[i].fn == e[i].tn))
+		if (!keep[i])
 			continue;
 		sb_clear(&from);
 		sb_adds(&from, node_text(m, e[i].fn, e[i].fev, o->spans));
@@ -632,8 +742,12 @@ write_dot(infer *m, const edge *e, size_t n, const infer_out *o, strbuf *b)
 		dot_edge(b, from.s, node_text(m, e[i].tn, e[i].tev, o->spans), label,
 			 e[i].pass ? NULL : "style=dashed, color=gray");
 	}
+	if (dropped)
+		sb_addf(b, "  // %zu edges that longer paths imply are left out (the table lists every edge)\n",
+			dropped);
 	dot_end(b);
 	sb_free(&from);
+	free(keep);
 }
 
 void
