@@ -515,6 +515,20 @@ EOF
 	grep -q '<svg' "$BATS_TEST_TMPDIR/pag.svg"
 }
 
+@test "tr-pag -f pag-dot of an input too large to draw draws the slowest request, and names it" {
+	need_ingest
+	[ -f "$SAMPLES/jaeger/hotrod.json" ] || skip "no samples"
+	tr-ingest -q "$SAMPLES/jaeger/hotrod.json" > "$BATS_TEST_TMPDIR/h.tr"
+	slowest=$(awk -F'\t' '$1 == "S" && $4 == "" && $6 > d && $8 !~ /Stream$/ { d = $6; id = $2 } END { print id }' "$BATS_TEST_TMPDIR/h.tr")
+	run tr-pag -f pag-dot "$BATS_TEST_TMPDIR/h.tr"
+	expect_status 0
+	expect_contains "tr-pag: -f pag-dot: " "$output"
+	expect_contains "edges are more than a picture can show; drawing the slowest request, $slowest (" "$output"
+	run tr-pag -q -f pag-dot "$BATS_TEST_TMPDIR/h.tr"
+	expect_lacks "more than a picture can show" "$output" "-q"
+	expect_eq "$(tr-pag -q -f pag-dot --trace "$slowest" "$BATS_TEST_TMPDIR/h.tr")" "$output" "the picture of --trace $slowest"
+}
+
 @test "tr-pag: a response that skew sends back in time is clamped to leave when it arrives" {
 	# serve [5,13] fits in call [0,10] (8 <= 10 us): a synchronous call
 	# whose server clock runs 3+ us ahead

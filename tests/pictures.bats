@@ -71,6 +71,7 @@ dot_outputs() {
 	tr-infer --dot "$f" > "$dir/causal.dot"
 	tr-infer --dot --spans "$f" > "$dir/causal-spans.dot"
 	tr-pag -q -f dot "$f" > "$dir/pag-summary.dot"
+	tr-pag -q -f pag-dot "$f" > "$dir/pag.dot"
 	if [ -n "$id" ]; then
 		tr-cp --dot --trace "$id" "$f" > "$dir/cp-slowest.dot"
 		tr-pag -q -f pag-dot --trace "$id" "$f" > "$dir/pag-slowest.dot"

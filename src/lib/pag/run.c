@@ -24,7 +24,37 @@ struct pag_run {
 	size_t ntraces, nbad_records;
 	size_t nlate;		/* traces that came too late for the graph */
 	pag_cppart *held;	/* --cp-part: the output until the graph is done */
+	char *slowest;		/* -f pag-dot of everything: the slowest request */
+	int64_t slowest_us;
 };
+
+/* A picture of every activity of a large input is one dot cannot lay out
+ * nor a person read (6,423 edges on the samples): past this many edges,
+ * -f pag-dot without --trace, --from/--to or --worker draws the slowest
+ * request's activities, and says so. */
+#define PAG_DOT_MAX_EDGES 1000
+
+static int
+picture_all(const pag_run_opts *o)
+{
+	return o->picture == PAG_PIC_PAG_DOT && !o->filter.trace && !o->filter.worker &&
+	       o->filter.from == INT64_MIN && o->filter.to == INT64_MAX;
+}
+
+/* The slowest request so far: its root's duration, a stream's lifetime
+ * not counted (tr_span_is_stream). */
+static void
+note_slowest(pag_run *r, const tr_trace *t)
+{
+	const tr_span *root = t->nroots ? &t->spans[t->roots[0]] : NULL;
+
+	if (!root || !(root->flags & TR_SPAN_HAS_TIME) || tr_span_is_stream(root) ||
+	    (r->slowest && root->duration <= r->slowest_us))
+		return;
+	free(r->slowest);
+	r->slowest = xstrdup(t->trace_id);
+	r->slowest_us = root->duration;
+}
 
 /* More windows than --max-windows: a usage error, said once. */
 static _Noreturn void
@@ -58,6 +88,8 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 	int writes = !r->o.pag_only && !r->o.picture;
 
 	r->ntraces++;
+	if (picture_all(&r->o))
+		note_slowest(r, t);
 	if (r->o.pick)
 		tr_pick_match(r->o.pick, t->trace_id);
 	if (writes && r->held)
@@ -141,7 +173,16 @@ write_picture(const pag_run *r, const pag_graph *g, tr_output *out)
 	if (!picture_selects(r, g))
 		exit(TR_EXIT_USAGE);	/* said why; the temporary output file is removed */
 	if (r->o.picture == PAG_PIC_PAG_DOT) {
-		pag_write_dot(g, &r->o.filter, out, r->o.units);
+		pag_filter f = r->o.filter;
+
+		if (picture_all(&r->o) && g->nedges > PAG_DOT_MAX_EDGES && r->slowest) {
+			f.trace = r->slowest;
+			if (!r->o.quiet)
+				tr_warn("-f pag-dot: %zu edges are more than a picture can show; drawing "
+					"the slowest request, %s (--trace, --from/--to or --worker choose)",
+					g->nedges, r->slowest);
+		}
+		pag_write_dot(g, &f, out, r->o.units);
 		return;
 	}
 	pag_summarise(g, &r->o.filter, &sum);
@@ -296,6 +337,7 @@ pag_run_free(pag_run *r)
 	pag_graph_free(&r->built);
 	sb_free(&r->recs);
 	pag_cppart_free(r->held);
+	free(r->slowest);
 	tr_pick_free(r->o.pick);
 	free(r);
 }
