@@ -101,7 +101,7 @@ syntax_error(const char *what, const char *src, size_t pos, const char *msg)
 	else
 		fprintf(stderr, "%s: %s", tr_progname, b.s);
 	sb_free(&b);
-	exit(TR_EXIT_USAGE);
+	tr_usage_try();
 }
 
 /* Option flags, as parsed. */

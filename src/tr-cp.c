@@ -209,6 +209,35 @@ check_modes(const cli *c)
 	tr_units_check(o->units, o->format != CP_TSV);
 }
 
+/* The exit status of a run whose read gave status: the first failure in
+ * the order they were met; a selector that matched nothing answered
+ * nothing. */
+static int
+verdict(cp_run *r, int status)
+{
+	cp_outcome w;
+
+	cp_run_notes(r, status, &w);
+	if (status != TR_EXIT_OK)
+		return status;
+	if (w.pag_bad)
+		return TR_EXIT_INPUT;
+	if (w.whatif_unmatched || w.trace_missing)
+		return TR_EXIT_USAGE;
+	if (w.nothing) {
+		tr_warn("%s", w.nothing);
+		return TR_EXIT_INPUT;
+	}
+	if (w.bad_key)
+		return TR_EXIT_USAGE;
+	if (w.units_idle) {
+		tr_warn("--units: no table was written (it goes with --summary, --whatif "
+			"and PAG records; tags and sections are µs)");
+		return TR_EXIT_USAGE;
+	}
+	return TR_EXIT_OK;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -242,7 +271,7 @@ main(int argc, char **argv)
 		status = cp_run_merge(r, c.f.files, c.f.nfiles, c.f.out_path);
 	} else {
 		cp_run_filter(r, &c.f);
-		status = cp_run_verdict(r, tr_filter_run(&c.f));
+		status = verdict(r, tr_filter_run(&c.f));
 	}
 	cp_run_free(r);
 	free(c.o.rules);

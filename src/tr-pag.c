@@ -135,6 +135,20 @@ pag_option(pag_run_opts *o, int opt, const char *arg)
 	return 1;
 }
 
+/* The exit status of a run whose read gave status: input the graph could
+ * not take fails it first, then a --worker-key tag that names nothing. */
+static int
+verdict(const pag_run *r, int status)
+{
+	pag_outcome w = pag_run_outcome(r);
+
+	if (status != TR_EXIT_OK)
+		return status;
+	if (w.bad_records || w.late)
+		return TR_EXIT_INPUT;
+	return w.bad_keys ? TR_EXIT_USAGE : TR_EXIT_OK;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -163,7 +177,7 @@ main(int argc, char **argv)
 	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 	r = pag_run_new(&o);
 	pag_run_filter(r, &f);
-	status = pag_run_verdict(r, tr_filter_run(&f));
+	status = verdict(r, tr_filter_run(&f));
 	pag_run_free(r);
 	return status;
 }

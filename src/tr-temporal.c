@@ -48,7 +48,8 @@ usage(FILE *f)
 		"      --baseline FILE     the slow requests' causes against FILE's requests\n"
 		"                          of the same operations: which are new or grew\n"
 		"      --band P            --baseline: the slow requests are those at or above\n"
-		"                          the P-th percentile of their operation (default 90)\n"
+		"                          the P-th percentile of their operation (90 or 90%%;\n"
+		"                          default 90)\n"
 		"      --min-share S       --dot: leave out nodes under a share S of the delay:\n"
 		"                          a fraction or N%% (default 1%%)\n"
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
@@ -135,7 +136,7 @@ temporal_option(cli *c, tp_capacity *caps, int opt, char *arg)
 	case OPT_END_TO_END: o->end_to_end = 1; break;
 	case OPT_MIN_SHARE: o->min_share = 100 * tr_arg_share("--min-share", arg); break;	/* kept as a percentage */
 	case OPT_BASELINE: c->baseline = arg; break;
-	case OPT_BAND: c->band = tr_arg_real("--band", arg, 0, 100); break;
+	case OPT_BAND: c->band = tr_arg_percentile("--band", arg); break;
 	case OPT_CHECK: o->check = 1; break;
 	default: return 0;
 	}

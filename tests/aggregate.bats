@@ -368,6 +368,26 @@ Select s.service, COUNT, AVG(s.duraton)' "$BATS_TEST_TMPDIR/f.tr"
 	expect_like "*query:1:1: expected From" "${lines[0]}"
 }
 
+@test "a query syntax error ends with the try line, as every usage error" {
+	two_requests
+	run tr-aggregate 'Select s.span' "$BATS_TEST_TMPDIR/f.tr"
+	expect_eq 2 "$status" status
+	expect_output "tr-aggregate: query:1:1: expected From
+    Select s.span
+    ^
+try 'tr-aggregate --help'"
+}
+
+@test "a --fail-if syntax error ends with the try line, as every usage error" {
+	two_requests
+	run tr-aggregate --fail-if 'n >' 'From s In spans Select COUNT AS n' "$BATS_TEST_TMPDIR/f.tr"
+	expect_eq 2 "$status" status
+	expect_output "tr-aggregate: fail-if:1:4: unexpected end of the expression
+    n >
+       ^
+try 'tr-aggregate --help'"
+}
+
 @test "a query too deep to evaluate is an error, however it grows (exit 2)" {
 	two_requests
 	# A 100,000-term chain from a file: one level of syntax, a very tall tree.

@@ -120,6 +120,13 @@ random_traces() {
 	expect_eq 2 "$status" status
 }
 
+@test "a --threshold expression that does not parse ends with the try line" {
+	run tr-infer -t 's/T >=' /dev/null
+	expect_eq 2 "$status" status
+	expect_output "tr-infer: --threshold: unexpected end of the expression at offset 6 in \"s/T >=\"
+try 'tr-infer --help'"
+}
+
 @test "Mystery Machine example: B and C in both orders leave neither B->C nor C->B" {
 	mm_traces
 	run tr-infer "$BATS_TEST_TMPDIR/mm.tr"

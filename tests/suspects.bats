@@ -300,6 +300,21 @@ wrapper_explain() {
 	expect_eq 31 "$(jq -r '.[0].requests_after' <<< "$output")" "requests in the band (60 - 30 + 1)"
 }
 
+@test "temporal --baseline: --band P% is the P-th percentile, as --band P" {
+	b=$(gen base.tr seed=1)
+	i=$(gen inc.tr seed=2 x_slow=200)
+	run tr-temporal -q --baseline "$b" --band 50% -f json "$i"
+	expect_status 0
+	expect_eq 31 "$(jq -r '.[0].requests_after' <<< "$output")" "requests in the band (60 - 30 + 1)"
+}
+
+@test "temporal: --band over 100% is a usage error" {
+	run tr-temporal --baseline /dev/null --band 101% /dev/null
+	expect_eq 2 "$status" "status"
+	expect_output "tr-temporal: --band: not a number from 0 to 100: 101%
+try 'tr-temporal --help'"
+}
+
 @test "temporal: --band without --baseline is a usage error" {
 	i=$(gen inc.tr seed=2 x_slow=200)
 	run tr-temporal --band 50 "$i"

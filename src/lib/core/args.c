@@ -22,6 +22,12 @@ tr_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fflush(stdout);
 	tr_warn("%s", msg);
+	tr_usage_try();
+}
+
+void
+tr_usage_try(void)
+{
 	fprintf(stderr, "try '%s --help'\n", tr_progname);
 	exit(TR_EXIT_USAGE);
 }
@@ -54,6 +60,19 @@ tr_arg_real(const char *opt, const char *s, double min, double max)
 	if (max == HUGE_VAL)
 		tr_usage_error("%s: not a number of %g or more: %s", opt, min, s);
 	tr_usage_error("%s: not a number from %g to %g: %s", opt, min, max, s);
+}
+
+double
+tr_arg_percentile(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s && !errno && (!*end || strcmp(end, "%") == 0) && v >= 0 && v <= 100)
+		return v;
+	tr_usage_error("%s: not a number from 0 to 100: %s", opt, s);
 }
 
 int64_t

@@ -13,11 +13,17 @@
 
 /* The message, then "try 'tr-xxx --help'"; exit 2. */
 _Noreturn void tr_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The end of a usage error whose message was said already (one of
+ * several lines, as a query's with its caret): "try 'tr-xxx --help'";
+ * exit 2. tr_usage_error ends so. */
+_Noreturn void tr_usage_try(void);
 
 /* A whole number from min to max (max TR_ARG_NO_MAX: none), decimal. */
 int64_t tr_arg_count(const char *opt, const char *s, int64_t min, int64_t max);
 /* A finite number from min to max (max HUGE_VAL: none). */
 double tr_arg_real(const char *opt, const char *s, double min, double max);
+/* A percentile from 0 to 100, written P or P% (90, 90%: the 90th). */
+double tr_arg_percentile(const char *opt, const char *s);
 /* A duration in µs: a number and a unit (us, ms, s, m, h; none: µs),
  * at least min (0, or 1 for "longer than 0"). */
 int64_t tr_arg_duration(const char *opt, const char *s, int64_t min);

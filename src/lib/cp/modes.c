@@ -547,39 +547,26 @@ data_notes(cp_run *r)
 			r->streams, r->o.mode == CP_MODE_SVG ? "slowest trace" : "percentile flame graphs");
 }
 
-int
-cp_run_verdict(cp_run *r, int status)
+void
+cp_run_notes(cp_run *r, int read_status, cp_outcome *w)
 {
-	if (r->pag_bad && status == TR_EXIT_OK)
-		status = TR_EXIT_INPUT;
+	int clean;
+
+	*w = (cp_outcome){.pag_bad = r->pag_bad, .nothing = r->empty, .bad_key = r->bad_key};
 	data_notes(r);
-	/* A selector that matched nothing answered nothing: say so, fail. */
-	if (r->whatif && cp_whatif_unmatched(r->whatif, r->o.verbose) && status == TR_EXIT_OK)
-		status = TR_EXIT_USAGE;
-	if (r->compare && !r->empty && !r->o.quiet && status == TR_EXIT_OK)
+	if (r->whatif)
+		w->whatif_unmatched = cp_whatif_unmatched(r->whatif, r->o.verbose);
+	/* the baseline's verdict and the suspects are over a whole, clean read */
+	clean = read_status == TR_EXIT_OK && !w->pag_bad && !w->whatif_unmatched;
+	if (r->compare && !r->empty && !r->o.quiet && clean)
 		compare_notes(r);
-	if (r->suspects && !r->empty && status == TR_EXIT_OK)
+	if (r->suspects && !r->empty && clean)
 		suspects_notes(r);
-	if (tr_pick_missing(r->o.pick, "--trace") && status == TR_EXIT_OK)
-		status = TR_EXIT_USAGE;
-	if (r->empty && status == TR_EXIT_OK) {
-		tr_warn("%s", r->empty);
-		status = TR_EXIT_INPUT;
-	}
-	if (r->o.mode == CP_MODE_SVG && !r->has_slow && status == TR_EXIT_OK) {
-		tr_warn("--svg: no trace with a timed root to draw");
-		status = TR_EXIT_INPUT;
-	}
-	if (r->bad_key && status == TR_EXIT_OK)
-		status = TR_EXIT_USAGE;
+	w->trace_missing = tr_pick_missing(r->o.pick, "--trace");
+	if (!w->nothing && r->o.mode == CP_MODE_SVG && !r->has_slow)
+		w->nothing = "--svg: no trace with a timed root to draw";
 	/* the line format is µs: --units had no table to act on */
-	if (r->o.units >= 0 && r->o.mode == CP_MODE_FILTER && !pag_cp_has_input(r->pag) &&
-	    status == TR_EXIT_OK) {
-		tr_warn("--units: no table was written (it goes with --summary, --whatif "
-			"and PAG records; tags and sections are µs)");
-		status = TR_EXIT_USAGE;
-	}
-	return status;
+	w->units_idle = r->o.units >= 0 && r->o.mode == CP_MODE_FILTER && !pag_cp_has_input(r->pag);
 }
 
 void

@@ -47,9 +47,23 @@ void cp_run_filter(cp_run *r, tr_filter *f);
 /* --merge: add up the partials of --summary or --folded in files, write the
  * result to out_path; the exit status. */
 int cp_run_merge(cp_run *r, char **files, int nfiles, const char *out_path);
-/* After tr_filter_run gave status: the notes on stderr (what the data did
- * not support, the baseline's verdict, the suspects), and the exit status. */
-int cp_run_verdict(cp_run *r, int status);
+/* What a run met that fails it; each was said on stderr when it was met
+ * or by cp_run_notes, unless marked "not said": the tool's verdict says
+ * those it decides by. */
+typedef struct cp_outcome {
+	size_t pag_bad;			/* PAG records that were bad input */
+	size_t whatif_unmatched;	/* --whatif rules that matched no span */
+	size_t trace_missing;		/* --trace ids no trace has */
+	const char *nothing;		/* nothing to draw or compare: why (not said) */
+	int bad_key;			/* --summary names a tag no span has */
+	int units_idle;			/* --units, and no table was written (not said) */
+} cp_outcome;
+
+/* After tr_filter_run gave read_status: the notes on stderr (what the data
+ * did not support, the --whatif rules that matched nothing, the baseline's
+ * verdict and the suspects when the read was whole and clean, the --trace
+ * ids no trace has), and into *w what the exit status turns on. */
+void cp_run_notes(cp_run *r, int read_status, cp_outcome *w);
 void cp_run_free(cp_run *r);
 
 #endif

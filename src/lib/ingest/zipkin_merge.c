@@ -409,106 +409,129 @@ log_cmp(const void *pa, const void *pb)
 	return tags_cmp(a->tags, a->ntags, b->tags, b->ntags);
 }
 
+/* The times a merged span takes from its parts: each Zipkin's pick. */
+typedef struct merged_time {
+	int64_t ts, dur;
+	int has_ts, has_dur;
+} merged_time;
+
+/* One part, in merge order, into the merged span r: the first field that
+ * is set, Zipkin's pick of the times, the union of tags, annotations and
+ * references (gathered in m). */
+static void
+fold_part(merger *m, ispan *r, merged_time *t, const ispan *s)
+{
+	int64_t v, d;
+	int hv, hd;
+
+	if (!*r->parent_id)
+		r->parent_id = s->parent_id;
+	if (r->kind == TR_KIND_NONE)
+		r->kind = s->kind;
+	if (!named(r->operation) && (named(s->operation) || !*r->operation))
+		r->operation = s->operation;
+	if (!*r->service)
+		r->service = s->service;
+	if (!*r->host)
+		r->host = s->host;
+	if (!*r->ep_ipv4)	/* Zipkin's merged endpoint: the union */
+		r->ep_ipv4 = s->ep_ipv4;
+	if (!*r->ep_ipv6)
+		r->ep_ipv6 = s->ep_ipv6;
+	if (!*r->ep_port)
+		r->ep_port = s->ep_port;
+	r->shared |= !!s->shared;
+	r->dups += s->dups;
+	part_times(s, &v, &hv, &d, &hd);
+	pick_time(v, hv, &t->ts, &t->has_ts);
+	pick_time(d, hd, &t->dur, &t->has_dur);
+	union_tags(m, s);
+	if (s->nlogs) {
+		GROW(m->logs, m->caplogs, m->nlogs + s->nlogs);
+		memcpy(m->logs + m->nlogs, s->logs, s->nlogs * sizeof *s->logs);
+		m->nlogs += s->nlogs;
+	}
+	if (s->nrefs) {
+		GROW(m->refs, m->caprefs, m->nrefs + s->nrefs);
+		memcpy(m->refs + m->nrefs, s->refs, s->nrefs * sizeof *s->refs);
+		m->nrefs += s->nrefs;
+	}
+}
+
+/* Tags in the order a converter writes them: times, kind, the rest. */
+static void
+merged_tags(merger *m, ispan *r, const merged_time *t)
+{
+	itag *tags = arena_alloc(&m->g->batch.mem, (m->ntags + 3) * sizeof *tags);
+	size_t nt = 0;
+	char buf[24];
+
+	if (!r->has_time) {
+		tags[nt++] = (itag){"tr.no_time", "true"};
+		if (t->has_ts) {
+			snprintf(buf, sizeof buf, "%lld", (long long)t->ts);
+			tags[nt++] = (itag){"tr.start_us", ig_str(m->g, buf)};
+		}
+	}
+	if (r->kind != TR_KIND_NONE)
+		tags[nt++] = (itag){"span.kind", tr_kind_name(r->kind)};
+	if (m->ntags)
+		memcpy(tags + nt, m->tags, m->ntags * sizeof *tags);
+	r->tags = tags;
+	r->ntags = (uint32_t)(nt + m->ntags);
+}
+
+/* Annotations: the union, sorted, each once; references: all of them. */
+static void
+merged_logs_refs(merger *m, ispan *r)
+{
+	arena *mem = &m->g->batch.mem;
+	size_t nl = 0;
+
+	if (m->nlogs)
+		qsort(m->logs, m->nlogs, sizeof *m->logs, log_cmp);
+	r->logs = arena_alloc(mem, (m->nlogs ? m->nlogs : 1) * sizeof *r->logs);
+	for (size_t k = 0; k < m->nlogs; k++)
+		if (!nl || log_cmp(&r->logs[nl - 1], &m->logs[k]) != 0)
+			r->logs[nl++] = m->logs[k];
+	r->nlogs = (uint32_t)nl;
+	r->refs = arena_alloc(mem, (m->nrefs ? m->nrefs : 1) * sizeof *r->refs);
+	if (m->nrefs)
+		memcpy(r->refs, m->refs, m->nrefs * sizeof *r->refs);
+	r->nrefs = (uint32_t)m->nrefs;
+}
+
 /* Merge the parts p[0, n), in merge order, into one span, written where the
  * earliest of them was read so that it keeps that place in the output. */
 static void
 merge_run(merger *m, const part *p, size_t n)
 {
-	ingest *g = m->g;
-	arena *mem = &g->batch.mem;
 	ispan r = *p[0].s, *dst;
-	size_t target = p[0].idx, k, nt, nl;
-	int64_t ts, dur, v, d;
-	int has_ts = 0, has_dur = 0, hv, hd;
-	itag *tags;
-	char buf[24];
+	merged_time t = {0};
+	size_t target = p[0].idx, k;
 
 	r.parent_id = r.service = r.operation = r.host = "";
 	r.ep_ipv4 = r.ep_ipv6 = r.ep_port = "";
 	r.kind = TR_KIND_NONE;
 	r.shared = 0;
 	r.dups = 0;
-	ts = dur = 0;
 	m->ntags = m->nlogs = m->nrefs = 0;
 	strmap_clear(&m->keys);
 	for (k = 0; k < n; k++) {
-		const ispan *s = p[k].s;
-
-		if (!*r.parent_id)
-			r.parent_id = s->parent_id;
-		if (r.kind == TR_KIND_NONE)
-			r.kind = s->kind;
-		if (!named(r.operation) && (named(s->operation) || !*r.operation))
-			r.operation = s->operation;
-		if (!*r.service)
-			r.service = s->service;
-		if (!*r.host)
-			r.host = s->host;
-		if (!*r.ep_ipv4)	/* Zipkin's merged endpoint: the union */
-			r.ep_ipv4 = s->ep_ipv4;
-		if (!*r.ep_ipv6)
-			r.ep_ipv6 = s->ep_ipv6;
-		if (!*r.ep_port)
-			r.ep_port = s->ep_port;
-		r.shared |= !!s->shared;
-		r.dups += s->dups;
-		part_times(s, &v, &hv, &d, &hd);
-		pick_time(v, hv, &ts, &has_ts);
-		pick_time(d, hd, &dur, &has_dur);
-		union_tags(m, s);
-		if (s->nlogs) {
-			GROW(m->logs, m->caplogs, m->nlogs + s->nlogs);
-			memcpy(m->logs + m->nlogs, s->logs, s->nlogs * sizeof *s->logs);
-			m->nlogs += s->nlogs;
-		}
-		if (s->nrefs) {
-			GROW(m->refs, m->caprefs, m->nrefs + s->nrefs);
-			memcpy(m->refs + m->nrefs, s->refs, s->nrefs * sizeof *s->refs);
-			m->nrefs += s->nrefs;
-		}
+		fold_part(m, &r, &t, p[k].s);
 		if (p[k].idx < target)
 			target = p[k].idx;
 	}
 	if (r.kind == TR_KIND_CLIENT)
 		r.shared = 0;	/* shared is the server's; Zipkin drops it on a client */
-	r.has_time = has_ts && has_dur;
-	r.start = r.has_time ? ts : 0;
-	r.duration = has_dur ? dur : 0;
-
-	/* Tags in the order a converter writes them: times, kind, the rest. */
-	tags = arena_alloc(mem, (m->ntags + 3) * sizeof *tags);
-	nt = 0;
-	if (!r.has_time) {
-		tags[nt++] = (itag){"tr.no_time", "true"};
-		if (has_ts) {
-			snprintf(buf, sizeof buf, "%lld", (long long)ts);
-			tags[nt++] = (itag){"tr.start_us", ig_str(g, buf)};
-		}
-	}
-	if (r.kind != TR_KIND_NONE)
-		tags[nt++] = (itag){"span.kind", tr_kind_name(r.kind)};
-	if (m->ntags)
-		memcpy(tags + nt, m->tags, m->ntags * sizeof *tags);
-	r.tags = tags;
-	r.ntags = (uint32_t)(nt + m->ntags);
-
-	/* Annotations: the union, sorted, each once. */
-	if (m->nlogs)
-		qsort(m->logs, m->nlogs, sizeof *m->logs, log_cmp);
-	r.logs = arena_alloc(mem, (m->nlogs ? m->nlogs : 1) * sizeof *r.logs);
-	nl = 0;
-	for (k = 0; k < m->nlogs; k++)
-		if (!nl || log_cmp(&r.logs[nl - 1], &m->logs[k]) != 0)
-			r.logs[nl++] = m->logs[k];
-	r.nlogs = (uint32_t)nl;
-	r.refs = arena_alloc(mem, (m->nrefs ? m->nrefs : 1) * sizeof *r.refs);
-	if (m->nrefs)
-		memcpy(r.refs, m->refs, m->nrefs * sizeof *r.refs);
-	r.nrefs = (uint32_t)m->nrefs;
-
+	r.has_time = t.has_ts && t.has_dur;
+	r.start = r.has_time ? t.ts : 0;
+	r.duration = t.has_dur ? t.dur : 0;
+	merged_tags(m, &r, &t);
+	merged_logs_refs(m, &r);
 	for (k = 0; k < n; k++)
 		m->gone[p[k].idx] = p[k].idx != target;
-	dst = &g->batch.spans[target];
+	dst = &m->g->batch.spans[target];
 	r.seq = dst->seq;
 	r.line = dst->line;
 	r.col = dst->col;

@@ -319,14 +319,11 @@ pag_run_filter(pag_run *r, tr_filter *f)
 	f->no_span_tags = !pag_builder_reads_tags(r->b);	/* unless the worker key names one */
 }
 
-int
-pag_run_verdict(const pag_run *r, int status)
+pag_outcome
+pag_run_outcome(const pag_run *r)
 {
-	if (status == TR_EXIT_OK && (r->nbad_records || r->nlate))
-		status = TR_EXIT_INPUT;
-	if (status == TR_EXIT_OK && r->bad_keys)
-		status = TR_EXIT_USAGE;	/* a key that names nothing: said on stderr */
-	return status;
+	return (pag_outcome){.bad_records = r->nbad_records, .late = r->nlate,
+			     .bad_keys = r->bad_keys};
 }
 
 void

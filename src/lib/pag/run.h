@@ -33,8 +33,15 @@ typedef struct pag_run pag_run;
 pag_run *pag_run_new(const pag_run_opts *o);
 /* Sets f's callbacks and reading for one pass over the input. */
 void pag_run_filter(pag_run *r, tr_filter *f);
-/* After tr_filter_run gave status: the exit status. */
-int pag_run_verdict(const pag_run *r, int status);
+/* What a run met that fails it, each said on stderr when it was met. */
+typedef struct pag_outcome {
+	size_t bad_records;	/* PAG records read that were bad input */
+	size_t late;		/* traces that came too late for the graph */
+	size_t bad_keys;	/* --worker-key tags no span had */
+} pag_outcome;
+
+/* After tr_filter_run: what the exit status turns on. */
+pag_outcome pag_run_outcome(const pag_run *r);
 void pag_run_free(pag_run *r);
 
 #endif
