@@ -100,7 +100,7 @@ static group *
 group_of(tr_regroup *g, const tr_trace *t)
 {
 	int added;
-	strmap_slot *s = strmap_put_copy(&g->ids, &g->keys, t->trace_id, strlen(t->trace_id), &added);
+	strmap_slot *s = strmap_intern(&g->ids, &g->keys, t->trace_id, strlen(t->trace_id), &added);
 
 	if (!added) {
 		g->groups[s->val].pieces++;
@@ -110,7 +110,6 @@ group_of(tr_regroup *g, const tr_trace *t)
 		g->cap = g->cap ? 2 * g->cap : 1024;
 		g->groups = xrealloc(g->groups, g->cap * sizeof *g->groups);
 	}
-	s->val = (int64_t)g->n;
 	sb_clear(&g->scratch);
 	tr_write_group(&g->scratch, t);
 	group *gr = &g->groups[g->n++];

@@ -334,11 +334,9 @@ find_group(q_table *t, const expr_value *keys)
 		encode_value(&t->kb, keys[k]);
 		sb_addc(&t->kb, '\0');
 	}
-	strmap_slot *slot = strmap_put(&t->index, t->kb.s ? t->kb.s : "", t->kb.len, &added);
+	strmap_slot *slot = strmap_intern(&t->index, &t->mem, t->kb.s ? t->kb.s : "", t->kb.len, &added);
 	if (!added)
 		return &t->groups[slot->val];
-	slot->key = arena_strndup(&t->mem, t->kb.s ? t->kb.s : "", t->kb.len);
-	slot->val = (int64_t)t->n;
 	GROW(t->groups, t->cap, t->n + 1);
 	q_group *g = &t->groups[t->n++];
 	g->nkeys = nk;

@@ -79,10 +79,9 @@ static uint32_t
 service_of(report *r, const char *name)
 {
 	int added;
-	strmap_slot *slot = strmap_put_copy(&r->svc_map, &r->mem, name, strlen(name), &added);
+	strmap_slot *slot = strmap_intern(&r->svc_map, &r->mem, name, strlen(name), &added);
 
 	if (added) {
-		slot->val = (int64_t)r->nsvc;
 		GROW(r->svc, r->capsvc, r->nsvc + 1);
 		r->svc[r->nsvc++] = (svc_node){slot->key, 0, 0};
 	}
@@ -94,10 +93,9 @@ op_of(report *r, const tr_span *s)
 {
 	size_t ls = sb_set_pair(&r->key, s->service, s->operation) - 1;
 	int added;
-	strmap_slot *slot = strmap_put_copy(&r->ops_map, &r->mem, r->key.s, r->key.len, &added);
+	strmap_slot *slot = strmap_intern(&r->ops_map, &r->mem, r->key.s, r->key.len, &added);
 
 	if (added) {
-		slot->val = (int64_t)r->nops;
 		GROW(r->ops, r->capops, r->nops + 1);
 		r->ops[r->nops++] = (op_stats){slot->key, slot->key + ls + 1, NULL, 0, 0};
 	}

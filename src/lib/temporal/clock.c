@@ -56,16 +56,13 @@ static int32_t
 host_id(tr_clock *c, const char *name)
 {
 	int added;
-	strmap_slot *s = strmap_get(&c->host_ids, name, strlen(name));
+	strmap_slot *s = strmap_intern(&c->host_ids, &c->mem, name, strlen(name), &added);
 
-	if (s)
-		return (int32_t)s->val;
-	char *copy = arena_strndup(&c->mem, name, strlen(name));
-	s = strmap_put(&c->host_ids, copy, strlen(copy), &added);
-	GROW(c->hosts, c->caphosts, c->nhosts + 1);
-	c->hosts[c->nhosts] = (clock_host){.name = copy, .reference = -1, .via = -1};
-	s->val = (int64_t)c->nhosts;
-	return (int32_t)c->nhosts++;
+	if (added) {
+		GROW(c->hosts, c->caphosts, c->nhosts + 1);
+		c->hosts[c->nhosts++] = (clock_host){.name = s->key, .reference = -1, .via = -1};
+	}
+	return (int32_t)s->val;
 }
 
 static host_pair *
@@ -79,13 +76,12 @@ pair_of(tr_clock *c, int32_t a, int32_t b, int create)
 		return &c->pairs[s->val];
 	if (!create)
 		return NULL;
-	s = strmap_put_copy(&c->pair_ids, &c->mem, k, sizeof k, &added);
+	s = strmap_intern(&c->pair_ids, &c->mem, k, sizeof k, &added);
 	GROW(c->pairs, c->cappairs, c->npairs + 1);
-	host_pair *p = &c->pairs[c->npairs];
+	host_pair *p = &c->pairs[c->npairs++];
 	memset(p, 0, sizeof *p);
 	p->a = a;
 	p->b = b;
-	s->val = (int64_t)c->npairs++;
 	return p;
 }
 
