@@ -1049,6 +1049,15 @@ tr_output_sb(tr_output *o, const strbuf *b)
 	tr_output_write(o, b->s, b->len);
 }
 
+void
+tr_output_spill(tr_output *o, strbuf *b)
+{
+	if (b->len < TR_SPILL_BYTES)
+		return;
+	tr_output_sb(o, b);
+	sb_clear(b);
+}
+
 static void
 output_free(tr_output *o)
 {

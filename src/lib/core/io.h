@@ -100,6 +100,11 @@ tr_output *tr_output_fdopen(int fd, const char *name);
 void tr_output_write(tr_output *o, const void *p, size_t n);
 void tr_output_puts(tr_output *o, const char *s);
 void tr_output_sb(tr_output *o, const strbuf *b);
+/* What a buffer of output holds before it is written: enough that writes
+ * are few, little enough that output streams as the input is read. */
+#define TR_SPILL_BYTES (64 * 1024)
+/* Write b and empty it once it holds TR_SPILL_BYTES; else keep it. */
+void tr_output_spill(tr_output *o, strbuf *b);
 void tr_output_flush(tr_output *o);
 /* Commit: flush, finish the zstd frame, rename the temporary file. */
 void tr_output_close(tr_output *o);

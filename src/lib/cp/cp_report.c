@@ -243,10 +243,7 @@ cp_summary_write(cp_summary *s, tr_output *out)
 	table_begin(&t, &b, s->format, s->units, cols, ncols);
 	for (size_t i = 0; i < s->ng; i++) {
 		write_row(&t, s, &s->g[i], all_cp, all_self);
-		if (b.len > 65536) {
-			tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
+		tr_output_spill(out, &b);
 	}
 	table_end(&t);
 	tr_output_sb(out, &b);
@@ -310,10 +307,7 @@ cp_summary_write_partial(cp_summary *s, tr_output *out)
 			sb_addf(&b, "%s%lld:%zu", j ? "," : "", (long long)g->per_trace[j], k - j);
 		}
 		sb_addc(&b, '\n');
-		if (b.len > 65536) {
-			tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
+		tr_output_spill(out, &b);
 	}
 	tr_output_sb(out, &b);
 	sb_free(&b);

@@ -757,10 +757,7 @@ q_table_write_partial(q_table *t, tr_output *out)
 		for (int a = 0; a < q->naggs; a++)
 			write_state(&b, &q->aggs[a], &gr->st[a], t->exact || t->sketch);
 		sb_addc(&b, '\n');
-		if (b.len > 65536) {
-			tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
+		tr_output_spill(out, &b);
 	}
 	tr_partial_end(&b, t->n);
 	tr_output_sb(out, &b);

@@ -505,10 +505,8 @@ write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size
 		if (q->per >= 0 && !under_limit(r, row))
 			continue;
 		write_row(r, b, row);
-		if (out && b->len > 65536) {
-			tr_output_sb(out, b);
-			sb_clear(b);
-		}
+		if (out)
+			tr_output_spill(out, b);
 	}
 	free(idx);
 }

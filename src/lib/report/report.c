@@ -184,9 +184,9 @@ open_copy(report *r)
 static void
 write_copy(report *r, FILE *f, strbuf *b, int last)
 {
-	if ((b->len >= 64 * 1024 || (last && b->len)) && fwrite(b->s, 1, b->len, f) != b->len)
+	if ((b->len >= TR_SPILL_BYTES || (last && b->len)) && fwrite(b->s, 1, b->len, f) != b->len)
 		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
-	if (b->len >= 64 * 1024 || last)
+	if (b->len >= TR_SPILL_BYTES || last)
 		sb_clear(b);
 	if (last && fclose(f) != 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
@@ -302,7 +302,7 @@ explain_trace(void *ctx, tr_trace *t)
 	draw_if_slow(x->r, t, ++x->ordinal);
 	if (near_slow(x->r, x->ordinal))
 		tp_add_trace(x->tp, t, &x->b);
-	if (x->b.len >= 64 * 1024)
+	if (x->b.len >= TR_SPILL_BYTES)
 		take_causes(x->r, &x->b);
 }
 
