@@ -19,7 +19,7 @@ tr_merge_files(char **files, int nfiles,
 	}
 	for (int i = 0; i < nfiles; i++) {
 		tr_input *in = tr_input_open(files[i]);
-		const char *name = strcmp(files[i], "-") ? files[i] : "<stdin>";
+		const char *name = tr_path_name(files[i]);
 		size_t len;
 		char *l;
 		int status = TR_EXIT_OK;

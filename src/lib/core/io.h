@@ -20,6 +20,12 @@ tr_input *tr_input_try_open(const char *path);
 tr_input *tr_input_fdopen(int fd, const char *name);
 /* Is path (not "-") a directory? Such an input is bad input, not a read error. */
 int tr_path_is_dir(const char *path);
+/* What messages call an input path: "<stdin>" for "-". */
+const char *tr_path_name(const char *path);
+/* The size of the regular file at path; -1 for "-" (standard input), a pipe,
+ * a device, a directory or a path that cannot be read: an input of unknown
+ * size, which can be read only once, from its start. */
+int64_t tr_regular_file_size(const char *path);
 /* Bytes [off, off + len) of the file at path, as they are (nothing is
  * decompressed); dies as tr_input_open does. */
 tr_input *tr_input_open_range(const char *path, uint64_t off, uint64_t len);

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/format.h"
 #include "core/hash.h"
@@ -272,7 +271,7 @@ void
 tr_files_from(const char *path, char ***files, int *nfiles)
 {
 	tr_input *in = tr_input_open(path);
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	const char *name = tr_path_name(path);
 	char *line;
 	size_t len;
 
@@ -303,11 +302,8 @@ tr_file_is_lines(const char *path)
 	size_t n = 0, prev, i = 0;
 	const char *p;
 
-	struct stat st;
-
 	/* a pipe would lose what is peeked at: regular files only */
-	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !(in = tr_input_try_open(path)))
+	if (tr_regular_file_size(path) < 0 || !(in = tr_input_try_open(path)))
 		return 0;
 	do {	/* the first byte that is not blank space */
 		prev = n;

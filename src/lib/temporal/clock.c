@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* What the RPCs of one direction between two hosts said. */
 typedef struct rpc_side {
@@ -801,12 +800,11 @@ enum { SCAN_SPLIT_MIN = 8 << 20, SCAN_SPLIT_LOOK = 16 << 20 };
 static uint64_t
 scan_split(const char *file)
 {
-	struct stat st;
+	int64_t size = tr_regular_file_size(file);
 
-	if (strcmp(file, "-") == 0 || stat(file, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < SCAN_SPLIT_MIN)
+	if (size < SCAN_SPLIT_MIN)
 		return 0;
-	uint64_t mid = (uint64_t)st.st_size / 2, at = mid, cut = 0;
+	uint64_t mid = (uint64_t)size / 2, at = mid, cut = 0;
 	tr_input *in = tr_input_open_range(file, mid, SCAN_SPLIT_LOOK);
 	size_t len;
 	char *line = tr_input_line(in, &len);	/* the rest of a line cut at mid */
