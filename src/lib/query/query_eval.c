@@ -1058,7 +1058,7 @@ query_run_write_partial(query_run *r, tr_output *out)
 }
 
 static int
-merge_record(void *ctx, const char *line, size_t len, char *what, size_t whatlen)
+merge_record(void *ctx, char *line, size_t len, char *what, size_t whatlen)
 {
 	query_run *r = ctx;
 
