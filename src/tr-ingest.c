@@ -175,7 +175,7 @@ ingest_main(cli *c, ingest_list *inputs, char **files, int nfiles, int status)
 	const ingest_stats *st = ingest_stats_get(g);
 	/* an empty pipe or an export of nothing answers nothing downstream */
 	if (status == TR_EXIT_OK && !st->spans && !c->f.allow_empty) {
-		const char *first = nfiles && strcmp(files[0], "-") ? files[0] : "<stdin>";
+		const char *first = nfiles ? tr_path_name(files[0]) : "<stdin>";
 		char name[512];
 
 		tr_inputs_name(name, sizeof name, first, nfiles);

@@ -219,7 +219,7 @@ read_all(filter_run *run)
 			run->c.stopped = 1;
 			break;
 		}
-		if (run->b.len >= 64 * 1024)
+		if (run->b.len >= TR_SPILL_BYTES)	/* after the header: not tr_output_spill */
 			emit(run->out, &run->b, &run->header_pending);
 		input_tick(&run->in, &progress);
 	}

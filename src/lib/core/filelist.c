@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/partial.h"
 #include "core/shard.h"
 #include "core/util.h"
 
@@ -10,36 +11,9 @@ int
 tr_merge_files(char **files, int nfiles,
 	       int (*line)(void *ctx, char *line, size_t len, char *err, size_t errlen), void *ctx)
 {
-	static char *std_in[] = {"-"};
-	char err[256];
-
-	if (!nfiles) {
-		files = std_in;
-		nfiles = 1;
-	}
-	for (int i = 0; i < nfiles; i++) {
-		tr_input *in = tr_input_open(files[i]);
-		const char *name = strcmp(files[i], "-") ? files[i] : "<stdin>";
-		size_t len;
-		char *l;
-		int status = TR_EXIT_OK;
-
-		while (status == TR_EXIT_OK && (l = tr_input_line(in, &len))) {
-			if (len && l[len - 1] == '\r')
-				len--;
-			l[len] = '\0';
-			if (line(ctx, l, len, err, sizeof err) < 0) {
-				tr_warn("%s:%llu: %s", name, (unsigned long long)tr_input_lineno(in), err);
-				status = TR_EXIT_INPUT;
-			}
-		}
-		if (status == TR_EXIT_OK && tr_input_report(in, name) < 0)
-			status = TR_EXIT_INPUT;
-		tr_input_close(in);
-		if (status != TR_EXIT_OK)
-			return status;
-	}
-	return TR_EXIT_OK;
+	/* the partials' loop, with no partial's frame: the first refused line stops */
+	return tr_partial_merge_files(files, nfiles, NULL, NULL, 0, line, ctx) < 0 ? TR_EXIT_INPUT
+										    : TR_EXIT_OK;
 }
 
 void

@@ -16,6 +16,16 @@ strmap_put_copy(strmap *m, struct arena *mem, const void *key, size_t len, int *
 	return s;
 }
 
+strmap_slot *
+strmap_intern(strmap *m, struct arena *mem, const void *key, size_t len, int *added)
+{
+	strmap_slot *s = strmap_put_copy(m, mem, key, len, added);
+
+	if (*added)
+		s->val = (int64_t)(m->count - 1);
+	return s;
+}
+
 static strmap_slot *
 find_slot(strmap_slot *slots, size_t cap, const char *key, size_t len, uint64_t h)
 {

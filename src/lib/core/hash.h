@@ -28,6 +28,12 @@ strmap_slot *strmap_put(strmap *m, const char *key, size_t len, int *added);
 struct arena;
 strmap_slot *strmap_put_copy(strmap *m, struct arena *mem, const void *key, size_t len,
 			     int *added);
+/* A name's dense index: strmap_put_copy, and a new key's val is the
+ * number of keys before it (0, 1, 2, ...), so arrays indexed by it grow
+ * by one entry, which the caller appends when *added. The map must hold
+ * only keys put here. */
+strmap_slot *strmap_intern(strmap *m, struct arena *mem, const void *key, size_t len,
+			   int *added);
 /* Returns the slot for key or NULL. */
 strmap_slot *strmap_get(const strmap *m, const char *key, size_t len);
 void strmap_clear(strmap *m);	/* keep the slots for reuse */

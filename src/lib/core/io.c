@@ -183,6 +183,22 @@ tr_path_is_dir(const char *path)
 	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+const char *
+tr_path_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+int64_t
+tr_regular_file_size(const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") == 0 || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return (int64_t)st.st_size;
+}
+
 tr_input *
 tr_input_open_range(const char *path, uint64_t off, uint64_t len)
 {
@@ -1047,6 +1063,15 @@ void
 tr_output_sb(tr_output *o, const strbuf *b)
 {
 	tr_output_write(o, b->s, b->len);
+}
+
+void
+tr_output_spill(tr_output *o, strbuf *b)
+{
+	if (b->len < TR_SPILL_BYTES)
+		return;
+	tr_output_sb(o, b);
+	sb_clear(b);
 }
 
 static void

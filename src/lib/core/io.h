@@ -20,6 +20,12 @@ tr_input *tr_input_try_open(const char *path);
 tr_input *tr_input_fdopen(int fd, const char *name);
 /* Is path (not "-") a directory? Such an input is bad input, not a read error. */
 int tr_path_is_dir(const char *path);
+/* What messages call an input path: "<stdin>" for "-". */
+const char *tr_path_name(const char *path);
+/* The size of the regular file at path; -1 for "-" (standard input), a pipe,
+ * a device, a directory or a path that cannot be read: an input of unknown
+ * size, which can be read only once, from its start. */
+int64_t tr_regular_file_size(const char *path);
 /* Bytes [off, off + len) of the file at path, as they are (nothing is
  * decompressed); dies as tr_input_open does. */
 tr_input *tr_input_open_range(const char *path, uint64_t off, uint64_t len);
@@ -100,6 +106,11 @@ tr_output *tr_output_fdopen(int fd, const char *name);
 void tr_output_write(tr_output *o, const void *p, size_t n);
 void tr_output_puts(tr_output *o, const char *s);
 void tr_output_sb(tr_output *o, const strbuf *b);
+/* What a buffer of output holds before it is written: enough that writes
+ * are few, little enough that output streams as the input is read. */
+#define TR_SPILL_BYTES (64 * 1024)
+/* Write b and empty it once it holds TR_SPILL_BYTES; else keep it. */
+void tr_output_spill(tr_output *o, strbuf *b);
 void tr_output_flush(tr_output *o);
 /* Commit: flush, finish the zstd frame, rename the temporary file. */
 void tr_output_close(tr_output *o);

@@ -111,7 +111,8 @@ tr_partial_check_end(const tr_partial_check *c, char *what, size_t whatlen)
 	return -1;
 }
 
-/* One file; 0, -1 for a bad record (more may follow), -2 for a bad frame. */
+/* One file (c NULL: no partial's frame to check); 0, -1 for a bad record
+ * (more may follow), -2 for a bad frame. */
 static int
 merge_file(tr_input *in, tr_partial_check *c, tr_partial_merge_fn merge, void *ctx, int keep_going)
 {
@@ -122,7 +123,8 @@ merge_file(tr_input *in, tr_partial_check *c, tr_partial_merge_fn merge, void *c
 	while ((line = tr_input_line(in, &len))) {
 		while (len && line[len - 1] == '\r')
 			len--;
-		k = tr_partial_check_line(c, line, len, what, sizeof what);
+		line[len] = '\0';
+		k = c ? tr_partial_check_line(c, line, len, what, sizeof what) : 1;
 		if (k > 0 && merge(ctx, line, len, what, sizeof what) < 0)
 			k = -1, bad = 1;
 		else if (k < 0)
@@ -134,7 +136,7 @@ merge_file(tr_input *in, tr_partial_check *c, tr_partial_merge_fn merge, void *c
 	}
 	if (tr_input_report(in, NULL) < 0)	/* a cut zstd frame: records are missing */
 		return -2;
-	if (tr_partial_check_end(c, what, sizeof what) < 0) {
+	if (c && tr_partial_check_end(c, what, sizeof what) < 0) {
 		tr_warn("%s:%llu: %s", tr_input_name(in), (unsigned long long)tr_input_lineno(in) + 1, what);
 		return -2;
 	}
@@ -156,8 +158,9 @@ tr_partial_merge_files(char **files, int nfiles, const char *kind, const char *m
 		tr_input *in = tr_input_open(files[i]);
 		tr_partial_check c;
 
-		tr_partial_check_start(&c, kind, made_for);
-		int k = merge_file(in, &c, merge, ctx, keep_going);
+		if (kind)
+			tr_partial_check_start(&c, kind, made_for);
+		int k = merge_file(in, kind ? &c : NULL, merge, ctx, keep_going);
 		tr_input_close(in);
 		if (k == -2 || (k == -1 && !keep_going))
 			return -1;

@@ -40,12 +40,14 @@ int tr_partial_check_end(const tr_partial_check *c, char *what, size_t whatlen);
 
 #endif
 
-/* Merges one record of a partial: 0, or -1 with what set. */
-typedef int (*tr_partial_merge_fn)(void *ctx, const char *line, size_t len, char *what,
+/* Merges one record of a partial (NUL-terminated, its CRs dropped; the
+ * reader's buffer, which merge may change): 0, or -1 with what set. */
+typedef int (*tr_partial_merge_fn)(void *ctx, char *line, size_t len, char *what,
 				   size_t whatlen);
 /* Merge the records of the partial files (none: standard input), each
- * checked against c's kind and made_for, through merge. Messages read
- * "file:line: what". Returns 0; TR_EXIT_INPUT when keep_going skipped
+ * checked against kind and made_for, through merge; with kind NULL, every
+ * line is a record (files that are not partials: tr-cp --merge's). Messages
+ * read "file:line: what". Returns 0; TR_EXIT_INPUT when keep_going skipped
  * records merge refused (the rest is merged); -1 when the merge stopped
  * (nothing is to be written): at a file that is not a whole partial, or at
  * a refused record without keep_going. */

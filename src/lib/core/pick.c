@@ -46,12 +46,10 @@ tr_pick_add(tr_pick *p, const char *id)
 {
 	size_t len = strlen(id);
 	int added;
-	strmap_slot *slot = strmap_put(&p->index, id, len, &added);
+	strmap_slot *slot = strmap_intern(&p->index, &p->mem, id, len, &added);
 
 	if (!added)
 		return;
-	slot->key = arena_strndup(&p->mem, id, len);
-	slot->val = (int64_t)p->n;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 16;
 		p->id = xrealloc(p->id, p->cap * sizeof *p->id);

@@ -1,13 +1,12 @@
 /* progress.c - a progress line on stderr when it is a terminal. */
 #include "core/progress.h"
 
-#include <sys/stat.h>
-
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/io.h"
 #include "core/util.h"
 
 static double
@@ -31,14 +30,15 @@ tr_progress_init(tr_progress *p)
 void
 tr_progress_set_inputs(tr_progress *p, char *const *paths, size_t n)
 {
-	struct stat st;
 	uint64_t total = 0;
 
 	p->total = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(paths[i], "-") == 0 || stat(paths[i], &st) < 0 || !S_ISREG(st.st_mode))
+		int64_t size = tr_regular_file_size(paths[i]);
+
+		if (size < 0)
 			return;	/* a pipe or a directory: its size is not known */
-		total += (uint64_t)st.st_size;
+		total += (uint64_t)size;
 	}
 	p->total = total;
 }

@@ -88,7 +88,7 @@ tr_reader_new(char **files, int nfiles)
 	r->nfiles = nfiles;
 	r->names = xcalloc((size_t)nfiles, sizeof *r->names);
 	for (int i = 0; i < nfiles; i++)
-		r->names[i] = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
+		r->names[i] = tr_path_name(files[i]);
 	r->trace.files = r->names;
 	r->cur = -1;
 	r->where_file = -2;

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/format.h"
 #include "core/hash.h"
@@ -100,7 +99,7 @@ static group *
 group_of(tr_regroup *g, const tr_trace *t)
 {
 	int added;
-	strmap_slot *s = strmap_put_copy(&g->ids, &g->keys, t->trace_id, strlen(t->trace_id), &added);
+	strmap_slot *s = strmap_intern(&g->ids, &g->keys, t->trace_id, strlen(t->trace_id), &added);
 
 	if (!added) {
 		g->groups[s->val].pieces++;
@@ -110,7 +109,6 @@ group_of(tr_regroup *g, const tr_trace *t)
 		g->cap = g->cap ? 2 * g->cap : 1024;
 		g->groups = xrealloc(g->groups, g->cap * sizeof *g->groups);
 	}
-	s->val = (int64_t)g->n;
 	sb_clear(&g->scratch);
 	tr_write_group(&g->scratch, t);
 	group *gr = &g->groups[g->n++];
@@ -273,7 +271,7 @@ void
 tr_files_from(const char *path, char ***files, int *nfiles)
 {
 	tr_input *in = tr_input_open(path);
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	const char *name = tr_path_name(path);
 	char *line;
 	size_t len;
 
@@ -304,11 +302,8 @@ tr_file_is_lines(const char *path)
 	size_t n = 0, prev, i = 0;
 	const char *p;
 
-	struct stat st;
-
 	/* a pipe would lose what is peeked at: regular files only */
-	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !(in = tr_input_try_open(path)))
+	if (tr_regular_file_size(path) < 0 || !(in = tr_input_try_open(path)))
 		return 0;
 	do {	/* the first byte that is not blank space */
 		prev = n;

@@ -61,7 +61,7 @@ void tr_files_from(const char *path, char ***files, int *nfiles);
  * reading says why). */
 int tr_file_is_lines(const char *path);
 
-/* --merge: feed every line of files (none: standard input) to line(), a CR
+/* --merge: feed every line of files (none: standard input) to line(), the CRs
  * before the LF dropped. A line it refuses stops the run with
  * "prog: file:line: what"; returns 0, or TR_EXIT_INPUT then or when a file
  * ended early (a cut zstd frame). */

@@ -164,9 +164,8 @@ find_group(cp_compare *k, const tr_span *s)
 	size_t op = sb_set_pair(&k->buf, s->service, k->by_operation ? s->operation : "");
 	int added;
 
-	strmap_slot *slot = strmap_put_copy(&k->map, &k->mem, k->buf.s, k->buf.len, &added);
+	strmap_slot *slot = strmap_intern(&k->map, &k->mem, k->buf.s, k->buf.len, &added);
 	if (added) {
-		slot->val = (int64_t)k->ng;
 		GROW(k->g, k->capg, k->ng + 1);
 		k->g[k->ng++] = (group){.service = slot->key, .operation = slot->key + op};
 	}
@@ -214,13 +213,12 @@ static fail_count *
 fail_count_of(cp_compare *k, int add)
 {
 	int added;
-	strmap_slot *slot = add ? strmap_put_copy(&k->fail_map, &k->mem, k->buf.s, k->buf.len, &added)
+	strmap_slot *slot = add ? strmap_intern(&k->fail_map, &k->mem, k->buf.s, k->buf.len, &added)
 				: strmap_get(&k->fail_map, k->buf.s, k->buf.len);
 
 	if (!slot)
 		return NULL;
 	if (add && added) {
-		slot->val = (int64_t)k->nfc;
 		GROW(k->fc, k->capfc, k->nfc + 1);
 		k->fc[k->nfc++] = (fail_count){{0, 0}, {0, 0}};
 	}

@@ -48,7 +48,7 @@ cp_folded_sum_line(cp_folded_sum *f, char *line, size_t len, char *err, size_t e
 		snprintf(err, errlen, "bad value after the stack (want a count of µs above 0)");
 		return -1;
 	}
-	strmap_slot *slot = strmap_put_copy(&f->stacks, &f->mem, line, (size_t)(sp - line), &added);
+	strmap_slot *slot = strmap_intern(&f->stacks, &f->mem, line, (size_t)(sp - line), &added);
 
 	if (added) {
 		if (f->n == f->cap) {
@@ -56,7 +56,6 @@ cp_folded_sum_line(cp_folded_sum *f, char *line, size_t len, char *err, size_t e
 			f->stack = xrealloc(f->stack, f->cap * sizeof *f->stack);
 			f->value = xrealloc(f->value, f->cap * sizeof *f->value);
 		}
-		slot->val = (int64_t)f->n;
 		f->stack[f->n] = slot->key;
 		f->value[f->n++] = 0;
 	}

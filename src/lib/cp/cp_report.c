@@ -109,12 +109,11 @@ group_by_key(cp_summary *s, const char *a, const char *b)
 	sb_clear(&s->buf);
 	sb_add(&s->buf, a, alen + 1);	/* the NUL separates the two parts */
 	sb_adds(&s->buf, b);
-	strmap_slot *slot = strmap_put_copy(&s->map, &s->mem, s->buf.s, s->buf.len, &added);
+	strmap_slot *slot = strmap_intern(&s->map, &s->mem, s->buf.s, s->buf.len, &added);
 	if (added) {
 		const char *k = slot->key;
 		group *g;
 
-		slot->val = (int64_t)s->ng;
 		GROW(s->g, s->capg, s->ng + 1);
 		g = &s->g[s->ng++];
 		memset(g, 0, sizeof *g);
@@ -244,10 +243,7 @@ cp_summary_write(cp_summary *s, tr_output *out)
 	table_begin(&t, &b, s->format, s->units, cols, ncols);
 	for (size_t i = 0; i < s->ng; i++) {
 		write_row(&t, s, &s->g[i], all_cp, all_self);
-		if (b.len > 65536) {
-			tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
+		tr_output_spill(out, &b);
 	}
 	table_end(&t);
 	tr_output_sb(out, &b);
@@ -311,10 +307,7 @@ cp_summary_write_partial(cp_summary *s, tr_output *out)
 			sb_addf(&b, "%s%lld:%zu", j ? "," : "", (long long)g->per_trace[j], k - j);
 		}
 		sb_addc(&b, '\n');
-		if (b.len > 65536) {
-			tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
+		tr_output_spill(out, &b);
 	}
 	tr_output_sb(out, &b);
 	sb_free(&b);
@@ -448,9 +441,8 @@ frame_of(cp_folded *f, const tr_span *s)
 	for (size_t i = 0; i < f->buf.len; i++)
 		if (strchr(";\n\r\t", f->buf.s[i]))
 			f->buf.s[i] = '_';
-	strmap_slot *slot = strmap_put_copy(&f->frames, &f->mem, f->buf.s, f->buf.len, &added);
+	strmap_slot *slot = strmap_intern(&f->frames, &f->mem, f->buf.s, f->buf.len, &added);
 	if (added) {
-		slot->val = (int64_t)f->nframes;
 		GROW(f->frame, f->capframes, f->nframes + 1);
 		f->frame[f->nframes++] = slot->key;
 	}
@@ -462,10 +454,9 @@ node_of(cp_folded *f, uint32_t parent, uint32_t frame)
 {
 	uint32_t key[2] = {parent, frame};
 	int added;
-	strmap_slot *slot = strmap_put_copy(&f->nodes, &f->mem, key, sizeof key, &added);
+	strmap_slot *slot = strmap_intern(&f->nodes, &f->mem, key, sizeof key, &added);
 
 	if (added) {
-		slot->val = (int64_t)f->nnodes;
 		GROW(f->node, f->capnodes, f->nnodes + 1);
 		f->node[f->nnodes++] = (struct cct_node){parent, frame, 0};
 	}

@@ -165,10 +165,9 @@ static int32_t
 service_of(cp_suspects *k, const char *name)
 {
 	int added;
-	strmap_slot *s = strmap_put_copy(&k->services, &k->mem, name, strlen(name), &added);
+	strmap_slot *s = strmap_intern(&k->services, &k->mem, name, strlen(name), &added);
 
 	if (added) {
-		s->val = (int64_t)k->nsvc;
 		GROW(k->svc, k->capsvc, k->nsvc + 1);
 		k->svc[k->nsvc++] = (sus_service){.name = s->key};
 	}
@@ -180,10 +179,9 @@ edge_of(cp_suspects *k, int32_t a, int32_t b)
 {
 	int32_t pair[2] = {a, b};
 	int added;
-	strmap_slot *s = strmap_put_copy(&k->edges, &k->mem, pair, sizeof pair, &added);
+	strmap_slot *s = strmap_intern(&k->edges, &k->mem, pair, sizeof pair, &added);
 
 	if (added) {
-		s->val = (int64_t)k->ne;
 		GROW(k->e, k->cape, k->ne + 1);
 		k->e[k->ne++] = (sus_edge){a, b, 0, 0};
 	}
@@ -204,9 +202,8 @@ group_of(cp_suspects *k, int type, int32_t a, const char *op, int32_t b, uint64_
 	sb_add(&k->key, ids, sizeof ids);
 	sb_add(&k->key, &shape, sizeof shape);
 	sb_adds(&k->key, op);
-	s = strmap_put_copy(&k->groups, &k->mem, k->key.s, k->key.len, &added);
+	s = strmap_intern(&k->groups, &k->mem, k->key.s, k->key.len, &added);
 	if (added) {
-		s->val = (int64_t)k->ng;
 		GROW(k->g, k->capg, k->ng + 1);
 		k->g[k->ng++] = (sus_group){.type = (uint8_t)type, .a = a, .b = b,
 					    .edge = b >= 0 ? edge_of(k, a, b) : -1};

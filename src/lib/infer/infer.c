@@ -126,11 +126,9 @@ uint32_t
 infer_intern(infer *m, const char *s, size_t n)
 {
 	int added;
-	strmap_slot *slot = strmap_put(&m->names, s, n, &added);
+	strmap_slot *slot = strmap_intern(&m->names, &m->mem, s, n, &added);
 
 	if (added) {
-		slot->key = arena_strndup(&m->mem, s, n);
-		slot->val = (int64_t)m->nnames;
 		GROW(m->name, m->capname, m->nnames + 1);
 		m->name[m->nnames] = (name_rec){ slot->key, (uint32_t)n };
 		m->nnames++;

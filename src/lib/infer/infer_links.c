@@ -111,11 +111,9 @@ infer_links_put(infer_links *l, int rule, const char *parent, size_t plen,
 	sb_add(&l->key, parent, plen);
 	sb_addc(&l->key, '\0');
 	sb_add(&l->key, child, clen);
-	strmap_slot *slot = strmap_put(&t->index, l->key.s, l->key.len, &added);
+	strmap_slot *slot = strmap_intern(&t->index, &l->mem, l->key.s, l->key.len, &added);
 	if (added) {
-		char *k = arena_strndup(&l->mem, l->key.s, l->key.len);
-		slot->key = k;
-		slot->val = (int64_t)t->nlinks;
+		const char *k = slot->key;
 		GROW(t->link, t->caplink, t->nlinks + 1);
 		t->link[t->nlinks++] = (link_rec){ k, k + plen + 1, (uint32_t)plen,
 						   (uint32_t)clen, 0, 0 };

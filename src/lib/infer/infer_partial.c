@@ -302,7 +302,7 @@ typedef struct merge_ctx {
 } merge_ctx;
 
 static int
-merge_record(void *ctx, const char *line, size_t len, char *what, size_t whatlen)
+merge_record(void *ctx, char *line, size_t len, char *what, size_t whatlen)
 {
 	merge_ctx *c = ctx;
 

@@ -263,10 +263,9 @@ file_pool_free(file_pool *p)
 static int
 is_small_file(const char *path)
 {
-	struct stat st;
+	int64_t size = tr_regular_file_size(path);
 
-	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	       st.st_size <= (off_t)SMALL_FILE;
+	return size >= 0 && size <= (int64_t)SMALL_FILE;
 }
 
 int

@@ -26,7 +26,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define SWEEP_CHUNK (1024 * 1024)
 #define SWEEP_CARRY (64 * 1024)	/* a key and its id split by a chunk's end */
@@ -186,9 +185,7 @@ sweep(ingest *g, const char *path, enum prescan_kind kind)
 static int
 regular_file(const char *path)
 {
-	struct stat st;
-
-	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return tr_regular_file_size(path) >= 0;
 }
 
 void

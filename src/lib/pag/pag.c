@@ -125,15 +125,11 @@ uint32_t
 pag_intern_worker(pag_graph *g, const char *name, size_t len)
 {
 	int added;
-	strmap_slot *sl = strmap_put(&g->worker_ids, name, len, &added);
+	strmap_slot *sl = strmap_intern(&g->worker_ids, &g->mem, name, len, &added);
 
 	if (added) {
-		char *s = arena_strndup(&g->mem, name, len);
-
-		sl->key = s;	/* the map keeps our copy, not the caller's */
 		GROW(g->workers, g->capworkers, g->nworkers + 1);
-		g->workers[g->nworkers] = s;
-		sl->val = (int64_t)g->nworkers++;
+		g->workers[g->nworkers++] = sl->key;
 	}
 	return (uint32_t)sl->val;
 }
@@ -149,15 +145,11 @@ pag_intern_op(pag_graph *g, const char *service, const char *operation)
 	memcpy(k, service, ls);
 	k[ls] = '\t';
 	memcpy(k + ls + 1, operation, lo + 1);
-	sl = strmap_put(&g->op_ids, k, ls + lo + 1, &added);
+	sl = strmap_intern(&g->op_ids, &g->mem, k, ls + lo + 1, &added);
 	if (added) {
-		char *copy = arena_strndup(&g->mem, k, ls + lo + 1);
-
-		sl->key = copy;	/* the map must not keep the caller's buffer */
 		GROW(g->ops, g->capops, g->nops + 1);
-		g->ops[g->nops] = (pag_op){arena_strndup(&g->mem, service, ls),
-					   arena_strndup(&g->mem, operation, lo)};
-		sl->val = (int64_t)g->nops++;
+		g->ops[g->nops++] = (pag_op){arena_strndup(&g->mem, service, ls),
+					     arena_strndup(&g->mem, operation, lo)};
 	}
 	if (k != key)
 		free(k);

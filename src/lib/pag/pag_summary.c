@@ -37,13 +37,12 @@ channel_id(pag_summary *s, uint32_t src, uint32_t dst)
 {
 	uint32_t pair[2] = {src, dst};
 	int added;
-	strmap_slot *sl = strmap_put_copy(&s->channel_ids, &s->mem, pair, sizeof pair, &added);
+	strmap_slot *sl = strmap_intern(&s->channel_ids, &s->mem, pair, sizeof pair, &added);
 
 	if (added) {
 		GROW(s->channels, s->capchannels, s->nchannels + 1);
 		s->channels[s->nchannels][0] = src;
-		s->channels[s->nchannels][1] = dst;
-		sl->val = (int64_t)s->nchannels++;
+		s->channels[s->nchannels++][1] = dst;
 	}
 	return (uint32_t)sl->val;
 }

@@ -253,11 +253,10 @@ row_get(report *r, int summary, const char *key, const char *detail)
 	sb_adds(&r->key, key);
 	sb_addc(&r->key, '\t');
 	sb_adds(&r->key, detail);
-	sl = strmap_put_copy(&r->ids, &r->mem, r->key.s, r->key.len, &added);
+	sl = strmap_intern(&r->ids, &r->mem, r->key.s, r->key.len, &added);
 	if (added) {
 		GROW(r->rows, r->caprows, r->nrows + 1);
-		r->rows[r->nrows] = (row){summary, key, detail, 0, 0, 0, 0, PAG_NONE};
-		sl->val = (int64_t)r->nrows++;
+		r->rows[r->nrows++] = (row){summary, key, detail, 0, 0, 0, 0, PAG_NONE};
 	}
 	return &r->rows[sl->val];
 }
@@ -462,14 +461,13 @@ total_row(totals *t, int summary, const char *key, const char *detail)
 	sb_add(&t->key, key, lk);
 	sb_addc(&t->key, '\t');
 	sb_adds(&t->key, detail);
-	sl = strmap_put_copy(&t->ids, &t->mem, t->key.s, t->key.len, &added);
+	sl = strmap_intern(&t->ids, &t->mem, t->key.s, t->key.len, &added);
 	if (added) {
 		const char *k = sl->key;
 
 		GROW(t->rows, t->caprows, t->nrows + 1);
-		t->rows[t->nrows] = (row){summary + SUM_N, arena_strndup(&t->mem, key, lk),
-					  k + lk + 2, 0, 0, 0, 0, PAG_NONE};
-		sl->val = (int64_t)t->nrows++;
+		t->rows[t->nrows++] = (row){summary + SUM_N, arena_strndup(&t->mem, key, lk),
+					    k + lk + 2, 0, 0, 0, 0, PAG_NONE};
 	}
 	return &t->rows[sl->val];
 }

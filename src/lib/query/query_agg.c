@@ -334,11 +334,9 @@ find_group(q_table *t, const expr_value *keys)
 		encode_value(&t->kb, keys[k]);
 		sb_addc(&t->kb, '\0');
 	}
-	strmap_slot *slot = strmap_put(&t->index, t->kb.s ? t->kb.s : "", t->kb.len, &added);
+	strmap_slot *slot = strmap_intern(&t->index, &t->mem, t->kb.s ? t->kb.s : "", t->kb.len, &added);
 	if (!added)
 		return &t->groups[slot->val];
-	slot->key = arena_strndup(&t->mem, t->kb.s ? t->kb.s : "", t->kb.len);
-	slot->val = (int64_t)t->n;
 	GROW(t->groups, t->cap, t->n + 1);
 	q_group *g = &t->groups[t->n++];
 	g->nkeys = nk;
@@ -759,10 +757,7 @@ q_table_write_partial(q_table *t, tr_output *out)
 		for (int a = 0; a < q->naggs; a++)
 			write_state(&b, &q->aggs[a], &gr->st[a], t->exact || t->sketch);
 		sb_addc(&b, '\n');
-		if (b.len > 65536) {
-			tr_output_sb(out, &b);
-			sb_clear(&b);
-		}
+		tr_output_spill(out, &b);
 	}
 	tr_partial_end(&b, t->n);
 	tr_output_sb(out, &b);

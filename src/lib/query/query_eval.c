@@ -505,10 +505,8 @@ write_rows(query_run *r, tr_output *out, strbuf *b, const expr_value *rows, size
 		if (q->per >= 0 && !under_limit(r, row))
 			continue;
 		write_row(r, b, row);
-		if (out && b->len > 65536) {
-			tr_output_sb(out, b);
-			sb_clear(b);
-		}
+		if (out)
+			tr_output_spill(out, b);
 	}
 	free(idx);
 }
@@ -1060,7 +1058,7 @@ query_run_write_partial(query_run *r, tr_output *out)
 }
 
 static int
-merge_record(void *ctx, const char *line, size_t len, char *what, size_t whatlen)
+merge_record(void *ctx, char *line, size_t len, char *what, size_t whatlen)
 {
 	query_run *r = ctx;
 

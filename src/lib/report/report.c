@@ -79,10 +79,9 @@ static uint32_t
 service_of(report *r, const char *name)
 {
 	int added;
-	strmap_slot *slot = strmap_put_copy(&r->svc_map, &r->mem, name, strlen(name), &added);
+	strmap_slot *slot = strmap_intern(&r->svc_map, &r->mem, name, strlen(name), &added);
 
 	if (added) {
-		slot->val = (int64_t)r->nsvc;
 		GROW(r->svc, r->capsvc, r->nsvc + 1);
 		r->svc[r->nsvc++] = (svc_node){slot->key, 0, 0};
 	}
@@ -94,10 +93,9 @@ op_of(report *r, const tr_span *s)
 {
 	size_t ls = sb_set_pair(&r->key, s->service, s->operation) - 1;
 	int added;
-	strmap_slot *slot = strmap_put_copy(&r->ops_map, &r->mem, r->key.s, r->key.len, &added);
+	strmap_slot *slot = strmap_intern(&r->ops_map, &r->mem, r->key.s, r->key.len, &added);
 
 	if (added) {
-		slot->val = (int64_t)r->nops;
 		GROW(r->ops, r->capops, r->nops + 1);
 		r->ops[r->nops++] = (op_stats){slot->key, slot->key + ls + 1, NULL, 0, 0};
 	}
@@ -186,9 +184,9 @@ open_copy(report *r)
 static void
 write_copy(report *r, FILE *f, strbuf *b, int last)
 {
-	if ((b->len >= 64 * 1024 || (last && b->len)) && fwrite(b->s, 1, b->len, f) != b->len)
+	if ((b->len >= TR_SPILL_BYTES || (last && b->len)) && fwrite(b->s, 1, b->len, f) != b->len)
 		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
-	if (b->len >= 64 * 1024 || last)
+	if (b->len >= TR_SPILL_BYTES || last)
 		sb_clear(b);
 	if (last && fclose(f) != 0)
 		tr_die(TR_EXIT_SYSTEM, "%s: write error: %s", r->copy, strerror(errno));
@@ -304,7 +302,7 @@ explain_trace(void *ctx, tr_trace *t)
 	draw_if_slow(x->r, t, ++x->ordinal);
 	if (near_slow(x->r, x->ordinal))
 		tp_add_trace(x->tp, t, &x->b);
-	if (x->b.len >= 64 * 1024)
+	if (x->b.len >= TR_SPILL_BYTES)
 		take_causes(x->r, &x->b);
 }
 

@@ -11,13 +11,12 @@ static fail_row *
 row_of(report *r, fail_table *x, const strbuf *key, const tr_trace *t)
 {
 	int added;
-	strmap_slot *slot = strmap_put_copy(&x->map, &r->mem, key->s, key->len, &added);
+	strmap_slot *slot = strmap_intern(&x->map, &r->mem, key->s, key->len, &added);
 
 	if (added) {
 		const char *k = slot->key, *end = slot->key + key->len;
 		const char *op = k + strlen(k) + 1;
 
-		slot->val = (int64_t)x->n;
 		GROW(x->v, x->cap, x->n + 1);
 		x->v[x->n++] = (fail_row){k, op < end ? op : NULL,
 					  op < end && op + strlen(op) + 1 < end ? op + strlen(op) + 1 : NULL,

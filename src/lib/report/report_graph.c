@@ -66,10 +66,9 @@ static uint32_t
 node_of(layout *g, const char *name, size_t spans, int root)
 {
 	int added;
-	strmap_slot *slot = strmap_put_copy(&g->names, &g->mem, name, strlen(name), &added);
+	strmap_slot *slot = strmap_intern(&g->names, &g->mem, name, strlen(name), &added);
 
 	if (added) {
-		slot->val = (int64_t)g->nn;
 		GROW(g->n, g->capn, g->nn + 1);
 		g->n[g->nn++] = (gnode){slot->key, 0, 0, 0, 0, 0, 0, 0};
 	}

@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* What the RPCs of one direction between two hosts said. */
 typedef struct rpc_side {
@@ -56,16 +55,13 @@ static int32_t
 host_id(tr_clock *c, const char *name)
 {
 	int added;
-	strmap_slot *s = strmap_get(&c->host_ids, name, strlen(name));
+	strmap_slot *s = strmap_intern(&c->host_ids, &c->mem, name, strlen(name), &added);
 
-	if (s)
-		return (int32_t)s->val;
-	char *copy = arena_strndup(&c->mem, name, strlen(name));
-	s = strmap_put(&c->host_ids, copy, strlen(copy), &added);
-	GROW(c->hosts, c->caphosts, c->nhosts + 1);
-	c->hosts[c->nhosts] = (clock_host){.name = copy, .reference = -1, .via = -1};
-	s->val = (int64_t)c->nhosts;
-	return (int32_t)c->nhosts++;
+	if (added) {
+		GROW(c->hosts, c->caphosts, c->nhosts + 1);
+		c->hosts[c->nhosts++] = (clock_host){.name = s->key, .reference = -1, .via = -1};
+	}
+	return (int32_t)s->val;
 }
 
 static host_pair *
@@ -79,13 +75,12 @@ pair_of(tr_clock *c, int32_t a, int32_t b, int create)
 		return &c->pairs[s->val];
 	if (!create)
 		return NULL;
-	s = strmap_put_copy(&c->pair_ids, &c->mem, k, sizeof k, &added);
+	s = strmap_intern(&c->pair_ids, &c->mem, k, sizeof k, &added);
 	GROW(c->pairs, c->cappairs, c->npairs + 1);
-	host_pair *p = &c->pairs[c->npairs];
+	host_pair *p = &c->pairs[c->npairs++];
 	memset(p, 0, sizeof *p);
 	p->a = a;
 	p->b = b;
-	s->val = (int64_t)c->npairs++;
 	return p;
 }
 
@@ -805,12 +800,11 @@ enum { SCAN_SPLIT_MIN = 8 << 20, SCAN_SPLIT_LOOK = 16 << 20 };
 static uint64_t
 scan_split(const char *file)
 {
-	struct stat st;
+	int64_t size = tr_regular_file_size(file);
 
-	if (strcmp(file, "-") == 0 || stat(file, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < SCAN_SPLIT_MIN)
+	if (size < SCAN_SPLIT_MIN)
 		return 0;
-	uint64_t mid = (uint64_t)st.st_size / 2, at = mid, cut = 0;
+	uint64_t mid = (uint64_t)size / 2, at = mid, cut = 0;
 	tr_input *in = tr_input_open_range(file, mid, SCAN_SPLIT_LOOK);
 	size_t len;
 	char *line = tr_input_line(in, &len);	/* the rest of a line cut at mid */

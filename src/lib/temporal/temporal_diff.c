@@ -62,9 +62,9 @@ op_of(tp_diff *d, const tr_span *root, int add)
 	sb_set_pair(&d->key, root->service, root->operation);
 	if (!add)
 		return (s = strmap_get(&d->ops, d->key.s, d->key.len)) ? (int32_t)s->val : -1;
-	s = strmap_put_copy(&d->ops, &d->mem, d->key.s, d->key.len, &added);
+	s = strmap_intern(&d->ops, &d->mem, d->key.s, d->key.len, &added);
 	if (added)
-		s->val = (int64_t)d->nops++;
+		d->nops++;
 	return (int32_t)s->val;
 }
 
@@ -167,9 +167,8 @@ on_cause(void *ctx, const tp_cause_row *row)
 		d->latency[side] += (double)row->total;
 	}
 	sb_set_pair(&d->key, row->cause, row->role);
-	s = strmap_put_copy(&d->causes_map, &d->mem, d->key.s, d->key.len, &added);
+	s = strmap_intern(&d->causes_map, &d->mem, d->key.s, d->key.len, &added);
 	if (added) {
-		s->val = (int64_t)d->nc;
 		GROW(d->c, d->capc, d->nc + 1);
 		d->c[d->nc++] = (diff_cause){.cause = s->key, .role = s->key + strlen(s->key) + 1};
 	}

@@ -85,22 +85,19 @@ int32_t
 tpg_resource(temporal *tp, const char *name)
 {
 	int added;
-	strmap_slot *s = strmap_get(&tp->res_ids, name, strlen(name));
+	strmap_slot *s = strmap_intern(&tp->res_ids, &tp->mem, name, strlen(name), &added);
 
-	if (s)
+	if (!added)
 		return (int32_t)s->val;
-	char *copy = arena_strndup(&tp->mem, name, strlen(name));
-	s = strmap_put(&tp->res_ids, copy, strlen(copy), &added);
 	GROW(tp->res, tp->capres, tp->nres + 1);
-	tp_resource *r = &tp->res[tp->nres];
+	tp_resource *r = &tp->res[tp->nres++];
 	memset(r, 0, sizeof *r);
-	r->name = copy;
+	r->name = s->key;
 	r->workers = INT32_MAX;
 	for (size_t i = 0; i < tp->o.ncaps; i++)
-		if (strcmp(tp->o.caps[i].resource, copy) == 0)
+		if (strcmp(tp->o.caps[i].resource, name) == 0)
 			r->workers = tp->o.caps[i].workers;
-	s->val = (int64_t)tp->nres;
-	return (int32_t)tp->nres++;
+	return (int32_t)s->val;
 }
 
 static int32_t
