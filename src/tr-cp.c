@@ -211,12 +211,14 @@ check_modes(const cli *c)
 
 /* The exit status of a run whose read gave status: the first failure in
  * the order they were met; a selector that matched nothing answered
- * nothing. */
+ * nothing. Called by the read loop before -o FILE is kept or not. */
 static int
-verdict(cp_run *r, int status)
+verdict(void *ctx, const tr_filter_counts *c, int status)
 {
+	cp_run *r = ctx;
 	cp_outcome w;
 
+	(void)c;
 	cp_run_notes(r, status, &w);
 	if (status != TR_EXIT_OK)
 		return status;
@@ -271,7 +273,9 @@ main(int argc, char **argv)
 		status = cp_run_merge(r, c.f.files, c.f.nfiles, c.f.out_path);
 	} else {
 		cp_run_filter(r, &c.f);
-		status = verdict(r, tr_filter_run(&c.f));
+		c.f.verdict = verdict;
+		c.f.loop_summary = 1;
+		status = tr_filter_run(&c.f);
 	}
 	cp_run_free(r);
 	free(c.o.rules);

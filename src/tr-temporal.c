@@ -229,6 +229,9 @@ verdict(void *ctx, const tr_filter_counts *c, int status)
 		tr_warn("%zu invariant violations", st->violations);
 	if (x->f->verbose)
 		tp_report_overlaps(x->job.tp);
+	/* an id no trace has was answered nothing: say so, fail */
+	if (tr_pick_missing(o->pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
+		status = TR_EXIT_USAGE;
 	return status;
 }
 
@@ -288,12 +291,8 @@ main(int argc, char **argv)
 	r.files = tr_filelist_with(&c.from, argv + optind, argc - optind, &r.nfiles);
 	if (c.baseline)
 		status = tp_diff_run(&r, &c.o, c.baseline, c.band < 0 ? 90 : c.band);
-	else {
+	else
 		status = run(&r, &c.o);
-		/* an id no trace has was answered nothing: say so, fail */
-		if (tr_pick_missing(c.pick, "--trace") && (status == TR_EXIT_OK || status == TR_EXIT_FINDING))
-			status = TR_EXIT_USAGE;
-	}
 	free(caps);
 	tr_pick_free(c.pick);
 	return status;

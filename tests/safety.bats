@@ -501,3 +501,38 @@ huge_durations() {
 	run tr-cp "$BATS_TEST_TMPDIR/out.tr"
 	expect_eq 0 "$status" status
 }
+
+# A run whose verdict says it answered nothing (a selector that matched
+# nothing, nothing to draw) leaves an existing -o FILE as it was.
+answered_nothing_keeps() {
+	local out=$BATS_TEST_TMPDIR/keep.out
+	echo precious > "$out"
+	run "$@" -o "$out"
+	expect_ne 0 "$status" "status of $*"
+	expect_eq precious "$(cat "$out")" "-o FILE after $*"
+}
+
+@test "-o FILE stays as it was: tr-cp --svg --trace an id no trace has" {
+	f=$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | mkfix h.tr)
+	answered_nothing_keeps tr-cp --svg --trace nosuch "$f"
+}
+
+@test "-o FILE stays as it was: tr-cp --summary a tag no span has" {
+	f=$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | mkfix h.tr)
+	answered_nothing_keeps tr-cp --summary nosuchtag "$f"
+}
+
+@test "-o FILE stays as it was: tr-cp --svg with no timed root to draw" {
+	f=$(printf '#tr/1\nT\tx\nS\tx\ta\t\t\t\tsvc\top\t\t\n' | mkfix untimed.tr)
+	answered_nothing_keeps tr-cp --svg "$f"
+}
+
+@test "-o FILE stays as it was: tr-temporal -t an id no trace has" {
+	f=$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | mkfix h.tr)
+	answered_nothing_keeps tr-temporal -f explain -t nosuch "$f"
+}
+
+@test "-o FILE stays as it was: tr-temporal --span a span no trace has" {
+	f=$(tr-ingest "$SAMPLES/jaeger/hotrod.json" | mkfix h.tr)
+	answered_nothing_keeps tr-temporal -f dot --span nosuch "$f"
+}

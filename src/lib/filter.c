@@ -251,19 +251,37 @@ finish(filter_run *run, int status)
 		f->on_end(f->ctx, run->out);
 	if (run->c.bad)
 		status = TR_EXIT_INPUT;
+	/* standard output goes out before the verdict's lines, as it comes */
+	int to_file = f->out_path && strcmp(f->out_path, "-") != 0;
+	if (!to_file)
+		tr_output_end(run->out, !run->c.stopped);
+	if (!f->verdict || f->loop_summary) {
+		tr_filter_summary(f, &run->c);
+		if (f->where && f->verbose)
+			tr_where_summary(run->c.kept, run->c.traces);
+	}
 	if (f->verdict)
 		status = f->verdict(f->ctx, &run->c, status);
-	else {
-		if (f->verbose || (run->c.bad && f->keep_going))
-			tr_warn("%zu traces read, %zu bad", run->c.traces + run->c.bad, run->c.bad);
-		if (f->verbose && run->c.stopped)
-			tr_warn("stopped at the first bad trace; -k goes on");
-	}
-	if (f->where && f->verbose)
+	if (f->verdict && !f->loop_summary && f->where && f->verbose)
 		tr_where_summary(run->c.kept, run->c.traces);
-	/* stopped at bad input: -o FILE stays as it was, stdout has whole traces */
-	tr_output_end(run->out, !run->c.stopped);
+	/* -o FILE is replaced by a complete result only: not when the loop
+	 * stopped at bad input, nor when the verdict says the run answered
+	 * nothing (a selector that matched nothing, nothing to draw); with -k,
+	 * the good traces of an input with bad ones are a complete result.
+	 * Standard output has whole traces. */
+	if (to_file)
+		tr_output_end(run->out, !run->c.stopped && (status == TR_EXIT_OK || status == TR_EXIT_FINDING ||
+							    (status == TR_EXIT_INPUT && run->c.bad)));
 	return status;
+}
+
+void
+tr_filter_summary(const tr_filter *f, const tr_filter_counts *c)
+{
+	if (f->verbose || (c->bad && f->keep_going))
+		tr_warn("%zu traces read, %zu bad", c->traces + c->bad, c->bad);
+	if (f->verbose && c->stopped)
+		tr_warn("stopped at the first bad trace; -k goes on");
 }
 
 /* The first pass's inputs: standard input and pipes spooled, read again. */

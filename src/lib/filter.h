@@ -63,6 +63,8 @@ struct tr_filter {
 	 * own messages (the loop then prints no summary of its own). Called
 	 * for an empty input too, with the status of its error. */
 	int (*verdict)(void *ctx, const tr_filter_counts *c, int status);
+	int loop_summary;	/* with verdict: the loop's -v lines (traces read,
+				 * --where's count) still go first */
 	/* --where EXPR (tr(7), WHERE): only the traces it keeps are handed
 	 * on, to the first pass too; NULL: every trace. */
 	const char *where;
@@ -146,6 +148,9 @@ const char *tr_where_option(const char *arg);
  * on_end is not called and -o FILE is not made). Output goes through a
  * temporary file when out_path is set. */
 int tr_filter_run(const tr_filter *f);
+/* The loop's -v summary (traces read, bad, where it stopped), for a
+ * verdict that writes its own lines after it. */
+void tr_filter_summary(const tr_filter *f, const tr_filter_counts *c);
 
 /* Every trace of files (the line format or exports; names for messages,
  * NULL: the files') to fn, for a tool's second input (a baseline) or a
