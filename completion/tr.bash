@@ -27,7 +27,7 @@ _tr_formats()
 		*" --links "*|*" -l "*) echo tsv csv json dot jaeger-json ;;
 		*) echo tsv csv json dot ;;
 		esac ;;
-	tr-pag)		echo line dot ;;
+	tr-pag)		echo line dot pag-dot svg ;;
 	tr-temporal)	echo line explain dot csv json ;;
 	tr-report)	echo html md ;;
 	esac

@@ -180,6 +180,8 @@ check_modes(const cli *c)
 	const cp_run_opts *o = &c->o;
 	enum cp_mode m = o->mode;
 
+	if (o->baseline && c->f.where)
+		tr_usage_error("--where filters one input: not with --baseline");
 	if (o->sections && m != CP_MODE_FILTER)
 		tr_usage_error("--sections goes with the line-format output only");
 	if (c->set_picture && m != CP_MODE_SVG)

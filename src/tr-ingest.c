@@ -226,6 +226,8 @@ main(int argc, char **argv)
 	if (c.f.max_bytes)
 		c.o.max_bytes = c.f.max_bytes;
 	files = tr_filelist_with(&c.from, argv + optind, argc - optind, &nfiles);
+	if (c.f.where)	/* a filter's option: tr-ingest writes every trace it reads */
+		tr_usage_error("--where goes with the filters: tr-ingest ... | tr-cp --where EXPR");
 	if (c.so.split && !c.f.out_path)
 		tr_usage_error("--split: -o PREFIX names the outputs");
 	if (!nfiles && ingest_list_add(&inputs, "-") < 0)

@@ -80,8 +80,12 @@ box_tops() {
 		/^<text / && !/class=/ && y != "" { t = $0; sub(/^<text[^>]*>/, "", t); sub(/<\/text>.*/, "", t); print t "\t" y; y = "" }'
 }
 
-otel() {
+# skip (in the test itself: otel runs in a subshell) without the export
+need_otel() {
 	[ -f "$ECO/otel-tui/test_data.json" ] || skip "no ../shared/ecosystem/otel-tui beside the project"
+}
+
+otel() {
 	tr-ingest -q -o "$BATS_TEST_TMPDIR/otel.tr" "$ECO/otel-tui/test_data.json"
 	printf '%s\n' "$BATS_TEST_TMPDIR/otel.tr"
 }
@@ -92,6 +96,7 @@ sample() {
 }
 
 @test "report graph: on the OpenTelemetry demo export every call and count is tr-infer --links's" {
+	need_otel
 	f=$(otel)
 	expect_eq "$(links_calls "$f")" "$(report_graph "$f" | graph_calls)" "calls (parent child calls errors)"
 }
@@ -113,12 +118,14 @@ sample() {
 }
 
 @test "report graph: no call label meets a service's box, on the demo export and the samples" {
+	need_otel
 	for f in $(otel) $(sample jaeger) $(sample zipkin); do
 		expect_eq "" "$(report_graph "$f" | label_overlaps)" "overlaps in $(basename "$f")"
 	done
 }
 
 @test "report graph: no call is drawn through a service's box, on the demo export and the samples" {
+	need_otel
 	for f in $(otel) $(sample jaeger) $(sample zipkin); do
 		svg=$(report_graph "$f")
 		expect_like "*<path d=\"M*<g class=\"call\">*" "$svg" "call paths in $f"
@@ -152,6 +159,7 @@ sample() {
 }
 
 @test "report graph: a call with errors is red and dashed, its label counting them" {
+	need_otel
 	f=$(otel)
 	svg=$(report_graph "$f")
 	call=$(awk '/<title>frontend-proxy → frontend:/,/<\/g>/' <<< "$svg")

@@ -258,3 +258,15 @@ try 'tr-pag --help'"
 		expect_eq "${tool%% *}: --where goes with traces: not with --merge" "${lines[0]}" "$tool"
 	done
 }
+
+@test "tr-ingest refuses --where: it writes every trace it reads" {
+	run tr-ingest --where 'service = "x"' "$SAMPLES/jaeger/hotrod.json"
+	expect_status 2
+	expect_eq "tr-ingest: --where goes with the filters: tr-ingest ... | tr-cp --where EXPR" "${lines[0]}"
+}
+
+@test "tr-cp --where with --baseline is a usage error: it would filter one side only" {
+	run tr-cp --suspects --baseline "$SAMPLES/jaeger/hotrod.json" --where 'service = "mysql"' "$SAMPLES/jaeger/hotrod.json"
+	expect_status 2
+	expect_eq "tr-cp: --where filters one input: not with --baseline" "${lines[0]}"
+}

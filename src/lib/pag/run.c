@@ -256,10 +256,9 @@ on_end(void *ctx, tr_output *out)
 }
 
 /* Read the input on a second thread? Building takes as long as reading, so
- * alone tr-pag runs a third faster with it. But piped into tr-cp on two
- * cores, a third thread takes turns with tr-cp's and the pipeline runs
- * slower (1.06 against 1.2 s on 1M spans): then the core is left to the
- * next tool. */
+ * alone tr-pag runs faster with it. But piped into tr-cp, a third thread
+ * takes turns with tr-cp's and the pipeline runs slower (make bench): then
+ * the core is left to the next tool. */
 static int
 read_ahead_pays(const char *out_path)
 {
