@@ -102,6 +102,20 @@ ingest_layers=(
 	expect_eq "" "$output" "calls from core/ up"
 }
 
+@test "the library's layers: analyses over the read loop, over ingest/, over core/" {
+	[ -d "$objs" ] || skip "no objects in $objs (build the library first)"
+	run sh "$top/scripts/layers.sh" "$objs" 'cp/* pag/* temporal/* infer/* query/* report/* draw/*' \
+		'filter where exports' 'ingest/*' 'core/*'
+	expect_eq "" "$output" "calls up the library's layers"
+	expect_status 0
+}
+
+@test "every file of src/lib/ has its place in the library's layers" {
+	present=$(cd "$top/src/lib" && ls *.c */*.c | sed 's/\.c$//' |
+		grep -Ev '^(cp|pag|temporal|infer|query|report|draw|ingest|core)/|^(filter|where|exports)$' || true)
+	expect_eq "" "$present" "files of src/lib/ in no layer"
+}
+
 @test "no file of src/lib/core/ includes a header from outside core/" {
 	found=$(grep -n '#include "' "$top"/src/lib/core/*.[ch] | grep -v '#include "core/' || true)
 	expect_eq "" "$found" "includes in src/lib/core/ of headers above it"
