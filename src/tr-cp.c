@@ -41,6 +41,7 @@ static const struct option longopts[] = {
 	TR_UNITS_LONGOPT,
 	{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
 	TR_COMMON_LONGOPTS,
+	TR_CLOCK_LONGOPT,
 	{NULL, 0, NULL, 0}
 };
 
@@ -110,6 +111,7 @@ usage(FILE *f)
 	    TR_ALLOW_EMPTY_USAGE
 	    TR_FILES_FROM_USAGE
 	    TR_WHERE_USAGE
+	    TR_CLOCK_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");

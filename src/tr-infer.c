@@ -62,6 +62,7 @@ usage(FILE *f)
 	    TR_ALLOW_EMPTY_USAGE
 	    TR_FILES_FROM_USAGE
 	    TR_WHERE_USAGE
+	    TR_CLOCK_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -181,6 +182,7 @@ static const struct option longopts[] = {
 	{"reduce", no_argument, NULL, OPT_REDUCE}, {"links", optional_argument, NULL, 'l'},
 	{"partial", no_argument, NULL, 'p'}, {"merge", no_argument, NULL, 'M'},
 	TR_COMMON_LONGOPTS,
+	TR_CLOCK_LONGOPT,
 	{NULL, 0, NULL, 0}
 };
 

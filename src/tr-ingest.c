@@ -13,6 +13,7 @@ usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N]\n"
+		"                 [--clock-offsets]\n"
 		"                 [--max-bytes N] [--no-merge] [--time-unit UNIT]\n"
 		"                 [--shard K/N | --split N] [--files-from LIST] [FILE|DIR...]\n"
 		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to\n"
@@ -36,6 +37,8 @@ usage(FILE *f, int status)
 		"      --split N           every trace to its shard's output, -o PREFIX:\n"
 		"                          PREFIX0.tr ... PREFIX<N-1>.tr (.tr.zst with -z)\n"
 		"      --files-from LIST   also read the files LIST names, one a line (-: stdin)\n"
+		"      --clock-offsets     write the hosts' clock offsets, estimated from the\n"
+		"                          input's RPCs, as O records (not the traces)\n"
 		"      --max-spans N       a trace with more spans is bad input, skipped as it is\n"
 		"                          read (default 1000000; 0: none)\n"
 		"      --max-bytes N       a JSON trace larger than N bytes is bad input, skipped\n"
@@ -104,6 +107,7 @@ static const struct option longopts[] = {
 	{"zstd", no_argument, NULL, 'z'}, {"no-merge", no_argument, NULL, OPT_NO_MERGE},
 	{"time-unit", required_argument, NULL, OPT_TIME_UNIT},
 	{"shard", required_argument, NULL, OPT_SHARD}, {"split", required_argument, NULL, OPT_SPLIT},
+	{"clock-offsets", no_argument, NULL, TR_OPT_CLOCK_OFFSETS},
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -199,6 +203,27 @@ ingest_main(cli *c, ingest_list *inputs, char **files, int nfiles, int status)
 	return status;
 }
 
+/* --clock-offsets: the O records of the hosts' offsets (tr-format(5)),
+ * estimated from the input's RPCs, for the tools' --clock-offsets=FILE. */
+static int
+clocks_main(const cli *c, char **files, int nfiles)
+{
+	tr_clock *k = tr_clock_from_inputs(files, nfiles, NULL, c->f.max_spans, c->f.max_bytes,
+					   c->f.keep_going ? TR_READ_KEEP_GOING : 0);
+	tr_output *out = tr_output_open(c->f.out_path, c->zstd ? 3 : 0);
+	strbuf b = {0};
+
+	sb_adds(&b, TR_FORMAT_HEADER "\n");
+	tr_offsets_write(k, &b);
+	tr_output_sb(out, &b);
+	tr_output_close(out);
+	if (c->f.verbose)
+		tr_warn("clock offsets of %zu hosts written", tr_clock_nhosts(k));
+	sb_free(&b);
+	tr_clock_free(k);
+	return TR_EXIT_OK;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -228,6 +253,8 @@ main(int argc, char **argv)
 	files = tr_filelist_with(&c.from, argv + optind, argc - optind, &nfiles);
 	if (c.f.where)	/* a filter's option: tr-ingest writes every trace it reads */
 		tr_usage_error("--where goes with the filters: tr-ingest ... | tr-cp --where EXPR");
+	if (c.f.clock_offsets)
+		return clocks_main(&c, files, nfiles);
 	if (c.so.split && !c.f.out_path)
 		tr_usage_error("--split: -o PREFIX names the outputs");
 	if (!nfiles && ingest_list_add(&inputs, "-") < 0)

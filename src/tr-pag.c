@@ -35,6 +35,7 @@ static const struct option longopts[] = {
 	{"hold", required_argument, NULL, OPT_HOLD},
 	TR_UNITS_LONGOPT,
 	TR_COMMON_LONGOPTS,
+	TR_CLOCK_LONGOPT,
 	{NULL, 0, NULL, 0}
 };
 
@@ -81,6 +82,7 @@ usage(FILE *fp)
 		TR_ALLOW_EMPTY_USAGE
 		TR_FILES_FROM_USAGE
 		TR_WHERE_USAGE
+		TR_CLOCK_USAGE
 		TR_LIMIT_USAGE
 		"  -h, --help              this help\n"
 		"      --version           the version\n");

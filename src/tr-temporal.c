@@ -20,7 +20,7 @@ usage(FILE *f)
 		"usage: tr-temporal [-kqv] [-f line|explain|dot|csv|json] [--explain] [--dot]\n"
 		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
 		"                   [--span ID] [--end-to-end] [--no-infer-queues]\n"
-		"                   [--no-clock-offsets] [--min-share S]\n"
+		"                   [--clock-offsets[=F|none]] [--min-share S]\n"
 		"                   [--units U] [--check [--allow-empty]] [-o FILE] [FILE...]\n"
 		"       tr-temporal --baseline FILE [--band P] [-f csv|json] [options] [FILE...]\n"
 		"Split each trace's root duration (from its recorded arrival, if any) among\n"
@@ -44,7 +44,7 @@ usage(FILE *f)
 		"                          it (asynchronous work the root did not wait for)\n"
 		"      --no-infer-queues   a late server or consumer without a recorded queue\n"
 		"                          wait started on arrival (no queueing inferred)\n"
-		"      --no-clock-offsets  take every host's clock as recorded (one pass)\n"
+		"      --no-clock-offsets  clocks as recorded; --clock-offsets=F: F's O records\n"
 		"      --baseline FILE     the slow requests' causes against FILE's requests\n"
 		"                          of the same operations: which are new or grew\n"
 		"      --band P            --baseline: the slow requests are those at or above\n"
@@ -78,7 +78,7 @@ static const struct option longopts[] = {
 	{"trace", required_argument, NULL, 't'}, {"check", no_argument, NULL, OPT_CHECK},
 	{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 	{"no-infer-queues", no_argument, NULL, OPT_NO_INFER},
-	{"no-clock-offsets", no_argument, NULL, OPT_NO_CLOCK},
+	{"no-clock-offsets", no_argument, NULL, OPT_NO_CLOCK}, TR_CLOCK_LONGOPT,
 	{"span", required_argument, NULL, OPT_SPAN}, {"end-to-end", no_argument, NULL, OPT_END_TO_END},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 	{"baseline", required_argument, NULL, OPT_BASELINE}, {"band", required_argument, NULL, OPT_BAND},
@@ -257,7 +257,7 @@ main(int argc, char **argv)
 {
 	cli c = {.o = {.format = TP_LINE, .window = 1000, .infer_queues = 1, .min_share = -1},
 		 .units = -1, .band = -1};
-	tp_run_opts r = {.clock_offsets = 1};
+	tp_run_opts r = {.clock_offsets = TR_CLOCK_ESTIMATE};
 	tp_capacity *caps = xcalloc((size_t)argc, sizeof *caps);
 	int opt, status;
 
@@ -270,8 +270,8 @@ main(int argc, char **argv)
 			tr_pick_free(c.pick);
 			return TR_EXIT_OK;
 		}
-		if (opt == OPT_NO_CLOCK)
-			r.clock_offsets = 0;
+		if (opt == OPT_NO_CLOCK || opt == TR_OPT_CLOCK_OFFSETS)
+			r.clock_offsets = opt == OPT_NO_CLOCK ? NULL : tr_clock_option(optarg);
 		else if (!temporal_option(&c, caps, opt, optarg) &&
 			 !tr_filter_option(&c.f, &c.from, opt, optarg))
 			tr_option_error(opt, argv, longopts);

@@ -105,14 +105,14 @@ ingest_layers=(
 @test "the library's layers: analyses over the read loop, over ingest/, over core/" {
 	[ -d "$objs" ] || skip "no objects in $objs (build the library first)"
 	run sh "$top/scripts/layers.sh" "$objs" 'cp/* pag/* temporal/* infer/* query/* report/* draw/*' \
-		'filter where exports' 'ingest/*' 'core/*'
+		'filter where exports offsets clock' 'ingest/*' 'core/*'
 	expect_eq "" "$output" "calls up the library's layers"
 	expect_status 0
 }
 
 @test "every file of src/lib/ has its place in the library's layers" {
 	present=$(cd "$top/src/lib" && ls *.c */*.c | sed 's/\.c$//' |
-		grep -Ev '^(cp|pag|temporal|infer|query|report|draw|ingest|core)/|^(filter|where|exports)$' || true)
+		grep -Ev '^(cp|pag|temporal|infer|query|report|draw|ingest|core)/|^(filter|where|exports|offsets|clock)$' || true)
 	expect_eq "" "$present" "files of src/lib/ in no layer"
 }
 

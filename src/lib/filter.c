@@ -41,9 +41,24 @@ tr_filter_option(tr_filter *f, tr_filelist *from, int opt, const char *arg)
 	case TR_OPT_ALLOW_EMPTY: f->allow_empty = 1; break;
 	case TR_OPT_FILES_FROM: tr_filelist_from(from, arg); break;
 	case TR_OPT_WHERE: f->where = tr_where_option(arg); break;
+	case TR_OPT_CLOCK_OFFSETS: f->clock_offsets = tr_clock_option(arg); break;
 	default: return tr_limit_option(opt, arg, &f->max_spans, &f->max_bytes);
 	}
 	return 1;
+}
+
+const char *
+tr_clock_option(const char *arg)
+{
+	if (!arg)
+		return TR_CLOCK_ESTIMATE;
+	return strcmp(arg, "none") == 0 ? NULL : arg;
+}
+
+const tr_clock *
+tr_filter_clock(const tr_filter *f)
+{
+	return f->offsets ? tr_offsets_clock(f->offsets) : NULL;
 }
 
 void
@@ -284,29 +299,85 @@ tr_filter_summary(const tr_filter *f, const tr_filter_counts *c)
 		tr_warn("stopped at the first bad trace; -k goes on");
 }
 
-/* The first pass's inputs: standard input and pipes spooled, read again. */
-static void
-first_pass(const tr_filter *f, tr_inputs *in)
+static int
+clocks_estimated(const tr_filter *f)
 {
-	tr_inputs_twice(in, f->files, f->nfiles);
-	f->first_pass(f->ctx, f, in->files, in->n, in->names);
+	return f->clock_offsets && !*f->clock_offsets;
 }
 
-int
-tr_filter_run(const tr_filter *f)
+static void
+add_clock_trace(void *ctx, tr_trace *t)
+{
+	tr_clock_add_trace(ctx, t);
+}
+
+/* --clock-offsets without a file: the offsets of the RPCs of the traces
+ * --where keeps (all of them: a quick scan of the line format). */
+static tr_offsets *
+estimate_clocks(const tr_filter *f, char **files, int nfiles, char *const *names)
+{
+	tr_clock *c;
+
+	if (f->where) {
+		c = tr_clock_new();
+		tr_filter_each(f, files, nfiles, names, add_clock_trace, c);
+		tr_clock_solve(c);
+	} else
+		c = tr_clock_from_inputs(files, nfiles, names, f->max_spans, f->max_bytes,
+					 (f->keep_going ? TR_READ_KEEP_GOING : 0) |
+					 (f->quiet ? TR_READ_NO_NOTES : 0));
+	return tr_offsets_of_clock(c);
+}
+
+/* The first pass's inputs: standard input and pipes spooled, read again. */
+static void
+first_pass(tr_filter *f, tr_inputs *in)
+{
+	tr_inputs_twice(in, f->files, f->nfiles);
+	if (clocks_estimated(f))
+		f->offsets = estimate_clocks(f, in->files, in->n, in->names);
+	if (f->first_pass)
+		f->first_pass(f->ctx, f, in->files, in->n, in->names);
+}
+
+/* The offsets into a reader: every span moved, or (the tool moves them)
+ * the hosts noted for the records' check. */
+static void
+shift_reader(const tr_filter *f, tr_reader *r)
+{
+	if (f->offsets && !f->clock_by_tool)
+		tr_reader_set_shift(r, tr_offsets_shift, f->offsets);
+	else if (f->offsets && !clocks_estimated(f))
+		tr_reader_set_shift(r, tr_offsets_note, f->offsets);
+}
+
+/* After the loop: -v's report, and the records' hosts no span had. */
+static void
+report_clocks(const tr_filter *f)
+{
+	if (f->verbose && !f->clock_by_tool)
+		tr_offsets_report(f->offsets);
+	tr_offsets_unseen(f->offsets);
+}
+
+static int
+run_loop(tr_filter *f)
 {
 	filter_run run = {.f = f, .header_pending = f->pass_through};
 	tr_inputs twice = {0};
-	int status;
+	int status, two = f->first_pass || clocks_estimated(f);
 
-	if (f->first_pass)
+	if (f->clock_offsets && !clocks_estimated(f))
+		f->offsets = tr_offsets_read(f->clock_offsets);
+	if (two)
 		first_pass(f, &twice);
 	int flags = (f->verbose ? TR_READ_VERBOSE : 0) | (f->no_span_tags ? TR_READ_NO_SPAN_TAGS : 0) |
 		    (f->quiet ? TR_READ_NO_NOTES : 0);
 	run.where = where_parse(f->where);
-	tr_reader *r = f->first_pass ? open_reader(f, run.where, twice.files, twice.n, twice.names, flags)
-				     : open_reader(f, run.where, f->files, f->nfiles, f->names, flags);
+	tr_reader *r = two ? open_reader(f, run.where, twice.files, twice.n, twice.names, flags)
+			   : open_reader(f, run.where, f->files, f->nfiles, f->names, flags);
 
+	shift_reader(f, r);
 	run.in.r = r;
 	run.out = tr_output_open(f->out_path, 0);
 	if (f->read_ahead)
@@ -316,6 +387,8 @@ tr_filter_run(const tr_filter *f)
 	tr_read_counts counts = input_counts(&run.in);
 	int r_free = input_stop(&run.in);
 
+	if (f->offsets)
+		report_clocks(f);
 	run.c.traces = counts.traces;
 	run.c.bad = counts.bad + run.failed;
 	run.c.nothing = counts.nothing;
@@ -332,6 +405,19 @@ tr_filter_run(const tr_filter *f)
 		tr_reader_free(r);
 	tr_inputs_free(&twice);
 	tr_where_free(run.where);
+	return status;
+}
+
+/* On a copy of f, so that the loop's passes share the offsets it sets. */
+int
+tr_filter_run(const tr_filter *f)
+{
+	tr_filter g = *f;
+
+	g.offsets = NULL;
+	int status = run_loop(&g);
+
+	tr_offsets_free(g.offsets);
 	return status;
 }
 
@@ -452,26 +538,11 @@ each_kept(void *ctx, tr_trace *t)
 		e->fn(e->ctx, t);
 }
 
-long
-tr_filter_each(const tr_filter *f, char **files, int nfiles, char *const *names,
-	       void (*fn)(void *ctx, tr_trace *t), void *ctx)
+/* Every trace of r to fn; returns the traces, or -1 when it stopped at a
+ * bad one. */
+static long
+each_trace(tr_reader *r, int flags, void (*fn)(void *ctx, tr_trace *t), void *ctx)
 {
-	int flags = (f->keep_going ? TR_READ_KEEP_GOING : 0) | TR_READ_QUIET;
-	each_where e = {where_parse(f->where), fn, ctx};
-	long n;
-
-	if (!e.where)
-		return tr_each_trace_flags(files, names, nfiles, flags, f->max_spans, f->max_bytes, fn, ctx);
-	n = tr_each_trace_flags(files, names, nfiles, flags, f->max_spans, f->max_bytes, each_kept, &e);
-	tr_where_free(e.where);
-	return n;
-}
-
-long
-tr_each_trace_flags(char **files, char *const *names, int nfiles, int flags, size_t max_spans,
-		    size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx)
-{
-	tr_reader *r = tr_reader_open(files, nfiles, names, max_spans, max_bytes, flags);
 	tr_ahead *ahead = tr_ahead_start(r);	/* parsing overlaps fn's work */
 	int keep_going = (flags & TR_READ_KEEP_GOING) != 0;
 	long n = 0;
@@ -498,4 +569,27 @@ tr_each_trace_flags(char **files, char *const *names, int nfiles, int flags, siz
 	if (tr_ahead_finish(ahead))
 		tr_reader_free(r);
 	return bad && !keep_going ? -1 : n;
+}
+
+long
+tr_filter_each(const tr_filter *f, char **files, int nfiles, char *const *names,
+	       void (*fn)(void *ctx, tr_trace *t), void *ctx)
+{
+	int flags = (f->keep_going ? TR_READ_KEEP_GOING : 0) | TR_READ_QUIET;
+	each_where e = {where_parse(f->where), fn, ctx};
+	tr_reader *r = tr_reader_open(files, nfiles, names, f->max_spans, f->max_bytes, flags);
+	long n;
+
+	shift_reader(f, r);
+	n = each_trace(r, flags, e.where ? each_kept : fn, e.where ? (void *)&e : ctx);
+	tr_where_free(e.where);
+	return n;
+}
+
+long
+tr_each_trace_flags(char **files, char *const *names, int nfiles, int flags, size_t max_spans,
+		    size_t max_bytes, void (*fn)(void *ctx, tr_trace *t), void *ctx)
+{
+	return each_trace(tr_reader_open(files, nfiles, names, max_spans, max_bytes, flags), flags, fn,
+			  ctx);
 }

@@ -9,6 +9,7 @@
 #include "core/io.h"
 #include "core/trace.h"
 #include "exports.h"
+#include "offsets.h"
 
 #define TR_VERSION "0.1.0"
 
@@ -68,13 +69,41 @@ struct tr_filter {
 	/* --where EXPR (tr(7), WHERE): only the traces it keeps are handed
 	 * on, to the first pass too; NULL: every trace. */
 	const char *where;
+	/* --clock-offsets (tr(7), CLOCKS): NULL: clocks as recorded;
+	 * TR_CLOCK_ESTIMATE: estimated in a first pass over the input (as
+	 * tr-temporal does); else the file of O records to read them from.
+	 * Every span (and log) moves by its host's offset as it is read, for
+	 * the first pass and the loop alike. */
+	const char *clock_offsets;
+	/* The tool moves spans itself (tr-temporal): the loop leaves the
+	 * times as recorded, hands the offsets to the tool's first pass
+	 * (tr_filter_clock) and leaves -v's report of them to the tool. */
+	int clock_by_tool;
+	/* The loop's: the offsets while it runs, NULL before. */
+	tr_offsets *offsets;
 	void *ctx;
 };
+
+/* --clock-offsets[=FILE|none], for the tools that analyse times across
+ * hosts (tr-pag, tr-infer, tr-cp, tr-temporal). */
+#define TR_CLOCK_ESTIMATE ""
+#define TR_CLOCK_LONGOPT {"clock-offsets", optional_argument, NULL, TR_OPT_CLOCK_OFFSETS}
+#define TR_CLOCK_USAGE \
+	"      --clock-offsets[=FILE|none]\n" \
+	"                          move each host's spans by its clock offset: estimated\n" \
+	"                          from the input's RPCs, or read from FILE's O records\n" \
+	"                          (tr-ingest --clock-offsets); none: as recorded\n"
+/* The value for tr_filter's clock_offsets of --clock-offsets' argument
+ * (NULL when it had none). */
+const char *tr_clock_option(const char *arg);
+/* The offsets' clock in a first pass of a loop with clock_offsets, NULL
+ * without. */
+const tr_clock *tr_filter_clock(const tr_filter *f);
 
 /* --max-spans N and --max-bytes N, the same in every tool: a trace over a
  * limit is bad input, never cut short; 0 means no limit. */
 enum { TR_OPT_VERSION = 0x1000, TR_OPT_MAX_SPANS, TR_OPT_MAX_BYTES, TR_OPT_MAX_WINDOWS, TR_OPT_UNITS,
-       TR_OPT_ALLOW_EMPTY, TR_OPT_FILES_FROM, TR_OPT_WHERE };
+       TR_OPT_ALLOW_EMPTY, TR_OPT_FILES_FROM, TR_OPT_WHERE, TR_OPT_CLOCK_OFFSETS };
 /* The long options every filter has: -o, -k, -q, -v, -h, --version,
  * --allow-empty and the limits. */
 #define TR_COMMON_LONGOPTS \

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "temporal/clock.h"
+#include "clock.h"
 #include "core/trace.h"
 #include "core/util.h"
 

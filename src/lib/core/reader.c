@@ -66,6 +66,8 @@ struct tr_reader {
 	int where_file;		/* the file it names (-2: none yet) */
 	uint64_t where_line;	/* the line it names (0: none yet) */
 	int flags;		/* TR_READ_* */
+	int64_t (*shift)(void *ctx, const char *host);	/* tr_reader_set_shift */
+	void *shift_ctx;
 	u64map groups;		/* hash of each group's trace id -> where it began */
 	const tr_export_hook *hook;	/* how exports are converted (NULL: read as lines) */
 	void *exports;		/* converts the exports among the files, made at the first */
@@ -116,6 +118,13 @@ void
 tr_reader_set_flags(tr_reader *r, int flags)
 {
 	r->flags = flags;
+}
+
+void
+tr_reader_set_shift(tr_reader *r, int64_t (*shift)(void *ctx, const char *host), void *ctx)
+{
+	r->shift = shift;
+	r->shift_ctx = ctx;
 }
 
 void
@@ -508,6 +517,8 @@ hand_out(tr_reader *r, tr_trace **trace)
 		return TR_BAD;
 	}
 	r->trace.span_tags_unread = (r->flags & TR_READ_NO_SPAN_TAGS) != 0;
+	r->trace.shift = r->shift;	/* traces are swapped with tr_ahead's */
+	r->trace.shift_ctx = r->shift_ctx;
 	if (tr_trace_parse(&r->trace) < 0) {
 		r->nbad++;
 		return TR_BAD;

@@ -544,6 +544,27 @@ build_tree(tr_trace *t)
 	free(stack);
 }
 
+/* Clock offsets (tr_reader_set_shift): a host's spans in the reference
+ * clock, before they are put in order. */
+static void
+shift_spans(tr_trace *t)
+{
+	for (size_t i = 0; i < t->nspans; i++) {
+		tr_span *s = &t->spans[i];
+
+		if (s->flags & TR_SPAN_HAS_TIME)
+			s->start -= t->shift(t->shift_ctx, s->host);
+	}
+}
+
+/* A log moves with its span. */
+static void
+shift_logs(tr_trace *t)
+{
+	for (size_t i = 0; i < t->nlogs; i++)
+		t->logs[i].time -= t->shift(t->shift_ctx, t->spans[t->logs[i].span].host);
+}
+
 int
 tr_trace_parse(tr_trace *t)
 {
@@ -558,9 +579,13 @@ tr_trace_parse(tr_trace *t)
 		if (parse_record(&c) < 0)
 			goto fail;
 	}
+	if (t->shift)
+		shift_spans(t);
 	sort_spans(t);
 	if (index_ids(&c) < 0 || resolve_owners(&c) < 0)
 		goto fail;
+	if (t->shift)
+		shift_logs(t);
 	link_logs(t);
 	link_parents(t);
 	break_cycles(t);

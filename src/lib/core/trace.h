@@ -91,6 +91,11 @@ typedef struct tr_trace {
 	/* Set before tr_trace_parse by a reader told TR_READ_NO_SPAN_TAGS:
 	 * spans' tags are checked as always, not kept (every ntags is 0) */
 	int span_tags_unread;
+	/* Set before tr_trace_parse by a reader given tr_reader_set_shift:
+	 * µs to subtract from the times of a host's spans and their logs
+	 * (clock offsets), applied before the spans are put in order. */
+	int64_t (*shift)(void *ctx, const char *host);
+	void *shift_ctx;
 } tr_trace;
 
 /* Look up a span by id; -1 when absent. */
@@ -232,6 +237,9 @@ typedef struct tr_export_hook {
 	void (*close)(void *conv);
 } tr_export_hook;
 void tr_reader_set_exports(tr_reader *r, const tr_export_hook *h);
+/* Every trace's spans (and logs) moved by shift(ctx, host) µs earlier as
+ * they are parsed (tr_trace's shift); NULL: as recorded. */
+void tr_reader_set_shift(tr_reader *r, int64_t (*shift)(void *ctx, const char *host), void *ctx);
 /* Next trace or pass-through line. The trace and the line are valid until the next call. */
 enum tr_next tr_reader_next(tr_reader *r, tr_trace **trace, const char **line, size_t *len);
 size_t tr_reader_traces(const tr_reader *r);	/* traces returned so far */

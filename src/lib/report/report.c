@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "temporal/clock.h"
+#include "clock.h"
 #include "core/io.h"
 #include "core/pick.h"
 #include "temporal/temporal.h"

@@ -309,11 +309,14 @@ tp_report_clocks(const tr_clock *c)
 
 		tr_clock_host_get(c, i, &h);
 		hosts++;
-		if (h.offset) {
+		if (h.offset)
 			moved++;
+		if (h.offset && strcmp(h.host, h.reference) == 0)	/* read, not estimated */
+			tr_warn("clock of %s: %+.3f ms, from %zu RPCs", h.host, (double)h.offset / 1000.0,
+				h.rpcs);
+		else if (h.offset)
 			tr_warn("clock of %s: %+.3f ms against %s, from %zu RPCs", h.host,
 				(double)h.offset / 1000.0, h.reference, h.rpcs);
-		}
 		if (h.disagreeing)
 			tr_warn("clock of %s: %zu RPCs disagree (transit varies, or a clock drifts)",
 				h.host, h.disagreeing);
@@ -406,31 +409,20 @@ job_end(void *ctx, tr_output *out)
 	sb_clear(b);
 }
 
-static void
-add_clock_trace(void *ctx, tr_trace *t)
-{
-	tr_clock_add_trace(ctx, t);
-}
-
-/* The first pass: every host's clock offset, before the analysis. */
+/* The first pass: every host's clock offset, the loop's (estimated, or
+ * read), before the analysis. */
 static void
 job_clocks(void *ctx, const tr_filter *f, char **files, int nfiles, char *const *names)
 {
 	tp_job *j = ctx;
 
-	if (f->where) {		/* the kept traces' RPCs alone */
-		j->clock = tr_clock_new();
-		tr_filter_each(f, files, nfiles, names, add_clock_trace, j->clock);
-		tr_clock_solve(j->clock);
-	} else
-		j->clock = tr_clock_from_inputs(files, nfiles, names, f->max_spans, f->max_bytes,
-						(f->keep_going ? TR_READ_KEEP_GOING : 0) |
-						(f->quiet ? TR_READ_NO_NOTES : 0));
+	(void)files, (void)nfiles, (void)names;
+	j->clock = tr_filter_clock(f);
 	j->tp->o.clock = j->clock;
 }
 
 void
-tp_job_init(tp_job *j, tr_filter *f, const tp_opts *o, int clock_offsets)
+tp_job_init(tp_job *j, tr_filter *f, const tp_opts *o, const char *clock_offsets)
 {
 	memset(j, 0, sizeof *j);
 	j->o = *o;
@@ -443,6 +435,8 @@ tp_job_init(tp_job *j, tr_filter *f, const tp_opts *o, int clock_offsets)
 	f->allow_empty = o->allow_empty;
 	f->quiet = o->quiet;
 	f->first_pass = clock_offsets ? job_clocks : NULL;
+	f->clock_offsets = clock_offsets;
+	f->clock_by_tool = 1;
 	f->ctx = j;
 }
 
@@ -450,6 +444,5 @@ void
 tp_job_free(tp_job *j)
 {
 	tp_free(j->tp);
-	tr_clock_free(j->clock);
 	sb_free(&j->held);
 }

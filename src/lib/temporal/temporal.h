@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "temporal/clock.h"
+#include "clock.h"
 #include "core/trace.h"
 
 /* Overlaps and overshoots up to this many µs are clock noise: a segment that
@@ -99,7 +99,7 @@ struct tr_filter;
 typedef struct tp_job {
 	temporal *tp;
 	tp_opts o;
-	tr_clock *clock;	/* the first pass's offsets, or NULL */
+	const tr_clock *clock;	/* the loop's offsets while it runs, or NULL */
 	strbuf held;		/* -f dot: the graph, written whole at the end */
 	int header;		/* the line format's header is written */
 } tp_job;
@@ -107,7 +107,7 @@ typedef struct tp_job {
  * the analysis o asks for, after a first pass over the clocks when
  * clock_offsets; f->ctx becomes j. What was read before a bad trace is
  * analysed and written (end_on_stop). */
-void tp_job_init(tp_job *j, struct tr_filter *f, const tp_opts *o, int clock_offsets);
+void tp_job_init(tp_job *j, struct tr_filter *f, const tp_opts *o, const char *clock_offsets);
 void tp_job_free(tp_job *j);
 
 /* For the verdict, after the run (and tp_stats_get). */
@@ -129,7 +129,7 @@ typedef struct tp_run_opts {
 	int nfiles;
 	const char *out_path;
 	int keep_going, verbose;
-	int clock_offsets;		/* a first pass estimates per-host offsets */
+	const char *clock_offsets;	/* tr_filter's: NULL, estimated, a file */
 	size_t max_spans, max_bytes;	/* per trace; 0: the reader's defaults */
 	const char *where;		/* --where (not with --baseline) */
 } tp_run_opts;

@@ -64,6 +64,10 @@ void tr_clock_host_get(const tr_clock *c, size_t i, tr_clock_host *h);
 tr_clock *tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
 			       size_t max_bytes, int flags);
 
+/* An offset known already (read from O records, tr-format(5)): host's,
+ * estimated from rpcs RPCs; a clock made of these alone is not solved. */
+void tr_clock_set(tr_clock *c, const char *host, int64_t offset, size_t rpcs);
+
 void tr_clock_free(tr_clock *c);
 
 #endif

@@ -1,7 +1,6 @@
 /* clock.c - per-host clock offsets from RPC timings. See clock.h. */
-#include "temporal/clock.h"
+#include "clock.h"
 #include "exports.h"
-#include "filter.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@ typedef struct clock_host {
 	size_t calls;		/* RPCs it made: the reference is the busiest caller */
 	size_t disagreeing;	/* RPCs of all its pairs whose intervals do not
 				 * meet, or do not meet the offsets set */
+	size_t given_rpcs;	/* tr_clock_set's: the RPCs of an offset read */
 } clock_host;
 
 struct tr_clock {
@@ -338,8 +338,17 @@ tr_clock_host_get(const tr_clock *c, size_t i, tr_clock_host *h)
 	h->host = x->name;
 	h->reference = c->hosts[x->reference >= 0 ? x->reference : (int32_t)i].name;
 	h->offset = x->offset;
-	h->rpcs = p ? pair_rpcs(p) : 0;
+	h->rpcs = p ? pair_rpcs(p) : x->given_rpcs;
 	h->disagreeing = x->disagreeing;
+}
+
+void
+tr_clock_set(tr_clock *c, const char *host, int64_t offset, size_t rpcs)
+{
+	int32_t i = host_id(c, host);	/* may move c->hosts */
+
+	c->hosts[i].offset = offset;
+	c->hosts[i].given_rpcs = rpcs;
 }
 
 void
@@ -881,12 +890,6 @@ scan_inputs(char **files, int nfiles, size_t max_spans, size_t max_bytes)
 	return NULL;
 }
 
-static void
-add_trace(void *ctx, tr_trace *t)
-{
-	tr_clock_add_trace(ctx, t);
-}
-
 tr_clock *
 tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
 		     size_t max_bytes, int flags)
@@ -897,9 +900,22 @@ tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_sp
 		tr_clock_solve(c);
 		return c;
 	}
+	/* not the line format (exports), or not a file: read the traces */
+	tr_reader *r = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
+				      (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET);
+	enum tr_next n;
+	tr_trace *t;
+	const char *line;
+	size_t len;
+
 	c = tr_clock_new();
-	tr_each_trace_flags(files, names, nfiles, (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET, max_spans,
-			    max_bytes, add_trace, c);
+	while ((n = tr_reader_next(r, &t, &line, &len)) != TR_EOF) {
+		if (n == TR_BAD && !(flags & TR_READ_KEEP_GOING))
+			break;
+		if (n == TR_TRACE)
+			tr_clock_add_trace(c, t);
+	}
+	tr_reader_free(r);
 	tr_clock_solve(c);
 	return c;
 }
