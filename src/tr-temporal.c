@@ -19,9 +19,10 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: tr-temporal [-kqv] [-f line|explain|dot|csv|json] [--explain] [--dot]\n"
 		"                   [-w N] [-r KEY] [-c RESOURCE=K ...] [-t ID ...]\n"
-		"                   [--span ID] [--end-to-end] [--no-infer-queues]\n"
-		"                   [--clock-offsets[=F|none]] [--min-share S]\n"
-		"                   [--units U] [--check [--allow-empty]] [-o FILE] [FILE...]\n"
+		"                   [--span ID] [--end-to-end] [--from EVENT --to EVENT]\n"
+		"                   [--no-infer-queues] [--clock-offsets[=F|none]]\n"
+		"                   [--min-share S] [--units U] [--check [--allow-empty]]\n"
+		"                   [-o FILE] [FILE...]\n"
 		"       tr-temporal --baseline FILE [--band P] [-f csv|json] [options] [FILE...]\n"
 		"Split each trace's root duration (from its recorded arrival, if any) among\n"
 		"its causes (Zeno temporal provenance), blockers in other traces of the\n"
@@ -42,6 +43,10 @@ usage(FILE *f)
 		"                          the request's root\n"
 		"      --end-to-end        explain from the root's start to the last end below\n"
 		"                          it (asynchronous work the root did not wait for)\n"
+		"      --from EVENT        with --to: explain the delay between two events of\n"
+		"                          a trace: SPAN:start, SPAN:end or SPAN:log=NAME\n"
+		"                          (SPAN: an id, or service:operation)\n"
+		"      --to EVENT          the event that ends the delay (see --from)\n"
 		"      --no-infer-queues   a late server or consumer without a recorded queue\n"
 		"                          wait started on arrival (no queueing inferred)\n"
 		"      --no-clock-offsets  clocks as recorded; --clock-offsets=F: F's O records\n"
@@ -69,7 +74,7 @@ usage(FILE *f)
 
 enum { OPT_EXPLAIN = 256, OPT_DOT, OPT_CHECK, OPT_TRACE_FILE,
        OPT_NO_INFER, OPT_NO_CLOCK, OPT_SPAN, OPT_END_TO_END, OPT_MIN_SHARE, OPT_BASELINE,
-       OPT_BAND };
+       OPT_BAND, OPT_FROM, OPT_TO };
 
 static const struct option longopts[] = {
 	{"format", required_argument, NULL, 'f'}, {"explain", no_argument, NULL, OPT_EXPLAIN},
@@ -82,6 +87,7 @@ static const struct option longopts[] = {
 	{"span", required_argument, NULL, OPT_SPAN}, {"end-to-end", no_argument, NULL, OPT_END_TO_END},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 	{"baseline", required_argument, NULL, OPT_BASELINE}, {"band", required_argument, NULL, OPT_BAND},
+	{"from", required_argument, NULL, OPT_FROM}, {"to", required_argument, NULL, OPT_TO},
 	TR_UNITS_LONGOPT,
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
@@ -96,19 +102,8 @@ typedef struct cli {
 	int units, format_set;
 	const char *baseline;
 	double band;
+	tp_event ev_from, ev_to;	/* --from, --to */
 } cli;
-
-static void
-capacity_option(tp_opts *o, tp_capacity *caps, char *arg)
-{
-	char *eq = strrchr(arg, '=');
-
-	if (!eq || eq == arg)
-		tr_usage_error("--capacity: not RESOURCE=K: %s", arg);
-	*eq = '\0';
-	caps[o->ncaps].resource = arg;
-	caps[o->ncaps++].workers = (int)tr_arg_count("--capacity", eq + 1, 1, INT_MAX);
-}
 
 /* One option of tr-temporal's own into c; 0 when it is none. */
 static int
@@ -124,7 +119,7 @@ temporal_option(cli *c, tp_capacity *caps, int opt, char *arg)
 	case OPT_DOT: o->format = TP_DOT; c->format_set = 1; break;
 	case 'w': o->window = (size_t)tr_arg_count("--window", arg, 1, INT_MAX); break;
 	case 'r': o->resource_key = arg; break;
-	case 'c': capacity_option(o, caps, arg); break;
+	case 'c': tp_capacity_option(o, caps, arg); break;
 	case 't': tr_pick_add(c->pick, arg); break;
 	case OPT_TRACE_FILE:
 		if (tr_pick_add_file(c->pick, arg, err, sizeof err) < 0)
@@ -134,6 +129,8 @@ temporal_option(cli *c, tp_capacity *caps, int opt, char *arg)
 	case OPT_NO_INFER: o->infer_queues = 0; break;
 	case OPT_SPAN: o->span = arg; break;
 	case OPT_END_TO_END: o->end_to_end = 1; break;
+	case OPT_FROM: tp_event_parse(&c->ev_from, "--from", arg); o->from = &c->ev_from; break;
+	case OPT_TO: tp_event_parse(&c->ev_to, "--to", arg); o->to = &c->ev_to; break;
 	case OPT_MIN_SHARE: o->min_share = 100 * tr_arg_share("--min-share", arg); break;	/* kept as a percentage */
 	case OPT_BASELINE: c->baseline = arg; break;
 	case OPT_BAND: c->band = tr_arg_percentile("--band", arg); break;
@@ -151,6 +148,7 @@ check_options(cli *c)
 
 	if (o->min_share >= 0 && o->format != TP_DOT)
 		tr_usage_error("--min-share goes with --dot");
+	tp_events_check(o, c->baseline != NULL);
 	if (c->band >= 0 && !c->baseline)
 		tr_usage_error("--band goes with --baseline");
 	if (c->baseline && ((c->format_set && o->format != TP_CSV && o->format != TP_JSON) ||
@@ -188,7 +186,7 @@ answered(const tp_opts *o, const tp_stats *st, int status)
 		return TR_EXIT_FINDING;
 	if (o->check && !st->analysed && !o->allow_empty)
 		return tp_check_empty(st);
-	if (!st->analysed && !o->allow_empty && st->queried && !(o->span && !st->span_found) &&
+	if (!st->analysed && !o->allow_empty && st->queried && !(o->from || (o->span && !st->span_found)) &&
 	    (o->format == TP_EXPLAIN || o->format == TP_CSV || o->format == TP_JSON)) {
 		tr_warn("%zu traces read, none analysed (no timed root): nothing to explain",
 			st->traces);
@@ -205,7 +203,7 @@ verdict(void *ctx, const tr_filter_counts *c, int status)
 	const tp_stats *st = tp_stats_get(x->job.tp);
 	int findable = 0;
 
-	status = answered(o, st, c->bad ? TR_EXIT_INPUT : status);
+	status = tp_events_verdict(x->job.tp, answered(o, st, c->bad ? TR_EXIT_INPUT : status));
 	/* --span naming a span no trace has answered nothing: say so, fail */
 	if (o->span && !st->span_found) {
 		tr_warn("--span %s: no trace has this span", o->span);

@@ -9,6 +9,7 @@
 #include "exports.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -96,13 +97,16 @@ emit(temporal *tp, wtrace *w, strbuf *out)
 
 	tp->st.queried += analysed;
 
-	if (analysed && tp->o.span) {
+	if (analysed && tp->o.from) {
+		if (!(analysed = tpe_annotate(tp, w) == 0))
+			tpe_missed(tp, w);
+	} else if (analysed && tp->o.span) {
 		if (tpq_span(tp, w) >= 0)
 			tp->st.span_found++;
 		else
 			analysed = 0;	/* --span: not this trace's */
 	}
-	if (analysed && tpq_annotate(tp, w, tpq_span(tp, w)) < 0) {
+	if (analysed && !tp->o.from && tpq_annotate(tp, w, tpq_span(tp, w)) < 0) {
 		analysed = 0;
 		tp->st.skipped++;
 		if (!tp->o.quiet && tp->o.span)
@@ -275,6 +279,8 @@ tp_free(temporal *tp)
 	free(tp->tasks);
 	free(tp->causes);
 	free(tp->span_delay);
+	free(tp->ev_near[0]);
+	free(tp->ev_near[1]);
 	sb_free(&tp->text);
 	strmap_free(&tp->res_ids);
 	strmap_free(&tp->ids);
@@ -285,6 +291,18 @@ tp_free(temporal *tp)
 	arena_free(&tp->ids_mem);
 	arena_free(&tp->qmem);
 	free(tp);
+}
+
+void
+tp_capacity_option(tp_opts *o, tp_capacity *caps, char *arg)
+{
+	char *eq = strrchr(arg, '=');
+
+	if (!eq || eq == arg)
+		tr_usage_error("--capacity: not RESOURCE=K: %s", arg);
+	*eq = '\0';
+	caps[o->ncaps].resource = arg;
+	caps[o->ncaps++].workers = (int)tr_arg_count("--capacity", eq + 1, 1, INT_MAX);
 }
 
 /* --check with nothing checked fails: a verdict on no trace is no verdict. */

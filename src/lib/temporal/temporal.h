@@ -47,6 +47,21 @@ typedef struct tp_link_row {
 	int64_t delay, total;		/* its share, and the explained interval */
 } tp_link_row;
 
+/* An event of a span (Zeno's T-QUERY asks about the delay between two):
+ * its start, its end, or its first log whose event= is log. The span is
+ * named by id, or by service:operation when one span of the trace has it. */
+enum tp_event_kind { TP_EV_START, TP_EV_LOG, TP_EV_END };	/* their order in a span */
+typedef struct tp_event {
+	const char *text;	/* as given */
+	char span[256];
+	const char *log;	/* TP_EV_LOG: the event's name, in text */
+	int kind;
+} tp_event;
+
+/* "SPAN:start", "SPAN:end" or "SPAN:log=NAME" into e; a usage error
+ * (exit 2) naming opt when arg is none. */
+void tp_event_parse(tp_event *e, const char *opt, const char *arg);
+
 typedef struct tp_opts {
 	enum tp_format format;
 	const char *resource_key;	/* span tag refining the resource, or NULL */
@@ -64,6 +79,7 @@ typedef struct tp_opts {
 	const tr_clock *clock;		/* per-host offsets, or NULL: clocks as recorded */
 	const char *span;		/* --span: explain this span, not the root */
 	int end_to_end;			/* the root's start to the trace's last end */
+	const tp_event *from, *to;	/* --from, --to: the delay between them */
 	double min_share;		/* --dot: leave out nodes below this share */
 	/* csv, json: each cause to this function instead of the table */
 	void (*on_cause)(void *ctx, const tp_cause_row *row);
@@ -76,7 +92,8 @@ typedef struct tp_opts {
 typedef struct tp_stats {
 	size_t traces, analysed, skipped, causes, violations;
 	size_t queried;		/* traces asked about (-t, or every one) */
-	size_t span_found;	/* --span: traces that have the span */
+	size_t span_found;	/* --span: traces that have the span; --from,
+				 * --to: traces that have both events */
 } tp_stats;
 
 typedef struct temporal temporal;
@@ -122,6 +139,15 @@ int tp_resource_key_missing(const temporal *tp);
  * worker exceeded. */
 void tp_report_clocks(const tr_clock *c);
 void tp_report_overlaps(temporal *tp);
+
+/* -c RESOURCE=K (arg is cut at its '='), into caps[o->ncaps++]. */
+void tp_capacity_option(tp_opts *o, tp_capacity *caps, char *arg);
+/* --from and --to: a usage error when one comes alone, with --span,
+ * --end-to-end or --baseline (baseline set), or backwards within a span. */
+void tp_events_check(const tp_opts *o, int baseline);
+/* After the run: an event no trace has, or two that are not causally
+ * related, said (with the closest span met); returns the exit status. */
+int tp_events_verdict(const temporal *tp, int status);
 
 /* The options of the tool's run that are not the analysis's. */
 typedef struct tp_run_opts {

@@ -193,6 +193,11 @@ struct temporal {
 	size_t nnotes, capnotes;
 	tp_task *linkq;		/* tasks tpl_follow found */
 	size_t caplinkq;
+	/* --from, --to (temporal_event.c), per event: a trace had its span,
+	 * its log, several spans of its name; the closest span name met */
+	int ev_span_seen[2], ev_log_seen[2];
+	size_t ev_ambiguous[2], unrelated;
+	char *ev_near[2];
 };
 
 typedef struct tp_pending {
@@ -218,6 +223,20 @@ int32_t tpq_span(const temporal *tp, const wtrace *w);
 /* Annotate the interval of span (with end_to_end: from its start to the
  * last end below it) into tp->tasks. 0, or -1 when it has no time. */
 int tpq_annotate(temporal *tp, wtrace *w, int32_t span);
+
+/* Annotate [ts, te] into tp->tasks from vertex v of w (te: its end, or
+ * earlier when the question ends inside it), about span. */
+void tpq_annotate_at(temporal *tp, wtrace *w, int32_t span, int32_t v, int64_t ts, int64_t te);
+/* Where a question about span s begins: its arrival, recorded or inferred
+ * (the queue before it), else its start. */
+int64_t tpq_question_start(const wtrace *w, int32_t s);
+
+/* temporal_event.c */
+/* --from, --to: annotate the delay between the two events in w; -1 when w
+ * has not both (tpe_missed remembers the closest span for the verdict) or
+ * they are not causally related (said). */
+int tpe_annotate(temporal *tp, wtrace *w);
+void tpe_missed(temporal *tp, const wtrace *w);
 
 /* temporal_report.c */
 const char *tp_role_name(int role);

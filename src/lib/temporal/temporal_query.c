@@ -204,26 +204,41 @@ last_below(const wtrace *w, int32_t span)
 	return best;
 }
 
-int
-tpq_annotate(temporal *tp, wtrace *w, int32_t span)
+int64_t
+tpq_question_start(const wtrace *w, int32_t s)
+{
+	int32_t v0 = w->seg0[s];
+	int64_t at = w->arrival[s] < w->v[v0].start ? w->arrival[s] : w->v[v0].start;
+
+	/* an inferred arrival ends the transit that brought the request */
+	for (uint32_t i = 0; w->inferred[s] && i < w->v[v0].npre; i++) {
+		const tp_vert *x = &w->v[w->pre[w->v[v0].pre + i]];
+
+		if (x->kind == TV_TRANSIT && x->span == s && x->end < at)
+			at = x->end;
+	}
+	return at;
+}
+
+/* A new query: no task, no note, a new stamp. */
+static void
+begin(temporal *tp)
 {
 	tp->ntasks = 0;
 	tp->nnotes = 0;
 	tp->violations = 0;
 	if (++tp->stamp == 0)
 		tp->stamp = 1;
-	if (span < 0 || w->final[span] < 0)
-		return -1;
-	int32_t last = tp->o.end_to_end ? last_below(w, span) : span;
-	tp->q_span = span;
-	tp->q_last = last;
-	/* a recorded wait before the span's work is part of the question, as
-	 * it is of its caller's: a root is treated as any span (no caller's
-	 * send time bounds it, so nothing is inferred for it) */
-	tp->q_ts = w->arrival[span] < w->v[w->seg0[span]].start ? w->arrival[span]
-								   : w->v[w->seg0[span]].start;
-	tp->q_te = w->v[w->final[last]].end;
-	tp_task r = {.w = w, .v = w->final[last], .res = -1, .parent = -1,
+}
+
+void
+tpq_annotate_at(temporal *tp, wtrace *w, int32_t span, int32_t v, int64_t ts, int64_t te)
+{
+	begin(tp);
+	tp->q_span = tp->q_last = span;
+	tp->q_ts = ts;
+	tp->q_te = te;
+	tp_task r = {.w = w, .v = v, .res = -1, .parent = -1,
 		     .ts = tp->q_ts, .te = tp->q_te, .role = ROLE_ONPATH, .base = ROLE_ONPATH};
 
 	push(tp, &r);
@@ -237,5 +252,22 @@ tpq_annotate(temporal *tp, wtrace *w, int32_t span)
 		sum += tp->tasks[i].self;
 	if (sum != tp->q_te - tp->q_ts)
 		violation(tp, w, "the self times do not add up to the root's duration");
+}
+
+int
+tpq_annotate(temporal *tp, wtrace *w, int32_t span)
+{
+	if (span < 0 || w->final[span] < 0) {
+		begin(tp);
+		return -1;
+	}
+	int32_t last = tp->o.end_to_end ? last_below(w, span) : span;
+
+	/* a wait before the span's work is part of the question, as it is of
+	 * its caller's: recorded, or inferred for a called span (a root has
+	 * no caller's send time to infer it from) */
+	tpq_annotate_at(tp, w, span, w->final[last], tpq_question_start(w, span),
+			w->v[w->final[last]].end);
+	tp->q_last = last;
 	return 0;
 }

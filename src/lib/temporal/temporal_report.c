@@ -808,7 +808,10 @@ tpr_write_explain(temporal *tp, wtrace *w, strbuf *b)
 	size_t capd = 0;
 
 	ranked_causes(tp);
-	sb_addf(b, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
+	if (tp->o.from)	/* T-QUERY: the two events */
+		sb_addf(b, "trace %s: %s to %s, ", w->t.trace_id, tp->o.from->text, tp->o.to->text);
+	else
+		sb_addf(b, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
 	add_dur(b, total, tp->o.units);
 	sb_addc(b, '\n');
 	explain_summary(tp, w, b, total);
@@ -887,7 +890,10 @@ tpr_write_dot(temporal *tp, wtrace *w, strbuf *b)
 	ranked_causes(tp);
 	fold_tree(tp, &d);
 	sb_addf(&id, "cluster_%llu", (unsigned long long)w->serial);
-	sb_addf(&label, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
+	if (tp->o.from)
+		sb_addf(&label, "trace %s: %s to %s, ", w->t.trace_id, tp->o.from->text, tp->o.to->text);
+	else
+		sb_addf(&label, "trace %s: %s:%s, ", w->t.trace_id, root->service, root->operation);
 	add_dur(&label, total, tp->o.units);
 	cause_groups g;
 	group_causes(tp, &g);
