@@ -59,7 +59,8 @@ usage(FILE *f)
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
-	    "       tr-cp --summary KEY | --folded --partial | --merge [--partial] [FILE...]\n"
+	    "       tr-cp --summary KEY | --folded | --whatif RULE... | --flame\n"
+	    "             --partial | --merge [--partial] [FILE...]\n"
 	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [FILE...]\n"
 	    "       tr-cp --flame [--percentile P,...] [--baseline FILE] [options] [FILE...]\n"
 	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
@@ -74,9 +75,10 @@ usage(FILE *f)
 	    "      --sections          also write C records (Jaeger UI's sections)\n"
 	    "      --summary KEY       table per service, operation or tag KEY\n"
 	    "      --folded            critical-path time as folded stacks\n"
-	    "      --partial           --summary: a mergeable state, not the table;\n"
+	    "      --partial           --summary, --whatif, --flame: a mergeable state;\n"
 	    "                          --folded: the stacks (they add up as they are)\n"
-	    "      --merge             --summary, --folded: add up partials (none: stdin);\n"
+	    "      --merge             --summary, --folded, --whatif, --flame: add up\n"
+	    "                          partials (none: stdin);\n"
 	    "                          exact, the output of one pass over all the traces\n"
 	    "      --dot               span trees with the critical path in red\n"
 	    "      --svg               the timeline of the slowest trace (of those --trace\n"
@@ -197,8 +199,9 @@ check_modes(const cli *c)
 	if (o->baseline && m == CP_MODE_SUMMARY && strcmp(o->summary_key, "service") != 0 &&
 	    strcmp(o->summary_key, "operation") != 0)
 		tr_usage_error("--baseline compares --summary service or operation, not a tag");
-	if ((o->partial || c->merge) && ((m != CP_MODE_SUMMARY && m != CP_MODE_FOLDED) || o->baseline))
-		tr_usage_error("--partial and --merge go with --summary (no --baseline) and --folded");
+	if ((o->partial || c->merge) && (!cp_mode_merges(m) || o->baseline || o->npct))
+		tr_usage_error("--partial and --merge go with --summary, --folded, --whatif and --flame "
+			       "(no --baseline, no --percentile)");
 	if (c->merge && c->f.where)
 		tr_usage_error("--where goes with traces: not with --merge");
 	if (o->summary_key && !*o->summary_key)

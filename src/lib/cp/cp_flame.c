@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
+#include "core/partial.h"
 #include "draw/flame.h"
 #include "draw/svg.h"
 
@@ -34,6 +36,10 @@ struct cp_flames {
 	int keep_streams;	/* streams rank in the percentile bands too */
 	uint32_t *node_of;	/* per span of the current trace */
 	size_t capspans;
+	int64_t *merged;	/* --merge: per node, the partials' sums */
+	size_t capmerged, merged_traces;
+	uint32_t *local;	/* --merge: the current partial's nodes */
+	size_t nlocal, caplocal;
 };
 
 cp_flames *
@@ -58,13 +64,15 @@ cp_flames_free(cp_flames *f)
 	}
 	flame_free(f->tree);
 	free(f->node_of);
+	free(f->merged);
+	free(f->local);
 	free(f);
 }
 
 size_t
 cp_flames_ntraces(const cp_flames *f, int baseline)
 {
-	return f->side[baseline != 0].ntraces;
+	return f->side[baseline != 0].ntraces + (baseline ? 0 : f->merged_traces);
 }
 
 void
@@ -166,6 +174,15 @@ sum_side(const side *s, int p, int64_t *value, size_t nnodes)
 	return end - first;
 }
 
+/* The partials' sums (--merge) into value[]; how many traces they hold. */
+static size_t
+add_merged(const cp_flames *f, int64_t *value, size_t nnodes)
+{
+	for (size_t i = 0; i < nnodes && i < f->capmerged; i++)
+		value[i] = tr_dur_add(value[i], f->merged[i], "--flame");
+	return f->merged_traces;
+}
+
 void
 cp_flames_svg(cp_flames *f, strbuf *b, const int *pct, size_t npct, double width)
 {
@@ -187,6 +204,8 @@ cp_flames_svg(cp_flames *f, strbuf *b, const int *pct, size_t npct, double width
 		v[g].title = titles[g];
 		v[g].value = value + g * nn;
 		v[g].ntraces = sum_side(&f->side[0], p, value + g * nn, nn);
+		if (!p)
+			v[g].ntraces += add_merged(f, value + g * nn, nn);
 		if (have_base) {
 			v[g].base = base + g * nn;
 			v[g].nbase = sum_side(&f->side[1], p, base + g * nn, nn);
@@ -225,4 +244,115 @@ cp_percentiles_parse(const char *s, int *pct, size_t max)
 			return -1;	/* a trailing comma */
 	}
 	return n ? (int)n : -1;
+}
+
+/* --- --partial and --merge (the graph of every trace) ---
+ *
+ * A partial is the calling-context tree with each node's critical-path µs
+ * summed over its traces: a T record with the count of traces, then an N
+ * record per node in the order they were made (parents first): its
+ * parent's index in the partial ("-" for a root frame), service,
+ * operation (escaped) and µs. A merge makes the nodes in the order of its
+ * partials, so the graph is that of one pass over the shards one after
+ * the other. */
+
+void
+cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out)
+{
+	size_t nn = flame_nnodes(f->tree);
+	int64_t *value = xmalloc((nn ? nn : 1) * sizeof *value);
+	size_t ntraces = sum_side(&f->side[0], 0, value, nn) + add_merged(f, value, nn);
+	strbuf b = {0};
+
+	tr_partial_header(&b, "cp", made_for);
+	sb_addf(&b, "T\t%zu\n", ntraces);
+	for (uint32_t i = 0; i < nn; i++) {
+		const char *svc, *op;
+		uint32_t p = flame_node_frame(f->tree, i, &svc, &op);
+
+		if (p == FLAME_TOP)
+			sb_adds(&b, "N\t-\t");
+		else
+			sb_addf(&b, "N\t%u\t", p);
+		tr_escapes(&b, svc, 0);
+		sb_addc(&b, '\t');
+		tr_escapes(&b, op, 0);
+		sb_addf(&b, "\t%lld\n", (long long)value[i]);
+		tr_output_spill(out, &b);
+	}
+	tr_partial_end(&b, 1 + nn);
+	tr_output_sb(out, &b);
+	sb_free(&b);
+	free(value);
+}
+
+/* A decimal count >= 0 filling a field; -1 when it is not one. */
+static int
+count_field(const tr_field *fl, long long *v)
+{
+	char num[24], *end;
+
+	if (!fl->len || fl->len >= sizeof num || fl->s[0] < '0' || fl->s[0] > '9')
+		return -1;
+	memcpy(num, fl->s, fl->len);
+	num[fl->len] = '\0';
+	errno = 0;
+	*v = strtoll(num, &end, 10);
+	return *end || errno ? -1 : 0;
+}
+
+/* An N record: the node under its parent, its µs added. */
+static int
+merge_node(cp_flames *f, tr_field *fl, char *err, size_t errlen)
+{
+	long long parent = -1, us;
+	uint32_t n;
+
+	if ((fl[1].len != 1 || fl[1].s[0] != '-') &&
+	    (count_field(&fl[1], &parent) < 0 || (size_t)parent >= f->nlocal)) {
+		snprintf(err, errlen, "bad parent (want - or the index of an earlier node)");
+		return -1;
+	}
+	if (count_field(&fl[4], &us) < 0) {
+		snprintf(err, errlen, "bad critical-path time (want a count of µs)");
+		return -1;
+	}
+	for (int k = 2; k <= 3; k++)
+		((char *)fl[k].s)[tr_unescape((char *)fl[k].s, fl[k].s, fl[k].len)] = '\0';
+	n = flame_node(f->tree, parent < 0 ? FLAME_TOP : f->local[parent], fl[2].s, fl[3].s);
+	GROW(f->local, f->caplocal, f->nlocal + 1);
+	f->local[f->nlocal++] = n;
+	if (n >= f->capmerged) {
+		size_t was = f->capmerged;
+
+		GROW(f->merged, f->capmerged, (size_t)n + 1);
+		memset(f->merged + was, 0, (f->capmerged - was) * sizeof *f->merged);
+	}
+	if (__builtin_add_overflow(f->merged[n], (int64_t)us, &f->merged[n])) {
+		snprintf(err, errlen, "the node's total overflows 64 bits");
+		return -1;
+	}
+	return 0;
+}
+
+int
+cp_flames_merge_line(cp_flames *f, char *line, size_t len, char *err, size_t errlen)
+{
+	tr_field fl[6];
+	size_t n = tr_split(line, len, fl, 6);
+	long long ntraces;
+
+	if (n == 2 && fl[0].len == 1 && line[0] == 'T') {
+		if (count_field(&fl[1], &ntraces) < 0) {
+			snprintf(err, errlen, "bad count of traces");
+			return -1;
+		}
+		f->merged_traces += (size_t)ntraces;
+		f->nlocal = 0;	/* a partial's first record: its nodes are numbered from 0 */
+		return 0;
+	}
+	if (n == 5 && fl[0].len == 1 && line[0] == 'N')
+		return merge_node(f, fl, err, errlen);
+	snprintf(err, errlen, "not a tr-cp --flame partial record (want T and a count, or N and 4 fields)");
+	return -1;
 }
