@@ -127,10 +127,18 @@ shards() {
 }
 
 @test "--partial and --merge go with --summary, --folded, --whatif and --flame only" {
-	for args in "--partial" "--merge" "--summary service --baseline /dev/null --merge" "--dot --merge" "--flame --percentile 50 --partial" "--flame --baseline /dev/null --merge" "--svg --partial"; do
+	for args in "--partial" "--merge" "--summary service --baseline /dev/null --merge" "--dot --merge" "--flame --baseline /dev/null --merge" "--svg --partial"; do
 		run tr-cp $args /dev/null
 		expect_status 2 || { echo "$args: status $status: $output"; false; }
-		expect_like "tr-cp: --partial and --merge go with --summary, --folded, --whatif and --flame \(no --baseline, no --percentile\)*" "$output" || { echo "$args: $output"; false; }
+		expect_like "tr-cp: --partial and --merge go with --summary, --folded, --whatif and --flame \(no --baseline\)*" "$output" || { echo "$args: $output"; false; }
+	done
+}
+
+@test "--ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial" {
+	for args in "--flame --ranks --merge" "--flame --percentile 50 --ranks" "--flame --percentile 50 --ranks --partial" "--flame --bands x --partial" "--flame --percentile 50 --bands x" "--flame --percentile 50 --bands x --merge"; do
+		run tr-cp $args /dev/null
+		expect_status 2 || { echo "$args: status $status: $output"; false; }
+		expect_like "tr-cp: --ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial*" "$output" || { echo "$args: $output"; false; }
 	done
 }
 
@@ -283,6 +291,57 @@ RULE='service=mysql:scale=0.5'
 	--flame|flame overlap-allowance=0.01|N~0~web~GET~5|bad parent (want - or the index of an earlier node)
 	--flame|flame overlap-allowance=0.01|N~-~web~GET~-5|bad critical-path time (want a count of µs)
 	--flame|flame overlap-allowance=0.01|T~x|bad count of traces
-	--flame|flame overlap-allowance=0.01|X~1|not a tr-cp --flame partial record (want T and a count, or N and 4 fields)
+	--flame|flame overlap-allowance=0.01|X~1|not a tr-cp --flame partial record (want T and a count per graph, or N, 3 fields and a time per graph)
 	EOF
+}
+
+# --flame --percentile in two phases over the sample's 3 shards, in $d:
+# phase 1 r$k, the bands, phase 2 p$k.
+two_phases() {
+	sample_shards
+	for k in 0 1 2; do tr-cp --flame --percentile "$1" --partial "$d/shard$k.tr" > "$d/r$k"; done
+	tr-cp --flame --percentile "$1" --merge --ranks "$d/r0" "$d/r1" "$d/r2" > "$d/bands"
+	for k in 0 1 2; do tr-cp --flame --percentile "$1" --bands "$d/bands" --partial "$d/shard$k.tr" > "$d/p$k"; done
+}
+
+@test "--flame --percentile in two phases (ranks, then stacks per band): the SVG of one pass over the shards" {
+	two_phases 50,95,99
+	tr-cp --flame --percentile 50,95,99 "$d"/shard[012].tr > "$d/one.svg"
+	run tr-cp --flame --percentile 50,95,99 --merge "$d/p0" "$d/p1" "$d/p2"
+	expect_status 0
+	expect_eq "$(cat "$d/one.svg")" "$output"
+	expect_eq "$(tr-cp --flame --percentile 50,95,99 "$d/h.tr" | sort)" "$(echo "$output" | sort)"
+}
+
+@test "phase 1 holds each trace's latency, stream mark and id; the bands each banded trace's bands" {
+	shards
+	run tr-cp --flame --percentile 50 --partial "$BATS_TEST_TMPDIR/all.tr"
+	expect_status 0
+	expect_eq "$(printf '#tr-cp-partial/2\tflame-ranks overlap-allowance=0.01 keep-streams=0\nL\t900\t0\tr1\nL\t300\t0\tr2\nL\t1000\t0\tr3\n#end\t3')" "$output"
+	echo "$output" > "$BATS_TEST_TMPDIR/r"
+	run tr-cp --flame --percentile 50,99 --merge --ranks "$BATS_TEST_TMPDIR/r"
+	expect_status 0
+	expect_eq "$(printf '#tr-cp-partial/2\tflame-bands overlap-allowance=0.01 keep-streams=0 percentiles=50,99\nB\tr1\t1\nB\tr3\t2\n#end\t2')" "$output"
+}
+
+@test "bad phase-1 partials and bands files are bad input naming file:line" {
+	two_phases 50,99
+	b=$BATS_TEST_TMPDIR
+	head -n 2 "$d/bands" > "$b/bcut"
+	while IFS='|' read -r args file want; do
+		run --separate-stderr tr-cp $args "$b/$file"
+		expect_status 3 || { echo "$args $file: status $status"; false; }
+		expect_empty "$output" || { echo "$args $file wrote: $output"; false; }
+		expect_eq "tr-cp: $b/$want" "$stderr" || { echo "$args $file: $stderr"; false; }
+	done <<-'EOF'
+	--flame --percentile 50,99 --merge --ranks|p0|p0:1: a partial made for something else (another query, other options)
+	--flame --percentile 50,99 --merge|r0|r0:1: a partial made for something else (another query, other options)
+	--flame --percentile 50,95 --partial --bands|bands|bands:1: a partial made for something else (another query, other options)
+	--flame --percentile 50,99 --partial --bands|bcut|bcut:3: the partial has no end mark: it was cut short
+	--flame --percentile 50,99 --keep-streams --merge|p0|p0:1: a partial made for something else (another query, other options)
+	EOF
+	printf '#tr-cp-partial/2\tflame-ranks overlap-allowance=0.01 keep-streams=0\nL\tx\t0\tr1\n#end\t1\n' > "$b/bad"
+	run tr-cp --flame --percentile 50 --merge --ranks "$b/bad"
+	expect_status 3
+	expect_output "tr-cp: $b/bad:2: not a tr-cp --flame --percentile phase-1 record (want L, a latency, 0 or 1 and a trace id)"
 }

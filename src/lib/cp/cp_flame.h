@@ -25,9 +25,14 @@ size_t cp_flames_streams(const cp_flames *f);
  * of pct[0..npct); each against the baseline's same traces when it has any. */
 void cp_flames_svg(cp_flames *f, strbuf *b, const int *pct, size_t npct, double width);
 void cp_flames_free(cp_flames *f);
-/* --flame --partial: the graph of every trace as a mergeable state (the
- * tree, each node's µs summed, the count of traces) in a partial's frame
- * made for made_for. */
+/* --partial and --merge draw ngraphs graphs (1, the default: every
+ * trace's; with --percentile, one more per band). */
+void cp_flames_set_graphs(cp_flames *f, size_t ngraphs);
+/* --bands: the bands (bit i: graph i + 1) of the trace added last. */
+void cp_flames_set_band(cp_flames *f, uint32_t bands);
+/* --flame --partial: the graphs as a mergeable state (the tree, each
+ * node's µs summed per graph, the count of traces per graph) in a
+ * partial's frame made for made_for. */
 void cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out);
 /* --flame --merge: one record of a partial (line is modified) added in;
  * -1 with err when it is not one. The graph of every trace is then drawn

@@ -13,6 +13,7 @@
 #include "core/table.h"
 #include "cp/baseline.h"
 #include "cp/cp.h"
+#include "cp/cp_bands.h"
 #include "cp/cp_flame.h"
 #include "cp/cp_links.h"
 #include "cp/suspects.h"
@@ -45,6 +46,7 @@ struct cp_run {
 	size_t streams;		/* --svg: long-lived streams passed over */
 	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
 	strbuf merged;		/* --merge of --whatif: the rows so far */
+	cp_bands *bands;	/* --bands: the traces of each percentile's band */
 };
 
 typedef struct cp_mode_ops {
@@ -236,38 +238,74 @@ svg_end(cp_run *r, strbuf *b, tr_output *out)
 		r->has_slow = 0;
 }
 
-/* --flame, alone or differential against --baseline. */
+/* --flame, alone or differential against --baseline. With --percentile
+ * and --partial: phase 1 (no --bands) writes each trace's latency, phase 2
+ * its stacks per band (cp_bands.h). */
+
+static int
+flame_phase1(const cp_run *r)
+{
+	return r->o.partial && r->o.npct && !r->o.bands;
+}
 
 static void
 flame_begin(cp_run *r)
 {
 	r->flames = cp_flames_new();
 	cp_flames_keep_streams(r->flames, r->o.keep_streams);
+	cp_flames_set_graphs(r->flames, 1 + r->o.npct);
+}
+
+/* What a --flame partial (kind "flame"), a phase-1 one ("flame-ranks") or
+ * a bands file ("flame-bands") is made for. */
+static const char *
+flame_made_for(const cp_run *r, const char *kind, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s overlap-allowance=%.17g", kind, r->o.allowance);
+
+	if (r->o.npct)
+		n += snprintf(buf + n, size - (size_t)n, " keep-streams=%d", r->o.keep_streams);
+	if (r->o.npct && strcmp(kind, "flame-ranks") != 0)	/* phase 1 ranks for any */
+		n += snprintf(buf + n, size - (size_t)n, " percentiles=");
+	for (size_t i = 0; i < r->o.npct && strcmp(kind, "flame-ranks") != 0; i++)
+		n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", r->o.pct[i]);
+	return buf;
 }
 
 static void
 flame_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 {
-	(void)analysed;
-	(void)out;
-	cp_flames_add(r->flames, t, &r->cp, 0);
-}
+	char made_for[160];
+	size_t before = cp_flames_ntraces(r->flames, 0);
 
-/* What a --flame partial is made for: the critical paths it summed. */
-static const char *
-flame_made_for(const cp_run *r, char *buf, size_t size)
-{
-	snprintf(buf, size, "flame overlap-allowance=%.17g", r->o.allowance);
-	return buf;
+	(void)analysed;
+	if (flame_phase1(r)) {
+		if (r->cp.root < 0)
+			return;
+		if (!r->drawn++)
+			tr_partial_header(out, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
+		cp_ranks_record(out, r->cp.path_length, !r->o.keep_streams &&
+				tr_span_is_stream(&t->spans[r->cp.root]), t->trace_id);
+		return;
+	}
+	cp_flames_add(r->flames, t, &r->cp, 0);
+	if (r->bands && cp_flames_ntraces(r->flames, 0) > before)
+		cp_flames_set_band(r->flames, cp_bands_of(r->bands, t->trace_id));
 }
 
 static void
 flame_end(cp_run *r, strbuf *b, tr_output *out)
 {
-	char made_for[64];
+	char made_for[160];
 
+	if (flame_phase1(r)) {
+		if (!r->drawn)
+			tr_partial_header(b, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
+		tr_partial_end(b, r->drawn);
+		return;
+	}
 	if (r->o.partial) {	/* a shard may hold no trace: the merge says so */
-		cp_flames_write_partial(r->flames, flame_made_for(r, made_for, sizeof made_for), out);
+		cp_flames_write_partial(r->flames, flame_made_for(r, "flame", made_for, sizeof made_for), out);
 		return;
 	}
 	if (!cp_flames_ntraces(r->flames, 0)) {
@@ -447,6 +485,8 @@ cp_run_new(const cp_run_opts *o, int *status)
 		r->links = cp_links_new();
 	if (o->baseline && read_baseline(r, o->baseline) < 0)
 		*status = TR_EXIT_INPUT;
+	else if (o->bands && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err))))
+		*status = TR_EXIT_INPUT;
 	else if (o->mode == CP_MODE_WHATIF) {
 		r->whatif = cp_whatif_new(o->format);
 		cp_whatif_set_units(r->whatif, units);
@@ -498,16 +538,43 @@ flame_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 	return cp_flames_merge_line(ctx, line, len, err, errlen);
 }
 
+static int
+ranks_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_ranks_line(ctx, line, len, err, errlen);
+}
+
+/* --flame --percentile --merge --ranks: phase 1's partials into the bands. */
+static int
+merge_ranks(cp_run *r, char **files, int nfiles, tr_output **out, const char *out_path)
+{
+	char buf[160];
+	cp_ranks *k = cp_ranks_new();
+	int status = TR_EXIT_INPUT;
+
+	if (tr_partial_merge_files(files, nfiles, "cp", flame_made_for(r, "flame-ranks", buf, sizeof buf),
+				   0, ranks_line, k) == 0) {
+		*out = tr_output_open(out_path, 0);
+		cp_ranks_write_bands(k, r->o.pct, r->o.npct, flame_made_for(r, "flame-bands", buf, sizeof buf),
+				     *out);
+		status = TR_EXIT_OK;
+	}
+	cp_ranks_free(k);
+	return status;
+}
+
 /* --whatif and --flame: partials in their frame, made for the same rules
  * and overlap allowance; what one pass would write then, into r->merged. */
 static int
 merge_framed(cp_run *r, char **files, int nfiles, tr_output **out, const char *out_path)
 {
-	char buf[64];
+	char buf[160];
 	int whatif = r->o.mode == CP_MODE_WHATIF;
 	const char *made_for = whatif ? cp_whatif_made_for(r->whatif, r->o.allowance)
-				      : flame_made_for(r, buf, sizeof buf);
+				      : flame_made_for(r, "flame", buf, sizeof buf);
 
+	if (!whatif && r->o.ranks)
+		return merge_ranks(r, files, nfiles, out, out_path);
 	if (tr_partial_merge_files(files, nfiles, "cp", made_for, 0, whatif ? whatif_line : flame_line,
 				   whatif ? (void *)r : (void *)r->flames) < 0)
 		return TR_EXIT_INPUT;
@@ -648,5 +715,6 @@ cp_run_free(cp_run *r)
 	cp_links_free(r->links);
 	tr_pick_free(r->o.pick);
 	sb_free(&r->merged);
+	cp_bands_free(r->bands);
 	free(r);
 }
