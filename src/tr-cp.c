@@ -16,7 +16,7 @@
 enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
        OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH,
        OPT_FLAME, OPT_PERCENTILE, OPT_BASELINE, OPT_SUSPECTS, OPT_KEEP_STREAMS, OPT_PARTIAL,
-       OPT_MERGE };
+       OPT_MERGE, OPT_RANKS, OPT_BANDS };
 
 static const struct option longopts[] = {
 	{"overlap-allowance", required_argument, NULL, OPT_OVERLAP},
@@ -37,6 +37,8 @@ static const struct option longopts[] = {
 	{"keep-streams", no_argument, NULL, OPT_KEEP_STREAMS},
 	{"partial", no_argument, NULL, OPT_PARTIAL},
 	{"merge", no_argument, NULL, OPT_MERGE},
+	{"ranks", no_argument, NULL, OPT_RANKS},
+	{"bands", required_argument, NULL, OPT_BANDS},
 	{"format", required_argument, NULL, 'f'},
 	TR_UNITS_LONGOPT,
 	{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
@@ -60,9 +62,12 @@ usage(FILE *f)
 	    "usage: tr-cp [-kqv] [-o FILE] [--overlap-allowance F] [--sections] [FILE...]\n"
 	    "       tr-cp --summary KEY [-f tsv|csv|json] [--units U] [options] [FILE...]\n"
 	    "       tr-cp --folded | --dot [options] [FILE...]\n"
-	    "       tr-cp --summary KEY | --folded --partial | --merge [--partial] [FILE...]\n"
+	    "       tr-cp --summary KEY | --folded | --whatif RULE... | --flame\n"
+	    "             --partial | --merge [--partial] [FILE...]\n"
 	    "       tr-cp --svg [--trace ID] [--min-share F] [--width PX] [FILE...]\n"
 	    "       tr-cp --flame [--percentile P,...] [--baseline FILE] [options] [FILE...]\n"
+	    "       tr-cp --flame --percentile P,... --partial [--bands FILE]\n"
+	    "             | --merge [--ranks] [FILE...]\n"
 	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
 	    "       tr-cp --suspects --baseline FILE [-f FMT] [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
@@ -75,9 +80,10 @@ usage(FILE *f)
 	    "      --sections          also write C records (Jaeger UI's sections)\n"
 	    "      --summary KEY       table per service, operation or tag KEY\n"
 	    "      --folded            critical-path time as folded stacks\n"
-	    "      --partial           --summary: a mergeable state, not the table;\n"
+	    "      --partial           --summary, --whatif, --flame: a mergeable state;\n"
 	    "                          --folded: the stacks (they add up as they are)\n"
-	    "      --merge             --summary, --folded: add up partials (none: stdin);\n"
+	    "      --merge             --summary, --folded, --whatif, --flame: add up\n"
+	    "                          partials (none: stdin);\n"
 	    "                          exact, the output of one pass over all the traces\n"
 	    "      --dot               span trees with the critical path in red\n"
 	    "      --svg               the timeline of the slowest trace (of those --trace\n"
@@ -90,6 +96,8 @@ usage(FILE *f)
 	    "      --flame             flame graph (SVG) of critical-path time, all traces\n"
 	    "      --percentile P,...  --flame: one graph more for the traces around each\n"
 	    "                          percentile P of latency (e.g. 50,95,99)\n"
+	    "      --ranks             --merge of --percentile's phase 1: the bands\n"
+	    "      --bands FILE        --percentile --partial, phase 2: --ranks's bands\n"
 	    "      --baseline FILE     compare with FILE's traces: --summary service or\n"
 	    "                          operation per request, with a test; --flame:\n"
 	    "                          differential graphs\n"
@@ -157,6 +165,8 @@ cp_option(cli *c, int opt, const char *arg)
 	case OPT_KEEP_STREAMS: o->keep_streams = 1; break;
 	case OPT_PARTIAL: o->partial = 1; break;
 	case OPT_MERGE: c->merge = 1; break;
+	case OPT_RANKS: o->ranks = 1; break;
+	case OPT_BANDS: o->bands = arg; break;
 	case OPT_SECTIONS: o->sections = 1; break;
 	case OPT_SUMMARY: set_mode(o, CP_MODE_SUMMARY); o->summary_key = arg; break;
 	case OPT_FOLDED: set_mode(o, CP_MODE_FOLDED); break;
@@ -201,8 +211,11 @@ check_modes(const cli *c)
 	if (o->baseline && m == CP_MODE_SUMMARY && strcmp(o->summary_key, "service") != 0 &&
 	    strcmp(o->summary_key, "operation") != 0)
 		tr_usage_error("--baseline compares --summary service or operation, not a tag");
-	if ((o->partial || c->merge) && ((m != CP_MODE_SUMMARY && m != CP_MODE_FOLDED) || o->baseline))
-		tr_usage_error("--partial and --merge go with --summary (no --baseline) and --folded");
+	if ((o->partial || c->merge) && (!cp_mode_merges(m) || o->baseline))
+		tr_usage_error("--partial and --merge go with --summary, --folded, --whatif and --flame "
+			       "(no --baseline)");
+	if ((o->ranks && (!c->merge || o->partial || !o->npct)) || (o->bands && (!o->partial || c->merge || !o->npct)))
+		tr_usage_error("--ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial");
 	if (c->merge && c->f.where)
 		tr_usage_error("--where goes with traces: not with --merge");
 	if (o->summary_key && !*o->summary_key)

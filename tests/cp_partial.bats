@@ -126,10 +126,222 @@ shards() {
 	EOF
 }
 
-@test "--partial and --merge go with --summary and --folded only" {
-	for args in "--partial" "--merge" "--whatif service=web:scale=0.5 --partial" "--summary service --baseline /dev/null --merge" "--dot --merge"; do
+@test "--partial and --merge go with --summary, --folded, --whatif and --flame only" {
+	for args in "--partial" "--merge" "--summary service --baseline /dev/null --merge" "--dot --merge" "--flame --baseline /dev/null --merge" "--svg --partial"; do
 		run tr-cp $args /dev/null
 		expect_status 2 || { echo "$args: status $status: $output"; false; }
-		expect_like "tr-cp: --partial and --merge go with --summary \(no --baseline\) and --folded*" "$output" || { echo "$args: $output"; false; }
+		expect_like "tr-cp: --partial and --merge go with --summary, --folded, --whatif and --flame \(no --baseline\)*" "$output" || { echo "$args: $output"; false; }
 	done
+}
+
+@test "--ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial" {
+	for args in "--flame --ranks --merge" "--flame --percentile 50 --ranks" "--flame --percentile 50 --ranks --partial" "--flame --bands x --partial" "--flame --percentile 50 --bands x" "--flame --percentile 50 --bands x --merge"; do
+		run tr-cp $args /dev/null
+		expect_status 2 || { echo "$args: status $status: $output"; false; }
+		expect_like "tr-cp: --ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial*" "$output" || { echo "$args: $output"; false; }
+	done
+}
+
+# The Jaeger sample in 3 shards by trace (tr-ingest --split 3), in $d.
+sample_shards() {
+	d=$BATS_TEST_TMPDIR
+	tr-ingest -q "$BATS_TEST_DIRNAME/../samples/jaeger/hotrod.json" > "$d/h.tr"
+	tr-ingest --split 3 -o "$d/shard" "$d/h.tr"
+}
+
+RULE='service=mysql:scale=0.5'
+
+@test "--whatif --partial per shard, then --merge: byte-identical to one pass over the shards" {
+	sample_shards
+	for k in 0 1 2; do tr-cp --whatif "$RULE" --whatif 'service=route:minus=1ms' --partial "$d/shard$k.tr" > "$d/w$k"; done
+	tr-cp --whatif "$RULE" --whatif 'service=route:minus=1ms' "$d"/shard[012].tr > "$d/one"
+	run tr-cp --whatif "$RULE" --whatif 'service=route:minus=1ms' --merge "$d/w0" "$d/w1" "$d/w2"
+	expect_status 0
+	expect_eq "$(cat "$d/one")" "$output"
+}
+
+@test "--whatif --merge: the quantiles of one pass over the unsharded input, and its rows" {
+	sample_shards
+	for k in 0 1 2; do tr-cp --whatif "$RULE" --partial "$d/shard$k.tr" > "$d/w$k"; done
+	tr-cp --whatif "$RULE" "$d/h.tr" > "$d/one"
+	tr-cp --whatif "$RULE" --merge "$d/w0" "$d/w1" "$d/w2" > "$d/merged"
+	expect_eq "$(sed -n '/^quantile/,$p' "$d/one")" "$(sed -n '/^quantile/,$p' "$d/merged")"
+	expect_eq "$(sort "$d/one")" "$(sort "$d/merged")"
+	expect_eq 4 "$(grep -c '^p[0-9]*	\|^quantile' "$d/merged")"
+}
+
+@test "--whatif --merge -f json --units ms from stdin: the JSON of one pass" {
+	sample_shards
+	expected=$(tr-cp --whatif "$RULE" -f json --units ms "$d"/shard[012].tr)
+	run sh -c "for k in 0 1 2; do tr-cp --whatif '$RULE' --partial '$d/shard'\$k.tr; done | tr-cp --whatif '$RULE' -f json --units ms --merge"
+	expect_status 0
+	expect_eq "$expected" "$output"
+}
+
+@test "--whatif --merge --partial combines partials into one that merges to the same table" {
+	sample_shards
+	for k in 0 1 2; do tr-cp --whatif "$RULE" --partial "$d/shard$k.tr" > "$d/w$k"; done
+	tr-cp --whatif "$RULE" --merge --partial "$d/w0" "$d/w1" > "$d/c01"
+	run tr-cp --whatif "$RULE" --merge "$d/c01" "$d/w2"
+	expect_status 0
+	expect_eq "$(tr-cp --whatif "$RULE" "$d"/shard[012].tr)" "$output"
+}
+
+@test "the --whatif partial holds each trace's latencies, each rule's counts, in the frame" {
+	shards
+	run tr-cp --whatif 'service=db:scale=0.5' --partial "$BATS_TEST_TMPDIR/s0.tr"
+	expect_status 0
+	expect_eq "$(printf '#tr-cp-partial/2\twhatif overlap-allowance=0.01 rules=service=db:scale=0.5\nT\tr1\t900\t650\t1\nT\tr2\t300\t200\t1\nR\t0\t2\t0\t0\n#end\t3')" "$output"
+}
+
+@test "a --whatif rule no shard matches: said at the merge, exit 2; a shard's partial is not failed" {
+	shards
+	run tr-cp --whatif 'service=cache:scale=2' --partial "$BATS_TEST_TMPDIR/s0.tr"
+	expect_status 0
+	echo "$output" > "$BATS_TEST_TMPDIR/w0"
+	run --separate-stderr tr-cp --whatif 'service=cache:scale=2' --merge "$BATS_TEST_TMPDIR/w0"
+	expect_status 2
+	expect_eq "tr-cp: --whatif 'service=cache:scale=2': no analysed span of the partials matches it" "$stderr"
+	tr-cp --whatif 'service=cache:scale=2' --partial "$BATS_TEST_TMPDIR/s1.tr" > "$BATS_TEST_TMPDIR/w1"
+	run tr-cp --whatif 'service=cache:scale=2' --merge "$BATS_TEST_TMPDIR/w0" "$BATS_TEST_TMPDIR/w1"
+	expect_status 0
+}
+
+@test "a --whatif merge with other rules is bad input naming file:line, nothing written" {
+	shards
+	tr-cp --whatif 'service=db:scale=0.5' --partial "$BATS_TEST_TMPDIR/s0.tr" > "$BATS_TEST_TMPDIR/w0"
+	run --separate-stderr tr-cp --whatif 'service=db:scale=0.6' --merge "$BATS_TEST_TMPDIR/w0"
+	expect_status 3
+	expect_empty "$output"
+	expect_eq "tr-cp: $BATS_TEST_TMPDIR/w0:1: a partial made for something else (another query, other options)" "$stderr"
+}
+
+@test "--flame --partial per shard, then --merge: the SVG of one pass over the shards" {
+	sample_shards
+	for k in 0 1 2; do tr-cp --flame --partial "$d/shard$k.tr" > "$d/f$k"; done
+	tr-cp --flame --width 700 "$d"/shard[012].tr > "$d/one.svg"
+	run tr-cp --flame --width 700 --merge "$d/f0" "$d/f1" "$d/f2"
+	expect_status 0
+	expect_eq "$(cat "$d/one.svg")" "$output"
+}
+
+@test "--flame --merge: the frames of one pass over the unsharded input, in the shards' order" {
+	sample_shards
+	for k in 0 1 2; do tr-cp --flame --partial "$d/shard$k.tr" > "$d/f$k"; done
+	tr-cp --flame "$d/h.tr" > "$d/one.svg"
+	tr-cp --flame --merge "$d/f0" "$d/f1" "$d/f2" > "$d/merged.svg"
+	expect_eq "$(sort "$d/one.svg")" "$(sort "$d/merged.svg")"
+}
+
+@test "--flame --merge --partial combines partials; a shard of no trace merges as none" {
+	sample_shards
+	for k in 0 1 2; do tr-cp --flame --partial "$d/shard$k.tr" > "$d/f$k"; done
+	tr-cp --flame --partial --allow-empty /dev/null > "$d/none"
+	expect_eq "$(printf '#tr-cp-partial/2\tflame overlap-allowance=0.01\nT\t0\n#end\t1')" "$(cat "$d/none")"
+	tr-cp --flame --merge --partial "$d/f0" "$d/none" "$d/f1" > "$d/c01"
+	run tr-cp --flame --merge "$d/c01" "$d/f2"
+	expect_status 0
+	expect_eq "$(tr-cp --flame "$d"/shard[012].tr)" "$output"
+	run tr-cp --flame --merge "$d/none"
+	expect_status 3
+	expect_output "tr-cp: --flame: no trace with a timed root to draw"
+}
+
+@test "bad --whatif and --flame partials are bad input naming file:line, nothing written" {
+	shards
+	b=$BATS_TEST_TMPDIR
+	tr-cp --whatif 'service=db:scale=0.5' --partial "$b/s0.tr" > "$b/w0"
+	tr-cp --flame --partial "$b/s0.tr" > "$b/f0"
+	tr-cp --flame --overlap-allowance 0.2 --partial "$b/s0.tr" > "$b/f02"
+	: > "$b/empty"
+	head -n 2 "$b/w0" > "$b/wcut"
+	head -n 3 "$b/f0" > "$b/fcut"
+	sed '1s|partial/2|partial/1|' "$b/w0" > "$b/wv1"
+	sed '$s/3/4/' "$b/w0" > "$b/wcount"
+	sed '4s/^R.*/X/' "$b/w0" > "$b/wbad"
+	while IFS='|' read -r mode file want; do
+		run --separate-stderr tr-cp $mode --merge "$b/$file"
+		expect_status 3 || { echo "$mode $file: status $status"; false; }
+		expect_empty "$output" || { echo "$mode $file wrote: $output"; false; }
+		expect_eq "tr-cp: $b/$want" "$stderr" || { echo "$mode $file: $stderr"; false; }
+	done <<-'EOF'
+	--whatif service=db:scale=0.5|empty|empty:1: an empty file, not a partial
+	--flame|empty|empty:1: an empty file, not a partial
+	--whatif service=db:scale=0.5|wcut|wcut:3: the partial has no end mark: it was cut short
+	--flame|fcut|fcut:4: the partial has no end mark: it was cut short
+	--whatif service=db:scale=0.5|f0|f0:1: a partial made for something else (another query, other options)
+	--flame|w0|w0:1: a partial made for something else (another query, other options)
+	--flame|f02|f02:1: a partial made for something else (another query, other options)
+	--whatif service=db:scale=0.5|wv1|wv1:1: a partial of format 1, this tr-cp merges format 2: make it again
+	--whatif service=db:scale=0.5|wcount|wcount:5: the end mark counts 4 records, 3 were read
+	--whatif service=db:scale=0.5|wbad|wbad:4: not a tr-cp --whatif partial record (want T, a trace id and three counts, or R)
+	EOF
+}
+
+@test "bad --whatif and --flame partial records are bad input naming file:line" {
+	while IFS='|' read -r mode made rec want; do
+		printf '#tr-cp-partial/2\t%s\n%s\n#end\t1\n' "$made" "$rec" | tr '~' '\t' > "$BATS_TEST_TMPDIR/bad"
+		run --separate-stderr tr-cp $mode --merge "$BATS_TEST_TMPDIR/bad"
+		expect_status 3 || { echo "$rec: status $status"; false; }
+		expect_eq "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" "$stderr" || { echo "$rec: $stderr"; false; }
+	done <<-'EOF'
+	--whatif service=db:scale=2|whatif overlap-allowance=0.01 rules=service=db:scale=2|T~r1~10~x~0|not a tr-cp --whatif partial record (want T, a trace id and three counts, or R)
+	--whatif service=db:scale=2|whatif overlap-allowance=0.01 rules=service=db:scale=2|T~r1~-1~5~0|not a tr-cp --whatif partial record (want T, a trace id and three counts, or R)
+	--whatif service=db:scale=2|whatif overlap-allowance=0.01 rules=service=db:scale=2|R~1~0~0~0|bad R record (want R, a rule's index and three counts)
+	--flame|flame overlap-allowance=0.01|N~0~web~GET~5|bad parent (want - or the index of an earlier node)
+	--flame|flame overlap-allowance=0.01|N~-~web~GET~-5|bad critical-path time (want a count of µs)
+	--flame|flame overlap-allowance=0.01|T~x|bad count of traces
+	--flame|flame overlap-allowance=0.01|X~1|not a tr-cp --flame partial record (want T and a count per graph, or N, 3 fields and a time per graph)
+	EOF
+}
+
+# --flame --percentile in two phases over the sample's 3 shards, in $d:
+# phase 1 r$k, the bands, phase 2 p$k.
+two_phases() {
+	sample_shards
+	for k in 0 1 2; do tr-cp --flame --percentile "$1" --partial "$d/shard$k.tr" > "$d/r$k"; done
+	tr-cp --flame --percentile "$1" --merge --ranks "$d/r0" "$d/r1" "$d/r2" > "$d/bands"
+	for k in 0 1 2; do tr-cp --flame --percentile "$1" --bands "$d/bands" --partial "$d/shard$k.tr" > "$d/p$k"; done
+}
+
+@test "--flame --percentile in two phases (ranks, then stacks per band): the SVG of one pass over the shards" {
+	two_phases 50,95,99
+	tr-cp --flame --percentile 50,95,99 "$d"/shard[012].tr > "$d/one.svg"
+	run tr-cp --flame --percentile 50,95,99 --merge "$d/p0" "$d/p1" "$d/p2"
+	expect_status 0
+	expect_eq "$(cat "$d/one.svg")" "$output"
+	expect_eq "$(tr-cp --flame --percentile 50,95,99 "$d/h.tr" | sort)" "$(echo "$output" | sort)"
+}
+
+@test "phase 1 holds each trace's latency, stream mark and id; the bands each banded trace's bands" {
+	shards
+	run tr-cp --flame --percentile 50 --partial "$BATS_TEST_TMPDIR/all.tr"
+	expect_status 0
+	expect_eq "$(printf '#tr-cp-partial/2\tflame-ranks overlap-allowance=0.01 keep-streams=0\nL\t900\t0\tr1\nL\t300\t0\tr2\nL\t1000\t0\tr3\n#end\t3')" "$output"
+	echo "$output" > "$BATS_TEST_TMPDIR/r"
+	run tr-cp --flame --percentile 50,99 --merge --ranks "$BATS_TEST_TMPDIR/r"
+	expect_status 0
+	expect_eq "$(printf '#tr-cp-partial/2\tflame-bands overlap-allowance=0.01 keep-streams=0 percentiles=50,99\nB\tr1\t1\nB\tr3\t2\n#end\t2')" "$output"
+}
+
+@test "bad phase-1 partials and bands files are bad input naming file:line" {
+	two_phases 50,99
+	b=$BATS_TEST_TMPDIR
+	head -n 2 "$d/bands" > "$b/bcut"
+	while IFS='|' read -r args file want; do
+		run --separate-stderr tr-cp $args "$b/$file"
+		expect_status 3 || { echo "$args $file: status $status"; false; }
+		expect_empty "$output" || { echo "$args $file wrote: $output"; false; }
+		expect_eq "tr-cp: $b/$want" "$stderr" || { echo "$args $file: $stderr"; false; }
+	done <<-'EOF'
+	--flame --percentile 50,99 --merge --ranks|p0|p0:1: a partial made for something else (another query, other options)
+	--flame --percentile 50,99 --merge|r0|r0:1: a partial made for something else (another query, other options)
+	--flame --percentile 50,95 --partial --bands|bands|bands:1: a partial made for something else (another query, other options)
+	--flame --percentile 50,99 --partial --bands|bcut|bcut:3: the partial has no end mark: it was cut short
+	--flame --percentile 50,99 --keep-streams --merge|p0|p0:1: a partial made for something else (another query, other options)
+	EOF
+	printf '#tr-cp-partial/2\tflame-ranks overlap-allowance=0.01 keep-streams=0\nL\tx\t0\tr1\n#end\t1\n' > "$b/bad"
+	run tr-cp --flame --percentile 50 --merge --ranks "$b/bad"
+	expect_status 3
+	expect_output "tr-cp: $b/bad:2: not a tr-cp --flame --percentile phase-1 record (want L, a latency, 0 or 1 and a trace id)"
 }

@@ -132,6 +132,17 @@ void cp_whatif_finish(cp_whatif *w, strbuf *out);
  * and with verbose the spans each rule matched; returns how many matched
  * none. */
 size_t cp_whatif_unmatched(const cp_whatif *w, int verbose);
+/* --partial: T records (a trace's latencies) and R records (a rule's
+ * counts) in a partial's frame, made for the rules and the overlap
+ * allowance, instead of the table. */
+void cp_whatif_set_partial(cp_whatif *w, int partial, double allowance);
+/* What a partial of these rules is made for (the header's text). */
+const char *cp_whatif_made_for(cp_whatif *w, double allowance);
+/* --merge: one record of a partial (line is modified): a T record's row
+ * appended to out, an R record's counts added; -1 with err when it is not
+ * one. */
+int cp_whatif_merge_line(cp_whatif *w, char *line, size_t len, strbuf *out, char *err,
+			 size_t errlen);
 void cp_whatif_free(cp_whatif *w);
 
 /* Helpers the report writers share. */

@@ -25,6 +25,19 @@ size_t cp_flames_streams(const cp_flames *f);
  * of pct[0..npct); each against the baseline's same traces when it has any. */
 void cp_flames_svg(cp_flames *f, strbuf *b, const int *pct, size_t npct, double width);
 void cp_flames_free(cp_flames *f);
+/* --partial and --merge draw ngraphs graphs (1, the default: every
+ * trace's; with --percentile, one more per band). */
+void cp_flames_set_graphs(cp_flames *f, size_t ngraphs);
+/* --bands: the bands (bit i: graph i + 1) of the trace added last. */
+void cp_flames_set_band(cp_flames *f, uint32_t bands);
+/* --flame --partial: the graphs as a mergeable state (the tree, each
+ * node's µs summed per graph, the count of traces per graph) in a
+ * partial's frame made for made_for. */
+void cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out);
+/* --flame --merge: one record of a partial (line is modified) added in;
+ * -1 with err when it is not one. The graph of every trace is then drawn
+ * as from one pass. */
+int cp_flames_merge_line(cp_flames *f, char *line, size_t len, char *err, size_t errlen);
 
 /* "50,95,99": percentiles from 1 to 100 into pct (at most max); returns
  * how many, or -1 when s is not such a list. */

@@ -13,6 +13,7 @@
  * Time a child waited in a queue before it started (queue.wait_us, an
  * enqueue log) and the time a blocking receive waits are not the span's
  * work: they are never scaled. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "cp/cp.h"
 #include "core/table.h"
 #include "core/json.h"
+#include "core/partial.h"
 
 typedef struct whatif_rule {
 	char *text;			/* as given, for messages */
@@ -49,6 +51,9 @@ struct cp_whatif {
 	strmap services, operations;	/* names met, for "did you mean" */
 	size_t nunmatched;		/* rules that matched nothing yet: until
 					   none is left, the names are kept */
+	int partial;			/* --partial: T records, not rows */
+	int merged;			/* --merge: no span names were met */
+	strbuf made_for;		/* the partial's header: the rules */
 };
 
 cp_whatif *
@@ -126,6 +131,7 @@ cp_whatif_free(cp_whatif *w)
 	free(w->heap);
 	free(w->lat);
 	free(w->sorted);
+	sb_free(&w->made_for);
 	strmap_free(&w->services);
 	strmap_free(&w->operations);
 	arena_free(&w->mem);
@@ -430,6 +436,8 @@ report_unmatched(const cp_whatif *w, const whatif_rule *r)
 	if (r->shadowed)
 		tr_warn("--whatif '%s': an earlier rule takes every span it matches (%zu)", r->text,
 			r->shadowed);
+	else if (w->merged && !r->outside)
+		tr_warn("--whatif '%s': no analysed span of the partials matches it", r->text);
 	else if (r->outside)
 		tr_warn("--whatif '%s': no analysed span has service \"%s\"%s%s: its %zu spans lie "
 			"outside the analysed trees (consumers of a producer, spans without time, "
@@ -546,23 +554,52 @@ header(cp_whatif *w, strbuf *b, const char *const names[], size_t n)
 	sb_addc(b, '\n');
 }
 
+/* One trace's latencies: its row, or with --partial its T record. */
+static void
+add_latency(cp_whatif *w, const char *id, int64_t orig, int64_t pred, int64_t nmatched,
+	    strbuf *out)
+{
+	int64_t v[4] = {orig, pred, pred - orig, nmatched};
+
+	if (w->partial) {
+		if (!w->n)
+			tr_partial_header(out, "cp", w->made_for.s);
+		sb_adds(out, "T\t");
+		tr_escapes(out, id, 0);
+		sb_addf(out, "\t%lld\t%lld\t%lld\n", (long long)orig, (long long)pred, (long long)nmatched);
+	} else {
+		if (!w->n) {
+			if (w->format == CP_JSON)
+				sb_adds(out, "{\"traces\": [\n  ");
+			else
+				header(w, out, trace_cols, 5);
+		} else if (w->format == CP_JSON)
+			sb_adds(out, ",\n  ");
+		row(w, out, id, v, trace_cols, 4);
+	}
+	GROW(w->lat, w->capn, w->n + 1);
+	w->lat[w->n++] = (struct latency){orig, pred};
+}
+
 void
 cp_whatif_add(cp_whatif *w, const tr_trace *t, const cp_trace *c, strbuf *out)
 {
 	size_t nmatched = relay_trace(w, t, c);
-	int64_t orig = latency(w, t, c, 0), pred = latency(w, t, c, 1);
-	int64_t v[4] = {orig, pred, pred - orig, (int64_t)nmatched};
 
-	if (!w->n) {
-		if (w->format == CP_JSON)
-			sb_adds(out, "{\"traces\": [\n  ");
-		else
-			header(w, out, trace_cols, 5);
-	} else if (w->format == CP_JSON)
-		sb_adds(out, ",\n  ");
-	row(w, out, t->trace_id, v, trace_cols, 4);
-	GROW(w->lat, w->capn, w->n + 1);
-	w->lat[w->n++] = (struct latency){orig, pred};
+	add_latency(w, t->trace_id, latency(w, t, c, 0), latency(w, t, c, 1), (int64_t)nmatched, out);
+}
+
+/* --partial: after the traces' T records, an R record per rule with what
+ * it met (its messages at the merge need them), and the end mark. */
+static void
+write_partial_end(cp_whatif *w, strbuf *out)
+{
+	if (!w->n)
+		tr_partial_header(out, "cp", w->made_for.s);
+	for (size_t i = 0; i < w->nrules; i++)
+		sb_addf(out, "R\t%zu\t%zu\t%zu\t%zu\n", i, w->rule[i].matched, w->rule[i].shadowed,
+			w->rule[i].outside);
+	tr_partial_end(out, w->n + w->nrules);
 }
 
 void
@@ -571,6 +608,10 @@ cp_whatif_finish(cp_whatif *w, strbuf *out)
 	static const int ps[] = {50, 95, 99};
 	static const char *const pname[] = {"p50", "p95", "p99"};
 
+	if (w->partial) {
+		write_partial_end(w, out);
+		return;
+	}
 	if (w->format == CP_JSON)
 		sb_adds(out, w->n ? "\n], \"quantiles\": [\n  " : "{\"traces\": [], \"quantiles\": [\n  ");
 	else {
@@ -597,4 +638,96 @@ cp_whatif_finish(cp_whatif *w, strbuf *out)
 	}
 	if (w->format == CP_JSON)
 		sb_adds(out, "\n]}\n");
+}
+
+/* --- --partial and --merge ---
+ *
+ * A partial holds each trace's original and predicted latency and the
+ * spans the rules matched (T records, in the order read), then each rule's
+ * counts (R records); a merge writes the rows in the order of its partials
+ * and the quantiles of all of them: the output of one pass over the
+ * shards one after the other. */
+
+const char *
+cp_whatif_made_for(cp_whatif *w, double allowance)
+{
+	strbuf rules = {0};
+
+	for (size_t i = 0; i < w->nrules; i++) {
+		if (i)
+			sb_addc(&rules, '\t');
+		sb_adds(&rules, w->rule[i].text);
+	}
+	sb_clear(&w->made_for);
+	sb_addf(&w->made_for, "whatif overlap-allowance=%.17g rules=", allowance);
+	tr_escapes(&w->made_for, rules.s ? rules.s : "", 0);
+	sb_free(&rules);
+	return w->made_for.s;
+}
+
+void
+cp_whatif_set_partial(cp_whatif *w, int partial, double allowance)
+{
+	w->partial = partial;
+	cp_whatif_made_for(w, allowance);
+}
+
+/* A decimal count filling a field; -1 when it is not one. */
+static int
+field_i64(const tr_field *f, int64_t min, int64_t *v)
+{
+	char num[24], *end;
+
+	if (!f->len || f->len >= sizeof num)
+		return -1;
+	memcpy(num, f->s, f->len);
+	num[f->len] = '\0';
+	errno = 0;
+	long long x = strtoll(num, &end, 10);
+	if (*end || errno || x < min || (num[0] != '-' && (num[0] < '0' || num[0] > '9')))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int
+merge_rule(cp_whatif *w, const tr_field *f, char *err, size_t errlen)
+{
+	int64_t i, m, sh, out;
+
+	if (field_i64(&f[1], 0, &i) < 0 || (size_t)i >= w->nrules || field_i64(&f[2], 0, &m) < 0 ||
+	    field_i64(&f[3], 0, &sh) < 0 || field_i64(&f[4], 0, &out) < 0) {
+		snprintf(err, errlen, "bad R record (want R, a rule's index and three counts)");
+		return -1;
+	}
+	whatif_rule *r = &w->rule[i];
+
+	w->nunmatched -= !r->matched && m;
+	r->matched += (size_t)m;
+	r->shadowed += (size_t)sh;
+	r->outside += (size_t)out;
+	return 0;
+}
+
+int
+cp_whatif_merge_line(cp_whatif *w, char *line, size_t len, strbuf *out, char *err, size_t errlen)
+{
+	tr_field f[6];
+	size_t n = tr_split(line, len, f, 6);
+	int64_t orig, pred, nmatched;
+
+	w->merged = 1;
+	if (n == 5 && f[0].len == 1 && line[0] == 'R')
+		return merge_rule(w, f, err, errlen);
+	if (n != 5 || f[0].len != 1 || line[0] != 'T' || field_i64(&f[2], 0, &orig) < 0 ||
+	    field_i64(&f[3], 0, &pred) < 0 || field_i64(&f[4], 0, &nmatched) < 0) {
+		snprintf(err, errlen, "not a tr-cp --whatif partial record (want T, a trace id and "
+			 "three counts, or R)");
+		return -1;
+	}
+	char *id = (char *)f[1].s;
+
+	id[tr_unescape(id, f[1].s, f[1].len)] = '\0';
+	add_latency(w, id, orig, pred, nmatched, out);
+	return 0;
 }

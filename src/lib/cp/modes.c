@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/partial.h"
 #include "core/shard.h"
 #include "core/table.h"
 #include "cp/baseline.h"
 #include "cp/cp.h"
+#include "cp/cp_bands.h"
 #include "cp/cp_flame.h"
 #include "cp/cp_links.h"
 #include "cp/suspects.h"
@@ -43,6 +45,8 @@ struct cp_run {
 	cp_links *links;	/* --dot, --svg: linked traces drawn beside */
 	size_t streams;		/* --svg: long-lived streams passed over */
 	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
+	strbuf merged;		/* --merge of --whatif: the rows so far */
+	cp_bands *bands;	/* --bands: the traces of each percentile's band */
 };
 
 typedef struct cp_mode_ops {
@@ -234,27 +238,76 @@ svg_end(cp_run *r, strbuf *b, tr_output *out)
 		r->has_slow = 0;
 }
 
-/* --flame, alone or differential against --baseline. */
+/* --flame, alone or differential against --baseline. With --percentile
+ * and --partial: phase 1 (no --bands) writes each trace's latency, phase 2
+ * its stacks per band (cp_bands.h). */
+
+static int
+flame_phase1(const cp_run *r)
+{
+	return r->o.partial && r->o.npct && !r->o.bands;
+}
 
 static void
 flame_begin(cp_run *r)
 {
 	r->flames = cp_flames_new();
 	cp_flames_keep_streams(r->flames, r->o.keep_streams);
+	cp_flames_set_graphs(r->flames, 1 + r->o.npct);
+}
+
+/* What a --flame partial (kind "flame"), a phase-1 one ("flame-ranks") or
+ * a bands file ("flame-bands") is made for. */
+static const char *
+flame_made_for(const cp_run *r, const char *kind, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s overlap-allowance=%.17g", kind, r->o.allowance);
+
+	if (r->o.npct)
+		n += snprintf(buf + n, size - (size_t)n, " keep-streams=%d", r->o.keep_streams);
+	if (r->o.npct && strcmp(kind, "flame-ranks") != 0)	/* phase 1 ranks for any */
+		n += snprintf(buf + n, size - (size_t)n, " percentiles=");
+	for (size_t i = 0; i < r->o.npct && strcmp(kind, "flame-ranks") != 0; i++)
+		n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", r->o.pct[i]);
+	return buf;
 }
 
 static void
 flame_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 {
+	char made_for[160];
+	size_t before = cp_flames_ntraces(r->flames, 0);
+
 	(void)analysed;
-	(void)out;
+	if (flame_phase1(r)) {
+		if (r->cp.root < 0)
+			return;
+		if (!r->drawn++)
+			tr_partial_header(out, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
+		cp_ranks_record(out, r->cp.path_length, !r->o.keep_streams &&
+				tr_span_is_stream(&t->spans[r->cp.root]), t->trace_id);
+		return;
+	}
 	cp_flames_add(r->flames, t, &r->cp, 0);
+	if (r->bands && cp_flames_ntraces(r->flames, 0) > before)
+		cp_flames_set_band(r->flames, cp_bands_of(r->bands, t->trace_id));
 }
 
 static void
 flame_end(cp_run *r, strbuf *b, tr_output *out)
 {
-	(void)out;
+	char made_for[160];
+
+	if (flame_phase1(r)) {
+		if (!r->drawn)
+			tr_partial_header(b, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
+		tr_partial_end(b, r->drawn);
+		return;
+	}
+	if (r->o.partial) {	/* a shard may hold no trace: the merge says so */
+		cp_flames_write_partial(r->flames, flame_made_for(r, "flame", made_for, sizeof made_for), out);
+		return;
+	}
 	if (!cp_flames_ntraces(r->flames, 0)) {
 		r->empty = "--flame: no trace with a timed root to draw";
 		return;
@@ -432,12 +485,15 @@ cp_run_new(const cp_run_opts *o, int *status)
 		r->links = cp_links_new();
 	if (o->baseline && read_baseline(r, o->baseline) < 0)
 		*status = TR_EXIT_INPUT;
+	else if (o->bands && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err))))
+		*status = TR_EXIT_INPUT;
 	else if (o->mode == CP_MODE_WHATIF) {
 		r->whatif = cp_whatif_new(o->format);
 		cp_whatif_set_units(r->whatif, units);
 		for (size_t i = 0; i < o->nrules; i++)
 			if (cp_whatif_add_rule(r->whatif, o->rules[i], err, sizeof err) < 0)
 				tr_usage_error("--whatif: %s", err);
+		cp_whatif_set_partial(r->whatif, o->partial, o->allowance);
 	}
 	r->pag = pag_cp_new(&(pag_cp_opts){o->format == CP_CSV ? "csv" : o->format == CP_JSON ? "json" : "tsv",
 					  1, o->max_windows, units});
@@ -468,22 +524,97 @@ folded_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 	return cp_folded_sum_line(ctx, line, len, err, errlen);
 }
 
+static int
+whatif_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	cp_run *r = ctx;
+
+	return cp_whatif_merge_line(r->whatif, line, len, &r->merged, err, errlen);
+}
+
+static int
+flame_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_flames_merge_line(ctx, line, len, err, errlen);
+}
+
+static int
+ranks_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_ranks_line(ctx, line, len, err, errlen);
+}
+
+/* --flame --percentile --merge --ranks: phase 1's partials into the bands. */
+static int
+merge_ranks(cp_run *r, char **files, int nfiles, tr_output **out, const char *out_path)
+{
+	char buf[160];
+	cp_ranks *k = cp_ranks_new();
+	int status = TR_EXIT_INPUT;
+
+	if (tr_partial_merge_files(files, nfiles, "cp", flame_made_for(r, "flame-ranks", buf, sizeof buf),
+				   0, ranks_line, k) == 0) {
+		*out = tr_output_open(out_path, 0);
+		cp_ranks_write_bands(k, r->o.pct, r->o.npct, flame_made_for(r, "flame-bands", buf, sizeof buf),
+				     *out);
+		status = TR_EXIT_OK;
+	}
+	cp_ranks_free(k);
+	return status;
+}
+
+/* --whatif and --flame: partials in their frame, made for the same rules
+ * and overlap allowance; what one pass would write then, into r->merged. */
+static int
+merge_framed(cp_run *r, char **files, int nfiles, tr_output **out, const char *out_path)
+{
+	char buf[160];
+	int whatif = r->o.mode == CP_MODE_WHATIF;
+	const char *made_for = whatif ? cp_whatif_made_for(r->whatif, r->o.allowance)
+				      : flame_made_for(r, "flame", buf, sizeof buf);
+
+	if (!whatif && r->o.ranks)
+		return merge_ranks(r, files, nfiles, out, out_path);
+	if (tr_partial_merge_files(files, nfiles, "cp", made_for, 0, whatif ? whatif_line : flame_line,
+				   whatif ? (void *)r : (void *)r->flames) < 0)
+		return TR_EXIT_INPUT;
+	if (!whatif && !r->o.partial && !cp_flames_ntraces(r->flames, 0)) {
+		tr_warn("--flame: no trace with a timed root to draw");
+		return TR_EXIT_INPUT;
+	}
+	*out = tr_output_open(out_path, 0);
+	r->ops->end(r, &r->merged, *out);
+	tr_output_sb(*out, &r->merged);
+	if (whatif && !r->o.partial && cp_whatif_unmatched(r->whatif, r->o.verbose))
+		return TR_EXIT_USAGE;
+	return TR_EXIT_OK;
+}
+
+int
+cp_mode_merges(enum cp_mode m)
+{
+	return m == CP_MODE_SUMMARY || m == CP_MODE_FOLDED || m == CP_MODE_WHATIF || m == CP_MODE_FLAME;
+}
+
 int
 cp_run_merge(cp_run *r, char **files, int nfiles, const char *out_path)
 {
 	cp_folded_sum *sum = r->o.mode == CP_MODE_FOLDED ? cp_folded_sum_new() : NULL;
-	int status = sum ? tr_merge_files(files, nfiles, folded_line, sum)
-			 : tr_merge_files(files, nfiles, summary_line, r->summary);
+	tr_output *out = NULL;
+	int status;
 
-	if (status == TR_EXIT_OK) {
-		tr_output *out = tr_output_open(out_path, 0);
-
+	if (r->o.mode == CP_MODE_WHATIF || r->o.mode == CP_MODE_FLAME)
+		status = merge_framed(r, files, nfiles, &out, out_path);
+	else if ((status = sum ? tr_merge_files(files, nfiles, folded_line, sum)
+			       : tr_merge_files(files, nfiles, summary_line, r->summary)) == TR_EXIT_OK) {
+		out = tr_output_open(out_path, 0);
 		if (sum)
 			cp_folded_sum_write(sum, out);
 		else
 			(r->o.partial ? cp_summary_write_partial : cp_summary_write)(r->summary, out);
-		tr_output_close(out);
 	}
+	if (out)
+		tr_output_close(out);
 	cp_folded_sum_free(sum);
 	return status;
 }
@@ -554,7 +685,7 @@ cp_run_notes(cp_run *r, int read_status, cp_outcome *w)
 
 	*w = (cp_outcome){.pag_bad = r->pag_bad, .nothing = r->empty, .bad_key = r->bad_key};
 	data_notes(r);
-	if (r->whatif)
+	if (r->whatif && !r->o.partial)	/* a rule may match in another shard: the merge says */
 		w->whatif_unmatched = cp_whatif_unmatched(r->whatif, r->o.verbose);
 	/* the baseline's verdict and the suspects are over a whole, clean read */
 	clean = read_status == TR_EXIT_OK && !w->pag_bad && !w->whatif_unmatched;
@@ -583,5 +714,7 @@ cp_run_free(cp_run *r)
 	tr_trace_free(&r->slow);
 	cp_links_free(r->links);
 	tr_pick_free(r->o.pick);
+	sb_free(&r->merged);
+	cp_bands_free(r->bands);
 	free(r);
 }

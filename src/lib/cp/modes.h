@@ -24,6 +24,8 @@ typedef struct cp_run_opts {
 	const char **rules;		/* --whatif RULE... */
 	size_t nrules;
 	int partial;			/* --partial */
+	int ranks;			/* --merge --ranks: phase 1's partials into bands */
+	const char *bands;		/* --bands FILE: phase 2 of --flame --percentile */
 	int keep_streams;		/* --keep-streams */
 	timeline_opts timeline;		/* --svg's --min-share; --width (0: none given) */
 	int pct[16];			/* --percentile */
@@ -44,9 +46,11 @@ typedef struct cp_run cp_run;
 cp_run *cp_run_new(const cp_run_opts *o, int *status);
 /* Sets f's callbacks for one pass over the input. */
 void cp_run_filter(cp_run *r, tr_filter *f);
-/* --merge: add up the partials of --summary or --folded in files, write the
+/* --merge: add up the partials of --summary, --folded, --whatif or --flame in files, write the
  * result to out_path; the exit status. */
 int cp_run_merge(cp_run *r, char **files, int nfiles, const char *out_path);
+/* The modes with --partial and --merge. */
+int cp_mode_merges(enum cp_mode m);
 /* What a run met that fails it; each was said on stderr when it was met
  * or by cp_run_notes, unless marked "not said": the tool's verdict says
  * those it decides by. */

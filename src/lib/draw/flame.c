@@ -57,6 +57,14 @@ flame_nnodes(const flame *f)
 	return f->nnodes;
 }
 
+uint32_t
+flame_node_frame(const flame *f, uint32_t n, const char **service, const char **operation)
+{
+	*service = f->node[n].service;
+	*operation = f->node[n].operation;
+	return f->node[n].parent;
+}
+
 /* The interned "service: operation" of a frame; service and operation
  * point into it. */
 static const char *

@@ -19,6 +19,8 @@ flame *flame_new(void);
  * nodes are numbered from 0 in the order they are made, parents first. */
 uint32_t flame_node(flame *f, uint32_t parent, const char *service, const char *operation);
 size_t flame_nnodes(const flame *f);
+/* Node n's parent (FLAME_TOP for a root frame), service and operation. */
+uint32_t flame_node_frame(const flame *f, uint32_t n, const char **service, const char **operation);
 void flame_free(flame *f);
 
 /* One graph: value[n] is node n's self time summed over ntraces traces;
