@@ -79,17 +79,16 @@ cp_of() {
 	expect_gt 0 "$(grep -c '^P' <<<"$output")"
 	expect_num 0 "$(grep '^P' <<<"$output" | awk -F'\t' '$2 != ""' | wc -l)"
 	grep -q $'^PG\t\t0\t0\t0\t5$' <<<"$output"
-	# workers b and a, and the untraced clients that send the roots' requests:
-	# lanes numbered as they are first needed
-	expect_num 3 "$(grep -c '^PW' <<<"$output")"
+	# workers b and a (no worker for the untraced clients that send the
+	# roots' requests): lanes numbered as they are first needed
+	expect_num 2 "$(grep -c '^PW' <<<"$output")"
 	grep -q $'^PW\t\t0\tb@hb\t0$' <<<"$output"
-	grep -q $'^PW\t\t1\t(clients)\t0$' <<<"$output"
-	grep -q $'^PW\t\t2\ta@ha\t0$' <<<"$output"
+	grep -q $'^PW\t\t1\ta@ha\t0$' <<<"$output"
 	# a1's processing, the call's wait, request and response
-	grep -q $'^PE\t\t[0-9]*\t[0-9]*\tprocessing\t0\t2\t2\t2\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'^PE\t\t[0-9]*\t[0-9]*\tprocessing\t0\t2\t1\t1\ta\ta1\tt1\ta1$' <<<"$output"
 	grep -q $'\twaiting\t0\t3\t0\t0\tb\tcall\tt1\tc1$' <<<"$output"
-	grep -q $'\trequest\t0\t0\t0\t2\ta\ta1\tt1\ta1$' <<<"$output"
-	grep -q $'\tresponse\t2\t3\t2\t0\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'\trequest\t0\t0\t0\t1\ta\ta1\tt1\ta1$' <<<"$output"
+	grep -q $'\tresponse\t2\t3\t1\t0\ta\ta1\tt1\ta1$' <<<"$output"
 }
 
 @test "tr-pag --pag-only writes the header and the graph only; -n leaves out vertices" {
@@ -100,7 +99,7 @@ cp_of() {
 	expect_eq "#tr/1" "${lines[0]}"
 	run tr-pag -P -n "$f"
 	expect_num 0 "$(grep -c '^PV' <<<"$output")"
-	expect_num 11 "$(grep -c '^PE' <<<"$output")"
+	expect_num 7 "$(grep -c '^PE' <<<"$output")"
 	# -n: only what tr-cp reads, no span ids on the edges
 	expect_num 0 "$(awk -F'\t' '$1 == "PE" && NF != 10' <<<"$output" | wc -l)"
 }
@@ -109,11 +108,12 @@ cp_of() {
 	f=$(example)
 	run tr-pag -P "$f"
 	expect_eq 0 "$status" status
-	# one PO record per operation and one for none (the unknown activity)
-	expect_num 5 "$(grep -c '^PO' <<<"$output")"
-	expect_num 5 "$(grep '^PO' <<<"$output" | cut -f3 | sort -u | wc -l)"
+	# one PO record per operation (none for the unknown activity: this
+	# graph has none)
+	expect_num 4 "$(grep -c '^PO' <<<"$output")"
+	expect_num 4 "$(grep '^PO' <<<"$output" | cut -f3 | sort -u | wc -l)"
 	grep -q $'^PO\t\t[0-9]*\ta\ta1$' <<<"$output"
-	grep -q $'^PO\t\t[0-9]*\t\t$' <<<"$output"
+	expect_num 0 "$(grep -c $'^PO\t\t[0-9]*\t\t$' <<<"$output")"
 	# every number an edge gives was named before it
 	run awk -F'\t' '$1 == "PO" { named[$3] = 1 } $1 == "PE" && !($10 in named) { n++ } END { print n + 0 }' <<<"$output"
 	expect_output 0
@@ -174,15 +174,16 @@ EOF
 	expect_eq 0 "$status" status
 	expect_num 2 "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")"
 	# lane of each span's start vertex: r1, its child n1 and r3 on 0, r2 on
-	# fe's second lane, 2 (lane 1 is the clients')
+	# fe's second lane, 1
 	lanes=$(awk -F'\t' '$1 == "PV" && $6 == "start" { print $8 "=" $4 }' <<<"$output" | sort | tr '\n' ' ')
-	expect_eq "n1=0 r1=0 r2=2 r3=0 " "$lanes"
-	# no two worker activities of one lane overlap, and each lane runs
-	# from its first to its last activity: lane 0 [0,16], lane 2 [2,12]
-	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ && $8 != 1 {
+	expect_eq "n1=0 r1=0 r2=1 r3=0 " "$lanes"
+	# no two worker activities of one lane overlap, and a lane runs from a
+	# root's start to its last activity: lane 0 [0,10] and [11,16] (the
+	# idle time before the root r3 is no part of it), lane 1 [2,12]
+	run awk -F'\t' '$1 == "PE" && $5 !~ /request|response|message|spawn|join/ {
 		if ($8 in end && $6 < end[$8]) bad++; end[$8] = $7; sum[$8] += $7 - $6 }
-		END { print sum[0] + 0, sum[2] + 0, bad + 0 }' <<<"$output"
-	expect_output "16 10 0"
+		END { print sum[0] + 0, sum[1] + 0, bad + 0 }' <<<"$output"
+	expect_output "15 10 0"
 }
 
 @test "tr-pag --worker-key adds a tag to what makes a worker" {
@@ -197,7 +198,7 @@ EOF
 	expect_num 2 "$(grep -c $'^PW\t\t[0-9]*\tfe@h\t' <<<"$output")"
 	run tr-pag -P --worker-key service,host,thread.id "$f"
 	expect_eq 0 "$status" status
-	expect_eq "fe@h/1 fe@h/2 " "$(grep '^PW' <<<"$output" | cut -f4 | grep -v clients | sort | tr '\n' ' ')"
+	expect_eq "fe@h/1 fe@h/2 " "$(grep '^PW' <<<"$output" | cut -f4 | sort | tr '\n' ' ')"
 	# a tag no span has would merge the threads unnoticed: an error
 	run tr-pag -P --worker-key service,host,thread_id "$f"
 	expect_eq 2 "$status" status
@@ -218,35 +219,34 @@ EOF
 	expect_num 0 "$(grep -c $'\twaiting\t' <<<"$output")"
 }
 
-# The example from spans: a2 is the root of another trace, so the clients
-# send it at 2; a waits for it (a zero gap), nothing leads from a1 to a2.
-# Two paths: (clients) -> handle -> call -> a1 -> response -> handle, and
-# (clients) unknown [0,2] -> a2 [2,5]. CP = time on paths / (N * 5).
-@test "tr-pag: the example from spans over [0,5]: N=2, a1 0.2, a2 0.3, response 0.1, handle 0.2, clients 0.2" {
+# The example from spans: a2 is the root of another trace, an entry at 2
+# that no edge enters (its sender is not traced); nothing leads from a1 to
+# a2. One longest path: handle -> call -> a1 -> response -> handle; a2
+# [2,5] starts after the window does and is on none (Def. 7).
+# CP = time on paths / (N * 5).
+@test "tr-pag: the example from spans over [0,5]: N=1, a1 0.4, response 0.2, handle 0.4, a2 (a later root) 0" {
 	need_cp
 	f=$(example)
 	run sh -c "tr-pag -P '$f' | tr-cp"
 	expect_eq 0 "$status" status
-	expect_eq 1 "$(cp_of window paths 2 0 <<<"$output")"
-	expect_eq 0.2 "$(cp_of operation a a1 0 <<<"$output")"
-	expect_eq 0.3 "$(cp_of operation a a2 0 <<<"$output")"
-	expect_eq 0.1 "$(cp_of activity response '' 0 <<<"$output")"
-	expect_eq 0.2 "$(cp_of operation b handle 0 <<<"$output")"
-	expect_eq 0.2 "$(cp_of worker '(clients)' '' 0 <<<"$output")"
+	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
+	expect_eq 0.4 "$(cp_of operation a a1 0 <<<"$output")"
+	expect_eq 0 "$(cp_of operation a a2 0 <<<"$output")"
+	expect_eq 0.2 "$(cp_of activity response '' 0 <<<"$output")"
+	expect_eq 0.4 "$(cp_of operation b handle 0 <<<"$output")"
 	expect_eq 0 "$(cp_of activity waiting '' 0 <<<"$output")"
 }
 
-@test "tr-pag: the example from spans in the window [1,4]: N=2, a1 1/6, a2 1/3, response 1/6, handle 1/6, clients 1/6" {
+@test "tr-pag: the example from spans in the window [1,4]: N=1, a1 1/3, response 1/3, handle 1/3, a2 0" {
 	need_cp
 	f=$(example)
 	run sh -c "tr-pag -P --window 3us --origin 1us '$f' | tr-cp"
 	expect_eq 0 "$status" status
-	expect_eq 1 "$(cp_of window paths 2 1 <<<"$output")"
-	expect_eq 0.166667 "$(cp_of operation a a1 1 <<<"$output")"
-	expect_eq 0.333333 "$(cp_of operation a a2 1 <<<"$output")"
-	expect_eq 0.166667 "$(cp_of activity response '' 1 <<<"$output")"
-	expect_eq 0.166667 "$(cp_of operation b handle 1 <<<"$output")"
-	expect_eq 0.166667 "$(cp_of worker '(clients)' '' 1 <<<"$output")"
+	expect_eq 1 "$(cp_of window paths 1 1 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation a a1 1 <<<"$output")"
+	expect_eq 0 "$(cp_of operation a a2 1 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of activity response '' 1 <<<"$output")"
+	expect_eq 0.333333 "$(cp_of operation b handle 1 <<<"$output")"
 }
 
 @test "tr-cp over hand-written PAG records: the issue's example, windows [0,5] and [1,4]" {
@@ -289,13 +289,13 @@ EOF
 	# in [10,20] short [12,18] leads nowhere after 18: long is all of it
 	expect_eq 1 "$(cp_of operation svc long 10 <<<"$output")"
 	expect_eq 0 "$(cp_of operation svc2 short 10 <<<"$output")"
-	# in [0,10] the clients, idle until they send short at 12, are as
-	# likely to be on the path as long: the next request continues it
-	expect_eq 0.5 "$(cp_of operation svc long 0 <<<"$output")"
-	expect_eq 0.5 "$(cp_of worker '(clients)' '' 0 <<<"$output")"
+	# in [0,10] long [5,10] is the only activity: all of it (the window's
+	# longest path is 5 us; no source idles before it)
+	expect_eq 1 "$(cp_of operation svc long 0 <<<"$output")"
+	expect_eq 1 "$(cp_of window paths 1 0 <<<"$output")"
 }
 
-@test "tr-cp: a window with no span is the clients' unknown time; a window with no edge is left out" {
+@test "tr-cp: a window with no span has no rows, nor one with no edge" {
 	need_cp
 	f=$(tsv <<'EOF' | mkfix gap.tr
 #tr/1
@@ -307,10 +307,10 @@ EOF
 )
 	run sh -c "tr-pag -P --window 10us '$f' | tr-cp"
 	expect_eq 0 "$status" status
-	expect_eq 1 "$(cp_of activity unknown '' 10 <<<"$output")"
-	expect_eq 1 "$(cp_of worker '(clients)' '' 20 <<<"$output")"
-	# the worker waits for the request that comes at 30
-	expect_eq 0 "$(cp_of activity waiting '' 20 <<<"$output")"
+	# the idle time before the request that comes at 30 is no part of the
+	# graph: neither waiting nor unknown
+	expect_eq "0 30 " "$(awk -F'\t' '$3 == "window" { print $1 }' <<<"$output" | tr '\n' ' ')"
+	expect_num 0 "$(grep -c -E $'\t(unknown|waiting)\t' <<<"$output")"
 	expect_lacks 'property 1' "$output"
 	expect_eq 1 "$(cp_of operation svc op 30 <<<"$output")"
 	g=$(tsv <<'EOF' | mkfix gap.pag
@@ -395,7 +395,7 @@ EOF
 	run tr-pag -P -o "$BATS_TEST_TMPDIR/out.tr" "$f"
 	expect_eq 0 "$status" status
 	expect_empty "$output"
-	expect_num 11 "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")"
+	expect_num 7 "$(grep -c '^PE' "$BATS_TEST_TMPDIR/out.tr")"
 }
 
 @test "tr-pag -f pag-dot draws every vertex and edge, one cluster per worker" {
@@ -403,18 +403,17 @@ EOF
 	run tr-pag -f pag-dot "$f"
 	expect_eq 0 "$status" status
 	expect_like "digraph *" "${lines[0]}"
-	expect_num 3 "$(grep -c 'subgraph "cluster_' <<<"$output")" # a, b, (clients)
+	expect_num 2 "$(grep -c 'subgraph "cluster_' <<<"$output")" # a, b
 	grep -q 'label="a@ha"' <<<"$output"
 	expect_lacks '#tr/1' "$output"
 	if command -v dot >/dev/null; then
 		dot -Tsvg <<<"$output" >/dev/null
 	fi
-	# --trace keeps t2's activities: a's zero wait for a2, a2, and the
-	# clients' request to it
+	# --trace keeps t2's activities: a2 alone (an entry: no edge enters it)
 	run tr-pag -f pag-dot --trace t2 "$f"
 	expect_eq 0 "$status" status
-	expect_num 2 "$(grep -c 'subgraph "cluster_' <<<"$output")"
-	expect_num 3 "$(grep -c -- '->' <<<"$output")"
+	expect_num 1 "$(grep -c 'subgraph "cluster_' <<<"$output")"
+	expect_num 1 "$(grep -c -- '->' <<<"$output")"
 	# --from/--to keep what overlaps [3,4]: a2 and b's handle after the call
 	run tr-pag -f pag-dot --from 3 --to 4 "$f"
 	expect_num 2 "$(grep -c -- '->' <<<"$output")"
@@ -428,7 +427,7 @@ EOF
 	expect_eq 0 "$status" status
 	grep -q 'processing 0.003 ms\\na2' <<<"$output" || { echo "$output"; false; }
 	run tr-pag -q --dot --units us "$f"
-	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 µs"' <<<"$output" || { echo "$output"; false; }
+	grep -q '"w1" \[label="a@ha\\nCP 0.4\\ntime 5 µs"' <<<"$output" || { echo "$output"; false; }
 	run tr-pag -q --units ms "$f"
 	expect_eq 2 "$status" status
 	expect_eq "tr-pag: --units goes with -f dot and pag-dot: the records are µs" "${lines[0]}"
@@ -439,13 +438,14 @@ EOF
 	run tr-pag -q --dot "$f"
 	expect_eq 0 "$status" status
 	expect_eq 'digraph "critical participation" {' "${lines[0]}"
-	# a: a1 0.2 + a2 0.3; b: handle 0.2; a -> b carries the response, 0.1
-	grep -q '"w2" \[label="a@ha\\nCP 0.5\\ntime 5 µs"' <<<"$output"
-	grep -q '"w0" \[label="b@hb\\nCP 0.2\\ntime 5 µs"' <<<"$output"
-	grep -q '"w2" -> "w0" \[label="CP 0.1\\n1 µs"' <<<"$output"
+	# a: a1 0.4 (a2 0); b: handle 0.4, busy 2 us of its 5; a -> b carries
+	# the response, 0.2
+	grep -q '"w1" \[label="a@ha\\nCP 0.4\\ntime 5 µs"' <<<"$output"
+	grep -q '"w0" \[label="b@hb\\nCP 0.4\\ntime 2 µs"' <<<"$output"
+	grep -q '"w1" -> "w0" \[label="CP 0.2\\n1 µs"' <<<"$output"
 	run tr-pag -q --dot --top 1 "$f"
 	expect_num 1 "$(grep -c '\[label=' <<<"$output")"
-	grep -q 'a@ha' <<<"$output"
+	grep -q 'b@hb' <<<"$output"
 	if command -v dot >/dev/null; then
 		tr-pag -q --dot "$f" | dot -Tsvg >/dev/null
 	fi
@@ -455,8 +455,8 @@ EOF
 	f=$(example)
 	run tr-pag -q -f pag-dot --worker b@hb "$f"
 	expect_eq 0 "$status" status
-	# b's three activities, the request and response with a, the clients' request
-	expect_num 6 "$(grep -c -- '->' <<<"$output")"
+	# b's three activities, the request and response with a
+	expect_num 5 "$(grep -c -- '->' <<<"$output")"
 	run tr-pag -q --dot --worker b@h "$f"
 	expect_eq 2 "$status" status
 	expect_contains 'tr-pag: --worker b@h: no worker has this name (did you mean b@hb?)' "$output"
@@ -545,8 +545,8 @@ EOF
 	expect_like "*1 requests or responses clamped*clock skew*" "$output"
 	expect_lacks 'dropped' "$output"
 	# the response leaves serve at 10, the client's end, and takes no time
-	grep -q $'\tresponse\t10\t10\t2\t0\tb\tserve\tt1\ts$' <<<"$output"
-	grep -q $'\tprocessing\t5\t10\t2\t2\tb\tserve\t' <<<"$output"
+	grep -q $'\tresponse\t10\t10\t1\t0\tb\tserve\tt1\ts$' <<<"$output"
+	grep -q $'\tprocessing\t5\t10\t1\t1\tb\tserve\t' <<<"$output"
 	expect_lacks 'property 1' "$output"
 	run tr-pag -q -P "$f"
 	expect_lacks 'clamped' "$output"
@@ -567,7 +567,7 @@ EOF
 	expect_num 0 "$(grep -c $'\tresponse\t' <<<"$output")"
 	expect_num 0 "$(grep -c $'\twaiting\t' <<<"$output")"
 	grep -q $'\tprocessing\t0\t10\t0\t0\ta\tcall\t' <<<"$output"
-	grep -q $'\trequest\t0\t2\t0\t2\tb\tserve\t' <<<"$output"
+	grep -q $'\trequest\t0\t2\t0\t1\tb\tserve\t' <<<"$output"
 }
 
 @test "tr-pag: a child run on its parent's worker after the parent ended is handed over: the gap before it waits" {
@@ -605,7 +605,7 @@ EOF
 	grep -q $'\tprocessing\t10\t12\t0\t0\tsvc\top\tt1\ta$' <<<"$output"
 }
 
-@test "tr-pag: a gap a request ends is waiting (Assumption 2), never unknown" {
+@test "tr-pag: the idle time before a root is no part of its lane: neither waiting nor unknown" {
 	f=$(tsv <<'EOF' | mkfix wait.tr
 #tr/1
 T|t1
@@ -616,12 +616,13 @@ EOF
 )
 	run tr-pag -P "$f"
 	output=$(pag_named <<<"$output")
-	grep -q $'\twaiting\t10\t12\t0\t0\tsvc\top\tt2\tb$' <<<"$output"
-	# the clients send both roots, idle in between
-	grep -q $'\tunknown\t0\t12\t1\t1\t' <<<"$output"
-	grep -q $'\trequest\t12\t12\t1\t0\tsvc\top\tt2\tb$' <<<"$output"
-	run tr-pag -P --unknown-threshold 5us "$f"
-	grep -q $'\twaiting\t10\t12\t0\t0\t' <<<"$output"
+	expect_eq 0 "$status" status
+	# b is an entry: no request, no edge over [10,12]; its lane's run
+	# begins again at 12
+	expect_num 0 "$(grep -c -E $'\t(waiting|unknown|request)\t' <<<"$output")"
+	expect_num 2 "$(grep -c $'^PE\t' <<<"$output")"
+	grep -q $'\tprocessing\t12\t22\t0\t0\tsvc\top\tt2\tb$' <<<"$output"
+	expect_lacks 'property' "$output"
 }
 
 @test "tr-pag: a bad trace is reported with file:line, exit 3, the good ones still out with -k" {
@@ -866,8 +867,7 @@ EOF
 		mkfix deep.tr)
 	run tr-pag -v -P -n "$f"
 	expect_eq 0 "$status" status
-	# and the clients' lane, one vertex and the root's request
-	expect_contains '2 workers, 2 lanes, 200001 vertices, 200000 edges' "$output"
+	expect_contains '1 workers, 1 lanes, 200000 vertices, 199999 edges' "$output"
 }
 
 @test "tr-pag: 100,000 concurrent spans take 100,000 lanes" {
@@ -877,7 +877,7 @@ EOF
 		mkfix wide.tr)
 	run tr-pag -v -P -n "$f"
 	expect_eq 0 "$status" status
-	expect_contains '3 workers, 100002 lanes' "$output"
+	expect_contains '2 workers, 100001 lanes' "$output"
 }
 
 @test "tr-pag refuses a window so short that there would be more than a million windows" {

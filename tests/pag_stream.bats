@@ -76,7 +76,7 @@ spaced() {
 	expect_eq 0 "$status" status
 }
 
-@test "an idle stretch longer than --max-gap is no part of a lane; the clients' time is cut at window starts" {
+@test "an idle stretch longer than --max-gap is no part of a lane; a window where nothing runs has no rows" {
 	need_cp
 	f=$(tsv <<'EOF' | mkfix idle.tr
 #tr/1
@@ -88,20 +88,34 @@ EOF
 )
 	run tr-pag -P -w 1s "$f"
 	expect_eq 0 "$status" status
-	# svc's lane ends after a and begins again with b: no gap of 3 s
-	expect_num 2 "$(awk -F'\t' '$1 == "PE" && $8 == 0 && $9 == 0' <<<"$output" | wc -l)"
-	# the clients are there all along, cut where windows start
-	grep -q $'\tunknown\t0\t1000000\t1\t1\t' <<<"$output"
-	grep -q $'\tunknown\t1000000\t2000000\t1\t1\t' <<<"$output"
-	grep -q $'\tunknown\t2000000\t3000000\t1\t1\t' <<<"$output"
-	# so every window has a path from its start to its end
+	# two roots, two runs of svc's lane, and nothing in between
+	expect_num 2 "$(awk -F'\t' '$1 == "PE"' <<<"$output" | wc -l)"
 	run sh -c "tr-pag -P -q -w 1s '$f' | tr-cp"
+	expect_eq "0 3000000 " "$(awk -F'\t' '$3 == "window" { print $1 }' <<<"$output" | tr '\n' ' ')"
+	# svc called twice by fe, 3 s apart: its lane ends after a and begins
+	# again with b (whose request enters it)
+	g=$(tsv <<'EOF' | mkfix called.tr
+#tr/1
+T|t1
+S|t1|r||0|3000020|fe|GET|server|hf
+S|t1|c1|r|0|10|fe|call|client|hf
+S|t1|a|c1|0|10|svc|op|server|h
+S|t1|c2|r|3000000|10|fe|call|client|hf
+S|t1|b|c2|3000000|10|svc|op|server|h
+EOF
+)
+	run tr-pag -P -w 1s "$g"
+	expect_eq 0 "$status" status
+	expect_num 2 "$(awk -F'\t' '$1 == "PE" && $8 == 1 && $9 == 1' <<<"$output" | wc -l)"
+	# fe's request runs all along: every window has a path from its start
+	# to its end
+	run sh -c "tr-pag -P -q -w 1s '$g' | tr-cp"
 	expect_num 4 "$(awk -F'\t' '$3 == "window"' <<<"$output" | wc -l)"
 	expect_num 0 "$(awk -F'\t' '$3 == "window" && ($6 < 0.99999 || $6 > 1.00001)' <<<"$output" | wc -l)"
 	# a longer --max-gap keeps the gap: b's request ends it, so it waits
-	run tr-pag -P -w 1s --max-gap 5s "$f"
+	run tr-pag -P -w 1s --max-gap 5s "$g"
 	output=$(pag_named <<<"$output")
-	grep -q $'\twaiting\t10\t3000000\t0\t0\tsvc\top\tt2\tb$' <<<"$output"
+	grep -q $'\twaiting\t10\t3000000\t1\t1\tsvc\top\tt1\tb$' <<<"$output"
 }
 
 @test "a reference to a span whose windows are written, or that no trace has, makes no edge, and says so" {

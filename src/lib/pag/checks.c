@@ -26,7 +26,9 @@ check_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	pag_checks *sum = ctx;
 	pag_violations v = {0};
 
-	pag_snap_check(g, s, &v);
+	if (sum->entries)
+		pag_entries_sort(sum->entries);
+	pag_snap_check(g, s, sum->entries, &v);
 	sum->windows++;
 	sum->p1_windows += v.no_input > 0;
 	sum->p2_windows += v.all_waiting > 0;
@@ -59,6 +61,8 @@ pag_read_back(pag_graph *g, const char *text, size_t len, pag_checks *k)
 			marks = g->nmarks;
 			pag_windows_between(g, k->checked, g->mark, check_window, k);
 			pag_graph_drop_before(g, g->mark);
+			if (k->entries)
+				pag_entries_drop_before(k->entries, g->mark);
 			k->checked = g->mark;
 		}
 	}

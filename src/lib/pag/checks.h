@@ -12,6 +12,7 @@ typedef struct pag_checks {
 	int verbose, quiet;
 	int64_t checked;	/* streaming: windows before this are checked */
 	pag_violations v;
+	pag_entries *entries;	/* the builder's roots' starts (NULL: records read) */
 	size_t windows, p1_windows, p2_windows;
 	char eg1[512], eg2[512];	/* the first examples, said while their spans are known */
 } pag_checks;

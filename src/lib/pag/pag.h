@@ -53,8 +53,6 @@ typedef struct pag_edge {
 } pag_edge;
 
 #define PAG_NONE UINT32_MAX
-/* The worker that sends root spans their requests: the untraced clients. */
-#define PAG_CLIENTS "(clients)"
 
 typedef struct pag_lane {
 	uint32_t worker;	/* index into workers */
@@ -171,6 +169,19 @@ void pag_put_edge(strbuf *out, uint32_t src, uint32_t dst, int type, int64_t t0,
 		  uint32_t src_lane, uint32_t dst_lane, uint32_t op, const char *ids, size_t idslen);
 void pag_put_mark(strbuf *out, int64_t t);
 
+/* Entries: where a root starts, a request whose sender is not traced; no
+ * edge enters them and property 1 accepts them. In (t, lane) order once
+ * sorted (pag_entries_sort). */
+typedef struct pag_entry {
+	int64_t t;
+	uint32_t lane;
+} pag_entry;
+typedef struct pag_entries {
+	pag_entry *e;
+	size_t n, cap;
+	int sorted;
+} pag_entries;
+
 /* Build a PAG from spans as they are read, writing its records (PG, PW,
  * PO, PV, PE, PM) window by window: pag_builder_add appends what each trace
  * completes to out, pag_builder_finish the rest. See pag_build.c. */
@@ -210,6 +221,8 @@ int pag_builder_finish_step(pag_builder *b, strbuf *out);
 /* Does the worker key name a tag? Else the builder reads no span tag. */
 int pag_builder_reads_tags(const pag_builder *b);
 const pag_build_stats *pag_builder_stats(const pag_builder *b);
+/* The entries placed so far (roots' starts), for pag_snap_check. */
+pag_entries *pag_builder_entries(pag_builder *b);
 /* How many tag parts of the worker key no span had (each named in a
  * warning, with the closest key met). */
 size_t pag_builder_unmatched_keys(const pag_builder *b);
@@ -278,7 +291,12 @@ typedef struct pag_violations {
 	int64_t all_waiting_us;
 	pag_example no_input_at, all_waiting_at;
 } pag_violations;
-void pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v);
+void pag_entries_sort(pag_entries *e);
+/* Forget the entries before time t (sorted). */
+void pag_entries_drop_before(pag_entries *e, int64_t t);
+/* entries: those of the graph (sorted), or NULL when not known (records read). */
+void pag_snap_check(const pag_graph *g, const pag_snap *s, const pag_entries *entries,
+		    pag_violations *v);
 
 /* Critical participation of every span (part[ref] for the graph's spanref
  * ref) over the windows its own activities appear in: the CP of its

@@ -14,8 +14,10 @@
  * again after it (a run whose first span nothing enters begins with an
  * unknown stretch back to its worker's first time, at most max_gap long).
  * Spans on different lanes are joined by communication edges, references
- * into other traces included; root spans get their requests from the
- * untraced clients' own worker.
+ * into other traces included. A root span's start is an entry: who sends
+ * its request is not traced, so no edge enters it, and its lane's idle time
+ * before it is no part of the graph (its run begins there), as a dataflow
+ * source's input is (SnailTrail, Defs. 5-7).
  *
  * Streaming. Spans are placed in start order once no trace still to come
  * can start before them: traces may arrive up to `lateness` out of start
@@ -69,8 +71,6 @@ pag_builder_new(const pag_build_opts *o)
 		b->name_cache[i].op = PAG_NONE;
 	b->holding = 1;
 	b->placed_to = b->frontier = b->latest = INT64_MIN;
-	b->clients = PAG_NONE;
-	b->clients_prev = no_vertex;
 	b->unknown_op = pag_intern_op(&b->names, "", "");
 	return b;
 }
@@ -88,6 +88,13 @@ const pag_build_stats *
 pag_builder_stats(const pag_builder *b)
 {
 	return &b->st;
+}
+
+pag_entries *
+pag_builder_entries(pag_builder *b)
+{
+	b->keep_entries = 1;
+	return &b->entries;
 }
 
 static void
@@ -816,67 +823,8 @@ link_refs(pag_builder *b, bspan *s)
 	}
 }
 
-/* Who sends a root span its request is not traced: a worker of its own,
- * PAG_CLIENTS, there from the graph's first time on, sends every root's
- * request when the root starts, and its time in between is unknown. So no
- * root comes out of the blue (Property 1), a worker idle until a request
- * arrives waits (Assumption 2), and a system that waits for its clients
- * says so: unknown time of the clients. */
-
-static void
-link_client(pag_builder *b, bspan *x, strbuf *out)
-{
-	bvert *prev = &b->clients_prev;
-
-	if (b->clients == PAG_NONE) {
-		uint32_t w = pag_intern_worker(&b->names, PAG_CLIENTS, strlen(PAG_CLIENTS));
-
-		ensure_worker(b, w);
-		b->clients = add_lane(b, w, out);
-		if (x->start > b->start)	/* there from the first time on */
-			*prev = make_vertex(b, b->clients, b->start, PAG_EV_BEGIN, NULL);
-	}
-	pag_build_split_clients(b, x->start);	/* the same cuts however the input was held */
-	if (prev->id == PAG_NONE || prev->t < x->start) {
-		bvert v = make_vertex(b, b->clients, x->start, PAG_EV_POINT, x);
-
-		if (prev->id != PAG_NONE)
-			pag_build_edge(b, prev, &v, PAG_UNKNOWN, b->unknown_op, NULL);
-		*prev = v;
-	}
-	uint32_t c = comm_add(b, NULL, &x->vs, x->start, PAG_REQUEST, x);
-
-	b->comm[c].src_v = *prev;
-}
-
-/* The clients' unknown time up to `upto`, before which every root is
- * placed: cut at each window's start, so that the frontier need not wait
- * for the next root. Windows see the same time as uncut; the clients lane
- * is never idle, so every window has a path from its start to its end.
- * Without windows nothing is cut: the one window is read whole anyway. */
-void
-pag_build_split_clients(pag_builder *b, int64_t upto)
-{
-	bvert *prev = &b->clients_prev;
-	int64_t step = b->o.window, next;
-
-	if (prev->id == PAG_NONE || upto == INT64_MAX || step <= 0)
-		return;
-	next = pag_window_start_at(b->o.origin, step, prev->t) + step;
-	if (next < upto && (uint64_t)((upto - next) / step) >= b->o.max_windows) {
-		b->st.too_many_windows = 1;	/* that many windows are refused anyway */
-		return;
-	}
-	for (; next < upto; next += step) {
-		bvert v = make_vertex(b, b->clients, next, PAG_EV_POINT, NULL);
-
-		pag_build_edge(b, prev, &v, PAG_UNKNOWN, b->unknown_op, NULL);
-		*prev = v;
-	}
-}
-
 /* Place span s: its lane, its events there, the points it and its placed
- * relatives need, its references and, for a root, its clients' request. */
+ * relatives need and its references. */
 void
 pag_build_place(pag_builder *b, bspan *s, strbuf *out)
 {
@@ -904,10 +852,8 @@ pag_build_place(pag_builder *b, bspan *s, strbuf *out)
 			add_points(b, &tr->spans[c], s);
 	if (tr->nrefs)
 		link_refs(b, s);
-	if (s->parent < 0 && !s->incoming) {
-		s->incoming = 2;
-		link_client(b, s, out);
-	}
+	if (s->parent < 0 && !s->incoming)
+		s->incoming = 2;	/* an entry: its sender is not traced */
 }
 
 /* ---- forgetting ---- */
@@ -1033,6 +979,7 @@ pag_builder_free(pag_builder *b)
 {
 	if (!b)
 		return;
+	free(b->entries.e);
 	while (b->first) {
 		btrace *t = b->first;
 
@@ -1108,6 +1055,5 @@ pag_build_process(pag_builder *b, int64_t upto, strbuf *out)
 		pag_build_place(b, b->placing[i].span, out);
 	if (upto > b->placed_to)
 		b->placed_to = upto;
-	pag_build_split_clients(b, upto);
 	pag_build_sweep(b, upto == INT64_MAX ? INT64_MAX : upto - b->o.lateness, out);
 }

@@ -38,7 +38,7 @@ struct bspan {
 	uint8_t remote_child;	/* has a child on another lane */
 	uint8_t async;		/* a client whose callee cannot be waited for: it does not block */
 	uint8_t incoming;	/* a communication edge enters its start: 1, from another
-				 * lane; 2, from the clients (a root) */
+				 * lane; 2, none: a root, an entry */
 	uint8_t placed;
 };
 
@@ -67,7 +67,7 @@ struct btrace {
 };
 
 /* A communication edge waiting for its vertices: span vertices by pointer,
- * a point's (or the clients') vertex in place. */
+ * a point's vertex in place. */
 typedef struct bcomm {
 	const bvert *src, *dst;	/* NULL: src_v, dst_v */
 	bvert src_v, dst_v;
@@ -208,8 +208,8 @@ struct pag_builder {
 	int header_done;
 	int has_window;
 	int64_t window_end, first_window;
-	uint32_t clients;	/* the clients' lane, PAG_NONE */
-	bvert clients_prev;
+	pag_entries entries;	/* roots' starts not yet checked */
+	int keep_entries;	/* someone checks them (pag_builder_entries) */
 	strmap ids;		/* trace id -> first trace held, once a reference needs it */
 	int has_ids;
 	size_t ids_dead;	/* spans of traces forgotten that it still names */
@@ -258,7 +258,6 @@ lane_pop_until(blane *l, int64_t t)
 size_t pag_build_take_due(pag_builder *b, int64_t upto);
 void pag_build_place(pag_builder *b, bspan *s, strbuf *out);
 void pag_build_header(pag_builder *b, strbuf *out, int final);
-void pag_build_split_clients(pag_builder *b, int64_t upto);
 void pag_build_retire(pag_builder *b);
 void pag_build_sort_held(pag_builder *b);
 /* Sweep and write up to sweep_to (pag_sweep_write), then forget the traces

@@ -36,10 +36,7 @@ finish_stats(pag_builder *b)
  * reference reaches back as far as the spans held), then sweep up to the
  * start of every FINISH_STEP-th span of them per step, so that what a step
  * sweeps and writes stays that many spans' worth however much was held
- * (--hold 0), and an empty stretch of time costs no step. The clients'
- * lane's edges of everything held wait from the start, though, and each
- * step looks at those still waiting: that work grows with the square of
- * what was held. */
+ * (--hold 0), and an empty stretch of time costs no step. */
 #define FINISH_STEP 4096
 
 static void

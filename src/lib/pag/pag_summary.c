@@ -120,7 +120,9 @@ summary_window(void *ctx, const pag_graph *g, const pag_snap *sn)
 			add_key(a, PAG_SUM_CHANNEL, channel_id(s, src, dst), a->cp[i], dur);
 			continue;
 		}
-		add_key(a, PAG_SUM_WORKER, src, a->cp[i], dur);
+		/* a worker's conventional time is its busy time, not its lifetime */
+		add_key(a, PAG_SUM_WORKER, src, a->cp[i],
+			e->type == PAG_PROCESSING || e->type == PAG_IO ? dur : 0);
 		if (e->type == PAG_PROCESSING || e->type == PAG_IO) {
 			note_op_worker(a, e->op, src);
 			add_key(a, PAG_SUM_OPERATION, e->op, a->cp[i], dur);

@@ -135,6 +135,20 @@ sweep_point(pag_builder *b, uint32_t lane, const point *pt)
 		parent->waiting_for--;
 }
 
+/* A root's start at time t on lane: an entry, which no edge enters and
+ * property 1 accepts (pag_snap_check). */
+static void
+note_entry(pag_builder *b, uint32_t lane, int64_t t)
+{
+	pag_entries *e = &b->entries;
+
+	if (!b->keep_entries)
+		return;
+	GROW(e->e, e->cap, e->n + 1);
+	e->e[e->n++] = (pag_entry){t, lane};
+	e->sorted = 0;
+}
+
 /* An idle lane whose gap has grown longer than max_gap by time t ends its run. */
 static void
 end_idle_run(pag_builder *b, blane *l, int64_t t)
@@ -163,6 +177,14 @@ sweep_lane(pag_builder *b, uint32_t lane, int64_t until)
 		if ((!e && !p) || (point_first ? p->t : te) >= until)
 			break;
 		end_idle_run(b, l, point_first ? p->t : te);
+		/* A root's start is an entry with no sender: the lane's idle time
+		 * before it is not waiting for anything traced, nor unknown work;
+		 * it is no part of the graph, and a new run begins. */
+		if (!point_first && e && !e->end && s->incoming == 2 && !l->nopen) {
+			l->prev = no_vertex;
+			l->last_type = -1;
+			note_entry(b, lane, te);
+		}
 		/* A run whose first span comes from outside (no incoming edge)
 		 * begins with its worker (at most max_gap before): unknown time */
 		if (l->prev.id == PAG_NONE && e && !e->end && !s->incoming && !(p && p->t < te)) {
@@ -290,8 +312,6 @@ frontier(const pag_builder *b, int64_t swept, int64_t comm)
 	for (size_t i = 0; i < b->nlanes; i++)
 		if (b->lanes[i].prev.id != PAG_NONE && b->lanes[i].prev.t < f)
 			f = b->lanes[i].prev.t;
-	if (b->clients_prev.id != PAG_NONE && b->clients_prev.t < f)
-		f = b->clients_prev.t;
 	return f;
 }
 
@@ -381,7 +401,5 @@ pag_sweep_write(pag_builder *b, int64_t sweep_to, strbuf *out)
 {
 	for (uint32_t l = 0; l < b->nlanes; l++)
 		sweep_lane(b, l, sweep_to);
-	if (sweep_to == INT64_MAX)
-		b->clients_prev = no_vertex;	/* the end: the clients' last request is sent */
 	write_edges(b, frontier(b, sweep_to, resolve_comm(b, sweep_to)), out);
 }

@@ -116,7 +116,7 @@ typedef struct snap_buf {
 enum work_slot {
 	W_TMP, W_COUNT,	/* pag_sort_by_start */
 	W_KEYS, W_ORDER, W_ACT, W_WIN,	/* pag_windows_between */
-	W_FIRST, W_INDEG, W_ADJ, W_FILL, W_TOPO, W_VORDER, W_FWD, W_BWD,	/* pag_snap_cp */
+	W_FIRST, W_INDEG, W_ADJ, W_FILL, W_TOPO, W_VORDER, W_FWD, W_BWD, W_FIRSTT, W_LASTT,	/* pag_snap_cp */
 	W_BUSY, W_ENTERED, W_EV,	/* pag_snap_check */
 	W_NSLOTS
 };
@@ -516,6 +516,67 @@ topo_order(const adjacency *a, const pag_snap *s, uint32_t *order, pag_work *w)
 	return tail;
 }
 
+/* Def. 7: the transient critical paths are the longest paths of the
+ * snapshot (waiting edges are never on one). Every edge lasts its time, so a
+ * path is as long as from its first vertex's time to its last's, and a
+ * longest path through v runs from the earliest vertex that reaches v
+ * (first[v]) to the latest that v reaches (last[v]): fwd[v] counts the
+ * paths from vertices no edge enters at first[v], bwd[v] those to vertices
+ * no edge leaves at last[v]. When some path crosses the whole window, they
+ * are the paths from its first time to its last; when none does (a window
+ * where only separate requests run), the longest of them, each of length L. */
+static void
+count_forward(const adjacency *a, const pag_snap *s, const uint32_t *order, size_t ntopo,
+	      int64_t *first, pag_count *fwd)
+{
+	pag_count one = pag_count_of(1);
+
+	for (size_t i = 0; i < ntopo; i++) {
+		uint32_t v = order[i];
+
+		if (a->indeg[v] == 0) {
+			first[v] = s->vtime[v];
+			fwd[v] = one;
+		}
+		for (uint32_t j = a->first[v]; j < a->first[v + 1]; j++) {
+			uint32_t d = s->dst[a->edges[j]];
+
+			if (first[v] < first[d]) {
+				first[d] = first[v];
+				fwd[d] = fwd[v];
+			} else if (first[v] == first[d]) {
+				fwd[d] = pag_count_add(fwd[d], fwd[v]);
+			}
+		}
+	}
+}
+
+static void
+count_backward(const adjacency *a, const pag_snap *s, const uint32_t *order, size_t ntopo,
+	       int64_t *last, pag_count *bwd)
+{
+	pag_count one = pag_count_of(1);
+
+	for (size_t i = ntopo; i-- > 0;) {
+		uint32_t v = order[i];
+
+		if (a->first[v] == a->first[v + 1]) {
+			last[v] = s->vtime[v];
+			bwd[v] = one;
+		}
+		for (uint32_t j = a->first[v]; j < a->first[v + 1]; j++) {
+			uint32_t d = s->dst[a->edges[j]];
+
+			if (last[d] > last[v]) {
+				last[v] = last[d];
+				bwd[v] = bwd[d];
+			} else if (last[d] == last[v]) {
+				bwd[v] = pag_count_add(bwd[v], bwd[d]);
+			}
+		}
+	}
+}
+
 size_t
 pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths)
 {
@@ -525,37 +586,40 @@ pag_snap_cp(const pag_graph *g, const pag_snap *s, double *cp, pag_count *npaths
 	uint32_t *order = work_buf(w, W_VORDER, nv * sizeof *order);
 	pag_count *fwd = work_zeroed(w, W_FWD, nv * sizeof *fwd);
 	pag_count *bwd = work_zeroed(w, W_BWD, nv * sizeof *bwd);
-	pag_count n = {0, 0}, one = pag_count_of(1);
-	double span = (double)(s->tmax - s->tmin);
+	int64_t *first = work_buf(w, W_FIRSTT, nv * sizeof *first);
+	int64_t *last = work_buf(w, W_LASTT, nv * sizeof *last);
+	pag_count n = {0, 0};
+	int64_t len = -1;
 
 	adj_build(&a, g, s, w);
 	ntopo = topo_order(&a, s, order, w);
-	/* Paths are maximal: they start at a vertex of the first time that no
-	 * edge enters and end at a vertex of the last time that no edge leaves. */
-	for (size_t i = 0; i < ntopo; i++) {
-		uint32_t v = order[i];
-
-		if (s->vtime[v] == s->tmin && a.indeg[v] == 0)
-			fwd[v] = pag_count_add(fwd[v], one);
-		for (uint32_t j = a.first[v]; j < a.first[v + 1]; j++)
-			fwd[s->dst[a.edges[j]]] = pag_count_add(fwd[s->dst[a.edges[j]]], fwd[v]);
+	for (size_t v = 0; v < nv; v++) {
+		first[v] = INT64_MAX;
+		last[v] = INT64_MIN;
 	}
-	for (size_t i = ntopo; i-- > 0;) {
+	count_forward(&a, s, order, ntopo, first, fwd);
+	count_backward(&a, s, order, ntopo, last, bwd);
+	for (size_t i = 0; i < ntopo; i++) {	/* L, and N: the paths of length L */
 		uint32_t v = order[i];
 
-		if (s->vtime[v] == s->tmax && a.first[v] == a.first[v + 1]) {
-			bwd[v] = pag_count_add(bwd[v], one);
+		if (a.first[v] != a.first[v + 1] || first[v] == INT64_MAX)
+			continue;
+		if (s->vtime[v] - first[v] > len) {
+			len = s->vtime[v] - first[v];
+			n = fwd[v];
+		} else if (s->vtime[v] - first[v] == len) {
 			n = pag_count_add(n, fwd[v]);
 		}
-		for (uint32_t j = a.first[v]; j < a.first[v + 1]; j++)
-			bwd[v] = pag_count_add(bwd[v], bwd[s->dst[a.edges[j]]]);
 	}
 	for (size_t i = 0; i < s->nedges; i++) {
+		uint32_t u = s->src[i], d = s->dst[i];
+
 		cp[i] = 0;
-		if (g->edges[s->edge[i]].type == PAG_WAITING || n.m == 0 || span <= 0)
+		if (g->edges[s->edge[i]].type == PAG_WAITING || n.m == 0 || len <= 0 ||
+		    first[u] == INT64_MAX || last[d] == INT64_MIN || last[d] - first[u] != len)
 			continue;
-		cp[i] = pag_count_ratio(pag_count_mul(fwd[s->src[i]], bwd[s->dst[i]]), n) *
-			((double)(s->t1[i] - s->t0[i]) / span);
+		cp[i] = pag_count_ratio(pag_count_mul(fwd[u], bwd[d]), n) *
+			((double)(s->t1[i] - s->t0[i]) / (double)len);
 	}
 	*npaths = n;
 	work_done(g, w);
@@ -637,15 +701,118 @@ waiting_example(const pag_graph *g, const pag_snap *s, int64_t t)
 	return x;
 }
 
+static int
+by_entry(const void *pa, const void *pb)
+{
+	const pag_entry *a = pa, *b = pb;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (a->lane > b->lane) - (a->lane < b->lane);
+}
+
 void
-pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
+pag_entries_sort(pag_entries *e)
+{
+	if (!e->sorted && e->n > 1)
+		qsort(e->e, e->n, sizeof *e->e, by_entry);
+	e->sorted = 1;
+}
+
+void
+pag_entries_drop_before(pag_entries *e, int64_t t)
+{
+	size_t k = 0;
+
+	while (k < e->n && e->e[k].t < t)
+		k++;
+	memmove(e->e, e->e + k, (e->n - k) * sizeof *e->e);
+	e->n -= k;
+}
+
+static int
+is_entry(const pag_entries *e, uint32_t lane, int64_t t)
+{
+	pag_entry key = {t, lane};
+
+	return e && e->n && bsearch(&key, e->e, e->n, sizeof *e->e, by_entry);
+}
+
+/* Is a root's start at time t (on any lane)? */
+static int
+entry_at(const pag_entries *e, int64_t t)
+{
+	size_t lo = 0, hi = e ? e->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->e[mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return e && lo < e->n && e->e[lo].t == t;
+}
+
+/* One stretch of us from time `from` where every lane waits. */
+static void
+all_waiting(const pag_graph *g, const pag_snap *s, int64_t from, int64_t us, pag_violations *v)
+{
+	v->all_waiting++;
+	if (!v->all_waiting_at.set)
+		v->all_waiting_at = waiting_example(g, s, from);
+	v->all_waiting_us += us;
+}
+
+/* Property 2 over the events sorted by time: a stretch where every live
+ * lane waits and no message is in flight, unless a root's start ends it
+ * (then the system waits for its load, whose sender is not traced) or the
+ * window's end does (the next window sees how it ends). */
+static void
+sweep_all_waiting(const pag_graph *g, const pag_snap *s, const pag_entries *entries,
+		  const sweep_ev *ev, size_t nev, pag_violations *v)
+{
+	long alive = 0, waiting = 0, comm = 0;
+	int pending = 0;
+	int64_t from = 0, us = 0;
+
+	for (size_t i = 0; i < nev;) {
+		int64_t t = ev[i].t;
+
+		for (; i < nev && ev[i].t == t; i++) {
+			alive += ev[i].alive;
+			waiting += ev[i].waiting;
+			comm += ev[i].comm;
+		}
+		int bad = alive > 0 && waiting == alive && comm == 0;
+		if (pending && !bad && (entry_at(entries, t) || (g->window > 0 && t == s->te)))
+			pending = 0;	/* the load arrives, or the next window checks it */
+		if (pending && !bad) {
+			all_waiting(g, s, from, us, v);
+			pending = 0;
+		}
+		if (bad && i < nev) {
+			if (!pending) {
+				from = t;
+				us = 0;
+			}
+			pending = 1;
+			us += ev[i].t - t;
+		}
+	}
+	if (pending)
+		all_waiting(g, s, from, us, v);
+}
+
+void
+pag_snap_check(const pag_graph *g, const pag_snap *s, const pag_entries *entries,
+	       pag_violations *v)
 {
 	pag_work *w = work_of(g);
 	uint8_t *entered = work_zeroed(w, W_ENTERED, s->nvertices);
 	sweep_ev *ev = work_buf(w, W_EV, 2 * s->nedges * sizeof *ev);
 	size_t nev = 0;
-	long alive = 0, waiting = 0, comm = 0;
-	int in_violation = 0;
 
 	/* Property 1: every vertex after the window start has an incoming edge
 	 * a transient critical path can use (waiting edges cannot). A copy at
@@ -656,6 +823,7 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 			entered[s->dst[i]] = 1;
 	for (size_t u = 0; u < s->nvertices; u++)
 		if (s->vtime[u] > s->tmin && !entered[u] && !s->vcopy[u] &&
+		    !is_entry(entries, s->vlane[u], s->vtime[u]) &&	/* a root's start */
 		    !(g->window > 0 && s->vtime[u] == s->te)) {	/* the next window checks it */
 			v->no_input++;
 			if (!v->no_input_at.set)
@@ -674,24 +842,7 @@ pag_snap_check(const pag_graph *g, const pag_snap *s, pag_violations *v)
 		ev[nev++] = (sweep_ev){s->t1[i], (int8_t)-!c, (int8_t)-waits, (int8_t)-c};
 	}
 	qsort(ev, nev, sizeof *ev, by_time);
-	for (size_t i = 0; i < nev;) {
-		int64_t t = ev[i].t;
-
-		for (; i < nev && ev[i].t == t; i++) {
-			alive += ev[i].alive;
-			waiting += ev[i].waiting;
-			comm += ev[i].comm;
-		}
-		int bad = alive > 0 && waiting == alive && comm == 0;
-		if (bad && i < nev) {
-			if (!in_violation)
-				v->all_waiting++;
-			if (!v->all_waiting_at.set)
-				v->all_waiting_at = waiting_example(g, s, t);
-			v->all_waiting_us += ev[i].t - t;
-		}
-		in_violation = bad;
-	}
+	sweep_all_waiting(g, s, entries, ev, nev, v);
 done:
 	work_done(g, w);
 }

@@ -439,8 +439,9 @@ group_edges(report *r, const pag_graph *g, const pag_snap *s)
 			add_to_row(r, channel_row(r, g, src, dst), cp, w, src);
 			continue;
 		}
+		/* a worker's conventional time is its busy time, not its lifetime */
 		add_to_row(r, row_cached(r, &r->by_worker, src, SUM_WORKER, g->workers[src], ""),
-			   cp, w, src);
+			   cp, e->type == PAG_PROCESSING || e->type == PAG_IO ? w : 0, src);
 		if ((e->type == PAG_PROCESSING || e->type == PAG_IO) && (*op->service || *op->operation))
 			add_to_row(r, row_cached(r, &r->by_op, e->op, SUM_OPERATION, op->service,
 						 op->operation), cp, w, src);

@@ -246,6 +246,8 @@ on_end(void *ctx, tr_output *out)
 		return;
 	}
 	g = whole_graph(r);
+	if (g != &r->built)	/* records read: their entries are not known */
+		r->checks.entries = NULL;
 	pag_checks_report(&r->checks, g, g == &r->built ? pag_builder_stats(r->b) : NULL);
 	if (r->held && !r->o.picture)
 		pag_cppart_write(r->held, g, out);
@@ -302,6 +304,8 @@ pag_run_new(const pag_run_opts *o)
 	if (!r->stream)
 		bo.hold = SIZE_MAX;
 	r->b = pag_builder_new(&bo);
+	if (r->checks.on)
+		r->checks.entries = pag_builder_entries(r->b);
 	return r;
 }
 
