@@ -626,15 +626,19 @@ node_key(const infer *m, const name_rec *n, int ev, int spans)
 	return (uint64_t)(n - m->name) * 2 + (spans ? 0 : (uint64_t)ev);
 }
 
-/* For each drawn passing edge a -> b: is b reachable from a through another
- * successor? Adjacency in one array (CSR), visits stamped by edge. */
+/* For each drawn passing edge a -> b, in order: is b reachable from a
+ * through another successor, over the edges not dropped yet? Dropping one
+ * at a time against what is left keeps every reachability (a cycle of a
+ * loose threshold cannot drop two edges that imply each other). Adjacency
+ * in one array (CSR), visits stamped by edge. */
 static size_t
 drop_implied(const edge *e, size_t n, unsigned char *keep, const uint32_t *from, const uint32_t *to,
 	     size_t nv)
 {
 	size_t *off = xcalloc(nv + 1, sizeof *off), dropped = 0;
 	uint32_t *adj = xcalloc(n + 1, sizeof *adj), *stack = xcalloc(nv + 1, sizeof *stack);
-	size_t *seen = xcalloc(nv, sizeof *seen);
+	size_t *seen = xcalloc(nv, sizeof *seen), *slot = xcalloc(n + 1, sizeof *slot);
+	unsigned char *gone = xcalloc(n + 1, 1);
 
 	for (size_t i = 0; i < n; i++)
 		if (keep[i] && e[i].pass)
@@ -644,8 +648,10 @@ drop_implied(const edge *e, size_t n, unsigned char *keep, const uint32_t *from,
 	size_t *fill = xmalloc((nv + 1) * sizeof *fill);
 	memcpy(fill, off, (nv + 1) * sizeof *fill);
 	for (size_t i = 0; i < n; i++)
-		if (keep[i] && e[i].pass)
-			adj[fill[from[i]]++] = to[i];
+		if (keep[i] && e[i].pass) {
+			slot[i] = fill[from[i]]++;
+			adj[slot[i]] = to[i];
+		}
 	for (size_t i = 0; i < n; i++) {
 		if (!keep[i] || !e[i].pass)
 			continue;
@@ -653,7 +659,7 @@ drop_implied(const edge *e, size_t n, unsigned char *keep, const uint32_t *from,
 		int implied = 0;
 
 		for (size_t k = off[from[i]]; k < off[from[i] + 1]; k++)
-			if (adj[k] != to[i] && seen[adj[k]] != stamp) {
+			if (k != slot[i] && !gone[k] && seen[adj[k]] != stamp) {
 				seen[adj[k]] = stamp;
 				stack[top++] = adj[k];
 			}
@@ -661,6 +667,8 @@ drop_implied(const edge *e, size_t n, unsigned char *keep, const uint32_t *from,
 			uint32_t v = stack[--top];
 
 			for (size_t k = off[v]; k < off[v + 1] && !implied; k++) {
+				if (gone[k])
+					continue;
 				implied = adj[k] == to[i];
 				if (!implied && seen[adj[k]] != stamp) {
 					seen[adj[k]] = stamp;
@@ -669,6 +677,7 @@ drop_implied(const edge *e, size_t n, unsigned char *keep, const uint32_t *from,
 			}
 		}
 		keep[i] = !implied;
+		gone[slot[i]] = (unsigned char)implied;
 		dropped += (size_t)implied;
 	}
 	free(off);
@@ -676,6 +685,8 @@ drop_implied(const edge *e, size_t n, unsigned char *keep, const uint32_t *from,
 	free(stack);
 	free(seen);
 	free(fill);
+	free(slot);
+	free(gone);
 	return dropped;
 }
 
