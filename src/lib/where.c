@@ -312,19 +312,11 @@ static const char *
 closest_met(const tr_where *w, size_t c)
 {
 	const strmap *m = &w->seen[w->check_field[c]];
-	const char *name = w->check_name[c], *near;
-	const char **names;
-	size_t k = 0;
+	const char *name = w->check_name[c];
 
 	if (strmap_get(m, name, strlen(name)))
 		return "";
-	names = xmalloc((m->count + 1) * sizeof *names);
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].used)
-			names[k++] = m->slots[i].key;
-	near = closest_name(name, names, k);
-	free(names);
-	return near;
+	return strmap_closest(m, name);
 }
 
 int

@@ -208,3 +208,17 @@ u64map_free(u64map *m)
 	free(m->vals);
 	memset(m, 0, sizeof *m);
 }
+
+const char *
+strmap_closest(const strmap *m, const char *name)
+{
+	const char **keys = xmalloc((m->count + 1) * sizeof *keys), *near;
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].used)
+			keys[k++] = m->slots[i].key;
+	near = closest_name(name, keys, k);
+	free(keys);
+	return near;
+}

@@ -34,6 +34,9 @@ strmap_slot *strmap_put_copy(strmap *m, struct arena *mem, const void *key, size
  * only keys put here. */
 strmap_slot *strmap_intern(strmap *m, struct arena *mem, const void *key, size_t len,
 			   int *added);
+/* The key of m closest to name (closest_name, util.h), or NULL: for a
+ * "did you mean" after a name no record had. */
+const char *strmap_closest(const strmap *m, const char *name);
 /* Returns the slot for key or NULL. */
 strmap_slot *strmap_get(const strmap *m, const char *key, size_t len);
 void strmap_clear(strmap *m);	/* keep the slots for reuse */

@@ -410,28 +410,13 @@ cp_whatif_predict(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 	return latency(w, t, c, 1);
 }
 
-/* The names of a map, for closest_name. */
-static const char **
-names_of(const strmap *m, size_t *n)
-{
-	const char **v = xmalloc((m->count ? m->count : 1) * sizeof *v);
-
-	*n = 0;
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].used)
-			v[(*n)++] = m->slots[i].key;
-	return v;
-}
-
 static void
 report_unmatched(const cp_whatif *w, const whatif_rule *r)
 {
 	int known = r->operation && strmap_get(&w->services, r->service, strlen(r->service)) != NULL;
 	const strmap *m = known ? &w->operations : &w->services;
 	const char *name = known ? r->operation : r->service;
-	size_t n;
-	const char **v = names_of(m, &n);
-	const char *near = closest_name(name, v, n);
+	const char *near = strmap_closest(m, name);
 
 	if (r->shadowed)
 		tr_warn("--whatif '%s': an earlier rule takes every span it matches (%zu)", r->text,
@@ -451,7 +436,6 @@ report_unmatched(const cp_whatif *w, const whatif_rule *r)
 	else
 		tr_warn("--whatif '%s': no analysed span has service \"%s\"%s%s%s", r->text, r->service,
 			near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
-	free(v);
 }
 
 size_t

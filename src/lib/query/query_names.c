@@ -69,22 +69,16 @@ static size_t
 check_one(const q_names *w, const name_check *c)
 {
 	const strmap *m = &w->seen[c->field == F_OPERATION];
-	const char **names, *near;
-	size_t k = 0;
+	const char *near;
 
 	if (strmap_get(m, c->name, strlen(c->name)))
 		return 0;
-	names = xmalloc((m->count + 1) * sizeof *names);
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].used)
-			names[k++] = m->slots[i].key;
-	near = closest_name(c->name, names, k);
+	near = strmap_closest(m, c->name);
 	if (near)
 		tr_warn("no span has %s \"%s\" (did you mean \"%s\"?)", q_field_name(c->field), c->name,
 			near);
 	else
 		tr_warn("no span has %s \"%s\"", q_field_name(c->field), c->name);
-	free(names);
 	return 1;
 }
 
