@@ -270,3 +270,13 @@ try 'tr-pag --help'"
 	expect_status 2
 	expect_eq "tr-cp: --where filters one input: not with --baseline" "${lines[0]}"
 }
+
+@test "a --trace id that --where dropped is said so, not 'no trace has this id'" {
+	f=$(ALL)
+	id=$(awk -F'\t' '$1 == "T" { print $2; exit }' "$f")
+	for t in "tr-cp --svg" "tr-temporal -f explain"; do
+		run $t --trace "$id" --where "trace != \"$id\"" "$f"
+		expect_status 2
+		expect_contains "--trace $id: no trace --where kept has this id" "$output" "$t"
+	done
+}

@@ -21,6 +21,7 @@ struct tr_pick {
 	size_t n, cap, nmet;
 	const char *near[NSUGGEST];	/* the id met sharing the longest start */
 	size_t nearlen[NSUGGEST];
+	const char *filtered_by;	/* the traces offered were filtered by this option */
 };
 
 tr_pick *
@@ -165,7 +166,9 @@ tr_pick_missing(const tr_pick *p, const char *opt)
 		if (p->met[i])
 			continue;
 		missing++;
-		if (near)
+		if (p->filtered_by)
+			tr_warn("%s %s: no trace %s kept has this id", opt, p->id[i], p->filtered_by);
+		else if (near)
 			tr_warn("%s %s: no trace has this id (did you mean %s?)", opt, p->id[i], near);
 		else
 			tr_warn("%s %s: no trace has this id", opt, p->id[i]);
@@ -228,4 +231,10 @@ tr_keywatch_missing(const tr_keywatch *w, const char *opt, const char *const *bu
 		tr_warn("%s %s: no span has a tag %s", opt, w->key, w->key);
 	free(names);
 	return 1;
+}
+
+void
+tr_pick_filtered(tr_pick *p, const char *by)
+{
+	p->filtered_by = by;
 }

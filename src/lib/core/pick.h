@@ -29,6 +29,9 @@ int tr_pick_match(tr_pick *p, const char *trace_id);
 /* Warn, as opt ("--trace"), about every id no trace matched, with the
  * closest id met; returns how many. */
 size_t tr_pick_missing(const tr_pick *p, const char *opt);
+/* The traces offered went through a filter first (by: "--where"): an id
+ * not met may be in the input, and the warning says so. */
+void tr_pick_filtered(tr_pick *p, const char *by);
 
 /* A tag key the user named: did any span have it? While none has, the
  * keys met are kept for the message. */

@@ -510,6 +510,8 @@ cp_run_filter(cp_run *r, tr_filter *f)
 	f->on_line = on_line;
 	f->on_end = on_end;
 	f->ctx = r;
+	if (f->where)	/* a --trace id may be in the input, not kept */
+		tr_pick_filtered(r->o.pick, "--where");
 }
 
 static int

@@ -320,6 +320,8 @@ pag_run_filter(pag_run *r, tr_filter *f)
 	f->ctx = r;
 	f->read_ahead = read_ahead_pays(f->out_path);
 	f->no_span_tags = !pag_builder_reads_tags(r->b);	/* unless the worker key names one */
+	if (f->where && r->o.pick)	/* a --trace id may be in the input, not kept */
+		tr_pick_filtered(r->o.pick, "--where");
 }
 
 pag_outcome

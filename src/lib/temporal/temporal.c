@@ -456,6 +456,8 @@ tp_job_init(tp_job *j, tr_filter *f, const tp_opts *o, const char *clock_offsets
 	f->clock_offsets = clock_offsets;
 	f->clock_by_tool = 1;
 	f->ctx = j;
+	if (f->where && o->pick)	/* a --trace id may be in the input, not kept */
+		tr_pick_filtered(o->pick, "--where");
 }
 
 void
