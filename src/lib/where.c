@@ -48,6 +48,7 @@ struct tr_where {
 	int check_field[MAX_CHECKS];
 	const char *check_name[MAX_CHECKS];
 	size_t nchecks;
+	int kept_one;		/* a trace was kept: no hint will be needed */
 	strmap seen[2];		/* the services and operations met */
 	arena mem;
 	strbuf msg;		/* error_message's text */
@@ -274,13 +275,12 @@ note_names(tr_where *w, const tr_trace *t)
 	}
 }
 
-int
-tr_where_keep(tr_where *w, tr_trace *t)
+/* Does t have a span where the expression holds? */
+static int
+holds(tr_where *w, tr_trace *t)
 {
 	w_trace wt;
 
-	if (w->nchecks)
-		note_names(w, t);
 	trace_times(t, &wt);
 	for (size_t k = 0; k < w->nslots; k++)
 		if (w->slot[k].field >= W_TRACE_START && w->slot[k].field != W_TAG)
@@ -295,6 +295,19 @@ tr_where_keep(tr_where *w, tr_trace *t)
 			return 1;
 	}
 	return 0;
+}
+
+int
+tr_where_keep(tr_where *w, tr_trace *t)
+{
+	/* the names met serve the hint of a filter that kept nothing: once
+	 * one trace is kept, none is noted */
+	if (w->nchecks && !w->kept_one)
+		note_names(w, t);
+	int keep = holds(w, t);
+
+	w->kept_one |= keep;
+	return keep;
 }
 
 int
