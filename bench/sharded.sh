@@ -40,6 +40,37 @@ shard_row() {
 	}' | tee -a "$shrows"
 }
 
+# flame_percentile_row: tr-cp --flame --percentile in its two phases, the
+# CPU of both phases' mappers and of both merges summed.
+flame_percentile_row() {
+	f="tr-cp --flame --percentile 50,99"
+	one=$(cpu "$f '$T5'")
+	maps=0 merge=failed
+	for k in 0 1 2 3; do
+		m=$(cpu "$f --partial '$tmp/shard$k.tr' > '$tmp/rank$k'")
+		[ "$m" = failed ] && { maps=failed; break; }
+		maps=$(echo "$maps $m" | awk '{ printf "%.2f", $1 + $2 }')
+	done
+	[ "$maps" != failed ] && merge=$(cpu "$f --merge --ranks '$tmp'/rank[0-3] > '$tmp/bands'")
+	for k in 0 1 2 3; do
+		[ "$maps" = failed ] || [ "$merge" = failed ] && break
+		m=$(cpu "$f --bands '$tmp/bands' --partial '$tmp/shard$k.tr' > '$tmp/part$k'")
+		[ "$m" = failed ] && { maps=failed; break; }
+		maps=$(echo "$maps $m" | awk '{ printf "%.2f", $1 + $2 }')
+	done
+	if [ "$maps" != failed ] && [ "$merge" != failed ]; then
+		m=$(cpu "$f --merge '$tmp'/part[0-3]")
+		merge=$(echo "$merge $m" | awk '$2 == "failed" { print "failed"; next } { printf "%.2f", $1 + $2 }')
+	fi
+	echo "$f (two phases)|$one|$maps|$merge" | awk -F'|' -v shuffle="$split" '{
+		if ($2 == "failed" || $3 == "failed" || $4 == "failed") {
+			printf "| %s | %s | %s | %s | failed | failed |\n", $1, $2, $3, $4; next }
+		printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", $1, $2, $3, $4,
+			($3 + $4) / $2, ($3 + $4 + shuffle) / $2
+	}' | tee -a "$shrows"
+	rm -f "$tmp"/rank[0-3] "$tmp/bands"
+}
+
 : > "$shrows"
 split=$(cpu "tr-ingest --split 4 -o '$tmp/shard' '$T5'")
 if [ "$split" = failed ]; then
@@ -51,6 +82,10 @@ else
 	shard_row "tr-cp --summary service" "tr-cp --summary service" "tr-cp --summary service --partial {}" \
 		"tr-cp --summary service --merge {}"
 	shard_row "tr-cp --folded" "tr-cp --folded" "tr-cp --folded {}" "tr-cp --folded --merge {}"
+	shard_row "tr-cp --flame" "tr-cp --flame" "tr-cp --flame --partial {}" "tr-cp --flame --merge {}"
+	w="--whatif 'service=mysql:scale=0.5'"
+	shard_row "tr-cp $w" "tr-cp $w" "tr-cp $w --partial {}" "tr-cp $w --merge {}"
+	flame_percentile_row
 	q='From s In spans GroupBy s.service Select s.service, COUNT, P99(s.duration)'
 	shard_row "tr-aggregate (exact percentiles)" "tr-aggregate \"$q\"" \
 		"tr-aggregate --partial --exact-percentiles \"$q\" {}" "tr-aggregate --merge \"$q\" {}"
