@@ -147,6 +147,7 @@ tr-infer --links "$data/one.tr" > "$data/one.links"
 tr-aggregate "$Q" "$data/one.tr" > "$data/one.agg"
 tr-cp --summary service "$data/one.tr" > "$data/one.cp"
 tr-cp --folded "$data/one.tr" > "$data/one.folded"
+tr-report --partial --top 20 "$data/one.tr" | tr-report --merge --top 20 | cut -f 1,2,4 > "$data/one.slowest"
 say "input: $(grep -c '^S' "$data/one.tr") spans, $(grep -c '^T' "$data/one.tr") traces"
 status=0
 same() {	# same NAME EXPECTED ACTUAL
@@ -231,6 +232,7 @@ eval "$P \"tr-aggregate --partial '\$Q' {}\" ::: shard*.tr" |
 	tr-aggregate --merge "$Q" > agg.sketch 2> agg.sketch.err
 eval "$P 'tr-cp --summary service --partial {}' ::: shard*.tr" | tr-cp --summary service --merge > cp
 eval "$P 'tr-cp --folded {}' ::: shard*.tr" | tr-cp --folded --merge > folded
+eval "$P -k 'tr-report --partial --top 20 {}' ::: shard*.tr" | tr-report --merge --top 20 | cut -f 1,2,4 > slowest
 # where every job ran: both hosts
 eval "$P 'echo \$SSH_CONNECTION' ::: shard*.tr" |
 	awk '{ print $3 }' | sort -u > hosts
@@ -239,6 +241,7 @@ same "parallel --sshlogin: tr-infer --links" "$data/one.links" links
 same "parallel --sshlogin: tr-aggregate, exact percentiles" "$data/one.agg" agg
 same "parallel --sshlogin: tr-cp --summary service" "$data/one.cp" cp
 same "parallel --sshlogin: tr-cp --folded" "$data/one.folded" folded
+same "parallel --sshlogin: tr-report's slowest requests" "$data/one.slowest" slowest
 # the sketch: columns 5 and 6 within 1 %, marked, the rest identical
 if paste <(tail -n +2 agg.sketch) <(tail -n +2 "$data/one.agg") | awk -F'\t' '
 	{ for (c = 1; c <= 6; c++) { a = $c; b = $(c + 6)
@@ -337,6 +340,7 @@ tr-infer --links --partial "shard$k.tr" > "links.$k.part"
 tr-aggregate --partial --exact-percentiles "$Q" "shard$k.tr" > "agg.$k.part"
 tr-cp --summary service --partial "shard$k.tr" > "cp.$k.part"
 tr-cp --folded "shard$k.tr" > "folded.$k.part"
+tr-report --partial --top 20 "shard$k.tr" > "report.$k.part"
 rm "shard$k.tr"
 EOF
 cat > reduce.sh <<'EOF'
@@ -347,6 +351,7 @@ cat links.*.part | tr-infer --links --merge > links
 cat agg.*.part | tr-aggregate --merge "$Q" > agg
 cat cp.*.part | tr-cp --summary service --merge > cp
 cat folded.*.part | tr-cp --folded --merge > folded
+cat report.*.part | tr-report --merge --top 20 | cut -f 1,2,4 > slowest
 EOF
 export Q N=$SHARDS
 map=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'map.%a.out' -e 'map.%a.err' map.sh)
@@ -357,6 +362,7 @@ same "slurm job array + reducer: tr-infer --links" "$data/one.links" links
 same "slurm job array + reducer: tr-aggregate, exact percentiles" "$data/one.agg" agg
 same "slurm job array + reducer: tr-cp --summary service" "$data/one.cp" cp
 same "slurm job array + reducer: tr-cp --folded" "$data/one.folded" folded
+same "slurm job array + reducer: tr-report's slowest requests" "$data/one.slowest" slowest
 say "Slurm job array done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 3. three stages over exports cut by time ----
@@ -389,6 +395,7 @@ tr-infer --links --partial "shard$k.tr" > "links.$k.part"
 tr-aggregate --partial --exact-percentiles "$Q" "shard$k.tr" > "agg.$k.part"
 tr-cp --summary service --partial "shard$k.tr" > "cp.$k.part"
 tr-cp --folded "shard$k.tr" > "folded.$k.part"
+tr-report --partial --top 20 "shard$k.tr" > "report.$k.part"
 EOF
 s1=$(sbatch_ --array=0-$((CUTS - 1)) -o 'split.%a.out' -e 'split.%a.err' split.sh)
 s2=$(sbatch_ --array=0-$((SHARDS - 1)) --dependency=afterok:"$s1" -o 'shard.%a.out' -e 'shard.%a.err' shard.sh)
@@ -400,6 +407,7 @@ same "slurm 3-stage shuffle: tr-infer --links" "$data/one.links" links
 same "slurm 3-stage shuffle: tr-aggregate, exact percentiles" "$data/one.agg" agg
 same "slurm 3-stage shuffle: tr-cp --summary service" "$data/one.cp" cp
 same "slurm 3-stage shuffle: tr-cp --folded" "$data/one.folded" folded
+same "slurm 3-stage shuffle: tr-report's slowest requests" "$data/one.slowest" slowest
 say "Slurm pipeline done ($(( $(date +%s) - T0 )) s)"
 cd /
 exit $status

@@ -11,7 +11,8 @@
 #include "report/report.h"
 #include "where.h"
 
-enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS };
+enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS, OPT_PARTIAL,
+       OPT_MERGE };
 
 static const struct option longopts[] = {
 	{"format", required_argument, NULL, 'f'},
@@ -20,6 +21,8 @@ static const struct option longopts[] = {
 	{"percentile", required_argument, NULL, OPT_PERCENTILE},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 	{"keep-streams", no_argument, NULL, OPT_KEEP_STREAMS},
+	{"partial", no_argument, NULL, OPT_PARTIAL},
+	{"merge", no_argument, NULL, OPT_MERGE},
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -31,6 +34,8 @@ usage(FILE *f)
 	    "usage: tr-report [-kqv] [-f html|md] [-o FILE] [--baseline FILE] [--top N]\n"
 	    "                 [--percentile P,...] [--min-share F]\n"
 	    "                 [--keep-streams] [FILE...]\n"
+	    "       tr-report --partial [OPTION...] [FILE...]\n"
+	    "       tr-report --merge [--top N] [--keep-streams] [-o FILE] [PARTIAL...]\n"
 	    "A report of the traces: inputs, slowest requests with their timelines, latency\n"
 	    "per operation, critical-path time per service with flame graphs, tr-temporal's\n"
 	    "top causes, the service graph, and the comparison with a baseline.\n"
@@ -44,6 +49,10 @@ usage(FILE *f)
 	    "                          critical path into one row (default 0)\n"
 	    "      --keep-streams      rank long-lived streams (a root operation naming a\n"
 	    "                          Stream) among the slowest requests\n"
+	    "      --partial           a shard's candidates for the slowest requests, to\n"
+	    "                          merge, in place of the page\n"
+	    "      --merge             the slowest requests of the partials' shards, one\n"
+	    "                          after the other (the chosen traces, as a partial)\n"
 	    "  -o, --output FILE       write to FILE (atomically); md needs it\n"
 	    "  -k, --keep-going        skip bad traces instead of stopping\n"
 	    "  -q, --quiet             no count of skipped traces on stderr\n"
@@ -75,6 +84,8 @@ report_option(report_opts *o, int opt, const char *arg)
 		break;
 	case OPT_MIN_SHARE: o->min_share = tr_arg_share("--min-share", arg); break;
 	case OPT_KEEP_STREAMS: o->keep_streams = 1; break;
+	case OPT_PARTIAL: o->partial = 1; break;
+	case OPT_MERGE: o->merge = 1; break;
 	default: return 0;
 	}
 	return 1;
@@ -93,11 +104,13 @@ verdict(report *r, const report_opts *o, int status)
 		return status;
 	if (o->verbose && o->where)
 		tr_where_summary(c->kept, c->traces);
-	if (!n.analysed && (n.traces || !o->allow_empty)) {
+	if (o->partial)
+		report_write_partial(r);
+	else if (!n.analysed && (n.traces || !o->allow_empty)) {
 		tr_warn("%zu traces read, none with a timed root: nothing to report", n.traces);
 		return TR_EXIT_INPUT;
-	}
-	report_write_out(r);
+	} else
+		report_write_out(r);
 	if (c->bad) {
 		if (!o->quiet)	/* each was told; -q: the status alone says so */
 			tr_warn("%zu traces read, %zu bad (skipped)", n.traces, c->bad);
@@ -111,10 +124,12 @@ verdict(report *r, const report_opts *o, int status)
 
 /* The baseline, then one pass over the input through the read loop
  * (notes of exports said unless -q; no reader's -v: the summary is the
- * report's), then the page. */
+ * report's), then the page (--partial: the shard's partial). */
 static int
 run(const report_opts *o)
 {
+	if (o->merge)	/* partials, not traces */
+		return report_merge(o);
 	report *r = report_new(o);
 	tr_filter f = {.files = o->files, .nfiles = o->nfiles, .keep_going = o->keep_going,
 		       .quiet = o->quiet, .allow_empty = o->allow_empty, .max_spans = o->max_spans,
@@ -145,6 +160,10 @@ main(int argc, char **argv)
 		if (!report_option(&o, opt, optarg) && !tr_filter_option(&f, &from, opt, optarg))
 			tr_option_error(opt, argv, longopts);
 	}
+	if ((o.partial || o.merge) && (o.markdown || o.baseline))
+		tr_usage_error("--partial and --merge: -f md and --baseline have no partial form");
+	if (o.partial && o.merge)
+		tr_usage_error("--partial and --merge: one at a time");
 	if (o.markdown && !f.out_path)
 		tr_usage_error("-f md writes its pictures beside the report: give -o FILE");
 	o.keep_going = f.keep_going;

@@ -22,7 +22,25 @@
 #include "temporal/temporal.h"
 #include "draw/timeline.h"
 
-/* --- the slowest requests --- */
+/* --- the slowest requests ---
+ *
+ * The --top slowest are the first --top traces by latency, ties in the
+ * order of the input: a trace replaces the kept one that comes last in
+ * that order, and only when it is slower. The rule holds for any split of
+ * the input, so that shards' candidates merge to the same traces
+ * (report_partial.c). */
+
+size_t
+report_slow_last(const slow_trace *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i].latency < v[k].latency ||
+		    (v[i].latency == v[k].latency && v[i].ordinal > v[k].ordinal))
+			k = i;
+	return k;
+}
 
 static void
 keep_if_slow(report *r, const tr_trace *t)
@@ -34,10 +52,7 @@ keep_if_slow(report *r, const tr_trace *t)
 		return;
 	}
 	if (r->nslow == r->o->top) {	/* full: replace the fastest kept */
-		k = 0;
-		for (size_t i = 1; i < r->nslow; i++)
-			if (r->slow[i].latency < r->slow[k].latency)
-				k = i;
+		k = report_slow_last(r->slow, r->nslow);
 		if (r->cp.root_duration <= r->slow[k].latency)
 			return;
 		free(r->slow[k].trace_id);
@@ -200,6 +215,10 @@ report_trace(void *ctx, tr_trace *t, strbuf *out)
 	report *r = ctx;
 
 	(void)out;
+	if (r->o->partial) {	/* no second pass: no copy */
+		take_trace(r, t);
+		return 0;
+	}
 	if (!r->copy_file)
 		r->copy_file = open_copy(r);
 	take_trace(r, t);
@@ -214,6 +233,8 @@ report_end(void *ctx, tr_output *out)
 	report *r = ctx;
 
 	(void)out;
+	if (r->o->partial)
+		return;
 	if (!r->copy_file)
 		r->copy_file = open_copy(r);
 	write_copy(r, r->copy_file, &r->copy_buf, 1);

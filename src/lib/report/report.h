@@ -26,6 +26,8 @@ typedef struct report_opts {
 	int allow_empty;	/* --allow-empty: no trace gives a report that says so */
 	size_t max_spans, max_bytes;
 	const char *where;	/* --where: the traces reported on */
+	int partial;		/* --partial: the shard's candidates, not a page */
+	int merge;		/* --merge: files are partials */
 } report_opts;
 
 /* The tool reads its input through tr_filter (filter.h): report_trace
@@ -49,5 +51,15 @@ report_counts report_counts_get(const report *r);
 /* The second pass, the page and its pictures written to out_path. */
 void report_write_out(report *r);
 void report_free(report *r);
+
+/* Over shards (report_partial.c). Phase 1: --partial writes, in place of
+ * the page, a shard's count of traces and its candidates for the slowest
+ * requests (its own --top slowest, with their places in it); --merge reads
+ * such partials in the order of a pass over the shards one after the
+ * other and writes the slowest of that pass: the chosen traces, as a
+ * partial of their own. */
+void report_write_partial(report *r);
+/* --merge: 0, or TR_EXIT_INPUT after the message (nothing written). */
+int report_merge(const report_opts *o);
 
 #endif

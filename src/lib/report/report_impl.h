@@ -22,6 +22,10 @@ typedef struct slow_trace {
 	strbuf svg;
 } slow_trace;
 
+/* report.c: which of v[0..n) a slower trace replaces (the last by latency,
+ * ties in the order of the input). */
+size_t report_slow_last(const slow_trace *v, size_t n);
+
 /* Durations of one (service, operation). */
 typedef struct op_stats {
 	const char *service, *operation;
