@@ -438,3 +438,17 @@ baseline_phases() {
 	expect_empty "$output"
 	expect_like "tr-cp: --baseline --merge: the partials hold * of the * incident traces phase 1 counted: a shard is missing or was given twice" "$stderr"
 }
+
+@test "--summary percentiles over shards are exact: per-trace values, no sketch, the table of one pass" {
+	d=$BATS_TEST_TMPDIR
+	trsim --seed 5 --traces 400 | tr-ingest -q > "$d/all.tr"
+	tr-ingest --split 4 -o "$d/s" "$d/all.tr"
+	for key in service operation; do
+		for k in 0 1 2 3; do tr-cp -q --summary $key --partial "$d/s$k.tr" > "$d/p$k"; done
+		run --separate-stderr tr-cp --summary $key --merge "$d/p3" "$d/p1" "$d/p0" "$d/p2"
+		expect_status 0
+		expect_eq "$(tr-cp -q --summary $key "$d/all.tr")" "$output" "--summary $key"
+		expect_empty "$stderr"
+		expect_contains "p99" "$(head -n 1 <<< "$output")"
+	done
+}
