@@ -11,6 +11,8 @@
 #      by trace, regroup each shard's pieces, merge.
 # Each runs tr-infer (model, links), tr-aggregate (exact percentiles; the
 # sketch too over parallel), tr-cp --summary service and tr-cp --folded.
+# Over parallel and the job array (1b, 2b), tr-cp --flame, --whatif, and in
+# two phases --flame --percentile and --summary service --baseline.
 # Installs what is missing with apt-get (as root), starts every daemon
 # itself and stops each by its pid on the way out, failure included; ends
 # with a check that nothing it started is still running. Loopback only.
@@ -160,6 +162,22 @@ same() {	# same NAME EXPECTED ACTUAL
 	fi
 }
 
+# ---- tr-cp's merges in one pass: --flame, --whatif, --flame --percentile and
+# --baseline over the shards one after the other (their output follows the
+# order of the traces); the baseline is another run, of 1,200 requests ----
+R='service=mysql:scale=0.5'
+PCT=50,99
+trsim --seed 8 --traces 1200 -o "$data/base.json"
+tr-ingest --split $SHARDS -o "$data/cpshard" "$data/100k.json"
+tr-ingest --split $SHARDS -o "$data/cpbase" "$data/base.json"
+in_order() { local k; for k in $(seq 0 $((SHARDS - 1))); do echo "$1$k$2"; done; }
+cat $(in_order "$data/cpbase" .tr) > "$data/base.tr"
+tr-cp -q --flame $(in_order "$data/cpshard" .tr) > "$data/one.flame"
+tr-cp -q --whatif "$R" $(in_order "$data/cpshard" .tr) > "$data/one.whatif"
+tr-cp -q --flame --percentile $PCT $(in_order "$data/cpshard" .tr) > "$data/one.pflame"
+tr-cp -q --summary service --baseline "$data/base.tr" $(in_order "$data/cpshard" .tr) > "$data/one.baseline"
+rm "$data"/cpshard*.tr "$data"/cpbase*.tr
+
 # ---- 1. GNU parallel over ssh ----
 mkdir -p "$W/ssh" "$W/home/.ssh"
 useradd -M -d "$W/home" -s /bin/sh -p "*" "$user"	# "*": no password, not locked
@@ -256,6 +274,37 @@ fi
 [ "$(cat hosts)" = "$(printf '127.0.0.2\n127.0.0.3')" ] ||
 	{ say "parallel --sshlogin: jobs ran on: $(echo $(cat hosts)), not on both hosts"; status=1; }
 say "GNU parallel done ($(( $(date +%s) - T0 )) s)"
+
+# ---- 1b. tr-cp's merges over GNU parallel: -k keeps the partials in the
+# order of the shards; the two phases of --flame --percentile and
+# --baseline send phase 1's bands to the hosts (--basefile) ----
+run=$W/run/parallel-cp
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "tr-cp's merges over GNU parallel"
+tr-ingest --split $SHARDS -o shard "$data/100k.json"
+tr-ingest --split $SHARDS -o base "$data/base.json"
+K=$(echo $(seq 0 $((SHARDS - 1))))
+PK="parallel --will-cite -k --ssh \"$SSH\" -S 1/h1,1/h2 --cleanup"
+eval "$PK --tf shard{}.tr 'tr-cp -q --flame --partial shard{}.tr' ::: $K" | tr-cp --flame --merge > flame
+eval "$PK --tf shard{}.tr \"tr-cp -q --whatif '\$R' --partial shard{}.tr\" ::: $K" |
+	tr-cp --whatif "$R" --merge > whatif
+eval "$PK --tf shard{}.tr 'tr-cp -q --flame --percentile $PCT --partial shard{}.tr' ::: $K" |
+	tr-cp --flame --percentile $PCT --merge --ranks > pbands
+eval "$PK --basefile pbands --tf shard{}.tr \
+	'tr-cp -q --flame --percentile $PCT --bands pbands --partial shard{}.tr' ::: $K" |
+	tr-cp --flame --percentile $PCT --merge > pflame
+eval "$PK --tf shard{}.tr --tf base{}.tr \
+	'tr-cp -q --summary service --baseline base{}.tr --partial shard{}.tr' ::: $K" |
+	tr-cp --summary service --baseline - --merge --ranks > bbands
+eval "$PK --basefile bbands --tf shard{}.tr --tf base{}.tr \
+	'tr-cp -q --summary service --baseline base{}.tr --bands bbands --partial shard{}.tr' ::: $K" |
+	tr-cp -q --summary service --baseline - --merge > baseline
+same "parallel --sshlogin: tr-cp --flame" "$data/one.flame" flame
+same "parallel --sshlogin: tr-cp --whatif" "$data/one.whatif" whatif
+same "parallel --sshlogin: tr-cp --flame --percentile, two phases" "$data/one.pflame" pflame
+same "parallel --sshlogin: tr-cp --summary service --baseline, two phases" "$data/one.baseline" baseline
+say "GNU parallel, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
 
 # ---- the Slurm cluster ----
 mkdir -p "$W/munge" "$W/slurm/state"
@@ -364,6 +413,64 @@ same "slurm job array + reducer: tr-cp --summary service" "$data/one.cp" cp
 same "slurm job array + reducer: tr-cp --folded" "$data/one.folded" folded
 same "slurm job array + reducer: tr-report's slowest requests" "$data/one.slowest" slowest
 say "Slurm job array done ($(( $(date +%s) - T0 )) s)"
+
+# ---- 2b. tr-cp's merges over Slurm: phase 1 (a job array), the bands (one
+# job), phase 2 (a job array), the reducer; each afterok the one before ----
+run=$W/run/slurm-cp
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "tr-cp's merges over Slurm"
+ls "$data/100k.json" > inputs
+ls "$data/base.json" > binputs
+cat > cpmap1.sh <<'EOF'
+#!/bin/sh
+# phase 1, shard K of both runs: the one-phase partials and the ranks
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-ingest --shard "$k/$N" --files-from inputs > "shard$k.tr"
+tr-ingest --shard "$k/$N" --files-from binputs > "base$k.tr"
+tr-cp -q --flame --partial "shard$k.tr" > "flame.$k.part"
+tr-cp -q --whatif "$R" --partial "shard$k.tr" > "whatif.$k.part"
+tr-cp -q --flame --percentile "$PCT" --partial "shard$k.tr" > "pranks.$k.part"
+tr-cp -q --summary service --baseline "base$k.tr" --partial "shard$k.tr" > "branks.$k.part"
+EOF
+cat > cpranks.sh <<'EOF'
+#!/bin/sh
+# the bands: phase 1's partials in the order of the shards
+set -e
+in_order() { k=0; while [ $k -lt "$N" ]; do echo "$1.$k.part"; k=$((k + 1)); done; }
+cat $(in_order pranks) | tr-cp --flame --percentile "$PCT" --merge --ranks > pbands
+cat $(in_order branks) | tr-cp --summary service --baseline - --merge --ranks > bbands
+EOF
+cat > cpmap2.sh <<'EOF'
+#!/bin/sh
+# phase 2, shard K: its sums given the bands
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-cp -q --flame --percentile "$PCT" --bands pbands --partial "shard$k.tr" > "pflame.$k.part"
+tr-cp -q --summary service --baseline "base$k.tr" --bands bbands --partial "shard$k.tr" > "baseline.$k.part"
+rm "shard$k.tr" "base$k.tr"
+EOF
+cat > cpreduce.sh <<'EOF'
+#!/bin/sh
+set -e
+in_order() { k=0; while [ $k -lt "$N" ]; do echo "$1.$k.part"; k=$((k + 1)); done; }
+cat $(in_order flame) | tr-cp --flame --merge > flame
+cat $(in_order whatif) | tr-cp --whatif "$R" --merge > whatif
+cat $(in_order pflame) | tr-cp --flame --percentile "$PCT" --merge > pflame
+cat baseline.*.part | tr-cp -q --summary service --baseline - --merge > baseline
+EOF
+export R PCT
+m1=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'cpmap1.%a.out' -e 'cpmap1.%a.err' cpmap1.sh)
+rk=$(sbatch_ --dependency=afterok:"$m1" -o cpranks.out -e cpranks.err cpranks.sh)
+m2=$(sbatch_ --array=0-$((SHARDS - 1)) --dependency=afterok:"$rk" -o 'cpmap2.%a.out' -e 'cpmap2.%a.err' cpmap2.sh)
+timeout 120 sbatch --wait --parsable --chdir="$PWD" --dependency=afterok:"$m2" -o cpreduce.out \
+	-e cpreduce.err cpreduce.sh > cpreduce.id || die "slurm: tr-cp's reducer failed: $(cat cp*.err 2>/dev/null)"
+same "slurm two phases: tr-cp --flame" "$data/one.flame" flame
+same "slurm two phases: tr-cp --whatif" "$data/one.whatif" whatif
+same "slurm two phases: tr-cp --flame --percentile" "$data/one.pflame" pflame
+same "slurm two phases: tr-cp --summary service --baseline" "$data/one.baseline" baseline
+say "Slurm, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 3. three stages over exports cut by time ----
 run=$W/run/pipeline

@@ -52,7 +52,7 @@ typedef struct cli {
 	cp_run_opts o;
 	tr_filter f;
 	tr_filelist from;
-	int merge, set_picture;
+	int set_picture;
 } cli;
 
 static void
@@ -69,6 +69,8 @@ usage(FILE *f)
 	    "       tr-cp --flame --percentile P,... --partial [--bands FILE]\n"
 	    "             | --merge [--ranks] [FILE...]\n"
 	    "       tr-cp --summary service|operation --baseline FILE [options] [FILE...]\n"
+	    "       tr-cp --summary KEY --baseline SHARD --partial [--bands FILE] [FILE...]\n"
+	    "             | --baseline - --merge [--ranks] [FILE...]\n"
 	    "       tr-cp --suspects --baseline FILE [-f FMT] [options] [FILE...]\n"
 	    "       tr-cp --whatif 'service=X[,operation=Y]:scale=F|minus=D'... [-f FMT]\n"
 	    "             [options] [FILE...]\n"
@@ -96,8 +98,8 @@ usage(FILE *f)
 	    "      --flame             flame graph (SVG) of critical-path time, all traces\n"
 	    "      --percentile P,...  --flame: one graph more for the traces around each\n"
 	    "                          percentile P of latency (e.g. 50,95,99)\n"
-	    "      --ranks             --merge of --percentile's phase 1: the bands\n"
-	    "      --bands FILE        --percentile --partial, phase 2: --ranks's bands\n"
+	    "      --ranks             --merge of phase 1 (--percentile, --baseline): bands\n"
+	    "      --bands FILE        --partial, phase 2: --ranks's bands\n"
 	    "      --baseline FILE     compare with FILE's traces: --summary service or\n"
 	    "                          operation per request, with a test; --flame:\n"
 	    "                          differential graphs\n"
@@ -164,7 +166,7 @@ cp_option(cli *c, int opt, const char *arg)
 	case OPT_SUSPECTS: set_mode(o, CP_MODE_SUSPECTS); break;
 	case OPT_KEEP_STREAMS: o->keep_streams = 1; break;
 	case OPT_PARTIAL: o->partial = 1; break;
-	case OPT_MERGE: c->merge = 1; break;
+	case OPT_MERGE: o->merge = 1; break;
 	case OPT_RANKS: o->ranks = 1; break;
 	case OPT_BANDS: o->bands = arg; break;
 	case OPT_SECTIONS: o->sections = 1; break;
@@ -211,12 +213,9 @@ check_modes(const cli *c)
 	if (o->baseline && m == CP_MODE_SUMMARY && strcmp(o->summary_key, "service") != 0 &&
 	    strcmp(o->summary_key, "operation") != 0)
 		tr_usage_error("--baseline compares --summary service or operation, not a tag");
-	if ((o->partial || c->merge) && (!cp_mode_merges(m) || o->baseline))
-		tr_usage_error("--partial and --merge go with --summary, --folded, --whatif and --flame "
-			       "(no --baseline)");
-	if ((o->ranks && (!c->merge || o->partial || !o->npct)) || (o->bands && (!o->partial || c->merge || !o->npct)))
-		tr_usage_error("--ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial");
-	if (c->merge && c->f.where)
+	if (cp_merge_opts_error(o))
+		tr_usage_error("%s", cp_merge_opts_error(o));
+	if (o->merge && c->f.where)
 		tr_usage_error("--where goes with traces: not with --merge");
 	if (o->summary_key && !*o->summary_key)
 		tr_usage_error("--summary: empty key");
@@ -286,7 +285,7 @@ main(int argc, char **argv)
 	c.f.files = tr_filelist_with(&c.from, argv + optind, argc - optind, &c.f.nfiles);
 	if (status != TR_EXIT_OK) {
 		/* the baseline could not be read: said */
-	} else if (c.merge) {
+	} else if (c.o.merge) {
 		status = cp_run_merge(r, c.f.files, c.f.nfiles, c.f.out_path);
 	} else {
 		cp_run_filter(r, &c.f);

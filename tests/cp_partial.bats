@@ -46,7 +46,7 @@ shards() {
 	shards
 	run tr-cp --summary service --partial "$BATS_TEST_TMPDIR/s0.tr"
 	expect_status 0
-	expected=$(printf '#tr-cp-partial/1\tsummary\tservice\nG\tweb\t\t500\t500\t2\t0\t100:1,400:1\nG\tdb\t\t700\t700\t2\t0\t200:1,500:1')
+	expected=$(printf '#tr-cp-partial/2\tsummary key=service\nG\tweb\t\t500\t500\t2\t0\t100:1,400:1\nG\tdb\t\t700\t700\t2\t0\t200:1,500:1\n#end\t2')
 	diff <(echo "$expected") <(echo "$output")
 }
 
@@ -85,16 +85,16 @@ shards() {
 	tr-cp --summary service --partial "$BATS_TEST_TMPDIR/s0.tr" > "$BATS_TEST_TMPDIR/p0"
 	run tr-cp --summary operation --merge "$BATS_TEST_TMPDIR/p0"
 	expect_status 3
-	expect_output "tr-cp: $BATS_TEST_TMPDIR/p0:1: a partial of another --summary key (want operation)"
+	expect_output "tr-cp: $BATS_TEST_TMPDIR/p0:1: a partial made for something else (another query, other options)"
 }
 
 @test "bad --summary partial records are bad input naming file:line, nothing written" {
-	h=$(printf '#tr-cp-partial/1\tsummary\tservice')
+	h=$(printf '#tr-cp-partial/2\tsummary key=service')
 	while IFS='|' read -r rec want; do
-		printf '%s\n%s\n' "$h" "$rec" | tr '~' '\t' > "$BATS_TEST_TMPDIR/bad"
+		printf '%s\n%s\n#end\t1\n' "$h" "$rec" | tr '~' '\t' > "$BATS_TEST_TMPDIR/bad"
 		run --separate-stderr tr-cp --summary service --merge "$BATS_TEST_TMPDIR/bad"
 		expect_status 3 || { echo "$rec: status $status"; false; }
-		[ -z "$output" ] || { echo "$rec wrote: $output"; false; }
+		expect_empty "$output" || { echo "$rec wrote: $output"; false; }
 		expect_eq "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" "$stderr" || { echo "$rec: $stderr"; false; }
 	done <<-'EOF'
 	G~web~~1~1~1~0|not a tr-cp --summary partial record (want G and 7 fields)
@@ -126,20 +126,29 @@ shards() {
 	EOF
 }
 
-@test "--partial and --merge go with --summary, --folded, --whatif and --flame only" {
-	for args in "--partial" "--merge" "--summary service --baseline /dev/null --merge" "--dot --merge" "--flame --baseline /dev/null --merge" "--svg --partial"; do
+@test "--partial and --merge go with --summary (--baseline too), --folded, --whatif and --flame only" {
+	for args in "--partial" "--merge" "--suspects --baseline - --merge" "--dot --merge" "--flame --baseline /dev/null --merge" "--svg --partial"; do
 		run tr-cp $args /dev/null
 		expect_status 2 || { echo "$args: status $status: $output"; false; }
-		expect_like "tr-cp: --partial and --merge go with --summary, --folded, --whatif and --flame \(no --baseline\)*" "$output" || { echo "$args: $output"; false; }
+		expect_like "tr-cp: --partial and --merge go with --summary (with --baseline too), --folded, --whatif and --flame \(no --baseline\)*" "$output" || { echo "$args: $output"; false; }
 	done
 }
 
-@test "--ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial" {
-	for args in "--flame --ranks --merge" "--flame --percentile 50 --ranks" "--flame --percentile 50 --ranks --partial" "--flame --bands x --partial" "--flame --percentile 50 --bands x" "--flame --percentile 50 --bands x --merge"; do
+@test "--ranks goes with --flame --percentile or --summary --baseline, and --merge; --bands with them and --partial" {
+	for args in "--flame --ranks --merge" "--flame --percentile 50 --ranks" "--flame --percentile 50 --ranks --partial" "--flame --bands x --partial" "--flame --percentile 50 --bands x" "--flame --percentile 50 --bands x --merge" "--summary service --ranks --merge" "--summary service --baseline - --ranks" "--summary service --bands x --partial" "--summary service --baseline x --bands x"; do
 		run tr-cp $args /dev/null
 		expect_status 2 || { echo "$args: status $status: $output"; false; }
-		expect_like "tr-cp: --ranks goes with --flame --percentile --merge, --bands with --flame --percentile --partial*" "$output" || { echo "$args: $output"; false; }
+		expect_like "tr-cp: --ranks goes with --flame --percentile or --summary --baseline, and --merge; --bands with them and --partial*" "$output" || { echo "$args: $output"; false; }
 	done
+}
+
+@test "--summary --baseline: --merge takes --baseline -, --partial a baseline shard" {
+	run tr-cp --summary service --baseline /dev/null --merge /dev/null
+	expect_status 2
+	expect_like "tr-cp: --merge: the baseline is in the partials (give --baseline -)*" "$output"
+	run tr-cp --summary service --baseline - --partial /dev/null
+	expect_status 2
+	expect_like "tr-cp: --partial: --baseline names the baseline's shard (not -)*" "$output"
 }
 
 # The Jaeger sample in 3 shards by trace (tr-ingest --split 3), in $d.
@@ -344,4 +353,102 @@ two_phases() {
 	run tr-cp --flame --percentile 50 --merge --ranks "$b/bad"
 	expect_status 3
 	expect_output "tr-cp: $b/bad:2: not a tr-cp --flame --percentile phase-1 record (want L, a latency, 0 or 1 and a trace id)"
+}
+
+# --summary KEY --baseline in two phases over shards, in $d: an incident of
+# about 300 traces and a baseline of 200 (more than 64: the batches double), each
+# in 3 shards by trace; phase 1 r$k, the bands, phase 2 p$k (shard k of
+# each side in one run).
+baseline_phases() {
+	d=$BATS_TEST_TMPDIR
+	trsim --seed 3 --traces 300 -o "$d/inc.json"
+	trsim --seed 4 --traces 200 -o "$d/base.json"
+	tr-ingest --split 3 -o "$d/i" "$d/inc.json"
+	tr-ingest --split 3 -o "$d/b" "$d/base.json"
+	for k in 0 1 2; do tr-cp --summary "$1" --baseline "$d/b$k.tr" --partial "$d/i$k.tr" > "$d/r$k"; done
+	tr-cp --summary "$1" --baseline - --merge --ranks "$d/r0" "$d/r1" "$d/r2" > "$d/bands"
+	for k in 0 1 2; do tr-cp --summary "$1" --baseline "$d/b$k.tr" --bands "$d/bands" --partial "$d/i$k.tr" > "$d/p$k"; done
+	cat "$d"/b[012].tr > "$d/base.tr"
+}
+
+@test "--summary service --baseline in two phases: the table and the verdict of one pass over the shards" {
+	baseline_phases service
+	tr-cp --summary service --baseline "$d/base.tr" "$d"/i[012].tr > "$d/one" 2> "$d/one.err"
+	run --separate-stderr tr-cp --summary service --baseline - --merge "$d/p0" "$d/p1" "$d/p2"
+	expect_status 0
+	expect_eq "$(cat "$d/one")" "$output"
+	expect_eq "$(grep '^tr-cp: --baseline: ' "$d/one.err")" "$stderr"
+}
+
+@test "--summary operation --baseline -f json in two phases, merged in any order: the JSON of one pass" {
+	baseline_phases operation
+	expected=$(tr-cp --summary operation -f json --baseline "$d/base.tr" "$d"/i[012].tr 2> /dev/null)
+	run --separate-stderr tr-cp --summary operation -f json --baseline - --merge "$d/p2" "$d/p0" "$d/p1"
+	expect_status 0
+	expect_eq "$expected" "$output"
+}
+
+@test "--summary --baseline phase 2 merges through a combiner and from stdin" {
+	baseline_phases service
+	tr-cp --summary service --baseline - --merge --partial "$d/p0" "$d/p2" > "$d/c02"
+	run --separate-stderr sh -c "cat '$d/c02' '$d/p1' | tr-cp --summary service --baseline - --merge"
+	expect_status 0
+	expect_eq "$(tr-cp --summary service --baseline "$d/base.tr" "$d"/i[012].tr 2> /dev/null)" "$output"
+}
+
+@test "--summary --baseline phase 1 holds each side's count and first trace; the bands each shard's first place" {
+	shards
+	run tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/s0.tr" --partial "$BATS_TEST_TMPDIR/s1.tr"
+	expect_status 0
+	expect_eq "$(printf '#tr-cp-partial/2\tbaseline-ranks key=service overlap-allowance=0.01\nT\t0\t1\tr3\nT\t1\t2\tr1\n#end\t2')" "$output"
+	echo "$output" > "$BATS_TEST_TMPDIR/r1"
+	tr-cp --summary service --baseline "$BATS_TEST_TMPDIR/s1.tr" --partial "$BATS_TEST_TMPDIR/s0.tr" > "$BATS_TEST_TMPDIR/r0"
+	run tr-cp --summary service --baseline - --merge --ranks "$BATS_TEST_TMPDIR/r0" "$BATS_TEST_TMPDIR/r1"
+	expect_status 0
+	expect_eq "$(printf '#tr-cp-partial/2\tbaseline-bands key=service overlap-allowance=0.01\nN\t3\t3\nO\t0\t0\t2\tr1\nO\t1\t0\t1\tr3\nO\t0\t2\t1\tr3\nO\t1\t1\t2\tr1\n#end\t5')" "$output"
+}
+
+@test "--summary --baseline phase 2: each side's shard is found by its first trace, whatever it is paired with" {
+	baseline_phases service
+	tr-cp --summary service --baseline "$d/b2.tr" --bands "$d/bands" --partial "$d/i0.tr" > "$d/x0"
+	tr-cp --summary service --baseline "$d/b0.tr" --bands "$d/bands" --partial "$d/i2.tr" > "$d/x2"
+	run --separate-stderr tr-cp --summary service --baseline - --merge "$d/x0" "$d/p1" "$d/x2"
+	expect_status 0
+	expect_eq "$(tr-cp --summary service --baseline "$d/base.tr" "$d"/i[012].tr 2> /dev/null)" "$output"
+}
+
+@test "--summary --baseline: a shard phase 1 did not count, given twice, or missing is bad input, nothing written" {
+	baseline_phases service
+	awk '/^T/ { n++ } n < 10' "$d/b0.tr" > "$d/short.tr"
+	run --separate-stderr tr-cp -q --summary service --baseline "$d/short.tr" --bands "$d/bands" --partial "$d/i0.tr"
+	expect_status 3
+	expect_empty "$output"
+	expect_like "tr-cp: $d/bands: this shard has 9 baseline traces, phase 1 counted * (it ran over another shard)" "$stderr"
+	first=$(awk -F'\t' '$1 == "T" { print $2; exit }' "$d/i0.tr")
+	awk -F'\t' -v t="$first" '$2 != t' "$d/i0.tr" > "$d/odd.tr"
+	run --separate-stderr tr-cp -q --summary service --baseline "$d/b0.tr" --bands "$d/bands" --partial "$d/odd.tr"
+	expect_status 3
+	expect_like "tr-cp: $d/bands: trace *, the first of this shard's incident traces, is the first of no shard there (phase 1 ran over other shards)" "$stderr"
+	run --separate-stderr tr-cp --summary service --baseline - --merge --ranks "$d/r0" "$d/r1" "$d/r0"
+	expect_status 3
+	expect_empty "$output"
+	expect_like "tr-cp: $d/r0:2: the incident shard whose first trace is * was given before: give each shard once" "$stderr"
+	run --separate-stderr tr-cp --summary service --baseline - --merge "$d/p0" "$d/p2"
+	expect_status 3
+	expect_empty "$output"
+	expect_like "tr-cp: --baseline --merge: the partials hold * of the * incident traces phase 1 counted: a shard is missing or was given twice" "$stderr"
+}
+
+@test "--summary percentiles over shards are exact: per-trace values, no sketch, the table of one pass" {
+	d=$BATS_TEST_TMPDIR
+	trsim --seed 5 --traces 400 | tr-ingest -q > "$d/all.tr"
+	tr-ingest --split 4 -o "$d/s" "$d/all.tr"
+	for key in service operation; do
+		for k in 0 1 2 3; do tr-cp -q --summary $key --partial "$d/s$k.tr" > "$d/p$k"; done
+		run --separate-stderr tr-cp --summary $key --merge "$d/p3" "$d/p1" "$d/p0" "$d/p2"
+		expect_status 0
+		expect_eq "$(tr-cp -q --summary $key "$d/all.tr")" "$output" "--summary $key"
+		expect_empty "$stderr"
+		expect_contains "p99" "$(head -n 1 <<< "$output")"
+	done
 }

@@ -29,12 +29,15 @@
  * does not move time between services. */
 #include "cp/baseline.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "filter.h"
+#include "core/format.h"
 #include "core/kinds.h"
+#include "core/partial.h"
 #include "core/table.h"
 
 #define MAX_BATCHES 64
@@ -85,6 +88,7 @@ cp_baseline_check(const char *path, long nread, size_t ntimed)
  * (tr_span_error), over every span, on the critical path or not. */
 typedef struct fail_count {
 	size_t spans[2], failed[2];
+	const char *key;	/* the map's: service, NUL, operation */
 } fail_count;
 
 typedef struct group {
@@ -116,6 +120,16 @@ struct cp_compare {
 	strmap fail_map;	/* a group's key -> its fail_count */
 	fail_count *fc;
 	size_t nfc, capfc;
+	/* --partial over shards (the end of this file) */
+	char *first[2];		/* each side's first trace counted, escaped */
+	int placing;		/* phase 2: batches by place among all the traces */
+	int64_t shard[2];	/* phase 2: the shard of each side in at[], -1: none */
+	uint64_t pos[2], total[2];	/* phase 2: the next trace's place; all the traces */
+	strmap shards;		/* phase 2: side and first trace id -> index in at[] */
+	struct shard_at {
+		uint64_t offset, count;
+	} *at;
+	size_t nat, capat;
 };
 
 cp_compare *
@@ -143,6 +157,10 @@ cp_compare_free(cp_compare *k)
 	strmap_free(&k->fail_map);
 	free(k->fc);
 	sb_free(&k->buf);
+	free(k->first[0]);
+	free(k->first[1]);
+	strmap_free(&k->shards);
+	free(k->at);
 	free(k);
 }
 
@@ -159,9 +177,9 @@ cp_compare_ntraces(const cp_compare *k, int baseline)
 }
 
 static group *
-find_group(cp_compare *k, const tr_span *s)
+find_group_key(cp_compare *k, const char *service, const char *operation)
 {
-	size_t op = sb_set_pair(&k->buf, s->service, k->by_operation ? s->operation : "");
+	size_t op = sb_set_pair(&k->buf, service, k->by_operation ? operation : "");
 	int added;
 
 	strmap_slot *slot = strmap_intern(&k->map, &k->mem, k->buf.s, k->buf.len, &added);
@@ -170,6 +188,27 @@ find_group(cp_compare *k, const tr_span *s)
 		k->g[k->ng++] = (group){.service = slot->key, .operation = slot->key + op};
 	}
 	return &k->g[slot->val];
+}
+
+static group *
+find_group(cp_compare *k, const tr_span *s)
+{
+	return find_group_key(k, s->service, s->operation);
+}
+
+static void first_trace(cp_compare *k, const tr_trace *t, int side);
+
+/* The batch the trace counts in: the current one, or in phase 2 over
+ * shards the one its place among all the traces puts it in. */
+static size_t
+batch_of(const cp_compare *k, int side)
+{
+	uint64_t b;
+
+	if (!k->placing)
+		return k->nbatches[side];
+	b = k->pos[side] / k->batch_size[side];
+	return b < MAX_BATCHES ? (size_t)b : MAX_BATCHES - 1;	/* past the end: a wrong shard, said */
 }
 
 /* Count the trace in its batch; when 64 are full, pairs merge into 32. */
@@ -220,7 +259,7 @@ fail_count_of(cp_compare *k, int add)
 		return NULL;
 	if (add && added) {
 		GROW(k->fc, k->capfc, k->nfc + 1);
-		k->fc[k->nfc++] = (fail_count){{0, 0}, {0, 0}};
+		k->fc[k->nfc++] = (fail_count){{0, 0}, {0, 0}, slot->key};
 	}
 	return &k->fc[slot->val];
 }
@@ -250,6 +289,8 @@ cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline
 		return;
 	k->serial++;
 	k->ntouched = 0;
+	if (!k->ntraces[side])
+		first_trace(k, t, side);
 	k->ntraces[side]++;
 	k->latency[side] += (double)c->path_length;
 	if (t->nspans > k->capspans) {
@@ -290,13 +331,18 @@ cp_compare_add(cp_compare *k, const tr_trace *t, const cp_trace *c, int baseline
 		}
 		g->cur += k->self[c->path[i]];
 	}
+	size_t b = batch_of(k, side);
+
 	for (size_t i = 0; i < k->ntouched; i++) {
 		group *g = &k->g[k->touched[i]];
 
 		g->sum[side] += (double)g->cur;
-		g->batch[side][k->nbatches[side]] += (double)g->cur;
+		g->batch[side][b] += (double)g->cur;
 	}
-	next_batch(k, side);
+	if (k->placing)
+		k->pos[side]++;
+	else
+		next_batch(k, side);
 }
 
 /* Mean per request of one side of g, and its squared standard error from
@@ -506,4 +552,405 @@ cp_compare_verdict(cp_compare *k, strbuf *out)
 	table_duration(b, sizeof b, (int64_t)llround(rows[0].after), TABLE_AUTO);
 	sb_addf(out, "%zu differ; the largest: %s%s%s, %s -> %s per request", nsig, rows[0].service,
 		*rows[0].operation ? " " : "", rows[0].operation, a, b);
+}
+
+/* --- Two phases over shards (baseline.h). A trace's batch is its place
+ * among all the traces of its side, in the order of the shards; phase 1
+ * counts each shard's traces, the merge of phase 1 gives each shard its
+ * first place, phase 2 puts each trace in its batch and writes the sums,
+ * and the last merge adds them up. Every sum is of whole µs (doubles that
+ * hold integers exactly below 2^53), so the sums of the merge are those
+ * of one pass, in any order. */
+
+static const char *const side_name[2] = {"incident", "baseline"};
+
+static void
+first_trace(cp_compare *k, const tr_trace *t, int side)
+{
+	strmap_slot *s;
+
+	sb_clear(&k->buf);
+	sb_addc(&k->buf, (char)('0' + side));
+	tr_escapes(&k->buf, t->trace_id, 0);
+	k->first[side] = xstrdup(k->buf.s + 1);
+	if (!k->placing)
+		return;
+	s = strmap_get(&k->shards, k->buf.s, k->buf.len);
+	k->shard[side] = s ? s->val : -1;
+	k->pos[side] = s ? k->at[s->val].offset : 0;
+}
+
+void
+cp_compare_write_counts(const cp_compare *k, const char *made_for, tr_output *out)
+{
+	strbuf b = {0};
+	uint64_t n = 0;
+
+	tr_partial_header(&b, "cp", made_for);
+	for (int side = 0; side < 2; side++)
+		if (k->ntraces[side]) {
+			sb_addf(&b, "T\t%d\t%zu\t%s\n", side, k->ntraces[side], k->first[side]);
+			n++;
+		}
+	tr_partial_end(&b, n);
+	tr_output_sb(out, &b);
+	sb_free(&b);
+}
+
+/* A count of 0 to 2^53 filling a field; -1 when it is not one. */
+static int
+count_field(const tr_field *f, uint64_t *v)
+{
+	char *end;
+
+	if (!f->len || f->s[0] < '0' || f->s[0] > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(f->s, &end, 10);
+	return end == f->s + f->len && !errno && *v <= (1ULL << 53) ? 0 : -1;
+}
+
+/* "0" or "1": the incident's or the baseline's. */
+static int
+side_field(const tr_field *f)
+{
+	return f->len == 1 && (f->s[0] == '0' || f->s[0] == '1') ? f->s[0] - '0' : -1;
+}
+
+struct cp_shards {
+	arena mem;
+	strmap seen;		/* side and first trace id */
+	struct shard_count {
+		int side;
+		uint64_t count;
+		const char *id;		/* escaped */
+	} *s;
+	size_t n, cap;
+	uint64_t total[2];
+	strbuf key;
+};
+
+cp_shards *
+cp_shards_new(void)
+{
+	return xcalloc(1, sizeof(cp_shards));
+}
+
+void
+cp_shards_free(cp_shards *s)
+{
+	if (!s)
+		return;
+	strmap_free(&s->seen);
+	arena_free(&s->mem);
+	sb_free(&s->key);
+	free(s->s);
+	free(s);
+}
+
+int
+cp_shards_line(cp_shards *s, char *line, size_t len, char *err, size_t errlen)
+{
+	tr_field f[5];
+	uint64_t count;
+	int side, added;
+
+	if (tr_split(line, len, f, 5) != 4 || f[0].len != 1 || line[0] != 'T' ||
+	    (side = side_field(&f[1])) < 0 || count_field(&f[2], &count) < 0 || !count || !f[3].len) {
+		snprintf(err, errlen, "not a tr-cp --baseline phase-1 record (want T, 0 or 1, a count "
+			 "of traces and a trace id)");
+		return -1;
+	}
+	sb_clear(&s->key);	/* the side, then the id */
+	sb_addc(&s->key, f[1].s[0]);
+	sb_add(&s->key, f[3].s, f[3].len);
+	strmap_slot *slot = strmap_put_copy(&s->seen, &s->mem, s->key.s, s->key.len, &added);
+	if (!added) {
+		snprintf(err, errlen, "the %s shard whose first trace is %.*s was given before: give "
+			 "each shard once", side_name[side], (int)f[3].len, f[3].s);
+		return -1;
+	}
+	GROW(s->s, s->cap, s->n + 1);
+	s->s[s->n++] = (struct shard_count){side, count, (const char *)slot->key + 1};
+	s->total[side] += count;
+	return 0;
+}
+
+void
+cp_shards_write(const cp_shards *s, const char *made_for, tr_output *out)
+{
+	uint64_t offset[2] = {0, 0};
+	strbuf b = {0};
+
+	tr_partial_header(&b, "cp", made_for);
+	sb_addf(&b, "N\t%llu\t%llu\n", (unsigned long long)s->total[0], (unsigned long long)s->total[1]);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct shard_count *c = &s->s[i];
+
+		sb_addf(&b, "O\t%d\t%llu\t%llu\t%s\n", c->side, (unsigned long long)offset[c->side],
+			(unsigned long long)c->count, c->id);
+		offset[c->side] += c->count;
+		tr_output_spill(out, &b);
+	}
+	tr_partial_end(&b, 1 + s->n);
+	tr_output_sb(out, &b);
+	sb_free(&b);
+}
+
+/* Full batches of n traces, as one pass ends with them: 1 trace a batch
+ * up to 64, then twice as many each time 64 batches are full. */
+static void
+set_batches(cp_compare *k, int side, uint64_t n)
+{
+	uint64_t size = 1;
+
+	while (n >= MAX_BATCHES * size)
+		size *= 2;
+	k->total[side] = n;
+	k->batch_size[side] = size;
+	k->nbatches[side] = n / size;
+}
+
+static int
+at_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	cp_compare *k = ctx;
+	tr_field f[6];
+	uint64_t a, b;
+	int side, added;
+	size_t nf = tr_split(line, len, f, 6);
+
+	if (nf == 3 && f[0].len == 1 && line[0] == 'N' && count_field(&f[1], &a) == 0 &&
+	    count_field(&f[2], &b) == 0) {
+		set_batches(k, 0, a);
+		set_batches(k, 1, b);
+		return 0;
+	}
+	if (nf != 5 || f[0].len != 1 || line[0] != 'O' || (side = side_field(&f[1])) < 0 ||
+	    count_field(&f[2], &a) < 0 || count_field(&f[3], &b) < 0 || !f[4].len) {
+		snprintf(err, errlen, "not a tr-cp --baseline bands record (want N and two counts, or "
+			 "O, 0 or 1, a place, a count and a trace id)");
+		return -1;
+	}
+	sb_clear(&k->buf);
+	sb_addc(&k->buf, f[1].s[0]);
+	sb_add(&k->buf, f[4].s, f[4].len);
+	strmap_slot *slot = strmap_put_copy(&k->shards, &k->mem, k->buf.s, k->buf.len, &added);
+	if (!added) {
+		snprintf(err, errlen, "a shard named twice (%s, first trace %.*s)", side_name[side],
+			 (int)f[4].len, f[4].s);
+		return -1;
+	}
+	slot->val = (int64_t)k->nat;
+	GROW(k->at, k->capat, k->nat + 1);
+	k->at[k->nat++] = (struct shard_at){a, b};
+	return 0;
+}
+
+int
+cp_compare_read_shards(cp_compare *k, const char *path, const char *made_for)
+{
+	k->shard[0] = k->shard[1] = -1;
+	set_batches(k, 0, 0);	/* bands without their N record place nothing */
+	set_batches(k, 1, 0);
+	if (tr_partial_merge_files((char **)&path, 1, "cp", made_for, 0, at_line, k) < 0)
+		return -1;
+	k->placing = 1;
+	return 0;
+}
+
+int
+cp_compare_placed(const cp_compare *k, const char *path, char *what, size_t whatlen)
+{
+	for (int side = 0; side < 2; side++) {
+		if (!k->ntraces[side])
+			continue;
+		if (k->shard[side] < 0) {
+			snprintf(what, whatlen, "%s: trace %s, the first of this shard's %s traces, is the "
+				 "first of no shard there (phase 1 ran over other shards)", path,
+				 k->first[side], side_name[side]);
+			return -1;
+		}
+		if (k->at[k->shard[side]].count != k->ntraces[side]) {
+			snprintf(what, whatlen, "%s: this shard has %zu %s traces, phase 1 counted %llu "
+				 "(it ran over another shard)", path, k->ntraces[side], side_name[side],
+				 (unsigned long long)k->at[k->shard[side]].count);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "j:v,..." for a side's batches that are not 0, "-" for none. */
+static void
+write_batches(strbuf *b, const group *g, int side)
+{
+	int any = 0;
+
+	for (size_t j = 0; j < MAX_BATCHES; j++)
+		if (g->batch[side][j] != 0)
+			sb_addf(b, "%s%zu:%lld", any++ ? "," : "", j, (long long)g->batch[side][j]);
+	if (!any)
+		sb_addc(b, '-');
+}
+
+static void
+write_key(strbuf *b, char type, const char *service, const char *operation)
+{
+	sb_addc(b, type);
+	sb_addc(b, '\t');
+	tr_escapes(b, service, 0);
+	sb_addc(b, '\t');
+	tr_escapes(b, operation, 0);
+}
+
+void
+cp_compare_write_partial(const cp_compare *k, const char *made_for, tr_output *out)
+{
+	strbuf b = {0};
+
+	tr_partial_header(&b, "cp", made_for);
+	for (int side = 0; side < 2; side++)
+		sb_addf(&b, "S\t%d\t%zu\t%lld\t%llu\n", side, k->ntraces[side], (long long)k->latency[side],
+			(unsigned long long)k->total[side]);
+	sb_addf(&b, "I\t%zu\n", k->inferred);
+	for (size_t i = 0; i < k->ng; i++) {
+		const group *g = &k->g[i];
+
+		write_key(&b, 'G', g->service, g->operation);
+		sb_addf(&b, "\t%lld\t%lld\t", (long long)g->sum[0], (long long)g->sum[1]);
+		write_batches(&b, g, 0);
+		sb_addc(&b, '\t');
+		write_batches(&b, g, 1);
+		sb_addc(&b, '\n');
+		tr_output_spill(out, &b);
+	}
+	for (size_t i = 0; i < k->nfc; i++) {
+		const fail_count *f = &k->fc[i];
+
+		write_key(&b, 'F', f->key, f->key + strlen(f->key) + 1);
+		sb_addf(&b, "\t%zu\t%zu\t%zu\t%zu\n", f->spans[0], f->failed[0], f->spans[1], f->failed[1]);
+		tr_output_spill(out, &b);
+	}
+	tr_partial_end(&b, 3 + k->ng + k->nfc);
+	tr_output_sb(out, &b);
+	sb_free(&b);
+}
+
+/* A key's two fields unescaped in place, NUL-terminated. */
+static void
+unescape_key(tr_field *f)
+{
+	for (int i = 0; i < 2; i++) {
+		f[i].len = tr_unescape((char *)f[i].s, f[i].s, f[i].len);
+		((char *)f[i].s)[f[i].len] = '\0';
+	}
+}
+
+/* "j:v,..." or "-" into a side's batches. */
+static int
+merge_batches(group *g, int side, const tr_field *f)
+{
+	const char *p = f->s, *end = f->s + f->len;
+
+	if (f->len == 1 && *p == '-')
+		return 0;
+	while (p < end) {
+		char *stop;
+		unsigned long long j, v;
+
+		errno = 0;
+		j = strtoull(p, &stop, 10);
+		if (stop == p || *stop != ':' || j >= MAX_BATCHES || *p < '0' || *p > '9')
+			return -1;
+		p = stop + 1;
+		v = strtoull(p, &stop, 10);
+		if (stop == p || errno || *p < '0' || *p > '9' || v > (1ULL << 53) ||
+		    (stop != end && *stop != ',') || (*stop == ',' && stop + 1 == end))
+			return -1;
+		g->batch[side][j] += (double)v;
+		p = stop + (stop != end);
+	}
+	return 0;
+}
+
+static int
+merge_sides(cp_compare *k, const tr_field *f, char *err, size_t errlen)
+{
+	uint64_t n, lat, total;
+	int side = side_field(&f[1]);
+
+	if (side < 0 || count_field(&f[2], &n) < 0 || count_field(&f[3], &lat) < 0 ||
+	    count_field(&f[4], &total) < 0) {
+		snprintf(err, errlen, "bad S record (want S, 0 or 1, and three counts)");
+		return -1;
+	}
+	/* placing, in the merge: a bit for each side whose total was read */
+	if (k->placing & (1 << side) && total != k->total[side]) {
+		snprintf(err, errlen, "a partial of other bands (%llu %s traces, not %llu): give the "
+			 "partials of one phase 2", (unsigned long long)total, side_name[side],
+			 (unsigned long long)k->total[side]);
+		return -1;
+	}
+	k->placing |= 1 << side;
+	k->total[side] = total;
+	k->ntraces[side] += n;
+	k->latency[side] += (double)lat;
+	return 0;
+}
+
+int
+cp_compare_merge_line(cp_compare *k, char *line, size_t len, char *err, size_t errlen)
+{
+	tr_field f[8];
+	uint64_t v[4];
+	size_t nf = tr_split(line, len, f, 8);
+
+	if (nf == 5 && f[0].len == 1 && line[0] == 'S')
+		return merge_sides(k, f, err, errlen);
+	if (nf == 2 && f[0].len == 1 && line[0] == 'I' && count_field(&f[1], &v[0]) == 0) {
+		k->inferred += v[0];
+		return 0;
+	}
+	if (nf == 7 && f[0].len == 1 && line[0] == 'G' && count_field(&f[3], &v[0]) == 0 &&
+	    count_field(&f[4], &v[1]) == 0) {
+		unescape_key(f + 1);
+		group *g = find_group_key(k, f[1].s, f[2].s);
+
+		g->sum[0] += (double)v[0];
+		g->sum[1] += (double)v[1];
+		if (merge_batches(g, 0, &f[5]) == 0 && merge_batches(g, 1, &f[6]) == 0)
+			return 0;
+	} else if (nf == 7 && f[0].len == 1 && line[0] == 'F' && count_field(&f[3], &v[0]) == 0 &&
+		   count_field(&f[4], &v[1]) == 0 && count_field(&f[5], &v[2]) == 0 &&
+		   count_field(&f[6], &v[3]) == 0 && v[1] <= v[0] && v[3] <= v[2]) {
+		unescape_key(f + 1);
+		sb_set_pair(&k->buf, f[1].s, f[2].s);
+		fail_count *c = fail_count_of(k, 1);
+
+		c->spans[0] += v[0];
+		c->failed[0] += v[1];
+		c->spans[1] += v[2];
+		c->failed[1] += v[3];
+		return 0;
+	}
+	snprintf(err, errlen, "not a tr-cp --summary --baseline partial record (want S, I, G or F "
+		 "and its fields)");
+	return -1;
+}
+
+int
+cp_compare_merged(cp_compare *k, char *what, size_t whatlen)
+{
+	for (int side = 0; side < 2; side++) {
+		if (k->ntraces[side] != k->total[side]) {
+			snprintf(what, whatlen, "--baseline --merge: the partials hold %zu of the %llu %s "
+				 "traces phase 1 counted: a shard is missing or was given twice",
+				 k->ntraces[side], (unsigned long long)k->total[side], side_name[side]);
+			return -1;
+		}
+		set_batches(k, side, k->total[side]);
+	}
+	k->placing = 0;
+	return 0;
 }

@@ -68,4 +68,34 @@ void cp_compare_write(cp_compare *k, strbuf *out, int format, int units);
 void cp_compare_verdict(cp_compare *k, strbuf *out);
 void cp_compare_free(cp_compare *k);
 
+/* tr-cp --summary KEY --baseline over shards, in two phases (tr-cp(1)).
+ * The batches follow the order of the traces, so a trace's batch is its
+ * place among all the traces of its side in the order of the shards:
+ * phase 1 counts each shard's traces (cp_compare_write_counts), a merge of
+ * those counts in the order of the shards gives each shard the place of
+ * its first trace (cp_shards), phase 2 reads them
+ * (cp_compare_read_shards) before its traces and writes its sums
+ * (cp_compare_write_partial), and the last merge adds them up
+ * (cp_compare_merge_line, cp_compare_merged). The partials are in
+ * partial.h's frame, kind "cp", made for what the caller says. */
+void cp_compare_write_counts(const cp_compare *k, const char *made_for, tr_output *out);
+typedef struct cp_shards cp_shards;
+cp_shards *cp_shards_new(void);
+/* One record of a phase-1 partial (tr_partial_merge_fn). */
+int cp_shards_line(cp_shards *s, char *line, size_t len, char *err, size_t errlen);
+/* Each shard's first place, in the order the partials came. */
+void cp_shards_write(const cp_shards *s, const char *made_for, tr_output *out);
+void cp_shards_free(cp_shards *s);
+/* Phase 2: -1 after a message when path is not cp_shards_write's. */
+int cp_compare_read_shards(cp_compare *k, const char *path, const char *made_for);
+/* Phase 2, after the traces: -1 (what) when a side's traces are not a
+ * shard phase 1 counted (path: the file of places). */
+int cp_compare_placed(const cp_compare *k, const char *path, char *what, size_t whatlen);
+void cp_compare_write_partial(const cp_compare *k, const char *made_for, tr_output *out);
+/* One record of a phase-2 partial (tr_partial_merge_fn). */
+int cp_compare_merge_line(cp_compare *k, char *line, size_t len, char *err, size_t errlen);
+/* After the last: -1 (what) when the partials do not hold every trace
+ * phase 1 counted; else k is that of one pass over the shards. */
+int cp_compare_merged(cp_compare *k, char *what, size_t whatlen);
+
 #endif

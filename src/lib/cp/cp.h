@@ -93,7 +93,10 @@ void cp_summary_free(cp_summary *s);
 /* --partial: the groups' states, which --merge adds up exactly (per-trace
  * values included: the percentiles are those of one pass). */
 void cp_summary_write_partial(cp_summary *s, tr_output *out);
-/* --merge: one line of a partial (line is modified). Returns 0, or -1 with
+/* What its partials are made for (partial.h's frame): "summary key=KEY";
+ * valid until the next call. */
+const char *cp_summary_made_for(cp_summary *s);
+/* --merge: one record of a partial (line is modified). Returns 0, or -1 with
  * what is wrong in err. */
 int cp_summary_merge_line(cp_summary *s, char *line, size_t len, char *err, size_t errlen);
 

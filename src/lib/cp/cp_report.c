@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cp/cp.h"
+#include "core/partial.h"
 #include "core/table.h"
 #include "draw/dot.h"
 #include "core/pick.h"
@@ -47,6 +48,7 @@ struct cp_summary {
 	uint64_t serial;
 	strbuf buf;
 	tr_keywatch watch;		/* the tag key: did any span have it? */
+	strbuf made_for;		/* what its partials are made for */
 };
 
 void
@@ -263,19 +265,19 @@ cp_summary_free(cp_summary *s)
 	tr_keywatch_free(&s->watch);
 	arena_free(&s->mem);
 	sb_free(&s->buf);
+	sb_free(&s->made_for);
 	free(s);
 }
 
 /* --- the summary's partial state (--partial, --merge) ---
  *
- * "#tr-cp-partial/1<TAB>summary<TAB>KEY", then a G record per group:
+ * In partial.h's frame, "#tr-cp-partial/2<TAB>summary key=KEY" (KEY
+ * escaped) and "#end<TAB>N", around a G record per group:
  * G, its key's two parts (escaped), critical-path and self µs, its spans
  * and the failed ones among them, then the
  * critical-path µs of each trace it was in, as "v:count" items in
  * increasing order, separated by ','. A merge adds them: the table is
  * that of one pass over all the traces. */
-
-#define SUMMARY_PARTIAL "#tr-cp-partial/1\tsummary\t"
 
 static const char *
 summary_key(const cp_summary *s)
@@ -283,14 +285,21 @@ summary_key(const cp_summary *s)
 	return s->key == KEY_TAG ? s->tag : s->key == KEY_OPERATION ? "operation" : "service";
 }
 
+const char *
+cp_summary_made_for(cp_summary *s)
+{
+	sb_clear(&s->made_for);
+	sb_adds(&s->made_for, "summary key=");
+	tr_escapes(&s->made_for, summary_key(s), 0);
+	return s->made_for.s;
+}
+
 void
 cp_summary_write_partial(cp_summary *s, tr_output *out)
 {
 	strbuf b = {0};
 
-	sb_adds(&b, SUMMARY_PARTIAL);
-	tr_escapes(&b, summary_key(s), 0);
-	sb_addc(&b, '\n');
+	tr_partial_header(&b, "cp", cp_summary_made_for(s));
 	for (size_t i = 0; i < s->ng; i++) {
 		group *g = &s->g[i];
 
@@ -309,6 +318,7 @@ cp_summary_write_partial(cp_summary *s, tr_output *out)
 		sb_addc(&b, '\n');
 		tr_output_spill(out, &b);
 	}
+	tr_partial_end(&b, s->ng);
 	tr_output_sb(out, &b);
 	sb_free(&b);
 }
@@ -355,20 +365,6 @@ cp_summary_merge_line(cp_summary *s, char *line, size_t len, char *err, size_t e
 	tr_field f[10];
 	long long cp, self, spans, errors;
 
-	if (len >= strlen(SUMMARY_PARTIAL) && !memcmp(line, SUMMARY_PARTIAL, strlen(SUMMARY_PARTIAL))) {
-		size_t hl = strlen(SUMMARY_PARTIAL);
-		strbuf k = {0};
-		int same;
-
-		tr_escapes(&k, summary_key(s), 0);
-		same = len - hl == k.len && !memcmp(line + hl, k.s, k.len);
-		sb_free(&k);
-		if (!same)
-			snprintf(err, errlen, "a partial of another --summary key (want %s)", summary_key(s));
-		return same ? 0 : -1;
-	}
-	if (!len || line[0] == '#')
-		return 0;
 	if (tr_split(line, len, f, 10) != 8 || f[0].len != 1 || line[0] != 'G') {
 		snprintf(err, errlen, "not a tr-cp --summary partial record (want G and 7 fields)");
 		return -1;

@@ -46,6 +46,7 @@ struct cp_run {
 	size_t streams;		/* --svg: long-lived streams passed over */
 	const char *empty;	/* --flame, --baseline: nothing to draw or compare */
 	strbuf merged;		/* --merge of --whatif: the rows so far */
+	char placed[512];	/* --baseline --bands: why this shard is not one phase 1 counted */
 	cp_bands *bands;	/* --bands: the traces of each percentile's band */
 };
 
@@ -126,9 +127,39 @@ summary_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 		cp_summary_add(r->summary, t, &r->cp);
 }
 
+/* What a --summary --baseline partial is made for: kind "baseline-ranks"
+ * (phase 1), "baseline-bands" (the merge of phase 1) or "baseline" (phase 2). */
+static const char *
+baseline_made_for(const cp_run *r, const char *kind, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s key=%s overlap-allowance=%.17g", kind, r->o.summary_key, r->o.allowance);
+	return buf;
+}
+
+/* --summary --baseline --partial: phase 1 (each side's count of traces),
+ * or phase 2 with --bands (the sums), when the shard is one phase 1 counted. */
+static void
+compare_partial(cp_run *r, tr_output *out)
+{
+	char made_for[160];
+
+	if (!r->o.bands) {
+		cp_compare_write_counts(r->compare, baseline_made_for(r, "baseline-ranks", made_for,
+								      sizeof made_for), out);
+	} else if (cp_compare_placed(r->compare, r->o.bands, r->placed, sizeof r->placed) < 0)
+		r->empty = r->placed;
+	else
+		cp_compare_write_partial(r->compare, baseline_made_for(r, "baseline", made_for, sizeof made_for),
+					 out);
+}
+
 static void
 summary_end(cp_run *r, strbuf *b, tr_output *out)
 {
+	if (r->compare && r->o.partial) {	/* a shard may hold no trace: the merge says so */
+		compare_partial(r, out);
+		return;
+	}
 	if (r->compare) {
 		if (!cp_compare_ntraces(r->compare, 0))
 			r->empty = "--baseline: no trace with a timed root to compare";
@@ -463,6 +494,8 @@ read_baseline(cp_run *r, const char *path)
 	n = cp_read_traces(path, &r->cp, r->o.keep_going, r->o.max_spans, add_baseline, r);
 	if (n < 0)
 		return -1;
+	if (r->o.partial)	/* a shard: the merge checks the spread */
+		return 0;
 	return cp_baseline_check(path, n, r->flames ? cp_flames_ntraces(r->flames, 1) :
 			 cp_compare_ntraces(r->compare, 1));
 }
@@ -483,9 +516,12 @@ cp_run_new(const cp_run_opts *o, int *status)
 		r->ops->begin(r);
 	if (o->mode == CP_MODE_DOT || o->mode == CP_MODE_SVG)
 		r->links = cp_links_new();
-	if (o->baseline && read_baseline(r, o->baseline) < 0)
+	if (r->compare && o->bands &&
+	    cp_compare_read_shards(r->compare, o->bands, baseline_made_for(r, "baseline-bands", err, sizeof err)) < 0)
 		*status = TR_EXIT_INPUT;
-	else if (o->bands && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err))))
+	else if (o->baseline && !o->merge && read_baseline(r, o->baseline) < 0)
+		*status = TR_EXIT_INPUT;
+	else if (o->bands && !r->compare && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err))))
 		*status = TR_EXIT_INPUT;
 	else if (o->mode == CP_MODE_WHATIF) {
 		r->whatif = cp_whatif_new(o->format);
@@ -592,10 +628,88 @@ merge_framed(cp_run *r, char **files, int nfiles, tr_output **out, const char *o
 	return TR_EXIT_OK;
 }
 
+static int
+shards_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_shards_line(ctx, line, len, err, errlen);
+}
+
+static int
+compare_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	return cp_compare_merge_line(ctx, line, len, err, errlen);
+}
+
+static void compare_notes(cp_run *r);
+
+/* --summary --baseline - --merge --ranks: phase 1's counts into each
+ * shard's place; without --ranks, phase 2's sums into the table (or, with
+ * --partial, one partial of them). */
+static int
+merge_compare(cp_run *r, char **files, int nfiles, tr_output **out, const char *out_path)
+{
+	char buf[160], what[512] = "";
+	cp_shards *s = r->o.ranks ? cp_shards_new() : NULL;
+	cp_compare *k = r->compare;
+	strbuf b = {0};
+
+	if (s) {
+		if (tr_partial_merge_files(files, nfiles, "cp", baseline_made_for(r, "baseline-ranks", buf, sizeof buf),
+					   0, shards_line, s) == 0)
+			cp_shards_write(s, baseline_made_for(r, "baseline-bands", buf, sizeof buf),
+					*out = tr_output_open(out_path, 0));
+		cp_shards_free(s);
+		return *out ? TR_EXIT_OK : TR_EXIT_INPUT;
+	}
+	if (tr_partial_merge_files(files, nfiles, "cp", baseline_made_for(r, "baseline", buf, sizeof buf), 0,
+				   compare_line, k) < 0)
+		return TR_EXIT_INPUT;
+	if (r->o.partial) {
+		cp_compare_write_partial(k, buf, *out = tr_output_open(out_path, 0));
+		return TR_EXIT_OK;
+	}
+	if (cp_compare_merged(k, what, sizeof what) < 0)
+		;	/* said in what */
+	else if (!cp_compare_ntraces(k, 0))
+		snprintf(what, sizeof what, "--baseline: no trace with a timed root to compare");
+	else if (cp_compare_ntraces(k, 1) < 2)
+		snprintf(what, sizeof what, "--baseline --merge: %zu baseline traces have a timed root; "
+			 "a baseline needs at least 2 to have a spread", cp_compare_ntraces(k, 1));
+	if (*what) {
+		tr_warn("%s", what);
+		return TR_EXIT_INPUT;
+	}
+	cp_compare_write(k, &b, r->o.format, units_or(r, TABLE_US));
+	tr_output_sb(*out = tr_output_open(out_path, 0), &b);
+	sb_free(&b);
+	if (!r->o.quiet)
+		compare_notes(r);
+	return TR_EXIT_OK;
+}
+
 int
 cp_mode_merges(enum cp_mode m)
 {
 	return m == CP_MODE_SUMMARY || m == CP_MODE_FOLDED || m == CP_MODE_WHATIF || m == CP_MODE_FLAME;
+}
+
+const char *
+cp_merge_opts_error(const cp_run_opts *o)
+{
+	int compare = o->baseline && o->mode == CP_MODE_SUMMARY;
+	int two = o->npct || compare;	/* the modes in two phases */
+
+	if ((o->partial || o->merge) && (!cp_mode_merges(o->mode) || (o->baseline && !compare)))
+		return "--partial and --merge go with --summary (with --baseline too), --folded, --whatif and "
+		       "--flame (no --baseline)";
+	if ((o->ranks && (!o->merge || o->partial || !two)) || (o->bands && (!o->partial || o->merge || !two)))
+		return "--ranks goes with --flame --percentile or --summary --baseline, and --merge; --bands "
+		       "with them and --partial";
+	if (o->merge && compare && strcmp(o->baseline, "-") != 0)
+		return "--merge: the baseline is in the partials (give --baseline -)";
+	if (o->partial && !o->merge && compare && !strcmp(o->baseline, "-"))
+		return "--partial: --baseline names the baseline's shard (not -)";
+	return NULL;
 }
 
 int
@@ -605,10 +719,14 @@ cp_run_merge(cp_run *r, char **files, int nfiles, const char *out_path)
 	tr_output *out = NULL;
 	int status;
 
-	if (r->o.mode == CP_MODE_WHATIF || r->o.mode == CP_MODE_FLAME)
+	if (r->compare)
+		status = merge_compare(r, files, nfiles, &out, out_path);
+	else if (r->o.mode == CP_MODE_WHATIF || r->o.mode == CP_MODE_FLAME)
 		status = merge_framed(r, files, nfiles, &out, out_path);
 	else if ((status = sum ? tr_merge_files(files, nfiles, folded_line, sum)
-			       : tr_merge_files(files, nfiles, summary_line, r->summary)) == TR_EXIT_OK) {
+			       : tr_partial_merge_files(files, nfiles, "cp", cp_summary_made_for(r->summary), 0,
+							summary_line, r->summary) < 0 ? TR_EXIT_INPUT
+											: TR_EXIT_OK) == TR_EXIT_OK) {
 		out = tr_output_open(out_path, 0);
 		if (sum)
 			cp_folded_sum_write(sum, out);
@@ -691,7 +809,7 @@ cp_run_notes(cp_run *r, int read_status, cp_outcome *w)
 		w->whatif_unmatched = cp_whatif_unmatched(r->whatif, r->o.verbose);
 	/* the baseline's verdict and the suspects are over a whole, clean read */
 	clean = read_status == TR_EXIT_OK && !w->pag_bad && !w->whatif_unmatched;
-	if (r->compare && !r->empty && !r->o.quiet && clean)
+	if (r->compare && !r->empty && !r->o.quiet && !r->o.partial && clean)
 		compare_notes(r);
 	if (r->suspects && !r->empty && clean)
 		suspects_notes(r);

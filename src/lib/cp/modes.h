@@ -24,6 +24,7 @@ typedef struct cp_run_opts {
 	const char **rules;		/* --whatif RULE... */
 	size_t nrules;
 	int partial;			/* --partial */
+	int merge;			/* --merge */
 	int ranks;			/* --merge --ranks: phase 1's partials into bands */
 	const char *bands;		/* --bands FILE: phase 2 of --flame --percentile */
 	int keep_streams;		/* --keep-streams */
@@ -51,6 +52,9 @@ void cp_run_filter(cp_run *r, tr_filter *f);
 int cp_run_merge(cp_run *r, char **files, int nfiles, const char *out_path);
 /* The modes with --partial and --merge. */
 int cp_mode_merges(enum cp_mode m);
+/* What is wrong with o's --partial, --merge, --ranks and --bands (a usage
+ * error), or NULL. */
+const char *cp_merge_opts_error(const cp_run_opts *o);
 /* What a run met that fails it; each was said on stderr when it was met
  * or by cp_run_notes, unless marked "not said": the tool's verdict says
  * those it decides by. */
