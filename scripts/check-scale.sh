@@ -24,6 +24,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export LC_ALL=C
 SHARDS=8
 CUTS=4
+TW=200		# tr-temporal's window over time shards (a halo of TW/2)
 T0=$(date +%s)
 
 say() { printf 'check-scale: %s\n' "$*"; }
@@ -273,6 +274,18 @@ else
 fi
 [ "$(cat hosts)" = "$(printf '127.0.0.2\n127.0.0.3')" ] ||
 	{ say "parallel --sshlogin: jobs ran on: $(echo $(cat hosts)), not on both hosts"; status=1; }
+# tr-temporal by time: the recipe of docs/scale-out.md, "Time shards with a
+# halo": contiguous shards with a halo of half the window, each shard's
+# clock partial made on the hosts, every partial given to every shard
+tr-temporal -w $TW "$data/one.tr" > "$data/one.temporal"
+tr-ingest --clock-offsets "$data/one.tr" > "$data/one.offsets"
+tr-ingest --split-time $SHARDS --halo $((TW / 2)) -o run "$data/one.tr"
+eval "$P -k 'tr-ingest --clock-offsets --partial {}' ::: run?.tr" > clocks.part
+eval "$P -k --basefile clocks.part 'tr-temporal -w $TW --clock-offsets=clocks.part {} | tail -n +2' ::: run?.tr" |
+	{ echo '#tr/1'; cat; } > temporal
+tr-ingest --clock-offsets --merge clocks.part > offsets
+same "parallel --sshlogin: tr-ingest --clock-offsets --merge" "$data/one.offsets" offsets
+same "parallel --sshlogin: tr-temporal -w $TW, $SHARDS time shards, halo $((TW / 2))" "$data/one.temporal" temporal
 say "GNU parallel done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 1b. tr-cp's merges over GNU parallel: -k keeps the partials in the
@@ -412,6 +425,31 @@ same "slurm job array + reducer: tr-aggregate, exact percentiles" "$data/one.agg
 same "slurm job array + reducer: tr-cp --summary service" "$data/one.cp" cp
 same "slurm job array + reducer: tr-cp --folded" "$data/one.folded" folded
 same "slurm job array + reducer: tr-report's slowest requests" "$data/one.slowest" slowest
+# tr-temporal by time on Slurm: the recipe of docs/scale-out.md, "Time
+# shards with a halo": an array of clock partials, then an array of
+# tr-temporal given them all (afterok), then the outputs in shard order
+tr-ingest --split-time $SHARDS --halo $((TW / 2)) -o run "$data/one.tr"
+cat > clock.sh <<'EOF'
+#!/bin/sh
+exec tr-ingest --clock-offsets --partial -o "clock.$SLURM_ARRAY_TASK_ID.part" "run$SLURM_ARRAY_TASK_ID.tr"
+EOF
+cat > temporal.sh <<'EOF'
+#!/bin/sh
+# every shard's clock partials, then this shard without its header line
+set -e
+k=$SLURM_ARRAY_TASK_ID
+cat clock.*.part > "clocks.$k"
+tr-temporal -w "$TW" --clock-offsets="clocks.$k" "run$k.tr" | tail -n +2 > "temporal.$k.out"
+EOF
+export TW
+c1=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'clock.%a.out' -e 'clock.%a.err' clock.sh)
+timeout 120 sbatch --wait --parsable --chdir="$PWD" --array=0-$((SHARDS - 1)) --dependency=afterok:"$c1" \
+	-o 'temporal.%a.log' -e 'temporal.%a.err' temporal.sh > temporal.id ||
+	die "slurm: tr-temporal failed: $(cat temporal.*.err 2>/dev/null)"
+{ echo '#tr/1'; for k in $(seq 0 $((SHARDS - 1))); do cat "temporal.$k.out"; done; } > temporal
+cat clock.*.part | tr-ingest --clock-offsets --merge > offsets
+same "slurm job arrays: tr-ingest --clock-offsets --merge" "$data/one.offsets" offsets
+same "slurm job arrays: tr-temporal -w $TW, $SHARDS time shards, halo $((TW / 2))" "$data/one.temporal" temporal
 say "Slurm job array done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 2b. tr-cp's merges over Slurm: phase 1 (a job array), the bands (one

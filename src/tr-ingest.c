@@ -7,15 +7,17 @@
 #include "core/format.h"
 #include "ingest/ingest.h"
 #include "core/shard.h"
+#include "core/halo.h"
 
 static void
 usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: tr-ingest [-kqvz] [-j N] [-f FORMAT] [-o FILE] [--max-spans N]\n"
-		"                 [--clock-offsets]\n"
+		"                 [--clock-offsets [--partial | --merge]]\n"
 		"                 [--max-bytes N] [--no-merge] [--time-unit UNIT]\n"
 		"                 [--shard K/N | --split N] [--files-from LIST] [FILE|DIR...]\n"
+		"       tr-ingest --split-time N [--halo K] -o PREFIX FILE\n"
 		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to\n"
 		"the tr line format. A directory stands for the *.json, *.jsonl and *.ndjson\n"
 		"files under it (.gz, .zst too).\n"
@@ -36,9 +38,15 @@ usage(FILE *f, int status)
 		"                          trace id), each as one group\n"
 		"      --split N           every trace to its shard's output, -o PREFIX:\n"
 		"                          PREFIX0.tr ... PREFIX<N-1>.tr (.tr.zst with -z)\n"
+		"      --split-time N      FILE's traces in order, cut into N runs: PREFIX0.tr ...\n"
+		"      --halo K            with --split-time: K traces of the neighbours before\n"
+		"                          and after a run, tagged tr.halo=true\n"
 		"      --files-from LIST   also read the files LIST names, one a line (-: stdin)\n"
 		"      --clock-offsets     write the hosts' clock offsets, estimated from the\n"
 		"                          input's RPCs, as O records (not the traces)\n"
+		"      --partial           with --clock-offsets: the RPCs' evidence, to merge\n"
+		"      --merge             with --clock-offsets: the O records of the partials\n"
+		"                          given (none: stdin), as one pass would write\n"
 		"      --max-spans N       a trace with more spans is bad input, skipped as it is\n"
 		"                          read (default 1000000; 0: none)\n"
 		"      --max-bytes N       a JSON trace larger than N bytes is bad input, skipped\n"
@@ -100,7 +108,8 @@ shard_main(tr_shard_opts *so, const ingest_opts *o, ingest_list *inputs, const c
 }
 
 /* Long-only options: values past any character, so no short option. */
-enum { OPT_NO_MERGE = 256, OPT_TIME_UNIT, OPT_SHARD, OPT_SPLIT };
+enum { OPT_NO_MERGE = 256, OPT_TIME_UNIT, OPT_SHARD, OPT_SPLIT, OPT_PARTIAL, OPT_MERGE,
+       OPT_SPLIT_TIME, OPT_HALO };
 
 static const struct option longopts[] = {
 	{"format", required_argument, NULL, 'f'}, {"threads", required_argument, NULL, 'j'},
@@ -108,6 +117,8 @@ static const struct option longopts[] = {
 	{"time-unit", required_argument, NULL, OPT_TIME_UNIT},
 	{"shard", required_argument, NULL, OPT_SHARD}, {"split", required_argument, NULL, OPT_SPLIT},
 	{"clock-offsets", no_argument, NULL, TR_OPT_CLOCK_OFFSETS},
+	{"partial", no_argument, NULL, OPT_PARTIAL}, {"merge", no_argument, NULL, OPT_MERGE},
+	{"split-time", required_argument, NULL, OPT_SPLIT_TIME}, {"halo", required_argument, NULL, OPT_HALO},
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -119,6 +130,8 @@ typedef struct cli {
 	tr_filelist from;
 	tr_shard_opts so;
 	int zstd;
+	enum tr_offsets_mode clocks;	/* --partial, --merge */
+	long long split_time, halo;	/* --split-time, --halo (-1: none) */
 } cli;
 
 static void
@@ -160,6 +173,13 @@ ingest_option(cli *c, int opt, const char *arg)
 		break;
 	case 'z': c->zstd = 1; break;
 	case OPT_SHARD: case OPT_SPLIT: shard_option(&c->so, opt, arg); break;
+	case OPT_SPLIT_TIME: c->split_time = tr_arg_count("--split-time", arg, 1, TR_SPLIT_MAX); break;
+	case OPT_HALO: c->halo = tr_arg_count("--halo", arg, 0, TR_ARG_NO_MAX); break;
+	case OPT_PARTIAL: case OPT_MERGE:
+		if (c->clocks)
+			tr_usage_error("--partial and --merge: one of them");
+		c->clocks = opt == OPT_PARTIAL ? TR_OFFSETS_PARTIAL : TR_OFFSETS_MERGE;
+		break;
 	default: return 0;
 	}
 	return 1;
@@ -204,30 +224,33 @@ ingest_main(cli *c, ingest_list *inputs, char **files, int nfiles, int status)
 }
 
 /* --clock-offsets: the O records of the hosts' offsets (tr-format(5)),
- * estimated from the input's RPCs, for the tools' --clock-offsets=FILE. */
+ * estimated from the input's RPCs, for the tools' --clock-offsets=FILE;
+ * or their evidence as a partial, or the merge of partials. */
 static int
 clocks_main(const cli *c, char **files, int nfiles)
 {
-	tr_clock *k = tr_clock_from_inputs(files, nfiles, NULL, c->f.max_spans, c->f.max_bytes,
-					   c->f.keep_going ? TR_READ_KEEP_GOING : 0);
-	tr_output *out = tr_output_open(c->f.out_path, c->zstd ? 3 : 0);
 	strbuf b = {0};
+	size_t nhosts;
+	int status = tr_offsets_produce(c->clocks, files, nfiles, c->f.max_spans, c->f.max_bytes,
+					c->f.keep_going ? TR_READ_KEEP_GOING : 0, &b, &nhosts);
 
-	sb_adds(&b, TR_FORMAT_HEADER "\n");
-	tr_offsets_write(k, &b);
-	tr_output_sb(out, &b);
-	tr_output_close(out);
-	if (c->f.verbose)
-		tr_warn("clock offsets of %zu hosts written", tr_clock_nhosts(k));
+	if (status == TR_EXIT_OK) {
+		tr_output *out = tr_output_open(c->f.out_path, c->zstd ? 3 : 0);
+
+		tr_output_sb(out, &b);
+		tr_output_close(out);
+		if (c->f.verbose)
+			tr_warn("clock offsets of %zu hosts written", nhosts);
+	}
 	sb_free(&b);
-	tr_clock_free(k);
-	return TR_EXIT_OK;
+	return status;
 }
 
 int
 main(int argc, char **argv)
 {
-	cli c = {.o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES}};
+	cli c = {.o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES},
+		 .halo = -1};
 	ingest_list inputs = {0};
 	int opt, status = TR_EXIT_OK, nfiles;
 	char **files;
@@ -255,6 +278,12 @@ main(int argc, char **argv)
 		tr_usage_error("--where goes with the filters: tr-ingest ... | tr-cp --where EXPR");
 	if (c.f.clock_offsets)
 		return clocks_main(&c, files, nfiles);
+	if (c.clocks)
+		tr_usage_error("--partial and --merge go with --clock-offsets");
+	if (c.halo >= 0 && !c.split_time)
+		tr_usage_error("--halo goes with --split-time");
+	if (c.split_time)
+		return tr_split_halo_main(files, nfiles, (unsigned)c.split_time, c.halo, c.f.out_path, c.zstd);
 	if (c.so.split && !c.f.out_path)
 		tr_usage_error("--split: -o PREFIX names the outputs");
 	if (!nfiles && ingest_list_add(&inputs, "-") < 0)

@@ -1,8 +1,11 @@
 /* clock.c - per-host clock offsets from RPC timings. See clock.h. */
 #include "clock.h"
 #include "exports.h"
+#include "core/format.h"
+#include "core/halo.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +128,8 @@ note_rpc(tr_clock *c, const rpc_end *cl, const rpc_end *sv)
 void
 tr_clock_add_trace(tr_clock *c, const tr_trace *t)
 {
+	if (tr_trace_is_halo(t))	/* the shard that owns it counts its RPCs */
+		return;
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
 
@@ -397,6 +402,7 @@ typedef struct scan {
 	strbuf group_id;	/* its id as the records write it */
 	const char *trace_id;	/* unescaped */
 	int open;
+	int halo;		/* the open trace is a halo trace (core/halo.h) */
 	size_t span_recs, bytes;
 	scan_span *spans;
 	size_t nspans, capspans;
@@ -635,7 +641,8 @@ scan_end_trace(scan *sc)
 	sc->open = 0;
 	if (scan_link(sc) < 0 || scan_cycle(sc))
 		return -1;
-	scan_note_rpcs(sc);
+	if (!sc->halo)	/* the shard that owns it counts its RPCs */
+		scan_note_rpcs(sc);
 	return 0;
 }
 
@@ -653,6 +660,7 @@ scan_begin_trace(scan *sc, const char *tid, size_t tidlen, const char *line, siz
 	tr_unescape(id, tid, tidlen);
 	sc->trace_id = id;
 	sc->open = 1;
+	sc->halo = len > 1 && line[0] == 'T' && line[1] == '\t' && tr_line_is_halo(line, len);
 	return scan_record(sc, line, len);
 }
 
@@ -894,12 +902,20 @@ tr_clock *
 tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
 		     size_t max_bytes, int flags)
 {
+	tr_clock *c = tr_clock_gather(files, nfiles, names, max_spans, max_bytes, flags);
+
+	tr_clock_solve(c);
+	return c;
+}
+
+tr_clock *
+tr_clock_gather(char **files, int nfiles, char *const *names, size_t max_spans,
+		size_t max_bytes, int flags)
+{
 	tr_clock *c = scan_inputs(files, nfiles, max_spans, max_bytes);
 
-	if (c) {
-		tr_clock_solve(c);
+	if (c)
 		return c;
-	}
 	/* not the line format (exports), or not a file: read the traces */
 	tr_reader *r = tr_reader_open(files, nfiles, names, max_spans, max_bytes,
 				      (flags & ~TR_READ_VERBOSE) | TR_READ_QUIET);
@@ -916,6 +932,93 @@ tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_sp
 			tr_clock_add_trace(c, t);
 	}
 	tr_reader_free(r);
-	tr_clock_solve(c);
 	return c;
+}
+
+/* The evidence as records (clock.h): the hosts in the order they were met,
+ * then the pairs, each side's summary of its RPCs. */
+static void
+write_side(strbuf *b, const rpc_side *d)
+{
+	sb_addf(b, "\t%zu\t%lld\t%lld\t%lld\t%lld\t%lld", d->n, (long long)d->lo, (long long)d->hi,
+		(long long)d->min_slack, (long long)d->mid2, (long long)d->min_req);
+}
+
+size_t
+tr_clock_write_evidence(const tr_clock *c, strbuf *b)
+{
+	for (size_t i = 0; i < c->nhosts; i++) {
+		sb_adds(b, "H\t");
+		tr_escapes(b, c->hosts[i].name, 0);
+		sb_addf(b, "\t%zu\n", c->hosts[i].calls);
+	}
+	for (size_t i = 0; i < c->npairs; i++) {
+		const host_pair *p = &c->pairs[i];
+
+		sb_adds(b, "P\t");
+		tr_escapes(b, c->hosts[p->a].name, 0);
+		sb_adds(b, "\t");
+		tr_escapes(b, c->hosts[p->b].name, 0);
+		write_side(b, &p->side[0]);
+		write_side(b, &p->side[1]);
+		sb_adds(b, "\n");
+	}
+	return c->nhosts + c->npairs;
+}
+
+/* Field f as a host of c (unescaped in place: the line is the caller's). */
+static int32_t
+field_host(tr_clock *c, tr_field *f)
+{
+	char *s = (char *)f->s;
+
+	s[tr_unescape(s, f->s, f->len)] = '\0';
+	return host_id(c, s);
+}
+
+static int
+parse_side(const tr_field *f, rpc_side *d)
+{
+	int64_t v[6];
+
+	for (int i = 0; i < 6; i++)
+		if (parse_i64(f[i].s, f[i].len, &v[i]) < 0)
+			return -1;
+	if (v[0] < 0)
+		return -1;
+	*d = (rpc_side){.n = (size_t)v[0], .lo = v[1], .hi = v[2], .min_slack = v[3], .mid2 = v[4],
+			.min_req = v[5]};
+	return 0;
+}
+
+int
+tr_clock_merge_evidence(tr_clock *c, char *line, size_t len, char *what, size_t whatlen)
+{
+	tr_field f[16];
+	size_t n = tr_split(line, len, f, 16);
+	int64_t calls;
+	rpc_side side[2];
+
+	if (n == 3 && f[0].len == 1 && f[0].s[0] == 'H' && f[1].len &&
+	    parse_i64(f[2].s, f[2].len, &calls) == 0 && calls >= 0) {
+		int32_t h = field_host(c, &f[1]);	/* may move c->hosts */
+
+		c->hosts[h].calls += (size_t)calls;
+		return 0;
+	}
+	if (n == 15 && f[0].len == 1 && f[0].s[0] == 'P' && f[1].len && f[2].len &&
+	    parse_side(f + 3, &side[0]) == 0 && parse_side(f + 9, &side[1]) == 0) {
+		int32_t a = field_host(c, &f[1]), b = field_host(c, &f[2]);
+
+		if (strcmp(c->hosts[a].name, c->hosts[b].name) < 0) {
+			host_pair *p = pair_of(c, a, b, 1);
+
+			merge_side(&p->side[0], &side[0]);
+			merge_side(&p->side[1], &side[1]);
+			return 0;
+		}
+	}
+	snprintf(what, whatlen, "not a clock record (H host calls, or P host host and two sides "
+		 "of six numbers)");
+	return -1;
 }

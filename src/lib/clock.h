@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "core/trace.h"
+#include "core/util.h"
 
 typedef struct tr_clock tr_clock;
 
@@ -63,6 +64,22 @@ void tr_clock_host_get(const tr_clock *c, size_t i, tr_clock_host *h);
  * does. */
 tr_clock *tr_clock_from_inputs(char **files, int nfiles, char *const *names, size_t max_spans,
 			       size_t max_bytes, int flags);
+
+/* tr_clock_from_inputs without the solving: the evidence alone, for a
+ * partial (tr-ingest --clock-offsets --partial). */
+tr_clock *tr_clock_gather(char **files, int nfiles, char *const *names, size_t max_spans,
+			  size_t max_bytes, int flags);
+/* The evidence of c as records, what a merge needs to solve as one pass
+ * would: "H host calls" for every host in the order c met them, then "P a
+ * b" for every pair of hosts (a < b by name) with each direction's RPC
+ * count, offset interval (lo, hi), least slack, that RPC's doubled middle
+ * and least request time. Returns the number of records. */
+size_t tr_clock_write_evidence(const tr_clock *c, strbuf *b);
+/* One record of that evidence added to c's (line: NUL-terminated, changed);
+ * hosts new to c come after its own, in the order the records name them:
+ * evidence merged in the order of the inputs is that of one pass over them
+ * one after the other. 0, or -1 with what set. */
+int tr_clock_merge_evidence(tr_clock *c, char *line, size_t len, char *what, size_t whatlen);
 
 /* An offset known already (read from O records, tr-format(5)): host's,
  * estimated from rpcs RPCs; a clock made of these alone is not solved. */

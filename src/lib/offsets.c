@@ -3,6 +3,7 @@
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/io.h"
+#include "core/partial.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,9 +71,56 @@ parse_record(tr_offsets *o, const char *line, size_t len, size_t lineno)
 	return 0;
 }
 
+/* What a clock partial is made for: the evidence has no option to differ in. */
+#define CLOCK_PARTIAL_KIND "ingest"
+#define CLOCK_PARTIAL_FOR "clock-offsets"
+#define CLOCK_PARTIAL_HEAD "#tr-" CLOCK_PARTIAL_KIND "-partial/"
+
+static int
+merge_evidence(void *ctx, char *line, size_t len, char *what, size_t whatlen)
+{
+	return tr_clock_merge_evidence(ctx, line, len, what, whatlen);
+}
+
+/* The evidence of clock partials (none: standard input), merged in their
+ * order; NULL when one was bad (said). */
+static tr_clock *
+merge_partials(char **files, int nfiles)
+{
+	tr_clock *c = tr_clock_new();
+
+	if (tr_partial_merge_files(files, nfiles, CLOCK_PARTIAL_KIND, CLOCK_PARTIAL_FOR, 0,
+				   merge_evidence, c) == 0)
+		return c;
+	tr_clock_free(c);
+	return NULL;
+}
+
+/* Does path hold clock partials (tr-ingest --clock-offsets --partial)? */
+static int
+holds_partials(const char *path)
+{
+	tr_input *in = tr_input_open(path);
+	size_t len;
+	char *line = tr_input_line(in, &len);
+	int yes = line && len >= sizeof CLOCK_PARTIAL_HEAD - 1 &&
+		  memcmp(line, CLOCK_PARTIAL_HEAD, sizeof CLOCK_PARTIAL_HEAD - 1) == 0;
+
+	tr_input_close(in);
+	return yes;
+}
+
 tr_offsets *
 tr_offsets_read(const char *path)
 {
+	if (holds_partials(path)) {	/* solved as the estimate over their inputs is */
+		tr_clock *c = merge_partials((char **)&path, 1);
+
+		if (!c)
+			exit(TR_EXIT_INPUT);
+		tr_clock_solve(c);
+		return tr_offsets_of_clock(c);
+	}
 	tr_offsets *o = xcalloc(1, sizeof *o);
 	tr_input *in = tr_input_open(path);
 	size_t len, lineno = 0;
@@ -167,6 +215,30 @@ tr_offsets_write(const tr_clock *c, strbuf *b)
 		snprintf(num, sizeof num, "\t%lld\t%zu\n", (long long)h.offset, h.rpcs);
 		sb_adds(b, num);
 	}
+}
+
+int
+tr_offsets_produce(enum tr_offsets_mode m, char **files, int nfiles, size_t max_spans,
+		   size_t max_bytes, int flags, strbuf *b, size_t *nhosts)
+{
+	tr_clock *c;
+
+	if (m == TR_OFFSETS_MERGE) {
+		if (!(c = merge_partials(files, nfiles)))
+			return TR_EXIT_INPUT;
+	} else
+		c = tr_clock_gather(files, nfiles, NULL, max_spans, max_bytes, flags);
+	*nhosts = tr_clock_nhosts(c);
+	if (m == TR_OFFSETS_PARTIAL) {
+		tr_partial_header(b, CLOCK_PARTIAL_KIND, CLOCK_PARTIAL_FOR);
+		tr_partial_end(b, tr_clock_write_evidence(c, b));
+	} else {
+		tr_clock_solve(c);
+		sb_adds(b, TR_FORMAT_HEADER "\n");
+		tr_offsets_write(c, b);
+	}
+	tr_clock_free(c);
+	return TR_EXIT_OK;
 }
 
 void

@@ -34,6 +34,16 @@ size_t tr_offsets_unseen(const tr_offsets *o);
 /* The O records of c (no header): one a host, in c's order. */
 void tr_offsets_write(const tr_clock *c, strbuf *b);
 
+/* tr-ingest --clock-offsets over the inputs, into b: the O records (header
+ * first) estimated from the inputs' RPCs; with --partial, the evidence
+ * behind them as a partial (tr-ingest(1)); with --merge, the O records
+ * solved from the evidence of the partial files (none: standard input) as
+ * one pass over their inputs would. *nhosts: the hosts written. 0, or
+ * TR_EXIT_INPUT when a partial was bad ("file:line: what" said). */
+enum tr_offsets_mode { TR_OFFSETS_ESTIMATE, TR_OFFSETS_PARTIAL, TR_OFFSETS_MERGE };
+int tr_offsets_produce(enum tr_offsets_mode m, char **files, int nfiles, size_t max_spans,
+		       size_t max_bytes, int flags, strbuf *b, size_t *nhosts);
+
 void tr_offsets_free(tr_offsets *o);
 
 #endif

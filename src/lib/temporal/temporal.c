@@ -17,6 +17,7 @@
 #include "draw/dot.h"
 #include "filter.h"
 #include "core/pick.h"
+#include "core/halo.h"
 
 static size_t
 half_window(const temporal *tp)
@@ -93,6 +94,8 @@ queried(const temporal *tp, const wtrace *w)
 static void
 emit(temporal *tp, wtrace *w, strbuf *out)
 {
+	if (tr_trace_is_halo(&w->t))	/* its shard's neighbour writes it */
+		return;
 	int analysed = queried(tp, w);
 
 	tp->st.queried += analysed;
