@@ -164,7 +164,7 @@ cp_option(cli *c, int opt, const char *arg)
 	case OPT_SUSPECTS: set_mode(o, CP_MODE_SUSPECTS); break;
 	case OPT_KEEP_STREAMS: o->keep_streams = 1; break;
 	case OPT_PARTIAL: o->partial = 1; break;
-	case OPT_MERGE: c->merge = 1; break;
+	case OPT_MERGE: c->merge = o->merge = 1; break;
 	case OPT_RANKS: o->ranks = 1; break;
 	case OPT_BANDS: o->bands = arg; break;
 	case OPT_SECTIONS: o->sections = 1; break;
@@ -204,7 +204,7 @@ check_modes(const cli *c)
 		tr_usage_error("--keep-streams goes with --svg and --flame");
 	if (o->npct && m != CP_MODE_FLAME)
 		tr_usage_error("--percentile goes with --flame");
-	if (o->baseline && m != CP_MODE_FLAME && m != CP_MODE_SUMMARY && m != CP_MODE_SUSPECTS)
+	if (o->baseline && m != CP_MODE_FLAME && m != CP_MODE_SUMMARY && m != CP_MODE_SUSPECTS && m != CP_MODE_WHATIF)
 		tr_usage_error("--baseline goes with --summary, --flame and --suspects");
 	if (!o->baseline && m == CP_MODE_SUSPECTS)
 		tr_usage_error("--suspects needs --baseline FILE: what the incident is compared with");

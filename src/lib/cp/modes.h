@@ -24,6 +24,7 @@ typedef struct cp_run_opts {
 	const char **rules;		/* --whatif RULE... */
 	size_t nrules;
 	int partial;			/* --partial */
+	int merge;			/* --merge */
 	int ranks;			/* --merge --ranks: phase 1's partials into bands */
 	const char *bands;		/* --bands FILE: phase 2 of --flame --percentile */
 	int keep_streams;		/* --keep-streams */
