@@ -128,3 +128,10 @@ row_of() {
 	run tr-cp --whatif 'trace=B:remove' --merge /dev/null
 	expect_status 2
 }
+
+@test "--trace picks the requests reported; the work of every trace still delays them" {
+	run tr-cp --whatif 'trace=B:remove' --trace R "$data/whatif_a.tr"
+	expect_status 0
+	expect_eq "$(printf 'R\t40000\t31000\t-9000\t0')" "$(row_of R)" "R's row"
+	expect_eq "" "$(row_of U)" "a trace not picked is not reported"
+}
