@@ -206,8 +206,8 @@ check_modes(const cli *c)
 		tr_usage_error("--keep-streams goes with --svg and --flame");
 	if (o->npct && m != CP_MODE_FLAME)
 		tr_usage_error("--percentile goes with --flame");
-	if (o->baseline && m != CP_MODE_FLAME && m != CP_MODE_SUMMARY && m != CP_MODE_SUSPECTS)
-		tr_usage_error("--baseline goes with --summary, --flame and --suspects");
+	if (o->baseline && m != CP_MODE_FLAME && m != CP_MODE_SUMMARY && m != CP_MODE_SUSPECTS && m != CP_MODE_WHATIF)
+		tr_usage_error("--baseline goes with --summary, --flame, --suspects and --whatif");
 	if (!o->baseline && m == CP_MODE_SUSPECTS)
 		tr_usage_error("--suspects needs --baseline FILE: what the incident is compared with");
 	if (o->baseline && m == CP_MODE_SUMMARY && strcmp(o->summary_key, "service") != 0 &&

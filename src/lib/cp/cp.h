@@ -147,6 +147,17 @@ const char *cp_whatif_made_for(cp_whatif *w, double allowance);
 int cp_whatif_merge_line(cp_whatif *w, char *line, size_t len, strbuf *out, char *err,
 			 size_t errlen);
 void cp_whatif_free(cp_whatif *w);
+/* The counterfactual what-if (cp_counter.c): a rule removes work
+ * (trace=ID:remove, service=X:remove) or replaces waits (wait=baseline).
+ * Then every trace is kept (picked: reported) and predicted at
+ * cp_whatif_finish, whose table ends with the assumptions made; the
+ * baseline's traces, read first, give the waits. */
+int cp_whatif_counterfactual(const cp_whatif *w);
+int cp_whatif_wants_baseline(const cp_whatif *w);
+void cp_whatif_keep(cp_whatif *w, tr_trace *t, int picked);
+void cp_whatif_baseline_add(cp_whatif *w, const tr_trace *t, const cp_trace *c);
+/* cp_whatif_finish for it: the rows, the quantiles, the assumptions. */
+void cp_whatif_counter_finish(cp_whatif *w, strbuf *out);
 
 /* Helpers the report writers share. */
 

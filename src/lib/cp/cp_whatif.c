@@ -23,38 +23,7 @@
 #include "core/json.h"
 #include "core/partial.h"
 
-typedef struct whatif_rule {
-	char *text;			/* as given, for messages */
-	char *service, *operation;	/* operation NULL: any */
-	double scale;			/* scale=F */
-	int64_t minus;			/* minus=D (µs); -1: a scale rule */
-	size_t matched;			/* spans, over all traces */
-	size_t shadowed;		/* spans it matches that an earlier rule took */
-	size_t outside;			/* spans it matches outside the analysed trees */
-} whatif_rule;
-
-struct cp_whatif {
-	whatif_rule *rule;
-	size_t nrules, caprules;
-	int format, units;
-	int64_t *dur, *rel_end;		/* per span: new duration, new end from the parent's start */
-	int64_t *qwait;			/* per span: its recorded queue wait */
-	struct by_start *byfirst;	/* scratch: one parent's children by start */
-	int32_t *heap;			/* scratch: its children that finished */
-	size_t cap;
-	struct latency {
-		int64_t orig, pred;
-	} *lat;				/* per trace */
-	size_t n, capn;
-	int64_t *sorted;		/* scratch for the quantiles */
-	arena mem;
-	strmap services, operations;	/* names met, for "did you mean" */
-	size_t nunmatched;		/* rules that matched nothing yet: until
-					   none is left, the names are kept */
-	int partial;			/* --partial: T records, not rows */
-	int merged;			/* --merge: no span names were met */
-	strbuf made_for;		/* the partial's header: the rules */
-};
+#include "cp/whatif_impl.h"
 
 cp_whatif *
 cp_whatif_new(int format)
@@ -65,16 +34,58 @@ cp_whatif_new(int format)
 	return w;
 }
 
-/* The last ":scale=" or ":minus=" of the rule: names may hold colons. */
+/* The last ":scale=", ":minus=", ":wait=" or final ":remove" of the rule:
+ * names may hold colons. */
 static const char *
 find_action(const char *rule)
 {
 	const char *at = NULL;
 
 	for (const char *p = strchr(rule, ':'); p; p = strchr(p + 1, ':'))
-		if (strncmp(p, ":scale=", 7) == 0 || strncmp(p, ":minus=", 7) == 0)
+		if (strncmp(p, ":scale=", 7) == 0 || strncmp(p, ":minus=", 7) == 0 ||
+		    strncmp(p, ":wait=", 6) == 0 || strcmp(p, ":remove") == 0)
 			at = p;
 	return at;
+}
+
+/* The counterfactual actions: remove, wait=baseline; 1 when act is one. */
+static int
+counter_action(whatif_rule *r, const char *act, char *err, size_t errsize)
+{
+	if (strcmp(act, ":remove") == 0)
+		r->kind = WR_REMOVE;
+	else if (strncmp(act, ":wait=", 6) != 0)
+		return 0;
+	else if (strcmp(act + 6, "baseline") == 0)
+		r->kind = WR_WAIT;
+	else {
+		snprintf(err, errsize, "wait: only 'baseline' is known: '%s'", act + 6);
+		return -1;
+	}
+	return 1;
+}
+
+/* trace=ID:remove */
+static int
+add_trace_rule(cp_whatif *w, const char *text, const char *act, char *err, size_t errsize)
+{
+	whatif_rule r = {0};
+
+	if (!act || strcmp(act, ":remove") != 0 || act == text + 6) {
+		snprintf(err, errsize, "expected 'trace=ID:remove', got '%s'", text);
+		return -1;
+	}
+	r.text = xstrdup(text);
+	r.kind = WR_REMOVE;
+	r.minus = -1;
+	r.trace_id = xstrdup(text + 6);
+	r.trace_id[act - text - 6] = '\0';
+	r.service = xstrdup("");
+	GROW(w->rule, w->caprules, w->nrules + 1);
+	w->rule[w->nrules++] = r;
+	w->nunmatched++;
+	w->counter = 1;
+	return 0;
 }
 
 int
@@ -83,14 +94,22 @@ cp_whatif_add_rule(cp_whatif *w, const char *text, char *err, size_t errsize)
 	const char *act = find_action(text);
 	whatif_rule r = {0};
 	char *end;
+	int counter;
 
+	if (strncmp(text, "trace=", 6) == 0)
+		return add_trace_rule(w, text, act, err, errsize);
 	if (strncmp(text, "service=", 8) != 0 || !act || act == text + 8) {
 		snprintf(err, errsize, "expected 'service=X[,operation=Y]:scale=F' or ':minus=D', got '%s'",
 			 text);
 		return -1;
 	}
 	r.minus = -1;
-	if (act[1] == 's') {
+	if ((counter = counter_action(&r, act, err, errsize)) < 0)
+		return -1;
+	w->counter |= counter;
+	if (counter) {
+		/* remove, wait=baseline: no number */
+	} else if (act[1] == 's') {
 		r.scale = strtod(act + 7, &end);
 		if (end == act + 7 || *end || !isfinite(r.scale) || r.scale < 0 || r.scale > 1e6) {
 			snprintf(err, errsize, "scale: not a number from 0 to 1e6: '%s'", act + 7);
@@ -122,7 +141,16 @@ cp_whatif_free(cp_whatif *w)
 		free(w->rule[i].text);
 		free(w->rule[i].service);
 		free(w->rule[i].operation);
+		free(w->rule[i].trace_id);
 	}
+	for (size_t i = 0; i < w->nkept; i++) {
+		tr_trace_free(w->kept[i].t);
+		free(w->kept[i].t);
+	}
+	free(w->kept);
+	free(w->base);
+	strmap_free(&w->base_ids);
+	sb_free(&w->base_key);
 	free(w->rule);
 	free(w->dur);
 	free(w->rel_end);
@@ -138,24 +166,26 @@ cp_whatif_free(cp_whatif *w)
 	free(w);
 }
 
-static int
-rule_matches(const whatif_rule *r, const tr_span *s)
+int
+cpw_rule_matches(const whatif_rule *r, const tr_trace *t, const tr_span *s)
 {
+	if (r->trace_id)
+		return strcmp(t->trace_id, r->trace_id) == 0;
 	return strcmp(s->service, r->service) == 0 &&
 	       (!r->operation || strcmp(s->operation, r->operation) == 0);
 }
 
 /* The first rule that matches s, or NULL. While a later rule has matched
  * nothing, it learns that an earlier one took s (for its message). */
-static whatif_rule *
-rule_for(cp_whatif *w, const tr_span *s)
+whatif_rule *
+cpw_rule_for(cp_whatif *w, const tr_trace *t, const tr_span *s)
 {
 	whatif_rule *first = NULL;
 
 	for (size_t i = 0; i < w->nrules; i++) {
 		whatif_rule *r = &w->rule[i];
 
-		if (!rule_matches(r, s))
+		if (!cpw_rule_matches(r, t, s))
 			continue;
 		if (!first)
 			first = r;
@@ -175,7 +205,7 @@ note_outside(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 	for (size_t i = 0; i < t->nspans && w->nunmatched; i++)
 		if (c->state[i] == CP_OFF)
 			for (size_t k = 0; k < w->nrules; k++)
-				if (!w->rule[k].matched && rule_matches(&w->rule[k], &t->spans[i]))
+				if (!w->rule[k].matched && cpw_rule_matches(&w->rule[k], t, &t->spans[i]))
 					w->rule[k].outside++;
 }
 
@@ -290,12 +320,27 @@ queued(const cp_whatif *w, const by_start *k)
 	return q < gap ? q : gap;
 }
 
+/* How much earlier the re-laid resources start child k (< 0: later): never
+ * more than the queue wait it can lose, nor the gap before it. */
+static int64_t
+cut(const cp_whatif *w, const by_start *k)
+{
+	int64_t c = w->cut[k->span], gap = k->start - k->from;
+
+	if (c <= 0)
+		return c;
+	gap = w->qcap[k->span] < gap ? w->qcap[k->span] : gap;
+	return c < gap ? c : gap;
+}
+
 /* The factor of a span's own time (own µs of it, queue waits left out). */
 static double
 factor(const whatif_rule *r, int64_t own)
 {
-	if (!r)
+	if (!r || r->kind == WR_WAIT)
 		return 1.0;
+	if (r->kind == WR_REMOVE)
+		return 0.0;
 	if (r->minus < 0)
 		return r->scale;
 	if (own <= 0)
@@ -335,6 +380,8 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 				base = w->rel_end[x];	/* a join waits for all */
 		}
 		w->rel_end[k] = base + scaled(kids[i].start - kids[i].from - q, f) + q + w->dur[k];
+		if (w->cut)
+			w->rel_end[k] -= cut(w, &kids[i]);
 		if (w->rel_end[k] > last)
 			last = w->rel_end[k];
 		heap_push(w->heap, &nheap, c->end, k);
@@ -343,8 +390,8 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 	return last + scaled(c->end[s] - c->kids[c->koff[s]].end, f);
 }
 
-static void
-reserve(cp_whatif *w, size_t n)
+void
+cpw_reserve(cp_whatif *w, size_t n)
 {
 	if (n <= w->cap)
 		return;
@@ -356,23 +403,25 @@ reserve(cp_whatif *w, size_t n)
 	w->byfirst = xrealloc(w->byfirst, n * sizeof *w->byfirst);
 }
 
-static size_t
-relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
+/* count: the rules' matches are counted (once per trace). */
+size_t
+cpw_relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c, int count)
 {
 	size_t nmatched = 0;
 
-	reserve(w, t->nspans ? t->nspans : 1);
+	cpw_reserve(w, t->nspans ? t->nspans : 1);
 	tr_trace_queue_waits(t, w->qwait);
-	note_outside(w, t, c);
-	for (size_t i = 0; i < c->norder && w->nunmatched; i++) {	/* the spans a rule can match */
+	if (count)
+		note_outside(w, t, c);
+	for (size_t i = 0; i < c->norder && w->nunmatched && count; i++) {	/* the spans a rule can match */
 		remember(w, &w->services, t->spans[c->order[i]].service);
 		remember(w, &w->operations, t->spans[c->order[i]].operation);
 	}
 	for (size_t i = c->norder; i-- > 0;) {
 		int32_t s = c->order[i];
-		whatif_rule *r = rule_for(w, &t->spans[s]);
+		whatif_rule *r = cpw_rule_for(w, t, &t->spans[s]);
 
-		if (r) {
+		if (r && count) {
 			w->nunmatched -= !r->matched++;
 			nmatched++;
 		}
@@ -383,8 +432,8 @@ relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 
 /* The trace's latency from its analysed roots: the earliest start to the
  * latest end, each root ending after its own (original or new) duration. */
-static int64_t
-latency(const cp_whatif *w, const tr_trace *t, const cp_trace *c, int predicted)
+int64_t
+cpw_latency(const cp_whatif *w, const tr_trace *t, const cp_trace *c, int predicted)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
@@ -406,8 +455,8 @@ cp_whatif_predict(cp_whatif *w, const tr_trace *t, const cp_trace *c)
 {
 	if (c->root < 0)
 		return 0;
-	relay_trace(w, t, c);
-	return latency(w, t, c, 1);
+	cpw_relay_trace(w, t, c, 1);
+	return cpw_latency(w, t, c, 1);
 }
 
 static void
@@ -418,7 +467,12 @@ report_unmatched(const cp_whatif *w, const whatif_rule *r)
 	const char *name = known ? r->operation : r->service;
 	const char *near = strmap_closest(m, name);
 
-	if (r->shadowed)
+	if (r->trace_id && r->near)
+		tr_warn("--whatif '%s': no trace has id \"%s\" (did you mean \"%s\"?)", r->text,
+			r->trace_id, r->near);
+	else if (r->trace_id)
+		tr_warn("--whatif '%s': no trace has this id", r->text);
+	else if (r->shadowed)
 		tr_warn("--whatif '%s': an earlier rule takes every span it matches (%zu)", r->text,
 			r->shadowed);
 	else if (w->merged && !r->outside)
@@ -539,8 +593,8 @@ header(cp_whatif *w, strbuf *b, const char *const names[], size_t n)
 }
 
 /* One trace's latencies: its row, or with --partial its T record. */
-static void
-add_latency(cp_whatif *w, const char *id, int64_t orig, int64_t pred, int64_t nmatched,
+void
+cpw_add_latency(cp_whatif *w, const char *id, int64_t orig, int64_t pred, int64_t nmatched,
 	    strbuf *out)
 {
 	int64_t v[4] = {orig, pred, pred - orig, nmatched};
@@ -568,9 +622,9 @@ add_latency(cp_whatif *w, const char *id, int64_t orig, int64_t pred, int64_t nm
 void
 cp_whatif_add(cp_whatif *w, const tr_trace *t, const cp_trace *c, strbuf *out)
 {
-	size_t nmatched = relay_trace(w, t, c);
+	size_t nmatched = cpw_relay_trace(w, t, c, 1);
 
-	add_latency(w, t->trace_id, latency(w, t, c, 0), latency(w, t, c, 1), (int64_t)nmatched, out);
+	cpw_add_latency(w, t->trace_id, cpw_latency(w, t, c, 0), cpw_latency(w, t, c, 1), (int64_t)nmatched, out);
 }
 
 /* --partial: after the traces' T records, an R record per rule with what
@@ -586,16 +640,13 @@ write_partial_end(cp_whatif *w, strbuf *out)
 	tr_partial_end(out, w->n + w->nrules);
 }
 
+/* The quantiles after the rows; json's list of them left open. */
 void
-cp_whatif_finish(cp_whatif *w, strbuf *out)
+cpw_table_end(cp_whatif *w, strbuf *out)
 {
 	static const int ps[] = {50, 95, 99};
 	static const char *const pname[] = {"p50", "p95", "p99"};
 
-	if (w->partial) {
-		write_partial_end(w, out);
-		return;
-	}
 	if (w->format == CP_JSON)
 		sb_adds(out, w->n ? "\n], \"quantiles\": [\n  " : "{\"traces\": [], \"quantiles\": [\n  ");
 	else {
@@ -621,7 +672,19 @@ cp_whatif_finish(cp_whatif *w, strbuf *out)
 		row(w, out, pname[i], v, quant_cols, 2);
 	}
 	if (w->format == CP_JSON)
-		sb_adds(out, "\n]}\n");
+		sb_adds(out, "\n]");
+}
+
+void
+cp_whatif_finish(cp_whatif *w, strbuf *out)
+{
+	if (w->partial) {
+		write_partial_end(w, out);
+		return;
+	}
+	cpw_table_end(w, out);
+	if (w->format == CP_JSON)
+		sb_adds(out, "}\n");
 }
 
 /* --- --partial and --merge ---
@@ -653,6 +716,7 @@ void
 cp_whatif_set_partial(cp_whatif *w, int partial, double allowance)
 {
 	w->partial = partial;
+	w->allowance = allowance;
 	cp_whatif_made_for(w, allowance);
 }
 
@@ -712,6 +776,6 @@ cp_whatif_merge_line(cp_whatif *w, char *line, size_t len, strbuf *out, char *er
 	char *id = (char *)f[1].s;
 
 	id[tr_unescape(id, f[1].s, f[1].len)] = '\0';
-	add_latency(w, id, orig, pred, nmatched, out);
+	cpw_add_latency(w, id, orig, pred, nmatched, out);
 	return 0;
 }

@@ -221,7 +221,9 @@ drawing_end(cp_run *r, strbuf *b, tr_output *out)
 static void
 whatif_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 {
-	if (analysed)
+	if (cp_whatif_counterfactual(r->whatif))
+		cp_whatif_keep(r->whatif, t, 1);	/* predicted at the end */
+	else if (analysed)
 		cp_whatif_add(r->whatif, t, &r->cp, out);
 }
 
@@ -229,7 +231,10 @@ static void
 whatif_end(cp_run *r, strbuf *b, tr_output *out)
 {
 	(void)out;
-	cp_whatif_finish(r->whatif, b);
+	if (cp_whatif_counterfactual(r->whatif))
+		cp_whatif_counter_finish(r->whatif, b);
+	else
+		cp_whatif_finish(r->whatif, b);
 }
 
 /* --svg: the slowest picked trace, kept (no copy: the reader gets the older
@@ -409,6 +414,8 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 			tr_write_trace(out, t, NULL);	/* not asked for: unchanged */
 		else if (r->o.mode == CP_MODE_SVG && r->has_slow)
 			cp_links_svg_offer(r->links, &r->slow, t);
+		else if (r->o.mode == CP_MODE_WHATIF && cp_whatif_counterfactual(r->whatif))
+			cp_whatif_keep(r->whatif, t, 0);	/* may delay those asked for */
 		else if (r->o.mode == CP_MODE_DOT && cp_links_dot_wanted(r->links, t)) {
 			cp_trace_run(&r->cp, t);	/* linked to one drawn: drawn beside it */
 			drawing_add(r, t, 1, out);
@@ -476,11 +483,24 @@ add_suspects_baseline(void *ctx, tr_trace *t)
 	cp_suspects_add(ctx, t, 1);
 }
 
+static void
+add_whatif_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
+{
+	cp_whatif_baseline_add(ctx, t, c);
+}
+
 static int
 read_baseline(cp_run *r, const char *path)
 {
 	long n;
 
+	if (r->whatif) {
+		n = cp_read_traces(path, &r->cp, r->o.keep_going, r->o.max_spans, add_whatif_baseline,
+				   r->whatif);
+		if (n == 0)
+			tr_warn("%s: --baseline: no trace", path);
+		return n > 0 ? 0 : -1;
+	}
 	if (r->suspects) {
 		n = tr_each_trace((char **)&path, NULL, 1, r->o.keep_going, r->o.max_spans, 0,
 				  add_suspects_baseline, r->suspects);
@@ -500,6 +520,31 @@ read_baseline(cp_run *r, const char *path)
 			 cp_compare_ntraces(r->compare, 1));
 }
 
+/* --whatif: the rules, checked (a usage error each) with the options they
+ * need or exclude. */
+static void
+whatif_begin(cp_run *r, int units)
+{
+	const cp_run_opts *o = &r->o;
+	char err[256];
+
+	r->whatif = cp_whatif_new(o->format);
+	cp_whatif_set_units(r->whatif, units);
+	for (size_t i = 0; i < o->nrules; i++)
+		if (cp_whatif_add_rule(r->whatif, o->rules[i], err, sizeof err) < 0)
+			tr_usage_error("--whatif: %s", err);
+	cp_whatif_set_partial(r->whatif, o->partial, o->allowance);
+	if (cp_whatif_counterfactual(r->whatif) && (o->partial || o->merge))
+		tr_usage_error("--whatif: a rule that removes work or replaces waits needs every trace "
+			       "at once (work in one shard delays requests in another): not with "
+			       "--partial or --merge");
+	if (cp_whatif_wants_baseline(r->whatif) && !o->baseline)
+		tr_usage_error("--whatif: wait=baseline needs --baseline FILE: the waits it is "
+			       "compared with");
+	if (o->baseline && !cp_whatif_wants_baseline(r->whatif))
+		tr_usage_error("--baseline goes with --whatif only for wait=baseline rules");
+}
+
 cp_run *
 cp_run_new(const cp_run_opts *o, int *status)
 {
@@ -516,6 +561,8 @@ cp_run_new(const cp_run_opts *o, int *status)
 		r->ops->begin(r);
 	if (o->mode == CP_MODE_DOT || o->mode == CP_MODE_SVG)
 		r->links = cp_links_new();
+	if (o->mode == CP_MODE_WHATIF)
+		whatif_begin(r, units);
 	if (r->compare && o->bands &&
 	    cp_compare_read_shards(r->compare, o->bands, baseline_made_for(r, "baseline-bands", err, sizeof err)) < 0)
 		*status = TR_EXIT_INPUT;
@@ -523,14 +570,6 @@ cp_run_new(const cp_run_opts *o, int *status)
 		*status = TR_EXIT_INPUT;
 	else if (o->bands && !r->compare && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err))))
 		*status = TR_EXIT_INPUT;
-	else if (o->mode == CP_MODE_WHATIF) {
-		r->whatif = cp_whatif_new(o->format);
-		cp_whatif_set_units(r->whatif, units);
-		for (size_t i = 0; i < o->nrules; i++)
-			if (cp_whatif_add_rule(r->whatif, o->rules[i], err, sizeof err) < 0)
-				tr_usage_error("--whatif: %s", err);
-		cp_whatif_set_partial(r->whatif, o->partial, o->allowance);
-	}
 	r->pag = pag_cp_new(&(pag_cp_opts){o->format == CP_CSV ? "csv" : o->format == CP_JSON ? "json" : "tsv",
 					  1, o->max_windows, units});
 	return r;

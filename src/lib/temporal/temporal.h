@@ -149,6 +149,21 @@ void tp_events_check(const tp_opts *o, int baseline);
  * related, said (with the closest span met); returns the exit status. */
 int tp_events_verdict(const temporal *tp, int status);
 
+/* A what-if over the resources (temporal_whatif.c): one segment that
+ * occupies resource res (a dense index), ready at ready, served over
+ * [start, start + dur) as recorded; newdur: its duration in the what-if,
+ * < 0 when its work is gone. */
+typedef struct tp_wseg {
+	int32_t res;
+	int64_t ready, start, dur, newdur;
+	int64_t shift;		/* out: how much earlier it starts (< 0: later) */
+} tp_wseg;
+/* Re-lay each resource's segments in the order they were served, on the
+ * workers their overlaps needed, under the work-conserving assumption (a
+ * segment starts at max(ready, a worker free)), as recorded and as
+ * changed; each segment's shift is the difference. Returns how many moved. */
+size_t tp_whatif_relay(tp_wseg *seg, size_t n);
+
 /* The options of the tool's run that are not the analysis's. */
 typedef struct tp_run_opts {
 	char **files;
