@@ -13,6 +13,8 @@
 # sketch too over parallel), tr-cp --summary service and tr-cp --folded.
 # Over parallel and the job array (1b, 2b), tr-cp --flame, --whatif, and in
 # two phases --flame --percentile and --summary service --baseline.
+# The first two also shard by time: tr-temporal (a halo, merged clock
+# partials) and tr-pag --own | tr-cp (a halo, tr-pag --merge).
 # Installs what is missing with apt-get (as root), starts every daemon
 # itself and stops each by its pid on the way out, failure included; ends
 # with a check that nothing it started is still running. Loopback only.
@@ -25,6 +27,7 @@ export LC_ALL=C
 SHARDS=8
 CUTS=4
 TW=200		# tr-temporal's window over time shards (a halo of TW/2)
+PAGHALO=6000000	# tr-pag's time shards: a halo of --lateness + --max-gap (µs)
 T0=$(date +%s)
 
 say() { printf 'check-scale: %s\n' "$*"; }
@@ -286,6 +289,16 @@ eval "$P -k --basefile clocks.part 'tr-temporal -w $TW --clock-offsets=clocks.pa
 tr-ingest --clock-offsets --merge clocks.part > offsets
 same "parallel --sshlogin: tr-ingest --clock-offsets --merge" "$data/one.offsets" offsets
 same "parallel --sshlogin: tr-temporal -w $TW, $SHARDS time shards, halo $((TW / 2))" "$data/one.temporal" temporal
+# tr-pag | tr-cp by time: the recipe of docs/scale-out.md, "Time shards
+# with a halo: tr-pag | tr-cp": each shard's windows and a halo, the
+# partials of the windows each owns merged
+tr-pag -P -w 1s "$data/one.tr" 2> /dev/null | tr-cp > "$data/one.pagcp"
+awk -F'\t' -v n=$SHARDS -v window=1000000 -v halo=$PAGHALO -v prefix=slice \
+	-f "$top/scripts/time-shards.awk" "$data/one.tr" "$data/one.tr"
+eval "$P --tf {.}.own 'tr-pag -P -w 1s --own \$(cat {.}.own) {} 2> /dev/null | tr-cp' ::: slice?.tr" |
+	tr-pag --merge > pagcp
+same "parallel --sshlogin: tr-pag --own | tr-cp, $SHARDS time shards, halo $((PAGHALO / 1000000)) s" \
+	"$data/one.pagcp" pagcp
 say "GNU parallel done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 1b. tr-cp's merges over GNU parallel: -k keeps the partials in the
@@ -450,6 +463,20 @@ timeout 120 sbatch --wait --parsable --chdir="$PWD" --array=0-$((SHARDS - 1)) --
 cat clock.*.part | tr-ingest --clock-offsets --merge > offsets
 same "slurm job arrays: tr-ingest --clock-offsets --merge" "$data/one.offsets" offsets
 same "slurm job arrays: tr-temporal -w $TW, $SHARDS time shards, halo $((TW / 2))" "$data/one.temporal" temporal
+# tr-pag | tr-cp by time on Slurm: an array of shards, the merge here
+awk -F'\t' -v n=$SHARDS -v window=1000000 -v halo=$PAGHALO -v prefix=slice \
+	-f "$top/scripts/time-shards.awk" "$data/one.tr" "$data/one.tr"
+cat > pag.sh <<'EOF'
+#!/bin/sh
+# one shard by time: the windows it owns, as a partial
+k=$SLURM_ARRAY_TASK_ID
+tr-pag -P -w 1s --own "$(cat "slice$k.own")" "slice$k.tr" 2> "pag.$k.warn" | tr-cp > "pagcp.$k.part"
+EOF
+timeout 120 sbatch --wait --parsable --chdir="$PWD" --array=0-$((SHARDS - 1)) -o 'pag.%a.log' \
+	-e 'pag.%a.err' pag.sh > pag.id || die "slurm: tr-pag --own failed: $(cat pag.*.err 2>/dev/null)"
+cat pagcp.*.part | tr-pag --merge > pagcp
+same "slurm job array: tr-pag --own | tr-cp, $SHARDS time shards, halo $((PAGHALO / 1000000)) s" \
+	"$data/one.pagcp" pagcp
 say "Slurm job array done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 2b. tr-cp's merges over Slurm: phase 1 (a job array), the bands (one

@@ -38,7 +38,7 @@ usage(FILE *f, int status)
 		"                          trace id), each as one group\n"
 		"      --split N           every trace to its shard's output, -o PREFIX:\n"
 		"                          PREFIX0.tr ... PREFIX<N-1>.tr (.tr.zst with -z)\n"
-		"      --split-time N      FILE's traces in order, cut into N runs: PREFIX0.tr ...\n"
+		"      --split-time N      FILE's traces in order, in N runs: PREFIX0.tr ...\n"
 		"      --halo K            with --split-time: K traces of the neighbours before\n"
 		"                          and after a run, tagged tr.halo=true\n"
 		"      --files-from LIST   also read the files LIST names, one a line (-: stdin)\n"

@@ -12,7 +12,8 @@
 
 /* Long-only options: values past any character, so no short option. */
 enum { OPT_ORIGIN = 256, OPT_WORKER_KEY, OPT_UNKNOWN_THRESHOLD, OPT_DOT, OPT_CP_PART, OPT_TOP,
-       OPT_TRACE, OPT_FROM, OPT_TO, OPT_WORKER, OPT_LATENESS, OPT_MAX_GAP, OPT_HOLD };
+       OPT_TRACE, OPT_FROM, OPT_TO, OPT_WORKER, OPT_LATENESS, OPT_MAX_GAP, OPT_HOLD,
+       OPT_OWN, OPT_MERGE };
 
 static const struct option longopts[] = {
 	{"window", required_argument, NULL, 'w'},
@@ -33,6 +34,8 @@ static const struct option longopts[] = {
 	{"lateness", required_argument, NULL, OPT_LATENESS},
 	{"max-gap", required_argument, NULL, OPT_MAX_GAP},
 	{"hold", required_argument, NULL, OPT_HOLD},
+	{"own", required_argument, NULL, OPT_OWN},
+	{"merge", no_argument, NULL, OPT_MERGE},
 	TR_UNITS_LONGOPT,
 	TR_COMMON_LONGOPTS,
 	TR_CLOCK_LONGOPT,
@@ -46,7 +49,9 @@ usage(FILE *fp)
 		"usage: tr-pag [-Pkqnv] [-w D] [--origin T] [--worker-key K] [--cp-part]\n"
 		"              [--unknown-threshold D] [--lateness D] [--max-gap D] [--hold N]\n"
 		"              [-f line|dot|pag-dot|svg] [--dot] [--top N] [--trace ID]\n"
-		"              [--from T] [--to T] [--worker W] [-o FILE] [FILE...]\n"
+		"              [--from T] [--to T] [--worker W] [--own FROM,TO] [-o FILE]\n"
+		"              [FILE...]\n"
+		"       tr-pag --merge [-o FILE] [PARTIAL...]\n"
 		"Build the program activity graph of all traces (workers, activities,\n"
 		"communication) and write it as PG, PW, PO, PV and PE records among the\n"
 		"traces, window by window as they are read, with a PM mark per window,\n"
@@ -70,6 +75,9 @@ usage(FILE *fp)
 		"      --from T, --to T    pictures: only activities overlapping [from, to] (µs)\n"
 		"      --worker W          pictures: only activities on, to or from W\n"
 		"  -P, --pag-only          write the graph only, not the traces\n"
+		"      --own FROM,TO       a shard by time: its tr-cp writes a partial of the\n"
+		"                          windows from FROM to TO (with -w and -P)\n"
+		"      --merge             the table of tr-cp over shards' --own partials\n"
 		"  -n, --no-vertices       write no PV records (PE records stand alone)\n"
 		"      --cp-part           tag every span with cp.part, its critical\n"
 		"                          participation (the traces wait for the graph)\n"
@@ -127,6 +135,7 @@ pag_option(pag_run_opts *o, int opt, const char *arg)
 	case OPT_LATENESS: o->build.lateness = tr_arg_duration("--lateness", arg, 1); break;
 	case OPT_MAX_GAP: o->build.max_gap = tr_arg_duration("--max-gap", arg, 1); break;
 	case OPT_HOLD: o->build.hold = tr_parse_limit("--hold", arg); break;
+	case OPT_OWN: pag_own_option(o, arg); break;
 	case 'P': o->pag_only = 1; break;
 	case 'n': o->vertices = 0; break;
 	case OPT_CP_PART: o->cp_part = 1; break;
@@ -159,7 +168,7 @@ main(int argc, char **argv)
 	tr_filter f = {0};
 	tr_filelist from = {0};
 	pag_run *r;
-	int ch, status;
+	int ch, status, merge = 0;
 
 	tr_setprogname(argv[0]);
 	while ((ch = getopt_long(argc, argv, ":w:f:o:Pnkqvh", longopts, NULL)) != -1) {
@@ -168,15 +177,20 @@ main(int argc, char **argv)
 			tr_pick_free(o.pick);
 			return TR_EXIT_OK;
 		}
-		if (!pag_option(&o, ch, optarg) && !tr_filter_option(&f, &from, ch, optarg))
+		if (ch == OPT_MERGE)
+			merge = 1;
+		else if (!pag_option(&o, ch, optarg) && !tr_filter_option(&f, &from, ch, optarg))
 			tr_option_error(ch, argv, longopts);
 	}
+	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
+	if (merge)
+		return pag_merge_main(f.files, f.nfiles, f.out_path);
+	pag_own_check(&o);
 	if (o.units >= 0 && o.picture != PAG_PIC_DOT && o.picture != PAG_PIC_PAG_DOT)
 		tr_usage_error("--units goes with -f dot and pag-dot: the records are µs");
 	o.units = o.units < 0 ? TABLE_AUTO : o.units;
 	o.quiet = f.quiet;
 	o.verbose = f.verbose;
-	f.files = tr_filelist_with(&from, argv + optind, argc - optind, &f.nfiles);
 	r = pag_run_new(&o);
 	pag_run_filter(r, &f);
 	status = verdict(r, tr_filter_run(&f));

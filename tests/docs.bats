@@ -54,6 +54,7 @@ walk() {
 	local cases=$1 work=$2 c why
 	mkdir -p "$work"
 	ln -s "$top/samples" "$work/samples"
+	ln -s "$top/scripts" "$work/scripts"
 	: > "$cases/not-run"
 	{
 		echo "cd '$work' || exit 1"

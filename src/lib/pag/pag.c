@@ -402,6 +402,28 @@ define_vertex(pag_graph *g, uint32_t id, uint32_t found, uint32_t lane, int64_t 
 	return v;
 }
 
+/* The seventh field of a PG record: "FROM,TO", the windows a shard owns
+ * (tr-pag --own), on the window's boundaries. */
+static int
+read_own(rec_ctx *c, pag_graph *g)
+{
+	const tr_field *f = &c->f[6];
+	const char *comma;
+	int64_t own[2];
+
+	g->has_own = 0;
+	if (c->nf < 7 || !f->len)
+		return 0;
+	comma = memchr(f->s, ',', f->len);
+	if (!comma || parse_i64(f->s, (size_t)(comma - f->s), &own[0]) < 0 ||
+	    parse_i64(comma + 1, f->len - (size_t)(comma + 1 - f->s), &own[1]) < 0 || own[0] >= own[1])
+		return rec_fail(c, "bad own range (FROM,TO, FROM before TO)");
+	g->has_own = 1;
+	g->own[0] = own[0];
+	g->own[1] = own[1];
+	return 0;
+}
+
 static int
 read_header(rec_ctx *c)
 {
@@ -418,6 +440,8 @@ read_header(rec_ctx *c)
 		end = start;
 	if (window < 0)
 		return rec_fail(c, "negative window");
+	if (read_own(c, g) < 0)
+		return -1;
 	g->window = window;
 	g->origin = origin;
 	g->start = start;
@@ -1006,6 +1030,13 @@ flush_big(strbuf *b, tr_output *o)
 void
 pag_put_header(strbuf *out, int64_t window, int64_t origin, int64_t start, const int64_t *end)
 {
+	pag_put_header_own(out, window, origin, start, end, NULL);
+}
+
+void
+pag_put_header_own(strbuf *out, int64_t window, int64_t origin, int64_t start,
+		   const int64_t *end, const int64_t *own)
+{
 	sb_adds(out, "PG\t\t");
 	sb_addi(out, window);
 	sb_addc(out, '\t');
@@ -1015,6 +1046,12 @@ pag_put_header(strbuf *out, int64_t window, int64_t origin, int64_t start, const
 	sb_addc(out, '\t');
 	if (end)
 		sb_addi(out, *end);
+	if (own) {
+		sb_addc(out, '\t');
+		sb_addi(out, own[0]);
+		sb_addc(out, ',');
+		sb_addi(out, own[1]);
+	}
 	sb_addc(out, '\n');
 }
 
@@ -1177,7 +1214,7 @@ pag_write_records(const pag_graph *g, tr_output *o, int vertices)
 	uint8_t *written = vertices ? xcalloc(g->nvertices ? g->nvertices : 1, 1) : NULL;
 	int64_t window_end = 0;
 
-	pag_put_header(out, g->window, g->origin, g->start, &g->end);
+	pag_put_header_own(out, g->window, g->origin, g->start, &g->end, g->has_own ? g->own : NULL);
 	for (size_t i = 0; i < g->nlanes; i++)
 		pag_put_lane(out, i, g->workers[g->lanes[i].worker], g->lanes[i].index);
 	for (size_t i = 0; i < g->nops; i++)

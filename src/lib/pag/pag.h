@@ -101,6 +101,8 @@ typedef struct pag_graph {
 	int has_header;		/* a PG record was read */
 	int end_open;		/* its end was left empty (written while the input
 				 * was read): the end is the latest edge's */
+	int has_own;		/* the PG record names the windows a shard owns */
+	int64_t own[2];		/* from, to (tr-pag --own) */
 	size_t nrecords;	/* reading: PAG records read so far */
 	int skip_spanrefs;	/* reading: keep no trace and span ids (CP needs none) */
 	strbuf scratch[3];	/* reading: unescaped fields before they are interned */
@@ -160,6 +162,10 @@ void pag_graph_drop_before(pag_graph *g, int64_t t);
  * PV vertices, PE edges (an operation by its PO number), PM marks. Span
  * ids come escaped, as the "\ttrace\tspan" of pag_put_ids ("": none). */
 void pag_put_header(strbuf *out, int64_t window, int64_t origin, int64_t start, const int64_t *end);
+/* The same with the windows a shard owns (tr-pag --own): own[0] to own[1]
+ * as a seventh field "FROM,TO" (NULL: none, as pag_put_header). */
+void pag_put_header_own(strbuf *out, int64_t window, int64_t origin, int64_t start,
+			const int64_t *end, const int64_t *own);
 void pag_put_lane(strbuf *out, size_t lane, const char *worker, uint32_t index);
 void pag_put_op(strbuf *out, uint32_t op, const char *service, const char *operation);
 void pag_put_vertex(strbuf *out, uint32_t id, uint32_t lane, int64_t t, int event,
@@ -195,6 +201,7 @@ typedef struct pag_build_opts {
 	size_t hold;		/* spans read before any is placed (50000) */
 	size_t max_windows;	/* more windows: stop (PAG_MAX_WINDOWS) */
 	int vertices;		/* write PV records and span ids (0: what tr-cp reads) */
+	const int64_t *own;	/* --own FROM,TO: into the PG record (NULL: none) */
 } pag_build_opts;
 typedef struct pag_build_stats {
 	size_t nspans_skipped;	/* spans without time */

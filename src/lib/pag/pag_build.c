@@ -625,7 +625,7 @@ pag_build_header(pag_builder *b, strbuf *out, int final)
 {
 	int64_t end = b->end;
 
-	pag_put_header(out, b->o.window, b->o.origin, b->start, final ? &end : NULL);
+	pag_put_header_own(out, b->o.window, b->o.origin, b->start, final ? &end : NULL, b->o.own);
 	b->header_done = 1;
 }
 

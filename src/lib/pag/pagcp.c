@@ -10,6 +10,8 @@
 
 #include "core/format.h"
 #include "core/json.h"
+#include "core/partial.h"
+#include "core/shard.h"
 #include "pag/pag.h"
 
 
@@ -60,6 +62,8 @@ typedef struct report {
 	size_t capseen;
 	size_t nworkers_ever;	/* workers seen in any window */
 	uint32_t nwindow;
+	uint64_t own_records;	/* tr-pag --own: the partial's records so far */
+	size_t own_skipped;	/* and the windows of its halo left out */
 	double *cp;
 	size_t capcp;
 	/* The window's row of each activity type, worker and operation, so
@@ -531,6 +535,115 @@ normalise_operations(report *r)
 			r->rows[i].cp /= (double)r->rows[i].workers;
 }
 
+/* ---- a shard by time (tr-pag --own): the partial of its windows ----
+ *
+ * A graph whose PG record names the windows a shard owns gets, instead of
+ * the table, a partial (tr-pag(1), Shards by time): each owned window's
+ * rows before ranking, with the workers behind them, what the merge needs
+ * to write the table and the totals of one pass; and a digest of the rows
+ * of each window computed, owned or next to the owned ones, so that two
+ * shards that computed one window can be checked to agree. */
+enum { OWN_ALL, OWN_NONE, OWN_MINE, OWN_NEXT };
+
+static int
+own_role(const pag_graph *g, int64_t ts)
+{
+	if (!g->has_own || g->window <= 0)
+		return OWN_ALL;
+	if (ts >= g->own[0] && ts < g->own[1])
+		return OWN_MINE;
+	return ts == g->own[0] - g->window || ts == g->own[1] ? OWN_NEXT : OWN_NONE;
+}
+
+/* The partial's header and its claim, once. */
+static void
+own_begin(report *r, const pag_graph *g)
+{
+	if (r->p->header_done)
+		return;
+	r->p->header_done = 1;
+	tr_partial_header(&r->line, "pag", "cp");
+	sb_addf(&r->line, "XO\t%lld\t%lld\t%lld\t%lld\n", (long long)g->own[0], (long long)g->own[1],
+		(long long)g->window, (long long)g->origin);
+	r->own_records++;
+}
+
+struct own_pairs {
+	report *r;
+	const pag_graph *g;
+};
+
+static void
+write_pair(void *ctx, uint64_t pair, int64_t unused)
+{
+	struct own_pairs *op = ctx;
+
+	(void)unused;
+	sb_addf(&op->r->line, "XP\t%u\t", (unsigned)(pair >> 32));
+	tr_escapes(&op->r->line, op->g->workers[(uint32_t)pair], 0);
+	sb_addc(&op->r->line, '\n');
+	op->r->own_records++;
+}
+
+/* An owned window's rows as they are before ranking, its workers, and
+ * which workers each row counts. */
+static void
+write_own_rows(report *r, const pag_graph *g, int64_t ts, int64_t te)
+{
+	strbuf *b = &r->line;
+
+	sb_addf(b, "XW\t%lld\t%lld\n", (long long)ts, (long long)te);
+	for (size_t w = 0; w < g->nworkers; w++)
+		if (r->seen[w] == r->nwindow) {
+			sb_adds(b, "XN\t");
+			tr_escapes(b, g->workers[w], 0);
+			sb_addc(b, '\n');
+			r->own_records++;
+		}
+	for (size_t i = 0; i < r->nrows; i++) {
+		const row *w = &r->rows[i];
+
+		sb_addf(b, "XR\t%d\t", w->summary);
+		tr_escapes(b, w->key, 0);
+		sb_addc(b, '\t');
+		tr_escapes(b, w->detail, 0);
+		sb_addf(b, "\t%.17g\t%lld\t%zu\t%zu\n", w->cp, (long long)w->time, w->edges, w->workers);
+	}
+	r->own_records += 1 + r->nrows;
+	u64map_each(&r->pairs, write_pair, &(struct own_pairs){r, g});
+}
+
+/* The digest of a window's ranked rows as the table writes them. */
+static uint64_t
+rows_digest(report *r, int64_t ts, int64_t te)
+{
+	strbuf keep = r->line;
+	uint64_t h;
+
+	r->line = (strbuf){0};
+	qsort(r->rows, r->nrows, sizeof *r->rows, by_rank);
+	for (size_t i = 0; i < r->nrows; i++)
+		write_row(r, ts, te, &r->rows[i]);
+	h = tr_shard_hash(r->line.s ? r->line.s : "", r->line.len);
+	sb_free(&r->line);
+	r->line = keep;
+	return h;
+}
+
+static void
+own_window(report *r, const pag_graph *g, int64_t ts, int64_t te, int role)
+{
+	own_begin(r, g);
+	if (role == OWN_MINE)
+		write_own_rows(r, g, ts, te);
+	sb_addf(&r->line, "XD\t%lld\t%lld\t%016llx\n", (long long)ts, (long long)te,
+		(unsigned long long)rows_digest(r, ts, te));
+	r->own_records++;
+}
+
+static void window_rows(report *r, int64_t ts, int64_t te);
+static void window_reset(report *r);
+
 static void
 cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 {
@@ -540,7 +653,12 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	row *win;
 	int one_window = g->window <= 0;
 	int64_t ts = one_window ? s->tmin : s->ts, te = one_window ? s->tmax : s->te;
+	int role = own_role(g, ts);
 
+	if (role == OWN_NONE) {	/* a shard's halo: not its to write */
+		r->own_skipped++;
+		return;
+	}
 	GROW(r->cp, r->capcp, s->nedges);
 	r->p->cycles += pag_snap_cp(g, s, r->cp, &n);
 	if (s->tmax <= s->tmin)	/* nothing to share: every CP is 0 */
@@ -567,6 +685,17 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 	if (n.m != 0)
 		group_edges(r, g, s);
 	normalise_operations(r);
+	if (role != OWN_ALL)
+		own_window(r, g, ts, te, role);
+	else
+		window_rows(r, ts, te);
+	window_reset(r);
+}
+
+/* The rows of a window, ranked, with the totals: the table's. */
+static void
+window_rows(report *r, int64_t ts, int64_t te)
+{
 	add_totals(r, ts, te);	/* before ranking: pairs name rows by index */
 	qsort(r->rows, r->nrows, sizeof *r->rows, by_rank);
 	write_header(r);
@@ -576,6 +705,11 @@ cp_window(void *ctx, const pag_graph *g, const pag_snap *s)
 		tr_output_sb(r->out, &r->line);
 		sb_clear(&r->line);
 	}
+}
+
+static void
+window_reset(report *r)
+{
 	strmap_clear(&r->ids);
 	u64map_clear(&r->pairs);
 	u64map_clear(&r->channels);
@@ -640,9 +774,14 @@ pag_cp_report(pag_cp *p, tr_output *out)
 		tr_output_sb(out, &r->line);
 	sb_clear(&r->line);
 	r->out = out;
+	if (p->g.has_own && p->g.window > 0)
+		own_begin(r, &p->g);
 	write_header(r);
 	pag_windows_between(&p->g, p->streaming ? p->done : INT64_MIN, INT64_MAX, cp_window, r);
-	write_totals(r);
+	if (p->g.has_own && p->g.window > 0)
+		tr_partial_end(&r->line, r->own_records);
+	else
+		write_totals(r);
 	if (r->line.len)
 		tr_output_sb(out, &r->line);
 	sb_clear(&r->line);
@@ -650,7 +789,7 @@ pag_cp_report(pag_cp *p, tr_output *out)
 	if (p->cycles)
 		tr_warn("%zu vertices on cycles of zero-length edges left out of the path counts",
 			p->cycles);
-	if (!r->nwindow) {
+	if (!r->nwindow && !r->own_skipped) {
 		tr_warn("the graph has no edge: no critical participation to compute");
 		return -1;
 	}
@@ -663,4 +802,269 @@ pag_cp_report(pag_cp *p, tr_output *out)
 		tr_warn("%zu of %zu windows last no time: their critical participation is 0",
 			p->timeless, (size_t)r->nwindow);
 	return 0;
+}
+
+/* ---- the merge of shards' partials (tr-pag --merge) ---- */
+
+typedef struct merge_win {
+	int64_t ts, te;
+	size_t row0, nrows, name0, nnames, pair0, npairs;
+} merge_win;
+
+typedef struct merge_pair {
+	uint32_t row;
+	const char *worker;
+} merge_pair;
+
+typedef struct merger {
+	arena mem;
+	merge_win *wins;
+	size_t nwins, capwins;
+	row *rows;
+	size_t nrows, caprows;
+	const char **names;
+	size_t nnames, capnames;
+	merge_pair *pairs;
+	size_t npairs, cappairs;
+	int64_t (*claims)[2];
+	size_t nclaims, capclaims;
+	int64_t window, origin;
+	u64map digests;		/* window start -> the digest of its rows */
+} merger;
+
+/* Field f unescaped into the merger's memory. */
+static const char *
+merge_text(merger *m, const tr_field *f)
+{
+	char *s = arena_alloc(&m->mem, f->len + 1);
+
+	s[tr_unescape(s, f->s, f->len)] = '\0';
+	return s;
+}
+
+static int
+merge_claim(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen)
+{
+	int64_t v[4];
+
+	for (int i = 0; i < 4; i++)
+		if (nf != 5 || parse_i64(f[i + 1].s, f[i + 1].len, &v[i]) < 0)
+			return snprintf(what, whatlen, "bad XO record"), -1;
+	if (m->nclaims && (v[2] != m->window || v[3] != m->origin))
+		return snprintf(what, whatlen, "made with another --window or --origin than the "
+				"partials before it"), -1;
+	for (size_t i = 0; i < m->nclaims; i++)
+		if (v[0] < m->claims[i][1] && m->claims[i][0] < v[1])
+			return snprintf(what, whatlen, "the windows from %lld to %lld: another partial "
+					"owns some of them", (long long)v[0], (long long)v[1]), -1;
+	GROW(m->claims, m->capclaims, m->nclaims + 1);
+	m->claims[m->nclaims][0] = v[0];
+	m->claims[m->nclaims++][1] = v[1];
+	m->window = v[2];
+	m->origin = v[3];
+	return 0;
+}
+
+/* XD: two shards that computed one window must have the same rows. */
+static int
+merge_digest(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen)
+{
+	int64_t ts, te;
+	char hex[17], *end;
+	int added;
+
+	if (nf != 4 || parse_i64(f[1].s, f[1].len, &ts) < 0 || parse_i64(f[2].s, f[2].len, &te) < 0 ||
+	    f[3].len != 16)
+		return snprintf(what, whatlen, "bad XD record"), -1;
+	memcpy(hex, f[3].s, 16);
+	hex[16] = '\0';
+	uint64_t d = strtoull(hex, &end, 16);
+	int64_t *at = u64map_put(&m->digests, (uint64_t)ts, &added);
+
+	if (*end)
+		return snprintf(what, whatlen, "bad XD record"), -1;
+	if (!added && (uint64_t)*at != d)
+		return snprintf(what, whatlen, "the window from %lld to %lld differs from another "
+				"shard's: a halo too small?", (long long)ts, (long long)te), -1;
+	*at = (int64_t)d;
+	return 0;
+}
+
+static int
+merge_window(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen)
+{
+	merge_win w = {.row0 = m->nrows, .name0 = m->nnames, .pair0 = m->npairs};
+	const int64_t *own = m->nclaims ? m->claims[m->nclaims - 1] : NULL;
+
+	if (nf != 3 || parse_i64(f[1].s, f[1].len, &w.ts) < 0 || parse_i64(f[2].s, f[2].len, &w.te) < 0)
+		return snprintf(what, whatlen, "bad XW record"), -1;
+	if (!own || w.ts < own[0] || w.ts >= own[1])
+		return snprintf(what, whatlen, "the window from %lld: not one its partial owns",
+				(long long)w.ts), -1;
+	GROW(m->wins, m->capwins, m->nwins + 1);
+	m->wins[m->nwins++] = w;
+	return 0;
+}
+
+static int
+merge_row(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen)
+{
+	int64_t summary, time, edges, workers;
+	char num[64], *end;
+
+	if (!m->nwins || nf != 8 || parse_i64(f[1].s, f[1].len, &summary) < 0 || summary < 0 ||
+	    summary >= SUM_N || parse_i64(f[5].s, f[5].len, &time) < 0 ||
+	    parse_i64(f[6].s, f[6].len, &edges) < 0 || parse_i64(f[7].s, f[7].len, &workers) < 0 ||
+	    edges < 0 || workers < 0 || f[4].len >= sizeof num)
+		return snprintf(what, whatlen, "bad XR record"), -1;
+	memcpy(num, f[4].s, f[4].len);
+	num[f[4].len] = '\0';
+	double cp = strtod(num, &end);
+
+	if (*end || end == num)
+		return snprintf(what, whatlen, "bad XR record"), -1;
+	GROW(m->rows, m->caprows, m->nrows + 1);
+	m->rows[m->nrows++] = (row){(int)summary, merge_text(m, &f[2]), merge_text(m, &f[3]), cp, time,
+				    (size_t)edges, (size_t)workers, PAG_NONE};
+	m->wins[m->nwins - 1].nrows++;
+	return 0;
+}
+
+static int
+merge_record(void *ctx, char *line, size_t len, char *what, size_t whatlen)
+{
+	merger *m = ctx;
+	tr_field f[9];
+	size_t nf = tr_split(line, len, f, 9);
+	merge_win *w = m->nwins ? &m->wins[m->nwins - 1] : NULL;
+	int64_t row;
+
+	if (nf < 2 || f[0].len != 2 || f[0].s[0] != 'X')
+		return snprintf(what, whatlen, "not a tr-pag --own record"), -1;
+	switch (f[0].s[1]) {
+	case 'O': return merge_claim(m, f, nf, what, whatlen);
+	case 'D': return merge_digest(m, f, nf, what, whatlen);
+	case 'W': return merge_window(m, f, nf, what, whatlen);
+	case 'R': return merge_row(m, f, nf, what, whatlen);
+	case 'N':
+		if (!w || nf != 2)
+			break;
+		GROW(m->names, m->capnames, m->nnames + 1);
+		m->names[m->nnames++] = merge_text(m, &f[1]);
+		w->nnames++;
+		return 0;
+	case 'P':
+		if (!w || nf != 3 || parse_i64(f[1].s, f[1].len, &row) < 0 || row < 0 ||
+		    (size_t)row >= w->nrows)
+			break;
+		GROW(m->pairs, m->cappairs, m->npairs + 1);
+		m->pairs[m->npairs++] = (merge_pair){(uint32_t)row, merge_text(m, &f[2])};
+		w->npairs++;
+		return 0;
+	}
+	return snprintf(what, whatlen, "bad %.2s record", f[0].s), -1;
+}
+
+static int
+by_window_start(const void *pa, const void *pb)
+{
+	const merge_win *a = pa, *b = pb;
+
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+static int
+by_claim_start(const void *pa, const void *pb)
+{
+	const int64_t *a = pa, *b = pb;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* A number for each worker name, for the (row, worker) pairs. */
+typedef struct worker_ids {
+	strmap ids, ever;	/* name -> number; names of windows replayed */
+	size_t n;
+} worker_ids;
+
+/* One owned window as one pass writes it, counted in the totals. */
+static void
+replay_window(report *r, merger *m, const merge_win *w, worker_ids *wk)
+{
+	int added;
+
+	GROW(r->rows, r->caprows, w->nrows + 1);
+	memcpy(r->rows, m->rows + w->row0, w->nrows * sizeof *r->rows);
+	r->nrows = w->nrows;
+	for (size_t i = 0; i < w->nnames; i++) {
+		const char *name = m->names[w->name0 + i];
+
+		strmap_intern(&wk->ever, &m->mem, name, strlen(name), &added);
+		r->nworkers_ever += added;	/* as the window's workers were counted */
+	}
+	for (size_t i = 0; i < w->npairs; i++) {
+		const merge_pair *p = &m->pairs[w->pair0 + i];
+		strmap_slot *s = strmap_intern(&wk->ids, &m->mem, p->worker, strlen(p->worker), &added);
+
+		if (added)
+			s->val = wk->n++;
+		u64map_put(&r->pairs, (uint64_t)p->row << 32 | (uint32_t)s->val, &added);
+	}
+	window_rows(r, w->ts, w->te);
+	window_reset(r);
+}
+
+/* The claims, sorted, must leave no window between them unowned. */
+static int
+claims_gap(merger *m)
+{
+	qsort(m->claims, m->nclaims, sizeof *m->claims, by_claim_start);
+	for (size_t i = 1; i < m->nclaims; i++)
+		if (m->claims[i][0] != m->claims[i - 1][1]) {
+			tr_warn("no partial owns the windows from %lld to %lld: a shard missing?",
+				(long long)m->claims[i - 1][1], (long long)m->claims[i][0]);
+			return -1;
+		}
+	return 0;
+}
+
+static void
+merger_free(merger *m)
+{
+	arena_free(&m->mem);
+	free(m->wins);
+	free(m->rows);
+	free(m->names);
+	free(m->pairs);
+	free(m->claims);
+	u64map_free(&m->digests);
+}
+
+int
+pag_cp_merge(char **files, int nfiles, tr_output *out)
+{
+	merger m = {0};
+	worker_ids wk = {0};
+	pag_cp *p;
+	int status = TR_EXIT_INPUT;
+
+	if (tr_partial_merge_files(files, nfiles, "pag", "cp", 0, merge_record, &m) != 0 ||
+	    claims_gap(&m) < 0) {
+		merger_free(&m);
+		return status;
+	}
+	p = pag_cp_new(&(pag_cp_opts){.format = "tsv", .header = 1});
+	p->r.out = out;
+	qsort(m.wins, m.nwins, sizeof *m.wins, by_window_start);
+	write_header(&p->r);
+	for (size_t i = 0; i < m.nwins; i++)
+		replay_window(&p->r, &m, &m.wins[i], &wk);
+	write_totals(&p->r);
+	if (p->r.line.len)
+		tr_output_sb(out, &p->r.line);
+	strmap_free(&wk.ids);
+	strmap_free(&wk.ever);
+	pag_cp_free(p);
+	merger_free(&m);
+	return TR_EXIT_OK;
 }

@@ -35,4 +35,12 @@ int pag_cp_has_input(const pag_cp *p);
 int pag_cp_report(pag_cp *p, tr_output *out);
 void pag_cp_free(pag_cp *p);
 
+/* tr-pag --merge: the partials tr-cp wrote for shards' graphs (tr-pag
+ * --own; none: standard input) as the table one pass writes (TSV): the
+ * owned windows in order, the totals over them. TR_EXIT_INPUT, nothing
+ * written, when a partial is bad, two claim a window, one is missing
+ * between two others, or two shards computed a window differently (said
+ * "file:line: what"); else TR_EXIT_OK. */
+int pag_cp_merge(char **files, int nfiles, tr_output *out);
+
 #endif

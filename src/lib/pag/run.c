@@ -10,6 +10,7 @@
 
 #include "pag/checks.h"
 #include "pag/cppart.h"
+#include "pag/pagcp.h"
 
 struct pag_run {
 	pag_run_opts o;
@@ -299,6 +300,7 @@ pag_run_new(const pag_run_opts *o)
 		r->held = pag_cppart_new();
 	bo.window = o->window;
 	bo.origin = o->origin;
+	bo.own = o->has_own ? o->own : NULL;
 	bo.vertices = r->stream ? o->vertices : 1;
 	bo.max_windows = r->stream ? o->max_windows : SIZE_MAX;	/* else checked on the graph */
 	if (!r->stream)
@@ -342,4 +344,47 @@ pag_run_free(pag_run *r)
 	free(r->slowest);
 	tr_pick_free(r->o.pick);
 	free(r);
+}
+
+void
+pag_own_option(pag_run_opts *o, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	char from[64];
+
+	if (!comma || (size_t)(comma - arg) >= sizeof from)
+		tr_usage_error("--own FROM,TO: two times (µs or durations): %s", arg);
+	memcpy(from, arg, (size_t)(comma - arg));
+	from[comma - arg] = '\0';
+	o->own[0] = tr_arg_duration("--own", from, 0);
+	o->own[1] = tr_arg_duration("--own", comma + 1, 0);
+	if (o->own[0] >= o->own[1])
+		tr_usage_error("--own %s: FROM must come before TO", arg);
+	o->has_own = 1;
+}
+
+void
+pag_own_check(const pag_run_opts *o)
+{
+	if (!o->has_own)
+		return;
+	if (!o->has_window || !o->pag_only || o->picture || o->cp_part)
+		tr_usage_error("--own goes with --window and -P (a shard's graph, for tr-cp)");
+	for (int i = 0; i < 2; i++)
+		if ((o->own[i] - o->origin) % o->window != 0)
+			tr_usage_error("--own: %lld is not on a window boundary (--origin + k * --window)",
+				       (long long)o->own[i]);
+}
+
+int
+pag_merge_main(char **files, int nfiles, const char *out_path)
+{
+	tr_output *out = tr_output_open(out_path, 0);
+	int status = pag_cp_merge(files, nfiles, out);
+
+	if (status == TR_EXIT_OK)
+		tr_output_close(out);
+	else
+		tr_output_discard(out);
+	return status;
 }

@@ -26,7 +26,19 @@ typedef struct pag_run_opts {
 	size_t max_windows;
 	int units;		/* of the DOT pictures' durations (--units; auto) */
 	int quiet, verbose;
+	int64_t own[2];		/* --own FROM,TO: the windows a shard owns */
+	int has_own;
 } pag_run_opts;
+
+/* --own FROM,TO into o (times in µs or durations); a usage error when it
+ * is not two times, FROM before TO. */
+void pag_own_option(pag_run_opts *o, const char *arg);
+/* The options --own needs (--window, -P, its times on window boundaries):
+ * a usage error when one is missing. */
+void pag_own_check(const pag_run_opts *o);
+/* tr-pag --merge of the partials (none: standard input) to out_path
+ * (NULL: standard output): the exit status (pag_cp_merge). */
+int pag_merge_main(char **files, int nfiles, const char *out_path);
 
 typedef struct pag_run pag_run;
 
