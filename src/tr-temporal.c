@@ -180,8 +180,8 @@ typedef struct temporal_run {
 static int
 answered(const tp_opts *o, const tp_stats *st, int status)
 {
-	if (status)
-		return status;
+	if (status || st->halo_short)	/* a halo too small: said */
+		return status ? status : TR_EXIT_INPUT;
 	if (o->check && st->violations)
 		return TR_EXIT_FINDING;
 	if (o->check && !st->analysed && !o->allow_empty)

@@ -96,3 +96,22 @@ sharded() {
 	run -2 tr-ingest --halo 3 -o run "$one"
 	expect_contains "--halo goes with --split-time" "$output"
 }
+
+@test "a halo shorter than half the window is said at file:line, exit 3, the output still written" {
+	tr-ingest --split-time 4 --halo 2 -o run "$one"
+	tr-ingest --clock-offsets --partial run*.tr > clocks.part
+	run --separate-stderr tr-temporal -w "$W" --clock-offsets=clocks.part run1.tr
+	expect_status 3
+	expect_like "tr-temporal: run1.tr:*: trace *: a halo of 2 traces before the shard's own is less than half the window (-w $W): the traces near the cut may be explained otherwise than in one pass*" "$stderr"
+	expect_contains "a halo of 2 traces after the shard's own" "$stderr"
+	expect_eq "$(awk -F'\t' '$1 == "T" && $NF != "tr.halo=true"' run1.tr | wc -l)" \
+		"$(grep -c '^T' <<< "$output")" "the shard's own traces written"
+}
+
+@test "a halo of half the window is not said" {
+	tr-ingest --split-time 4 --halo $((W / 2)) -o run "$one"
+	tr-ingest --clock-offsets --partial run*.tr > clocks.part
+	run --separate-stderr tr-temporal -w "$W" --clock-offsets=clocks.part run1.tr
+	expect_status 0
+	expect_eq "" "$stderr" "stderr"
+}

@@ -196,6 +196,37 @@ pend(temporal *tp, wtrace *w, const char *line, size_t len)
 	}
 }
 
+/* A shard's answers equal one pass's only when each own trace has the
+ * traces one pass would have put in its window (half of it on each side):
+ * a halo run shorter than that, before the first own trace or after the
+ * last, is said. (A halo of none, or a first or last shard's missing side,
+ * cannot be told from an input that starts or ends there.) */
+static void
+note_halo(temporal *tp, const tr_trace *t, int at_end)
+{
+	size_t half = tp->o.window / 2;
+
+	if (!at_end && tr_trace_is_halo(t)) {
+		tp->halo_run++;
+		return;
+	}
+	if (tp->halo_run && tp->halo_run < half && (at_end ? tp->own_seen : !tp->own_seen)) {
+		tp->st.halo_short++;
+		if (at_end)
+			tr_trace_warn(t, "a halo of %zu traces after the shard's own is less than "
+				      "half the window (-w %zu): the traces near the cut may be "
+				      "explained otherwise than in one pass", tp->halo_run, tp->o.window);
+		else
+			tr_trace_warn(t, "a halo of %zu traces before the shard's own is less than "
+				      "half the window (-w %zu): the traces near the cut may be "
+				      "explained otherwise than in one pass", tp->halo_run, tp->o.window);
+	}
+	if (!at_end) {
+		tp->own_seen = 1;
+		tp->halo_run = 0;
+	}
+}
+
 void
 tp_add_trace(temporal *tp, tr_trace *t, strbuf *out)
 {
@@ -205,6 +236,7 @@ tp_add_trace(temporal *tp, tr_trace *t, strbuf *out)
 	 * (no copy, no second parse) and give it this slot's old memory */
 	w->t.files = t->files;
 	tr_trace_swap(&w->t, t);
+	note_halo(tp, &w->t, 0);
 	w->serial = tp->next_serial++;
 	tp->ring[w->serial % tp->ringcap] = w;
 	index_id(tp, w);
@@ -226,6 +258,8 @@ tp_add_line(temporal *tp, const char *line, size_t len, strbuf *out)
 void
 tp_finish(temporal *tp, strbuf *out)
 {
+	if (tp->next_serial > tp->oldest && tp->ring[(tp->next_serial - 1) % tp->ringcap])
+		note_halo(tp, &tp->ring[(tp->next_serial - 1) % tp->ringcap]->t, 1);
 	drain(tp, out, 1);
 	if (tp->o.format == TP_CSV || tp->o.format == TP_JSON)
 		tpr_end_causes(tp, out);

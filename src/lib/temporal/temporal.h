@@ -94,6 +94,8 @@ typedef struct tp_stats {
 	size_t queried;		/* traces asked about (-t, or every one) */
 	size_t span_found;	/* --span: traces that have the span; --from,
 				 * --to: traces that have both events */
+	size_t halo_short;	/* a shard's halo before or after its own traces
+				 * shorter than half the window (said) */
 } tp_stats;
 
 typedef struct temporal temporal;

@@ -161,6 +161,10 @@ struct temporal {
 	struct tp_pending *pend;
 	size_t npend, cappend, pend_head;
 	strmap ids;		/* trace id -> serial of its latest trace */
+	/* A shard of tr-ingest --split-time: the halo traces met in a row (before
+	 * its first own trace, or since its last), and whether one was own. */
+	size_t halo_run;
+	int own_seen;
 	arena ids_mem;
 	uint64_t ids_built;
 	tr_keywatch rkey;	/* -r: did any occupying span have the tag? */
