@@ -12,7 +12,7 @@
 #include "where.h"
 
 enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS, OPT_PARTIAL,
-       OPT_MERGE };
+       OPT_MERGE, OPT_PAGE };
 
 static const struct option longopts[] = {
 	{"format", required_argument, NULL, 'f'},
@@ -23,6 +23,7 @@ static const struct option longopts[] = {
 	{"keep-streams", no_argument, NULL, OPT_KEEP_STREAMS},
 	{"partial", no_argument, NULL, OPT_PARTIAL},
 	{"merge", no_argument, NULL, OPT_MERGE},
+	{"page", no_argument, NULL, OPT_PAGE},
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -35,7 +36,8 @@ usage(FILE *f)
 	    "                 [--percentile P,...] [--min-share F]\n"
 	    "                 [--keep-streams] [FILE...]\n"
 	    "       tr-report --partial [OPTION...] [FILE...]\n"
-	    "       tr-report --merge [--top N] [--keep-streams] [-o FILE] [PARTIAL...]\n"
+	    "       tr-report --merge [--page] [--top N] [--keep-streams] [-o FILE]\n"
+	    "                 [PARTIAL...]\n"
 	    "A report of the traces: inputs, slowest requests with their timelines, latency\n"
 	    "per operation, critical-path time per service with flame graphs, tr-temporal's\n"
 	    "top causes, the service graph, and the comparison with a baseline.\n"
@@ -49,10 +51,12 @@ usage(FILE *f)
 	    "                          critical path into one row (default 0)\n"
 	    "      --keep-streams      rank long-lived streams (a root operation naming a\n"
 	    "                          Stream) among the slowest requests\n"
-	    "      --partial           a shard's candidates for the slowest requests, to\n"
-	    "                          merge, in place of the page\n"
+	    "      --partial           a shard's sums and candidates for the slowest\n"
+	    "                          requests, to merge, in place of the page\n"
 	    "      --merge             the slowest requests of the partials' shards, one\n"
 	    "                          after the other (the chosen traces, as a partial)\n"
+	    "      --page              with --merge: the page of those shards (but its\n"
+	    "                          timelines, causes and critical path)\n"
 	    "  -o, --output FILE       write to FILE (atomically); md needs it\n"
 	    "  -k, --keep-going        skip bad traces instead of stopping\n"
 	    "  -q, --quiet             no count of skipped traces on stderr\n"
@@ -86,6 +90,7 @@ report_option(report_opts *o, int opt, const char *arg)
 	case OPT_KEEP_STREAMS: o->keep_streams = 1; break;
 	case OPT_PARTIAL: o->partial = 1; break;
 	case OPT_MERGE: o->merge = 1; break;
+	case OPT_PAGE: o->page = 1; break;
 	default: return 0;
 	}
 	return 1;
@@ -162,6 +167,8 @@ main(int argc, char **argv)
 	}
 	if ((o.partial || o.merge) && (o.markdown || o.baseline))
 		tr_usage_error("--partial and --merge: -f md and --baseline have no partial form");
+	if (o.page && !o.merge)
+		tr_usage_error("--page: only with --merge");
 	if (o.partial && o.merge)
 		tr_usage_error("--partial and --merge: one at a time");
 	if (o.markdown && !f.out_path)

@@ -61,7 +61,7 @@ page_slowest() {
 	expect_eq "$(cat "$d/chosen")" "$(cat "$d/with")"
 	run tr-report --partial --allow-empty "$d/none.tr"
 	expect_status 0
-	expect_output "$(printf '#tr-report-partial/2\tslowest top=5 keep-streams=0\nN\t0\n#end\t1')"
+	expect_output "$(printf '#tr-report-partial/2\tpage top=5 keep-streams=0\nN\t0\nF\t%s\nA\t0\t0\t0\t0\n#end\t3' "$d/none.tr")"
 }
 
 # Four requests of one service: a, b and c take 5 ms, d 7 ms.
@@ -106,7 +106,7 @@ ties() {
 	head -n 2 "$d/good" > "$d/cut"
 	sed '1s|/2|/1|' "$d/good" > "$d/old"
 	printf 'S\t1\t1\tx\n' > "$d/rec"
-	{ head -n 1 "$d/good"; printf 'N\t2\nS\t1\t3\tx\n#end\t2\n'; } > "$d/place"
+	{ head -n 1 "$d/good"; printf 'N\t2\nS\t1\t3\tx\t0\tweb: GET\n#end\t2\n'; } > "$d/place"
 	while IFS='|' read -r file what; do
 		run tr-report --merge -o "$d/out" "$d/good" "$d/$file"
 		expect_status 3
@@ -118,7 +118,7 @@ ties() {
 	old|1: a partial of format 1, this tr-report merges format 2: make it again
 	chosen|1: a partial made for something else (another query, other options)
 	rec|1: not a tr-report --partial file (its first line is not #tr-report-partial/2)
-	place|3: bad S record (want S, a latency, a place from 1 to the partial's count of traces and a trace id)
+	place|3: bad S record (want S, a latency, a place from 1 to the partial's count of traces, a trace id, a count of failed spans, a root)
 	EOF
 }
 
@@ -129,4 +129,57 @@ ties() {
 	run tr-report --partial --merge /dev/null
 	expect_status 2
 	expect_like "tr-report: --partial and --merge: one at a time*" "$output"
+}
+
+# A page less the sections --merge --page does not build (critical path,
+# causes, timelines): from their heading to the next section's.
+page_sums() {
+	sed '/<h2 id="critical-path"/,/<h2 id="services"/{/<h2 id="services"/!d}; /<h2 id="timelines"/,$d' "$1"
+}
+
+@test "with 1, 2 and 4 shards and one with no trace, --merge --page is one pass's page but three sections" {
+	local d=$BATS_TEST_TMPDIR n
+	printf '#tr/1\n' > "$d/none.tr"
+	for n in 1 2 4; do
+		mapfile -t shards < <(split_samples "$n")
+		shards+=("$d/none.tr")
+		for f in "${shards[@]}"; do tr-report --partial --allow-empty "$f" > "$f.part"; done
+		tr-report --merge --page -o "$d/merged.html" "${shards[@]/%/.part}"
+		tr-report -q --allow-empty -o "$d/one.html" "${shards[@]}"
+		expect_eq "$(page_sums "$d/one.html")" "$(page_sums "$d/merged.html")" "$n shards"
+		expect_eq 5 "$(page_sums "$d/merged.html" | grep -c '<h2 ')" "sections compared"
+		expect_eq 3 "$(grep -c '<p>Not built from partials: ' "$d/merged.html")" "sections said missing"
+		expect_eq 1 "$(grep -c '<h2 id="critical-path"' "$d/merged.html")" "its heading kept"
+	done
+}
+
+@test "--merge --page: bad partials are errors, file:line, nothing written" {
+	local d=$BATS_TEST_TMPDIR
+	ties
+	tr-report --partial "$d/ab.tr" > "$d/good"
+	tr-report --partial --top 2 "$d/cd.tr" > "$d/top2"
+	tr-report --merge "$d/good" > "$d/chosen"
+	: > "$d/empty"
+	head -n 4 "$d/good" > "$d/cut"
+	{ head -n 2 "$d/good"; printf 'X\tq\tweb\t\t\t1\t0\t\n#end\t2\n'; } > "$d/kind"
+	{ head -n 2 "$d/good"; printf 'D\tweb\tGET\t5000\t0\n#end\t2\n'; } > "$d/zero"
+	while IFS='|' read -r file what; do
+		run tr-report --merge --page -o "$d/out" "$d/good" "$d/$file"
+		expect_status 3
+		expect_output "tr-report: $d/$file:$what"
+		[ ! -e "$d/out" ] || { echo "$file: wrote $d/out"; false; }
+	done <<-'EOF'
+	empty|1: an empty file, not a partial
+	cut|5: the partial has no end mark: it was cut short
+	top2|1: a partial made for something else (another query, other options)
+	chosen|1: a partial made for something else (another query, other options)
+	kind|3: not a tr-report --partial record (want N, F, A, T, S, V, D, X or a tr-infer --links record, with its fields)
+	zero|3: not a tr-report --partial record (want N, F, A, T, S, V, D, X or a tr-infer --links record, with its fields)
+	EOF
+}
+
+@test "--page is only for --merge" {
+	run tr-report --page /dev/null
+	expect_status 2
+	expect_like "tr-report: --page: only with --merge*" "$output"
 }

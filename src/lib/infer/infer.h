@@ -100,6 +100,9 @@ infer_link infer_links_at(const infer_links *l, size_t i);
  *   IL  <empty>  parent child calls errors          (Zipkin's rule)
  *   IJ  <empty>  parent child calls errors          (Jaeger's rule) */
 void infer_write_partial(infer *m, infer_links *l, tr_output *out);
+/* The IK, IL and IJ records of l alone, for a partial of another kind that
+ * holds the calls (tr-report's); infer_merge_line reads them back. */
+void infer_links_write_partial(infer_links *l, strbuf *b);
 /* Feed one line of a partial; m and l may be NULL to ignore their records.
  * Returns -1 after writing a message (what) on a bad line. */
 int infer_merge_line(infer *m, infer_links *l, const char *line, size_t len,

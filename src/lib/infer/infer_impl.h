@@ -84,6 +84,5 @@ void infer_event_text(strbuf *b, const name_rec *n, int ev);
 void infer_links_put(infer_links *l, int rule, const char *parent, size_t plen,
 		     const char *child, size_t clen, uint64_t calls, uint64_t errors);
 void infer_links_add_kinds(infer_links *l, uint64_t spans, uint64_t kinds);
-void infer_links_write_partial(infer_links *l, strbuf *b);
 
 #endif

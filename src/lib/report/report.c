@@ -90,8 +90,8 @@ draw_if_slow(report *r, const tr_trace *t, size_t ordinal)
 
 /* --- latency per operation and the service graph --- */
 
-static uint32_t
-service_of(report *r, const char *name)
+uint32_t
+report_service_of(report *r, const char *name)
 {
 	int added;
 	strmap_slot *slot = strmap_intern(&r->svc_map, &r->mem, name, strlen(name), &added);
@@ -103,10 +103,10 @@ service_of(report *r, const char *name)
 	return (uint32_t)slot->val;
 }
 
-static op_stats *
-op_of(report *r, const tr_span *s)
+op_stats *
+report_op_of(report *r, const char *service, const char *operation)
 {
-	size_t ls = sb_set_pair(&r->key, s->service, s->operation) - 1;
+	size_t ls = sb_set_pair(&r->key, service, operation) - 1;
 	int added;
 	strmap_slot *slot = strmap_intern(&r->ops_map, &r->mem, r->key.s, r->key.len, &added);
 
@@ -126,14 +126,14 @@ take_spans(report *r, const tr_trace *t)
 	infer_links_add_trace(r->links, t);
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
-		uint32_t svc = service_of(r, s->service);
+		uint32_t svc = report_service_of(r, s->service);
 
 		r->svc[svc].spans++;
 		if (s->parent < 0)
 			r->svc[svc].root = 1;
 		if (!(s->flags & TR_SPAN_HAS_TIME))
 			continue;
-		op_stats *op = op_of(r, s);
+		op_stats *op = report_op_of(r, s->service, s->operation);
 
 		GROW(op->dur, op->cap, op->n + 1);
 		op->dur[op->n++] = s->duration;
@@ -404,6 +404,9 @@ report_clear(report *r)
 	}
 	free(r->linked);
 	free(r->svc);
+	for (size_t i = 0; i < r->ninputs; i++)
+		free(r->inputs[i]);
+	free(r->inputs);
 	infer_links_free(r->links);
 	/* r->copy stays held: removed at exit */
 	strmap_free(&r->ops_map);
@@ -463,6 +466,19 @@ report_counts_get(const report *r)
 	return (report_counts){r->ntraces, r->nspans, r->nanalysed, r->read};
 }
 
+int
+report_page_notes(const report *r)
+{
+	if (r->from_partials && !r->nanalysed && (r->ntraces || !r->o->allow_empty)) {
+		tr_warn("%zu traces read, none with a timed root: nothing to report", r->ntraces);
+		return -1;	/* a pass over the traces: the tool's verdict says it */
+	}
+	if (r->streams && !r->o->quiet)
+		tr_warn("left %zu long-lived streams out of the slowest requests and the "
+			"percentile flame graphs (--keep-streams keeps them)", r->streams);
+	return 0;
+}
+
 void
 report_write_out(report *r)
 {
@@ -470,9 +486,7 @@ report_write_out(report *r)
 	strbuf doc = {0};
 	report_pics pics = {0};
 
-	if (r->streams && !o->quiet)
-		tr_warn("left %zu long-lived streams out of the slowest requests and the "
-			"percentile flame graphs (--keep-streams keeps them)", r->streams);
+	report_page_notes(r);
 	qsort(r->slow, r->nslow, sizeof *r->slow, slow_cmp);
 	explain_slowest(r);
 	report_write(r, &doc, &pics);

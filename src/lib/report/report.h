@@ -28,6 +28,7 @@ typedef struct report_opts {
 	const char *where;	/* --where: the traces reported on */
 	int partial;		/* --partial: the shard's candidates, not a page */
 	int merge;		/* --merge: files are partials */
+	int page;		/* --merge --page: the page, not the chosen */
 } report_opts;
 
 /* The tool reads its input through tr_filter (filter.h): report_trace
@@ -59,7 +60,9 @@ void report_free(report *r);
  * other and writes the slowest of that pass: the chosen traces, as a
  * partial of their own. */
 void report_write_partial(report *r);
-/* --merge: 0, or TR_EXIT_INPUT after the message (nothing written). */
+/* --merge (--page: the page from the partials, its sections that are not
+ * sums over traces said to be missing): 0, or TR_EXIT_INPUT after the
+ * message (nothing written). */
 int report_merge(const report_opts *o);
 
 #endif

@@ -217,6 +217,16 @@ utc(char *buf, size_t size, int64_t us)
 		snprintf(buf, size, "%lld us", (long long)us);
 }
 
+/* A section the merge of partials does not build: said, in its place. */
+static int
+not_from_partials(doc *d, const report *r)
+{
+	if (r->from_partials)
+		para(d, "Not built from partials: this section needs a pass over all the traces "
+			"(tr-report without --merge).");
+	return r->from_partials;
+}
+
 static void
 section_inputs(doc *d, report *r)
 {
@@ -225,7 +235,11 @@ section_inputs(doc *d, report *r)
 
 	heading(d, "inputs", "Inputs");
 	table_head(d, cols, 2);
-	for (int i = 0; i < r->o->nfiles || (i == 0 && !r->o->nfiles); i++) {
+	for (size_t i = 0; r->from_partials && i < r->ninputs; i++) {	/* the shards' */
+		cell(d, 0, "file", NULL);
+		cell(d, 1, r->inputs[i], NULL);
+	}
+	for (int i = 0; !r->from_partials && (i < r->o->nfiles || (i == 0 && !r->o->nfiles)); i++) {
 		cell(d, 0, "file", NULL);
 		cell(d, 1, r->o->nfiles ? r->o->files[i] : "-", NULL);	/* "-": stdin */
 	}
@@ -369,6 +383,8 @@ section_timelines(doc *d, report *r)
 	strbuf id = {0}, name = {0}, alt = {0};
 
 	heading(d, "timelines", "Timelines of the slowest requests");
+	if (not_from_partials(d, r))
+		return;
 	for (size_t i = 0; i < r->nslow; i++) {
 		sb_clear(&id);
 		sb_addf(&id, "trace-%s", r->slow[i].trace_id);
@@ -442,6 +458,8 @@ section_critical_path(doc *d, report *r)
 	static const int dflt[] = {50, 95, 99};
 
 	heading(d, "critical-path", "Critical-path time per service");
+	if (not_from_partials(d, r))
+		return;
 	para(d, "Mean time per request on the critical path (Jaeger UI's and CRISP's), "
 		"most first; the flame graphs below show where it goes, over every request and "
 		"for the requests around each latency percentile.");
@@ -522,6 +540,8 @@ section_causes(doc *d, report *r)
 	strbuf href = {0};
 
 	heading(d, "causes", "Top causes of the slowest requests (tr-temporal)");
+	if (not_from_partials(d, r))
+		return;
 	para(d, "Zeno's temporal provenance: each slow request's latency split among what caused "
 		"it, work of other traces that held a resource it waited for included (role "
 		"sequencing); \"in trace\" names the trace the cause ran in.");

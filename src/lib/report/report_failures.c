@@ -75,6 +75,33 @@ report_take_failures(report *r, const tr_trace *t)
 	sb_free(&msg);
 }
 
+fail_table *
+report_fail_table(report *r, int kind)
+{
+	return kind == 's' ? &r->fail_svc : kind == 'o' ? &r->fail_op : kind == 'm' ? &r->fail_msg :
+	       NULL;
+}
+
+void
+report_fail_merge(report *r, int kind, const char *const part[3], size_t spans, size_t failed,
+		  const char *example)
+{
+	int parts = kind == 's' ? 1 : kind == 'o' ? 2 : 3;
+	fail_row *row;
+
+	sb_clear(&r->key);
+	for (int i = 0; i < parts; i++) {
+		if (i)
+			sb_addc(&r->key, '\0');
+		sb_adds(&r->key, part[i]);
+	}
+	row = row_of(r, report_fail_table(r, kind), &r->key, NULL);
+	row->spans += spans;
+	row->failed += failed;
+	if (!row->example && *example)
+		row->example = arena_strndup(&r->mem, example, strlen(example));
+}
+
 void
 report_take_baseline_failures(report *r, const tr_trace *t)
 {

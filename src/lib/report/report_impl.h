@@ -107,7 +107,19 @@ typedef struct report {
 	size_t base_spans, base_failed;
 	size_t nfailed, trace_failed;	/* spans that failed; of the last trace */
 	size_t streams;			/* long-lived streams left out of the slowest */
+	/* --merge --page: the page from partials; the inputs their shards read */
+	int from_partials;
+	char **inputs;
+	size_t ninputs, capinputs;
 } report;
+
+/* report.c: the index of a service of the graph and the durations of a
+ * (service, operation), made on first sight. */
+uint32_t report_service_of(report *r, const char *name);
+op_stats *report_op_of(report *r, const char *service, const char *operation);
+/* Before a page: the note on the streams left out; a page from partials
+ * with nothing to report is -1 after the message. */
+int report_page_notes(const report *r);
 
 /* report_failures.c: count the failures of t's spans (trace_failed: how
  * many); the row of (service, operation), NULL when none; free. */
@@ -116,6 +128,12 @@ const fail_row *report_fail_op(report *r, const char *service, const char *opera
 const fail_row *report_fail_service(const report *r, const char *service);
 /* The same per service for a baseline trace. */
 void report_take_baseline_failures(report *r, const tr_trace *t);
+/* A row of a shard's table (kind 's', 'o' or 'm') added in, its example
+ * kept unless the row has one (shards merged in the order of the pass). */
+void report_fail_merge(report *r, int kind, const char *const part[3], size_t spans,
+		       size_t failed, const char *example);
+/* The table of kind, or NULL. */
+fail_table *report_fail_table(report *r, int kind);
 /* A service's error rate before (the baseline) and after, in percent; a
  * side without its spans has rate -1. */
 typedef struct fail_change {
