@@ -290,14 +290,18 @@ flame_begin(cp_run *r)
 	r->flames = cp_flames_new();
 	cp_flames_keep_streams(r->flames, r->o.keep_streams);
 	cp_flames_set_graphs(r->flames, 1 + r->o.npct);
+	if (r->o.baseline && (r->o.partial || r->o.merge))
+		cp_flames_apart(r->flames);
 }
 
 /* What a --flame partial (kind "flame"), a phase-1 one ("flame-ranks") or
- * a bands file ("flame-bands") is made for. */
+ * a bands file ("flame-bands") is made for; against a baseline, "flame"
+ * reads "flame-baseline". */
 static const char *
 flame_made_for(const cp_run *r, const char *kind, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "%s overlap-allowance=%.17g", kind, r->o.allowance);
+	int n = snprintf(buf, size, "flame%s%s overlap-allowance=%.17g", r->o.baseline ? "-baseline" : "",
+			 kind + strlen("flame"), r->o.allowance);
 
 	if (r->o.npct)
 		n += snprintf(buf + n, size - (size_t)n, " keep-streams=%d", r->o.keep_streams);
@@ -655,8 +659,18 @@ merge_framed(cp_run *r, char **files, int nfiles, tr_output **out, const char *o
 	if (tr_partial_merge_files(files, nfiles, "cp", made_for, 0, whatif ? whatif_line : flame_line,
 				   whatif ? (void *)r : (void *)r->flames) < 0)
 		return TR_EXIT_INPUT;
+	if (!whatif && cp_flames_merged_whole(r->flames) < 0) {
+		tr_warn("--flame --baseline --merge: the last partial holds the baseline's tree and not "
+			"the incident's: it is not a whole partial");
+		return TR_EXIT_INPUT;
+	}
 	if (!whatif && !r->o.partial && !cp_flames_ntraces(r->flames, 0)) {
 		tr_warn("--flame: no trace with a timed root to draw");
+		return TR_EXIT_INPUT;
+	}
+	if (!whatif && !r->o.partial && r->o.baseline && cp_flames_ntraces(r->flames, 1) < 2) {
+		tr_warn("--baseline --merge: %zu baseline traces have a timed root; "
+			"a baseline needs at least 2 to have a spread", cp_flames_ntraces(r->flames, 1));
 		return TR_EXIT_INPUT;
 	}
 	*out = tr_output_open(out_path, 0);
@@ -735,18 +749,21 @@ cp_mode_merges(enum cp_mode m)
 const char *
 cp_merge_opts_error(const cp_run_opts *o)
 {
+	int flame = o->baseline && o->mode == CP_MODE_FLAME;
 	int compare = o->baseline && o->mode == CP_MODE_SUMMARY;
 	int two = o->npct || compare;	/* the modes in two phases */
 
-	if ((o->partial || o->merge) && (!cp_mode_merges(o->mode) || (o->baseline && !compare)))
-		return "--partial and --merge go with --summary (with --baseline too), --folded, --whatif and "
-		       "--flame (no --baseline)";
+	if ((o->partial || o->merge) && (!cp_mode_merges(o->mode) || (o->baseline && !compare && !flame)))
+		return "--partial and --merge go with --summary and --flame (with --baseline too), --folded "
+		       "and --whatif";
+	if ((o->partial || o->merge) && flame && o->npct)
+		return "--flame --baseline --percentile has no partial form: run it on one machine";
 	if ((o->ranks && (!o->merge || o->partial || !two)) || (o->bands && (!o->partial || o->merge || !two)))
 		return "--ranks goes with --flame --percentile or --summary --baseline, and --merge; --bands "
 		       "with them and --partial";
-	if (o->merge && compare && strcmp(o->baseline, "-") != 0)
+	if (o->merge && (compare || flame) && strcmp(o->baseline, "-") != 0)
 		return "--merge: the baseline is in the partials (give --baseline -)";
-	if (o->partial && !o->merge && compare && !strcmp(o->baseline, "-"))
+	if (o->partial && !o->merge && (compare || flame) && !strcmp(o->baseline, "-"))
 		return "--partial: --baseline names the baseline's shard (not -)";
 	return NULL;
 }
