@@ -153,13 +153,6 @@ shards() {
 	done
 }
 
-@test "--flame --baseline --percentile has no partial form" {
-	for args in "--baseline x --partial" "--baseline - --merge" "--baseline - --merge --ranks"; do
-		run tr-cp --flame --percentile 50 $args /dev/null
-		expect_status 2 || { echo "$args: status $status: $output"; false; }
-		expect_like "tr-cp: --flame --baseline --percentile has no partial form: run it on one machine*" "$output" || { echo "$args: $output"; false; }
-	done
-}
 
 # The Jaeger sample in 3 shards by trace (tr-ingest --split 3), in $d.
 sample_shards() {
@@ -559,4 +552,43 @@ frames_apart() {
 	expect_status 3
 	expect_empty "$output"
 	expect_eq "tr-cp: --baseline --merge: 1 baseline traces have a timed root; a baseline needs at least 2 to have a spread" "$stderr"
+}
+
+# --flame --percentile P --baseline in two phases over N shards of each
+# side (flame_baseline_shards), in $d: phase 1 r$k, the bands, phase 2 q$k.
+flame_baseline_phases() {
+	flame_baseline_shards "$1"
+	rparts=() qparts=()
+	for ((k = 0; k < $1; k++)); do
+		tr-cp -q --flame --percentile "$2" --baseline "$d/b$k.tr" --partial "$d/i$k.tr" > "$d/r$k"
+		rparts+=("$d/r$k")
+	done
+	tr-cp --flame --percentile "$2" --baseline - --merge --ranks "${rparts[@]}" > "$d/bands"
+	for ((k = 0; k < $1; k++)); do
+		tr-cp -q --flame --percentile "$2" --baseline "$d/b$k.tr" --bands "$d/bands" --partial "$d/i$k.tr" > "$d/q$k"
+		qparts+=("$d/q$k")
+	done
+}
+
+@test "--flame --percentile --baseline in two phases over 1, 2 and 4 shards: the SVG of one pass over the shards" {
+	for n in 1 2 4; do
+		parts=() bases=() incs=()
+		flame_baseline_phases $n 50,95,99
+		run --separate-stderr tr-cp --flame --percentile 50,95,99 --baseline - --merge "${qparts[@]}"
+		expect_status 0
+		expect_eq "$(tr-cp -q --flame --percentile 50,95,99 --baseline "$d/base.tr" "${incs[@]}")" "$output" "$n shards"
+	done
+}
+
+@test "--flame --percentile --baseline phase 1 names each trace's side; the bands rank each side among its own" {
+	frames_apart
+	run tr-cp --flame --percentile 50 --baseline "$d/base.tr" --partial "$d/i0.tr" "$d/i1.tr"
+	expect_status 0
+	expect_eq "$(printf '%s\n' '#tr-cp-partial/2	flame-baseline-ranks overlap-allowance=0.01 keep-streams=0' \
+		'L	1	900	0	b1' 'L	1	800	0	b2' 'L	1	700	0	b3' 'L	0	990	0	i1' 'L	0	950	0	i2' '#end	5')" "$output"
+	echo "$output" > "$d/r"
+	run tr-cp --flame --percentile 50,99 --baseline - --merge --ranks "$d/r"
+	expect_status 0
+	expect_eq "$(printf '%s\n' '#tr-cp-partial/2	flame-baseline-bands overlap-allowance=0.01 keep-streams=0 percentiles=50,99' \
+		'B	1	b1	2' 'B	1	b2	1' 'B	0	i1	3' 'B	0	i2	1' '#end	4')" "$output"
 }

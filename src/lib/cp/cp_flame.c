@@ -39,8 +39,8 @@ struct cp_flames {
 	uint32_t *node_of;	/* per span of the current trace */
 	size_t capspans;
 	size_t ngraphs;		/* --partial, --merge: every trace's, then one per band */
-	uint32_t *band;		/* per incident trace: its bands (--bands) */
-	size_t capband;
+	uint32_t *band[2];	/* per side, per trace: its bands (--bands) */
+	size_t capband[2];
 	int64_t *merged[2];	/* --merge, per side: per node and graph, the partials' sums */
 	size_t capmerged[2];	/* nodes */
 	size_t merged_traces[2][17];	/* per side and graph */
@@ -77,7 +77,8 @@ cp_flames_free(cp_flames *f)
 	free(f->merged[0]);
 	free(f->merged[1]);
 	free(f->local);
-	free(f->band);
+	free(f->band[0]);
+	free(f->band[1]);
 	free(f);
 }
 
@@ -329,30 +330,30 @@ cp_flames_apart(cp_flames *f)
 }
 
 void
-cp_flames_set_band(cp_flames *f, uint32_t bands)
+cp_flames_set_band(cp_flames *f, int baseline, uint32_t bands)
 {
-	side *s = &f->side[0];
+	int sd = baseline != 0;
+	side *s = &f->side[sd];
 
 	if (!s->ntraces)
 		return;
-	GROW(f->band, f->capband, s->ntraces);
-	f->band[s->ntraces - 1] = bands;
+	GROW(f->band[sd], f->capband[sd], s->ntraces);
+	f->band[sd][s->ntraces - 1] = bands;
 }
 
-/* Sum into value[] (zeroed) what the traces of band bit put in each node
- * (bit < 0: every trace of side sd; the bands are the incident's); how
- * many traces that is. */
+/* Sum into value[] (zeroed) what the traces of side sd in band bit put in
+ * each node (bit < 0: every trace); how many traces that is. */
 static size_t
 sum_band(const cp_flames *f, int sd, int bit, int64_t *value, size_t nnodes)
 {
-	const side *s = &f->side[0];
+	const side *s = &f->side[sd];
 	size_t n = 0;
 
 	if (bit < 0)
-		return sum_side(&f->side[sd], 0, value, nnodes);
+		return sum_side(s, 0, value, nnodes);
 	memset(value, 0, nnodes * sizeof *value);
-	for (size_t tr = 0; tr < s->ntraces && tr < f->capband; tr++) {
-		if (!(f->band[tr] >> bit & 1))
+	for (size_t tr = 0; tr < s->ntraces && tr < f->capband[sd]; tr++) {
+		if (!(f->band[sd][tr] >> bit & 1))
 			continue;
 		n++;
 		for (size_t j = s->off[tr]; j < s->off[tr + 1]; j++)

@@ -32,8 +32,9 @@ void cp_flames_set_graphs(cp_flames *f, size_t ngraphs);
  * side's tree apart, so that a partial holds the baseline's and the
  * incident's in the order each met its frames; joined when drawn. */
 void cp_flames_apart(cp_flames *f);
-/* --bands: the bands (bit i: graph i + 1) of the trace added last. */
-void cp_flames_set_band(cp_flames *f, uint32_t bands);
+/* --bands: the bands (bit i: graph i + 1) of the trace of that side
+ * (baseline or not) added last. */
+void cp_flames_set_band(cp_flames *f, int baseline, uint32_t bands);
 /* --flame --partial: the graphs as a mergeable state (the tree, each
  * node's µs summed per graph, the count of traces per graph) in a
  * partial's frame made for made_for. */

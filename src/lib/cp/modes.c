@@ -48,6 +48,9 @@ struct cp_run {
 	strbuf merged;		/* --merge of --whatif: the rows so far */
 	char placed[512];	/* --baseline --bands: why this shard is not one phase 1 counted */
 	cp_bands *bands;	/* --bands: the traces of each percentile's band */
+	strbuf base_ranks;	/* --flame --percentile --baseline, phase 1: the
+				 * baseline's records, read before the output opens */
+	size_t nbase_ranks;
 };
 
 typedef struct cp_mode_ops {
@@ -312,25 +315,45 @@ flame_made_for(const cp_run *r, const char *kind, char *buf, size_t size)
 	return buf;
 }
 
+/* Phase 1's header, then the baseline's records read before. */
+static void
+ranks_begin(cp_run *r, strbuf *out)
+{
+	char made_for[160];
+
+	tr_partial_header(out, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
+	sb_add(out, r->base_ranks.s, r->base_ranks.len);
+}
+
+/* A trace of side baseline: its record of phase 1, or its critical path
+ * taken in with its bands. */
+static void
+flame_trace(cp_run *r, const tr_trace *t, const cp_trace *c, int baseline, strbuf *out)
+{
+	size_t before = cp_flames_ntraces(r->flames, baseline);
+	int side = r->o.baseline ? baseline : -1;
+
+	if (flame_phase1(r)) {
+		if (c->root < 0)
+			return;
+		if (baseline)
+			r->nbase_ranks++;
+		else if (!r->drawn++)
+			ranks_begin(r, out);
+		cp_ranks_record(baseline ? &r->base_ranks : out, side, c->path_length, !r->o.keep_streams &&
+				tr_span_is_stream(&t->spans[c->root]), t->trace_id);
+		return;
+	}
+	cp_flames_add(r->flames, t, c, baseline);
+	if (r->bands && cp_flames_ntraces(r->flames, baseline) > before)
+		cp_flames_set_band(r->flames, baseline, cp_bands_of(r->bands, side < 0 ? 0 : side, t->trace_id));
+}
+
 static void
 flame_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 {
-	char made_for[160];
-	size_t before = cp_flames_ntraces(r->flames, 0);
-
 	(void)analysed;
-	if (flame_phase1(r)) {
-		if (r->cp.root < 0)
-			return;
-		if (!r->drawn++)
-			tr_partial_header(out, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
-		cp_ranks_record(out, r->cp.path_length, !r->o.keep_streams &&
-				tr_span_is_stream(&t->spans[r->cp.root]), t->trace_id);
-		return;
-	}
-	cp_flames_add(r->flames, t, &r->cp, 0);
-	if (r->bands && cp_flames_ntraces(r->flames, 0) > before)
-		cp_flames_set_band(r->flames, cp_bands_of(r->bands, t->trace_id));
+	flame_trace(r, t, &r->cp, 0, out);
 }
 
 static void
@@ -340,8 +363,8 @@ flame_end(cp_run *r, strbuf *b, tr_output *out)
 
 	if (flame_phase1(r)) {
 		if (!r->drawn)
-			tr_partial_header(b, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
-		tr_partial_end(b, r->drawn);
+			ranks_begin(r, b);
+		tr_partial_end(b, r->drawn + r->nbase_ranks);
 		return;
 	}
 	if (r->o.partial) {	/* a shard may hold no trace: the merge says so */
@@ -476,7 +499,7 @@ add_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 	cp_run *r = ctx;
 
 	if (r->flames)
-		cp_flames_add(r->flames, t, c, 1);
+		flame_trace(r, t, c, 1, NULL);
 	if (r->compare)
 		cp_compare_add(r->compare, t, c, 1);
 }
@@ -570,9 +593,10 @@ cp_run_new(const cp_run_opts *o, int *status)
 	if (r->compare && o->bands &&
 	    cp_compare_read_shards(r->compare, o->bands, baseline_made_for(r, "baseline-bands", err, sizeof err)) < 0)
 		*status = TR_EXIT_INPUT;
+	else if (o->bands && !r->compare && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err),
+								       o->baseline != NULL)))
+		*status = TR_EXIT_INPUT;	/* before the baseline: its traces are banded too */
 	else if (o->baseline && !o->merge && read_baseline(r, o->baseline) < 0)
-		*status = TR_EXIT_INPUT;
-	else if (o->bands && !r->compare && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err))))
 		*status = TR_EXIT_INPUT;
 	r->pag = pag_cp_new(&(pag_cp_opts){o->format == CP_CSV ? "csv" : o->format == CP_JSON ? "json" : "tsv",
 					  1, o->max_windows, units});
@@ -630,7 +654,7 @@ static int
 merge_ranks(cp_run *r, char **files, int nfiles, tr_output **out, const char *out_path)
 {
 	char buf[160];
-	cp_ranks *k = cp_ranks_new();
+	cp_ranks *k = cp_ranks_new(r->o.baseline != NULL);
 	int status = TR_EXIT_INPUT;
 
 	if (tr_partial_merge_files(files, nfiles, "cp", flame_made_for(r, "flame-ranks", buf, sizeof buf),
@@ -756,8 +780,6 @@ cp_merge_opts_error(const cp_run_opts *o)
 	if ((o->partial || o->merge) && (!cp_mode_merges(o->mode) || (o->baseline && !compare && !flame)))
 		return "--partial and --merge go with --summary and --flame (with --baseline too), --folded "
 		       "and --whatif";
-	if ((o->partial || o->merge) && flame && o->npct)
-		return "--flame --baseline --percentile has no partial form: run it on one machine";
 	if ((o->ranks && (!o->merge || o->partial || !two)) || (o->bands && (!o->partial || o->merge || !two)))
 		return "--ranks goes with --flame --percentile or --summary --baseline, and --merge; --bands "
 		       "with them and --partial";
@@ -892,5 +914,6 @@ cp_run_free(cp_run *r)
 	tr_pick_free(r->o.pick);
 	sb_free(&r->merged);
 	cp_bands_free(r->bands);
+	sb_free(&r->base_ranks);
 	free(r);
 }
