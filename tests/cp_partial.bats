@@ -592,3 +592,19 @@ flame_baseline_phases() {
 	expect_eq "$(printf '%s\n' '#tr-cp-partial/2	flame-baseline-bands overlap-allowance=0.01 keep-streams=0 percentiles=50,99' \
 		'B	1	b1	2' 'B	1	b2	1' 'B	0	i1	3' 'B	0	i2	1' '#end	4')" "$output"
 }
+
+@test "bad --flame --baseline partial records are bad input naming file:line" {
+	while IFS='|' read -r rec want; do
+		printf '#tr-cp-partial/2\tflame-baseline overlap-allowance=0.01\n%s\n#end\t1\n' "$rec" | tr '~' '\t' > "$BATS_TEST_TMPDIR/bad"
+		run --separate-stderr tr-cp --flame --baseline - --merge "$BATS_TEST_TMPDIR/bad"
+		expect_status 3 || { echo "$rec: status $status"; false; }
+		expect_empty "$output"
+		expect_eq "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" "$stderr" || { echo "$rec: $stderr"; false; }
+	done <<-'EOF2'
+	N~-~web~GET~5|a node before its side's T record
+	T~0~1|the sides mixed up (want T 1, the baseline's tree, then T 0, the incident's, in each partial)
+	T~2~1|the sides mixed up (want T 1, the baseline's tree, then T 0, the incident's, in each partial)
+	T~1~x|bad count of traces
+	T~1|not a tr-cp --flame --baseline partial record (want T, 0 or 1 and a count per graph, or N, 3 fields and a time per graph)
+	EOF2
+}
