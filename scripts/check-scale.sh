@@ -11,8 +11,9 @@
 #      by trace, regroup each shard's pieces, merge.
 # Each runs tr-infer (model, links), tr-aggregate (exact percentiles; the
 # sketch too over parallel), tr-cp --summary service and tr-cp --folded.
-# Over parallel and the job array (1b, 2b), tr-cp --flame, --whatif, and in
-# two phases --flame --percentile and --summary service --baseline.
+# Over parallel and the job array (1b, 2b), tr-cp --flame, --whatif,
+# --flame --baseline, and in two phases --flame --percentile (alone and
+# with --baseline) and --summary service --baseline.
 # The first two also shard by time: tr-temporal (a halo, merged clock
 # partials) and tr-pag --own | tr-cp (a halo, tr-pag --merge).
 # Installs what is missing with apt-get (as root), starts every daemon
@@ -184,6 +185,8 @@ tr-cp -q --flame $(in_order "$data/cpshard" .tr) > "$data/one.flame"
 tr-cp -q --whatif "$R" $(in_order "$data/cpshard" .tr) > "$data/one.whatif"
 tr-cp -q --flame --percentile $PCT $(in_order "$data/cpshard" .tr) > "$data/one.pflame"
 tr-cp -q --summary service --baseline "$data/base.tr" $(in_order "$data/cpshard" .tr) > "$data/one.baseline"
+tr-cp -q --flame --baseline "$data/base.tr" $(in_order "$data/cpshard" .tr) > "$data/one.fbaseline"
+tr-cp -q --flame --percentile $PCT --baseline "$data/base.tr" $(in_order "$data/cpshard" .tr) > "$data/one.pfbaseline"
 rm "$data"/cpshard*.tr "$data"/cpbase*.tr
 
 # ---- 1. GNU parallel over ssh ----
@@ -334,10 +337,20 @@ eval "$PK --tf shard{}.tr --tf base{}.tr \
 eval "$PK --basefile bbands --tf shard{}.tr --tf base{}.tr \
 	'tr-cp -q --summary service --baseline base{}.tr --bands bbands --partial shard{}.tr' ::: $K" |
 	tr-cp -q --summary service --baseline - --merge > baseline
+eval "$PK --tf shard{}.tr --tf base{}.tr 'tr-cp -q --flame --baseline base{}.tr --partial shard{}.tr' ::: $K" |
+	tr-cp --flame --baseline - --merge > fbaseline
+eval "$PK --tf shard{}.tr --tf base{}.tr \
+	'tr-cp -q --flame --percentile $PCT --baseline base{}.tr --partial shard{}.tr' ::: $K" |
+	tr-cp --flame --percentile $PCT --baseline - --merge --ranks > pfbands
+eval "$PK --basefile pfbands --tf shard{}.tr --tf base{}.tr \
+	'tr-cp -q --flame --percentile $PCT --baseline base{}.tr --bands pfbands --partial shard{}.tr' ::: $K" |
+	tr-cp --flame --percentile $PCT --baseline - --merge > pfbaseline
 same "parallel --sshlogin: tr-cp --flame" "$data/one.flame" flame
 same "parallel --sshlogin: tr-cp --whatif" "$data/one.whatif" whatif
 same "parallel --sshlogin: tr-cp --flame --percentile, two phases" "$data/one.pflame" pflame
 same "parallel --sshlogin: tr-cp --summary service --baseline, two phases" "$data/one.baseline" baseline
+same "parallel --sshlogin: tr-cp --flame --baseline" "$data/one.fbaseline" fbaseline
+same "parallel --sshlogin: tr-cp --flame --percentile --baseline, two phases" "$data/one.pfbaseline" pfbaseline
 say "GNU parallel, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
 
 # ---- the Slurm cluster ----
@@ -507,6 +520,8 @@ tr-cp -q --flame --partial "shard$k.tr" > "flame.$k.part"
 tr-cp -q --whatif "$R" --partial "shard$k.tr" > "whatif.$k.part"
 tr-cp -q --flame --percentile "$PCT" --partial "shard$k.tr" > "pranks.$k.part"
 tr-cp -q --summary service --baseline "base$k.tr" --partial "shard$k.tr" > "branks.$k.part"
+tr-cp -q --flame --baseline "base$k.tr" --partial "shard$k.tr" > "fbaseline.$k.part"
+tr-cp -q --flame --percentile "$PCT" --baseline "base$k.tr" --partial "shard$k.tr" > "pfranks.$k.part"
 EOF
 cat > cpranks.sh <<'EOF'
 #!/bin/sh
@@ -515,6 +530,7 @@ set -e
 in_order() { k=0; while [ $k -lt "$N" ]; do echo "$1.$k.part"; k=$((k + 1)); done; }
 cat $(in_order pranks) | tr-cp --flame --percentile "$PCT" --merge --ranks > pbands
 cat $(in_order branks) | tr-cp --summary service --baseline - --merge --ranks > bbands
+cat $(in_order pfranks) | tr-cp --flame --percentile "$PCT" --baseline - --merge --ranks > pfbands
 EOF
 cat > cpmap2.sh <<'EOF'
 #!/bin/sh
@@ -523,6 +539,7 @@ set -e
 k=$SLURM_ARRAY_TASK_ID
 tr-cp -q --flame --percentile "$PCT" --bands pbands --partial "shard$k.tr" > "pflame.$k.part"
 tr-cp -q --summary service --baseline "base$k.tr" --bands bbands --partial "shard$k.tr" > "baseline.$k.part"
+tr-cp -q --flame --percentile "$PCT" --baseline "base$k.tr" --bands pfbands --partial "shard$k.tr" > "pfbaseline.$k.part"
 rm "shard$k.tr" "base$k.tr"
 EOF
 cat > cpreduce.sh <<'EOF'
@@ -533,6 +550,8 @@ cat $(in_order flame) | tr-cp --flame --merge > flame
 cat $(in_order whatif) | tr-cp --whatif "$R" --merge > whatif
 cat $(in_order pflame) | tr-cp --flame --percentile "$PCT" --merge > pflame
 cat baseline.*.part | tr-cp -q --summary service --baseline - --merge > baseline
+cat $(in_order fbaseline) | tr-cp --flame --baseline - --merge > fbaseline
+cat $(in_order pfbaseline) | tr-cp --flame --percentile "$PCT" --baseline - --merge > pfbaseline
 EOF
 export R PCT
 m1=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'cpmap1.%a.out' -e 'cpmap1.%a.err' cpmap1.sh)
@@ -544,6 +563,8 @@ same "slurm two phases: tr-cp --flame" "$data/one.flame" flame
 same "slurm two phases: tr-cp --whatif" "$data/one.whatif" whatif
 same "slurm two phases: tr-cp --flame --percentile" "$data/one.pflame" pflame
 same "slurm two phases: tr-cp --summary service --baseline" "$data/one.baseline" baseline
+same "slurm: tr-cp --flame --baseline" "$data/one.fbaseline" fbaseline
+same "slurm two phases: tr-cp --flame --percentile --baseline" "$data/one.pfbaseline" pfbaseline
 say "Slurm, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 3. three stages over exports cut by time ----

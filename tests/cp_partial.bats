@@ -126,11 +126,11 @@ shards() {
 	EOF
 }
 
-@test "--partial and --merge go with --summary (--baseline too), --folded, --whatif and --flame only" {
-	for args in "--partial" "--merge" "--suspects --baseline - --merge" "--dot --merge" "--flame --baseline /dev/null --merge" "--svg --partial"; do
+@test "--partial and --merge go with --summary and --flame (--baseline too), --folded and --whatif only" {
+	for args in "--partial" "--merge" "--suspects --baseline - --merge" "--dot --merge" "--svg --partial"; do
 		run tr-cp $args /dev/null
 		expect_status 2 || { echo "$args: status $status: $output"; false; }
-		expect_like "tr-cp: --partial and --merge go with --summary (with --baseline too), --folded, --whatif and --flame \(no --baseline\)*" "$output" || { echo "$args: $output"; false; }
+		expect_like "tr-cp: --partial and --merge go with --summary and --flame (with --baseline too), --folded and --whatif*" "$output" || { echo "$args: $output"; false; }
 	done
 }
 
@@ -142,14 +142,17 @@ shards() {
 	done
 }
 
-@test "--summary --baseline: --merge takes --baseline -, --partial a baseline shard" {
-	run tr-cp --summary service --baseline /dev/null --merge /dev/null
-	expect_status 2
-	expect_like "tr-cp: --merge: the baseline is in the partials (give --baseline -)*" "$output"
-	run tr-cp --summary service --baseline - --partial /dev/null
-	expect_status 2
-	expect_like "tr-cp: --partial: --baseline names the baseline's shard (not -)*" "$output"
+@test "--summary --baseline and --flame --baseline: --merge takes --baseline -, --partial a baseline shard" {
+	for mode in "--summary service" --flame; do
+		run tr-cp $mode --baseline /dev/null --merge /dev/null
+		expect_status 2
+		expect_like "tr-cp: --merge: the baseline is in the partials (give --baseline -)*" "$output"
+		run tr-cp $mode --baseline - --partial /dev/null
+		expect_status 2
+		expect_like "tr-cp: --partial: --baseline names the baseline's shard (not -)*" "$output"
+	done
 }
+
 
 # The Jaeger sample in 3 shards by trace (tr-ingest --split 3), in $d.
 sample_shards() {
@@ -451,4 +454,157 @@ baseline_phases() {
 		expect_empty "$stderr"
 		expect_contains "p99" "$(head -n 1 <<< "$output")"
 	done
+}
+
+# --flame --baseline over N shards of each side, in $d: an incident of 300
+# traces and a baseline of 200 by trsim, i$k.tr and b$k.tr; the partials
+# p$k (shard k of each side in one run); base.tr, the baseline's shards one
+# after the other, inc.tr the incident's.
+flame_baseline_shards() {
+	d=$BATS_TEST_TMPDIR
+	trsim --seed 3 --traces 300 -o "$d/inc.json"
+	trsim --seed 4 --traces 200 -o "$d/base.json"
+	rm -f "$d"/i*.tr "$d"/b*.tr "$d"/p[0-9]*
+	tr-ingest --split "$1" -o "$d/i" "$d/inc.json"
+	tr-ingest --split "$1" -o "$d/b" "$d/base.json"
+	for ((k = 0; k < $1; k++)); do
+		tr-cp -q --flame --baseline "$d/b$k.tr" --partial "$d/i$k.tr" > "$d/p$k"
+		parts+=("$d/p$k"); bases+=("$d/b$k.tr"); incs+=("$d/i$k.tr")
+	done
+	cat "${bases[@]}" > "$d/base.tr"
+}
+
+@test "--flame --baseline over 1, 2 and 4 shards: --baseline - --merge writes the SVG of one pass over the shards" {
+	for n in 1 2 4; do
+		parts=() bases=() incs=()
+		flame_baseline_shards $n
+		run --separate-stderr tr-cp --flame --baseline - --merge "${parts[@]}"
+		expect_status 0
+		expect_eq "$(tr-cp -q --flame --baseline "$d/base.tr" "${incs[@]}")" "$output" "$n shards"
+		expect_contains "Differential critical-path flame graph" "$output"
+	done
+}
+
+@test "--flame --baseline --merge: the frames of one pass over the unsharded inputs, in the shards' order" {
+	parts=() bases=() incs=()
+	flame_baseline_shards 2
+	tr-ingest -q "$d/base.json" > "$d/b.tr"
+	tr-cp --flame --baseline - --merge "${parts[@]}" > "$d/merged.svg"
+	expect_eq "$(tr-cp -q --flame --baseline "$d/b.tr" "$d/inc.json" | sort)" "$(sort "$d/merged.svg")"
+}
+
+@test "--flame --baseline --merge --partial combines partials, and merges from stdin" {
+	parts=() bases=() incs=()
+	flame_baseline_shards 4
+	tr-cp --flame --baseline - --merge --partial "$d/p0" "$d/p1" > "$d/c01"
+	run --separate-stderr sh -c "cat '$d/c01' '$d/p2' '$d/p3' | tr-cp --flame --baseline - --merge"
+	expect_status 0
+	expect_eq "$(tr-cp -q --flame --baseline "$d/base.tr" "${incs[@]}")" "$output"
+}
+
+# Frames only one side has, met first in different shards: the baseline
+# has db in shard 0 and cache in shard 1, the incident queue in shard 0
+# and cache, then log, in shard 1.
+frames_apart() {
+	d=$BATS_TEST_TMPDIR
+	printf '%s\n' '#tr/1' \
+		'T	b1' 'S	b1	a		0	900	web	GET	server	h' 'S	b1	b	a	100	500	db	query	client	h' \
+		'T	b2' 'S	b2	a		0	800	web	GET	server	h' 'S	b2	b	a	100	400	db	query	client	h' > "$d/b0.tr"
+	printf '%s\n' '#tr/1' \
+		'T	b3' 'S	b3	a		0	700	web	GET	server	h' 'S	b3	b	a	50	300	cache	get	client	h' > "$d/b1.tr"
+	printf '%s\n' '#tr/1' \
+		'T	i1' 'S	i1	a		0	990	web	GET	server	h' 'S	i1	b	a	100	900	queue	put	client	h' > "$d/i0.tr"
+	printf '%s\n' '#tr/1' \
+		'T	i2' 'S	i2	a		0	950	web	GET	server	h' 'S	i2	b	a	10	300	cache	get	client	h' \
+		'S	i2	c	a	400	900	log	write	client	h' > "$d/i1.tr"
+	cat "$d/b0.tr" "$d/b1.tr" > "$d/base.tr"
+	tr-cp --flame --baseline "$d/b0.tr" --partial "$d/i0.tr" > "$d/p0"
+	tr-cp --flame --baseline "$d/b1.tr" --partial "$d/i1.tr" > "$d/p1"
+}
+
+@test "--flame --baseline: the partial holds the baseline's tree (T 1), then the incident's (T 0), each in its own order" {
+	frames_apart
+	expect_eq "$(printf '%s\n' '#tr-cp-partial/2	flame-baseline overlap-allowance=0.01' \
+		'T	1	1' 'N	-	web	GET	400' 'N	0	cache	get	300' \
+		'T	0	1' 'N	-	web	GET	100' 'N	0	log	write	550' 'N	0	cache	get	300' '#end	7')" "$(cat "$d/p1")"
+}
+
+# The SVG draws the frames in the order made: the baseline's (db, drawn
+# only where the incident spends time, then cache from its shard 1), then
+# the incident's others (queue, log); a merge taking each partial's two
+# trees in turn would make queue before cache.
+@test "--flame --baseline --merge: frames one side has, met in other shards, come in the order of one pass" {
+	frames_apart
+	run --separate-stderr tr-cp --flame --baseline - --merge "$d/p0" "$d/p1"
+	expect_status 0
+	expect_eq "$(tr-cp --flame --baseline "$d/base.tr" "$d/i0.tr" "$d/i1.tr" 2> /dev/null)" "$output"
+	expect_eq "cache queue log" "$(grep -o '<title>[a-z]*:' <<< "$output" | sed 's/<title>//; s/://' | awk '$0 != "web" && !seen[$0]++' | tr '\n' ' ' | sed 's/ $//')"
+}
+
+@test "--flame --baseline --merge: no incident trace, or a baseline of fewer than 2, is bad input, nothing written" {
+	frames_apart
+	tr-cp --flame --baseline "$d/b1.tr" --partial --allow-empty /dev/null > "$d/none"
+	run --separate-stderr tr-cp --flame --baseline - --merge "$d/none"
+	expect_status 3
+	expect_empty "$output"
+	expect_eq "tr-cp: --flame: no trace with a timed root to draw" "$stderr"
+	run --separate-stderr tr-cp --flame --baseline - --merge "$d/p1"
+	expect_status 3
+	expect_empty "$output"
+	expect_eq "tr-cp: --baseline --merge: 1 baseline traces have a timed root; a baseline needs at least 2 to have a spread" "$stderr"
+}
+
+# --flame --percentile P --baseline in two phases over N shards of each
+# side (flame_baseline_shards), in $d: phase 1 r$k, the bands, phase 2 q$k.
+flame_baseline_phases() {
+	flame_baseline_shards "$1"
+	rparts=() qparts=()
+	for ((k = 0; k < $1; k++)); do
+		tr-cp -q --flame --percentile "$2" --baseline "$d/b$k.tr" --partial "$d/i$k.tr" > "$d/r$k"
+		rparts+=("$d/r$k")
+	done
+	tr-cp --flame --percentile "$2" --baseline - --merge --ranks "${rparts[@]}" > "$d/bands"
+	for ((k = 0; k < $1; k++)); do
+		tr-cp -q --flame --percentile "$2" --baseline "$d/b$k.tr" --bands "$d/bands" --partial "$d/i$k.tr" > "$d/q$k"
+		qparts+=("$d/q$k")
+	done
+}
+
+@test "--flame --percentile --baseline in two phases over 1, 2 and 4 shards: the SVG of one pass over the shards" {
+	for n in 1 2 4; do
+		parts=() bases=() incs=()
+		flame_baseline_phases $n 50,95,99
+		run --separate-stderr tr-cp --flame --percentile 50,95,99 --baseline - --merge "${qparts[@]}"
+		expect_status 0
+		expect_eq "$(tr-cp -q --flame --percentile 50,95,99 --baseline "$d/base.tr" "${incs[@]}")" "$output" "$n shards"
+	done
+}
+
+@test "--flame --percentile --baseline phase 1 names each trace's side; the bands rank each side among its own" {
+	frames_apart
+	run tr-cp --flame --percentile 50 --baseline "$d/base.tr" --partial "$d/i0.tr" "$d/i1.tr"
+	expect_status 0
+	expect_eq "$(printf '%s\n' '#tr-cp-partial/2	flame-baseline-ranks overlap-allowance=0.01 keep-streams=0' \
+		'L	1	900	0	b1' 'L	1	800	0	b2' 'L	1	700	0	b3' 'L	0	990	0	i1' 'L	0	950	0	i2' '#end	5')" "$output"
+	echo "$output" > "$d/r"
+	run tr-cp --flame --percentile 50,99 --baseline - --merge --ranks "$d/r"
+	expect_status 0
+	expect_eq "$(printf '%s\n' '#tr-cp-partial/2	flame-baseline-bands overlap-allowance=0.01 keep-streams=0 percentiles=50,99' \
+		'B	1	b1	2' 'B	1	b2	1' 'B	0	i1	3' 'B	0	i2	1' '#end	4')" "$output"
+}
+
+@test "bad --flame --baseline partial records are bad input naming file:line" {
+	while IFS='|' read -r rec want; do
+		printf '#tr-cp-partial/2\tflame-baseline overlap-allowance=0.01\n%s\n#end\t1\n' "$rec" | tr '~' '\t' > "$BATS_TEST_TMPDIR/bad"
+		run --separate-stderr tr-cp --flame --baseline - --merge "$BATS_TEST_TMPDIR/bad"
+		expect_status 3 || { echo "$rec: status $status"; false; }
+		expect_empty "$output"
+		expect_eq "tr-cp: $BATS_TEST_TMPDIR/bad:2: $want" "$stderr" || { echo "$rec: $stderr"; false; }
+	done <<-'EOF2'
+	N~-~web~GET~5|a node before its side's T record
+	T~0~1|the sides mixed up (want T 1, the baseline's tree, then T 0, the incident's, in each partial)
+	T~2~1|the sides mixed up (want T 1, the baseline's tree, then T 0, the incident's, in each partial)
+	T~1~x|bad count of traces
+	T~1|not a tr-cp --flame --baseline partial record (want T, 0 or 1 and a count per graph, or N, 3 fields and a time per graph)
+	EOF2
 }

@@ -9,26 +9,29 @@
 
 #include "cp/cp.h"
 
-/* Phase 1: one trace's L record (latency, long-lived stream, id). */
-void cp_ranks_record(strbuf *out, int64_t latency, int stream, const char *id);
+/* Phase 1: one trace's L record (its side when side >= 0: 0 the
+ * incident, 1 the baseline; latency, long-lived stream, id). */
+void cp_ranks_record(strbuf *out, int side, int64_t latency, int stream, const char *id);
 
-/* The merge of phase-1 partials. */
+/* The merge of phase-1 partials; sides: the records name their side, and
+ * each side is ranked among its own traces. */
 typedef struct cp_ranks cp_ranks;
-cp_ranks *cp_ranks_new(void);
+cp_ranks *cp_ranks_new(int sides);
 /* One L record (line is modified); -1 with err when it is not one. */
 int cp_ranks_line(cp_ranks *k, char *line, size_t len, char *err, size_t errlen);
 /* The bands of pct[0..npct) as a partial made for made_for: a B record per
- * trace in a band, with its id and the bands (bit i: pct[i]), in the
- * order read. */
+ * trace in a band, with its side (with sides), its id and the bands (bit
+ * i: pct[i]), in the order read, the baseline's first. */
 void cp_ranks_write_bands(cp_ranks *k, const int *pct, size_t npct, const char *made_for,
 			  tr_output *out);
 void cp_ranks_free(cp_ranks *k);
 
 /* Phase 2: the bands file made for made_for; NULL when it is bad (said). */
 typedef struct cp_bands cp_bands;
-cp_bands *cp_bands_read(const char *path, const char *made_for);
-/* The bands trace id lies in (bit i: the i-th percentile); 0: none. */
-uint32_t cp_bands_of(const cp_bands *b, const char *id);
+cp_bands *cp_bands_read(const char *path, const char *made_for, int sides);
+/* The bands trace id of side (0 without sides) lies in (bit i: the i-th
+ * percentile); 0: none. */
+uint32_t cp_bands_of(cp_bands *b, int side, const char *id);
 void cp_bands_free(cp_bands *b);
 
 #endif

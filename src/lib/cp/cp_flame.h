@@ -28,8 +28,13 @@ void cp_flames_free(cp_flames *f);
 /* --partial and --merge draw ngraphs graphs (1, the default: every
  * trace's; with --percentile, one more per band). */
 void cp_flames_set_graphs(cp_flames *f, size_t ngraphs);
-/* --bands: the bands (bit i: graph i + 1) of the trace added last. */
-void cp_flames_set_band(cp_flames *f, uint32_t bands);
+/* --baseline with --partial or --merge (before the first trace): each
+ * side's tree apart, so that a partial holds the baseline's and the
+ * incident's in the order each met its frames; joined when drawn. */
+void cp_flames_apart(cp_flames *f);
+/* --bands: the bands (bit i: graph i + 1) of the trace of that side
+ * (baseline or not) added last. */
+void cp_flames_set_band(cp_flames *f, int baseline, uint32_t bands);
 /* --flame --partial: the graphs as a mergeable state (the tree, each
  * node's µs summed per graph, the count of traces per graph) in a
  * partial's frame made for made_for. */
@@ -38,6 +43,10 @@ void cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out)
  * -1 with err when it is not one. The graph of every trace is then drawn
  * as from one pass. */
 int cp_flames_merge_line(cp_flames *f, char *line, size_t len, char *err, size_t errlen);
+
+/* After a merge with the sides apart: -1 when the last partial held the
+ * baseline's section and not the incident's; else 0. */
+int cp_flames_merged_whole(const cp_flames *f);
 
 /* "50,95,99": percentiles from 1 to 100 into pct (at most max); returns
  * how many, or -1 when s is not such a list. */

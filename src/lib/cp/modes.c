@@ -48,6 +48,9 @@ struct cp_run {
 	strbuf merged;		/* --merge of --whatif: the rows so far */
 	char placed[512];	/* --baseline --bands: why this shard is not one phase 1 counted */
 	cp_bands *bands;	/* --bands: the traces of each percentile's band */
+	strbuf base_ranks;	/* --flame --percentile --baseline, phase 1: the
+				 * baseline's records, read before the output opens */
+	size_t nbase_ranks;
 };
 
 typedef struct cp_mode_ops {
@@ -290,14 +293,18 @@ flame_begin(cp_run *r)
 	r->flames = cp_flames_new();
 	cp_flames_keep_streams(r->flames, r->o.keep_streams);
 	cp_flames_set_graphs(r->flames, 1 + r->o.npct);
+	if (r->o.baseline && (r->o.partial || r->o.merge))
+		cp_flames_apart(r->flames);
 }
 
 /* What a --flame partial (kind "flame"), a phase-1 one ("flame-ranks") or
- * a bands file ("flame-bands") is made for. */
+ * a bands file ("flame-bands") is made for; against a baseline, "flame"
+ * reads "flame-baseline". */
 static const char *
 flame_made_for(const cp_run *r, const char *kind, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "%s overlap-allowance=%.17g", kind, r->o.allowance);
+	int n = snprintf(buf, size, "flame%s%s overlap-allowance=%.17g", r->o.baseline ? "-baseline" : "",
+			 kind + strlen("flame"), r->o.allowance);
 
 	if (r->o.npct)
 		n += snprintf(buf + n, size - (size_t)n, " keep-streams=%d", r->o.keep_streams);
@@ -308,25 +315,45 @@ flame_made_for(const cp_run *r, const char *kind, char *buf, size_t size)
 	return buf;
 }
 
+/* Phase 1's header, then the baseline's records read before. */
+static void
+ranks_begin(cp_run *r, strbuf *out)
+{
+	char made_for[160];
+
+	tr_partial_header(out, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
+	sb_add(out, r->base_ranks.s, r->base_ranks.len);
+}
+
+/* A trace of side baseline: its record of phase 1, or its critical path
+ * taken in with its bands. */
+static void
+flame_trace(cp_run *r, const tr_trace *t, const cp_trace *c, int baseline, strbuf *out)
+{
+	size_t before = cp_flames_ntraces(r->flames, baseline);
+	int side = r->o.baseline ? baseline : -1;
+
+	if (flame_phase1(r)) {
+		if (c->root < 0)
+			return;
+		if (baseline)
+			r->nbase_ranks++;
+		else if (!r->drawn++)
+			ranks_begin(r, out);
+		cp_ranks_record(baseline ? &r->base_ranks : out, side, c->path_length, !r->o.keep_streams &&
+				tr_span_is_stream(&t->spans[c->root]), t->trace_id);
+		return;
+	}
+	cp_flames_add(r->flames, t, c, baseline);
+	if (r->bands && cp_flames_ntraces(r->flames, baseline) > before)
+		cp_flames_set_band(r->flames, baseline, cp_bands_of(r->bands, side < 0 ? 0 : side, t->trace_id));
+}
+
 static void
 flame_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 {
-	char made_for[160];
-	size_t before = cp_flames_ntraces(r->flames, 0);
-
 	(void)analysed;
-	if (flame_phase1(r)) {
-		if (r->cp.root < 0)
-			return;
-		if (!r->drawn++)
-			tr_partial_header(out, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
-		cp_ranks_record(out, r->cp.path_length, !r->o.keep_streams &&
-				tr_span_is_stream(&t->spans[r->cp.root]), t->trace_id);
-		return;
-	}
-	cp_flames_add(r->flames, t, &r->cp, 0);
-	if (r->bands && cp_flames_ntraces(r->flames, 0) > before)
-		cp_flames_set_band(r->flames, cp_bands_of(r->bands, t->trace_id));
+	flame_trace(r, t, &r->cp, 0, out);
 }
 
 static void
@@ -336,8 +363,8 @@ flame_end(cp_run *r, strbuf *b, tr_output *out)
 
 	if (flame_phase1(r)) {
 		if (!r->drawn)
-			tr_partial_header(b, "cp", flame_made_for(r, "flame-ranks", made_for, sizeof made_for));
-		tr_partial_end(b, r->drawn);
+			ranks_begin(r, b);
+		tr_partial_end(b, r->drawn + r->nbase_ranks);
 		return;
 	}
 	if (r->o.partial) {	/* a shard may hold no trace: the merge says so */
@@ -472,7 +499,7 @@ add_baseline(void *ctx, const tr_trace *t, const cp_trace *c)
 	cp_run *r = ctx;
 
 	if (r->flames)
-		cp_flames_add(r->flames, t, c, 1);
+		flame_trace(r, t, c, 1, NULL);
 	if (r->compare)
 		cp_compare_add(r->compare, t, c, 1);
 }
@@ -566,9 +593,10 @@ cp_run_new(const cp_run_opts *o, int *status)
 	if (r->compare && o->bands &&
 	    cp_compare_read_shards(r->compare, o->bands, baseline_made_for(r, "baseline-bands", err, sizeof err)) < 0)
 		*status = TR_EXIT_INPUT;
+	else if (o->bands && !r->compare && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err),
+								       o->baseline != NULL)))
+		*status = TR_EXIT_INPUT;	/* before the baseline: its traces are banded too */
 	else if (o->baseline && !o->merge && read_baseline(r, o->baseline) < 0)
-		*status = TR_EXIT_INPUT;
-	else if (o->bands && !r->compare && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err))))
 		*status = TR_EXIT_INPUT;
 	r->pag = pag_cp_new(&(pag_cp_opts){o->format == CP_CSV ? "csv" : o->format == CP_JSON ? "json" : "tsv",
 					  1, o->max_windows, units});
@@ -626,7 +654,7 @@ static int
 merge_ranks(cp_run *r, char **files, int nfiles, tr_output **out, const char *out_path)
 {
 	char buf[160];
-	cp_ranks *k = cp_ranks_new();
+	cp_ranks *k = cp_ranks_new(r->o.baseline != NULL);
 	int status = TR_EXIT_INPUT;
 
 	if (tr_partial_merge_files(files, nfiles, "cp", flame_made_for(r, "flame-ranks", buf, sizeof buf),
@@ -655,8 +683,18 @@ merge_framed(cp_run *r, char **files, int nfiles, tr_output **out, const char *o
 	if (tr_partial_merge_files(files, nfiles, "cp", made_for, 0, whatif ? whatif_line : flame_line,
 				   whatif ? (void *)r : (void *)r->flames) < 0)
 		return TR_EXIT_INPUT;
+	if (!whatif && cp_flames_merged_whole(r->flames) < 0) {
+		tr_warn("--flame --baseline --merge: the last partial holds the baseline's tree and not "
+			"the incident's: it is not a whole partial");
+		return TR_EXIT_INPUT;
+	}
 	if (!whatif && !r->o.partial && !cp_flames_ntraces(r->flames, 0)) {
 		tr_warn("--flame: no trace with a timed root to draw");
+		return TR_EXIT_INPUT;
+	}
+	if (!whatif && !r->o.partial && r->o.baseline && cp_flames_ntraces(r->flames, 1) < 2) {
+		tr_warn("--baseline --merge: %zu baseline traces have a timed root; "
+			"a baseline needs at least 2 to have a spread", cp_flames_ntraces(r->flames, 1));
 		return TR_EXIT_INPUT;
 	}
 	*out = tr_output_open(out_path, 0);
@@ -735,18 +773,19 @@ cp_mode_merges(enum cp_mode m)
 const char *
 cp_merge_opts_error(const cp_run_opts *o)
 {
+	int flame = o->baseline && o->mode == CP_MODE_FLAME;
 	int compare = o->baseline && o->mode == CP_MODE_SUMMARY;
 	int two = o->npct || compare;	/* the modes in two phases */
 
-	if ((o->partial || o->merge) && (!cp_mode_merges(o->mode) || (o->baseline && !compare)))
-		return "--partial and --merge go with --summary (with --baseline too), --folded, --whatif and "
-		       "--flame (no --baseline)";
+	if ((o->partial || o->merge) && (!cp_mode_merges(o->mode) || (o->baseline && !compare && !flame)))
+		return "--partial and --merge go with --summary and --flame (with --baseline too), --folded "
+		       "and --whatif";
 	if ((o->ranks && (!o->merge || o->partial || !two)) || (o->bands && (!o->partial || o->merge || !two)))
 		return "--ranks goes with --flame --percentile or --summary --baseline, and --merge; --bands "
 		       "with them and --partial";
-	if (o->merge && compare && strcmp(o->baseline, "-") != 0)
+	if (o->merge && (compare || flame) && strcmp(o->baseline, "-") != 0)
 		return "--merge: the baseline is in the partials (give --baseline -)";
-	if (o->partial && !o->merge && compare && !strcmp(o->baseline, "-"))
+	if (o->partial && !o->merge && (compare || flame) && !strcmp(o->baseline, "-"))
 		return "--partial: --baseline names the baseline's shard (not -)";
 	return NULL;
 }
@@ -875,5 +914,6 @@ cp_run_free(cp_run *r)
 	tr_pick_free(r->o.pick);
 	sb_free(&r->merged);
 	cp_bands_free(r->bands);
+	sb_free(&r->base_ranks);
 	free(r);
 }
