@@ -8,8 +8,12 @@
  * stay: the UI counts them as blocking), a child overflowing its parent is
  * clamped to it, a child entirely outside it goes with its subtree. Every
  * root is analysed, earliest first, and its sections follow the previous
- * root's. Everything uses explicit stacks: traces can be deep. */
+ * root's. Everything uses explicit stacks: traces can be deep. With
+ * tr-infer's happens-before edges (infer/hb.h), a child the model names
+ * waits for the siblings the model puts before it, not for those that
+ * happened to end before it started; the others keep the timing guess. */
 #include "cp/cp.h"
+#include "infer/hb.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +148,12 @@ collect_kids(cp_trace *c, const tr_trace *t, int32_t p, uint32_t *nk)
 		c->kids[*nk] = (cp_kid){e, s, k};
 		c->kstart[*nk] = s;
 		(*nk)++;
+		if (c->hb) {
+			int known = hb_known(c->hb, k);
+
+			c->nkids_model += known;
+			c->nkids_guess += !known;
+		}
 	}
 	c->kn[p] = *nk - off;
 	if (c->kn[p] > 1) {
@@ -219,7 +229,8 @@ happens_before(const cp_trace *c, int32_t p, int32_t a, int32_t b)
 /* The next child of the frame's span on the critical path, or -1. Children
  * come latest end first; one that fails happens_before against the child
  * taken last can never pass later (starts only move back), so each child is
- * looked at once. */
+ * looked at once. A model's edge holds only where the trace agrees (the
+ * predecessor ended before the child started): the same holds with it. */
 static int32_t
 next_child(const cp_trace *c, cp_frame *f)
 {
@@ -228,7 +239,10 @@ next_child(const cp_trace *c, cp_frame *f)
 	while (f->pos < n) {
 		int32_t k = c->kids[off + f->pos++].span;
 
-		if (f->lrc < 0 || happens_before(c, f->span, k, f->lrc))
+		if (f->lrc < 0)
+			return k;
+		if (c->hb && hb_known(c->hb, f->lrc) ? hb_before(c->hb, k, f->lrc) :
+		    happens_before(c, f->span, k, f->lrc))
 			return k;
 	}
 	return -1;
@@ -324,8 +338,16 @@ plant_root(cp_trace *c, const tr_trace *t, int32_t root)
 int
 cp_trace_run(cp_trace *c, const tr_trace *t)
 {
+	return cp_trace_run_model(c, t, NULL);
+}
+
+int
+cp_trace_run_model(cp_trace *c, const tr_trace *t, const struct hb_model *hb)
+{
 	uint32_t nk = 0;
 
+	c->hb = hb;
+	c->nkids_model = c->nkids_guess = 0;
 	reserve(c, t->nspans ? t->nspans : 1);
 	c->nspans = t->nspans;
 	c->nsec = 0;

@@ -198,6 +198,12 @@ struct temporal {
 	int ev_span_seen[2], ev_log_seen[2];
 	size_t ev_ambiguous[2], unrelated;
 	char *ev_near[2];
+	/* happens-before edges (infer/hb.h): bound to the trace being built
+	 * when hb_bound; local children whose trigger the edges gave, and
+	 * those they do not name (the timing guess stays) */
+	struct hb_model *hb;
+	int hb_bound;
+	size_t nkids_model, nkids_guess;
 };
 
 typedef struct tp_pending {
