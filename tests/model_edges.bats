@@ -176,3 +176,53 @@ causes() {
 	expect_status 2
 	expect_eq "tr-temporal: --model $BATS_TEST_TMPDIR/m.tsv: no span of the input is named as the model's events (its first: \"svc:Ax\"; the closest span name: \"svc:A\"; --name gives the fields)" "$stderr"
 }
+
+# Twenty traces: P calls get (attempt 1), whose timeout log at 1080 starts
+# the retry at 1090 while get still runs to 1100, and other, which ends
+# just before the retry in even traces and after it in odd ones.
+timeouts() {
+	awk 'BEGIN { OFS = "\t"; print "#tr/1"
+		for (i = 0; i < 20; i++) { t = "t" i; x = i % 2 ? 1095 : 1085
+			print "T", t
+			print "S", t, "p", "", 1000, 200, "front", "P", "server", "h1"
+			print "S", t, "a1", "p", 1000, 100, "svc", "get", "", "h1"
+			print "L", t, "a1", 1080, "event=timeout"
+			print "S", t, "x", "p", 1010, x - 1010, "svc", "other", "", "h1"
+			print "S", t, "r", "p", 1090, 110, "svc", "retry", "", "h1" } }' | mkfix logs.tr
+}
+
+@test "--events logs: tr-infer learns that the retry starts after the timeout log" {
+	f=$(timeouts)
+	run bash -c "tr-infer --events logs '$f' | grep -E '@timeout.svc:retry_S|svc:get_E.svc:retry_S'"
+	expect_output "$(printf 'svc:get@timeout\tsvc:retry_S\t20\t0\t0\t0\t20')"
+	run bash -c "tr-infer '$f' | grep -c '@timeout'"
+	expect_output 0
+}
+
+@test "--events logs on the samples: the timeout log of attempt 1 before attempt 2's start" {
+	run bash -c "tr-infer --events logs --count pairs -t 's/(s+v) >= 0.8' --name service,operation,tag:retry.attempt '$SAMPLES/jaeger/hotrod.json' | grep '@timeout.driver:GetDriver:2_S'"
+	expect_output "$(printf 'driver:GetDriver:1@timeout\tdriver:GetDriver:2_S\t27\t5\t29\t0\t46')"
+}
+
+@test "--events logs goes with the model and --reformat only" {
+	run tr-infer --events logs --partial /dev/null
+	expect_status 2
+	expect_eq "tr-infer: --events logs goes with the model and --reformat, not --links, --partial, --merge" "${lines[0]}"
+}
+
+@test "tr-cp over an edge from a log event: the retry waits for get, still running, from its start back" {
+	f=$(timeouts)
+	tr-infer --events logs --reformat "$f" | awk -F'\t' 'NR == 1 || $2 == "t0"' > "$BATS_TEST_TMPDIR/t0.tr"
+	run bash -c "tr-cp --sections '$BATS_TEST_TMPDIR/t0.tr' | awk -F'\t' '\$1 == \"C\" { print \$3, \$4, \$5 }'"
+	expect_output "$(printf 'r 1090 1200\na1 1000 1090')"
+	run bash -c "grep -v '^IE' '$BATS_TEST_TMPDIR/t0.tr' | tr-cp --sections | awk -F'\t' '\$1 == \"C\" { print \$3, \$4, \$5 }'"
+	expect_output "$(printf 'r 1090 1200\np 1085 1090\nx 1010 1085\np 1000 1010')"
+}
+
+@test "tr-temporal over an edge from a log event: other is no cause" {
+	f=$(timeouts)
+	tr-infer --events logs --reformat "$f" | awk -F'\t' 'NR == 1 || $2 == "t0"' > "$BATS_TEST_TMPDIR/t0.tr"
+	run tr-temporal --check --explain "$BATS_TEST_TMPDIR/t0.tr"
+	expect_status 0
+	expect_eq "$(printf 'svc:get 0.1\nsvc:retry 0.1')" "$(printf '%s\n' "${lines[@]}" | causes)"
+}

@@ -236,6 +236,18 @@ next_child(const cp_trace *c, cp_frame *f)
 {
 	uint32_t off = c->koff[f->span], n = c->kn[f->span];
 
+	/* a model predecessor by its log event may end after the child taken
+	 * last starts, so come before it in the list: look at them all */
+	if (f->lrc >= 0 && c->hb && hb_logs(c->hb) && hb_known(c->hb, f->lrc)) {
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t k = c->kids[off + i].span;
+
+			if (c->state[k] != CP_PATH && hb_before(c->hb, k, f->lrc))
+				return k;
+		}
+		return -1;
+	}
+
 	while (f->pos < n) {
 		int32_t k = c->kids[off + f->pos++].span;
 

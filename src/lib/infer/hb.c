@@ -33,6 +33,12 @@ struct hb_model {
 	int use_ie;			/* the bound trace's edges are its IE records */
 	int32_t *span_name;		/* per span of the bound trace */
 	size_t capspans;
+	int32_t *log_name;		/* per log of the bound trace: NAME@X, -1 */
+	size_t caplogs;
+	uint8_t *is_log;		/* per name: a log event NAME@X */
+	int model_logs;			/* the model file names log events */
+	int trace_logs;			/* the bound trace's IE records do */
+	const tr_trace *t;		/* the bound trace */
 	strbuf buf;
 	hb_counts counts;
 	strmap met;			/* span names met before a model name matched */
@@ -63,6 +69,8 @@ hb_free(hb_model *m)
 	u64map_free(&m->trace_edges);
 	free(m->text);
 	free(m->in_model);
+	free(m->is_log);
+	free(m->log_name);
 	free(m->ie_stamp);
 	free(m->seen);
 	free(m->first_start);
@@ -114,6 +122,7 @@ intern(hb_model *m, const char *s, size_t n)
 
 			m->text = xrealloc(m->text, cap * sizeof *m->text);
 			m->in_model = xrealloc(m->in_model, cap);
+			m->is_log = xrealloc(m->is_log, cap);
 			m->ie_stamp = xrealloc(m->ie_stamp, cap * sizeof *m->ie_stamp);
 			m->seen = xrealloc(m->seen, cap * sizeof *m->seen);
 			m->first_start = xrealloc(m->first_start, cap * sizeof *m->first_start);
@@ -122,6 +131,7 @@ intern(hb_model *m, const char *s, size_t n)
 		}
 		m->text[m->nnames] = slot->key;
 		m->in_model[m->nnames] = 0;
+		m->is_log[m->nnames] = 0;
 		m->ie_stamp[m->nnames] = 0;
 		m->seen[m->nnames] = 0;
 		m->nnames++;
@@ -129,17 +139,27 @@ intern(hb_model *m, const char *s, size_t n)
 	return (uint32_t)slot->val;
 }
 
-/* An event's text ("name_S", "name_E", escaped) into its event id; -1
- * when it is not one. */
+/* An event's text (escaped) into its event id: "name_S" and "name_E" a
+ * span's start and end, "name@X" its log with event=X (one event, 2 *
+ * its name's id); -1 when it is none of them. */
 static int64_t
 event_id(hb_model *m, const char *s, size_t n)
 {
 	sb_clear(&m->buf);
 	sb_reserve(&m->buf, n);
 	n = tr_unescape(m->buf.s, s, n);
-	if (n < 3 || m->buf.s[n - 2] != '_' || (m->buf.s[n - 1] != 'S' && m->buf.s[n - 1] != 'E'))
+	m->buf.s[n] = '\0';
+	m->buf.len = n;
+	if (n >= 3 && m->buf.s[n - 2] == '_' && (m->buf.s[n - 1] == 'S' || m->buf.s[n - 1] == 'E'))
+		return 2 * (int64_t)intern(m, m->buf.s, n - 2) + (m->buf.s[n - 1] == 'E');
+	const char *at = memchr(m->buf.s, '@', n);
+
+	if (!at || at == m->buf.s || at == m->buf.s + n - 1)
 		return -1;
-	return 2 * (int64_t)intern(m, m->buf.s, n - 2) + (m->buf.s[n - 1] == 'E');
+	uint32_t id = intern(m, m->buf.s, n);
+
+	m->is_log[id] = 1;
+	return 2 * (int64_t)id;
 }
 
 static uint64_t
@@ -161,12 +181,13 @@ read_edge(hb_model *m, const char *line, size_t len, int has_pass)
 	if (a < 0)
 		return -1;
 	if (!m->model_first)
-		m->model_first = arena_strndup(&m->mem, m->buf.s, strlen(m->buf.s) - 2);
+		m->model_first = arena_strndup(&m->mem, m->buf.s, m->is_log[a / 2] ? m->buf.len : m->buf.len - 2);
 	int64_t b = event_id(m, f[1].s, f[1].len);
 
 	if (b < 0)
 		return -1;
 	m->in_model[a / 2] = m->in_model[b / 2] = 1;
+	m->model_logs |= m->is_log[a / 2] | m->is_log[b / 2];
 	if (has_pass && !(f[7].len == 1 && f[7].s[0] == '1'))
 		return 0;	/* -a's failing pair: not an edge */
 	int added;
@@ -215,39 +236,57 @@ hb_load(hb_model *m, const char *path)
 	return bad ? -1 : 0;
 }
 
-/* Every span's name id, and each name's first start and last end. */
+/* Name id at time at in the bound trace: its first and last time. */
 static void
-name_spans(hb_model *m, const tr_trace *t)
+note_time(hb_model *m, uint32_t id, int64_t from, int64_t to)
+{
+	if (m->seen[id] != m->gen) {
+		m->seen[id] = m->gen;
+		m->first_start[id] = INT64_MAX;
+		m->last_end[id] = INT64_MIN;
+	}
+	if (from < m->first_start[id])
+		m->first_start[id] = from;
+	if (to > m->last_end[id])
+		m->last_end[id] = to;
+}
+
+/* Every span's name id, and each name's first start and last end; with
+ * logs: every log with event=X of a timed span named NAME@X, its time. */
+static void
+name_spans(hb_model *m, const tr_trace *t, int logs)
 {
 	GROW(m->span_name, m->capspans, t->nspans);
 	for (size_t i = 0; i < t->nspans; i++) {
 		const tr_span *s = &t->spans[i];
 
 		sb_clear(&m->buf);
-		for (int f = 0; f < m->o.nfields; f++) {
-			if (f)
-				sb_addc(&m->buf, ':');
-			switch (m->o.fields[f]) {
-			case INFER_SERVICE: sb_adds(&m->buf, s->service); break;
-			case INFER_OPERATION: sb_adds(&m->buf, s->operation); break;
-			case INFER_KIND: sb_adds(&m->buf, tr_kind_name(s->kind)); break;
-			default: sb_adds(&m->buf, s->host); break;
-			}
-		}
+		infer_name_fields(&m->buf, s, &m->o);
 		uint32_t id = intern(m, m->buf.s, m->buf.len);
 
 		m->span_name[i] = (int32_t)id;
-		if (m->seen[id] != m->gen) {
-			m->seen[id] = m->gen;
-			m->first_start[id] = INT64_MAX;
-			m->last_end[id] = INT64_MIN;
-		}
-		if (!(s->flags & TR_SPAN_HAS_TIME))
+		if (s->flags & TR_SPAN_HAS_TIME)
+			note_time(m, id, s->start, tr_span_end(s));
+		else if (m->seen[id] != m->gen)
+			note_time(m, id, INT64_MAX, INT64_MIN);	/* seen, no time */
+	}
+	GROW(m->log_name, m->caplogs, t->nlogs + 1);
+	for (size_t j = 0; j < t->nlogs; j++) {
+		const tr_log *l = &t->logs[j];
+		const char *ev = logs ? infer_log_event(l) : NULL;
+
+		m->log_name[j] = -1;
+		if (!ev || !(t->spans[l->span].flags & TR_SPAN_HAS_TIME))
 			continue;
-		if (s->start < m->first_start[id])
-			m->first_start[id] = s->start;
-		if (tr_span_end(s) > m->last_end[id])
-			m->last_end[id] = tr_span_end(s);
+		sb_clear(&m->buf);
+		sb_adds(&m->buf, m->text[m->span_name[l->span]]);
+		sb_addc(&m->buf, '@');
+		sb_adds(&m->buf, ev);
+		uint32_t id = intern(m, m->buf.s, m->buf.len);
+
+		m->is_log[id] = 1;
+		m->log_name[j] = (int32_t)id;
+		note_time(m, id, l->time, l->time);
 	}
 }
 
@@ -303,6 +342,7 @@ read_ie(hb_model *m, const tr_trace *t, const tr_record *r)
 	int added;
 
 	m->ie_stamp[ev[0] / 2] = m->ie_stamp[ev[1] / 2] = m->gen;
+	m->trace_logs |= m->is_log[ev[0] / 2] | m->is_log[ev[1] / 2];
 	*u64map_put(&m->trace_edges, edge_key(ev[0], ev[1]), &added) = 1;
 	return 0;
 }
@@ -318,7 +358,9 @@ hb_bind(hb_model *m, const tr_trace *t)
 	if (!m->use_ie && !m->path)
 		return 0;
 	m->gen++;
-	name_spans(m, t);
+	m->t = t;
+	m->trace_logs = 0;
+	name_spans(m, t, m->use_ie || m->model_logs);
 	if (!m->use_ie) {
 		if (!m->counts.model_matched)
 			note_model_match(m, t);
@@ -333,6 +375,12 @@ hb_bind(hb_model *m, const tr_trace *t)
 	return 1;
 }
 
+void
+hb_moved(hb_model *m, const tr_trace *t)
+{
+	m->t = t;
+}
+
 int
 hb_known(const hb_model *m, int32_t i)
 {
@@ -341,13 +389,33 @@ hb_known(const hb_model *m, int32_t i)
 	return m->use_ie ? m->ie_stamp[id] == m->gen : m->in_model[id];
 }
 
+/* Edge from event a (2 * name + end) to b's start, held by the trace. */
+static int
+edge_holds(const hb_model *m, int64_t a, uint32_t nb)
+{
+	if (!(m->last_end[a / 2] < m->first_start[nb]))
+		return 0;	/* the trace contradicts it */
+	return u64map_get(m->use_ie ? &m->trace_edges : &m->model_edges,
+			  edge_key(a, 2 * (int64_t)nb)) != NULL;
+}
+
 int
 hb_before(const hb_model *m, int32_t a, int32_t b)
 {
-	uint32_t na = (uint32_t)m->span_name[a], nb = (uint32_t)m->span_name[b];
-	uint64_t key = edge_key(2 * (int64_t)na + 1, 2 * (int64_t)nb);
+	uint32_t nb = (uint32_t)m->span_name[b];
 
-	if (!(m->last_end[na] < m->first_start[nb]))
-		return 0;	/* the trace contradicts it */
-	return u64map_get(m->use_ie ? &m->trace_edges : &m->model_edges, key) != NULL;
+	if (edge_holds(m, 2 * (int64_t)m->span_name[a] + 1, nb))
+		return 1;
+	if (!hb_logs(m))
+		return 0;
+	for (int32_t l = m->t->spans[a].first_log; l >= 0; l = m->t->logs[l].next)
+		if (m->log_name[l] >= 0 && edge_holds(m, 2 * (int64_t)m->log_name[l], nb))
+			return 1;	/* b waits for a's log event */
+	return 0;
+}
+
+int
+hb_logs(const hb_model *m)
+{
+	return m->use_ie ? m->trace_logs : m->model_logs;
 }

@@ -29,12 +29,18 @@ int hb_load(hb_model *m, const char *path);
  * apply, 0 when none, -1 after saying which IE record names an event no
  * span of t has (bad input). */
 int hb_bind(hb_model *m, const tr_trace *t);
+/* The bound trace's contents moved to t (tr_trace_swap): read them there. */
+void hb_moved(hb_model *m, const tr_trace *t);
 /* After hb_bind gave 1: the model names span i (else the timing guess
  * stays for it). */
 int hb_known(const hb_model *m, int32_t i);
-/* After hb_bind gave 1: the model puts span a's end before span b's
- * start, and t agrees. */
+/* After hb_bind gave 1: the model puts span a's end, or one of its log
+ * events (NAME@X, tr-infer --events logs), before span b's start, and t
+ * agrees. */
 int hb_before(const hb_model *m, int32_t a, int32_t b);
+/* After hb_bind gave 1: the edges name log events: a predecessor may end
+ * after the span that waits for it starts. */
+int hb_logs(const hb_model *m);
 
 /* Over the whole run: traces bound with IE records, with the model file;
  * whether any span matched a model file's event; for the message when

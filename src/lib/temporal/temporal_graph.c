@@ -626,8 +626,10 @@ started_before(const wtrace *w, const span_info *si, int32_t v, int32_t c)
 }
 
 /* With edges that name local child c of p: its model predecessors'
- * completions (awaited siblings that ended by c's start), else p's own
- * latest segment among ev[0..lo) (the events ending by c's start). */
+ * completions (awaited siblings that ended by c's start; one that waited
+ * for a log event of a sibling still running: that sibling's latest
+ * segment ending by c's start), else p's own latest segment among
+ * ev[0..lo) (the events ending by c's start). */
 static void
 model_triggers(temporal *tp, wtrace *w, const span_info *si, int32_t p, int32_t c,
 	       const event *ev, size_t lo, edge **e, size_t *n, size_t *cap)
@@ -635,12 +637,19 @@ model_triggers(temporal *tp, wtrace *w, const span_info *si, int32_t p, int32_t 
 	const tr_trace *t = &w->t;
 	int found = 0;
 
-	for (int32_t x = t->spans[p].first_child; x >= 0; x = t->spans[x].next_sibling)
-		if (x != c && si[x].aw != AW_NONE && w->v[w->done[x]].end <= si[c].es &&
-		    hb_before(tp->hb, x, c)) {
-			add_edge(e, n, cap, si[c].seg0, w->done[x]);
+	for (int32_t x = t->spans[p].first_child; x >= 0; x = t->spans[x].next_sibling) {
+		if (x == c || si[x].aw == AW_NONE || !hb_before(tp->hb, x, c))
+			continue;
+		int32_t v = w->done[x];
+
+		if (w->v[v].end > si[c].es)	/* by its log event: x still ran */
+			for (int32_t s = v = si[x].seg0; s >= 0 && s <= w->final[x]; s++)
+				v = w->v[s].end <= si[c].es ? s : v;
+		if (v >= 0 && w->v[v].end <= si[c].es) {
+			add_edge(e, n, cap, si[c].seg0, v);
 			found = 1;
 		}
+	}
 	while (!found && lo > 0 && !own_segment(w, ev[lo - 1].v, p))
 		lo--;
 	if (!found && lo > 0)
@@ -843,6 +852,8 @@ tpg_build(temporal *tp, wtrace *w)
 	w->inferred = arena_alloc(&t->mem, ns + 1);
 	w->arrival = arena_alloc(&t->mem, (ns + 1) * sizeof *w->arrival);
 	w->root = request_root(t);
+	if (tp->hb_bound)
+		hb_moved(tp->hb, t);	/* tp_add_trace took the trace bound */
 	mark_main(w);
 	int32_t *order = order_spans(tp, w, si);
 	leave_out_wrappers(w, si);
