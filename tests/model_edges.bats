@@ -154,6 +154,8 @@ causes() {
 	run --separate-stderr tr-temporal -v --check --explain --model "$BATS_TEST_TMPDIR/model.tsv" "$one"
 	expect_status 0
 	expect_eq "$(printf 'svc:C 54\nsvc:A 40\nfront:P 6')" "$(printf '%s\n' "${lines[@]}" | causes)"
+	expect_eq "    siblings ordered by tr-infer's happens-before edges: 3 children by the edges, 0 by timing (the edges do not name them)" \
+		"${lines[${#lines[@]} - 1]}"
 	expect_eq "tr-temporal: happens-before edges: 0 traces by their IE records, 1 by --model $BATS_TEST_TMPDIR/model.tsv: 3 children waited for their model predecessors, 0 the edges do not name kept the timing guess" \
 		"${stderr_lines[0]}"
 }

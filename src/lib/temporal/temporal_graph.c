@@ -880,7 +880,12 @@ tpg_build(temporal *tp, wtrace *w)
 		if (!w->v[v].label && w->seg0[w->v[v].span] >= 0)
 			w->v[v].label = w->v[w->seg0[w->v[v].span]].label;
 	w->root_label = w->root >= 0 && si[w->root].timed ? w->v[si[w->root].seg0].label : NULL;
+	size_t named = tp->nkids_model, guessed = tp->nkids_guess;
+
 	causal_edges(tp, w, si, order, &e, &ne, &cape);
+	w->hb_used = tp->hb_bound;
+	w->hb_model = tp->nkids_model - named;
+	w->hb_guess = tp->nkids_guess - guessed;
 	store_edges(w, e, ne);
 	free(e);
 }

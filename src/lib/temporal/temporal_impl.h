@@ -74,6 +74,8 @@ struct wtrace {
 	uint8_t *inferred;	/* per span: its queueing was inferred, not recorded */
 	int64_t *arrival;	/* per span: its recorded arrival, else its start */
 	size_t nwrappers;	/* wrapper spans left out: they wait, not work */
+	int hb_used;		/* built over happens-before edges (infer/hb.h) */
+	size_t hb_model, hb_guess;	/* local children they named, and not */
 	arena *scratch;		/* while it is built */
 };
 
