@@ -228,3 +228,21 @@ timeouts() {
 	expect_status 0
 	expect_eq "$(printf 'svc:get 0.1\nsvc:retry 0.1')" "$(printf '%s\n' "${lines[@]}" | causes)"
 }
+
+@test "over edges, tr-cp tags each span with its slack: B could end 55 µs later, A and C not at all" {
+	f=$(many)
+	tr-infer "$f" > "$BATS_TEST_TMPDIR/model.tsv"
+	one=$(first "$f")
+	run bash -c "tr-cp --model '$BATS_TEST_TMPDIR/model.tsv' '$one' | tr-cp --model '$BATS_TEST_TMPDIR/model.tsv' |
+		awk -F'\t' '\$1 == \"S\" { printf \"%s\", \$3; for (i = 11; i <= NF; i++) printf \" %s\", \$i; print \"\" }'"
+	expect_output "$(printf 'p cp.self=6 cp.slack=0\na cp.self=40 cp.slack=0\nb cp.self=0 cp.slack=55\nc cp.self=54 cp.slack=0')"
+	run bash -c "tr-cp '$one' | grep -c 'cp.slack=' || true"
+	expect_output 0
+}
+
+@test "slack over a log event's edge: get may end as late as its parent's last child, the retry waits for its log only" {
+	f=$(timeouts)
+	tr-infer --events logs --reformat "$f" | awk -F'\t' 'NR == 1 || $2 == "t0"' > "$BATS_TEST_TMPDIR/t0.tr"
+	run bash -c "tr-cp '$BATS_TEST_TMPDIR/t0.tr' | awk -F'\t' '\$1 == \"S\" { print \$3, \$NF }'"
+	expect_output "$(printf 'p cp.slack=0\na1 cp.slack=100\nx cp.slack=115\nr cp.slack=0')"
+}

@@ -52,6 +52,8 @@ cp_trace_free(cp_trace *c)
 	free(c->kcut);
 	free(c->overfull);
 	free(c->frames);
+	free(c->slack);
+	free(c->from);
 	memset(c, 0, sizeof *c);
 }
 
@@ -79,6 +81,8 @@ reserve(cp_trace *c, size_t n)
 	c->cut = xrealloc(c->cut, cap * sizeof *c->cut);
 	c->kcut = xrealloc(c->kcut, cap * sizeof *c->kcut);
 	c->overfull = xrealloc(c->overfull, cap * sizeof *c->overfull);
+	c->slack = xrealloc(c->slack, cap * sizeof *c->slack);
+	c->from = xrealloc(c->from, cap * sizeof *c->from);
 	c->cap = cap;
 }
 
@@ -333,6 +337,55 @@ settle_overlaps(cp_trace *c, const tr_trace *t)
 	}
 }
 
+/* Does sibling s wait for sibling k's end? By the model when it names s,
+ * else by timing (k ended by s's start), as the what-if re-lays them. */
+static int
+waits_for(const cp_trace *c, int32_t s, int32_t k)
+{
+	if (c->end[k] > c->start[s])
+		return 0;	/* a log event's edge: s waits for no end of k */
+	return !hb_known(c->hb, s) || hb_before(c->hb, k, s);
+}
+
+/* The Mystery Machine's slack over the edges, parents first: a child can
+ * end as late as its parent's last child may (the latest end of its
+ * children plus the parent's slack) and as each sibling waiting for it
+ * allows (that sibling's latest predecessor's end plus its slack). The
+ * children come latest end first: the siblings waiting for one come
+ * before it. */
+static void
+compute_slack(cp_trace *c)
+{
+	for (size_t i = 0; i < c->norder; i++) {
+		int32_t p = c->order[i];
+		uint32_t off = c->koff[p], n = c->kn[p];
+
+		for (uint32_t a = 0; a < n; a++) {
+			int32_t s = c->kids[off + a].span;
+
+			c->from[s] = c->start[p];
+			for (uint32_t b = a + 1; b < n; b++) {
+				int32_t k = c->kids[off + b].span;
+
+				if (c->end[k] > c->from[s] && waits_for(c, s, k))
+					c->from[s] = c->end[k];
+			}
+		}
+		for (uint32_t a = 0; a < n; a++) {
+			int32_t k = c->kids[off + a].span;
+			int64_t limit = c->kids[off].end + c->slack[p];
+
+			for (uint32_t b = 0; b < a; b++) {
+				int32_t s = c->kids[off + b].span;
+
+				if (c->from[s] + c->slack[s] < limit && waits_for(c, s, k))
+					limit = c->from[s] + c->slack[s];
+			}
+			c->slack[k] = limit - c->end[k];
+		}
+	}
+}
+
 /* Take root in: its window is its own. Returns 0 when it has no time. */
 static int
 plant_root(cp_trace *c, const tr_trace *t, int32_t root)
@@ -383,12 +436,15 @@ cp_trace_run_model(cp_trace *c, const tr_trace *t, const struct hb_model *hb)
 		}
 		c->path_length += c->end[root] - c->start[root];
 		c->nanalysed++;
+		c->slack[root] = 0;
 		sanitise(c, t, root, &nk);
 		walk(c, root);
 	}
 	if (c->root < 0)
 		return -1;
 	settle_overlaps(c, t);
+	if (hb)
+		compute_slack(c);
 	return 0;
 }
 

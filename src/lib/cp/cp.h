@@ -46,6 +46,9 @@ typedef struct cp_trace {
 	 * names, and of those it does not (the timing guess stays for them) */
 	const struct hb_model *hb;
 	size_t nkids_model, nkids_guess;
+	/* with edges: The Mystery Machine's slack, how many µs a span of the
+	 * sanitised tree could end later without its root ending later */
+	int64_t *slack, *from;		/* from: scratch, a child's latest predecessor's end */
 	size_t nspans;
 	uint8_t *state;			/* enum cp_state */
 	int64_t *start, *end;		/* clamped window (CP_TREE, CP_PATH) */

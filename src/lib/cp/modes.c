@@ -77,6 +77,10 @@ add_self(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
 	(void)t;
 	sb_add(extra, "\tcp.self=", 9);
 	sb_addi(extra, c->self[span]);
+	if (c->hb && c->state[span] != CP_OFF) {	/* over edges: its slack too */
+		sb_add(extra, "\tcp.slack=", 10);
+		sb_addi(extra, c->slack[span]);
+	}
 }
 
 static void
@@ -100,7 +104,8 @@ write_sections(strbuf *out, const tr_trace *t, const cp_trace *c)
 static void
 filter_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 {
-	tr_write_opts wo = {"cp.self", "C", analysed ? add_self : NULL, &r->cp};	/* cp.part is tr-pag's */
+	/* cp.part is tr-pag's; a re-run replaces cp.self, and over edges cp.slack */
+	tr_write_opts wo = {analysed && r->cp.hb ? "cp.s" : "cp.self", "C", analysed ? add_self : NULL, &r->cp};
 
 	tr_write_trace(out, t, &wo);
 	if (analysed && r->o.sections)
