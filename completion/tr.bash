@@ -58,12 +58,13 @@ _tr_complete()
 	tr-cp:--trace|tr-temporal:-t|tr-temporal:--trace)
 					words=$(_tr_trace_ids) ;;
 	tr-infer:-c|tr-infer:--count)	words="traces pairs" ;;
-	tr-infer:-n|tr-infer:--name)	words="service operation kind host service,operation" ;;
+	tr-infer:-n|*:--name)		words="service operation kind host service,operation" ;;
+	tr-infer:--events)		words="spans logs" ;;
 	tr-aggregate:--hb)		words="seq tree" ;;
 	*:--units)			words="us ms s auto" ;;
 	*:--percentile)			words="50,95,99 99" ;;
 	tr-pag:--worker-key)		words="service service,host" ;;
-	*:-o|*:--output|tr-aggregate:-Q|tr-aggregate:--query-file|*:--baseline)
+	*:-o|*:--output|tr-aggregate:-Q|tr-aggregate:--query-file|*:--baseline|*:--model)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;

@@ -19,7 +19,7 @@ FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Isrc/lib -g -O1 $(FUZZ_SAN)
 # ingest_* are one source, fuzz_ingest.c, with the input format forced (or auto).
-FUZZ_ALL     := ingest_auto ingest_jaeger ingest_zipkin ingest_otlp reader expr query pag pag_build
+FUZZ_ALL     := ingest_auto ingest_jaeger ingest_zipkin ingest_otlp reader expr query pag pag_build hb
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_LIB_OBJ := $(LIB_SRC:src/lib/%.c=$(FUZZ_BUILD)/lib/%.o)

@@ -12,6 +12,7 @@
 #include "cp/cp_flame.h"
 #include "cp/modes.h"
 #include "filter.h"
+#include "infer/hb.h"
 
 enum { OPT_OVERLAP = 256, OPT_SECTIONS, OPT_SUMMARY, OPT_FOLDED, OPT_DOT,
        OPT_TRACE, OPT_TRACE_FILE, OPT_WHATIF, OPT_SVG, OPT_MIN_SHARE, OPT_WIDTH,
@@ -44,6 +45,7 @@ static const struct option longopts[] = {
 	{"max-windows", required_argument, NULL, TR_OPT_MAX_WINDOWS},
 	TR_COMMON_LONGOPTS,
 	TR_CLOCK_LONGOPT,
+	HB_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
 
@@ -122,6 +124,7 @@ usage(FILE *f)
 	    TR_FILES_FROM_USAGE
 	    TR_WHERE_USAGE
 	    TR_CLOCK_USAGE
+	    HB_USAGE
 	    TR_LIMIT_USAGE
 	    "  -h, --help              this help\n"
 	    "      --version           the version\n");
@@ -134,16 +137,6 @@ set_mode(cp_run_opts *o, enum cp_mode m)
 		tr_usage_error("--summary, --folded, --dot, --svg, --flame, --whatif and "
 			       "--suspects exclude each other");
 	o->mode = m;
-}
-
-static void
-percentiles_option(cp_run_opts *o, const char *arg)
-{
-	int n = cp_percentiles_parse(arg, o->pct, sizeof o->pct / sizeof o->pct[0]);
-
-	if (n < 0)
-		tr_usage_error("--percentile: not a list of 1 to 16 percentiles from 1 to 100: %s", arg);
-	o->npct = (size_t)n;
 }
 
 /* One option of tr-cp's own into c; 0 when it is none. */
@@ -161,7 +154,7 @@ cp_option(cli *c, int opt, const char *arg)
 	/* a picture narrower than 400 px has no room for labels and bars */
 	case OPT_WIDTH: o->timeline.width = tr_arg_real("--width", arg, 400, 100000); break;
 	case OPT_FLAME: set_mode(o, CP_MODE_FLAME); break;
-	case OPT_PERCENTILE: percentiles_option(o, arg); break;
+	case OPT_PERCENTILE: cp_percentiles_option(o, arg); break;
 	case OPT_BASELINE: o->baseline = arg; break;
 	case OPT_SUSPECTS: set_mode(o, CP_MODE_SUSPECTS); break;
 	case OPT_KEEP_STREAMS: o->keep_streams = 1; break;
@@ -182,7 +175,7 @@ cp_option(cli *c, int opt, const char *arg)
 	case 'f': o->format = tr_arg_choice("-f", "format", arg, formats); break;
 	case TR_OPT_UNITS: o->units = tr_units_option(arg); break;
 	case TR_OPT_MAX_WINDOWS: o->max_windows = tr_parse_limit("--max-windows", arg); break;
-	default: return 0;
+	default: return hb_option(&o->model, &o->name, opt, arg);
 	}
 	return 1;
 }
@@ -240,7 +233,7 @@ verdict(void *ctx, const tr_filter_counts *c, int status)
 		return status;
 	if (w.pag_bad)
 		return TR_EXIT_INPUT;
-	if (w.whatif_unmatched || w.trace_missing)
+	if (w.whatif_unmatched || w.trace_missing || w.model_unmatched)
 		return TR_EXIT_USAGE;
 	if (w.nothing) {
 		tr_warn("%s", w.nothing);

@@ -35,8 +35,9 @@ usage(FILE *f)
 	    "  -t, --threshold EXPR    keep edge A->B when EXPR over s v u q T holds (default\n"
 	    "                          'v == 0', The Mystery Machine)\n"
 	    "  -a, --all               every counted ordered pair, with a pass column\n"
-	    "  -n, --name FIELDS       nameID fields, of service,operation,kind,host (default\n"
-	    "                          service,operation; joined by ':')\n"
+	    "  -n, --name FIELDS       nameID fields, of service,operation,kind,host,tag:KEY\n"
+	    "                          (default service,operation; joined by ':')\n"
+	    "      --events logs       span logs with event=X are events NAME@X too\n"
 	    "  -d, --backtrace-depth K\n"
 	    "                          append the names of up to K ancestors\n"
 	    "  -c, --count MODE        repeated names: traces (default; every occurrence must\n"
@@ -171,7 +172,7 @@ run_reformat(infer_ctx *x, tr_filter *f)
 }
 
 /* Long-only options: values past any character, so no short option. */
-enum { OPT_DOT = 256, OPT_SPANS, OPT_REDUCE };
+enum { OPT_DOT = 256, OPT_SPANS, OPT_REDUCE, OPT_EVENTS };
 
 static const struct option longopts[] = {
 	{"threshold", required_argument, NULL, 't'}, {"all", no_argument, NULL, 'a'},
@@ -181,7 +182,7 @@ static const struct option longopts[] = {
 	{"spans", no_argument, NULL, OPT_SPANS}, {"reformat", no_argument, NULL, 'r'},
 	{"reduce", no_argument, NULL, OPT_REDUCE}, {"links", optional_argument, NULL, 'l'},
 	{"partial", no_argument, NULL, 'p'}, {"merge", no_argument, NULL, 'M'},
-	TR_COMMON_LONGOPTS,
+	{"events", required_argument, NULL, OPT_EVENTS}, TR_COMMON_LONGOPTS,
 	TR_CLOCK_LONGOPT,
 	{NULL, 0, NULL, 0}
 };
@@ -203,13 +204,14 @@ infer_option(cli *c, int opt, const char *arg)
 	static const char *const formats[] = {"tsv", "csv", "json", "dot", "jaeger-json", NULL};	/* enum infer_format */
 	static const char *const rules[] = {"zipkin", "jaeger", NULL};	/* enum infer_links_rule */
 	static const char *const counts[] = {"traces", "pairs", NULL};	/* enum infer_count */
+	static const char *const events[] = {"spans", "logs", NULL};	/* log_events 0, 1 */
 
 	switch (opt) {
 	case 't': c->threshold = arg; break;
 	case 'a': c->x.out.all = 1; break;
 	case 'n':
 		if (infer_parse_fields(arg, &c->o) < 0)
-			tr_usage_error("--name: \"%s\": a comma list of service, operation, kind, host", arg);
+			tr_usage_error("--name: \"%s\": a comma list of service, operation, kind, host, tag:KEY", arg);
 		break;
 	case 'd': c->o.depth = (int)tr_arg_count("--backtrace-depth", arg, 0, 1000); break;
 	case 'c': c->o.count = tr_arg_choice("--count", "mode", arg, counts); break;
@@ -225,6 +227,7 @@ infer_option(cli *c, int opt, const char *arg)
 		break;
 	case 'p': c->x.partial = 1; break;
 	case 'M': c->merge = 1; break;
+	case OPT_EVENTS: c->o.log_events = tr_arg_choice("--events", "kind", arg, events); break;
 	default: return 0;
 	}
 	return 1;
@@ -246,6 +249,8 @@ check_options(const cli *c)
 		tr_usage_error("--spans goes with --dot");
 	if (c->x.out.all && c->links)
 		tr_usage_error("--all goes with the causal model, not --links");
+	if (c->o.log_events && (c->links || c->x.partial || c->merge))
+		tr_usage_error("--events logs goes with the model and --reformat, not --links, --partial, --merge");
 }
 
 int

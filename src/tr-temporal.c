@@ -11,6 +11,7 @@
 #include "core/pick.h"
 #include "core/table.h"
 #include "temporal/temporal.h"
+#include "infer/hb.h"
 #include "core/util.h"
 
 static void
@@ -60,7 +61,7 @@ usage(FILE *f)
 		"      --check             exit 1 when an invariant of an annotation breaks, or\n"
 		"                          when no trace was analysed\n"
 		TR_FILES_FROM_USAGE
-		TR_WHERE_USAGE
+		TR_WHERE_USAGE HB_USAGE
 		"      --allow-empty       no trace in the input, or none analysed by\n"
 		"                          --check, --explain, csv or json, is not an error\n"
 		"  -o, --output FILE       write to FILE (via a temporary file)\n"
@@ -88,7 +89,7 @@ static const struct option longopts[] = {
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 	{"baseline", required_argument, NULL, OPT_BASELINE}, {"band", required_argument, NULL, OPT_BAND},
 	{"from", required_argument, NULL, OPT_FROM}, {"to", required_argument, NULL, OPT_TO},
-	TR_UNITS_LONGOPT,
+	TR_UNITS_LONGOPT, HB_LONGOPTS,
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -135,7 +136,7 @@ temporal_option(cli *c, tp_capacity *caps, int opt, char *arg)
 	case OPT_BASELINE: c->baseline = arg; break;
 	case OPT_BAND: c->band = tr_arg_percentile("--band", arg); break;
 	case OPT_CHECK: o->check = 1; break;
-	default: return 0;
+	default: return hb_option(&o->model, &o->name, opt, arg);
 	}
 	return 1;
 }
@@ -204,6 +205,7 @@ verdict(void *ctx, const tr_filter_counts *c, int status)
 	int findable = 0;
 
 	status = tp_events_verdict(x->job.tp, answered(o, st, c->bad ? TR_EXIT_INPUT : status));
+	status = tp_model_verdict(x->job.tp, status, x->f->verbose);
 	/* --span naming a span no trace has answered nothing: say so, fail */
 	if (o->span && !st->span_found) {
 		tr_warn("--span %s: no trace has this span", o->span);

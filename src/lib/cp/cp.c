@@ -8,8 +8,12 @@
  * stay: the UI counts them as blocking), a child overflowing its parent is
  * clamped to it, a child entirely outside it goes with its subtree. Every
  * root is analysed, earliest first, and its sections follow the previous
- * root's. Everything uses explicit stacks: traces can be deep. */
+ * root's. Everything uses explicit stacks: traces can be deep. With
+ * tr-infer's happens-before edges (infer/hb.h), a child the model names
+ * waits for the siblings the model puts before it, not for those that
+ * happened to end before it started; the others keep the timing guess. */
 #include "cp/cp.h"
+#include "infer/hb.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +52,8 @@ cp_trace_free(cp_trace *c)
 	free(c->kcut);
 	free(c->overfull);
 	free(c->frames);
+	free(c->slack);
+	free(c->from);
 	memset(c, 0, sizeof *c);
 }
 
@@ -75,6 +81,8 @@ reserve(cp_trace *c, size_t n)
 	c->cut = xrealloc(c->cut, cap * sizeof *c->cut);
 	c->kcut = xrealloc(c->kcut, cap * sizeof *c->kcut);
 	c->overfull = xrealloc(c->overfull, cap * sizeof *c->overfull);
+	c->slack = xrealloc(c->slack, cap * sizeof *c->slack);
+	c->from = xrealloc(c->from, cap * sizeof *c->from);
 	c->cap = cap;
 }
 
@@ -144,6 +152,12 @@ collect_kids(cp_trace *c, const tr_trace *t, int32_t p, uint32_t *nk)
 		c->kids[*nk] = (cp_kid){e, s, k};
 		c->kstart[*nk] = s;
 		(*nk)++;
+		if (c->hb) {
+			int known = hb_known(c->hb, k);
+
+			c->nkids_model += known;
+			c->nkids_guess += !known;
+		}
 	}
 	c->kn[p] = *nk - off;
 	if (c->kn[p] > 1) {
@@ -219,16 +233,32 @@ happens_before(const cp_trace *c, int32_t p, int32_t a, int32_t b)
 /* The next child of the frame's span on the critical path, or -1. Children
  * come latest end first; one that fails happens_before against the child
  * taken last can never pass later (starts only move back), so each child is
- * looked at once. */
+ * looked at once. A model's edge holds only where the trace agrees (the
+ * predecessor ended before the child started): the same holds with it. */
 static int32_t
 next_child(const cp_trace *c, cp_frame *f)
 {
 	uint32_t off = c->koff[f->span], n = c->kn[f->span];
 
+	/* a model predecessor by its log event may end after the child taken
+	 * last starts, so come before it in the list: look at them all */
+	if (f->lrc >= 0 && c->hb && hb_logs(c->hb) && hb_known(c->hb, f->lrc)) {
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t k = c->kids[off + i].span;
+
+			if (c->state[k] != CP_PATH && hb_before(c->hb, k, f->lrc))
+				return k;
+		}
+		return -1;
+	}
+
 	while (f->pos < n) {
 		int32_t k = c->kids[off + f->pos++].span;
 
-		if (f->lrc < 0 || happens_before(c, f->span, k, f->lrc))
+		if (f->lrc < 0)
+			return k;
+		if (c->hb && hb_known(c->hb, f->lrc) ? hb_before(c->hb, k, f->lrc) :
+		    happens_before(c, f->span, k, f->lrc))
 			return k;
 	}
 	return -1;
@@ -307,6 +337,55 @@ settle_overlaps(cp_trace *c, const tr_trace *t)
 	}
 }
 
+/* Does sibling s wait for sibling k's end? By the model when it names s,
+ * else by timing (k ended by s's start), as the what-if re-lays them. */
+static int
+waits_for(const cp_trace *c, int32_t s, int32_t k)
+{
+	if (c->end[k] > c->start[s])
+		return 0;	/* a log event's edge: s waits for no end of k */
+	return !hb_known(c->hb, s) || hb_before(c->hb, k, s);
+}
+
+/* The Mystery Machine's slack over the edges, parents first: a child can
+ * end as late as its parent's last child may (the latest end of its
+ * children plus the parent's slack) and as each sibling waiting for it
+ * allows (that sibling's latest predecessor's end plus its slack). The
+ * children come latest end first: the siblings waiting for one come
+ * before it. */
+static void
+compute_slack(cp_trace *c)
+{
+	for (size_t i = 0; i < c->norder; i++) {
+		int32_t p = c->order[i];
+		uint32_t off = c->koff[p], n = c->kn[p];
+
+		for (uint32_t a = 0; a < n; a++) {
+			int32_t s = c->kids[off + a].span;
+
+			c->from[s] = c->start[p];
+			for (uint32_t b = a + 1; b < n; b++) {
+				int32_t k = c->kids[off + b].span;
+
+				if (c->end[k] > c->from[s] && waits_for(c, s, k))
+					c->from[s] = c->end[k];
+			}
+		}
+		for (uint32_t a = 0; a < n; a++) {
+			int32_t k = c->kids[off + a].span;
+			int64_t limit = c->kids[off].end + c->slack[p];
+
+			for (uint32_t b = 0; b < a; b++) {
+				int32_t s = c->kids[off + b].span;
+
+				if (c->from[s] + c->slack[s] < limit && waits_for(c, s, k))
+					limit = c->from[s] + c->slack[s];
+			}
+			c->slack[k] = limit - c->end[k];
+		}
+	}
+}
+
 /* Take root in: its window is its own. Returns 0 when it has no time. */
 static int
 plant_root(cp_trace *c, const tr_trace *t, int32_t root)
@@ -324,8 +403,16 @@ plant_root(cp_trace *c, const tr_trace *t, int32_t root)
 int
 cp_trace_run(cp_trace *c, const tr_trace *t)
 {
+	return cp_trace_run_model(c, t, NULL);
+}
+
+int
+cp_trace_run_model(cp_trace *c, const tr_trace *t, const struct hb_model *hb)
+{
 	uint32_t nk = 0;
 
+	c->hb = hb;
+	c->nkids_model = c->nkids_guess = 0;
 	reserve(c, t->nspans ? t->nspans : 1);
 	c->nspans = t->nspans;
 	c->nsec = 0;
@@ -349,12 +436,15 @@ cp_trace_run(cp_trace *c, const tr_trace *t)
 		}
 		c->path_length += c->end[root] - c->start[root];
 		c->nanalysed++;
+		c->slack[root] = 0;
 		sanitise(c, t, root, &nk);
 		walk(c, root);
 	}
 	if (c->root < 0)
 		return -1;
 	settle_overlaps(c, t);
+	if (hb)
+		compute_slack(c);
 	return 0;
 }
 

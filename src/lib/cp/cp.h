@@ -40,6 +40,15 @@ typedef struct cp_trace {
 	int64_t path_length;		/* all analysed roots' durations */
 	size_t nanalysed;		/* roots analysed */
 	size_t noutside;		/* children left out: wholly outside their parent */
+	/* happens-before edges of tr-infer bound to the trace (infer/hb.h), or
+	 * NULL: a child then waits for its model predecessors, not for the
+	 * siblings that ended before it; counts of the children the model
+	 * names, and of those it does not (the timing guess stays for them) */
+	const struct hb_model *hb;
+	size_t nkids_model, nkids_guess;
+	/* with edges: The Mystery Machine's slack, how many µs a span of the
+	 * sanitised tree could end later without its root ending later */
+	int64_t *slack, *from;		/* from: scratch, a child's latest predecessor's end */
 	size_t nspans;
 	uint8_t *state;			/* enum cp_state */
 	int64_t *start, *end;		/* clamped window (CP_TREE, CP_PATH) */
@@ -65,6 +74,10 @@ void cp_trace_init(cp_trace *c, double overlap_allowance);
 /* Analyse every timed root of t, earliest first. Returns 0, or -1 when t
  * has no root with a time (nothing analysed). */
 int cp_trace_run(cp_trace *c, const tr_trace *t);
+/* The same over happens-before edges bound to t (hb_bind gave 1), or
+ * with hb NULL, cp_trace_run. */
+struct hb_model;
+int cp_trace_run_model(cp_trace *c, const tr_trace *t, const struct hb_model *hb);
 void cp_trace_free(cp_trace *c);
 
 /* The conventional self time of span i: its duration less the time any of

@@ -12,13 +12,17 @@
  * minus=D scales them by the factor that takes D off their sum.
  * Time a child waited in a queue before it started (queue.wait_us, an
  * enqueue log) and the time a blocking receive waits are not the span's
- * work: they are never scaled. */
+ * work: they are never scaled. With tr-infer's happens-before edges bound
+ * to the trace (cp_trace_run_model), a child the model names waits for its
+ * model predecessors only (the latest of their new ends), not for every
+ * sibling that had ended before it started. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp/cp.h"
+#include "infer/hb.h"
 #include "core/table.h"
 #include "core/json.h"
 #include "core/partial.h"
@@ -280,8 +284,28 @@ by_start_cmp(const void *pa, const void *pb)
 	return (a->span > b->span) - (a->span < b->span);
 }
 
+/* With a model that names kids[i]: the latest end of its model
+ * predecessors among kids[0..i) (they started before it), the original
+ * one or, with rel, the new one; none: the parent's start (0 with rel). */
+static int64_t
+model_from(const cp_whatif *w, const cp_trace *c, int32_t s, const by_start *kids, uint32_t i,
+	   int rel)
+{
+	int64_t from = rel ? 0 : c->start[s];
+
+	for (uint32_t j = 0; j < i; j++) {
+		int32_t x = kids[j].span;
+		int64_t e = rel ? w->rel_end[x] : c->end[x];
+
+		if (e > from && hb_before(c->hb, x, kids[i].span))
+			from = e;
+	}
+	return from;
+}
+
 /* s's children by start, each with the end of the last sibling that had
- * ended before it started. */
+ * ended before it started (with a model that names it: of its model
+ * predecessors). */
 static void
 order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 {
@@ -307,6 +331,8 @@ order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 			anchored = 1;
 		}
 		kids[i].from = anchored ? last_end : c->start[s];
+		if (c->hb && hb_known(c->hb, k))
+			kids[i].from = model_from(w, c, s, kids, i, 0);
 		heap_push(w->heap, &nheap, c->end, k);
 	}
 }
@@ -379,7 +405,9 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 			if (w->rel_end[x] > base)
 				base = w->rel_end[x];	/* a join waits for all */
 		}
-		w->rel_end[k] = base + scaled(kids[i].start - kids[i].from - q, f) + q + w->dur[k];
+		int64_t after = c->hb && hb_known(c->hb, k) ? model_from(w, c, s, kids, i, 1) : base;
+
+		w->rel_end[k] = after + scaled(kids[i].start - kids[i].from - q, f) + q + w->dur[k];
 		if (w->cut)
 			w->rel_end[k] -= cut(w, &kids[i]);
 		if (w->rel_end[k] > last)

@@ -18,6 +18,7 @@
 #include "cp/cp_links.h"
 #include "cp/suspects.h"
 #include "draw/dot.h"
+#include "infer/hb.h"
 #include "pag/pagcp.h"
 
 struct cp_run {
@@ -51,6 +52,8 @@ struct cp_run {
 	strbuf base_ranks;	/* --flame --percentile --baseline, phase 1: the
 				 * baseline's records, read before the output opens */
 	size_t nbase_ranks;
+	hb_model *hb;		/* happens-before edges: --model, IE records */
+	size_t nkids_model, nkids_guess;	/* children the edges named, and not */
 };
 
 typedef struct cp_mode_ops {
@@ -78,6 +81,10 @@ add_self(void *ctx, const tr_trace *t, int32_t span, strbuf *extra)
 	(void)t;
 	sb_add(extra, "\tcp.self=", 9);
 	sb_addi(extra, c->self[span]);
+	if (c->hb && c->state[span] != CP_OFF) {	/* over edges: its slack too */
+		sb_add(extra, "\tcp.slack=", 10);
+		sb_addi(extra, c->slack[span]);
+	}
 }
 
 static void
@@ -101,7 +108,8 @@ write_sections(strbuf *out, const tr_trace *t, const cp_trace *c)
 static void
 filter_add(cp_run *r, tr_trace *t, int analysed, strbuf *out)
 {
-	tr_write_opts wo = {"cp.self", "C", analysed ? add_self : NULL, &r->cp};	/* cp.part is tr-pag's */
+	/* cp.part is tr-pag's; a re-run replaces cp.self, and over edges cp.slack */
+	tr_write_opts wo = {analysed && r->cp.hb ? "cp.s" : "cp.self", "C", analysed ? add_self : NULL, &r->cp};
 
 	tr_write_trace(out, t, &wo);
 	if (analysed && r->o.sections)
@@ -453,7 +461,13 @@ on_trace(void *ctx, tr_trace *t, strbuf *out)
 		r->ops->add(r, t, 0, out);
 		return 0;
 	}
-	analysed = cp_trace_run(&r->cp, t) == 0;
+	int bound = hb_bind(r->hb, t);
+
+	if (bound < 0)
+		return -1;	/* an IE record names no span of t: said */
+	analysed = cp_trace_run_model(&r->cp, t, bound ? r->hb : NULL) == 0;
+	r->nkids_model += r->cp.nkids_model;
+	r->nkids_guess += r->cp.nkids_guess;
 	r->noutside += r->cp.noutside;
 	r->ntr_outside += r->cp.noutside > 0;
 	r->ops->add(r, t, analysed, out);
@@ -547,6 +561,16 @@ read_baseline(cp_run *r, const char *path)
 			 cp_compare_ntraces(r->compare, 1));
 }
 
+void
+cp_percentiles_option(cp_run_opts *o, const char *arg)
+{
+	int n = cp_percentiles_parse(arg, o->pct, sizeof o->pct / sizeof o->pct[0]);
+
+	if (n < 0)
+		tr_usage_error("--percentile: not a list of 1 to 16 percentiles from 1 to 100: %s", arg);
+	o->npct = (size_t)n;
+}
+
 /* --whatif: the rules, checked (a usage error each) with the options they
  * need or exclude. */
 static void
@@ -584,13 +608,18 @@ cp_run_new(const cp_run_opts *o, int *status)
 	units = units_or(r, TABLE_US);
 	cp_trace_init(&r->cp, o->allowance);
 	*status = TR_EXIT_OK;
+	if (!(r->hb = hb_new(o->name)))
+		tr_usage_error("--name: not a list of service, operation, kind, host: %s", o->name);
+
 	if (r->ops->begin)
 		r->ops->begin(r);
 	if (o->mode == CP_MODE_DOT || o->mode == CP_MODE_SVG)
 		r->links = cp_links_new();
 	if (o->mode == CP_MODE_WHATIF)
 		whatif_begin(r, units);
-	if (r->compare && o->bands &&
+	if (o->model && hb_load(r->hb, o->model) < 0)
+		*status = TR_EXIT_INPUT;	/* said, file:line */
+	else if (r->compare && o->bands &&
 	    cp_compare_read_shards(r->compare, o->bands, baseline_made_for(r, "baseline-bands", err, sizeof err)) < 0)
 		*status = TR_EXIT_INPUT;
 	else if (o->bands && !r->compare && !(r->bands = cp_bands_read(o->bands, flame_made_for(r, "flame-bands", err, sizeof err),
@@ -876,6 +905,30 @@ data_notes(cp_run *r)
 			r->streams, r->o.mode == CP_MODE_SVG ? "slowest trace" : "percentile flame graphs");
 }
 
+/* Which happens-before edges the critical paths followed, and --model's
+ * events that no span matched; 1 when none did. */
+static int
+model_notes(cp_run *r)
+{
+	hb_counts k;
+	const char *shown = hb_model_path(r->hb) ? hb_model_path(r->hb) : "(none)";
+
+	hb_get_counts(r->hb, &k);
+	if (hb_model_path(r->hb) && k.traces_model && !k.model_matched) {
+		tr_warn("--model %s: no span of the input is named as the model's events (its first: "
+			"\"%s\"; the closest span name: \"%s\"; --name gives the fields)",
+			hb_model_path(r->hb), k.model_first ? k.model_first : "", k.closest ? k.closest : "");
+		return 1;
+	}
+	/* which edges: with -v; children they leave to the guess: always */
+	if ((k.traces_ie || k.traces_model) && (r->o.verbose || (r->nkids_guess && !r->o.quiet)))
+		tr_warn("happens-before edges: %zu traces by their IE records, %zu by --model %s: "
+			"%zu children waited for their model predecessors, %zu the edges do not name "
+			"kept the timing guess", k.traces_ie, k.traces_model,
+			shown, r->nkids_model, r->nkids_guess);
+	return 0;
+}
+
 void
 cp_run_notes(cp_run *r, int read_status, cp_outcome *w)
 {
@@ -883,6 +936,7 @@ cp_run_notes(cp_run *r, int read_status, cp_outcome *w)
 
 	*w = (cp_outcome){.pag_bad = r->pag_bad, .nothing = r->empty, .bad_key = r->bad_key};
 	data_notes(r);
+	w->model_unmatched = model_notes(r);
 	if (r->whatif && !r->o.partial)	/* a rule may match in another shard: the merge says */
 		w->whatif_unmatched = cp_whatif_unmatched(r->whatif, r->o.verbose);
 	/* the baseline's verdict and the suspects are over a whole, clean read */
@@ -915,5 +969,6 @@ cp_run_free(cp_run *r)
 	sb_free(&r->merged);
 	cp_bands_free(r->bands);
 	sb_free(&r->base_ranks);
+	hb_free(r->hb);
 	free(r);
 }

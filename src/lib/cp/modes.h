@@ -37,9 +37,13 @@ typedef struct cp_run_opts {
 	int quiet, verbose, keep_going;
 	size_t max_spans;
 	tr_pick *pick;			/* --trace, --trace-file (taken: freed with the run) */
+	const char *model, *name;	/* --model FILE, --name FIELDS (infer/hb.h) */
 } cp_run_opts;
 
 typedef struct cp_run cp_run;
+
+/* --percentile P,...: into o->pct (a bad list is a usage error). */
+void cp_percentiles_option(cp_run_opts *o, const char *arg);
 
 /* The mode's state made, its --whatif rules checked (a bad rule is a usage
  * error), and the --baseline read first: a baseline that cannot be read
@@ -65,6 +69,7 @@ typedef struct cp_outcome {
 	const char *nothing;		/* nothing to draw or compare: why (not said) */
 	int bad_key;			/* --summary names a tag no span has */
 	int units_idle;			/* --units, and no table was written (not said) */
+	int model_unmatched;		/* --model: no span is named as its events */
 } cp_outcome;
 
 /* After tr_filter_run gave read_status: the notes on stderr (what the data

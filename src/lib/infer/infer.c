@@ -23,6 +23,7 @@ int
 infer_parse_fields(const char *spec, infer_opts *o)
 {
 	o->nfields = 0;
+	memset(o->tags, 0, sizeof o->tags);
 	while (*spec) {
 		size_t n = strcspn(spec, ",");
 		int f = -1;
@@ -30,6 +31,11 @@ infer_parse_fields(const char *spec, infer_opts *o)
 		for (int i = 0; i < INFER_MAX_FIELDS; i++)
 			if (strlen(FIELD_NAMES[i]) == n && memcmp(FIELD_NAMES[i], spec, n) == 0)
 				f = i;
+		if (f < 0 && n > 4 && n - 4 < INFER_TAG_MAX && memcmp(spec, "tag:", 4) == 0 &&
+		    o->nfields < INFER_MAX_FIELDS) {
+			f = INFER_TAG;
+			memcpy(o->tags[o->nfields], spec + 4, n - 4);
+		}
 		if (f < 0 || o->nfields == INFER_MAX_FIELDS)
 			return -1;
 		o->fields[o->nfields++] = f;
@@ -46,8 +52,41 @@ infer_fields_text(const infer_opts *o, strbuf *b)
 	for (int i = 0; i < o->nfields; i++) {
 		if (i)
 			sb_addc(b, ',');
-		sb_adds(b, FIELD_NAMES[o->fields[i]]);
+		if (o->fields[i] == INFER_TAG) {
+			sb_adds(b, "tag:");
+			sb_adds(b, o->tags[i]);
+		} else {
+			sb_adds(b, FIELD_NAMES[o->fields[i]]);
+		}
 	}
+}
+
+void
+infer_name_fields(strbuf *b, const tr_span *s, const infer_opts *o)
+{
+	for (int f = 0; f < o->nfields; f++) {
+		const char *v = NULL;
+
+		if (f)
+			sb_addc(b, ':');
+		switch (o->fields[f]) {
+		case INFER_SERVICE: v = s->service; break;
+		case INFER_OPERATION: v = s->operation; break;
+		case INFER_KIND: v = tr_kind_name(s->kind); break;
+		case INFER_HOST: v = s->host; break;
+		default: v = tr_span_tag(s, o->tags[f]); break;
+		}
+		sb_adds(b, v ? v : "");
+	}
+}
+
+const char *
+infer_log_event(const tr_log *l)
+{
+	for (uint32_t i = 0; i < l->ntags; i++)
+		if (strcmp(l->tags[i].key, "event") == 0)
+			return l->tags[i].val;
+	return NULL;
 }
 
 /* --- the pair table: open addressing on the packed event ids --- */
@@ -130,7 +169,7 @@ infer_intern(infer *m, const char *s, size_t n)
 
 	if (added) {
 		GROW(m->name, m->capname, m->nnames + 1);
-		m->name[m->nnames] = (name_rec){ slot->key, (uint32_t)n };
+		m->name[m->nnames] = (name_rec){ slot->key, (uint32_t)n, 0 };
 		m->nnames++;
 		/* Two events per name: keep the per-event scratch in step. */
 		GROW(m->stamp, m->capstamp, 2 * m->nnames);
@@ -166,6 +205,7 @@ infer_free(infer *m)
 	free(m->base_off);
 	free(m->base_len);
 	free(m->span_name);
+	free(m->log_name);
 	free(m->bits);
 	free(m->order);
 	free(m->before);
@@ -182,15 +222,28 @@ infer_free(infer *m)
 uint64_t infer_traces(const infer *m) { return m->traces; }
 uint64_t infer_skipped(const infer *m) { return m->skipped; }
 
-/* Append the text of field f of span s. */
+/* --events logs: every log with event=X of a timed span gets the name
+ * NAME@X, NAME its span's nameID; one event (2 * name) at the log's time. */
 static void
-add_field(strbuf *b, const tr_span *s, int f)
+name_logs(infer *m, const tr_trace *t)
 {
-	switch (f) {
-	case INFER_SERVICE:	sb_adds(b, s->service); break;
-	case INFER_OPERATION:	sb_adds(b, s->operation); break;
-	case INFER_KIND:	sb_adds(b, tr_kind_name(s->kind)); break;
-	case INFER_HOST:	sb_adds(b, s->host); break;
+	GROW(m->log_name, m->caplogname, t->nlogs + 1);
+	for (size_t j = 0; j < t->nlogs; j++) {
+		const tr_log *l = &t->logs[j];
+		const char *ev = infer_log_event(l);
+		const name_rec *sn = &m->name[m->span_name[l->span]];
+
+		m->log_name[j] = -1;
+		if (!ev || !(t->spans[l->span].flags & TR_SPAN_HAS_TIME))
+			continue;
+		sb_clear(&m->namebuf);
+		sb_add(&m->namebuf, sn->s, sn->len);
+		sb_addc(&m->namebuf, '@');
+		sb_adds(&m->namebuf, ev);
+		uint32_t id = infer_intern(m, m->namebuf.s, m->namebuf.len);
+
+		m->name[id].log = 1;
+		m->log_name[j] = (int32_t)id;
 	}
 }
 
@@ -205,11 +258,7 @@ name_spans(infer *m, const tr_trace *t)
 	sb_clear(&m->basebuf);
 	for (size_t i = 0; i < t->nspans; i++) {
 		m->base_off[i] = m->basebuf.len;
-		for (int f = 0; f < m->o.nfields; f++) {
-			if (f)
-				sb_addc(&m->basebuf, ':');
-			add_field(&m->basebuf, &t->spans[i], m->o.fields[f]);
-		}
+		infer_name_fields(&m->basebuf, &t->spans[i], &m->o);
 		m->base_len[i] = m->basebuf.len - m->base_off[i];
 	}
 	for (size_t i = 0; i < t->nspans; i++) {
@@ -222,6 +271,29 @@ name_spans(infer *m, const tr_trace *t)
 		}
 		m->span_name[i] = infer_intern(m, m->namebuf.s, m->namebuf.len);
 	}
+	if (m->o.log_events)
+		name_logs(m, t);
+}
+
+/* Event e at time at into m->ev; -1 when it is one more than max_events. */
+static int
+add_occurrence(infer *m, uint32_t e, int64_t at)
+{
+	if (m->stamp[e] != m->gen) {
+		if (m->o.max_events && m->nev >= m->o.max_events)
+			return -1;
+		m->stamp[e] = m->gen;
+		m->slot_of[e] = (uint32_t)m->nev;
+		GROW(m->ev, m->capev, m->nev + 1);
+		m->ev[m->nev++] = (event_occ){ e, at, at };
+		return 0;
+	}
+	event_occ *o = &m->ev[m->slot_of[e]];
+	if (at < o->first)
+		o->first = at;
+	if (at > o->last)
+		o->last = at;
+	return 0;
 }
 
 /* Collect the distinct events of t with their first and last time into
@@ -236,26 +308,13 @@ collect_events(infer *m, const tr_trace *t)
 
 		if (!(s->flags & TR_SPAN_HAS_TIME))
 			continue;	/* its events did not occur as far as we know */
-		for (int end = 0; end < 2; end++) {
-			uint32_t e = 2 * m->span_name[i] + (uint32_t)end;
-			int64_t at = end ? tr_span_end(s) : s->start;
-
-			if (m->stamp[e] != m->gen) {
-				if (m->o.max_events && m->nev >= m->o.max_events)
-					return -1;
-				m->stamp[e] = m->gen;
-				m->slot_of[e] = (uint32_t)m->nev;
-				GROW(m->ev, m->capev, m->nev + 1);
-				m->ev[m->nev++] = (event_occ){ e, at, at };
-				continue;
-			}
-			event_occ *o = &m->ev[m->slot_of[e]];
-			if (at < o->first)
-				o->first = at;
-			if (at > o->last)
-				o->last = at;
-		}
+		if (add_occurrence(m, 2 * m->span_name[i], s->start) < 0 ||
+		    add_occurrence(m, 2 * m->span_name[i] + 1, tr_span_end(s)) < 0)
+			return -1;
 	}
+	for (size_t j = 0; m->o.log_events && j < t->nlogs; j++)
+		if (m->log_name[j] >= 0 && add_occurrence(m, 2 * (uint32_t)m->log_name[j], t->logs[j].time) < 0)
+			return -1;
 	return 0;
 }
 
@@ -324,6 +383,12 @@ sorted_occurrences(infer *m, const tr_trace *t)
 		m->occ[m->nocc++] = (event_occ){ m->slot_of[2 * m->span_name[i]], s->start, 0 };
 		m->occ[m->nocc++] = (event_occ){ m->slot_of[2 * m->span_name[i] + 1], tr_span_end(s), 0 };
 	}
+	for (size_t j = 0; m->o.log_events && j < t->nlogs; j++)
+		if (m->log_name[j] >= 0) {
+			GROW(m->occ, m->capocc, m->nocc + 1);
+			m->occ[m->nocc++] = (event_occ){ m->slot_of[2 * (uint32_t)m->log_name[j]],
+							 t->logs[j].time, 0 };
+		}
 	qsort(m->occ, m->nocc, sizeof *m->occ, occ_cmp);
 }
 
@@ -504,7 +569,8 @@ void
 infer_event_text(strbuf *b, const name_rec *n, int ev)
 {
 	sb_add(b, n->s, n->len);
-	sb_adds(b, ev ? "_E" : "_S");
+	if (!n->log)
+		sb_adds(b, ev ? "_E" : "_S");
 }
 
 static edge *
@@ -616,7 +682,7 @@ node_text(infer *m, const name_rec *n, int ev, int spans)
 static int
 drawn(const edge *e, int spans)
 {
-	return !spans || (e->fev == 1 && e->tev == 0 && e->fn != e->tn);
+	return !spans || (e->fev == 1 && e->tev == 0 && e->fn != e->tn && !e->tn->log);
 }
 
 /* A node of the picture: an event, or with --spans a name. */

@@ -12,9 +12,11 @@
 #include "core/trace.h"
 #include "core/util.h"
 
-/* Fields a nameID is made of, joined by ':' in the order given. */
-enum infer_field { INFER_SERVICE, INFER_OPERATION, INFER_KIND, INFER_HOST };
+/* Fields a nameID is made of, joined by ':' in the order given; a tag
+ * field ("tag:KEY") gives the span's value of the tag (empty without). */
+enum infer_field { INFER_SERVICE, INFER_OPERATION, INFER_KIND, INFER_HOST, INFER_TAG };
 #define INFER_MAX_FIELDS 4
+#define INFER_TAG_MAX 64	/* a tag field's key, NUL included */
 
 /* How a trace in which a name occurs several times counts. */
 enum infer_count {
@@ -28,7 +30,10 @@ enum infer_format { INFER_TSV, INFER_CSV, INFER_JSON, INFER_DOT, INFER_JAEGER_JS
 
 typedef struct infer_opts {
 	int fields[INFER_MAX_FIELDS];	/* enum infer_field */
+	char tags[INFER_MAX_FIELDS][INFER_TAG_MAX];	/* INFER_TAG fields' keys */
 	int nfields;
+	int log_events;		/* --events logs: a span's logs with event=X are
+				   events NAME@X of the model */
 	int depth;		/* --backtrace-depth: ancestors appended to a name */
 	int count;		/* enum infer_count */
 	size_t max_events;	/* skip traces with more events than this (0: no cap) */
@@ -38,6 +43,10 @@ typedef struct infer_opts {
 int infer_parse_fields(const char *spec, infer_opts *o);
 /* The canonical text of o's fields ("service,operation"). */
 void infer_fields_text(const infer_opts *o, strbuf *b);
+/* Append span s's own nameID (o's fields joined by ':') to b. */
+void infer_name_fields(strbuf *b, const tr_span *s, const infer_opts *o);
+/* The event= value of log l, or NULL. */
+const char *infer_log_event(const tr_log *l);
 
 /* The causal model: sparse counts over pairs of events. */
 typedef struct infer infer;

@@ -12,6 +12,8 @@
 typedef struct name_rec {
 	const char *s;		/* arena copy, NUL-terminated */
 	uint32_t len;
+	uint8_t log;		/* a log event NAME@X (--events logs): one
+				   event, 2 * name, written without _S */
 } name_rec;
 
 /* Counts of one unordered pair of events a < b (event = 2 * name + end). */
@@ -64,6 +66,8 @@ struct infer {
 	size_t capbase, capbaselen;
 	uint32_t *span_name;
 	size_t capspanname;
+	int32_t *log_name;	/* --events logs: per log, its name, -1: none */
+	size_t caplogname;
 	uint64_t *before, *ingroup;	/* pairs mode: per local event */
 	uint32_t *seenlist, *group;
 	size_t capbefore, capingroup, capseen, capgroup;

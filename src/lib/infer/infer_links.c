@@ -430,8 +430,8 @@ static int
 link_cmp(const void *x, const void *y)
 {
 	const link_rec *a = x, *b = y;
-	name_rec ap = { a->parent, a->plen }, bp = { b->parent, b->plen };
-	name_rec ac = { a->child, a->clen }, bc = { b->child, b->clen };
+	name_rec ap = { a->parent, a->plen, 0 }, bp = { b->parent, b->plen, 0 };
+	name_rec ac = { a->child, a->clen, 0 }, bc = { b->child, b->clen, 0 };
 	int c = infer_event_cmp(&ap, 0, &bp, 0);
 
 	return c ? c : infer_event_cmp(&ac, 0, &bc, 0);

@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "core/pick.h"
 #include "core/halo.h"
+#include "infer/hb.h"
 
 static size_t
 half_window(const temporal *tp)
@@ -34,6 +35,10 @@ tp_new(const tp_opts *o)
 	tp->ringcap = 2 * half_window(tp) + 2;
 	tp->ring = xcalloc(tp->ringcap, sizeof *tp->ring);
 	tr_keywatch_init(&tp->rkey, o->resource_key);
+	if (!(tp->hb = hb_new(o->name)))
+		tr_usage_error("--name: not a list of service, operation, kind, host: %s", o->name);
+	if (o->model && hb_load(tp->hb, o->model) < 0)
+		exit(TR_EXIT_INPUT);	/* said, file:line; nothing written yet */
 	return tp;
 }
 
@@ -296,6 +301,7 @@ tp_free(temporal *tp)
 {
 	if (!tp)
 		return;
+	hb_free(tp->hb);
 	for (size_t i = 0; i < tp->ringcap; i++)
 		if (tp->ring[i])
 			free_wtrace(tp->ring[i]);
@@ -440,7 +446,12 @@ job_trace(void *ctx, tr_trace *t, strbuf *out)
 {
 	tp_job *j = ctx;
 
+	if ((j->tp->hb_bound = hb_bind(j->tp->hb, t)) < 0) {
+		j->tp->hb_bound = 0;
+		return -1;	/* an IE record names no span of t: said */
+	}
 	tp_add_trace(j->tp, t, job_out(j, out));
+	j->tp->hb_bound = 0;
 	return 0;
 }
 
@@ -495,6 +506,27 @@ tp_job_init(tp_job *j, tr_filter *f, const tp_opts *o, const char *clock_offsets
 	f->ctx = j;
 	if (f->where && o->pick)	/* a --trace id may be in the input, not kept */
 		tr_pick_filtered(o->pick, "--where");
+}
+
+int
+tp_model_verdict(const temporal *tp, int status, int verbose)
+{
+	hb_counts k;
+	const char *path = hb_model_path(tp->hb), *shown = path ? path : "(none)";
+
+	hb_get_counts(tp->hb, &k);
+	if (path && k.traces_model && !k.model_matched) {
+		tr_warn("--model %s: no span of the input is named as the model's events (its first: "
+			"\"%s\"; the closest span name: \"%s\"; --name gives the fields)",
+			path, k.model_first ? k.model_first : "", k.closest ? k.closest : "");
+		return status == TR_EXIT_OK || status == TR_EXIT_FINDING ? TR_EXIT_USAGE : status;
+	}
+	if ((k.traces_ie || k.traces_model) && (verbose || (tp->nkids_guess && !tp->o.quiet)))
+		tr_warn("happens-before edges: %zu traces by their IE records, %zu by --model %s: "
+			"%zu children waited for their model predecessors, %zu the edges do not name "
+			"kept the timing guess", k.traces_ie, k.traces_model, shown,
+			tp->nkids_model, tp->nkids_guess);
+	return status;
 }
 
 void

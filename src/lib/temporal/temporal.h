@@ -81,6 +81,7 @@ typedef struct tp_opts {
 	int end_to_end;			/* the root's start to the trace's last end */
 	const tp_event *from, *to;	/* --from, --to: the delay between them */
 	double min_share;		/* --dot: leave out nodes below this share */
+	const char *model, *name;	/* --model FILE, --name FIELDS (infer/hb.h) */
 	/* csv, json: each cause to this function instead of the table */
 	void (*on_cause)(void *ctx, const tp_cause_row *row);
 	void *cause_ctx;
@@ -150,6 +151,10 @@ void tp_events_check(const tp_opts *o, int baseline);
 /* After the run: an event no trace has, or two that are not causally
  * related, said (with the closest span met); returns the exit status. */
 int tp_events_verdict(const temporal *tp, int status);
+/* The happens-before edges the triggers followed (said with -v, or when
+ * children kept the timing guess unless quiet), and --model's events that
+ * no span matched (said: the status becomes a usage error's). */
+int tp_model_verdict(const temporal *tp, int status, int verbose);
 
 /* A what-if over the resources (temporal_whatif.c): one segment that
  * occupies resource res (a dense index), ready at ready, served over

@@ -6,7 +6,10 @@
  *   seg k        <- seg k-1, and what the parent waited for in the gap before
  *   seg0 of c    <- c's trigger: the parent's latest segment ending at or
  *                   before c's start, or an earlier child's completion when
- *                   c started within TP_EPSILON_US of it
+ *                   c started within TP_EPSILON_US of it; with tr-infer's
+ *                   happens-before edges bound to the trace (infer/hb.h)
+ *                   and c named by them: the completions of its model
+ *                   predecessors, else that segment of the parent
  *   server seg0  <- request transit <- client seg0
  *   client final <- response transit <- server final
  *   consumer     <- message transit <- the producer's final segment
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "core/kinds.h"
+#include "infer/hb.h"
 
 enum { AW_NONE, AW_LOCAL, AW_REMOTE };
 
@@ -36,6 +40,7 @@ typedef struct span_info {
 	uint8_t has_enq, has_deq, in_wait;
 	uint8_t recorded;	/* its arrival is recorded, not inferred */
 	uint8_t from_receive;	/* its message came with its parent's receive */
+	uint8_t detached;	/* with edges: no sibling waits for it (model_detach) */
 } span_info;
 
 typedef struct event {
@@ -460,6 +465,34 @@ cover_cmp(const void *a, const void *b)
 	return x->child < y->child ? -1 : x->child > y->child;
 }
 
+/* With edges bound: a local child they name that no sibling waits for (no
+ * model successor) and that ends before the parent's last awaited child
+ * is detached: the parent went on without it, so it splits none of the
+ * parent's segments and no segment waits for it (the parent's final
+ * segment starts after it ended: it delays nothing). */
+static void
+model_detach(temporal *tp, wtrace *w, span_info *si, int32_t p)
+{
+	const tr_trace *t = &w->t;
+	int64_t last = INT64_MIN;	/* the latest end of the awaited children */
+
+	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling) {
+		int32_t x = t->spans[p].first_child;
+
+		si[c].detached = 0;
+		if (si[c].aw == AW_LOCAL && hb_known(tp->hb, c)) {
+			while (x >= 0 && (x == c || si[x].aw == AW_NONE || !hb_before(tp->hb, c, x)))
+				x = t->spans[x].next_sibling;
+			si[c].detached = x < 0;
+		}
+		if (si[c].aw != AW_NONE && si[c].ee > last)
+			last = si[c].ee;
+	}
+	for (int32_t c = t->spans[p].first_child; c >= 0; c = t->spans[c].next_sibling)
+		if (si[c].detached && si[c].ee >= last)
+			si[c].detached = 0;	/* the last: the parent's end waits for it */
+}
+
 /* The segments of span p; sets si[c].waiter for its awaited children. */
 static void
 segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
@@ -473,7 +506,11 @@ segments(temporal *tp, wtrace *w, span_info *si, int32_t p, strbuf *nb)
 		n++;
 	cv = arena_alloc(w->scratch, (n + 2) * sizeof *cv);	/* and a receive's wait, a queue wait */
 	n = 0;
+	if (tp->hb_bound)
+		model_detach(tp, w, si, p);
 	for (int32_t c = ps->first_child; c >= 0; c = t->spans[c].next_sibling) {
+		if (tp->hb_bound && si[c].detached)
+			continue;
 		if (si[c].aw == AW_REMOTE)
 			cv[n++] = (cover){si[p].es, si[p].ee, c};
 		else if (si[c].aw == AW_LOCAL)	/* waited for from its arrival (a lock, a queue) */
@@ -588,9 +625,40 @@ started_before(const wtrace *w, const span_info *si, int32_t v, int32_t c)
 	return sib >= 0 && (si[sib].es < si[c].es || (si[sib].es == si[c].es && sib < c));
 }
 
+/* With edges that name local child c of p: its model predecessors'
+ * completions (awaited siblings that ended by c's start; one that waited
+ * for a log event of a sibling still running: that sibling's latest
+ * segment ending by c's start), else p's own latest segment among
+ * ev[0..lo) (the events ending by c's start). */
+static void
+model_triggers(temporal *tp, wtrace *w, const span_info *si, int32_t p, int32_t c,
+	       const event *ev, size_t lo, edge **e, size_t *n, size_t *cap)
+{
+	const tr_trace *t = &w->t;
+	int found = 0;
+
+	for (int32_t x = t->spans[p].first_child; x >= 0; x = t->spans[x].next_sibling) {
+		if (x == c || si[x].aw == AW_NONE || !hb_before(tp->hb, x, c))
+			continue;
+		int32_t v = w->done[x];
+
+		if (w->v[v].end > si[c].es)	/* by its log event: x still ran */
+			for (int32_t s = v = si[x].seg0; s >= 0 && s <= w->final[x]; s++)
+				v = w->v[s].end <= si[c].es ? s : v;
+		if (v >= 0 && w->v[v].end <= si[c].es) {
+			add_edge(e, n, cap, si[c].seg0, v);
+			found = 1;
+		}
+	}
+	while (!found && lo > 0 && !own_segment(w, ev[lo - 1].v, p))
+		lo--;
+	if (!found && lo > 0)
+		add_edge(e, n, cap, si[c].seg0, ev[lo - 1].v);
+}
+
 /* Triggers of p's local children: p's latest event at or before each start. */
 static void
-triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
+triggers(temporal *tp, wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
 {
 	tr_trace *t = &w->t;
 	size_t ne = 0, k = 0;
@@ -617,6 +685,16 @@ triggers(wtrace *w, span_info *si, int32_t p, edge **e, size_t *n, size_t *cap)
 				lo = mid + 1;
 			else
 				hi = mid;
+		}
+		if (tp->hb_bound) {
+			int known = hb_known(tp->hb, c);
+
+			tp->nkids_model += known;
+			tp->nkids_guess += !known;
+			if (known) {
+				model_triggers(tp, w, si, p, c, ev, lo, e, n, cap);
+				continue;
+			}
 		}
 		/* a sibling's completion started c only if c started right
 		 * after it (within the tolerance): siblings that merely ran
@@ -708,7 +786,8 @@ mark_main(wtrace *w)
 
 /* The preconditions (see the top of this file), as (waiting, awaited) pairs. */
 static void
-causal_edges(wtrace *w, span_info *si, const int32_t *order, edge **e, size_t *ne, size_t *cape)
+causal_edges(temporal *tp, wtrace *w, span_info *si, const int32_t *order, edge **e, size_t *ne,
+	     size_t *cape)
 {
 	for (size_t k = 0; k < w->t.nspans; k++) {
 		int32_t c = order[k];
@@ -730,7 +809,7 @@ causal_edges(wtrace *w, span_info *si, const int32_t *order, edge **e, size_t *n
 			if (si[c].src >= 0)
 				add_edge(e, ne, cape, si[c].mt, w->final[si[c].src]);
 		}
-		triggers(w, si, c, e, ne, cape);
+		triggers(tp, w, si, c, e, ne, cape);
 	}
 }
 
@@ -773,6 +852,8 @@ tpg_build(temporal *tp, wtrace *w)
 	w->inferred = arena_alloc(&t->mem, ns + 1);
 	w->arrival = arena_alloc(&t->mem, (ns + 1) * sizeof *w->arrival);
 	w->root = request_root(t);
+	if (tp->hb_bound)
+		hb_moved(tp->hb, t);	/* tp_add_trace took the trace bound */
 	mark_main(w);
 	int32_t *order = order_spans(tp, w, si);
 	leave_out_wrappers(w, si);
@@ -799,7 +880,12 @@ tpg_build(temporal *tp, wtrace *w)
 		if (!w->v[v].label && w->seg0[w->v[v].span] >= 0)
 			w->v[v].label = w->v[w->seg0[w->v[v].span]].label;
 	w->root_label = w->root >= 0 && si[w->root].timed ? w->v[si[w->root].seg0].label : NULL;
-	causal_edges(w, si, order, &e, &ne, &cape);
+	size_t named = tp->nkids_model, guessed = tp->nkids_guess;
+
+	causal_edges(tp, w, si, order, &e, &ne, &cape);
+	w->hb_used = tp->hb_bound;
+	w->hb_model = tp->nkids_model - named;
+	w->hb_guess = tp->nkids_guess - guessed;
 	store_edges(w, e, ne);
 	free(e);
 }

@@ -74,6 +74,8 @@ struct wtrace {
 	uint8_t *inferred;	/* per span: its queueing was inferred, not recorded */
 	int64_t *arrival;	/* per span: its recorded arrival, else its start */
 	size_t nwrappers;	/* wrapper spans left out: they wait, not work */
+	int hb_used;		/* built over happens-before edges (infer/hb.h) */
+	size_t hb_model, hb_guess;	/* local children they named, and not */
 	arena *scratch;		/* while it is built */
 };
 
@@ -202,6 +204,12 @@ struct temporal {
 	int ev_span_seen[2], ev_log_seen[2];
 	size_t ev_ambiguous[2], unrelated;
 	char *ev_near[2];
+	/* happens-before edges (infer/hb.h): bound to the trace being built
+	 * when hb_bound; local children whose trigger the edges gave, and
+	 * those they do not name (the timing guess stays) */
+	struct hb_model *hb;
+	int hb_bound;
+	size_t nkids_model, nkids_guess;
 };
 
 typedef struct tp_pending {

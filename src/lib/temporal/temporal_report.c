@@ -717,6 +717,9 @@ explain_assumptions(temporal *tp, const wtrace *w, strbuf *b)
 	if (w->nwrappers)
 		sb_addf(b, "    %zu wrapper spans (childless, covering a sibling call of their process) "
 			"taken as waiting for that call, not as work\n", w->nwrappers);
+	if (w->hb_used)
+		sb_addf(b, "    siblings ordered by tr-infer's happens-before edges: %zu children by "
+			"the edges, %zu by timing (the edges do not name them)\n", w->hb_model, w->hb_guess);
 	sb_free(&queues);
 	sb_free(&clocks);
 	sb_free(&caps);
