@@ -435,8 +435,8 @@ counter_footer(cp_whatif *w, strbuf *out)
 			"without a fixed point: the last round's prediction", w->nrounds);
 	else
 		sb_addf(&b, "ready times: resources and requests re-laid in turn to a fixed point (%zu "
-			"rounds): a call that comes earlier because an earlier one got faster queues anew",
-			w->nrounds);
+			"round%s): a call that comes earlier because an earlier one got faster queues anew",
+			w->nrounds, w->nrounds == 1 ? "" : "s");
 	note(w, out, &first, b.s);
 	sb_clear(&b);
 	sb_addf(&b, "queues: spans that waited: %zu (queue.wait_us, an enqueue log, or a server "
