@@ -54,6 +54,30 @@ row_of() {
 	expect_contains "requests removed (their root span is), not reported: 1" "$output"
 }
 
+@test "a second call that comes earlier because the first got faster queues anew: behind work it had not met" {
+	# db has one worker: B [0,10) ms, R's first call ready at 1 [10,15), C ready
+	# at 5 [15,20), R's second call ready at 16 [20,25), R ends 5 ms later.
+	# Without B: R's first call [1,6), C [6,11); R's second call comes 9 ms
+	# sooner, at 7, and now waits for C: [11,16), R ends at 21 (one pass
+	# said 17: the second call at its recorded time, finding the db free).
+	run tr-cp --whatif 'trace=B:remove' "$data/whatif_e.tr"
+	expect_status 0
+	expect_eq "$(printf 'R\t30000\t21000\t-9000\t0')" "$(row_of R)" "R's row"
+	expect_eq "$(printf 'C\t15000\t6000\t-9000\t0')" "$(row_of C)" "C's row"
+	expect_contains "# ready times: resources and requests re-laid in turn to a fixed point (3 rounds)" "$output"
+}
+
+@test "a wait=baseline span no longer holds the work queued behind it" {
+	# db has one worker: X's scan [0,40) ms; R's query ready at 1 [40,45);
+	# U's report ready at 2 [45,50), behind both. R's query waits the
+	# baseline's 2 ms: it starts at 3, and U waits for X alone: 5 ms less.
+	run tr-cp --whatif 'service=db,operation=query:wait=baseline' --baseline "$data/whatif_c_baseline.tr" "$data/whatif_f.tr"
+	expect_status 0
+	expect_eq "$(printf 'R\t50000\t13000\t-37000\t1')" "$(row_of R)" "R: 50 - 39 + 2"
+	expect_eq "$(printf 'U\t55000\t50000\t-5000\t0')" "$(row_of U)" "U, no longer behind R's query"
+	expect_eq "$(printf 'X\t40000\t40000\t0\t0')" "$(row_of X)" "X, served first as before"
+}
+
 @test "with a counterfactual rule, scale acts on the work ahead in other traces too" {
 	run tr-cp --whatif 'trace=U:remove' --whatif 'service=db,operation=report:scale=0.5' "$data/whatif_a.tr"
 	expect_status 0
@@ -68,7 +92,7 @@ row_of() {
 	expect_contains "# work-conserving: a resource (service@host) does not idle while work waits" "$output"
 	expect_contains "# window: every trace of the input (3)" "$output"
 	run bash -c "tr-cp --whatif 'trace=B:remove' -f json '$data/whatif_a.tr' | jq -r '.traces[0].predicted_us, (.assumptions | length)'"
-	expect_eq "$(printf '31000\n4')" "$output"
+	expect_eq "$(printf '31000\n5')" "$output"
 }
 
 @test "(D) the samples: removing the batch job predicts the slowest request within 5% of its latency less tr-temporal's batch delay" {

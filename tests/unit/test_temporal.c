@@ -238,11 +238,59 @@ test_queue_behind_other_traces(void)
 	tp_free(tp);
 }
 
+/* The resources of a what-if re-laid with nothing changed: no queue moves,
+ * whatever the recorded segments (random ready times, overlaps). */
+static void
+test_relay_unchanged_moves_nothing(void)
+{
+	tp_wseg seg[200];
+
+	for (int round = 0; round < 50; round++) {
+		size_t n = (size_t)range(1, 200);
+
+		for (size_t i = 0; i < n; i++) {
+			int64_t start = range(0, 100000), dur = range(0, 20000);
+			int64_t ready = start - range(0, 30000);
+
+			seg[i] = (tp_wseg){(int32_t)range(0, 3), ready, start, dur, dur, ready, -1, 7};
+		}
+		CHECK_EQ(tp_whatif_relay(seg, n), (size_t)0);
+		for (size_t i = 0; i < n; i++)
+			CHECK_EQ(seg[i].shift, (int64_t)0);
+	}
+}
+
+/* One worker: a call that now comes first is served first (first come,
+ * first served, not the recorded order), and a segment whose wait the
+ * rule gives starts then and holds the worker. */
+static void
+test_relay_first_come_and_given_wait(void)
+{
+	/* recorded: A ready 0 [0,10); B ready 5 [10,15); C ready 12 [15,20) */
+	tp_wseg seg[3] = {
+		{0, 0, 0, 10, 10, 0, -1, 0},
+		{0, 5, 10, 5, 5, 5, -1, 0},
+		{0, 12, 15, 5, 5, 2, -1, 0},	/* C now comes at 2 */
+	};
+
+	tp_whatif_relay(seg, 3);
+	CHECK_EQ(seg[2].shift, (int64_t)(3 - 8));	/* waited 3, now 8: [10,15) */
+	CHECK_EQ(seg[1].shift, (int64_t)(5 - 10));	/* behind C now: [15,20) */
+	/* A's wait given: 0 then it starts at 30, holding the worker past B */
+	seg[0] = (tp_wseg){0, 0, 0, 10, 10, 30, 0, 0};
+	seg[2] = (tp_wseg){0, 12, 15, 5, 5, 12, -1, 0};
+	tp_whatif_relay(seg, 3);
+	CHECK_EQ(seg[1].shift, (int64_t)5);	/* B no longer behind A: [5,10) */
+	CHECK_EQ(seg[2].shift, (int64_t)3);	/* C at 12: [12,17) */
+}
+
 int
 main(void)
 {
 	tr_setprogname("test_temporal");
 	test_queue_behind_other_traces();
+	test_relay_unchanged_moves_nothing();
+	test_relay_first_come_and_given_wait();
 	for (uint64_t seed = 1; seed <= 40; seed++)
 		for (int real = 0; real <= 1; real++) {
 			run_round(seed, seed % 4 == 0 ? 1 : seed % 4 == 1 ? 3 : 64, 120, real, 0);

@@ -7,12 +7,16 @@
  * (recorded: queue.wait_us, an enqueue log; else inferred as tr-temporal
  * does, the request's transit taken as its response's). Every trace is
  * kept; each one's tree is re-laid (cp_whatif.c) to know its spans' new
- * durations, the resource timelines are laid again with those
- * (tp_whatif_relay: work-conserving), and each request's tree is re-laid
- * once more with its spans starting as much earlier (or later) as their
- * queues changed, never more than the queue they had. A wait=baseline span
- * waits what the baseline's calls of the same service and operation waited
- * on average (Carata, eqs. 3.2-3.3: latency - wait + baseline wait). */
+ * durations and when they become ready. Then, to a fixed point: the
+ * resource timelines are laid again from those ready times
+ * (tp_whatif_relay: work-conserving, first come, first served),
+ * which says how much each queue shrank or grew; each request whose queues
+ * changed has its tree re-laid with its spans starting that much earlier
+ * (or later), never more than the queue they had, which gives new ready
+ * times and durations; until nothing moves, or WHATIF_ROUNDS rounds. A
+ * wait=baseline span waits what the baseline's calls of the same service
+ * and operation waited on average (Carata, eqs. 3.2-3.3: latency - wait +
+ * baseline wait), and holds its resource from then on. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +24,10 @@
 #include "core/format.h"
 #include "core/json.h"
 #include "temporal/temporal.h"
+
+/* The rounds of resources and trees laid before the what-if gives up on a
+ * fixed point (said in the assumptions). */
+#define WHATIF_ROUNDS 64
 
 int
 cp_whatif_counterfactual(const cp_whatif *w)
@@ -133,11 +141,13 @@ typedef struct counter_run {
 	cp_trace *c;
 	size_t *off;
 	int64_t *qcap, *cut;
+	int64_t *moved;			/* per span: how much later it became ready */
 	int32_t *seg;
 	tp_wseg *segs;
 	size_t nsegs, capsegs;
 	size_t *nmatched;
 	uint8_t *removed;		/* per trace: its request is gone */
+	uint8_t *dirty;			/* per trace: a cut changed this round */
 	strmap res_ids;
 	arena res_mem;
 	strbuf name;			/* a resource's name being made */
@@ -154,7 +164,7 @@ add_segment(counter_run *k, const tr_trace *t, int32_t s, int64_t q, int64_t new
 	strmap_slot *slot = strmap_intern(&k->res_ids, &k->res_mem, k->name.s, k->name.len, &added);
 	GROW(k->segs, k->capsegs, k->nsegs + 1);
 	k->segs[k->nsegs++] = (tp_wseg){(int32_t)slot->val, x->start - q, x->start, x->duration,
-					newdur, 0};
+					newdur, x->start - q, -1, 0};
 }
 
 /* A span's new duration in the what-if, from its tree's re-lay when it
@@ -170,6 +180,49 @@ new_duration(const cp_whatif *w, const tr_trace *t, const cp_trace *c, int analy
 	if (analysed && c->state[s] != CP_OFF)
 		d += w->dur[s] - (c->end[s] - c->start[s]);
 	return d < 0 ? 0 : d;
+}
+
+/* Trace i's segments from its tree just re-laid: when they become ready
+ * and how long they take. Returns whether one changed. */
+static int
+update_segments(cp_whatif *w, counter_run *k, size_t i)
+{
+	const tr_trace *t = w->kept[i].t;
+	const cp_trace *c = k->c;
+	int64_t *moved = k->moved + k->off[i];
+	int changed = 0;
+
+	cpw_ready_shifts(w, c, moved);
+	for (size_t s = 0; s < t->nspans; s++) {
+		int32_t at = k->seg[k->off[i] + s];
+		tp_wseg *g = at >= 0 ? &k->segs[at] : NULL;
+		int64_t dur;
+
+		if (!g || c->state[s] == CP_OFF)
+			continue;
+		dur = t->spans[s].duration + w->dur[s] - (c->end[s] - c->start[s]);
+		dur = g->newdur < 0 ? -1 : dur < 0 ? 0 : dur;
+		changed |= g->newready != g->ready + moved[s] || g->newdur != dur;
+		g->newready = g->ready + moved[s];
+		g->newdur = dur;
+	}
+	return changed;
+}
+
+/* Span s of trace i under a wait=baseline rule: the wait it gets, fixed
+ * (its own when the baseline has no such call), and the cut that makes. */
+static void
+baseline_wait(cp_whatif *w, counter_run *k, const tr_trace *t, size_t i, size_t s)
+{
+	const struct base_wait *b = base_of(w, &t->spans[s], 0);
+	size_t at = k->off[i] + s;
+	int64_t wait = b && b->n ? b->sum / (int64_t)b->n : k->qcap[at];
+
+	k->cut[at] = k->qcap[at] - wait;
+	if (k->seg[at] >= 0)
+		k->segs[k->seg[at]].wait = wait;
+	w->nwaits += b && b->n;
+	w->nwaits_unknown += !(b && b->n);
 }
 
 /* Trace i: its tree re-laid as the rules say, its queues and segments. */
@@ -200,16 +253,65 @@ gather(cp_whatif *w, counter_run *k, size_t i)
 			add_segment(k, t, (int32_t)s, k->qcap[at],
 				    new_duration(w, t, c, analysed, (int32_t)s, r, k->removed[i]));
 		}
-		if (r && r->kind == WR_WAIT) {	/* its wait is the baseline's, not the re-lay's */
-			const struct base_wait *b = base_of(w, &t->spans[s], 0);
-
-			k->cut[at] = b && b->n ? k->qcap[at] - b->sum / (int64_t)b->n : 0;
-			k->seg[at] = -1;
-			w->nwaits += b && b->n;
-			w->nwaits_unknown += !(b && b->n);
-		}
+		if (r && r->kind == WR_WAIT)	/* its wait is the baseline's, not the queue's */
+			baseline_wait(w, k, t, i, s);
 		w->nqueued += k->qcap[at] > 0;
 	}
+	if (analysed && !k->removed[i])
+		update_segments(w, k, i);
+}
+
+/* Trace i re-laid with its spans' cuts; its segments from that. Returns
+ * whether one of them changed. */
+static int
+relay_request(cp_whatif *w, counter_run *k, size_t i)
+{
+	const tr_trace *t = w->kept[i].t;
+	int changed;
+
+	if (k->removed[i] || cp_trace_run(k->c, t) < 0)
+		return 0;
+	cpw_reserve(w, t->nspans ? t->nspans : 1);
+	w->cut = k->cut + k->off[i];
+	w->qcap = k->qcap + k->off[i];
+	cpw_relay_trace(w, t, k->c, 0);
+	changed = update_segments(w, k, i);
+	w->cut = w->qcap = NULL;
+	return changed;
+}
+
+/* Resources and requests laid in turn until nothing moves: each round lays
+ * the resources from the ready times the trees gave, takes each queue's
+ * change as its span's cut, and re-lays the trees whose cuts changed. */
+static void
+fixed_point(cp_whatif *w, counter_run *k)
+{
+	size_t round;
+
+	for (round = 0; round < WHATIF_ROUNDS; round++) {
+		int again = 0;
+
+		w->nmoved = tp_whatif_relay(k->segs, k->nsegs);
+		for (size_t i = 0; i < w->nkept; i++) {
+			k->dirty[i] = 0;
+			for (size_t s = 0; s < w->kept[i].t->nspans; s++) {
+				size_t at = k->off[i] + s;
+				const tp_wseg *g = k->seg[at] >= 0 ? &k->segs[k->seg[at]] : NULL;
+
+				if (!g || g->wait >= 0 || k->cut[at] == g->shift)
+					continue;
+				k->cut[at] = g->shift;
+				k->dirty[i] = 1;
+			}
+		}
+		for (size_t i = 0; i < w->nkept; i++)
+			if (k->dirty[i] && relay_request(w, k, i))
+				again = 1;
+		if (!again)
+			break;
+	}
+	w->nrounds = round < WHATIF_ROUNDS ? round + 1 : round;
+	w->round_capped = round == WHATIF_ROUNDS;
 }
 
 /* Trace i's row: its tree re-laid with its spans' cuts. */
@@ -271,14 +373,13 @@ counter_rows(cp_whatif *w, strbuf *out)
 	k.seg = xmalloc((total + 1) * sizeof *k.seg);
 	k.nmatched = xcalloc(w->nkept + 1, sizeof *k.nmatched);
 	k.removed = xcalloc(w->nkept + 1, sizeof *k.removed);
+	k.dirty = xcalloc(w->nkept + 1, sizeof *k.dirty);
+	k.moved = xcalloc(total + 1, sizeof *k.moved);
 	for (size_t i = 0; i < w->nkept; i++)
 		gather(w, &k, i);
-	w->nmoved = tp_whatif_relay(k.segs, k.nsegs);
+	fixed_point(w, &k);
 	w->nsegs = k.nsegs;
 	w->nres = k.res_ids.count;
-	for (size_t a = 0; a < total; a++)
-		if (k.seg[a] >= 0)
-			k.cut[a] = k.segs[k.seg[a]].shift;
 	for (size_t i = 0; i < w->nkept; i++)
 		predict(w, &k, i, out);
 	closest_ids(w);
@@ -291,6 +392,8 @@ counter_rows(cp_whatif *w, strbuf *out)
 	free(k.segs);
 	free(k.nmatched);
 	free(k.removed);
+	free(k.dirty);
+	free(k.moved);
 	strmap_free(&k.res_ids);
 	arena_free(&k.res_mem);
 	sb_free(&k.name);
@@ -319,16 +422,26 @@ counter_footer(cp_whatif *w, strbuf *out)
 	int first = 1;
 
 	note(w, out, &first, "work-conserving: a resource (service@host) does not idle while work waits "
-	     "for it; its segments are re-laid in the order they were served, on the workers their "
-	     "overlaps needed, each starting when it was ready and a worker is free: a queue shrinks "
-	     "when the work ahead of it disappears or shrinks (Zeno, section 3.2)");
-	sb_addf(&b, "window: every trace of the input (%zu), %zu segments on %zu resources; the "
-		"times work became ready are the recorded ones", w->nkept, w->nsegs, w->nres);
+	     "for it; its segments are re-laid first come, first served (the recorded order of service "
+	     "breaks ties), on the workers their overlaps needed, each starting when it is ready and a "
+	     "worker is free: a queue shrinks when the work ahead of it disappears or shrinks (Zeno, "
+	     "section 3.2)");
+	sb_addf(&b, "window: every trace of the input (%zu), %zu segments on %zu resources", w->nkept,
+		w->nsegs, w->nres);
+	note(w, out, &first, b.s);
+	sb_clear(&b);
+	if (w->round_capped)
+		sb_addf(&b, "ready times: resources and requests re-laid in turn, stopped after %zu rounds "
+			"without a fixed point: the last round's prediction", w->nrounds);
+	else
+		sb_addf(&b, "ready times: resources and requests re-laid in turn to a fixed point (%zu "
+			"round%s): a call that comes earlier because an earlier one got faster queues anew",
+			w->nrounds, w->nrounds == 1 ? "" : "s");
 	note(w, out, &first, b.s);
 	sb_clear(&b);
 	sb_addf(&b, "queues: spans that waited: %zu (queue.wait_us, an enqueue log, or a server "
 		"that started after its request could have arrived, the request's transit taken as "
-		"its response's); segments the re-lay moves: %zu", w->nqueued, w->nmoved);
+		"its response's); segments whose queue the re-lay changes: %zu", w->nqueued, w->nmoved);
 	note(w, out, &first, b.s);
 	if (!w->nmoved && !w->nwaits) {
 		sb_clear(&b);

@@ -158,6 +158,7 @@ cp_whatif_free(cp_whatif *w)
 	free(w->rule);
 	free(w->dur);
 	free(w->rel_end);
+	free(w->applied);
 	free(w->qwait);
 	free(w->byfirst);
 	free(w->heap);
@@ -408,8 +409,10 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 		int64_t after = c->hb && hb_known(c->hb, k) ? model_from(w, c, s, kids, i, 1) : base;
 
 		w->rel_end[k] = after + scaled(kids[i].start - kids[i].from - q, f) + q + w->dur[k];
-		if (w->cut)
-			w->rel_end[k] -= cut(w, &kids[i]);
+		if (w->cut) {
+			w->applied[k] = cut(w, &kids[i]);
+			w->rel_end[k] -= w->applied[k];
+		}
 		if (w->rel_end[k] > last)
 			last = w->rel_end[k];
 		heap_push(w->heap, &nheap, c->end, k);
@@ -426,6 +429,7 @@ cpw_reserve(cp_whatif *w, size_t n)
 	w->cap = n;
 	w->dur = xrealloc(w->dur, n * sizeof *w->dur);
 	w->rel_end = xrealloc(w->rel_end, n * sizeof *w->rel_end);
+	w->applied = xrealloc(w->applied, n * sizeof *w->applied);
 	w->qwait = xrealloc(w->qwait, n * sizeof *w->qwait);
 	w->heap = xrealloc(w->heap, n * sizeof *w->heap);
 	w->byfirst = xrealloc(w->byfirst, n * sizeof *w->byfirst);
@@ -456,6 +460,32 @@ cpw_relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c, int count)
 		w->dur[s] = relay(w, t, c, s, r);
 	}
 	return nmatched;
+}
+
+/* After cpw_relay_trace: how much later (< 0: earlier) each span of the
+ * re-laid tree became ready than it started as analysed, its queue's cut
+ * given back (0 outside the tree, and for its roots). Parents come first
+ * in c->order, so one pass down takes each child from its parent's new
+ * start; the cuts are added after, since a child starts from its
+ * parent's start, not its ready time. */
+void
+cpw_ready_shifts(const cp_whatif *w, const cp_trace *c, int64_t *moved)
+{
+	for (size_t i = 0; i < c->nspans; i++)
+		moved[i] = 0;
+	for (size_t i = 0; i < c->norder; i++) {
+		int32_t s = c->order[i];
+
+		for (uint32_t j = 0; j < c->kn[s]; j++) {
+			int32_t k = c->kids[c->koff[s] + j].span;
+
+			moved[k] = moved[s] + (w->rel_end[k] - w->dur[k]) - (c->start[k] - c->start[s]);
+		}
+	}
+	for (size_t i = 0; i < c->norder && w->cut; i++)
+		for (uint32_t j = 0; j < c->kn[c->order[i]]; j++)
+			moved[c->kids[c->koff[c->order[i]] + j].span] +=
+				w->applied[c->kids[c->koff[c->order[i]] + j].span];
 }
 
 /* The trace's latency from its analysed roots: the earliest start to the

@@ -34,6 +34,7 @@ struct cp_whatif {
 	int format, units;
 	int64_t *dur, *rel_end;		/* per span: new duration, new end from the parent's start */
 	int64_t *qwait;			/* per span: its recorded queue wait */
+	int64_t *applied;		/* per span: the cut the re-lay gave it */
 	struct by_start *byfirst;	/* scratch: one parent's children by start */
 	int32_t *heap;			/* scratch: its children that finished */
 	size_t cap;
@@ -71,10 +72,13 @@ struct cp_whatif {
 	 * laid, segments moved, wait=baseline spans with and without
 	 * baseline calls, requests removed */
 	size_t nqueued, nsegs, nres, nmoved, nwaits, nwaits_unknown, nremoved;
+	size_t nrounds;			/* resources and trees laid in turn */
+	int round_capped;		/* stopped at the bound, not at a fixed point */
 };
 
 /* cp_whatif.c, for cp_counter.c */
 size_t cpw_relay_trace(cp_whatif *w, const tr_trace *t, const cp_trace *c, int count);
+void cpw_ready_shifts(const cp_whatif *w, const cp_trace *c, int64_t *moved);
 int64_t cpw_latency(const cp_whatif *w, const tr_trace *t, const cp_trace *c, int predicted);
 void cpw_add_latency(cp_whatif *w, const char *id, int64_t orig, int64_t pred, int64_t nmatched,
 		     strbuf *out);

@@ -158,17 +158,20 @@ int tp_model_verdict(const temporal *tp, int status, int verbose);
 
 /* A what-if over the resources (temporal_whatif.c): one segment that
  * occupies resource res (a dense index), ready at ready, served over
- * [start, start + dur) as recorded; newdur: its duration in the what-if,
- * < 0 when its work is gone. */
+ * [start, start + dur) as recorded; in the what-if ready at newready for
+ * newdur (< 0: its work is gone), waiting exactly wait when wait >= 0
+ * (a wait given by the rule, not by the queue). */
 typedef struct tp_wseg {
 	int32_t res;
 	int64_t ready, start, dur, newdur;
-	int64_t shift;		/* out: how much earlier it starts (< 0: later) */
+	int64_t newready, wait;
+	int64_t shift;		/* out: how much shorter its queue is (< 0: longer) */
 } tp_wseg;
-/* Re-lay each resource's segments in the order they were served, on the
- * workers their overlaps needed, under the work-conserving assumption (a
- * segment starts at max(ready, a worker free)), as recorded and as
- * changed; each segment's shift is the difference. Returns how many moved. */
+/* Re-lay each resource's segments first come, first served (by ready
+ * time, then recorded start), on the workers their overlaps needed, under the
+ * work-conserving assumption (a segment starts at max(ready, a worker
+ * free)), as recorded and as changed; each segment's shift is the
+ * difference of its two queues. Returns how many queues changed. */
 size_t tp_whatif_relay(tp_wseg *seg, size_t n);
 
 /* The options of the tool's run that are not the analysis's. */

@@ -2,13 +2,20 @@
  *
  * The work-conserving assumption tr-temporal's queue inference states
  * (Zeno §3.2): a resource does not idle while work waits for it. Each
- * resource's segments are laid again in the order they were served, on as
- * many workers as their overlaps needed: a segment starts when it is ready
- * and a worker is free. Laid twice, as recorded and as changed (work gone,
- * shorter or longer), the difference of each segment's starts is what the
- * change moves it; laying the recorded world too keeps a segment the data
- * did not show waiting where it was (an idle resource is not taken for a
- * queue). */
+ * resource's segments are laid again first come, first served (the order
+ * they were served breaks ties), on as many workers as their overlaps
+ * needed: a segment starts when it is ready and a worker is free. In the
+ * order of service alone, a call that now comes much earlier would wait
+ * for work that arrives after it, while the workers idle: not
+ * work-conserving. Laid twice, as recorded and as changed (work gone,
+ * shorter or longer, ready at another time), the difference of each
+ * segment's queues (start less ready) is what the change takes off its
+ * wait; laying the recorded world too keeps a segment the data did not
+ * show waiting where it was (an idle resource is not taken for a queue).
+ * A segment whose wait the what-if gives (wait >= 0) starts that long
+ * after it is ready and holds a worker from then: the work behind it
+ * queues behind it. The caller alternates this with re-laying the
+ * requests' trees (new ready times) until nothing moves. */
 #include <stdlib.h>
 
 #include "temporal/temporal.h"
@@ -50,24 +57,37 @@ pop(int64_t *h, size_t *n)
 	return top;
 }
 
+/* A segment with the time it is ordered by on its resource. */
 typedef struct by_res {
 	const tp_wseg *s;
+	int64_t key;
 	size_t i;
 } by_res;
 
 static int
 by_res_cmp(const void *pa, const void *pb)
 {
-	const tp_wseg *a = ((const by_res *)pa)->s, *b = ((const by_res *)pb)->s;
+	const by_res *x = pa, *y = pb;
+	const tp_wseg *a = x->s, *b = y->s;
 
 	if (a->res != b->res)
 		return a->res < b->res ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
-	if (a->ready != b->ready)
-		return a->ready < b->ready ? -1 : 1;
-	return (((const by_res *)pa)->i > ((const by_res *)pb)->i) -
-	       (((const by_res *)pa)->i < ((const by_res *)pb)->i);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* When s joins its resource's queue: as recorded, or in the what-if; a
+ * segment whose wait the rule gives starts then, whatever the queue, and
+ * holds a worker from then on (the work behind it queues behind it). */
+static int64_t
+arrival(const tp_wseg *s, int changed)
+{
+	if (!changed)
+		return s->ready;
+	return s->wait >= 0 ? s->newready + s->wait : s->newready;
 }
 
 /* The workers the recorded segments o[0..n) needed: the most that overlap
@@ -86,24 +106,32 @@ workers_needed(const by_res *o, size_t n, int64_t *heap)
 	return most;
 }
 
-/* Lay o[0..n) on k workers; changed: the what-if's durations, removed
- * segments left out. The starts into at[]. */
+/* Lay one resource's o[0..n) on k workers in the order they joined its
+ * queue (first come, first served; the recorded order of service breaks
+ * ties); changed: the what-if's arrivals and durations, removed segments
+ * left out. The starts into at[], by segment. */
 static void
-lay(const by_res *o, size_t n, size_t k, int changed, int64_t *heap, int64_t *at)
+lay(by_res *o, size_t n, size_t k, int changed, int64_t *heap, int64_t *at)
 {
 	size_t nh = 0;
 
+	for (size_t i = 0; i < n; i++)
+		o[i].key = arrival(o[i].s, changed);
+	qsort(o, n, sizeof *o, by_res_cmp);
 	for (size_t i = 0; i < k; i++)
 		push(heap, &nh, INT64_MIN);
 	for (size_t i = 0; i < n; i++) {
-		const tp_wseg *s = o[i].s;
-		int64_t dur = changed ? s->newdur : s->dur;
+		int64_t dur = changed ? o[i].s->newdur : o[i].s->dur;
 
 		if (dur < 0)
 			continue;
-		int64_t free_at = pop(heap, &nh);
-		at[i] = free_at > s->ready ? free_at : s->ready;
-		push(heap, &nh, at[i] + dur);
+		int64_t free_at = pop(heap, &nh), end;
+
+		at[o[i].i] = free_at > o[i].key ? free_at : o[i].key;
+		if (changed && o[i].s->wait >= 0)	/* the rule's wait, not the queue's */
+			at[o[i].i] = o[i].key;
+		end = at[o[i].i] + dur;
+		push(heap, &nh, end > free_at ? end : free_at);
 	}
 }
 
@@ -116,23 +144,26 @@ tp_whatif_relay(tp_wseg *seg, size_t n)
 	size_t moved = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		o[i] = (by_res){&seg[i], i};
+		o[i] = (by_res){&seg[i], seg[i].start, i};
 		seg[i].shift = 0;
 	}
-	qsort(o, n, sizeof *o, by_res_cmp);
+	qsort(o, n, sizeof *o, by_res_cmp);	/* by resource, then as served */
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
 		size_t k;
 
 		for (hi = lo + 1; hi < n && o[hi].s->res == o[lo].s->res;)
 			hi++;
 		k = workers_needed(o + lo, hi - lo, heap);
-		lay(o + lo, hi - lo, k, 0, heap, at0 + lo);
-		lay(o + lo, hi - lo, k, 1, heap, at1 + lo);
+		lay(o + lo, hi - lo, k, 0, heap, at0);
+		lay(o + lo, hi - lo, k, 1, heap, at1);
 		for (size_t i = lo; i < hi; i++) {
-			if (o[i].s->newdur < 0 || at0[i] == at1[i])
+			const tp_wseg *x = o[i].s;
+			size_t j = o[i].i;
+
+			if (x->newdur < 0)
 				continue;
-			seg[o[i].i].shift = at0[i] - at1[i];
-			moved++;
+			seg[j].shift = (at0[j] - x->ready) - (at1[j] - x->newready);
+			moved += seg[j].shift != 0;
 		}
 	}
 	free(o);
