@@ -54,6 +54,14 @@ row_of() {
 	expect_contains "requests removed (their root span is), not reported: 1" "$output"
 }
 
+@test "service=X:remove takes the queue wait before each removed span too: nothing is left to wait for" {
+	run tr-cp --whatif 'service=db:remove' "$data/whatif_a.tr"
+	expect_status 0
+	# R's 11 ms db call and the 9 ms it queued behind B's report
+	expect_eq "$(printf 'R\t40000\t20000\t-20000\t1')" "$(row_of R)" "R's row"
+	expect_eq "$(printf 'U\t5000\t5000\t0\t0')" "$(row_of U)" "U's row"
+}
+
 @test "a second call that comes earlier because the first got faster queues anew: behind work it had not met" {
 	# db has one worker: B [0,10) ms, R's first call ready at 1 [10,15), C ready
 	# at 5 [15,20), R's second call ready at 16 [20,25), R ends 5 ms later.

@@ -255,6 +255,8 @@ gather(cp_whatif *w, counter_run *k, size_t i)
 		}
 		if (r && r->kind == WR_WAIT)	/* its wait is the baseline's, not the queue's */
 			baseline_wait(w, k, t, i, s);
+		else if (r && r->kind == WR_REMOVE)	/* no work: nothing to wait for */
+			k->cut[at] = k->qcap[at];
 		w->nqueued += k->qcap[at] > 0;
 	}
 	if (analysed && !k->removed[i])
@@ -298,7 +300,7 @@ fixed_point(cp_whatif *w, counter_run *k)
 				size_t at = k->off[i] + s;
 				const tp_wseg *g = k->seg[at] >= 0 ? &k->segs[k->seg[at]] : NULL;
 
-				if (!g || g->wait >= 0 || k->cut[at] == g->shift)
+				if (!g || g->wait >= 0 || g->newdur < 0 || k->cut[at] == g->shift)
 					continue;
 				k->cut[at] = g->shift;
 				k->dirty[i] = 1;
