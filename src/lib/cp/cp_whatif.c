@@ -161,7 +161,7 @@ cp_whatif_free(cp_whatif *w)
 	free(w->applied);
 	free(w->qwait);
 	free(w->byfirst);
-	free(w->heap);
+	tr_heap_free(&w->heap);
 	free(w->lat);
 	free(w->sorted);
 	sb_free(&w->made_for);
@@ -230,42 +230,6 @@ scaled(int64_t v, double f)
 	return f == 1.0 ? v : (int64_t)llround((double)v * f);
 }
 
-/* A min-heap of span indexes keyed by their (clamped) end. */
-static void
-heap_push(int32_t *h, size_t *n, const int64_t *key, int32_t v)
-{
-	size_t i = (*n)++;
-
-	while (i && key[h[(i - 1) / 2]] > key[v]) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = v;
-}
-
-static int32_t
-heap_pop(int32_t *h, size_t *n, const int64_t *key)
-{
-	int32_t top = h[0], last = h[--(*n)];
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = l;
-
-		if (l >= *n)
-			break;
-		if (l + 1 < *n && key[h[l + 1]] < key[h[l]])
-			m = l + 1;
-		if (key[h[m]] >= key[last])
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	if (*n)
-		h[i] = last;
-	return top;
-}
-
 /* A child with its keys, so that qsort needs no context; from is the
  * original end of the last sibling it followed (or its parent's start). */
 typedef struct by_start {
@@ -312,7 +276,6 @@ order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 {
 	uint32_t off = c->koff[s], n = c->kn[s];
 	int64_t last_end = 0;
-	size_t nheap = 0;
 	int anchored = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -321,11 +284,12 @@ order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 		kids[i] = (by_start){c->start[k], c->end[k], 0, k};
 	}
 	qsort(kids, n, sizeof *kids, by_start_cmp);
+	w->heap.n = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t k = kids[i].span;
 
-		while (nheap && c->end[w->heap[0]] <= kids[i].start) {
-			int32_t x = heap_pop(w->heap, &nheap, c->end);
+		while (w->heap.n && w->heap.h[0].key <= kids[i].start) {
+			int32_t x = (int32_t)tr_heap_pop(&w->heap).val;
 
 			if (!anchored || c->end[x] > last_end)
 				last_end = c->end[x];
@@ -334,7 +298,7 @@ order_kids(cp_whatif *w, const cp_trace *c, int32_t s, by_start *kids)
 		kids[i].from = anchored ? last_end : c->start[s];
 		if (c->hb && hb_known(c->hb, k))
 			kids[i].from = model_from(w, c, s, kids, i, 0);
-		heap_push(w->heap, &nheap, c->end, k);
+		tr_heap_push(&w->heap, c->end[k], k);
 	}
 }
 
@@ -381,7 +345,6 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 {
 	uint32_t n = c->kn[s];
 	int64_t dur = c->end[s] - c->start[s], own, base = 0, last = INT64_MIN;
-	size_t nheap = 0;
 	by_start *kids = w->byfirst;
 	double f;
 
@@ -396,12 +359,13 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 	for (uint32_t i = 0; i < n; i++)
 		own += kids[i].start - kids[i].from - queued(w, &kids[i]);
 	f = factor(r, own);
+	w->heap.n = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t k = kids[i].span;
 		int64_t q = queued(w, &kids[i]);
 
-		while (nheap && c->end[w->heap[0]] <= kids[i].start) {
-			int32_t x = heap_pop(w->heap, &nheap, c->end);
+		while (w->heap.n && w->heap.h[0].key <= kids[i].start) {
+			int32_t x = (int32_t)tr_heap_pop(&w->heap).val;
 
 			if (w->rel_end[x] > base)
 				base = w->rel_end[x];	/* a join waits for all */
@@ -415,7 +379,7 @@ relay(cp_whatif *w, const tr_trace *t, const cp_trace *c, int32_t s, const whati
 		}
 		if (w->rel_end[k] > last)
 			last = w->rel_end[k];
-		heap_push(w->heap, &nheap, c->end, k);
+		tr_heap_push(&w->heap, c->end[k], k);
 	}
 	/* kids come latest end first */
 	return last + scaled(c->end[s] - c->kids[c->koff[s]].end, f);
@@ -431,7 +395,6 @@ cpw_reserve(cp_whatif *w, size_t n)
 	w->rel_end = xrealloc(w->rel_end, n * sizeof *w->rel_end);
 	w->applied = xrealloc(w->applied, n * sizeof *w->applied);
 	w->qwait = xrealloc(w->qwait, n * sizeof *w->qwait);
-	w->heap = xrealloc(w->heap, n * sizeof *w->heap);
 	w->byfirst = xrealloc(w->byfirst, n * sizeof *w->byfirst);
 }
 

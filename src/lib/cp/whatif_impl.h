@@ -4,6 +4,7 @@
 
 #include "cp/cp.h"
 #include "core/hash.h"
+#include "core/heap.h"
 
 /* What a rule does to the spans it matches. */
 enum whatif_kind { WR_SCALE, WR_REMOVE, WR_WAIT };
@@ -36,7 +37,7 @@ struct cp_whatif {
 	int64_t *qwait;			/* per span: its recorded queue wait */
 	int64_t *applied;		/* per span: the cut the re-lay gave it */
 	struct by_start *byfirst;	/* scratch: one parent's children by start */
-	int32_t *heap;			/* scratch: its children that finished */
+	tr_heap heap;			/* scratch: its children by end, as span indexes */
 	size_t cap;
 	struct latency {
 		int64_t orig, pred;

@@ -648,41 +648,6 @@ add_lane(pag_builder *b, uint32_t worker, strbuf *out)
 
 /* ---- placing spans on lanes ---- */
 
-static void
-heap_push(lane_heap *q, int64_t key, uint32_t lane)
-{
-	size_t i = q->n++;
-
-	GROW(q->h, q->cap, q->n);
-	for (; i > 0 && q->h[(i - 1) / 2].key > key; i = (i - 1) / 2)
-		q->h[i] = q->h[(i - 1) / 2];
-	q->h[i] = (struct heap_item){key, lane};
-}
-
-static uint32_t
-heap_pop(lane_heap *q)
-{
-	uint32_t top = q->h[0].lane;
-	struct heap_item last = q->h[--q->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= q->n)
-			break;
-		if (c + 1 < q->n && q->h[c + 1].key < q->h[c].key)
-			c++;
-		if (q->h[c].key >= last.key)
-			break;
-		q->h[i] = q->h[c];
-		i = c;
-	}
-	if (q->n)
-		q->h[i] = last;
-	return top;
-}
-
 /* The lane of span s: its parent's, when decided so; else the lowest idle
  * lane of its worker; else a new one. */
 static uint32_t
@@ -698,11 +663,11 @@ pick_lane(pag_builder *b, bspan *s, strbuf *out)
 		return s->trace->spans[s->parent].lane;
 	}
 	while (w->busy.n && w->busy.h[0].key <= s->start) {
-		l = heap_pop(&w->busy);
-		heap_push(&w->idle, l, l);
+		l = (uint32_t)tr_heap_pop(&w->busy).val;
+		tr_heap_push(&w->idle, l, l);
 	}
-	l = w->idle.n ? heap_pop(&w->idle) : add_lane(b, s->worker, out);
-	heap_push(&w->busy, s->end, l);
+	l = w->idle.n ? (uint32_t)tr_heap_pop(&w->idle).val : add_lane(b, s->worker, out);
+	tr_heap_push(&w->busy, s->end, l);
 	return l;
 }
 
@@ -999,8 +964,8 @@ pag_builder_free(pag_builder *b)
 		free(b->lanes[i].open);
 	}
 	for (size_t i = 0; i < b->capworkers; i++) {
-		free(b->workers[i].busy.h);
-		free(b->workers[i].idle.h);
+		tr_heap_free(&b->workers[i].busy);
+		tr_heap_free(&b->workers[i].idle);
 	}
 	for (size_t i = 0; i < b->nkey; i++) {
 		free(b->key[i]);

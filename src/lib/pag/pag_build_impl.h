@@ -6,6 +6,7 @@
 #define TR_PAG_BUILD_IMPL_H
 
 #include "pag/pag.h"
+#include "core/heap.h"
 #include "core/pick.h"
 
 typedef struct btrace btrace;
@@ -113,13 +114,9 @@ typedef struct blane {
 
 /* A binary min-heap of lanes by key: busy lanes by the time they fall idle
  * (the end of the span at the bottom of their stack), idle lanes by number. */
-typedef struct lane_heap {
-	struct heap_item { int64_t key; uint32_t lane; } *h;
-	size_t n, cap;
-} lane_heap;
 
 typedef struct bworker {
-	lane_heap busy, idle;
+	tr_heap busy, idle;
 	int64_t start;		/* its first activity */
 	uint32_t nlanes;
 } bworker;

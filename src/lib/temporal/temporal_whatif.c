@@ -19,43 +19,8 @@
 #include <stdlib.h>
 
 #include "temporal/temporal.h"
+#include "core/heap.h"
 #include "core/util.h"
-
-/* A min-heap of times, the workers' free times or running ends. */
-static void
-push(int64_t *h, size_t *n, int64_t v)
-{
-	size_t i = (*n)++;
-
-	while (i && h[(i - 1) / 2] > v) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = v;
-}
-
-static int64_t
-pop(int64_t *h, size_t *n)
-{
-	int64_t top = h[0], last = h[--(*n)];
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = l;
-
-		if (l >= *n)
-			break;
-		if (l + 1 < *n && h[l + 1] < h[l])
-			m = l + 1;
-		if (h[m] >= last)
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	if (*n)
-		h[i] = last;
-	return top;
-}
 
 /* A segment with the time it is ordered by on its resource. */
 typedef struct by_res {
@@ -93,15 +58,16 @@ arrival(const tp_wseg *s, int changed)
 /* The workers the recorded segments o[0..n) needed: the most that overlap
  * by more than clock noise. */
 static size_t
-workers_needed(const by_res *o, size_t n, int64_t *heap)
+workers_needed(const by_res *o, size_t n, tr_heap *running)
 {
-	size_t nh = 0, most = 1;
+	size_t most = 1;
 
+	running->n = 0;
 	for (size_t i = 0; i < n; i++) {
-		while (nh && heap[0] <= o[i].s->start + TP_EPSILON_US)
-			pop(heap, &nh);
-		push(heap, &nh, o[i].s->start + o[i].s->dur);
-		most = nh > most ? nh : most;
+		while (running->n && running->h[0].key <= o[i].s->start + TP_EPSILON_US)
+			tr_heap_pop(running);
+		tr_heap_push(running, o[i].s->start + o[i].s->dur, 0);
+		most = running->n > most ? running->n : most;
 	}
 	return most;
 }
@@ -111,27 +77,26 @@ workers_needed(const by_res *o, size_t n, int64_t *heap)
  * ties); changed: the what-if's arrivals and durations, removed segments
  * left out. The starts into at[], by segment. */
 static void
-lay(by_res *o, size_t n, size_t k, int changed, int64_t *heap, int64_t *at)
+lay(by_res *o, size_t n, size_t k, int changed, tr_heap *free_at_heap, int64_t *at)
 {
-	size_t nh = 0;
-
 	for (size_t i = 0; i < n; i++)
 		o[i].key = arrival(o[i].s, changed);
 	qsort(o, n, sizeof *o, by_res_cmp);
+	free_at_heap->n = 0;
 	for (size_t i = 0; i < k; i++)
-		push(heap, &nh, INT64_MIN);
+		tr_heap_push(free_at_heap, INT64_MIN, 0);
 	for (size_t i = 0; i < n; i++) {
 		int64_t dur = changed ? o[i].s->newdur : o[i].s->dur;
 
 		if (dur < 0)
 			continue;
-		int64_t free_at = pop(heap, &nh), end;
+		int64_t free_at = tr_heap_pop(free_at_heap).key, end;
 
 		at[o[i].i] = free_at > o[i].key ? free_at : o[i].key;
 		if (changed && o[i].s->wait >= 0)	/* the rule's wait, not the queue's */
 			at[o[i].i] = o[i].key;
 		end = at[o[i].i] + dur;
-		push(heap, &nh, end > free_at ? end : free_at);
+		tr_heap_push(free_at_heap, end > free_at ? end : free_at, 0);
 	}
 }
 
@@ -139,7 +104,7 @@ size_t
 tp_whatif_relay(tp_wseg *seg, size_t n)
 {
 	by_res *o = xmalloc((n ? n : 1) * sizeof *o);
-	int64_t *heap = xmalloc((n ? n : 1) * sizeof *heap);
+	tr_heap heap = {0};
 	int64_t *at0 = xmalloc((n ? 2 * n : 1) * sizeof *at0), *at1 = at0 + n;
 	size_t moved = 0;
 
@@ -153,9 +118,9 @@ tp_whatif_relay(tp_wseg *seg, size_t n)
 
 		for (hi = lo + 1; hi < n && o[hi].s->res == o[lo].s->res;)
 			hi++;
-		k = workers_needed(o + lo, hi - lo, heap);
-		lay(o + lo, hi - lo, k, 0, heap, at0);
-		lay(o + lo, hi - lo, k, 1, heap, at1);
+		k = workers_needed(o + lo, hi - lo, &heap);
+		lay(o + lo, hi - lo, k, 0, &heap, at0);
+		lay(o + lo, hi - lo, k, 1, &heap, at1);
 		for (size_t i = lo; i < hi; i++) {
 			const tp_wseg *x = o[i].s;
 			size_t j = o[i].i;
@@ -167,7 +132,7 @@ tp_whatif_relay(tp_wseg *seg, size_t n)
 		}
 	}
 	free(o);
-	free(heap);
+	tr_heap_free(&heap);
 	free(at0);
 	return moved;
 }
