@@ -304,8 +304,7 @@ same "parallel --sshlogin: tr-temporal -w $TW, $SHARDS time shards, halo $((TW /
 # with a halo: tr-pag | tr-cp": each shard's windows and a halo, the
 # partials of the windows each owns merged
 tr-pag -P -w 1s "$data/one.tr" 2> /dev/null | tr-cp > "$data/one.pagcp"
-awk -F'\t' -v n=$SHARDS -v window=1000000 -v halo=$PAGHALO -v prefix=slice \
-	-f "$top/scripts/time-shards.awk" "$data/one.tr" "$data/one.tr"
+tr-ingest --split-time $SHARDS --window 1s --halo ${PAGHALO}us -o slice "$data/one.tr"
 eval "$P --tf {.}.own 'tr-pag -P -w 1s --own \$(cat {.}.own) {} 2> /dev/null | tr-cp' ::: slice?.tr" |
 	tr-pag --merge > pagcp
 same "parallel --sshlogin: tr-pag --own | tr-cp, $SHARDS time shards, halo $((PAGHALO / 1000000)) s" \
@@ -486,8 +485,7 @@ cat clock.*.part | tr-ingest --clock-offsets --merge > offsets
 same "slurm job arrays: tr-ingest --clock-offsets --merge" "$data/one.offsets" offsets
 same "slurm job arrays: tr-temporal -w $TW, $SHARDS time shards, halo $((TW / 2))" "$data/one.temporal" temporal
 # tr-pag | tr-cp by time on Slurm: an array of shards, the merge here
-awk -F'\t' -v n=$SHARDS -v window=1000000 -v halo=$PAGHALO -v prefix=slice \
-	-f "$top/scripts/time-shards.awk" "$data/one.tr" "$data/one.tr"
+tr-ingest --split-time $SHARDS --window 1s --halo ${PAGHALO}us -o slice "$data/one.tr"
 cat > pag.sh <<'EOF'
 #!/bin/sh
 # one shard by time: the windows it owns, as a partial

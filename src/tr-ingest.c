@@ -17,7 +17,8 @@ usage(FILE *f, int status)
 		"                 [--clock-offsets [--partial | --merge]]\n"
 		"                 [--max-bytes N] [--no-merge] [--time-unit UNIT]\n"
 		"                 [--shard K/N | --split N] [--files-from LIST] [FILE|DIR...]\n"
-		"       tr-ingest --split-time N [--halo K] -o PREFIX FILE\n"
+		"       tr-ingest --split-time N [--halo K | --window D --halo DURATION]\n"
+		"                 -o PREFIX FILE\n"
 		"Convert Jaeger, Zipkin (v1, v2), OTLP and Tempo JSON, plain, zstd or gzip, to\n"
 		"the tr line format. A directory stands for the *.json, *.jsonl and *.ndjson\n"
 		"files under it (.gz, .zst too).\n"
@@ -41,6 +42,10 @@ usage(FILE *f, int status)
 		"      --split-time N      FILE's traces in order, in N runs: PREFIX0.tr ...\n"
 		"      --halo K            with --split-time: K traces of the neighbours before\n"
 		"                          and after a run, tagged tr.halo=true\n"
+		"      --window D          with --split-time and --halo DURATION (6s): N runs of\n"
+		"                          whole windows of D by trace start, each with the\n"
+		"                          traces from DURATION before to after, PREFIXk.own\n"
+		"                          the range (tr-pag --own)\n"
 		"      --files-from LIST   also read the files LIST names, one a line (-: stdin)\n"
 		"      --clock-offsets     write the hosts' clock offsets, estimated from the\n"
 		"                          input's RPCs, as O records (not the traces)\n"
@@ -108,8 +113,7 @@ shard_main(tr_shard_opts *so, const ingest_opts *o, ingest_list *inputs, const c
 }
 
 /* Long-only options: values past any character, so no short option. */
-enum { OPT_NO_MERGE = 256, OPT_TIME_UNIT, OPT_SHARD, OPT_SPLIT, OPT_PARTIAL, OPT_MERGE,
-       OPT_SPLIT_TIME, OPT_HALO };
+enum { OPT_NO_MERGE = 256, OPT_TIME_UNIT, OPT_SHARD, OPT_SPLIT, OPT_PARTIAL, OPT_MERGE };
 
 static const struct option longopts[] = {
 	{"format", required_argument, NULL, 'f'}, {"threads", required_argument, NULL, 'j'},
@@ -118,7 +122,7 @@ static const struct option longopts[] = {
 	{"shard", required_argument, NULL, OPT_SHARD}, {"split", required_argument, NULL, OPT_SPLIT},
 	{"clock-offsets", no_argument, NULL, TR_OPT_CLOCK_OFFSETS},
 	{"partial", no_argument, NULL, OPT_PARTIAL}, {"merge", no_argument, NULL, OPT_MERGE},
-	{"split-time", required_argument, NULL, OPT_SPLIT_TIME}, {"halo", required_argument, NULL, OPT_HALO},
+	TR_SPLIT_LONGOPTS,
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -131,7 +135,7 @@ typedef struct cli {
 	tr_shard_opts so;
 	int zstd;
 	enum tr_offsets_mode clocks;	/* --partial, --merge */
-	long long split_time, halo;	/* --split-time, --halo (-1: none) */
+	tr_split_opts split;	/* --split-time, --halo, --window */
 } cli;
 
 static void
@@ -173,14 +177,12 @@ ingest_option(cli *c, int opt, const char *arg)
 		break;
 	case 'z': c->zstd = 1; break;
 	case OPT_SHARD: case OPT_SPLIT: shard_option(&c->so, opt, arg); break;
-	case OPT_SPLIT_TIME: c->split_time = tr_arg_count("--split-time", arg, 1, TR_SPLIT_MAX); break;
-	case OPT_HALO: c->halo = tr_arg_count("--halo", arg, 0, TR_ARG_NO_MAX); break;
 	case OPT_PARTIAL: case OPT_MERGE:
 		if (c->clocks)
 			tr_usage_error("--partial and --merge: one of them");
 		c->clocks = opt == OPT_PARTIAL ? TR_OFFSETS_PARTIAL : TR_OFFSETS_MERGE;
 		break;
-	default: return 0;
+	default: return tr_split_option(&c->split, opt, arg);
 	}
 	return 1;
 }
@@ -249,8 +251,7 @@ clocks_main(const cli *c, char **files, int nfiles)
 int
 main(int argc, char **argv)
 {
-	cli c = {.o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES},
-		 .halo = -1};
+	cli c = {.o = {.max_spans = INGEST_DEFAULT_MAX_SPANS, .max_bytes = INGEST_DEFAULT_MAX_BYTES}};
 	ingest_list inputs = {0};
 	int opt, status = TR_EXIT_OK, nfiles;
 	char **files;
@@ -280,10 +281,8 @@ main(int argc, char **argv)
 		return clocks_main(&c, files, nfiles);
 	if (c.clocks)
 		tr_usage_error("--partial and --merge go with --clock-offsets");
-	if (c.halo >= 0 && !c.split_time)
-		tr_usage_error("--halo goes with --split-time");
-	if (c.split_time)
-		return tr_split_halo_main(files, nfiles, (unsigned)c.split_time, c.halo, c.f.out_path, c.zstd);
+	if (tr_split_given(&c.split))
+		return tr_split_halo_main(&c.split, files, nfiles, c.f.out_path, c.zstd);
 	if (c.so.split && !c.f.out_path)
 		tr_usage_error("--split: -o PREFIX names the outputs");
 	if (!nfiles && ingest_list_add(&inputs, "-") < 0)

@@ -16,7 +16,7 @@ pages() {
 	cd "$top" || return
 	printf '%s\n' \
 		"man/tr-format.5 src/lib/core/reader.c src/lib/core/trace.c src/lib/core/io.c src/lib/filter.c src/lib/offsets.c src/lib/pag/pag.c src/lib/pag/pagcp.c src/lib/clock.c src/lib/core/partial.c" \
-		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/core/io.c src/lib/core/shard.c src/tr-ingest.c src/lib/clock.c src/lib/core/partial.c" \
+		"man/tr-ingest.1 $(echo src/lib/ingest/*.c) src/lib/core/io.c src/lib/core/shard.c src/lib/core/halo.c src/tr-ingest.c src/lib/clock.c src/lib/core/partial.c" \
 		"man/tr-infer.1 src/lib/infer/infer_partial.c src/lib/core/partial.c src/tr-infer.c src/lib/core/io.c src/lib/where.c src/lib/offsets.c" \
 		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/lib/query/query_names.c src/lib/core/partial.c src/tr-aggregate.c src/lib/core/io.c src/lib/where.c" \
 		"man/tr-temporal.1 src/lib/temporal/temporal.c src/lib/temporal/temporal_query.c src/lib/temporal/temporal_event.c src/tr-temporal.c src/lib/where.c src/lib/infer/hb.c" \

@@ -2,7 +2,8 @@
 # tr-pag over shards by time: each shard holds its windows' traces and a
 # halo around them, writes (through tr-cp) a partial of the windows it owns
 # (tr-pag --own), and tr-pag --merge writes the table of one pass, totals
-# included (tr-pag(1), Shards by time). A halo too small is told.
+# included (tr-pag(1), Shards by time). A halo too small is told. The
+# shards are cut by tr-ingest --split-time N --window D --halo DURATION.
 
 load helper
 bats_require_minimum_version 1.5.0
@@ -22,10 +23,9 @@ setup() {
 }
 
 # shards N HALO_S: the input cut by time into N shards with a halo of
-# HALO_S seconds (scripts/time-shards.awk), each shard's partial p0 ...
+# HALO_S seconds (tr-ingest --split-time --window), each shard's partial p0 ...
 shards() {
-	awk -F'\t' -v n="$1" -v window=$SEC -v halo=$(($2 * SEC)) -v prefix=run \
-		-f "$BATS_TEST_DIRNAME/../scripts/time-shards.awk" "$one" "$one"
+	tr-ingest --split-time "$1" --window 1s --halo "$2s" -o run "$one"
 	for i in $(seq 0 $(($1 - 1))); do
 		tr-pag -P -w 1s --own "$(cat "run$i.own")" "run$i.tr" 2> /dev/null | tr-cp > "p$i"
 	done
@@ -98,4 +98,69 @@ shards() {
 @test "a graph without --own is written as before: a PG record of six fields" {
 	expect_eq 6 "$(tr-pag -P -w 1s "$one" 2> /dev/null | awk -F'\t' '$1 == "PG" { print NF }')"
 	expect_eq 7 "$(tr-pag -P -w 1s --own 0,$SEC "$one" 2> /dev/null | awk -F'\t' '$1 == "PG" { print NF }')"
+}
+
+# starts: each trace's start (its earliest span's), "id start", by id
+starts() {
+	awk -F'\t' '$1 == "S" && $5 != "" && (!($2 in t) || $5 + 0 < t[$2]) { t[$2] = $5 + 0 }
+		END { for (id in t) printf "%s %.0f\n", id, t[id] }' "$one" | sort
+}
+
+@test "time shards own whole windows, end to end, from the first start's window past the last span's" {
+	tr-ingest --split-time 4 --window 1s --halo 6s -o run "$one"
+	local first last
+	first=$(starts | awk '{ print $2 }' | sort -n | head -1)
+	last=$(awk -F'\t' '$1 == "S" && $5 != "" { print $5 }' "$one" | sort -n | tail -1)
+	expect_eq $((first / SEC * SEC)) "$(cut -d, -f1 run0.own)" "the first shard's FROM"
+	for i in 0 1 2; do
+		expect_eq "$(cut -d, -f2 "run$i.own")" "$(cut -d, -f1 "run$((i + 1)).own")" "shard $i's TO"
+	done
+	expect_eq 0 "$(cat run?.own | tr , '\n' | awk -v s=$SEC '$1 % s' | wc -l)" "on window boundaries"
+	expect_gt "$last" "$(cut -d, -f2 run3.own)" "the last shard's TO"
+	expect_eq 1 "$(cat run?.own | awk -F, '{ print $2 - $1 }' | sort -u | wc -l)" "as many windows each"
+}
+
+@test "a time shard holds every line of the traces starting from FROM less the halo to TO plus it, in order" {
+	tr-ingest --split-time 4 --window 1s --halo 2s -o run "$one"
+	for i in 0 1 2 3; do
+		local from to
+		IFS=, read -r from to < "run$i.own"
+		starts | awk -v a=$((from - 2 * SEC)) -v b=$((to + 2 * SEC)) '$2 >= a && $2 < b { print $1 }' > ids
+		expect_eq "$(printf '#tr/1\n'; awk -F'\t' 'NR == FNR { keep[$1]; next } $2 in keep' ids "$one")" \
+			"$(cat "run$i.tr")" "shard $i"
+	done
+}
+
+@test "time shards with -z are the same shards, compressed" {
+	tr-ingest --split-time 2 --window 1s --halo 6s -o run "$one"
+	tr-ingest --split-time 2 --window 1s --halo 6s -z -o z "$one"
+	expect_eq "$(cat run1.tr)" "$(zstd -dc z1.tr.zst)"
+	expect_eq "$(cat run1.own)" "$(cat z1.own)"
+}
+
+@test "--window needs a halo with a unit, and a halo with a unit needs --window" {
+	run -2 tr-ingest --split-time 2 --window 1s --halo 6 -o run "$one"
+	expect_contains "tr-ingest: --window: the halo is a duration with its unit (--halo 6s)" "$output"
+	run -2 tr-ingest --split-time 2 --window 1s -o run "$one"
+	expect_contains "tr-ingest: --window: the halo is a duration with its unit (--halo 6s)" "$output"
+	run -2 tr-ingest --split-time 2 --halo 6s -o run "$one"
+	expect_contains "tr-ingest: --halo DURATION goes with --window D (time shards)" "$output"
+	run -2 tr-ingest --window 1s --halo 6s -o run "$one"
+	expect_contains "tr-ingest: --window goes with --split-time" "$output"
+}
+
+@test "time shards read one line-format file, not standard input, and write nothing else" {
+	run -2 tr-ingest --split-time 2 --window 1s --halo 6s -o run - < "$one"
+	expect_contains "not standard input" "$output"
+	trsim --seed 7 --traces 3 > raw.json
+	run -2 tr-ingest --split-time 2 --window 1s --halo 6s -o run raw.json
+	expect_contains "tr-ingest: --split-time: raw.json: not the line format (tr-ingest it first)" "$output"
+	expect_eq "raw.json" "$(ls)"
+}
+
+@test "an S record whose start is not a time is bad input at file:line, no shard written" {
+	printf '#tr/1\nT\tab\nS\tab\t1\t\t12x\t3\tsvc\top\t\t\n' > bad.tr
+	run -3 tr-ingest --split-time 2 --window 1s --halo 6s -o run bad.tr
+	expect_eq "tr-ingest: bad.tr:3: an S record's start is not a whole number of microseconds: 12x" "$output"
+	expect_eq "bad.tr" "$(ls)"
 }

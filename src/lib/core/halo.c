@@ -5,6 +5,7 @@
 #include "core/args.h"
 #include "core/shard.h"
 #include "core/util.h"
+#include "core/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,16 +112,223 @@ tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int
 	return total;
 }
 
-int
-tr_split_halo_main(char **files, int nfiles, unsigned n, long long halo, const char *prefix,
-		   int zstd)
+/* The starts of a file's traces, by id, and the span starts' range. */
+typedef struct trace_starts {
+	strmap start;		/* trace id (as written) -> its earliest span's start */
+	arena ids;
+	int64_t lo, hi;		/* over every timed span; 0 and 0 when none */
+	int any;
+} trace_starts;
+
+/* Field k (0: the record type) of line, its length in *n; NULL when the
+ * line has fewer fields. */
+static const char *
+field(const char *line, size_t len, unsigned k, size_t *n)
 {
+	const char *p = line, *end = line + len;
+
+	for (; k; k--) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p));
+
+		if (!tab)
+			return NULL;
+		p = tab + 1;
+	}
+	const char *tab = memchr(p, '\t', (size_t)(end - p));
+
+	*n = (size_t)((tab ? tab : end) - p);
+	return p;
+}
+
+/* Pass one: every S record's start, the least of each trace's kept. */
+static void
+read_starts(const char *path, trace_starts *ts)
+{
+	tr_input *in = tr_input_open(path);
+	size_t len, idlen = 0, slen = 0;
+	char *line, num[32];
+
+	while ((line = tr_input_line(in, &len))) {
+		const char *id = field(line, len, 1, &idlen), *s = field(line, len, 4, &slen);
+		char *end;
+		int added;
+
+		if (len < 2 || line[0] != 'S' || line[1] != '\t' || !s || !slen)
+			continue;
+		memcpy(num, s, slen < sizeof num ? slen : sizeof num - 1);
+		num[slen < sizeof num ? slen : sizeof num - 1] = 0;
+		long long t = strtoll(num, &end, 10);
+		if (*end || slen >= sizeof num || t < -TR_TIME_MAX || t > TR_TIME_MAX)
+			tr_die(TR_EXIT_INPUT,
+			       "%s:%llu: an S record's start is not a whole number of microseconds: %.40s",
+			       tr_path_name(path), (unsigned long long)tr_input_lineno(in), num);
+		strmap_slot *slot = strmap_put_copy(&ts->start, &ts->ids, id, idlen, &added);
+		if (added || t < slot->val)
+			slot->val = t;
+		ts->lo = ts->any && ts->lo < t ? ts->lo : t;
+		ts->hi = ts->any && ts->hi > t ? ts->hi : t;
+		ts->any = 1;
+	}
+	tr_input_close(in);
+}
+
+/* a + b and a * b held within ±INT64_MAX: a bound past every time is as
+ * good as any other. */
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : -INT64_MAX) : r;
+}
+
+static int64_t
+sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* Shard k's own windows [from[k], from[k + 1]): n even runs of whole
+ * windows from the window of the first start past the last. */
+static void
+own_ranges(const trace_starts *ts, unsigned n, int64_t window, int64_t *from)
+{
+	int64_t first = ts->lo / window * window;
+
+	if (ts->lo % window < 0)
+		first -= window;	/* floor, as tr-pag's windows from 0 */
+	int64_t step = ((ts->hi - first) / n / window + 1) * window;
+
+	for (unsigned k = 0; k <= n; k++)
+		from[k] = sat_add(first, sat_mul(k, step));
+}
+
+/* Pass two: each line of a trace to the shards whose range, with the
+ * halo, holds its start; the decision kept while the id stays the same. */
+static void
+write_shards(const char *path, const trace_starts *ts, unsigned n, const int64_t *from,
+	     int64_t halo, tr_output **out)
+{
+	tr_input *in = tr_input_open(path);
+	const char *prev = NULL;
+	size_t len, idlen, prevlen = 0;
+	int64_t t = 0;
+	int timed = 0;
+	char *line;
+
+	while ((line = tr_input_line(in, &len))) {
+		const char *id = field(line, len, 1, &idlen);
+
+		if (len == sizeof TR_FORMAT_HEADER - 1 && memcmp(line, TR_FORMAT_HEADER, len) == 0)
+			continue;
+		if (!id)
+			id = "", idlen = 0;
+		if (!prev || idlen != prevlen || memcmp(id, prev, idlen) != 0) {
+			const strmap_slot *slot = strmap_get(&ts->start, id, idlen);
+
+			timed = slot != NULL;
+			t = slot ? slot->val : 0;
+			prev = slot ? slot->key : NULL;	/* the map's copy outlives the line */
+			prevlen = idlen;
+		}
+		for (unsigned k = 0; timed && k < n; k++)
+			if (t >= sat_add(from[k], -halo) && t < sat_add(from[k + 1], halo)) {
+				tr_output_write(out[k], line, len);
+				tr_output_puts(out[k], "\n");
+			}
+	}
+	tr_input_close(in);
+}
+
+void
+tr_split_time(const char *path, unsigned n, int64_t window, int64_t halo, const char *prefix,
+	      int zstd)
+{
+	trace_starts ts = {0};
+	int64_t *from = xcalloc(n + 1, sizeof *from);
+	tr_output **out = xcalloc(n, sizeof *out);
+	strbuf name = {0};
+
+	read_starts(path, &ts);
+	own_ranges(&ts, n, window, from);
+	for (unsigned k = 0; k < n; k++) {
+		sb_clear(&name);
+		sb_addf(&name, "%s%u.own", prefix, k);
+		tr_output *own = tr_output_open(name.s, 0);
+		sb_clear(&name);
+		sb_addf(&name, "%lld,%lld\n", (long long)from[k], (long long)from[k + 1]);
+		tr_output_sb(own, &name);
+		tr_output_close(own);
+		sb_clear(&name);
+		sb_addf(&name, "%s%u.tr%s", prefix, k, zstd ? ".zst" : "");
+		out[k] = tr_output_open(name.s, zstd ? 3 : 0);
+		tr_output_puts(out[k], TR_FORMAT_HEADER "\n");
+	}
+	write_shards(path, &ts, n, from, halo, out);
+	for (unsigned k = 0; k < n; k++)
+		tr_output_close(out[k]);
+	strmap_free(&ts.start);
+	arena_free(&ts.ids);
+	sb_free(&name);
+	free(out);
+	free(from);
+}
+
+int
+tr_split_option(tr_split_opts *o, int opt, const char *arg)
+{
+	size_t len = opt == TR_OPT_HALO ? strlen(arg) : 0;	/* the others' arg may be NULL */
+
+	switch (opt) {
+	case TR_OPT_SPLIT_TIME: o->n = (unsigned)tr_arg_count("--split-time", arg, 1, TR_SPLIT_MAX); break;
+	case TR_OPT_HALO:
+		o->has_halo = 1;
+		/* a unit makes it a duration (6s), a plain number a count of traces */
+		o->halo_is_time = len && ((arg[len - 1] >= 'a' && arg[len - 1] <= 'z') ||
+					  (arg[len - 1] >= 'A' && arg[len - 1] <= 'Z'));
+		o->halo = o->halo_is_time ? tr_arg_duration("--halo", arg, 0)
+					  : tr_arg_count("--halo", arg, 0, TR_ARG_NO_MAX);
+		if (o->halo_is_time && o->halo > TR_TIME_MAX)
+			tr_usage_error("--halo %s: beyond the times a span can have (2^61 us)", arg);
+		break;
+	case TR_OPT_WINDOW:
+		o->window = tr_arg_duration("--window", arg, 1);
+		if (o->window > TR_TIME_MAX)
+			tr_usage_error("--window %s: beyond the times a span can have (2^61 us)", arg);
+		break;
+	default: return 0;
+	}
+	return 1;
+}
+
+int
+tr_split_given(const tr_split_opts *o)
+{
+	return o->n || o->has_halo || o->window;
+}
+
+int
+tr_split_halo_main(const tr_split_opts *o, char **files, int nfiles, const char *prefix, int zstd)
+{
+	if (!o->n)
+		tr_usage_error("%s goes with --split-time", o->window ? "--window" : "--halo");
+	if (o->window && !o->halo_is_time)
+		tr_usage_error("--window: the halo is a duration with its unit (--halo 6s), the "
+			       "time before and after a shard's windows");
+	if (o->halo_is_time && !o->window)
+		tr_usage_error("--halo DURATION goes with --window D (time shards); a count of "
+			       "traces has no unit");
 	if (!prefix)
 		tr_usage_error("--split-time: -o PREFIX names the outputs");
 	if (nfiles != 1 || strcmp(files[0], "-") == 0)
 		tr_usage_error("--split-time: one file (it is read twice), not standard input");
 	if (!tr_file_is_lines(files[0]))
 		tr_usage_error("--split-time: %s: not the line format (tr-ingest it first)", files[0]);
-	tr_split_halo(files[0], n, halo < 0 ? 0 : (size_t)halo, prefix, zstd);
+	if (o->window)
+		tr_split_time(files[0], o->n, o->window, o->halo, prefix, zstd);
+	else
+		tr_split_halo(files[0], o->n, (size_t)o->halo, prefix, zstd);
 	return TR_EXIT_OK;
 }
