@@ -885,7 +885,8 @@ merge_digest(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen
 		return snprintf(what, whatlen, "bad XD record"), -1;
 	if (!added && (uint64_t)*at != d)
 		return snprintf(what, whatlen, "the window from %lld to %lld differs from another "
-				"shard's: a halo too small?", (long long)ts, (long long)te), -1;
+				"shard's: a halo too small, or other clock offsets?", (long long)ts,
+				(long long)te), -1;
 	*at = (int64_t)d;
 	return 0;
 }
