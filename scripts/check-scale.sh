@@ -160,6 +160,11 @@ status=0
 page_sums() {
 	sed '/<h2 id="critical-path"/,/<h2 id="services"/{/<h2 id="services"/!d}; /<h2 id="timelines"/,$d' "$1"
 }
+# the same less what phase 2's --merge --page does not build yet (causes,
+# timelines)
+page_phase2() {
+	sed '/<h2 id="causes"/,/<h2 id="services"/{/<h2 id="services"/!d}; /<h2 id="timelines"/,$d' "$1"
+}
 same() {	# same NAME EXPECTED ACTUAL
 	if cmp -s "$2" "$3"; then
 		say "$1: identical to one pass"
@@ -339,6 +344,24 @@ same "parallel --sshlogin: tr-cp --whatif" "$data/one.whatif" whatif
 same "parallel --sshlogin: tr-cp --flame --percentile, two phases" "$data/one.pflame" pflame
 same "parallel --sshlogin: tr-cp --summary service --baseline, two phases" "$data/one.baseline" baseline
 say "GNU parallel, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
+
+# ---- 1c. tr-report's two phases over GNU parallel: phase 1 in the order
+# of the shards (-k), the merge's chosen traces and bands sent to the
+# hosts (--basefile), phase 2, the page ----
+run=$W/run/parallel-report
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "tr-report's two phases over GNU parallel"
+tr-ingest --split $SHARDS -o shard "$data/100k.json"
+eval "$PK --tf shard{}.tr 'tr-report --partial --top 20 shard{}.tr' ::: $K" |
+	tr-report --merge --top 20 > chosen
+eval "$PK --basefile chosen --tf shard{}.tr \
+	'tr-report --partial --top 20 --chosen chosen shard{}.tr' ::: $K" |
+	tr-report --merge --page --top 20 -o page.html
+page_phase2 "$data/one.page" > one.report2	# the same shards, one pass
+page_phase2 page.html > report
+same "parallel --sshlogin: tr-report --merge --page, two phases, but 2 sections" one.report2 report
+say "GNU parallel, tr-report's two phases done ($(( $(date +%s) - T0 )) s)"
 
 # ---- the Slurm cluster ----
 mkdir -p "$W/munge" "$W/slurm/state"

@@ -91,7 +91,7 @@ ties() {
 	tr-report --partial --top 2 "$d/ab.tr" > "$d/p"
 	run tr-report --merge --top 2 "$d/p"
 	expect_status 0
-	expect_output "$(printf '#tr-report-partial/2\tchosen top=2 keep-streams=0\nC\t5000\t1\ta\nC\t5000\t2\tb\n#end\t2')"
+	expect_output "$(printf '#tr-report-partial/2\tchosen top=2 keep-streams=0\nC\t5000\t1\ta\nC\t5000\t2\tb\nQ\t50,95,99\nB\ta\t1\nB\tb\t7\n#end\t5')"
 	run tr-report --merge "$d/p"
 	expect_status 3
 	expect_output "tr-report: $d/p:1: a partial made for something else (another query, other options)"
@@ -173,8 +173,8 @@ page_sums() {
 	cut|5: the partial has no end mark: it was cut short
 	top2|1: a partial made for something else (another query, other options)
 	chosen|1: a partial made for something else (another query, other options)
-	kind|3: not a tr-report --partial record (want N, F, A, T, S, V, D, X or a tr-infer --links record, with its fields)
-	zero|3: not a tr-report --partial record (want N, F, A, T, S, V, D, X or a tr-infer --links record, with its fields)
+	kind|3: not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, L, P, G or a tr-infer --links record, with its fields)
+	zero|3: not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, L, P, G or a tr-infer --links record, with its fields)
 	EOF
 }
 
@@ -182,4 +182,115 @@ page_sums() {
 	run tr-report --page /dev/null
 	expect_status 2
 	expect_like "tr-report: --page: only with --merge*" "$output"
+}
+
+# A page less the sections phase 2's --merge --page does not build (causes,
+# timelines).
+page_phase2() {
+	sed '/<h2 id="causes"/,/<h2 id="services"/{/<h2 id="services"/!d}; /<h2 id="timelines"/,$d' "$1"
+}
+
+# Phase 1 over the shards given, the merge, phase 2, into $f.part2 each;
+# the options of all in the array opts.
+phase2() {
+	local f
+	partials_merged "$@"
+	for f in "$@"; do
+		tr-report --partial --allow-empty --chosen "$BATS_TEST_TMPDIR/chosen" "${opts[@]}" \
+			"$f" > "$f.part2"
+	done
+}
+
+@test "with 1, 2 and 4 shards and one with no trace, phase 2's --merge --page is one pass's page but two sections" {
+	local d=$BATS_TEST_TMPDIR n
+	printf '#tr/1\n' > "$d/none.tr"
+	for n in 1 2 4; do
+		mapfile -t shards < <(split_samples "$n")
+		shards+=("$d/none.tr")
+		phase2 "${shards[@]}"
+		tr-report --merge --page -o "$d/merged.html" "${shards[@]/%/.part2}"
+		tr-report -q --allow-empty -o "$d/one.html" "${shards[@]}"
+		expect_eq "$(page_phase2 "$d/one.html")" "$(page_phase2 "$d/merged.html")" "$n shards"
+		expect_eq 6 "$(page_phase2 "$d/merged.html" | grep -c '<h2 ')" "sections compared"
+		expect_eq 2 "$(grep -c '<p>Not built from partials: ' "$d/merged.html")" "sections said missing"
+		expect_eq 4 "$(page_phase2 "$d/merged.html" | grep -c 'class="h">Critical path, ')" \
+			"flame graphs: every trace's and three percentiles'"
+	done
+}
+
+@test "phase 2 draws the flame graphs of --percentile's bands and --keep-streams as one pass" {
+	local d=$BATS_TEST_TMPDIR
+	opts=(--top 3 --percentile 10,60,90,100 --keep-streams)
+	mapfile -t shards < <(split_samples 3)
+	phase2 "${shards[@]}"
+	tr-report --merge --page "${opts[@]}" -o "$d/merged.html" "${shards[@]/%/.part2}"
+	tr-report -q "${opts[@]}" -o "$d/one.html" "${shards[@]}"
+	expect_eq "$(page_phase2 "$d/one.html")" "$(page_phase2 "$d/merged.html")"
+	expect_eq 5 "$(page_phase2 "$d/merged.html" | grep -c 'class="h">Critical path, ')" "flame graphs"
+}
+
+@test "the chosen file's bands are those tr-cp --merge --ranks gives" {
+	local d=$BATS_TEST_TMPDIR f
+	mapfile -t shards < <(split_samples 2)
+	partials_merged "${shards[@]}"
+	for f in "${shards[@]}"; do tr-cp -q --flame --percentile 50,95,99 --partial "$f"; done |
+		tr-cp --flame --percentile 50,95,99 --merge --ranks > "$d/bands"
+	expect_eq "$(grep '^B' "$d/bands")" "$(grep '^B' "$d/chosen")"
+	expect_eq 1 "$(grep -c '^B' "$d/chosen" | awk '{ print ($1 > 2) }')" "some traces in bands"
+}
+
+@test "--merge --page: partials of two phases or of other percentiles are errors, file:line" {
+	local d=$BATS_TEST_TMPDIR
+	ties
+	tr-report --partial "$d/ab.tr" > "$d/one"
+	tr-report --merge "$d/one" > "$d/chosen"
+	tr-report --partial --chosen "$d/chosen" "$d/ab.tr" > "$d/two"
+	tr-report --partial --chosen "$d/chosen" "$d/cd.tr" > "$d/two-cd"
+	tr-report --partial --percentile 90 "$d/cd.tr" > "$d/p90"
+	tr-report --merge --percentile 90 "$d/p90" > "$d/chosen90"
+	tr-report --partial --percentile 90 --chosen "$d/chosen90" "$d/cd.tr" > "$d/two90"
+	run tr-report --merge --page -o "$d/out" "$d/two" "$d/one"
+	expect_status 3
+	expect_output "tr-report: $d/one:3: a partial of phase 1 after one of phase 2: give the partials of one phase"
+	run tr-report --merge --page -o "$d/out" "$d/one" "$d/two-cd"
+	expect_status 3
+	expect_output "tr-report: $d/two-cd:3: a partial of phase 2 after one of phase 1: give the partials of one phase"
+	run tr-report --merge --page -o "$d/out" "$d/two" "$d/two90"
+	expect_status 3
+	expect_output "tr-report: $d/two90:3: a partial for other percentiles (90, not 50,95,99): give the --percentile its phase 2 was given"
+	[ ! -e "$d/out" ] || { echo "wrote $d/out"; false; }
+	{ head -n 3 "$d/one"; printf 'GT\t1\t1\t1\t1\n#end\t3\n'; } > "$d/flame1"
+	run tr-report --merge --page -o "$d/out" "$d/flame1"
+	expect_status 3
+	expect_output "tr-report: $d/flame1:4: a flame graph record in a partial of phase 1"
+	{ head -n 3 "$d/two"; printf 'P\tweb\t\tx\n#end\t3\n'; } > "$d/badp"
+	run tr-report --merge --page -o "$d/out" "$d/badp"
+	expect_status 3
+	expect_output "tr-report: $d/badp:4: bad P record (want P and a count of traces, or P, a service, an operation and µs)"
+	{ head -n 3 "$d/one"; printf 'L\t-1\t2\ta\n#end\t3\n'; } > "$d/badl"
+	run tr-report --merge -o "$d/out" "$d/badl"
+	expect_status 3
+	expect_output "tr-report: $d/badl:4: bad L record (want L, a latency, 0 or 1 and a trace id)"
+}
+
+@test "--chosen: the merge's output for the same options, only with --partial" {
+	local d=$BATS_TEST_TMPDIR
+	ties
+	tr-report --partial "$d/ab.tr" > "$d/one"
+	tr-report --merge "$d/one" > "$d/chosen"
+	sed 's/^Q\t.*/Q\t90/' "$d/chosen" > "$d/q90"
+	run tr-report --partial --chosen "$d/q90" -o "$d/out" "$d/ab.tr"
+	expect_status 3
+	expect_output "tr-report: $d/q90:4: chosen for other percentiles (90, not 50,95,99): give the --percentile the merge was given"
+	{ head -n 1 "$d/chosen"; printf 'S\t1\n#end\t1\n'; } > "$d/rec"
+	run tr-report --partial --chosen "$d/rec" -o "$d/out" "$d/ab.tr"
+	expect_status 3
+	expect_output "tr-report: $d/rec:2: not a tr-report --merge record (want C, Q or B, with its fields)"
+	run tr-report --partial --chosen "$d/one" -o "$d/out" "$d/ab.tr"
+	expect_status 3
+	expect_output "tr-report: $d/one:1: a partial made for something else (another query, other options)"
+	[ ! -e "$d/out" ] || { echo "wrote $d/out"; false; }
+	run tr-report --chosen "$d/chosen" "$d/ab.tr"
+	expect_status 2
+	expect_like "tr-report: --chosen: only with --partial*" "$output"
 }

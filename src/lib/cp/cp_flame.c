@@ -301,38 +301,48 @@ sum_band(const cp_flames *f, int bit, int64_t *value, size_t nnodes)
 	return n;
 }
 
-void
-cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out)
+size_t
+cp_flames_write_records(cp_flames *f, strbuf *b, const char *prefix, tr_output *out)
 {
 	size_t nn = flame_nnodes(f->tree), ng = f->ngraphs;
 	int64_t *value = xmalloc((nn ? nn : 1) * ng * sizeof *value);
-	strbuf b = {0};
 
-	tr_partial_header(&b, "cp", made_for);
-	sb_adds(&b, "T");
+	sb_addf(b, "%sT", prefix);
 	for (size_t g = 0; g < ng; g++)
-		sb_addf(&b, "\t%zu", sum_band(f, (int)g - 1, value + g * nn, nn) + add_merged(f, g, value + g * nn, nn));
-	sb_addc(&b, '\n');
+		sb_addf(b, "\t%zu", sum_band(f, (int)g - 1, value + g * nn, nn) + add_merged(f, g, value + g * nn, nn));
+	sb_addc(b, '\n');
 	for (uint32_t i = 0; i < nn; i++) {
 		const char *svc, *op;
 		uint32_t p = flame_node_frame(f->tree, i, &svc, &op);
 
 		if (p == FLAME_TOP)
-			sb_adds(&b, "N\t-\t");
+			sb_addf(b, "%sN\t-\t", prefix);
 		else
-			sb_addf(&b, "N\t%u\t", p);
-		tr_escapes(&b, svc, 0);
-		sb_addc(&b, '\t');
-		tr_escapes(&b, op, 0);
+			sb_addf(b, "%sN\t%u\t", prefix, p);
+		tr_escapes(b, svc, 0);
+		sb_addc(b, '\t');
+		tr_escapes(b, op, 0);
 		for (size_t g = 0; g < ng; g++)
-			sb_addf(&b, "\t%lld", (long long)value[g * nn + i]);
-		sb_addc(&b, '\n');
-		tr_output_spill(out, &b);
+			sb_addf(b, "\t%lld", (long long)value[g * nn + i]);
+		sb_addc(b, '\n');
+		if (out)
+			tr_output_spill(out, b);
 	}
-	tr_partial_end(&b, 1 + nn);
+	free(value);
+	return 1 + nn;
+}
+
+void
+cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out)
+{
+	strbuf b = {0};
+	size_t n;
+
+	tr_partial_header(&b, "cp", made_for);
+	n = cp_flames_write_records(f, &b, "", out);
+	tr_partial_end(&b, n);
 	tr_output_sb(out, &b);
 	sb_free(&b);
-	free(value);
 }
 
 /* A decimal count >= 0 filling a field; -1 when it is not one. */

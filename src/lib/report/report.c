@@ -160,6 +160,8 @@ take_trace(report *r, const tr_trace *t)
 	keep_if_slow(r, t);
 	cp_compare_add(r->compare, t, &r->cp, 0);
 	cp_flames_add(r->flames, t, &r->cp, 0);
+	if (r->o->partial)	/* over shards: the trace's rank or bands */
+		report_rank_trace(r, t);
 }
 
 static void
@@ -408,6 +410,8 @@ report_clear(report *r)
 		free(r->inputs[i]);
 	free(r->inputs);
 	infer_links_free(r->links);
+	sb_free(&r->ranks);
+	strmap_free(&r->bands);
 	/* r->copy stays held: removed at exit */
 	strmap_free(&r->ops_map);
 	strmap_free(&r->svc_map);
@@ -433,6 +437,8 @@ report_new(const report_opts *o)
 	if (o->baseline)
 		r->suspects = cp_suspects_new();
 	cp_flames_keep_streams(r->flames, o->keep_streams);
+	if (o->chosen || (o->merge && o->page))	/* phase 2's graphs: one per band too */
+		cp_flames_set_graphs(r->flames, 1 + (o->npct ? o->npct : 3));
 	return r;
 }
 
@@ -442,6 +448,8 @@ report_read_baseline(report *r)
 	const report_opts *o = r->o;
 	long nbase;
 
+	if (o->chosen)	/* over shards, phase 2: not a baseline, the chosen file */
+		return report_read_chosen(r);
 	if (!o->baseline)
 		return TR_EXIT_OK;
 	nbase = cp_read_traces_limited(o->baseline, &r->cp, o->keep_going, o->max_spans, o->max_bytes,

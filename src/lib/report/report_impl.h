@@ -111,7 +111,33 @@ typedef struct report {
 	int from_partials;
 	char **inputs;
 	size_t ninputs, capinputs;
+	/* over shards: phase 1's latencies (L records); phase 2's bands of the
+	 * chosen file (trace id -> bit i: --percentile i); the merge read the
+	 * critical path's sums and flame graphs (phase 2's partials) */
+	strbuf ranks;
+	strmap bands;
+	int cp_built;
 } report;
+
+/* report_phase2.c: what a partial of phase ("page", "chosen") is made for;
+ * the --percentile list as written ("50,95,99" by default). */
+void report_made_for(strbuf *b, const report_opts *o, const char *phase);
+void report_pct_text(const report_opts *o, strbuf *b);
+/* Phase 1: the L record of the trace just analysed. Phase 2: its bands. */
+void report_rank_trace(report *r, const tr_trace *t);
+/* Phase 2: the chosen file read (--chosen): 0, or TR_EXIT_INPUT after the
+ * message. */
+int report_read_chosen(report *r);
+/* Phase 2's records: Q (the percentiles), P (critical-path sums), G and
+ * a flame partial's record (the flame graphs). */
+void report_write_phase2(report *r, strbuf *b);
+/* The merge's ranks of phase 1's L records, and the bands they give. */
+typedef struct report_ranks report_ranks;
+report_ranks *report_ranks_new(void);
+int report_ranks_line(report_ranks *k, tr_field *f, size_t nf);
+/* Q and a B record per trace in a band, in the order read; how many. */
+size_t report_ranks_write(report_ranks *k, const report_opts *o, strbuf *b);
+void report_ranks_free(report_ranks *k);
 
 /* report.c: the index of a service of the graph and the durations of a
  * (service, operation), made on first sight. */

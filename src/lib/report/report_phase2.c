@@ -1,0 +1,215 @@
+/* report_phase2.c - the critical-path section of tr-report over shards.
+ * Its table is a sum over traces; its flame graphs of the traces around
+ * each --percentile need every trace's latency first. So phase 1's
+ * partial (report_partial.c) holds an L record per trace with a timed
+ * root (latency, 1 for a long-lived stream, id: as tr-cp --flame
+ * --percentile's phase 1); the merge ranks them as one pass over the
+ * shards would and writes, after the chosen traces:
+ *   Q <TAB> percentiles        the --percentile list ("50,95,99")
+ *   B <TAB> id <TAB> bands     a trace in a band (bit i: the i-th)
+ * Phase 2 (--partial --chosen FILE) reads those, and its partial, made
+ * for the same page as phase 1's, holds phase 1's sums (no L records)
+ * and, after N:
+ *   Q <TAB> percentiles        as the chosen file's: the phase-2 mark
+ *   P <TAB> traces             traces in the critical-path table
+ *   P <TAB> service <TAB> operation <TAB> µs   critical-path time
+ *   GT, GN                     tr-cp --flame --partial's T and N records,
+ *                              one graph per percentile after every trace's
+ * which --merge --page adds up into the section of one pass. */
+#include "report_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/partial.h"
+#include "cp/cp_bands.h"
+
+/* What a partial of phase is made for: the options that choose (the
+ * percentiles are in a record of their own, Q). */
+void
+report_made_for(strbuf *b, const report_opts *o, const char *phase)
+{
+	sb_clear(b);
+	sb_addf(b, "%s top=%zu keep-streams=%d", phase, o->top, o->keep_streams != 0);
+}
+
+void
+report_pct_text(const report_opts *o, strbuf *b)
+{
+	static const int dflt[] = {50, 95, 99};
+	const int *pct = o->npct ? o->pct : dflt;
+	size_t n = o->npct ? o->npct : 3;
+
+	for (size_t i = 0; i < n; i++)
+		sb_addf(b, "%s%d", i ? "," : "", pct[i]);
+}
+
+void
+report_rank_trace(report *r, const tr_trace *t)
+{
+	strmap_slot *s;
+
+	if (r->cp.root < 0)	/* in neither the flame graphs nor the ranks */
+		return;
+	if (!r->o->chosen) {
+		cp_ranks_record(&r->ranks, r->cp.path_length, !r->o->keep_streams &&
+				tr_span_is_stream(&t->spans[r->cp.root]), t->trace_id);
+		return;
+	}
+	s = strmap_get(&r->bands, t->trace_id, strlen(t->trace_id));
+	cp_flames_set_band(r->flames, s ? (uint32_t)s->val : 0);
+}
+
+/* A record of the chosen file: C (phase 2 reads its trace ids no more),
+ * Q (the same percentiles as this run's), B (a trace's bands). */
+static int
+chosen_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
+{
+	report *r = ctx;
+	tr_field f[5];
+	size_t nf = tr_split(line, len, f, 5);
+	strbuf pct = {0};
+	unsigned long long bands;
+	char *end;
+	int added, same;
+
+	if (nf == 4 && f[0].len == 1 && line[0] == 'C')
+		return 0;
+	if (nf == 2 && f[0].len == 1 && line[0] == 'Q') {
+		report_pct_text(r->o, &pct);
+		same = pct.len == f[1].len && memcmp(pct.s, f[1].s, f[1].len) == 0;
+		if (!same)
+			snprintf(err, errlen, "chosen for other percentiles (%.*s, not %s): give the "
+				 "--percentile the merge was given", (int)f[1].len, f[1].s, pct.s);
+		sb_free(&pct);
+		return same ? 0 : -1;
+	}
+	if (nf == 3 && f[0].len == 1 && line[0] == 'B' && f[1].len && f[2].s[0] >= '1' &&
+	    f[2].s[0] <= '9' && (bands = strtoull(f[2].s, &end, 10)) <= UINT32_MAX &&
+	    end == f[2].s + f[2].len) {
+		f[1].len = tr_unescape((char *)f[1].s, f[1].s, f[1].len);
+		strmap_put_copy(&r->bands, &r->mem, f[1].s, f[1].len, &added)->val = (int64_t)bands;
+		return 0;
+	}
+	snprintf(err, errlen, "not a tr-report --merge record (want C, Q or B, with its fields)");
+	return -1;
+}
+
+int
+report_read_chosen(report *r)
+{
+	strbuf mf = {0};
+	int status;
+
+	report_made_for(&mf, r->o, "chosen");
+	status = tr_partial_merge_files((char **)&r->o->chosen, 1, "report", mf.s, 0, chosen_line, r);
+	sb_free(&mf);
+	return status == 0 ? TR_EXIT_OK : TR_EXIT_INPUT;
+}
+
+void
+report_write_phase2(report *r, strbuf *b)
+{
+	sb_adds(b, "Q\t");
+	report_pct_text(r->o, b);
+	sb_addc(b, '\n');
+	cp_compare_write_sums(r->compare, 'P', b);
+	cp_flames_write_records(r->flames, b, "G", NULL);
+}
+
+/* --- the merge's ranks --- */
+
+typedef struct ranked {
+	int64_t latency;
+	size_t seq;		/* the order read: ties keep it */
+	uint32_t bands;
+	char *id;		/* escaped, as read */
+} ranked;
+
+struct report_ranks {
+	ranked *t;
+	size_t n, cap;
+};
+
+report_ranks *
+report_ranks_new(void)
+{
+	return xcalloc(1, sizeof(report_ranks));
+}
+
+void
+report_ranks_free(report_ranks *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n; i++)
+		free(k->t[i].id);
+	free(k->t);
+	free(k);
+}
+
+int
+report_ranks_line(report_ranks *k, tr_field *f, size_t nf)
+{
+	int64_t lat;
+
+	if (nf != 4 || f[2].len != 1 || (f[2].s[0] != '0' && f[2].s[0] != '1') || !f[3].len ||
+	    parse_i64(f[1].s, f[1].len, &lat) < 0)
+		return -1;
+	if (f[2].s[0] == '1')	/* a long-lived stream: in no band */
+		return 0;
+	GROW(k->t, k->cap, k->n + 1);
+	k->t[k->n] = (ranked){lat, k->n, 0, xmalloc(f[3].len + 1)};
+	memcpy(k->t[k->n].id, f[3].s, f[3].len);
+	k->t[k->n].id[f[3].len] = '\0';
+	k->n++;
+	return 0;
+}
+
+static int
+ranked_cmp(const void *pa, const void *pb)
+{
+	const ranked *a = pa, *b = pb;
+
+	if (a->latency != b->latency)
+		return a->latency < b->latency ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int
+seq_cmp(const void *pa, const void *pb)
+{
+	const ranked *a = pa, *b = pb;
+
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+size_t
+report_ranks_write(report_ranks *k, const report_opts *o, strbuf *b)
+{
+	static const int dflt[] = {50, 95, 99};
+	const int *pct = o->npct ? o->pct : dflt;
+	size_t npct = o->npct ? o->npct : 3, nrec = 1;
+
+	sb_adds(b, "Q\t");
+	report_pct_text(o, b);
+	sb_addc(b, '\n');
+	if (k->n)
+		qsort(k->t, k->n, sizeof *k->t, ranked_cmp);
+	for (size_t i = 0; i < npct; i++) {
+		size_t first, end;
+
+		cp_percentile_band(k->n, pct[i], &first, &end);
+		for (size_t j = first; j < end; j++)
+			k->t[j].bands |= 1u << i;
+	}
+	if (k->n)
+		qsort(k->t, k->n, sizeof *k->t, seq_cmp);
+	for (size_t i = 0; i < k->n; i++)
+		if (k->t[i].bands) {
+			sb_addf(b, "B\t%s\t%u\n", k->t[i].id, k->t[i].bands);
+			nrec++;
+		}
+	return nrec;
+}
