@@ -160,10 +160,9 @@ status=0
 page_sums() {
 	sed '/<h2 id="critical-path"/,/<h2 id="services"/{/<h2 id="services"/!d}; /<h2 id="timelines"/,$d' "$1"
 }
-# the same less what phase 2's --merge --page does not build yet (causes,
-# timelines)
+# the same less what phase 2's --merge --page does not build yet (causes)
 page_phase2() {
-	sed '/<h2 id="causes"/,/<h2 id="services"/{/<h2 id="services"/!d}; /<h2 id="timelines"/,$d' "$1"
+	sed '/<h2 id="causes"/,/<h2 id="services"/{/<h2 id="services"/!d}' "$1"
 }
 same() {	# same NAME EXPECTED ACTUAL
 	if cmp -s "$2" "$3"; then
@@ -360,7 +359,7 @@ eval "$PK --basefile chosen --tf shard{}.tr \
 	tr-report --merge --page --top 20 -o page.html
 page_phase2 "$data/one.page" > one.report2	# the same shards, one pass
 page_phase2 page.html > report
-same "parallel --sshlogin: tr-report --merge --page, two phases, but 2 sections" one.report2 report
+same "parallel --sshlogin: tr-report --merge --page, two phases, but its causes" one.report2 report
 say "GNU parallel, tr-report's two phases done ($(( $(date +%s) - T0 )) s)"
 
 # ---- the Slurm cluster ----

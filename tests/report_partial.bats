@@ -173,8 +173,8 @@ page_sums() {
 	cut|5: the partial has no end mark: it was cut short
 	top2|1: a partial made for something else (another query, other options)
 	chosen|1: a partial made for something else (another query, other options)
-	kind|3: not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, L, P, G or a tr-infer --links record, with its fields)
-	zero|3: not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, L, P, G or a tr-infer --links record, with its fields)
+	kind|3: not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, L, P, G, W or a tr-infer --links record, with its fields)
+	zero|3: not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, L, P, G, W or a tr-infer --links record, with its fields)
 	EOF
 }
 
@@ -184,10 +184,9 @@ page_sums() {
 	expect_like "tr-report: --page: only with --merge*" "$output"
 }
 
-# A page less the sections phase 2's --merge --page does not build (causes,
-# timelines).
+# A page less the section phase 2's --merge --page does not build (causes).
 page_phase2() {
-	sed '/<h2 id="causes"/,/<h2 id="services"/{/<h2 id="services"/!d}; /<h2 id="timelines"/,$d' "$1"
+	sed '/<h2 id="causes"/,/<h2 id="services"/{/<h2 id="services"/!d}' "$1"
 }
 
 # Phase 1 over the shards given, the merge, phase 2, into $f.part2 each;
@@ -201,7 +200,7 @@ phase2() {
 	done
 }
 
-@test "with 1, 2 and 4 shards and one with no trace, phase 2's --merge --page is one pass's page but two sections" {
+@test "with 1, 2 and 4 shards and one with no trace, phase 2's --merge --page is one pass's page but its causes" {
 	local d=$BATS_TEST_TMPDIR n
 	printf '#tr/1\n' > "$d/none.tr"
 	for n in 1 2 4; do
@@ -211,22 +210,46 @@ phase2() {
 		tr-report --merge --page -o "$d/merged.html" "${shards[@]/%/.part2}"
 		tr-report -q --allow-empty -o "$d/one.html" "${shards[@]}"
 		expect_eq "$(page_phase2 "$d/one.html")" "$(page_phase2 "$d/merged.html")" "$n shards"
-		expect_eq 6 "$(page_phase2 "$d/merged.html" | grep -c '<h2 ')" "sections compared"
-		expect_eq 2 "$(grep -c '<p>Not built from partials: ' "$d/merged.html")" "sections said missing"
+		expect_eq 7 "$(page_phase2 "$d/merged.html" | grep -c '<h2 ')" "sections compared"
+		expect_eq 1 "$(grep -c '<p>Not built from partials: ' "$d/merged.html")" "sections said missing"
+		expect_eq 5 "$(page_phase2 "$d/merged.html" | grep -c '<div class="pic" id="trace-')" \
+			"timelines"
 		expect_eq 4 "$(page_phase2 "$d/merged.html" | grep -c 'class="h">Critical path, ')" \
 			"flame graphs: every trace's and three percentiles'"
 	done
 }
 
-@test "phase 2 draws the flame graphs of --percentile's bands and --keep-streams as one pass" {
+@test "phase 2 draws the flame graphs of --percentile's bands, --keep-streams and the timelines of --min-share as one pass" {
 	local d=$BATS_TEST_TMPDIR
-	opts=(--top 3 --percentile 10,60,90,100 --keep-streams)
+	opts=(--top 3 --percentile 10,60,90,100 --keep-streams --min-share 0.1)
 	mapfile -t shards < <(split_samples 3)
 	phase2 "${shards[@]}"
 	tr-report --merge --page "${opts[@]}" -o "$d/merged.html" "${shards[@]/%/.part2}"
 	tr-report -q "${opts[@]}" -o "$d/one.html" "${shards[@]}"
 	expect_eq "$(page_phase2 "$d/one.html")" "$(page_phase2 "$d/merged.html")"
 	expect_eq 5 "$(page_phase2 "$d/merged.html" | grep -c 'class="h">Critical path, ')" "flame graphs"
+	expect_eq 3 "$(page_phase2 "$d/merged.html" | grep -c '<div class="pic" id="trace-')" "timelines"
+}
+
+@test "--merge --page: phase 2 of other shards' chosen traces has not their timelines" {
+	local d=$BATS_TEST_TMPDIR
+	ties
+	tr-report --partial "$d/ab.tr" > "$d/one-ab"
+	tr-report --partial "$d/cd.tr" > "$d/one-cd"
+	tr-report --merge "$d/one-ab" > "$d/chosen-ab"
+	tr-report --partial --chosen "$d/chosen-ab" "$d/cd.tr" > "$d/two-cd"
+	run tr-report --merge --page -o "$d/out" "$d/two-cd"
+	expect_status 3
+	expect_output "tr-report: the partials hold no timeline of trace d, one of the slowest: give phase 2 the chosen file of these partials' shards"
+	[ ! -e "$d/out" ] || { echo "wrote $d/out"; false; }
+	{ head -n 3 "$d/two-cd"; printf 'W\tc\n#end\t3\n'; } > "$d/badw"
+	run tr-report --merge --page -o "$d/out" "$d/badw"
+	expect_status 3
+	expect_output "tr-report: $d/badw:4: not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, L, P, G, W or a tr-infer --links record, with its fields)"
+	{ head -n 3 "$d/two-cd"; printf 'W\tc\t\n#end\t3\n'; } > "$d/emptyw"
+	run tr-report --merge --page -o "$d/out" "$d/emptyw"
+	expect_status 3
+	expect_output "tr-report: $d/emptyw:4: bad W record (want W, a trace id and its timeline)"
 }
 
 @test "the chosen file's bands are those tr-cp --merge --ranks gives" {

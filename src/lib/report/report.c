@@ -410,8 +410,7 @@ report_clear(report *r)
 		free(r->inputs[i]);
 	free(r->inputs);
 	infer_links_free(r->links);
-	sb_free(&r->ranks);
-	strmap_free(&r->bands);
+	report_phase2_free(r);
 	/* r->copy stays held: removed at exit */
 	strmap_free(&r->ops_map);
 	strmap_free(&r->svc_map);

@@ -384,7 +384,7 @@ section_timelines(doc *d, report *r)
 	strbuf id = {0}, name = {0}, alt = {0};
 
 	heading(d, "timelines", "Timelines of the slowest requests");
-	if (not_from_partials(d, r, 0))
+	if (not_from_partials(d, r, r->timelines_built))
 		return;
 	for (size_t i = 0; i < r->nslow; i++) {
 		sb_clear(&id);

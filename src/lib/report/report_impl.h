@@ -117,6 +117,14 @@ typedef struct report {
 	strbuf ranks;
 	strmap bands;
 	int cp_built;
+	/* phase 2: the chosen trace ids (-> latency; -1 once drawn) and the W
+	 * records of their timelines; the merge: the W records read (id and
+	 * picture), and whether the timelines were built from them */
+	strmap chosen;
+	strbuf timelines;
+	char **tl_id, **tl_svg;
+	size_t ntl, captl, captl2;
+	int timelines_built;
 } report;
 
 /* report_phase2.c: what a partial of phase ("page", "chosen") is made for;
@@ -131,6 +139,13 @@ int report_read_chosen(report *r);
 /* Phase 2's records: Q (the percentiles), P (critical-path sums), G and
  * a flame partial's record (the flame graphs). */
 void report_write_phase2(report *r, strbuf *b);
+/* The merge: a W record (a chosen trace's timeline) kept; -1 when it is
+ * not one. */
+int report_timeline_line(report *r, tr_field *f, size_t nf);
+/* The merge, the slowest known: each one's timeline from the W records;
+ * -1 after a message when one has none. */
+int report_timelines_take(report *r);
+void report_phase2_free(report *r);
 /* The merge's ranks of phase 1's L records, and the bands they give. */
 typedef struct report_ranks report_ranks;
 report_ranks *report_ranks_new(void);

@@ -423,6 +423,12 @@ merge_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 		return -1;
 	if (nf == 2 && f[0].len == 1 && line[0] == 'Q' && m->phase == 2)
 		return 0;	/* checked by merge_phase */
+	if (nf == 3 && f[0].len == 1 && line[0] == 'W' && m->phase == 2) {
+		if (report_timeline_line(m->r, f, nf) == 0)
+			return 0;
+		snprintf(err, errlen, "bad W record (want W, a trace id and its timeline)");
+		return -1;
+	}
 	if (m->counted && line[0] && strchr("GLP", line[0]) && (f[0].len == 1 || line[0] == 'G'))
 		return merge_cp(m, line, len, f, nf, err, errlen);
 	if (nf == 6 && f[0].len == 1 && line[0] == 'S')
@@ -440,7 +446,7 @@ merge_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 					    merge_rows(m->r, line[0], f, nf)) == 0)
 		return 0;
 	snprintf(err, errlen, "not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, "
-		 "L, P, G or a tr-infer --links record, with its fields)");
+		 "L, P, G, W or a tr-infer --links record, with its fields)");
 	return -1;
 }
 
@@ -493,6 +499,8 @@ write_page(report *r, slow_merge *m)
 	memcpy(r->slow, m->slow, m->n * sizeof *m->slow);
 	r->nslow = m->n;
 	m->n = 0;	/* r owns them */
+	if (m->phase == 2 && report_timelines_take(r) < 0)
+		return TR_EXIT_INPUT;
 	report_write(r, &doc, NULL);
 	tr_output *out = tr_output_open(o->out_path, 0);
 

@@ -1,4 +1,5 @@
-/* report_phase2.c - the critical-path section of tr-report over shards.
+/* report_phase2.c - tr-report's second phase over shards: the
+ * critical-path section and the timelines of the slowest requests.
  * Its table is a sum over traces; its flame graphs of the traces around
  * each --percentile need every trace's latency first. So phase 1's
  * partial (report_partial.c) holds an L record per trace with a timed
@@ -15,7 +16,9 @@
  *   P <TAB> service <TAB> operation <TAB> µs   critical-path time
  *   GT, GN                     tr-cp --flame --partial's T and N records,
  *                              one graph per percentile after every trace's
- * which --merge --page adds up into the section of one pass. */
+ *   W <TAB> id <TAB> timeline  a chosen trace of the shard, its timeline
+ *                              (SVG) drawn as one pass draws it
+ * which --merge --page adds up into the sections of one pass. */
 #include "report_impl.h"
 
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include "core/format.h"
 #include "core/partial.h"
 #include "cp/cp_bands.h"
+#include "draw/timeline.h"
 
 /* What a partial of phase is made for: the options that choose (the
  * percentiles are in a record of their own, Q). */
@@ -45,6 +49,24 @@ report_pct_text(const report_opts *o, strbuf *b)
 		sb_addf(b, "%s%d", i ? "," : "", pct[i]);
 }
 
+/* The W record of a chosen trace: its id and its timeline, drawn as one
+ * pass draws it (once: the id's latency is then -1). */
+static void
+draw_timeline(report *r, const tr_trace *t, strmap_slot *s)
+{
+	timeline_opts to = {.width = 0, .min_share = r->o->min_share};
+	strbuf svg = {0};
+
+	s->val = -1;
+	timeline_svg(&svg, t, &r->cp, &to);
+	sb_adds(&r->timelines, "W\t");
+	tr_escapes(&r->timelines, t->trace_id, 0);
+	sb_addc(&r->timelines, '\t');
+	tr_escape(&r->timelines, svg.s, svg.len, 0);
+	sb_addc(&r->timelines, '\n');
+	sb_free(&svg);
+}
+
 void
 report_rank_trace(report *r, const tr_trace *t)
 {
@@ -59,6 +81,9 @@ report_rank_trace(report *r, const tr_trace *t)
 	}
 	s = strmap_get(&r->bands, t->trace_id, strlen(t->trace_id));
 	cp_flames_set_band(r->flames, s ? (uint32_t)s->val : 0);
+	s = strmap_get(&r->chosen, t->trace_id, strlen(t->trace_id));
+	if (s && s->val == r->cp.root_duration)	/* one of the slowest: its timeline */
+		draw_timeline(r, t, s);
 }
 
 /* A record of the chosen file: C (phase 2 reads its trace ids no more),
@@ -71,11 +96,16 @@ chosen_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 	size_t nf = tr_split(line, len, f, 5);
 	strbuf pct = {0};
 	unsigned long long bands;
+	int64_t lat;
 	char *end;
 	int added, same;
 
-	if (nf == 4 && f[0].len == 1 && line[0] == 'C')
+	if (nf == 4 && f[0].len == 1 && line[0] == 'C' && parse_i64(f[1].s, f[1].len, &lat) == 0 &&
+	    lat >= 0 && f[3].len) {
+		f[3].len = tr_unescape((char *)f[3].s, f[3].s, f[3].len);
+		strmap_put_copy(&r->chosen, &r->mem, f[3].s, f[3].len, &added)->val = lat;
 		return 0;
+	}
 	if (nf == 2 && f[0].len == 1 && line[0] == 'Q') {
 		report_pct_text(r->o, &pct);
 		same = pct.len == f[1].len && memcmp(pct.s, f[1].s, f[1].len) == 0;
@@ -116,6 +146,58 @@ report_write_phase2(report *r, strbuf *b)
 	sb_addc(b, '\n');
 	cp_compare_write_sums(r->compare, 'P', b);
 	cp_flames_write_records(r->flames, b, "G", NULL);
+	sb_add(b, r->timelines.s, r->timelines.len);
+}
+
+/* --- the merge's timelines --- */
+
+int
+report_timeline_line(report *r, tr_field *f, size_t nf)
+{
+	if (nf != 3 || !f[1].len || !f[2].len)
+		return -1;
+	GROW(r->tl_id, r->captl, r->ntl + 1);
+	GROW(r->tl_svg, r->captl2, r->ntl + 1);
+	for (int k = 1; k <= 2; k++)
+		((char *)f[k].s)[f[k].len = tr_unescape((char *)f[k].s, f[k].s, f[k].len)] = '\0';
+	r->tl_id[r->ntl] = xstrdup(f[1].s);
+	r->tl_svg[r->ntl++] = xstrdup(f[2].s);
+	return 0;
+}
+
+int
+report_timelines_take(report *r)
+{
+	for (size_t i = 0; i < r->nslow; i++) {
+		size_t k = 0;
+
+		while (k < r->ntl && strcmp(r->tl_id[k], r->slow[i].trace_id) != 0)
+			k++;
+		if (k == r->ntl) {
+			tr_warn("the partials hold no timeline of trace %s, one of the slowest: give "
+				"phase 2 the chosen file of these partials' shards", r->slow[i].trace_id);
+			return -1;
+		}
+		sb_clear(&r->slow[i].svg);
+		sb_adds(&r->slow[i].svg, r->tl_svg[k]);
+	}
+	r->timelines_built = 1;
+	return 0;
+}
+
+void
+report_phase2_free(report *r)
+{
+	sb_free(&r->ranks);
+	strmap_free(&r->bands);
+	strmap_free(&r->chosen);
+	sb_free(&r->timelines);
+	for (size_t i = 0; i < r->ntl; i++) {
+		free(r->tl_id[i]);
+		free(r->tl_svg[i]);
+	}
+	free(r->tl_id);
+	free(r->tl_svg);
 }
 
 /* --- the merge's ranks --- */
