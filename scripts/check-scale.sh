@@ -357,9 +357,9 @@ eval "$PK --tf shard{}.tr 'tr-report --partial --top 20 shard{}.tr' ::: $K" |
 eval "$PK --basefile chosen --tf shard{}.tr \
 	'tr-report --partial --top 20 --chosen chosen shard{}.tr' ::: $K" |
 	tr-report --merge --page --top 20 -o page.html
-page_phase2 "$data/one.page" > one.report2	# the same shards, one pass
+page_phase2 "$data/one.page" > "$data/one.report2"	# the same shards, one pass
 page_phase2 page.html > report
-same "parallel --sshlogin: tr-report --merge --page, two phases, but its causes" one.report2 report
+same "parallel --sshlogin: tr-report --merge --page, two phases, but its causes" "$data/one.report2" report
 say "GNU parallel, tr-report's two phases done ($(( $(date +%s) - T0 )) s)"
 
 # ---- the Slurm cluster ----
@@ -567,6 +567,51 @@ same "slurm two phases: tr-cp --whatif" "$data/one.whatif" whatif
 same "slurm two phases: tr-cp --flame --percentile" "$data/one.pflame" pflame
 same "slurm two phases: tr-cp --summary service --baseline" "$data/one.baseline" baseline
 say "Slurm, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
+
+# ---- 2c. tr-report's two phases over Slurm: phase 1 (a job array), the
+# chosen traces and bands (one job), phase 2 (a job array), the page ----
+run=$W/run/slurm-report
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "tr-report's two phases over Slurm"
+ls "$data/100k.json" > inputs
+cat > rmap1.sh <<'EOF'
+#!/bin/sh
+# phase 1, shard K: its sums, its candidates, its traces' latencies
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-ingest --shard "$k/$N" --files-from inputs > "shard$k.tr"
+tr-report --partial --top 20 "shard$k.tr" > "report1.$k.part"
+EOF
+cat > rchosen.sh <<'EOF'
+#!/bin/sh
+# the chosen traces and the bands: phase 1's partials in the order of the shards
+set -e
+in_order() { k=0; while [ $k -lt "$N" ]; do echo "$1.$k.part"; k=$((k + 1)); done; }
+cat $(in_order report1) | tr-report --merge --top 20 > chosen
+EOF
+cat > rmap2.sh <<'EOF'
+#!/bin/sh
+# phase 2, shard K, given the chosen traces
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-report --partial --top 20 --chosen chosen "shard$k.tr" > "report2.$k.part"
+rm "shard$k.tr"
+EOF
+cat > rreduce.sh <<'EOF'
+#!/bin/sh
+set -e
+in_order() { k=0; while [ $k -lt "$N" ]; do echo "$1.$k.part"; k=$((k + 1)); done; }
+cat $(in_order report2) | tr-report --merge --page --top 20 -o page.html
+EOF
+m1=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'rmap1.%a.out' -e 'rmap1.%a.err' rmap1.sh)
+ch=$(sbatch_ --dependency=afterok:"$m1" -o rchosen.out -e rchosen.err rchosen.sh)
+m2=$(sbatch_ --array=0-$((SHARDS - 1)) --dependency=afterok:"$ch" -o 'rmap2.%a.out' -e 'rmap2.%a.err' rmap2.sh)
+timeout 120 sbatch --wait --parsable --chdir="$PWD" --dependency=afterok:"$m2" -o rreduce.out \
+	-e rreduce.err rreduce.sh > rreduce.id || die "slurm: tr-report's reducer failed: $(cat r*.err 2>/dev/null)"
+page_phase2 page.html > report
+same "slurm two phases: tr-report --merge --page, but its causes" "$data/one.report2" report
+say "Slurm, tr-report's two phases done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 3. three stages over exports cut by time ----
 run=$W/run/pipeline
