@@ -541,7 +541,7 @@ section_causes(doc *d, report *r)
 	strbuf href = {0};
 
 	heading(d, "causes", "Top causes of the slowest requests (tr-temporal)");
-	if (not_from_partials(d, r, 0))
+	if (not_from_partials(d, r, r->causes_built))
 		return;
 	para(d, "Zeno's temporal provenance: each slow request's latency split among what caused "
 		"it, work of other traces that held a resource it waited for included (role "

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "clock.h"
 #include "cp/baseline.h"
 #include "cp/cp.h"
 #include "cp/cp_flame.h"
@@ -12,6 +13,9 @@
 #include "core/hash.h"
 #include "infer/infer.h"
 #include "report/report.h"
+
+/* tr-temporal's window around each queried trace: half of it either side. */
+#define TEMPORAL_WINDOW 1000
 
 /* One of the slowest requests, drawn when it came. */
 typedef struct slow_trace {
@@ -125,6 +129,16 @@ typedef struct report {
 	char **tl_id, **tl_svg;
 	size_t ntl, captl, captl2;
 	int timelines_built;
+	/* the causes: phase 1's first trace; phase 2's shards (first trace ->
+	 * place of it), its own place, the chosen places, the neighbours of
+	 * the slowest as Y records; the clock evidence (phase 2) or its merge;
+	 * the merge's neighbours, in the line format */
+	char *first_id;
+	strmap offsets;
+	size_t offset, *places, nplaces, capplaces;
+	strbuf near, neighbours;
+	tr_clock *clock;
+	int causes_built;
 } report;
 
 /* report_phase2.c: what a partial of phase ("page", "chosen") is made for;
@@ -146,6 +160,16 @@ int report_timeline_line(report *r, tr_field *f, size_t nf);
  * -1 after a message when one has none. */
 int report_timelines_take(report *r);
 void report_phase2_free(report *r);
+/* --partial: the first trace noted; phase 2: t's clock evidence, and t
+ * written as Y records when it is within the temporal window of one of
+ * the chosen. */
+void report_near_trace(report *r, const tr_trace *t);
+/* The merge: a K (clock evidence) or Y (a neighbour's line) record; -1
+ * with err when it is not one. */
+int report_causes_line(report *r, char *line, size_t len, char *err, size_t errlen);
+/* report.c: tr-temporal over the neighbours (line-format records) with
+ * the merged clock (solved), for the causes. */
+void report_explain_merged(report *r, const strbuf *lines, tr_clock *clk);
 /* The merge's ranks of phase 1's L records, and the bands they give. */
 typedef struct report_ranks report_ranks;
 report_ranks *report_ranks_new(void);

@@ -24,6 +24,8 @@
  *   L <TAB> latency <TAB> stream <TAB> id
  *                             a trace with a timed root, for the ranks of
  *                             the percentile flame graphs (report_phase2.c)
+ *   O <TAB> id                its first trace (after N), for phase 2 to
+ *                             find its place
  * Every field is escaped as the line format escapes. Phase 2's partial
  * (--chosen) is made for the same page, holds no L records and, after N,
  * the critical-path section's sums (report_phase2.c); a merge takes the
@@ -35,8 +37,10 @@
  * the partials before its own. It writes them, slowest first as the page
  * lists them (ties by id), made for "chosen top=N keep-streams=K":
  *   C <TAB> latency <TAB> place <TAB> id   (place: in the whole pass)
- * then the bands of the L records (report_phase2.c). With --page it writes the page instead: every sum added up in the order
- * of the partials, as that pass adds it up. */
+ * then O <TAB> id <TAB> traces before it, for each shard's first trace,
+ * and the bands of the L records (report_phase2.c). With --page it writes
+ * the page instead: every sum added up in the order of the partials, as
+ * that pass adds it up. */
 #include "report_impl.h"
 
 #include <errno.h>
@@ -159,6 +163,11 @@ report_write_partial(report *r)
 	sb_addf(&b, "N\t%zu\n", r->ntraces);
 	if (r->o->chosen)
 		report_write_phase2(r, &b);
+	else if (r->first_id) {	/* for phase 2 to know its place */
+		sb_adds(&b, "O\t");
+		tr_escapes(&b, r->first_id, 0);
+		sb_addc(&b, '\n');
+	}
 	write_sums(r, &b);
 	sb_add(&b, r->ranks.s, r->ranks.len);	/* phase 1's L records */
 	if (r->nslow)
@@ -190,6 +199,8 @@ typedef struct slow_merge {
 	size_t n;
 	report *r;
 	report_ranks *ranks;	/* phase 1's L records */
+	strbuf shards;		/* phase 1's O records, with each shard's first place */
+	size_t nshards;
 	int phase, first;	/* the first partial's phase (1, 2; 0: none yet); first:
 				 * the record after a partial's N is next */
 } slow_merge;
@@ -429,6 +440,14 @@ merge_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 		snprintf(err, errlen, "bad W record (want W, a trace id and its timeline)");
 		return -1;
 	}
+	if (nf == 2 && f[0].len == 1 && line[0] == 'O' && m->phase == 1 && f[1].len) {
+		sb_addf(&m->shards, "O\t%.*s\t%zu\n", (int)f[1].len, f[1].s, m->before);
+		m->nshards++;
+		return 0;
+	}
+	if (((f[0].len == 1 && line[0] == 'Y') || (f[0].len == 2 && line[0] == 'K')) &&
+	    m->phase == 2)	/* the neighbours of the slowest, the clocks' evidence */
+		return report_causes_line(m->r, line, len, err, errlen);
 	if (m->counted && line[0] && strchr("GLP", line[0]) && (f[0].len == 1 || line[0] == 'G'))
 		return merge_cp(m, line, len, f, nf, err, errlen);
 	if (nf == 6 && f[0].len == 1 && line[0] == 'S')
@@ -445,8 +464,8 @@ merge_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 					    merge_inputs(m->r, line[0], f, nf) :
 					    merge_rows(m->r, line[0], f, nf)) == 0)
 		return 0;
-	snprintf(err, errlen, "not a tr-report --partial record (want N, Q, F, A, T, S, V, D, X, "
-		 "L, P, G, W or a tr-infer --links record, with its fields)");
+	snprintf(err, errlen, "not a tr-report --partial record (want N, O, Q, F, A, T, S, V, D, "
+		 "X, L, P, G, W, K, Y or a tr-infer --links record, with its fields)");
 	return -1;
 }
 
@@ -474,9 +493,10 @@ write_chosen(const report_opts *o, slow_merge *m)
 		tr_escapes(&b, m->slow[i].trace_id, 0);
 		sb_addc(&b, '\n');
 	}
+	sb_add(&b, m->shards.s, m->shards.len);
 	size_t nbands = report_ranks_write(m->ranks, o, &b);	/* for phase 2 */
 
-	tr_partial_end(&b, m->n + nbands);
+	tr_partial_end(&b, m->n + m->nshards + nbands);
 	tr_output_sb(out, &b);
 	tr_output_flush(out);
 	tr_output_close(out);
@@ -501,6 +521,12 @@ write_page(report *r, slow_merge *m)
 	m->n = 0;	/* r owns them */
 	if (m->phase == 2 && report_timelines_take(r) < 0)
 		return TR_EXIT_INPUT;
+	if (m->phase == 2) {	/* the causes, over the neighbours the shards sent */
+		if (!r->clock)
+			r->clock = tr_clock_new();
+		tr_clock_solve(r->clock);
+		report_explain_merged(r, &r->neighbours, r->clock);
+	}
 	report_write(r, &doc, NULL);
 	tr_output *out = tr_output_open(o->out_path, 0);
 
@@ -536,6 +562,7 @@ report_merge(const report_opts *o)
 	}
 	free(m.slow);
 	report_ranks_free(m.ranks);
+	sb_free(&m.shards);
 	report_free(m.r);
 	sb_free(&mf);
 	return status < 0 ? TR_EXIT_INPUT : status;

@@ -18,7 +18,15 @@
  *                              one graph per percentile after every trace's
  *   W <TAB> id <TAB> timeline  a chosen trace of the shard, its timeline
  *                              (SVG) drawn as one pass draws it
- * which --merge --page adds up into the sections of one pass. */
+ *   KH, KP                     its clock evidence (tr-ingest --clock-offsets
+ *                              --partial's H and P records)
+ *   Y <TAB> line               a line of a trace within tr-temporal's window
+ *                              of one of the chosen (its place in the whole
+ *                              pass from the chosen file's O records), in
+ *                              the line format, escaped
+ * which --merge --page adds up into the sections of one pass: for the
+ * causes, tr-temporal over the neighbours with the merged clock, as one
+ * pass runs it over the traces near the slowest with the clock of all. */
 #include "report_impl.h"
 
 #include <stdlib.h>
@@ -96,12 +104,20 @@ chosen_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 	size_t nf = tr_split(line, len, f, 5);
 	strbuf pct = {0};
 	unsigned long long bands;
-	int64_t lat;
+	int64_t lat, place;
 	char *end;
 	int added, same;
 
+	if (nf == 3 && f[0].len == 1 && line[0] == 'O' && f[1].len &&
+	    parse_i64(f[2].s, f[2].len, &lat) == 0 && lat >= 0) {
+		f[1].len = tr_unescape((char *)f[1].s, f[1].s, f[1].len);
+		strmap_put_copy(&r->offsets, &r->mem, f[1].s, f[1].len, &added)->val = lat;
+		return 0;
+	}
 	if (nf == 4 && f[0].len == 1 && line[0] == 'C' && parse_i64(f[1].s, f[1].len, &lat) == 0 &&
-	    lat >= 0 && f[3].len) {
+	    lat >= 0 && f[3].len && parse_i64(f[2].s, f[2].len, &place) == 0 && place > 0) {
+		GROW(r->places, r->capplaces, r->nplaces + 1);
+		r->places[r->nplaces++] = (size_t)place;
 		f[3].len = tr_unescape((char *)f[3].s, f[3].s, f[3].len);
 		strmap_put_copy(&r->chosen, &r->mem, f[3].s, f[3].len, &added)->val = lat;
 		return 0;
@@ -122,7 +138,8 @@ chosen_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 		strmap_put_copy(&r->bands, &r->mem, f[1].s, f[1].len, &added)->val = (int64_t)bands;
 		return 0;
 	}
-	snprintf(err, errlen, "not a tr-report --merge record (want C, Q or B, with its fields)");
+	snprintf(err, errlen, "not a tr-report --merge record (want C, O, Q or B, with its "
+		 "fields)");
 	return -1;
 }
 
@@ -147,6 +164,75 @@ report_write_phase2(report *r, strbuf *b)
 	cp_compare_write_sums(r->compare, 'P', b);
 	cp_flames_write_records(r->flames, b, "G", NULL);
 	sb_add(b, r->timelines.s, r->timelines.len);
+	if (r->clock) {	/* its evidence, each record after K */
+		strbuf ev = {0};
+
+		tr_clock_write_evidence(r->clock, &ev);
+		for (size_t i = 0, start = 0; i < ev.len; i++)
+			if (ev.s[i] == '\n') {
+				sb_addc(b, 'K');
+				sb_add(b, ev.s + start, i + 1 - start);
+				start = i + 1;
+			}
+		sb_free(&ev);
+	}
+	sb_add(b, r->near.s, r->near.len);
+}
+
+/* --- the causes: the neighbours of the slowest and the clocks --- */
+
+void
+report_near_trace(report *r, const tr_trace *t)
+{
+	size_t g = r->offset + r->ntraces;	/* the place of t in the whole pass */
+	strbuf lines = {0};
+	strmap_slot *s;
+
+	if (r->ntraces == 1) {
+		r->first_id = xstrdup(t->trace_id);
+		if (r->o->chosen && !(s = strmap_get(&r->offsets, t->trace_id, strlen(t->trace_id))))
+			tr_die(TR_EXIT_INPUT, "%s: trace %s, the first of this shard, is the first of no "
+			       "shard there: give phase 2 the chosen file of its own phase 1", r->o->chosen,
+			       t->trace_id);
+		r->offset = r->o->chosen ? (size_t)s->val : 0;
+		g = r->offset + 1;
+	}
+	if (!r->o->chosen)
+		return;
+	if (!r->clock)
+		r->clock = tr_clock_new();
+	tr_clock_add_trace(r->clock, t);
+	for (size_t i = 0; i < r->nplaces; i++) {
+		if (g + TEMPORAL_WINDOW < r->places[i] || g > r->places[i] + TEMPORAL_WINDOW)
+			continue;
+		tr_write_trace(&lines, t, NULL);
+		for (size_t k = 0, start = 0; k < lines.len; k++)
+			if (lines.s[k] == '\n') {
+				sb_adds(&r->near, "Y\t");
+				tr_escape(&r->near, lines.s + start, k - start, 0);
+				sb_addc(&r->near, '\n');
+				start = k + 1;
+			}
+		break;
+	}
+	sb_free(&lines);
+}
+
+int
+report_causes_line(report *r, char *line, size_t len, char *err, size_t errlen)
+{
+	if (line[0] == 'K') {
+		if (!r->clock)
+			r->clock = tr_clock_new();
+		return tr_clock_merge_evidence(r->clock, line + 1, len - 1, err, errlen);
+	}
+	if (line[0] == 'Y' && len > 2 && line[1] == '\t' && !memchr(line + 2, '\t', len - 2)) {
+		sb_add(&r->neighbours, line + 2, tr_unescape(line + 2, line + 2, len - 2));
+		sb_addc(&r->neighbours, '\n');
+		return 0;
+	}
+	snprintf(err, errlen, "bad Y record (want Y and a line of a trace, escaped)");
+	return -1;
 }
 
 /* --- the merge's timelines --- */
@@ -198,6 +284,12 @@ report_phase2_free(report *r)
 	}
 	free(r->tl_id);
 	free(r->tl_svg);
+	free(r->first_id);
+	strmap_free(&r->offsets);
+	free(r->places);
+	sb_free(&r->near);
+	sb_free(&r->neighbours);
+	tr_clock_free(r->clock);
 }
 
 /* --- the merge's ranks --- */
