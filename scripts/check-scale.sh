@@ -352,6 +352,23 @@ same "parallel --sshlogin: tr-cp --flame --baseline" "$data/one.fbaseline" fbase
 same "parallel --sshlogin: tr-cp --flame --percentile --baseline, two phases" "$data/one.pfbaseline" pfbaseline
 say "GNU parallel, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
 
+# ---- 1c. tr-report's two phases over GNU parallel: phase 1 in the order
+# of the shards (-k), the merge's chosen traces and bands sent to the
+# hosts (--basefile), phase 2, the page ----
+run=$W/run/parallel-report
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "tr-report's two phases over GNU parallel"
+tr-ingest --split $SHARDS -o shard "$data/100k.json"
+eval "$PK --tf shard{}.tr 'tr-report --partial --top 20 shard{}.tr' ::: $K" |
+	tr-report --merge --top 20 > chosen
+eval "$PK --basefile chosen --tf shard{}.tr \
+	'tr-report --partial --top 20 --chosen chosen shard{}.tr' ::: $K" |
+	tr-report --merge --page --top 20 -o page.html
+# the same shards as one pass's
+same "parallel --sshlogin: tr-report --merge --page, two phases" "$data/one.page" page.html
+say "GNU parallel, tr-report's two phases done ($(( $(date +%s) - T0 )) s)"
+
 # ---- the Slurm cluster ----
 mkdir -p "$W/munge" "$W/slurm/state"
 chmod 755 "$W/munge"	# clients reach the socket; the key is 400
@@ -564,6 +581,50 @@ same "slurm two phases: tr-cp --summary service --baseline" "$data/one.baseline"
 same "slurm: tr-cp --flame --baseline" "$data/one.fbaseline" fbaseline
 same "slurm two phases: tr-cp --flame --percentile --baseline" "$data/one.pfbaseline" pfbaseline
 say "Slurm, tr-cp's merges done ($(( $(date +%s) - T0 )) s)"
+
+# ---- 2c. tr-report's two phases over Slurm: phase 1 (a job array), the
+# chosen traces and bands (one job), phase 2 (a job array), the page ----
+run=$W/run/slurm-report
+mkdir -p "$run"
+cd "$run"
+# the recipe of docs/scale-out.md, "tr-report's two phases over Slurm"
+ls "$data/100k.json" > inputs
+cat > rmap1.sh <<'EOF'
+#!/bin/sh
+# phase 1, shard K: its sums, its candidates, its traces' latencies
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-ingest --shard "$k/$N" --files-from inputs > "shard$k.tr"
+tr-report --partial --top 20 "shard$k.tr" > "report1.$k.part"
+EOF
+cat > rchosen.sh <<'EOF'
+#!/bin/sh
+# the chosen traces and the bands: phase 1's partials in the order of the shards
+set -e
+in_order() { k=0; while [ $k -lt "$N" ]; do echo "$1.$k.part"; k=$((k + 1)); done; }
+cat $(in_order report1) | tr-report --merge --top 20 > chosen
+EOF
+cat > rmap2.sh <<'EOF'
+#!/bin/sh
+# phase 2, shard K, given the chosen traces
+set -e
+k=$SLURM_ARRAY_TASK_ID
+tr-report --partial --top 20 --chosen chosen "shard$k.tr" > "report2.$k.part"
+rm "shard$k.tr"
+EOF
+cat > rreduce.sh <<'EOF'
+#!/bin/sh
+set -e
+in_order() { k=0; while [ $k -lt "$N" ]; do echo "$1.$k.part"; k=$((k + 1)); done; }
+cat $(in_order report2) | tr-report --merge --page --top 20 -o page.html
+EOF
+m1=$(sbatch_ --array=0-$((SHARDS - 1)) -o 'rmap1.%a.out' -e 'rmap1.%a.err' rmap1.sh)
+ch=$(sbatch_ --dependency=afterok:"$m1" -o rchosen.out -e rchosen.err rchosen.sh)
+m2=$(sbatch_ --array=0-$((SHARDS - 1)) --dependency=afterok:"$ch" -o 'rmap2.%a.out' -e 'rmap2.%a.err' rmap2.sh)
+timeout 120 sbatch --wait --parsable --chdir="$PWD" --dependency=afterok:"$m2" -o rreduce.out \
+	-e rreduce.err rreduce.sh > rreduce.id || die "slurm: tr-report's reducer failed: $(cat r*.err 2>/dev/null)"
+same "slurm two phases: tr-report --merge --page" "$data/one.page" page.html
+say "Slurm, tr-report's two phases done ($(( $(date +%s) - T0 )) s)"
 
 # ---- 3. three stages over exports cut by time ----
 run=$W/run/pipeline

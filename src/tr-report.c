@@ -12,7 +12,7 @@
 #include "where.h"
 
 enum { OPT_BASELINE = 256, OPT_TOP, OPT_PERCENTILE, OPT_MIN_SHARE, OPT_KEEP_STREAMS, OPT_PARTIAL,
-       OPT_MERGE, OPT_PAGE };
+       OPT_MERGE, OPT_PAGE, OPT_CHOSEN };
 
 static const struct option longopts[] = {
 	{"format", required_argument, NULL, 'f'},
@@ -24,6 +24,7 @@ static const struct option longopts[] = {
 	{"partial", no_argument, NULL, OPT_PARTIAL},
 	{"merge", no_argument, NULL, OPT_MERGE},
 	{"page", no_argument, NULL, OPT_PAGE},
+	{"chosen", required_argument, NULL, OPT_CHOSEN},
 	TR_COMMON_LONGOPTS,
 	{NULL, 0, NULL, 0}
 };
@@ -35,8 +36,9 @@ usage(FILE *f)
 	    "usage: tr-report [-kqv] [-f html|md] [-o FILE] [--baseline FILE] [--top N]\n"
 	    "                 [--percentile P,...] [--min-share F]\n"
 	    "                 [--keep-streams] [FILE...]\n"
-	    "       tr-report --partial [OPTION...] [FILE...]\n"
-	    "       tr-report --merge [--page] [--top N] [--keep-streams] [-o FILE]\n"
+	    "       tr-report --partial [--chosen CHOSEN] [OPTION...] [FILE...]\n"
+	    "       tr-report --merge [--page] [--top N] [--keep-streams]\n"
+	    "                 [--percentile P,...] [-o FILE]\n"
 	    "                 [PARTIAL...]\n"
 	    "A report of the traces: inputs, slowest requests with their timelines, latency\n"
 	    "per operation, critical-path time per service with flame graphs, tr-temporal's\n"
@@ -53,10 +55,13 @@ usage(FILE *f)
 	    "                          Stream) among the slowest requests\n"
 	    "      --partial           a shard's sums and candidates for the slowest\n"
 	    "                          requests, to merge, in place of the page\n"
+	    "      --chosen CHOSEN     with --partial: phase 2, given the merge of phase 1\n"
+	    "                          (adds the critical path's sums and flame graphs)\n"
 	    "      --merge             the slowest requests of the partials' shards, one\n"
 	    "                          after the other (the chosen traces, as a partial)\n"
-	    "      --page              with --merge: the page of those shards (but its\n"
-	    "                          timelines, causes and critical path)\n"
+	    "      --page              with --merge: the page of those shards (from phase\n"
+	    "                          1's partials, but its critical path, causes and\n"
+	    "                          timelines)\n"
 	    "  -o, --output FILE       write to FILE (atomically); md needs it\n"
 	    "  -k, --keep-going        skip bad traces instead of stopping\n"
 	    "  -q, --quiet             no count of skipped traces on stderr\n"
@@ -91,6 +96,7 @@ report_option(report_opts *o, int opt, const char *arg)
 	case OPT_PARTIAL: o->partial = 1; break;
 	case OPT_MERGE: o->merge = 1; break;
 	case OPT_PAGE: o->page = 1; break;
+	case OPT_CHOSEN: o->chosen = arg; break;
 	default: return 0;
 	}
 	return 1;
@@ -169,6 +175,8 @@ main(int argc, char **argv)
 		tr_usage_error("--partial and --merge: -f md and --baseline have no partial form");
 	if (o.page && !o.merge)
 		tr_usage_error("--page: only with --merge");
+	if (o.chosen && !o.partial)
+		tr_usage_error("--chosen: only with --partial");
 	if (o.partial && o.merge)
 		tr_usage_error("--partial and --merge: one at a time");
 	if (o.markdown && !f.out_path)

@@ -20,7 +20,7 @@ pages() {
 		"man/tr-infer.1 src/lib/infer/infer_partial.c src/lib/core/partial.c src/tr-infer.c src/lib/core/io.c src/lib/where.c src/lib/offsets.c" \
 		"man/tr-aggregate.1 src/lib/query/query_agg.c src/lib/query/query_eval.c src/lib/query/query_names.c src/lib/core/partial.c src/tr-aggregate.c src/lib/core/io.c src/lib/where.c" \
 		"man/tr-temporal.1 src/lib/temporal/temporal.c src/lib/temporal/temporal_query.c src/lib/temporal/temporal_event.c src/tr-temporal.c src/lib/where.c src/lib/infer/hb.c" \
-		"man/tr-report.1 src/lib/report/report_partial.c src/lib/core/partial.c src/lib/where.c"
+		"man/tr-report.1 src/lib/report/report_partial.c src/lib/report/report_phase2.c src/lib/core/partial.c src/lib/where.c"
 }
 
 # The calls that print a message or make its text, and the place the

@@ -954,3 +954,28 @@ cp_compare_merged(cp_compare *k, char *what, size_t whatlen)
 	k->placing = 0;
 	return 0;
 }
+
+/* --- tr-report over shards, without a baseline: the incident's sums
+ * alone, whole µs, so that they add up to one pass's in any order. */
+
+void
+cp_compare_write_sums(const cp_compare *k, char type, strbuf *b)
+{
+	sb_addf(b, "%c\t%zu\n", type, k->ntraces[0]);
+	for (size_t i = 0; i < k->ng; i++) {
+		write_key(b, type, k->g[i].service, k->g[i].operation);
+		sb_addf(b, "\t%lld\n", (long long)k->g[i].sum[0]);
+	}
+}
+
+void
+cp_compare_add_sum(cp_compare *k, const char *service, const char *operation, int64_t us)
+{
+	find_group_key(k, service, operation)->sum[0] += (double)us;
+}
+
+void
+cp_compare_add_count(cp_compare *k, size_t ntraces)
+{
+	k->ntraces[0] += ntraces;
+}

@@ -98,4 +98,12 @@ int cp_compare_merge_line(cp_compare *k, char *line, size_t len, char *err, size
  * phase 1 counted; else k is that of one pass over the shards. */
 int cp_compare_merged(cp_compare *k, char *what, size_t whatlen);
 
+/* tr-report over shards, without a baseline: the incident's count of
+ * traces ("TYPE\tN") and each group's critical-path µs ("TYPE\tservice\t
+ * operation\tµs", escaped) into b; a merge adds each in, in any order,
+ * and its rows' "after" are then those of one pass. */
+void cp_compare_write_sums(const cp_compare *k, char type, strbuf *b);
+void cp_compare_add_sum(cp_compare *k, const char *service, const char *operation, int64_t us);
+void cp_compare_add_count(cp_compare *k, size_t ntraces);
+
 #endif

@@ -363,14 +363,15 @@ sum_band(const cp_flames *f, int sd, int bit, int64_t *value, size_t nnodes)
 }
 
 /* One side's section of a partial: its T record, an N record per node of
- * tree; how many records. */
+ * tree, each record's letter after prefix; how many records. */
 static size_t
-write_section(cp_flames *f, int sd, const flame *tree, strbuf *b, tr_output *out)
+write_section(cp_flames *f, int sd, const flame *tree, strbuf *b, const char *prefix,
+	      tr_output *out)
 {
 	size_t nn = flame_nnodes(tree), ng = f->ngraphs;
 	int64_t *value = xmalloc((nn ? nn : 1) * ng * sizeof *value);
 
-	sb_adds(b, "T");
+	sb_addf(b, "%sT", prefix);
 	if (f->itree)
 		sb_addf(b, "\t%d", sd);
 	for (size_t g = 0; g < ng; g++)
@@ -382,33 +383,40 @@ write_section(cp_flames *f, int sd, const flame *tree, strbuf *b, tr_output *out
 		uint32_t p = flame_node_frame(tree, i, &svc, &op);
 
 		if (p == FLAME_TOP)
-			sb_adds(b, "N\t-\t");
+			sb_addf(b, "%sN\t-\t", prefix);
 		else
-			sb_addf(b, "N\t%u\t", p);
+			sb_addf(b, "%sN\t%u\t", prefix, p);
 		tr_escapes(b, svc, 0);
 		sb_addc(b, '\t');
 		tr_escapes(b, op, 0);
 		for (size_t g = 0; g < ng; g++)
 			sb_addf(b, "\t%lld", (long long)value[g * nn + i]);
 		sb_addc(b, '\n');
-		tr_output_spill(out, b);
+		if (out)
+			tr_output_spill(out, b);
 	}
 	free(value);
 	return 1 + nn;
+}
+
+size_t
+cp_flames_write_records(cp_flames *f, strbuf *b, const char *prefix, tr_output *out)
+{
+	if (f->itree)
+		return write_section(f, 1, f->tree, b, prefix, out) +
+		       write_section(f, 0, f->itree, b, prefix, out);
+	return write_section(f, 0, f->tree, b, prefix, out);
 }
 
 void
 cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out)
 {
 	strbuf b = {0};
-	size_t nrec;
+	size_t n;
 
 	tr_partial_header(&b, "cp", made_for);
-	if (f->itree)
-		nrec = write_section(f, 1, f->tree, &b, out) + write_section(f, 0, f->itree, &b, out);
-	else
-		nrec = write_section(f, 0, f->tree, &b, out);
-	tr_partial_end(&b, nrec);
+	n = cp_flames_write_records(f, &b, "", out);
+	tr_partial_end(&b, n);
 	tr_output_sb(out, &b);
 	sb_free(&b);
 }

@@ -39,6 +39,9 @@ void cp_flames_set_band(cp_flames *f, int baseline, uint32_t bands);
  * node's µs summed per graph, the count of traces per graph) in a
  * partial's frame made for made_for. */
 void cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out);
+/* Its records alone, each type after prefix, into b (spilled to out when
+ * not NULL); how many. */
+size_t cp_flames_write_records(cp_flames *f, strbuf *b, const char *prefix, tr_output *out);
 /* --flame --merge: one record of a partial (line is modified) added in;
  * -1 with err when it is not one. The graph of every trace is then drawn
  * as from one pass. */

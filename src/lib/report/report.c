@@ -160,6 +160,8 @@ take_trace(report *r, const tr_trace *t)
 	keep_if_slow(r, t);
 	cp_compare_add(r->compare, t, &r->cp, 0);
 	cp_flames_add(r->flames, t, &r->cp, 0);
+	if (r->o->partial)	/* over shards: the trace's rank or bands */
+		report_rank_trace(r, t);
 }
 
 static void
@@ -217,6 +219,7 @@ report_trace(void *ctx, tr_trace *t, strbuf *out)
 	(void)out;
 	if (r->o->partial) {	/* no second pass: no copy */
 		take_trace(r, t);
+		report_near_trace(r, t);	/* the first; phase 2: the neighbours */
 		return 0;
 	}
 	if (!r->copy_file)
@@ -287,9 +290,6 @@ keep_linked(void *ctx, const tp_link_row *row)
 						xstrdup(row->linked_root), row->delay};
 }
 
-/* tr-temporal's window around each queried trace: half of it either side. */
-#define TEMPORAL_WINDOW 1000
-
 /* Is trace number ordinal within a window of one of the slowest? Only
  * those are handed to tr-temporal: the others cannot change its answers
  * (it looks at TEMPORAL_WINDOW / 2 either side), and copying them into its
@@ -313,6 +313,7 @@ typedef struct explain_run {
 	temporal *tp;
 	strbuf b;
 	size_t ordinal;
+	int merged;	/* the merge's copy: the neighbours alone, no timeline */
 } explain_run;
 
 static void
@@ -320,8 +321,10 @@ explain_trace(void *ctx, tr_trace *t)
 {
 	explain_run *x = ctx;
 
-	draw_if_slow(x->r, t, ++x->ordinal);
-	if (near_slow(x->r, x->ordinal))
+	++x->ordinal;
+	if (!x->merged)
+		draw_if_slow(x->r, t, x->ordinal);
+	if (x->merged || near_slow(x->r, x->ordinal))
 		tp_add_trace(x->tp, t, &x->b);
 	if (x->b.len >= TR_SPILL_BYTES)
 		take_causes(x->r, &x->b);
@@ -330,9 +333,10 @@ explain_trace(void *ctx, tr_trace *t)
 /* tr-temporal over the traces again, asked about the slowest requests,
  * with tr-temporal's defaults: queues inferred, clock offsets from a pass
  * over the whole copy, so that the causes are those tr-temporal --explain
- * gives. */
+ * gives. The merge of phase 2's partials (merged_clock) runs it over a
+ * copy of the traces near the slowest alone, with the shards' clocks. */
 static void
-explain_slowest(report *r)
+explain_slowest(report *r, tr_clock *merged_clock)
 {
 	const report_opts *o = r->o;
 	tr_pick *pick = tr_pick_new();
@@ -342,10 +346,11 @@ explain_slowest(report *r)
 	/* The user's --max-spans, as the first pass read; no byte limit: a
 	 * trace's copy may be a few bytes longer than its input (a T record
 	 * where the input had none, an export's process tags on each span),
-	 * and every trace in it passed --max-bytes already. */
-	tr_clock *clk = tr_clock_from_inputs(files, 1, NULL, o->max_spans, SIZE_MAX,
-					     TR_READ_LINES_ONLY);
-	explain_run x = {.r = r};
+	 * and every trace in it passed --max-bytes already. The merge's clock
+	 * is that of the shards' evidence. */
+	tr_clock *clk = merged_clock ? merged_clock :
+			tr_clock_from_inputs(files, 1, NULL, o->max_spans, SIZE_MAX, TR_READ_LINES_ONLY);
+	explain_run x = {.r = r, .merged = merged_clock != NULL};
 
 	for (size_t i = 0; i < r->nslow; i++)
 		tr_pick_add(pick, r->slow[i].trace_id);
@@ -362,7 +367,8 @@ explain_slowest(report *r)
 	take_causes(r, &x.b);
 	r->temporal_ran = 1;
 	tp_free(x.tp);
-	tr_clock_free(clk);
+	if (!merged_clock)
+		tr_clock_free(clk);
 	tr_pick_free(pick);
 	sb_free(&x.b);
 }
@@ -408,6 +414,7 @@ report_clear(report *r)
 		free(r->inputs[i]);
 	free(r->inputs);
 	infer_links_free(r->links);
+	report_phase2_free(r);
 	/* r->copy stays held: removed at exit */
 	strmap_free(&r->ops_map);
 	strmap_free(&r->svc_map);
@@ -433,6 +440,8 @@ report_new(const report_opts *o)
 	if (o->baseline)
 		r->suspects = cp_suspects_new();
 	cp_flames_keep_streams(r->flames, o->keep_streams);
+	if (o->chosen || (o->merge && o->page))	/* phase 2's graphs: one per band too */
+		cp_flames_set_graphs(r->flames, 1 + (o->npct ? o->npct : 3));
 	return r;
 }
 
@@ -442,6 +451,8 @@ report_read_baseline(report *r)
 	const report_opts *o = r->o;
 	long nbase;
 
+	if (o->chosen)	/* over shards, phase 2: not a baseline, the chosen file */
+		return report_read_chosen(r);
 	if (!o->baseline)
 		return TR_EXIT_OK;
 	nbase = cp_read_traces_limited(o->baseline, &r->cp, o->keep_going, o->max_spans, o->max_bytes,
@@ -466,6 +477,19 @@ report_counts_get(const report *r)
 	return (report_counts){r->ntraces, r->nspans, r->nanalysed, r->read};
 }
 
+void
+report_explain_merged(report *r, const strbuf *lines, tr_clock *clk)
+{
+	FILE *f = open_copy(r);
+	strbuf b = {0};
+
+	sb_add(&b, lines->s, lines->len);
+	write_copy(r, f, &b, 1);
+	sb_free(&b);
+	explain_slowest(r, clk);
+	r->causes_built = 1;
+}
+
 int
 report_page_notes(const report *r)
 {
@@ -488,7 +512,7 @@ report_write_out(report *r)
 
 	report_page_notes(r);
 	qsort(r->slow, r->nslow, sizeof *r->slow, slow_cmp);
-	explain_slowest(r);
+	explain_slowest(r, NULL);
 	report_write(r, &doc, &pics);
 	tr_output *out = tr_output_open(o->out_path, 0);
 

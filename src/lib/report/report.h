@@ -29,6 +29,7 @@ typedef struct report_opts {
 	int partial;		/* --partial: the shard's candidates, not a page */
 	int merge;		/* --merge: files are partials */
 	int page;		/* --merge --page: the page, not the chosen */
+	const char *chosen;	/* --partial --chosen FILE: phase 2 */
 } report_opts;
 
 /* The tool reads its input through tr_filter (filter.h): report_trace
@@ -37,7 +38,8 @@ typedef struct report_opts {
  * second pass (the timelines, tr-temporal) reads. */
 typedef struct report report;
 report *report_new(const report_opts *o);
-/* --baseline FILE read first: 0, or TR_EXIT_INPUT after the message. */
+/* --baseline FILE (phase 2 over shards: --chosen FILE) read first: 0, or
+ * TR_EXIT_INPUT after the message. */
 int report_read_baseline(report *r);
 int report_trace(void *ctx, tr_trace *t, strbuf *out);
 void report_end(void *ctx, tr_output *out);

@@ -217,14 +217,15 @@ utc(char *buf, size_t size, int64_t us)
 		snprintf(buf, size, "%lld us", (long long)us);
 }
 
-/* A section the merge of partials does not build: said, in its place. */
+/* A section the merge of partials does not build (built: the partials
+ * held it): said, in its place. */
 static int
-not_from_partials(doc *d, const report *r)
+not_from_partials(doc *d, const report *r, int built)
 {
-	if (r->from_partials)
+	if (r->from_partials && !built)
 		para(d, "Not built from partials: this section needs a pass over all the traces "
 			"(tr-report without --merge).");
-	return r->from_partials;
+	return r->from_partials && !built;
 }
 
 static void
@@ -383,7 +384,7 @@ section_timelines(doc *d, report *r)
 	strbuf id = {0}, name = {0}, alt = {0};
 
 	heading(d, "timelines", "Timelines of the slowest requests");
-	if (not_from_partials(d, r))
+	if (not_from_partials(d, r, r->timelines_built))
 		return;
 	for (size_t i = 0; i < r->nslow; i++) {
 		sb_clear(&id);
@@ -458,7 +459,7 @@ section_critical_path(doc *d, report *r)
 	static const int dflt[] = {50, 95, 99};
 
 	heading(d, "critical-path", "Critical-path time per service");
-	if (not_from_partials(d, r))
+	if (not_from_partials(d, r, r->cp_built))
 		return;
 	para(d, "Mean time per request on the critical path (Jaeger UI's and CRISP's), "
 		"most first; the flame graphs below show where it goes, over every request and "
@@ -540,7 +541,7 @@ section_causes(doc *d, report *r)
 	strbuf href = {0};
 
 	heading(d, "causes", "Top causes of the slowest requests (tr-temporal)");
-	if (not_from_partials(d, r))
+	if (not_from_partials(d, r, r->causes_built))
 		return;
 	para(d, "Zeno's temporal provenance: each slow request's latency split among what caused "
 		"it, work of other traces that held a resource it waited for included (role "

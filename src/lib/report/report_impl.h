@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "clock.h"
 #include "cp/baseline.h"
 #include "cp/cp.h"
 #include "cp/cp_flame.h"
@@ -12,6 +13,9 @@
 #include "core/hash.h"
 #include "infer/infer.h"
 #include "report/report.h"
+
+/* tr-temporal's window around each queried trace: half of it either side. */
+#define TEMPORAL_WINDOW 1000
 
 /* One of the slowest requests, drawn when it came. */
 typedef struct slow_trace {
@@ -111,7 +115,68 @@ typedef struct report {
 	int from_partials;
 	char **inputs;
 	size_t ninputs, capinputs;
+	/* over shards: phase 1's latencies (L records); phase 2's bands of the
+	 * chosen file (trace id -> bit i: --percentile i); the merge read the
+	 * critical path's sums and flame graphs (phase 2's partials) */
+	strbuf ranks;
+	strmap bands;
+	int cp_built;
+	/* phase 2: the chosen trace ids (-> latency; -1 once drawn) and the W
+	 * records of their timelines; the merge: the W records read (id and
+	 * picture), and whether the timelines were built from them */
+	strmap chosen;
+	strbuf timelines;
+	char **tl_id, **tl_svg;
+	size_t ntl, captl, captl2;
+	int timelines_built;
+	/* the causes: phase 1's first trace; phase 2's shards (first trace ->
+	 * place of it), its own place, the chosen places, the neighbours of
+	 * the slowest as Y records; the clock evidence (phase 2) or its merge;
+	 * the merge's neighbours, in the line format */
+	char *first_id;
+	strmap offsets;
+	size_t offset, *places, nplaces, capplaces;
+	strbuf near, neighbours;
+	tr_clock *clock;
+	int causes_built;
 } report;
+
+/* report_phase2.c: what a partial of phase ("page", "chosen") is made for;
+ * the --percentile list as written ("50,95,99" by default). */
+void report_made_for(strbuf *b, const report_opts *o, const char *phase);
+void report_pct_text(const report_opts *o, strbuf *b);
+/* Phase 1: the L record of the trace just analysed. Phase 2: its bands. */
+void report_rank_trace(report *r, const tr_trace *t);
+/* Phase 2: the chosen file read (--chosen): 0, or TR_EXIT_INPUT after the
+ * message. */
+int report_read_chosen(report *r);
+/* Phase 2's records: Q (the percentiles), P (critical-path sums), G and
+ * a flame partial's record (the flame graphs). */
+void report_write_phase2(report *r, strbuf *b);
+/* The merge: a W record (a chosen trace's timeline) kept; -1 when it is
+ * not one. */
+int report_timeline_line(report *r, tr_field *f, size_t nf);
+/* The merge, the slowest known: each one's timeline from the W records;
+ * -1 after a message when one has none. */
+int report_timelines_take(report *r);
+void report_phase2_free(report *r);
+/* --partial: the first trace noted; phase 2: t's clock evidence, and t
+ * written as Y records when it is within the temporal window of one of
+ * the chosen. */
+void report_near_trace(report *r, const tr_trace *t);
+/* The merge: a K (clock evidence) or Y (a neighbour's line) record; -1
+ * with err when it is not one. */
+int report_causes_line(report *r, char *line, size_t len, char *err, size_t errlen);
+/* report.c: tr-temporal over the neighbours (line-format records) with
+ * the merged clock (solved), for the causes. */
+void report_explain_merged(report *r, const strbuf *lines, tr_clock *clk);
+/* The merge's ranks of phase 1's L records, and the bands they give. */
+typedef struct report_ranks report_ranks;
+report_ranks *report_ranks_new(void);
+int report_ranks_line(report_ranks *k, tr_field *f, size_t nf);
+/* Q and a B record per trace in a band, in the order read; how many. */
+size_t report_ranks_write(report_ranks *k, const report_opts *o, strbuf *b);
+void report_ranks_free(report_ranks *k);
 
 /* report.c: the index of a service of the graph and the durations of a
  * (service, operation), made on first sight. */

@@ -21,7 +21,15 @@
  *                             a row of the failures (kind s, o or m), with
  *                             the first trace of the shard where one failed
  *   IK, IL, IJ                the calls, as tr-infer --links --partial's
- * Every field is escaped as the line format escapes.
+ *   L <TAB> latency <TAB> stream <TAB> id
+ *                             a trace with a timed root, for the ranks of
+ *                             the percentile flame graphs (report_phase2.c)
+ *   O <TAB> id                its first trace (after N), for phase 2 to
+ *                             find its place
+ * Every field is escaped as the line format escapes. Phase 2's partial
+ * (--chosen) is made for the same page, holds no L records and, after N,
+ * the critical-path section's sums (report_phase2.c); a merge takes the
+ * partials of one phase.
  * The --top slowest of a pass over the shards one after the other are the
  * first --top traces by latency, ties in the order of that pass
  * (report_slow_last); a trace among them is among its shard's own, so the
@@ -29,8 +37,10 @@
  * the partials before its own. It writes them, slowest first as the page
  * lists them (ties by id), made for "chosen top=N keep-streams=K":
  *   C <TAB> latency <TAB> place <TAB> id   (place: in the whole pass)
- * With --page it writes the page instead: every sum added up in the order
- * of the partials, as that pass adds it up. */
+ * then O <TAB> id <TAB> traces before it, for each shard's first trace,
+ * and the bands of the L records (report_phase2.c). With --page it writes
+ * the page instead: every sum added up in the order of the partials, as
+ * that pass adds it up. */
 #include "report_impl.h"
 
 #include <errno.h>
@@ -40,14 +50,6 @@
 #include "core/format.h"
 #include "core/partial.h"
 #include "core/util.h"
-
-/* What a partial of phase is made for: the options that choose. */
-static void
-made_for(strbuf *b, const report_opts *o, const char *phase)
-{
-	sb_clear(b);
-	sb_addf(b, "%s top=%zu keep-streams=%d", phase, o->top, o->keep_streams != 0);
-}
 
 static int
 ordinal_cmp(const void *pa, const void *pb)
@@ -156,10 +158,18 @@ report_write_partial(report *r)
 	strbuf b = {0}, mf = {0};
 	tr_output *out = tr_output_open(r->o->out_path, 0);
 
-	made_for(&mf, r->o, "page");
+	report_made_for(&mf, r->o, "page");
 	tr_partial_header(&b, "report", mf.s);
 	sb_addf(&b, "N\t%zu\n", r->ntraces);
+	if (r->o->chosen)
+		report_write_phase2(r, &b);
+	else if (r->first_id) {	/* for phase 2 to know its place */
+		sb_adds(&b, "O\t");
+		tr_escapes(&b, r->first_id, 0);
+		sb_addc(&b, '\n');
+	}
 	write_sums(r, &b);
+	sb_add(&b, r->ranks.s, r->ranks.len);	/* phase 1's L records */
 	if (r->nslow)
 		qsort(r->slow, r->nslow, sizeof *r->slow, ordinal_cmp);
 	for (size_t i = 0; i < r->nslow; i++) {
@@ -188,6 +198,11 @@ typedef struct slow_merge {
 	slow_trace *slow;
 	size_t n;
 	report *r;
+	report_ranks *ranks;	/* phase 1's L records */
+	strbuf shards;		/* phase 1's O records, with each shard's first place */
+	size_t nshards;
+	int phase, first;	/* the first partial's phase (1, 2; 0: none yet); first:
+				 * the record after a partial's N is next */
 } slow_merge;
 
 /* A decimal count >= 0 filling a field; -1 when it is not one. */
@@ -277,7 +292,70 @@ merge_count(slow_merge *m, const tr_field *f, char *err, size_t errlen)
 	m->traces = (size_t)n;
 	m->r->ntraces += (size_t)n;
 	m->counted = 1;
+	m->first = 1;
 	return 0;
+}
+
+/* The record after a partial's N: Q in phase 2's partials only; every
+ * partial of one phase. */
+static int
+merge_phase(slow_merge *m, const char *line, size_t len, char *err, size_t errlen)
+{
+	int phase = len > 2 && line[0] == 'Q' && line[1] == '\t' ? 2 : 1;
+	strbuf pct = {0};
+	int same = 1;
+
+	m->first = 0;
+	if (m->phase && phase != m->phase) {
+		snprintf(err, errlen, "a partial of phase %d after one of phase %d: give the "
+			 "partials of one phase", phase, m->phase);
+		return -1;
+	}
+	m->phase = phase;
+	if (phase == 2) {
+		report_pct_text(m->o, &pct);
+		same = pct.len == len - 2 && memcmp(pct.s, line + 2, pct.len) == 0;
+		if (!same)
+			snprintf(err, errlen, "a partial for other percentiles (%.*s, not %s): give the "
+				 "--percentile its phase 2 was given", (int)(len - 2), line + 2, pct.s);
+		sb_free(&pct);
+	}
+	return same ? 0 : -1;
+}
+
+/* Phase 2's P and G records, phase 1's L. */
+static int
+merge_cp(slow_merge *m, char *line, size_t len, tr_field *f, size_t nf, char *err,
+	 size_t errlen)
+{
+	size_t n;
+	int64_t us;
+
+	if (line[0] == 'G') {
+		if (m->phase == 2)	/* the chosen are not drawn */
+			return m->o->page ? cp_flames_merge_line(m->r->flames, line + 1, len - 1, err,
+								 errlen) : 0;
+		snprintf(err, errlen, "a flame graph record in a partial of phase 1");
+		return -1;
+	}
+	if (line[0] == 'L' && f[0].len == 1 && report_ranks_line(m->ranks, f, nf) == 0)
+		return 0;
+	if (line[0] == 'P' && f[0].len == 1 && nf == 2 && counts_of(&f[1], 1, &n) == 0) {
+		cp_compare_add_count(m->r->compare, n);
+		return 0;
+	}
+	if (line[0] == 'P' && f[0].len == 1 && nf == 4 && parse_i64(f[3].s, f[3].len, &us) == 0) {
+		const char *svc = text_of(&f[1]);
+
+		cp_compare_add_sum(m->r->compare, svc, text_of(&f[2]), us);
+		return 0;
+	}
+	if (line[0] == 'L')
+		snprintf(err, errlen, "bad L record (want L, a latency, 0 or 1 and a trace id)");
+	else
+		snprintf(err, errlen, "bad P record (want P and a count of traces, or P, a service, "
+			 "an operation and µs)");
+	return -1;
 }
 
 /* A, T and F: the inputs. */
@@ -352,6 +430,26 @@ merge_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 
 	if (nf == 2 && f[0].len == 1 && line[0] == 'N')
 		return merge_count(m, f, err, errlen);
+	if (m->counted && m->first && merge_phase(m, line, len, err, errlen) < 0)
+		return -1;
+	if (nf == 2 && f[0].len == 1 && line[0] == 'Q' && m->phase == 2)
+		return 0;	/* checked by merge_phase */
+	if (nf == 3 && f[0].len == 1 && line[0] == 'W' && m->phase == 2) {
+		if (report_timeline_line(m->r, f, nf) == 0)
+			return 0;
+		snprintf(err, errlen, "bad W record (want W, a trace id and its timeline)");
+		return -1;
+	}
+	if (nf == 2 && f[0].len == 1 && line[0] == 'O' && m->phase == 1 && f[1].len) {
+		sb_addf(&m->shards, "O\t%.*s\t%zu\n", (int)f[1].len, f[1].s, m->before);
+		m->nshards++;
+		return 0;
+	}
+	if (((f[0].len == 1 && line[0] == 'Y') || (f[0].len == 2 && line[0] == 'K')) &&
+	    m->phase == 2)	/* the neighbours of the slowest, the clocks' evidence */
+		return report_causes_line(m->r, line, len, err, errlen);
+	if (m->counted && line[0] && strchr("GLP", line[0]) && (f[0].len == 1 || line[0] == 'G'))
+		return merge_cp(m, line, len, f, nf, err, errlen);
 	if (nf == 6 && f[0].len == 1 && line[0] == 'S')
 		return merge_candidate(m, f, err, errlen);
 	if (f[0].len == 2 && line[0] == 'I' && strchr("KLJ", line[1])) {
@@ -366,8 +464,8 @@ merge_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 					    merge_inputs(m->r, line[0], f, nf) :
 					    merge_rows(m->r, line[0], f, nf)) == 0)
 		return 0;
-	snprintf(err, errlen, "not a tr-report --partial record (want N, F, A, T, S, V, D, X or "
-		 "a tr-infer --links record, with its fields)");
+	snprintf(err, errlen, "not a tr-report --partial record (want N, O, Q, F, A, T, S, V, D, "
+		 "X, L, P, G, W, K, Y or a tr-infer --links record, with its fields)");
 	return -1;
 }
 
@@ -388,14 +486,17 @@ write_chosen(const report_opts *o, slow_merge *m)
 	strbuf b = {0}, mf = {0};
 	tr_output *out = tr_output_open(o->out_path, 0);
 
-	made_for(&mf, o, "chosen");
+	report_made_for(&mf, o, "chosen");
 	tr_partial_header(&b, "report", mf.s);
 	for (size_t i = 0; i < m->n; i++) {
 		sb_addf(&b, "C\t%lld\t%zu\t", (long long)m->slow[i].latency, m->slow[i].ordinal);
 		tr_escapes(&b, m->slow[i].trace_id, 0);
 		sb_addc(&b, '\n');
 	}
-	tr_partial_end(&b, m->n);
+	sb_add(&b, m->shards.s, m->shards.len);
+	size_t nbands = report_ranks_write(m->ranks, o, &b);	/* for phase 2 */
+
+	tr_partial_end(&b, m->n + m->nshards + nbands);
 	tr_output_sb(out, &b);
 	tr_output_flush(out);
 	tr_output_close(out);
@@ -412,11 +513,20 @@ write_page(report *r, slow_merge *m)
 	strbuf doc = {0};
 
 	r->from_partials = 1;
+	r->cp_built = m->phase == 2;
 	if (report_page_notes(r) < 0)
 		return TR_EXIT_INPUT;
 	memcpy(r->slow, m->slow, m->n * sizeof *m->slow);
 	r->nslow = m->n;
 	m->n = 0;	/* r owns them */
+	if (m->phase == 2 && report_timelines_take(r) < 0)
+		return TR_EXIT_INPUT;
+	if (m->phase == 2) {	/* the causes, over the neighbours the shards sent */
+		if (!r->clock)
+			r->clock = tr_clock_new();
+		tr_clock_solve(r->clock);
+		report_explain_merged(r, &r->neighbours, r->clock);
+	}
 	report_write(r, &doc, NULL);
 	tr_output *out = tr_output_open(o->out_path, 0);
 
@@ -431,11 +541,11 @@ int
 report_merge(const report_opts *o)
 {
 	slow_merge m = {.o = o, .slow = xcalloc(o->top ? o->top : 1, sizeof *m.slow),
-			.r = report_new(o)};
+			.r = report_new(o), .ranks = report_ranks_new()};
 	strbuf mf = {0};
 	int status;
 
-	made_for(&mf, o, "page");
+	report_made_for(&mf, o, "page");
 	/* each partial starts with its N: a new file's records count anew */
 	status = tr_partial_merge_files(o->files, o->nfiles, "report", mf.s, 0, merge_line, &m);
 	if (status == 0) {
@@ -451,6 +561,8 @@ report_merge(const report_opts *o)
 		free(m.slow[i].root);
 	}
 	free(m.slow);
+	report_ranks_free(m.ranks);
+	sb_free(&m.shards);
 	report_free(m.r);
 	sb_free(&mf);
 	return status < 0 ? TR_EXIT_INPUT : status;
