@@ -657,6 +657,8 @@ tr-aggregate --partial --exact-percentiles "$Q" "shard$k.tr" > "agg.$k.part"
 tr-cp --summary service --partial "shard$k.tr" > "cp.$k.part"
 tr-cp --folded "shard$k.tr" > "folded.$k.part"
 tr-report --partial --top 20 "shard$k.tr" > "report.$k.part"
+tr-cp --flame --partial "shard$k.tr" > "flame.$k.part"
+tr-cp --whatif 'service=mysql:scale=0.5' --partial "shard$k.tr" > "whatif.$k.part"
 EOF
 s1=$(sbatch_ --array=0-$((CUTS - 1)) -o 'split.%a.out' -e 'split.%a.err' split.sh)
 s2=$(sbatch_ --array=0-$((SHARDS - 1)) --dependency=afterok:"$s1" -o 'shard.%a.out' -e 'shard.%a.err' shard.sh)
@@ -673,6 +675,14 @@ tr-report -q --top 20 -o one.page shard*.tr
 page_sums one.page > one.report
 page_sums page.html > report
 same "slurm 3-stage shuffle: tr-report --merge --page, but 3 sections" one.report report
+# the merges of tr-cp's frames and rows follow the shards' order: one pass
+# over the shards one after the other
+cat flame.*.part | tr-cp --flame --merge > flame.svg
+tr-cp --flame shard*.tr > one.flame.svg
+same "slurm 3-stage shuffle: tr-cp --flame" one.flame.svg flame.svg
+cat whatif.*.part | tr-cp --whatif 'service=mysql:scale=0.5' --merge > whatif
+tr-cp --whatif 'service=mysql:scale=0.5' shard*.tr > one.whatif
+same "slurm 3-stage shuffle: tr-cp --whatif" one.whatif whatif
 say "Slurm pipeline done ($(( $(date +%s) - T0 )) s)"
 cd /
 exit $status
