@@ -109,6 +109,14 @@ sections() {
 	expect_eq "tr-cp: $BATS_TEST_TMPDIR/bad.tsv:1: not a tr-infer model (its first line is not from, to, s, v, u, q, T)" "$stderr"
 }
 
+@test "a model file that cannot be read is said as such, not as an empty model: exit 3" {
+	f=$(first "$(many)")
+	run --separate-stderr tr-cp --model "$BATS_TEST_TMPDIR" "$f"
+	expect_status 3
+	expect_eq "tr-cp: $BATS_TEST_TMPDIR: Is a directory" "$stderr"
+	expect_eq "" "$output"
+}
+
 @test "a model whose events match no span: exit 2, with the closest span name" {
 	f=$(first "$(many)")
 	printf 'from\tto\ts\tv\tu\tq\tT\nsvc:Aa_E\tsvc:Cc_S\t20\t0\t0\t0\t20\n' > "$BATS_TEST_TMPDIR/m.tsv"
