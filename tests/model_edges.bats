@@ -143,6 +143,23 @@ sections() {
 	expect_status 2
 }
 
+@test "--name with a field it does not know is a usage error that lists tag:KEY too" {
+	f=$(first "$(many)")
+	run --separate-stderr tr-cp --name colour "$f"
+	expect_status 2
+	expect_contains "tr-cp: --name: not a list of service, operation, kind, host, tag:KEY: colour" "$stderr"
+	run --separate-stderr tr-temporal --name colour "$f"
+	expect_status 2
+	expect_contains "tr-temporal: --name: not a list of service, operation, kind, host, tag:KEY: colour" "$stderr"
+}
+
+@test "--name tag:KEY names spans by a tag, as tr-infer --name does" {
+	f=$(many)
+	tr-infer --name service,tag:none "$f" > "$BATS_TEST_TMPDIR/model.tsv"
+	run tr-cp --name service,tag:none --model "$BATS_TEST_TMPDIR/model.tsv" --summary service "$(first "$f")"
+	expect_status 0
+}
+
 # The causes tr-temporal --explain gives for t0, "name delay" a line.
 causes() {
 	awk '/^  causes:/ { on = 1; next } /^  [a-z]/ { on = 0 }
