@@ -29,6 +29,18 @@ setup() {
 	expect_contains "tr-pag: $BATS_TEST_TMPDIR/p1:$xw: bad XN record" "$output"
 }
 
+@test "a partial that holds one window twice is refused, not merged twice" {
+	local xw
+	xw=$(grep -n -m1 '^XW' p1 | cut -d: -f1)
+	# the XW line twice, the end mark counting it
+	awk -F'\t' -v OFS='\t' -v at="$xw" '{ print } NR == at { print }' p1 |
+		awk -F'\t' -v OFS='\t' '$1 == "#end" { $2++ } { print }' > "$BATS_TEST_TMPDIR/p1"
+	run tr-pag --merge p0 "$BATS_TEST_TMPDIR/p1"
+	expect_status 3
+	expect_contains "tr-pag: $BATS_TEST_TMPDIR/p1:$((xw + 1)): the window from" "$output"
+	expect_contains "not after the one before it" "$output"
+}
+
 @test "the two partials whole merge" {
 	run tr-pag --merge p0 p1
 	expect_status 0

@@ -903,6 +903,9 @@ merge_window(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen
 	if (!own || w.ts < own[0] || w.ts >= own[1])
 		return snprintf(what, whatlen, "the window from %lld: not one its partial owns",
 				(long long)w.ts), -1;
+	if (m->nwins > m->win0 && w.ts < m->wins[m->nwins - 1].te)	/* else merged twice */
+		return snprintf(what, whatlen, "the window from %lld: not after the one before it",
+				(long long)w.ts), -1;
 	GROW(m->wins, m->capwins, m->nwins + 1);
 	m->wins[m->nwins++] = w;
 	return 0;
