@@ -88,6 +88,16 @@ merged_is_one_pass() {
 		"$(tr-temporal -w 40 --clock-offsets=clocks.part "$one" | cksum)"
 }
 
+@test "--clock-offsets=FILE read through a pipe: partials and O records alike, the file is opened once" {
+	partials 2 0
+	cat p0 p1 > clocks.part
+	tr-ingest --clock-offsets "$one" > clocks.o
+	expect_eq "$(tr-temporal -w 40 --clock-offsets=clocks.part "$one" | cksum)" \
+		"$(tr-temporal -w 40 --clock-offsets=<(cat clocks.part) "$one" | cksum)" "partials"
+	expect_eq "$(tr-temporal -w 40 --clock-offsets=clocks.o "$one" | cksum)" \
+		"$(tr-temporal -w 40 --clock-offsets=<(cat clocks.o) "$one" | cksum)" "O records"
+}
+
 @test "--merge of an empty file is bad input at file:line" {
 	: > empty
 	run -3 tr-ingest --clock-offsets --merge empty

@@ -109,6 +109,14 @@ sections() {
 	expect_eq "tr-cp: $BATS_TEST_TMPDIR/bad.tsv:1: not a tr-infer model (its first line is not from, to, s, v, u, q, T)" "$stderr"
 }
 
+@test "a model file that cannot be read is said as such, not as an empty model: exit 3" {
+	f=$(first "$(many)")
+	run --separate-stderr tr-cp --model "$BATS_TEST_TMPDIR" "$f"
+	expect_status 3
+	expect_eq "tr-cp: $BATS_TEST_TMPDIR: Is a directory" "$stderr"
+	expect_eq "" "$output"
+}
+
 @test "a model whose events match no span: exit 2, with the closest span name" {
 	f=$(first "$(many)")
 	printf 'from\tto\ts\tv\tu\tq\tT\nsvc:Aa_E\tsvc:Cc_S\t20\t0\t0\t0\t20\n' > "$BATS_TEST_TMPDIR/m.tsv"
@@ -133,6 +141,23 @@ sections() {
 	expect_output "$(printf 'c 1046 1100\np 1040 1046\na 1000 1040')"
 	run tr-cp --name colour --model "$BATS_TEST_TMPDIR/model.tsv" "$one"
 	expect_status 2
+}
+
+@test "--name with a field it does not know is a usage error that lists tag:KEY too" {
+	f=$(first "$(many)")
+	run --separate-stderr tr-cp --name colour "$f"
+	expect_status 2
+	expect_contains "tr-cp: --name: not a list of service, operation, kind, host, tag:KEY: colour" "$stderr"
+	run --separate-stderr tr-temporal --name colour "$f"
+	expect_status 2
+	expect_contains "tr-temporal: --name: not a list of service, operation, kind, host, tag:KEY: colour" "$stderr"
+}
+
+@test "--name tag:KEY names spans by a tag, as tr-infer --name does" {
+	f=$(many)
+	tr-infer --name service,tag:none "$f" > "$BATS_TEST_TMPDIR/model.tsv"
+	run tr-cp --name service,tag:none --model "$BATS_TEST_TMPDIR/model.tsv" --summary service "$(first "$f")"
+	expect_status 0
 }
 
 # The causes tr-temporal --explain gives for t0, "name delay" a line.

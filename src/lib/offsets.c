@@ -96,33 +96,36 @@ merge_partials(char **files, int nfiles)
 	return NULL;
 }
 
-/* Does path hold clock partials (tr-ingest --clock-offsets --partial)? */
+/* Does in start as clock partials (tr-ingest --clock-offsets --partial)?
+ * Peeked, not read: the same input is read on either way, since a pipe
+ * (--clock-offsets=<(...)) cannot be opened again. */
 static int
-holds_partials(const char *path)
+holds_partials(tr_input *in)
 {
-	tr_input *in = tr_input_open(path);
 	size_t len;
-	char *line = tr_input_line(in, &len);
-	int yes = line && len >= sizeof CLOCK_PARTIAL_HEAD - 1 &&
-		  memcmp(line, CLOCK_PARTIAL_HEAD, sizeof CLOCK_PARTIAL_HEAD - 1) == 0;
+	const char *head = tr_input_peek(in, sizeof CLOCK_PARTIAL_HEAD - 1, &len);
 
-	tr_input_close(in);
-	return yes;
+	return len >= sizeof CLOCK_PARTIAL_HEAD - 1 &&
+	       memcmp(head, CLOCK_PARTIAL_HEAD, sizeof CLOCK_PARTIAL_HEAD - 1) == 0;
 }
 
 tr_offsets *
 tr_offsets_read(const char *path)
 {
-	if (holds_partials(path)) {	/* solved as the estimate over their inputs is */
-		tr_clock *c = merge_partials((char **)&path, 1);
+	tr_input *in = tr_input_open(path);
 
-		if (!c)
+	if (holds_partials(in)) {	/* solved as the estimate over their inputs is */
+		tr_clock *c = tr_clock_new();
+		int bad = tr_partial_merge_input(in, CLOCK_PARTIAL_KIND, CLOCK_PARTIAL_FOR, 0,
+						 merge_evidence, c) != 0;
+
+		tr_input_close(in);
+		if (bad)
 			exit(TR_EXIT_INPUT);
 		tr_clock_solve(c);
 		return tr_offsets_of_clock(c);
 	}
 	tr_offsets *o = xcalloc(1, sizeof *o);
-	tr_input *in = tr_input_open(path);
 	size_t len, lineno = 0;
 	char *line;
 

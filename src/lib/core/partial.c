@@ -156,16 +156,28 @@ tr_partial_merge_files(char **files, int nfiles, const char *kind, const char *m
 	}
 	for (int i = 0; i < nfiles; i++) {
 		tr_input *in = tr_input_open(files[i]);
-		tr_partial_check c;
+		int k = tr_partial_merge_input(in, kind, made_for, keep_going, merge, ctx);
 
-		if (kind)
-			tr_partial_check_start(&c, kind, made_for);
-		int k = merge_file(in, kind ? &c : NULL, merge, ctx, keep_going);
 		tr_input_close(in);
-		if (k == -2 || (k == -1 && !keep_going))
-			return -1;
 		if (k < 0)
-			status = TR_EXIT_INPUT;
+			return -1;
+		if (k)
+			status = k;
 	}
 	return status;
+}
+
+int
+tr_partial_merge_input(tr_input *in, const char *kind, const char *made_for, int keep_going,
+		       tr_partial_merge_fn merge, void *ctx)
+{
+	tr_partial_check c;
+
+	if (kind)
+		tr_partial_check_start(&c, kind, made_for);
+	int k = merge_file(in, kind ? &c : NULL, merge, ctx, keep_going);
+
+	if (k == -2 || (k == -1 && !keep_going))
+		return -1;
+	return k < 0 ? TR_EXIT_INPUT : 0;
 }

@@ -53,3 +53,8 @@ typedef int (*tr_partial_merge_fn)(void *ctx, char *line, size_t len, char *what
  * a refused record without keep_going. */
 int tr_partial_merge_files(char **files, int nfiles, const char *kind, const char *made_for,
 			   int keep_going, tr_partial_merge_fn merge, void *ctx);
+/* The same over one input already open (the caller closes it), for a
+ * caller that peeked at its start to tell a partial from another file: a
+ * pipe cannot be opened twice. */
+int tr_partial_merge_input(tr_input *in, const char *kind, const char *made_for, int keep_going,
+			   tr_partial_merge_fn merge, void *ctx);

@@ -609,7 +609,7 @@ cp_run_new(const cp_run_opts *o, int *status)
 	cp_trace_init(&r->cp, o->allowance);
 	*status = TR_EXIT_OK;
 	if (!(r->hb = hb_new(o->name)))
-		tr_usage_error("--name: not a list of service, operation, kind, host: %s", o->name);
+		tr_usage_error("--name: not a list of service, operation, kind, host, tag:KEY: %s", o->name);
 
 	if (r->ops->begin)
 		r->ops->begin(r);

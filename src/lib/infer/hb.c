@@ -227,6 +227,10 @@ hb_load(hb_model *m, const char *path)
 			bad = 1;
 		}
 	}
+	if (!bad && ferror(fp)) {	/* getline's -1 is an error too, not only the end */
+		tr_warn("%s: %s", path, strerror(errno));
+		bad = 1;
+	}
 	if (!bad && lineno == 0) {
 		tr_warn("%s:1: an empty file, not a tr-infer model", path);
 		bad = 1;

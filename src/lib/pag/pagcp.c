@@ -828,6 +828,7 @@ typedef struct merger {
 	size_t npairs, cappairs;
 	int64_t (*claims)[2];
 	size_t nclaims, capclaims;
+	size_t win0;		/* the first window of the partial being read */
 	int64_t window, origin;
 	u64map digests;		/* window start -> the digest of its rows */
 } merger;
@@ -858,6 +859,7 @@ merge_claim(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen)
 			return snprintf(what, whatlen, "the windows from %lld to %lld: another partial "
 					"owns some of them", (long long)v[0], (long long)v[1]), -1;
 	GROW(m->claims, m->capclaims, m->nclaims + 1);
+	m->win0 = m->nwins;	/* its rows come after its own XW, not another's */
 	m->claims[m->nclaims][0] = v[0];
 	m->claims[m->nclaims++][1] = v[1];
 	m->window = v[2];
@@ -902,6 +904,9 @@ merge_window(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen
 	if (!own || w.ts < own[0] || w.ts >= own[1])
 		return snprintf(what, whatlen, "the window from %lld: not one its partial owns",
 				(long long)w.ts), -1;
+	if (m->nwins > m->win0 && w.ts < m->wins[m->nwins - 1].te)	/* else merged twice */
+		return snprintf(what, whatlen, "the window from %lld: not after the one before it",
+				(long long)w.ts), -1;
 	GROW(m->wins, m->capwins, m->nwins + 1);
 	m->wins[m->nwins++] = w;
 	return 0;
@@ -913,7 +918,7 @@ merge_row(merger *m, const tr_field *f, size_t nf, char *what, size_t whatlen)
 	int64_t summary, time, edges, workers;
 	char num[64], *end;
 
-	if (!m->nwins || nf != 8 || parse_i64(f[1].s, f[1].len, &summary) < 0 || summary < 0 ||
+	if (m->nwins == m->win0 || nf != 8 || parse_i64(f[1].s, f[1].len, &summary) < 0 || summary < 0 ||
 	    summary >= SUM_N || parse_i64(f[5].s, f[5].len, &time) < 0 ||
 	    parse_i64(f[6].s, f[6].len, &edges) < 0 || parse_i64(f[7].s, f[7].len, &workers) < 0 ||
 	    edges < 0 || workers < 0 || f[4].len >= sizeof num)
@@ -937,7 +942,7 @@ merge_record(void *ctx, char *line, size_t len, char *what, size_t whatlen)
 	merger *m = ctx;
 	tr_field f[9];
 	size_t nf = tr_split(line, len, f, 9);
-	merge_win *w = m->nwins ? &m->wins[m->nwins - 1] : NULL;
+	merge_win *w = m->nwins > m->win0 ? &m->wins[m->nwins - 1] : NULL;
 	int64_t row;
 
 	if (nf < 2 || f[0].len != 2 || f[0].s[0] != 'X')

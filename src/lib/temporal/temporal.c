@@ -36,7 +36,7 @@ tp_new(const tp_opts *o)
 	tp->ring = xcalloc(tp->ringcap, sizeof *tp->ring);
 	tr_keywatch_init(&tp->rkey, o->resource_key);
 	if (!(tp->hb = hb_new(o->name)))
-		tr_usage_error("--name: not a list of service, operation, kind, host: %s", o->name);
+		tr_usage_error("--name: not a list of service, operation, kind, host, tag:KEY: %s", o->name);
 	if (o->model && hb_load(tp->hb, o->model) < 0)
 		exit(TR_EXIT_INPUT);	/* said, file:line; nothing written yet */
 	return tp;
