@@ -115,3 +115,12 @@ sharded() {
 	expect_status 0
 	expect_eq "" "$stderr" "stderr"
 }
+
+@test "a shard cut again keeps its halo traces halo, tagged once: each trace is still owned once" {
+	tr-ingest --split-time 3 --halo 5 -o run "$one"
+	tr-ingest --split-time 20 --halo 5 -o sub run1.tr	# a few traces a shard: halos overlap
+	expect_eq 0 "$(cat sub?.tr sub??.tr | grep -c 'tr.halo=true.*tr.halo=true')" "T records tagged twice"
+	expect_eq "$(awk -F'\t' '$1 == "T" && $NF != "tr.halo=true" { print $2 }' run1.tr)" \
+		"$(cat sub?.tr sub??.tr | awk -F'\t' '$1 == "T" && $NF != "tr.halo=true" { print $2 }')" \
+		"the traces the shards own"
+}

@@ -70,6 +70,7 @@ size_t
 tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int zstd)
 {
 	size_t total = count_traces(path), len, g = 0;
+	int was_halo = 0;	/* the current trace was a halo trace already */
 	size_t *lo = xcalloc(n + 1, sizeof *lo);
 	tr_output **out = xcalloc(n, sizeof *out);
 	tr_input *in = tr_input_open(path);
@@ -90,15 +91,17 @@ tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int
 		if (len == sizeof TR_FORMAT_HEADER - 1 && memcmp(line, TR_FORMAT_HEADER, len) == 0)
 			continue;
 		g += is_t;
+		if (is_t)	/* a shard cut again: its halo stays halo, tagged once */
+			was_halo = tr_line_is_halo(line, len);
 		size_t at = g ? g - 1 : 0;	/* the trace this line is of */
 		for (unsigned k = 0; k < n; k++) {
-			int own = at >= lo[k] && at < lo[k + 1];
+			int own = !was_halo && at >= lo[k] && at < lo[k + 1];
 
 			if (!own && (!g || at + halo < lo[k] || at >= lo[k + 1] + halo ||
 				     lo[k] == lo[k + 1]))
 				continue;
 			tr_output_write(out[k], line, len);
-			if (is_t && !own)
+			if (is_t && !own && !was_halo)
 				tr_output_puts(out[k], "\t" TR_HALO_TAG "=true");
 			tr_output_puts(out[k], "\n");
 		}
