@@ -88,12 +88,17 @@ cp_ranks_line(cp_ranks *k, char *line, size_t len, char *err, size_t errlen)
 		snprintf(err, errlen, "bad latency (want a count of µs)");
 		return -1;
 	}
-	if (f[2].s[0] == '1')
-		return 0;
-	GROW(k->t[side], k->cap[side], k->n[side] + 1);
-	k->t[side][k->n[side]] = (ranked){lat, k->n[side], arena_strndup(&k->mem, f[3].s, f[3].len)};
-	k->n[side]++;
+	if (f[2].s[0] == '0')	/* a long-lived stream is in no band */
+		cp_ranks_add(k, side, lat, f[3].s, f[3].len);
 	return 0;
+}
+
+void
+cp_ranks_add(cp_ranks *k, int side, int64_t latency, const char *id, size_t idlen)
+{
+	GROW(k->t[side], k->cap[side], k->n[side] + 1);
+	k->t[side][k->n[side]] = (ranked){latency, k->n[side], arena_strndup(&k->mem, id, idlen)};
+	k->n[side]++;
 }
 
 static int
@@ -139,9 +144,20 @@ write_side(cp_ranks *k, int side, const int *pct, size_t npct, strbuf *b, tr_out
 			sb_addf(b, "%d\t", side);
 		sb_addf(b, "%s\t%u\n", t[i].id, mask[i]);
 		nrec++;
-		tr_output_spill(out, b);
+		if (out)
+			tr_output_spill(out, b);
 	}
 	free(mask);
+	return nrec;
+}
+
+size_t
+cp_ranks_write_records(cp_ranks *k, const int *pct, size_t npct, strbuf *b, tr_output *out)
+{
+	size_t nrec = 0;
+
+	for (int side = k->sides; side >= 0; side--)	/* the baseline's first, as it is read */
+		nrec += write_side(k, side, pct, npct, b, out);
 	return nrec;
 }
 
@@ -150,11 +166,10 @@ cp_ranks_write_bands(cp_ranks *k, const int *pct, size_t npct, const char *made_
 		     tr_output *out)
 {
 	strbuf b = {0};
-	size_t nrec = 0;
+	size_t nrec;
 
 	tr_partial_header(&b, "cp", made_for);
-	for (int side = k->sides; side >= 0; side--)	/* the baseline's first, as it is read */
-		nrec += write_side(k, side, pct, npct, &b, out);
+	nrec = cp_ranks_write_records(k, pct, npct, &b, out);
 	tr_partial_end(&b, nrec);
 	tr_output_sb(out, &b);
 	sb_free(&b);

@@ -19,6 +19,12 @@ typedef struct cp_ranks cp_ranks;
 cp_ranks *cp_ranks_new(int sides);
 /* One L record (line is modified); -1 with err when it is not one. */
 int cp_ranks_line(cp_ranks *k, char *line, size_t len, char *err, size_t errlen);
+/* One trace of side (0 without sides), read in this order; id escaped. */
+void cp_ranks_add(cp_ranks *k, int side, int64_t latency, const char *id, size_t idlen);
+/* The B records of cp_ranks_write_bands into b, without the frame (spilt
+ * to out when out is not NULL); how many. */
+size_t cp_ranks_write_records(cp_ranks *k, const int *pct, size_t npct, strbuf *b,
+			      tr_output *out);
 /* The bands of pct[0..npct) as a partial made for made_for: a B record per
  * trace in a band, with its side (with sides), its id and the bands (bit
  * i: pct[i]), in the order read, the baseline's first. */

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "cp/baseline.h"
 #include "cp/cp.h"
+#include "cp/cp_bands.h"
 #include "cp/cp_flame.h"
 #include "cp/suspects.h"
 #include "core/hash.h"
@@ -170,13 +171,12 @@ int report_causes_line(report *r, char *line, size_t len, char *err, size_t errl
 /* report.c: tr-temporal over the neighbours (line-format records) with
  * the merged clock (solved), for the causes. */
 void report_explain_merged(report *r, const strbuf *lines, tr_clock *clk);
-/* The merge's ranks of phase 1's L records, and the bands they give. */
-typedef struct report_ranks report_ranks;
-report_ranks *report_ranks_new(void);
-int report_ranks_line(report_ranks *k, tr_field *f, size_t nf);
-/* Q and a B record per trace in a band, in the order read; how many. */
-size_t report_ranks_write(report_ranks *k, const report_opts *o, strbuf *b);
-void report_ranks_free(report_ranks *k);
+/* The merge's ranks of phase 1's L records (tr-cp --flame --percentile's,
+ * cp_bands.h, without sides), and the bands they give: one L record, -1
+ * when it is not one; then Q and a B record per trace in a band, in the
+ * order read; how many. */
+int report_ranks_line(cp_ranks *k, tr_field *f, size_t nf);
+size_t report_ranks_write(cp_ranks *k, const report_opts *o, strbuf *b);
 
 /* report.c: the index of a service of the graph and the durations of a
  * (service, operation), made on first sight. */

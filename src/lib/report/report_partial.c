@@ -198,7 +198,7 @@ typedef struct slow_merge {
 	slow_trace *slow;
 	size_t n;
 	report *r;
-	report_ranks *ranks;	/* phase 1's L records */
+	cp_ranks *ranks;	/* phase 1's L records */
 	strbuf shards;		/* phase 1's O records, with each shard's first place */
 	size_t nshards;
 	int phase, first;	/* the first partial's phase (1, 2; 0: none yet); first:
@@ -541,7 +541,7 @@ int
 report_merge(const report_opts *o)
 {
 	slow_merge m = {.o = o, .slow = xcalloc(o->top ? o->top : 1, sizeof *m.slow),
-			.r = report_new(o), .ranks = report_ranks_new()};
+			.r = report_new(o), .ranks = cp_ranks_new(0)};
 	strbuf mf = {0};
 	int status;
 
@@ -561,7 +561,7 @@ report_merge(const report_opts *o)
 		free(m.slow[i].root);
 	}
 	free(m.slow);
-	report_ranks_free(m.ranks);
+	cp_ranks_free(m.ranks);
 	sb_free(&m.shards);
 	report_free(m.r);
 	sb_free(&mf);

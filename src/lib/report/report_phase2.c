@@ -292,98 +292,30 @@ report_phase2_free(report *r)
 	tr_clock_free(r->clock);
 }
 
-/* --- the merge's ranks --- */
-
-typedef struct ranked {
-	int64_t latency;
-	size_t seq;		/* the order read: ties keep it */
-	uint32_t bands;
-	char *id;		/* escaped, as read */
-} ranked;
-
-struct report_ranks {
-	ranked *t;
-	size_t n, cap;
-};
-
-report_ranks *
-report_ranks_new(void)
-{
-	return xcalloc(1, sizeof(report_ranks));
-}
-
-void
-report_ranks_free(report_ranks *k)
-{
-	if (!k)
-		return;
-	for (size_t i = 0; i < k->n; i++)
-		free(k->t[i].id);
-	free(k->t);
-	free(k);
-}
+/* --- the merge's ranks: tr-cp --flame --percentile's (cp_bands.h) --- */
 
 int
-report_ranks_line(report_ranks *k, tr_field *f, size_t nf)
+report_ranks_line(cp_ranks *k, tr_field *f, size_t nf)
 {
 	int64_t lat;
 
 	if (nf != 4 || f[2].len != 1 || (f[2].s[0] != '0' && f[2].s[0] != '1') || !f[3].len ||
 	    parse_i64(f[1].s, f[1].len, &lat) < 0)
 		return -1;
-	if (f[2].s[0] == '1')	/* a long-lived stream: in no band */
-		return 0;
-	GROW(k->t, k->cap, k->n + 1);
-	k->t[k->n] = (ranked){lat, k->n, 0, xmalloc(f[3].len + 1)};
-	memcpy(k->t[k->n].id, f[3].s, f[3].len);
-	k->t[k->n].id[f[3].len] = '\0';
-	k->n++;
+	if (f[2].s[0] == '0')	/* a long-lived stream is in no band */
+		cp_ranks_add(k, 0, lat, f[3].s, f[3].len);
 	return 0;
 }
 
-static int
-ranked_cmp(const void *pa, const void *pb)
-{
-	const ranked *a = pa, *b = pb;
-
-	if (a->latency != b->latency)
-		return a->latency < b->latency ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-static int
-seq_cmp(const void *pa, const void *pb)
-{
-	const ranked *a = pa, *b = pb;
-
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
 size_t
-report_ranks_write(report_ranks *k, const report_opts *o, strbuf *b)
+report_ranks_write(cp_ranks *k, const report_opts *o, strbuf *b)
 {
 	static const int dflt[] = {50, 95, 99};
 	const int *pct = o->npct ? o->pct : dflt;
-	size_t npct = o->npct ? o->npct : 3, nrec = 1;
+	size_t npct = o->npct ? o->npct : 3;
 
 	sb_adds(b, "Q\t");
 	report_pct_text(o, b);
 	sb_addc(b, '\n');
-	if (k->n)
-		qsort(k->t, k->n, sizeof *k->t, ranked_cmp);
-	for (size_t i = 0; i < npct; i++) {
-		size_t first, end;
-
-		cp_percentile_band(k->n, pct[i], &first, &end);
-		for (size_t j = first; j < end; j++)
-			k->t[j].bands |= 1u << i;
-	}
-	if (k->n)
-		qsort(k->t, k->n, sizeof *k->t, seq_cmp);
-	for (size_t i = 0; i < k->n; i++)
-		if (k->t[i].bands) {
-			sb_addf(b, "B\t%s\t%u\n", k->t[i].id, k->t[i].bands);
-			nrec++;
-		}
-	return nrec;
+	return 1 + cp_ranks_write_records(k, pct, npct, b, NULL);
 }
