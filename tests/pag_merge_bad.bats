@@ -8,8 +8,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return
 	trsim --seed 7 --traces 200 | tr-ingest > one.tr
-	awk -F'\t' -v n=2 -v window=1000000 -v halo=6000000 -v prefix=run \
-		-f "$BATS_TEST_DIRNAME/../scripts/time-shards.awk" one.tr one.tr
+	tr-ingest --split-time 2 --window 1s --halo 6s -o run one.tr
 	for i in 0 1; do
 		tr-pag -P -w 1s --own "$(cat "run$i.own")" "run$i.tr" 2> /dev/null | tr-cp > "p$i"
 	done
