@@ -186,7 +186,7 @@ report_near_trace(report *r, const tr_trace *t)
 {
 	size_t g = r->offset + r->ntraces;	/* the place of t in the whole pass */
 	strbuf lines = {0};
-	strmap_slot *s;
+	strmap_slot *s = NULL;
 
 	if (r->ntraces == 1) {
 		r->first_id = xstrdup(t->trace_id);
