@@ -608,3 +608,24 @@ flame_baseline_phases() {
 	T~1|not a tr-cp --flame --baseline partial record (want T, 0 or 1 and a count per graph, or N, 3 fields and a time per graph)
 	EOF2
 }
+
+@test "--summary --baseline --merge: a shard missing and another given twice in its place, as many traces, is told" {
+	d=$BATS_TEST_TMPDIR
+	trsim --seed 3 --traces 300 | tr-ingest > "$d/inc.tr"
+	trsim --seed 4 --traces 200 | tr-ingest > "$d/base.tr"
+	tr-ingest --split-time 4 -o "$d/i" "$d/inc.tr"	# runs in order, as even as can be
+	tr-ingest --split-time 4 -o "$d/b" "$d/base.tr"
+	expect_eq "$(grep -c '^T' "$d/i1.tr")" "$(grep -c '^T' "$d/i2.tr")" "incident traces in shards 1 and 2"
+	expect_eq "$(grep -c '^T' "$d/b1.tr")" "$(grep -c '^T' "$d/b2.tr")" "baseline traces in shards 1 and 2"
+	for k in 0 1 2 3; do tr-cp --summary service --baseline "$d/b$k.tr" --partial "$d/i$k.tr" > "$d/r$k"; done
+	tr-cp --summary service --baseline - --merge --ranks "$d"/r[0-3] > "$d/bands"
+	for k in 0 1 2 3; do
+		tr-cp -q --summary service --baseline "$d/b$k.tr" --bands "$d/bands" --partial "$d/i$k.tr" > "$d/p$k"
+	done
+	run --separate-stderr tr-cp --summary service --baseline - --merge "$d/p0" "$d/p1" "$d/p1" "$d/p3"
+	expect_status 3
+	expect_empty "$output"
+	expect_like "tr-cp: --baseline --merge: the incident traces from place * are in two partials: a shard was given twice" "$stderr"
+	run --separate-stderr tr-cp --summary service --baseline - --merge "$d/p0" "$d/p1" "$d/p2" "$d/p3"
+	expect_status 0
+}

@@ -130,6 +130,14 @@ struct cp_compare {
 		uint64_t offset, count;
 	} *at;
 	size_t nat, capat;
+	/* the merge: the places each partial's traces held (R records), so
+	 * that a shard missing and another given twice are told apart even
+	 * when their counts of traces are the same */
+	struct shard_run {
+		int side;
+		uint64_t offset, count;
+	} *runs;
+	size_t nruns, capruns;
 };
 
 cp_compare *
@@ -161,6 +169,7 @@ cp_compare_free(cp_compare *k)
 	free(k->first[1]);
 	strmap_free(&k->shards);
 	free(k->at);
+	free(k->runs);
 	free(k);
 }
 
@@ -804,6 +813,25 @@ write_key(strbuf *b, char type, const char *service, const char *operation)
 	tr_escapes(b, operation, 0);
 }
 
+/* The R records: this shard's places among all the traces, each side's
+ * (phase 2), and those of the partials merged (a combiner); how many. */
+static size_t
+write_runs(const cp_compare *k, strbuf *b)
+{
+	size_t n = 0;
+
+	for (int side = 0; side < 2; side++)
+		if (k->nat && k->shard[side] >= 0 && k->ntraces[side]) {
+			sb_addf(b, "R\t%d\t%llu\t%zu\n", side,
+				(unsigned long long)k->at[k->shard[side]].offset, k->ntraces[side]);
+			n++;
+		}
+	for (size_t i = 0; i < k->nruns; i++)
+		sb_addf(b, "R\t%d\t%llu\t%llu\n", k->runs[i].side,
+			(unsigned long long)k->runs[i].offset, (unsigned long long)k->runs[i].count);
+	return n + k->nruns;
+}
+
 void
 cp_compare_write_partial(const cp_compare *k, const char *made_for, tr_output *out)
 {
@@ -832,7 +860,9 @@ cp_compare_write_partial(const cp_compare *k, const char *made_for, tr_output *o
 		sb_addf(&b, "\t%zu\t%zu\t%zu\t%zu\n", f->spans[0], f->failed[0], f->spans[1], f->failed[1]);
 		tr_output_spill(out, &b);
 	}
-	tr_partial_end(&b, 3 + k->ng + k->nfc);
+	size_t nruns = write_runs(k, &b);
+
+	tr_partial_end(&b, 3 + k->ng + k->nfc + nruns);
 	tr_output_sb(out, &b);
 	sb_free(&b);
 }
@@ -908,6 +938,12 @@ cp_compare_merge_line(cp_compare *k, char *line, size_t len, char *err, size_t e
 
 	if (nf == 5 && f[0].len == 1 && line[0] == 'S')
 		return merge_sides(k, f, err, errlen);
+	if (nf == 4 && f[0].len == 1 && line[0] == 'R' && side_field(&f[1]) >= 0 &&
+	    count_field(&f[2], &v[0]) == 0 && count_field(&f[3], &v[1]) == 0 && v[1]) {
+		GROW(k->runs, k->capruns, k->nruns + 1);
+		k->runs[k->nruns++] = (struct shard_run){side_field(&f[1]), v[0], v[1]};
+		return 0;
+	}
 	if (nf == 2 && f[0].len == 1 && line[0] == 'I' && count_field(&f[1], &v[0]) == 0) {
 		k->inferred += v[0];
 		return 0;
@@ -934,14 +970,55 @@ cp_compare_merge_line(cp_compare *k, char *line, size_t len, char *err, size_t e
 		c->failed[1] += v[3];
 		return 0;
 	}
-	snprintf(err, errlen, "not a tr-cp --summary --baseline partial record (want S, I, G or F "
-		 "and its fields)");
+	snprintf(err, errlen, "not a tr-cp --summary --baseline partial record (want S, I, G, F or "
+		 "R and its fields)");
 	return -1;
+}
+
+static int
+run_cmp(const void *pa, const void *pb)
+{
+	const struct shard_run *a = pa, *b = pb;
+
+	if (a->side != b->side)
+		return a->side - b->side;
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* The partials' places of side, in order, tile those phase 1 counted. */
+static int
+runs_tile(cp_compare *k, int side, char *what, size_t whatlen)
+{
+	uint64_t next = 0;
+
+	for (size_t i = 0; i < k->nruns; i++) {
+		const struct shard_run *r = &k->runs[i];
+
+		if (r->side != side)
+			continue;
+		if (r->offset != next) {
+			snprintf(what, whatlen, "--baseline --merge: the %s traces from place %llu %s: "
+				 "%s", side_name[side], (unsigned long long)(r->offset < next ?
+				 r->offset : next), r->offset < next ? "are in two partials" :
+				 "are in none", r->offset < next ? "a shard was given twice" :
+				 "a shard is missing");
+			return -1;
+		}
+		next = r->offset + r->count;
+	}
+	if (next != k->total[side]) {
+		snprintf(what, whatlen, "--baseline --merge: the %s traces from place %llu are in "
+			 "none: a shard is missing", side_name[side], (unsigned long long)next);
+		return -1;
+	}
+	return 0;
 }
 
 int
 cp_compare_merged(cp_compare *k, char *what, size_t whatlen)
 {
+	if (k->nruns)
+		qsort(k->runs, k->nruns, sizeof *k->runs, run_cmp);
 	for (int side = 0; side < 2; side++) {
 		if (k->ntraces[side] != k->total[side]) {
 			snprintf(what, whatlen, "--baseline --merge: the partials hold %zu of the %llu %s "
@@ -949,6 +1026,8 @@ cp_compare_merged(cp_compare *k, char *what, size_t whatlen)
 				 k->ntraces[side], (unsigned long long)k->total[side], side_name[side]);
 			return -1;
 		}
+		if (runs_tile(k, side, what, whatlen) < 0)
+			return -1;
 		set_batches(k, side, k->total[side]);
 	}
 	k->placing = 0;
