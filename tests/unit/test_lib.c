@@ -701,6 +701,29 @@ test_failure_verdict(void)
 	tr_trace_free(&t);
 }
 
+/* tr_field_count: digits only, within max; anything else refused. */
+static void
+test_field_count(void)
+{
+	static const struct { const char *s; uint64_t max; int ok; uint64_t v; } cases[] = {
+		{"0", 10, 1, 0}, {"10", 10, 1, 10}, {"11", 10, 0, 0}, {"", 10, 0, 0},
+		{"+5", 10, 0, 0}, {"-1", 10, 0, 0}, {"5x", 10, 0, 0}, {" 5", 10, 0, 0},
+		{"9223372036854775807", INT64_MAX, 1, INT64_MAX},
+		{"9223372036854775808", INT64_MAX, 0, 0}, {"4294967296", UINT32_MAX, 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		tr_field f = {cases[i].s, strlen(cases[i].s)};
+		uint64_t v = 12345;
+		int ok = tr_field_count(&f, cases[i].max, &v) == 0;
+
+		CHECK(ok == cases[i].ok, "\"%s\" within %llu: %s", cases[i].s,
+		      (unsigned long long)cases[i].max, ok ? "taken" : "refused");
+		if (ok && cases[i].ok)
+			CHECK_EQ(v, cases[i].v);
+	}
+}
+
 int
 main(void)
 {
@@ -722,6 +745,7 @@ main(void)
 	test_unread_span_tags();
 	test_utf8();
 	test_failure_verdict();
+	test_field_count();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

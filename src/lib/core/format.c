@@ -128,3 +128,15 @@ tr_kind_parse(const char *s, size_t n)
 			return k;
 	return -1;
 }
+
+int
+tr_field_count(const tr_field *f, uint64_t max, uint64_t *v)
+{
+	int64_t n;
+
+	if (!f->len || f->s[0] < '0' || f->s[0] > '9' || parse_i64(f->s, f->len, &n) < 0 ||
+	    (uint64_t)n > max)
+		return -1;
+	*v = (uint64_t)n;
+	return 0;
+}

@@ -99,6 +99,9 @@ tr_scan_next(tr_scan *sc)
 /* Split a line at TABs into at most max fields; returns the number of fields
  * the line has (may exceed max: the extra ones are not stored). */
 size_t tr_split(const char *line, size_t len, tr_field *f, size_t max);
+/* A count of 0 to max filling f (decimal digits only, no sign): 0 and *v,
+ * or -1 when f is not one. The partials' records carry their counts so. */
+int tr_field_count(const tr_field *f, uint64_t max, uint64_t *v);
 
 /* Append s[0..n) escaped: TAB, LF, CR and % always; = too when is_key. */
 void tr_escape(strbuf *b, const char *s, size_t n, int is_key);

@@ -606,17 +606,12 @@ cp_compare_write_counts(const cp_compare *k, const char *made_for, tr_output *ou
 	sb_free(&b);
 }
 
-/* A count of 0 to 2^53 filling a field; -1 when it is not one. */
+/* A count of 0 to 2^53 (exact in a double) filling a field; -1 when it
+ * is not one. */
 static int
 count_field(const tr_field *f, uint64_t *v)
 {
-	char *end;
-
-	if (!f->len || f->s[0] < '0' || f->s[0] > '9')
-		return -1;
-	errno = 0;
-	*v = strtoull(f->s, &end, 10);
-	return end == f->s + f->len && !errno && *v <= (1ULL << 53) ? 0 : -1;
+	return tr_field_count(f, 1ULL << 53, v);
 }
 
 /* "0" or "1": the incident's or the baseline's. */

@@ -69,8 +69,7 @@ int
 cp_ranks_line(cp_ranks *k, char *line, size_t len, char *err, size_t errlen)
 {
 	tr_field all[6], *f = all;
-	char *end;
-	long long lat;
+	uint64_t lat;
 	int side = 0;
 
 	if (tr_split(line, len, all, 6) != 4 + (size_t)k->sides || all[0].len != 1 || line[0] != 'L' ||
@@ -82,14 +81,12 @@ cp_ranks_line(cp_ranks *k, char *line, size_t len, char *err, size_t errlen)
 		return -1;
 	}
 	f += k->sides;
-	errno = 0;
-	lat = strtoll(f[1].s, &end, 10);
-	if (end != f[1].s + f[1].len || errno) {
+	if (tr_field_count(&f[1], INT64_MAX, &lat) < 0) {
 		snprintf(err, errlen, "bad latency (want a count of µs)");
 		return -1;
 	}
 	if (f[2].s[0] == '0')	/* a long-lived stream is in no band */
-		cp_ranks_add(k, side, lat, f[3].s, f[3].len);
+		cp_ranks_add(k, side, (int64_t)lat, f[3].s, f[3].len);
 	return 0;
 }
 
@@ -187,8 +184,7 @@ band_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 {
 	cp_bands *b = ctx;
 	tr_field all[5], *f = all;
-	char *end;
-	unsigned long m;
+	uint64_t m;
 	int added, side = 0;
 
 	if (tr_split(line, len, all, 5) != 3 + (size_t)b->sides || all[0].len != 1 || line[0] != 'B' ||
@@ -200,9 +196,7 @@ band_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 		return -1;
 	}
 	f += b->sides;
-	errno = 0;
-	m = strtoul(f[2].s, &end, 10);
-	if (end != f[2].s + f[2].len || errno || m > UINT32_MAX) {
+	if (tr_field_count(&f[2], UINT32_MAX, &m) < 0) {
 		snprintf(err, errlen, "bad bands (want a number of 1 to 32 bits)");
 		return -1;
 	}

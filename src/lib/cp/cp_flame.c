@@ -425,15 +425,12 @@ cp_flames_write_partial(cp_flames *f, const char *made_for, tr_output *out)
 static int
 count_field(const tr_field *fl, long long *v)
 {
-	char num[24], *end;
+	uint64_t n;
 
-	if (!fl->len || fl->len >= sizeof num || fl->s[0] < '0' || fl->s[0] > '9')
+	if (tr_field_count(fl, INT64_MAX, &n) < 0)
 		return -1;
-	memcpy(num, fl->s, fl->len);
-	num[fl->len] = '\0';
-	errno = 0;
-	*v = strtoll(num, &end, 10);
-	return *end || errno ? -1 : 0;
+	*v = (long long)n;
+	return 0;
 }
 
 /* An N record: the node under its parent in its side's tree, its µs per

@@ -122,12 +122,7 @@ field_text(const tr_field *f, size_t *n, char **owned)
 static int
 parse_count(const tr_field *f, uint64_t *out)
 {
-	int64_t v;
-
-	if (parse_i64(f->s, f->len, &v) < 0 || v < 0)
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
+	return tr_field_count(f, INT64_MAX, out);
 }
 
 static int

@@ -205,29 +205,14 @@ typedef struct slow_merge {
 				 * the record after a partial's N is next */
 } slow_merge;
 
-/* A decimal count >= 0 filling a field; -1 when it is not one. */
-static int
-count_of(const tr_field *f, unsigned long long *v)
-{
-	char num[24], *end;
-
-	if (!f->len || f->len >= sizeof num || f->s[0] < '0' || f->s[0] > '9')
-		return -1;
-	memcpy(num, f->s, f->len);
-	num[f->len] = '\0';
-	errno = 0;
-	*v = strtoull(num, &end, 10);
-	return *end || errno ? -1 : 0;
-}
-
 /* Counts f[0..n) into v; -1 when one is not a count. */
 static int
 counts_of(const tr_field *f, size_t n, size_t *v)
 {
-	unsigned long long c;
+	uint64_t c;
 
 	for (size_t i = 0; i < n; i++) {
-		if (count_of(&f[i], &c) < 0 || c > SIZE_MAX / 2)
+		if (tr_field_count(&f[i], SIZE_MAX / 2, &c) < 0)
 			return -1;
 		v[i] = (size_t)c;
 	}
@@ -248,14 +233,14 @@ text_of(tr_field *f)
 static int
 merge_candidate(slow_merge *m, tr_field *f, char *err, size_t errlen)
 {
-	unsigned long long lat, place;
+	uint64_t lat, place;
 	size_t k = m->n, failed;
 
 	if (!m->counted) {
 		snprintf(err, errlen, "a candidate before the partial's count of traces (N)");
 		return -1;
 	}
-	if (count_of(&f[1], &lat) < 0 || lat > INT64_MAX || count_of(&f[2], &place) < 0 ||
+	if (tr_field_count(&f[1], INT64_MAX, &lat) < 0 || tr_field_count(&f[2], SIZE_MAX, &place) < 0 ||
 	    !place || place > m->traces || !f[3].len || counts_of(&f[4], 1, &failed) < 0) {
 		snprintf(err, errlen, "bad S record (want S, a latency, a place from 1 to the "
 			 "partial's count of traces, a trace id, a count of failed spans, a root)");
@@ -282,9 +267,9 @@ merge_candidate(slow_merge *m, tr_field *f, char *err, size_t errlen)
 static int
 merge_count(slow_merge *m, const tr_field *f, char *err, size_t errlen)
 {
-	unsigned long long n;
+	uint64_t n;
 
-	if (count_of(&f[1], &n) < 0) {
+	if (tr_field_count(&f[1], SIZE_MAX / 2, &n) < 0) {
 		snprintf(err, errlen, "bad count of traces");
 		return -1;
 	}
