@@ -97,7 +97,7 @@ ties() {
 	tr-report --partial --top 2 "$d/ab.tr" > "$d/p"
 	run tr-report --merge --top 2 "$d/p"
 	expect_status 0
-	expect_output "$(printf '#tr-report-partial/2\tchosen top=2 keep-streams=0\nC\t5000\t1\ta\nC\t5000\t2\tb\nO\ta\t0\nQ\t50,95,99\nB\ta\t1\nB\tb\t7\n#end\t6')"
+	expect_output "$(printf '#tr-report-partial/2\tchosen top=2 keep-streams=0\nC\t5000\t1\ta\nC\t5000\t2\tb\nO\ta\t0\t2\t38ce7851aa1d2d84\nQ\t50,95,99\nB\ta\t1\nB\tb\t7\n#end\t6')"
 	run tr-report --merge "$d/p"
 	expect_status 3
 	expect_output "tr-report: $d/p:1: a partial made for something else (another query, other options)"
@@ -349,4 +349,37 @@ phase2() {
 	run tr-report --chosen "$d/chosen" "$d/ab.tr"
 	expect_status 2
 	expect_like "tr-report: --chosen: only with --partial*" "$output"
+}
+
+@test "phase 2 over a shard holding other traces than phase 1's, though it starts alike, is an error; -o is kept" {
+	local d=$BATS_TEST_TMPDIR
+	tr-ingest --split 2 -o "$d/s" "$SAMPLES/jaeger/hotrod.json"
+	for i in 0 1; do tr-report --partial "$d/s$i.tr" > "$d/q$i"; done
+	tr-report --merge "$d/q0" "$d/q1" > "$d/chosen"
+	# shard 1 with its last trace swapped for shard 0's first: as many traces
+	n=$(grep -c '^T' "$d/s1.tr")
+	{ awk -F'\t' -v n="$n" '$1 == "T" { k++ } k < n' "$d/s1.tr"
+	  awk -F'\t' '$1 == "T" { k++ } k == 1' "$d/s0.tr"; } > "$d/odd.tr"
+	echo keep > "$d/out"
+	run --separate-stderr tr-report --partial --chosen "$d/chosen" -o "$d/out" "$d/odd.tr"
+	expect_status 3
+	expect_like "tr-report: $d/chosen: this shard holds other traces than phase 1's shard whose first trace is * (22 here, 22 there): give phase 2 the shards of its own phase 1" "$stderr"
+	expect_eq keep "$(cat "$d/out")" "the -o file"
+}
+
+@test "phase 2's --merge --page refuses a shard given twice or missing" {
+	local d=$BATS_TEST_TMPDIR
+	tr-ingest --split 2 -o "$d/s" "$SAMPLES/jaeger/hotrod.json"
+	for i in 0 1; do tr-report --partial "$d/s$i.tr" > "$d/q$i"; done
+	tr-report --merge "$d/q0" "$d/q1" > "$d/chosen"
+	for i in 0 1; do tr-report --partial --chosen "$d/chosen" "$d/s$i.tr" > "$d/t$i"; done
+	run --separate-stderr tr-report --merge --page "$d/t0" "$d/t0"
+	expect_status 3
+	expect_empty "$output"
+	expect_eq "tr-report: --merge --page: the traces from place 0 are in two partials: a shard was given twice" "$stderr"
+	run --separate-stderr tr-report --merge --page "$d/t1"
+	expect_status 3
+	expect_eq "tr-report: --merge --page: the traces from place 0 are in none: a shard is missing" "$stderr"
+	run tr-report --merge --page "$d/t0" "$d/t1"
+	expect_status 0
 }

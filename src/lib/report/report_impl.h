@@ -135,8 +135,15 @@ typedef struct report {
 	 * the slowest as Y records; the clock evidence (phase 2) or its merge;
 	 * the merge's neighbours, in the line format */
 	char *first_id;
-	strmap offsets;
+	strmap offsets;		/* first trace -> index in shard_at */
+	struct report_shard_at {
+		size_t offset, count;	/* its place; its traces, as phase 1 counted */
+		uint64_t digest;	/* of its trace ids in order */
+	} *shard_at;
+	size_t nshard_at, capshard_at;
 	size_t offset, *places, nplaces, capplaces;
+	const struct report_shard_at *shard;	/* phase 2: this shard's, as phase 1 saw it */
+	uint64_t ids_digest;	/* of the trace ids read, in order */
 	strbuf near, neighbours;
 	tr_clock *clock;
 	int causes_built;

@@ -156,6 +156,14 @@ void
 report_write_partial(report *r)
 {
 	strbuf b = {0}, mf = {0};
+
+	/* a shard whose first trace starts one of phase 1's but that holds
+	 * other traces would be placed, and its neighbours sent, wrongly */
+	if (r->o->chosen && r->ntraces && r->shard &&
+	    (r->ntraces != r->shard->count || r->ids_digest != r->shard->digest))
+		tr_die(TR_EXIT_INPUT, "%s: this shard holds other traces than phase 1's shard whose "
+		       "first trace is %s (%zu here, %zu there): give phase 2 the shards of its own "
+		       "phase 1", r->o->chosen, r->first_id, r->ntraces, r->shard->count);
 	tr_output *out = tr_output_open(r->o->out_path, 0);
 
 	report_made_for(&mf, r->o, "page");
@@ -163,10 +171,10 @@ report_write_partial(report *r)
 	sb_addf(&b, "N\t%zu\n", r->ntraces);
 	if (r->o->chosen)
 		report_write_phase2(r, &b);
-	else if (r->first_id) {	/* for phase 2 to know its place */
+	else if (r->first_id) {	/* for phase 2 to know its place, and its traces */
 		sb_adds(&b, "O\t");
 		tr_escapes(&b, r->first_id, 0);
-		sb_addc(&b, '\n');
+		sb_addf(&b, "\t%016llx\n", (unsigned long long)r->ids_digest);
 	}
 	write_sums(r, &b);
 	sb_add(&b, r->ranks.s, r->ranks.len);	/* phase 1's L records */
@@ -203,6 +211,10 @@ typedef struct slow_merge {
 	size_t nshards;
 	int phase, first;	/* the first partial's phase (1, 2; 0: none yet); first:
 				 * the record after a partial's N is next */
+	struct merge_run {
+		uint64_t offset, count;
+	} *runs;		/* phase 2: each partial's places among all the traces */
+	size_t nruns, capruns;
 } slow_merge;
 
 /* Counts f[0..n) into v; -1 when one is not a count. */
@@ -419,14 +431,28 @@ merge_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 		return -1;
 	if (nf == 2 && f[0].len == 1 && line[0] == 'Q' && m->phase == 2)
 		return 0;	/* checked by merge_phase */
+	if (nf == 3 && f[0].len == 1 && line[0] == 'R' && m->phase == 2) {
+		struct merge_run run;
+
+		if (tr_field_count(&f[1], SIZE_MAX / 2, &run.offset) < 0 ||
+		    tr_field_count(&f[2], SIZE_MAX / 2, &run.count) < 0) {
+			snprintf(err, errlen, "bad R record (want R, a place and a count of traces)");
+			return -1;
+		}
+		GROW(m->runs, m->capruns, m->nruns + 1);
+		m->runs[m->nruns++] = run;
+		return 0;
+	}
 	if (nf == 3 && f[0].len == 1 && line[0] == 'W' && m->phase == 2) {
 		if (report_timeline_line(m->r, f, nf) == 0)
 			return 0;
 		snprintf(err, errlen, "bad W record (want W, a trace id and its timeline)");
 		return -1;
 	}
-	if (nf == 2 && f[0].len == 1 && line[0] == 'O' && m->phase == 1 && f[1].len) {
-		sb_addf(&m->shards, "O\t%.*s\t%zu\n", (int)f[1].len, f[1].s, m->before);
+	if (nf == 3 && f[0].len == 1 && line[0] == 'O' && m->phase == 1 && f[1].len &&
+	    f[2].len == 16) {
+		sb_addf(&m->shards, "O\t%.*s\t%zu\t%zu\t%.16s\n", (int)f[1].len, f[1].s, m->before,
+			m->traces, f[2].s);
 		m->nshards++;
 		return 0;
 	}
@@ -522,6 +548,39 @@ write_page(report *r, slow_merge *m)
 	return TR_EXIT_OK;
 }
 
+static int
+run_cmp(const void *pa, const void *pb)
+{
+	const struct merge_run *a = pa, *b = pb;
+
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* Phase 2's partials hold each place among all the traces once: a shard
+ * given twice would explain its neighbours twice, one missing not at all. */
+static int
+runs_tile(slow_merge *m)
+{
+	uint64_t next = 0;
+
+	if (m->nruns)
+		qsort(m->runs, m->nruns, sizeof *m->runs, run_cmp);
+	for (size_t i = 0; i < m->nruns; i++) {
+		if (m->runs[i].offset < next) {
+			tr_warn("--merge --page: the traces from place %llu are in two partials: a "
+				"shard was given twice", (unsigned long long)m->runs[i].offset);
+			return -1;
+		}
+		if (m->runs[i].offset > next) {
+			tr_warn("--merge --page: the traces from place %llu are in none: a shard is "
+				"missing", (unsigned long long)next);
+			return -1;
+		}
+		next += m->runs[i].count;
+	}
+	return 0;
+}
+
 int
 report_merge(const report_opts *o)
 {
@@ -533,6 +592,8 @@ report_merge(const report_opts *o)
 	report_made_for(&mf, o, "page");
 	/* each partial starts with its N: a new file's records count anew */
 	status = tr_partial_merge_files(o->files, o->nfiles, "report", mf.s, 0, merge_line, &m);
+	if (status == 0 && m.phase == 2 && runs_tile(&m) < 0)
+		status = -1;
 	if (status == 0) {
 		if (m.n)
 			qsort(m.slow, m.n, sizeof *m.slow, page_cmp);
@@ -547,6 +608,7 @@ report_merge(const report_opts *o)
 	}
 	free(m.slow);
 	cp_ranks_free(m.ranks);
+	free(m.runs);
 	sb_free(&m.shards);
 	report_free(m.r);
 	sb_free(&mf);

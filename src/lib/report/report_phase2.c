@@ -108,10 +108,18 @@ chosen_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 	char *end;
 	int added, same;
 
-	if (nf == 3 && f[0].len == 1 && line[0] == 'O' && f[1].len &&
-	    parse_i64(f[2].s, f[2].len, &lat) == 0 && lat >= 0) {
+	if (nf == 5 && f[0].len == 1 && line[0] == 'O' && f[1].len &&
+	    parse_i64(f[2].s, f[2].len, &lat) == 0 && lat >= 0 &&
+	    parse_i64(f[3].s, f[3].len, &place) == 0 && place > 0 && f[4].len == 16) {
+		uint64_t digest = strtoull(f[4].s, &end, 16);
+
+		if (end != f[4].s + 16)
+			goto bad;
 		f[1].len = tr_unescape((char *)f[1].s, f[1].s, f[1].len);
-		strmap_put_copy(&r->offsets, &r->mem, f[1].s, f[1].len, &added)->val = lat;
+		strmap_put_copy(&r->offsets, &r->mem, f[1].s, f[1].len, &added)->val =
+			(int64_t)r->nshard_at;
+		GROW(r->shard_at, r->capshard_at, r->nshard_at + 1);
+		r->shard_at[r->nshard_at++] = (struct report_shard_at){(size_t)lat, (size_t)place, digest};
 		return 0;
 	}
 	if (nf == 4 && f[0].len == 1 && line[0] == 'C' && parse_i64(f[1].s, f[1].len, &lat) == 0 &&
@@ -138,6 +146,7 @@ chosen_line(void *ctx, char *line, size_t len, char *err, size_t errlen)
 		strmap_put_copy(&r->bands, &r->mem, f[1].s, f[1].len, &added)->val = (int64_t)bands;
 		return 0;
 	}
+bad:
 	snprintf(err, errlen, "not a tr-report --merge record (want C, O, Q or B, with its "
 		 "fields)");
 	return -1;
@@ -158,9 +167,11 @@ report_read_chosen(report *r)
 void
 report_write_phase2(report *r, strbuf *b)
 {
-	sb_adds(b, "Q\t");
+	sb_adds(b, "Q\t");	/* first: it tells the merge the phase */
 	report_pct_text(r->o, b);
 	sb_addc(b, '\n');
+	if (r->shard)	/* its places among all the traces: the merge checks they tile */
+		sb_addf(b, "R\t%zu\t%zu\n", r->offset, r->ntraces);
 	cp_compare_write_sums(r->compare, 'P', b);
 	cp_flames_write_records(r->flames, b, "G", NULL);
 	sb_add(b, r->timelines.s, r->timelines.len);
@@ -188,13 +199,20 @@ report_near_trace(report *r, const tr_trace *t)
 	strbuf lines = {0};
 	strmap_slot *s = NULL;
 
+	/* phase 2 checks it holds the traces phase 1 read in this shard */
+	r->ids_digest = (r->ids_digest ^ hash_bytes(t->trace_id, strlen(t->trace_id))) *
+			0x100000001b3ULL;
+
 	if (r->ntraces == 1) {
 		r->first_id = xstrdup(t->trace_id);
 		if (r->o->chosen && !(s = strmap_get(&r->offsets, t->trace_id, strlen(t->trace_id))))
 			tr_die(TR_EXIT_INPUT, "%s: trace %s, the first of this shard, is the first of no "
 			       "shard there: give phase 2 the chosen file of its own phase 1", r->o->chosen,
 			       t->trace_id);
-		r->offset = r->o->chosen ? (size_t)s->val : 0;
+		if (r->o->chosen) {
+			r->shard = &r->shard_at[s->val];
+			r->offset = r->shard->offset;
+		}
 		g = r->offset + 1;
 	}
 	if (!r->o->chosen)
@@ -286,6 +304,7 @@ report_phase2_free(report *r)
 	free(r->tl_svg);
 	free(r->first_id);
 	strmap_free(&r->offsets);
+	free(r->shard_at);
 	free(r->places);
 	sb_free(&r->near);
 	sb_free(&r->neighbours);
