@@ -164,3 +164,15 @@ starts() {
 	expect_eq "tr-ingest: bad.tr:3: an S record's start is not a whole number of microseconds: 12x" "$output"
 	expect_eq "bad.tr" "$(ls)"
 }
+
+@test "the last time shard owns the windows of a span still running after the last start" {
+	printf '#tr/1\nT\ta\nS\ta\ts1\t\t0\t10000000\tsvc\tstream\tserver\th1\nT\tb\nS\tb\ts2\t\t1000000\t1000\tsvc\tget\tserver\th1\nT\tc\nS\tc\ts3\t\t2000000\t1000\tsvc\tget\tserver\th1\n' > long.tr
+	tr-ingest --split-time 2 --window 1s --halo 20s -o long long.tr
+	expect_eq "0,2000000" "$(cat long0.own)" "shard 0"
+	expect_eq "2000000,11000000" "$(cat long1.own)" "shard 1: up to the window past the stream's end"
+	tr-pag -P -w 1s long.tr 2> /dev/null | tr-cp > one
+	for i in 0 1; do tr-pag -P -w 1s --own "$(cat "long$i.own")" "long$i.tr" 2> /dev/null | tr-cp > "p$i"; done
+	run tr-pag --merge p0 p1
+	expect_status 0
+	expect_output "$(cat one)"
+}

@@ -120,6 +120,7 @@ typedef struct trace_starts {
 	strmap start;		/* trace id (as written) -> its earliest span's start */
 	arena ids;
 	int64_t lo, hi;		/* over every timed span; 0 and 0 when none */
+	int64_t end;		/* the latest end of a span: the last shard owns up to it */
 	int any;
 } trace_starts;
 
@@ -170,7 +171,15 @@ read_starts(const char *path, trace_starts *ts)
 			slot->val = t;
 		ts->lo = ts->any && ts->lo < t ? ts->lo : t;
 		ts->hi = ts->any && ts->hi > t ? ts->hi : t;
+		ts->end = ts->any && ts->end > t ? ts->end : t;
 		ts->any = 1;
+		size_t dlen = 0;
+		const char *d = field(line, len, 5, &dlen);
+		int64_t dur;
+
+		if (d && parse_i64(d, dlen, &dur) == 0 && dur > 0 && dur <= TR_TIME_MAX &&
+		    t + dur > ts->end)	/* a long-lived span's windows come after the last start */
+			ts->end = t + dur;
 	}
 	tr_input_close(in);
 }
@@ -206,6 +215,8 @@ own_ranges(const trace_starts *ts, unsigned n, int64_t window, int64_t *from)
 
 	for (unsigned k = 0; k <= n; k++)
 		from[k] = sat_add(first, sat_mul(k, step));
+	if (from[n] <= ts->end)	/* the windows of spans still running after the last start */
+		from[n] = sat_add(ts->end / window * window, window);
 }
 
 /* Pass two: each line of a trace to the shards whose range, with the
