@@ -282,7 +282,7 @@ main(int argc, char **argv)
 	if (c.clocks)
 		tr_usage_error("--partial and --merge go with --clock-offsets");
 	if (tr_split_given(&c.split))
-		return tr_split_halo_main(&c.split, files, nfiles, c.f.out_path, c.zstd);
+		return tr_split_halo_main(&c.split, files, nfiles, c.f.out_path, c.zstd, c.f.allow_empty);
 	if (c.so.split && !c.f.out_path)
 		tr_usage_error("--split: -o PREFIX names the outputs");
 	if (!nfiles && ingest_list_add(&inputs, "-") < 0)

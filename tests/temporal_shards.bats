@@ -124,3 +124,16 @@ sharded() {
 		"$(cat sub?.tr sub??.tr | awk -F'\t' '$1 == "T" && $NF != "tr.halo=true" { print $2 }')" \
 		"the traces the shards own"
 }
+
+@test "--split-time of a file with no trace says so, exit 3, and writes no shard; --allow-empty lets it pass" {
+	printf '#tr/1\n' > none.tr
+	run --separate-stderr tr-ingest --split-time 2 --halo 3 -o run none.tr
+	expect_status 3
+	expect_eq "tr-ingest: none.tr: no trace in the input (--allow-empty accepts that)" "$stderr"
+	expect_eq "" "$(ls run*.tr 2> /dev/null)" "shards written"
+	run --separate-stderr tr-ingest --split-time 2 --window 1s --halo 6s -o slice none.tr
+	expect_status 3
+	expect_eq "" "$(ls slice* 2> /dev/null)" "time shards written"
+	run tr-ingest --allow-empty --split-time 2 --halo 3 -o run none.tr
+	expect_status 0
+}

@@ -66,10 +66,23 @@ shard_start(size_t total, unsigned n, unsigned k)
 	return k * base + (k < extra ? k : extra);
 }
 
-size_t
-tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int zstd)
+/* An input with no trace (or, for time shards, no timed span): said, as
+ * every reader says it; no shard is written. */
+static int
+no_trace(const char *path)
+{
+	tr_warn("%s: no trace in the input (--allow-empty accepts that)", tr_path_name(path));
+	return -1;
+}
+
+int
+tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int zstd,
+	      int allow_empty)
 {
 	size_t total = count_traces(path), len, g = 0;
+
+	if (!total && !allow_empty)
+		return no_trace(path);
 	int was_halo = 0;	/* the current trace was a halo trace already */
 	size_t *lo = xcalloc(n + 1, sizeof *lo);
 	tr_output **out = xcalloc(n, sizeof *out);
@@ -112,7 +125,7 @@ tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int
 	sb_free(&name);
 	free(out);
 	free(lo);
-	return total;
+	return 0;
 }
 
 /* The starts of a file's traces, by id, and the span starts' range. */
@@ -256,16 +269,22 @@ write_shards(const char *path, const trace_starts *ts, unsigned n, const int64_t
 	tr_input_close(in);
 }
 
-void
+int
 tr_split_time(const char *path, unsigned n, int64_t window, int64_t halo, const char *prefix,
-	      int zstd)
+	      int zstd, int allow_empty)
 {
 	trace_starts ts = {0};
+
+	read_starts(path, &ts);
+	if (!ts.any && !allow_empty) {	/* nothing to place in time: no shard written */
+		strmap_free(&ts.start);
+		arena_free(&ts.ids);
+		return no_trace(path);
+	}
 	int64_t *from = xcalloc(n + 1, sizeof *from);
 	tr_output **out = xcalloc(n, sizeof *out);
 	strbuf name = {0};
 
-	read_starts(path, &ts);
 	own_ranges(&ts, n, window, from);
 	for (unsigned k = 0; k < n; k++) {
 		sb_clear(&name);
@@ -288,6 +307,7 @@ tr_split_time(const char *path, unsigned n, int64_t window, int64_t halo, const 
 	sb_free(&name);
 	free(out);
 	free(from);
+	return 0;
 }
 
 int
@@ -324,7 +344,8 @@ tr_split_given(const tr_split_opts *o)
 }
 
 int
-tr_split_halo_main(const tr_split_opts *o, char **files, int nfiles, const char *prefix, int zstd)
+tr_split_halo_main(const tr_split_opts *o, char **files, int nfiles, const char *prefix, int zstd,
+		   int allow_empty)
 {
 	if (!o->n)
 		tr_usage_error("%s goes with --split-time", o->window ? "--window" : "--halo");
@@ -340,9 +361,8 @@ tr_split_halo_main(const tr_split_opts *o, char **files, int nfiles, const char 
 		tr_usage_error("--split-time: one file (it is read twice), not standard input");
 	if (!tr_file_is_lines(files[0]))
 		tr_usage_error("--split-time: %s: not the line format (tr-ingest it first)", files[0]);
-	if (o->window)
-		tr_split_time(files[0], o->n, o->window, o->halo, prefix, zstd);
-	else
-		tr_split_halo(files[0], o->n, (size_t)o->halo, prefix, zstd);
+	if (o->window ? tr_split_time(files[0], o->n, o->window, o->halo, prefix, zstd, allow_empty) :
+	    tr_split_halo(files[0], o->n, (size_t)o->halo, prefix, zstd, allow_empty))
+		return TR_EXIT_INPUT;
 	return TR_EXIT_OK;
 }

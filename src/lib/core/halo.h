@@ -24,8 +24,10 @@ int tr_line_is_halo(const char *line, size_t len);
  * even as can be (the first ones one longer), prefix0.tr ... written with
  * halo traces before and after their own (.tr.zst with zstd). A trace is
  * a T record and the lines up to the next one; lines before the first T
- * record go to shard 0. Returns the number of traces. */
-size_t tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int zstd);
+ * record go to shard 0. Without allow_empty, a file of no trace is said
+ * and nothing written: -1; else 0. */
+int tr_split_halo(const char *path, unsigned n, size_t halo, const char *prefix, int zstd,
+		  int allow_empty);
 
 /* tr-ingest's options of the splits by position and by time: long-only
  * codes of their own, past the common ones (filter.h). */
@@ -58,14 +60,15 @@ int tr_split_given(const tr_split_opts *o);
  * order (a trace's start is its earliest span's; traces with no timed
  * span and lines of no trace are left out). Two passes; a trace's start
  * is remembered by its id. Bad input (an S record's start not a time)
- * dies, exit 3, before anything is written. */
-void tr_split_time(const char *path, unsigned n, int64_t window, int64_t halo, const char *prefix,
-		   int zstd);
+ * dies, exit 3, before anything is written; so does (-1, said) a file of
+ * no timed span, without allow_empty. */
+int tr_split_time(const char *path, unsigned n, int64_t window, int64_t halo, const char *prefix,
+		  int zstd, int allow_empty);
 
 /* tr-ingest --split-time N [--halo K | --window D --halo DURATION] -o
  * PREFIX FILE: one line-format file (usage error otherwise); the exit
  * status. */
 int tr_split_halo_main(const tr_split_opts *o, char **files, int nfiles, const char *prefix,
-		       int zstd);
+		       int zstd, int allow_empty);
 
 #endif
